@@ -1,0 +1,1 @@
+//! MySQL client/server wire protocol: packets, handshake, authentication, commands, result sets

@@ -1,0 +1,163 @@
+//! Column data types as MySQL declares them.
+
+use std::fmt;
+
+/// A column's declared type. Integer widths keep their MySQL name so that
+/// range checks and result-set metadata match what a client expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DataType {
+    TinyInt {
+        unsigned: bool,
+    },
+    SmallInt {
+        unsigned: bool,
+    },
+    MediumInt {
+        unsigned: bool,
+    },
+    Int {
+        unsigned: bool,
+    },
+    BigInt {
+        unsigned: bool,
+    },
+    /// Exact decimal: precision (total digits) and scale (digits after the point).
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    Float,
+    Double,
+    Char {
+        len: u32,
+    },
+    VarChar {
+        len: u32,
+    },
+    /// TINYTEXT/TEXT/MEDIUMTEXT/LONGTEXT: `max_len` is the byte limit.
+    Text {
+        max_len: u32,
+    },
+    Binary {
+        len: u32,
+    },
+    VarBinary {
+        len: u32,
+    },
+    /// TINYBLOB/BLOB/MEDIUMBLOB/LONGBLOB.
+    Blob {
+        max_len: u32,
+    },
+    Date,
+    DateTime {
+        fsp: u8,
+    },
+    Timestamp {
+        fsp: u8,
+    },
+}
+
+impl DataType {
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            DataType::TinyInt { .. }
+                | DataType::SmallInt { .. }
+                | DataType::MediumInt { .. }
+                | DataType::Int { .. }
+                | DataType::BigInt { .. }
+        )
+    }
+
+    pub fn is_unsigned(self) -> bool {
+        match self {
+            DataType::TinyInt { unsigned }
+            | DataType::SmallInt { unsigned }
+            | DataType::MediumInt { unsigned }
+            | DataType::Int { unsigned }
+            | DataType::BigInt { unsigned } => unsigned,
+            _ => false,
+        }
+    }
+
+    pub fn is_string(self) -> bool {
+        matches!(
+            self,
+            DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. }
+        )
+    }
+
+    pub fn is_binary(self) -> bool {
+        matches!(
+            self,
+            DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. }
+        )
+    }
+
+    /// Inclusive range of an integer type, as (min, max) in i128 so that
+    /// both signed and unsigned BIGINT fit.
+    pub fn integer_range(self) -> Option<(i128, i128)> {
+        let (bits, unsigned) = match self {
+            DataType::TinyInt { unsigned } => (8, unsigned),
+            DataType::SmallInt { unsigned } => (16, unsigned),
+            DataType::MediumInt { unsigned } => (24, unsigned),
+            DataType::Int { unsigned } => (32, unsigned),
+            DataType::BigInt { unsigned } => (64, unsigned),
+            _ => return None,
+        };
+        Some(if unsigned {
+            (0, (1i128 << bits) - 1)
+        } else {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        })
+    }
+
+    /// Maximum number of bytes (strings) a value of this type may hold.
+    pub fn max_bytes(self) -> Option<u32> {
+        match self {
+            DataType::Char { len }
+            | DataType::VarChar { len }
+            | DataType::Binary { len }
+            | DataType::VarBinary { len } => Some(len),
+            DataType::Text { max_len } | DataType::Blob { max_len } => Some(max_len),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let uns = |u: bool| if u { " unsigned" } else { "" };
+        match *self {
+            DataType::TinyInt { unsigned } => write!(f, "tinyint{}", uns(unsigned)),
+            DataType::SmallInt { unsigned } => write!(f, "smallint{}", uns(unsigned)),
+            DataType::MediumInt { unsigned } => write!(f, "mediumint{}", uns(unsigned)),
+            DataType::Int { unsigned } => write!(f, "int{}", uns(unsigned)),
+            DataType::BigInt { unsigned } => write!(f, "bigint{}", uns(unsigned)),
+            DataType::Decimal { precision, scale } => write!(f, "decimal({precision},{scale})"),
+            DataType::Float => write!(f, "float"),
+            DataType::Double => write!(f, "double"),
+            DataType::Char { len } => write!(f, "char({len})"),
+            DataType::VarChar { len } => write!(f, "varchar({len})"),
+            DataType::Text { max_len } => f.write_str(match max_len {
+                0..=255 => "tinytext",
+                256..=65535 => "text",
+                65536..=16777215 => "mediumtext",
+                _ => "longtext",
+            }),
+            DataType::Binary { len } => write!(f, "binary({len})"),
+            DataType::VarBinary { len } => write!(f, "varbinary({len})"),
+            DataType::Blob { max_len } => f.write_str(match max_len {
+                0..=255 => "tinyblob",
+                256..=65535 => "blob",
+                65536..=16777215 => "mediumblob",
+                _ => "longblob",
+            }),
+            DataType::Date => write!(f, "date"),
+            DataType::DateTime { fsp: 0 } => write!(f, "datetime"),
+            DataType::DateTime { fsp } => write!(f, "datetime({fsp})"),
+            DataType::Timestamp { fsp: 0 } => write!(f, "timestamp"),
+            DataType::Timestamp { fsp } => write!(f, "timestamp({fsp})"),
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Errors as MySQL reports them: a numeric code, a five-character SQLSTATE
+//! and a message. Every failure a client can see is one of these, so the
+//! protocol layer turns it into an ERR packet without guessing.
+
+use std::fmt;
+
+macro_rules! error_codes {
+    ($($name:ident = $code:literal, $state:literal;)*) => {
+        /// MySQL server error codes used by lockstep (names follow MySQL's ER_*).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[allow(non_camel_case_types)]
+        pub enum Code { $($name,)* }
+
+        impl Code {
+            pub fn number(self) -> u16 {
+                match self { $(Code::$name => $code,)* }
+            }
+            pub fn sqlstate(self) -> &'static str {
+                match self { $(Code::$name => $state,)* }
+            }
+        }
+    };
+}
+
+error_codes! {
+    DbCreateExists = 1007, "HY000";
+    DbDropExists = 1008, "HY000";
+    DiskFull = 1021, "HY000";
+    GetErrno = 1030, "HY000";
+    ConCount = 1040, "08004";
+    AccessDenied = 1045, "28000";
+    DbAccessDenied = 1044, "42000";
+    NoDb = 1046, "3D000";
+    UnknownCom = 1047, "08S01";
+    BadNull = 1048, "23000";
+    BadDb = 1049, "42000";
+    TableExists = 1050, "42S01";
+    BadTable = 1051, "42S02";
+    NonUniq = 1052, "23000";
+    BadField = 1054, "42S22";
+    DupFieldName = 1060, "42S21";
+    DupKeyName = 1061, "42000";
+    DupEntry = 1062, "23000";
+    Parse = 1064, "42000";
+    EmptyQuery = 1065, "42000";
+    MultiplePriKey = 1068, "42000";
+    TooManyKeyParts = 1070, "42000";
+    WrongAutoKey = 1075, "42000";
+    CantDropFieldOrKey = 1091, "42000";
+    NoSuchThread = 1094, "HY000";
+    UnknownError = 1105, "HY000";
+    UnknownTable = 1109, "42S02";
+    TableFull = 1114, "HY000";
+    WrongValueCountOnRow = 1136, "21S01";
+    TableAccessDenied = 1142, "42000";
+    NoSuchTable = 1146, "42S02";
+    NetPacketTooLarge = 1153, "08S01";
+    NetReadInterrupted = 1159, "08S01";
+    PrimaryCantHaveNull = 1171, "42000";
+    UnknownSystemVariable = 1193, "HY000";
+    LockWaitTimeout = 1205, "HY000";
+    WrongArguments = 1210, "HY000";
+    LockDeadlock = 1213, "40001";
+    SpecificAccessDenied = 1227, "42000";
+    WrongValueForVar = 1231, "42000";
+    WrongTypeForVar = 1232, "42000";
+    NotSupportedYet = 1235, "42000";
+    OperandColumns = 1241, "21000";
+    SubqueryMoreThanOneRow = 1242, "21000";
+    UnknownStmtHandler = 1243, "HY000";
+    WarnDataOutOfRange = 1264, "22003";
+    TruncatedWrongValue = 1292, "22007";
+    OptionPrevents = 1290, "HY000";
+    QueryInterrupted = 1317, "70100";
+    NoDefaultForField = 1364, "HY000";
+    DivisionByZero = 1365, "22012";
+    TruncatedWrongValueForField = 1366, "HY000";
+    DataTooLong = 1406, "22001";
+    OutOfSortMemory = 1038, "HY001";
+    RecursionLimit = 3636, "HY000";
+    QueryTimeout = 3024, "HY000";
+}
+
+/// An error a client sees: MySQL code, SQLSTATE (from the code) and message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub code: Code,
+    pub message: String,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn number(&self) -> u16 {
+        self.code.number()
+    }
+
+    pub fn sqlstate(&self) -> &'static str {
+        self.code.sqlstate()
+    }
+
+    /// 1064, with MySQL's "near '...'" wording.
+    pub fn parse(near: impl fmt::Display) -> Self {
+        Error::new(
+            Code::Parse,
+            format!(
+                "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{near}'"
+            ),
+        )
+    }
+
+    pub fn no_such_table(db: &str, table: &str) -> Self {
+        Error::new(
+            Code::NoSuchTable,
+            format!("Table '{db}.{table}' doesn't exist"),
+        )
+    }
+
+    pub fn bad_field(column: &str, place: &str) -> Self {
+        Error::new(
+            Code::BadField,
+            format!("Unknown column '{column}' in '{place}'"),
+        )
+    }
+
+    pub fn dup_entry(key_text: &str, index: &str) -> Self {
+        Error::new(
+            Code::DupEntry,
+            format!("Duplicate entry '{key_text}' for key '{index}'"),
+        )
+    }
+
+    pub fn deadlock() -> Self {
+        Error::new(
+            Code::LockDeadlock,
+            "Deadlock found when trying to get lock; try restarting transaction",
+        )
+    }
+
+    pub fn lock_wait_timeout() -> Self {
+        Error::new(
+            Code::LockWaitTimeout,
+            "Lock wait timeout exceeded; try restarting transaction",
+        )
+    }
+
+    pub fn no_db() -> Self {
+        Error::new(Code::NoDb, "No database selected")
+    }
+
+    pub fn unsupported(what: impl fmt::Display) -> Self {
+        Error::new(
+            Code::NotSupportedYet,
+            format!("This version of lockstep doesn't yet support '{what}'"),
+        )
+    }
+
+    pub fn internal(what: impl fmt::Display) -> Self {
+        Error::new(Code::UnknownError, what.to_string())
+    }
+
+    /// Whether the error ends the whole transaction (MySQL rolls it back),
+    /// rather than only the failed statement.
+    pub fn rolls_back_transaction(&self) -> bool {
+        matches!(self.code, Code::LockDeadlock)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ERROR {} ({}): {}",
+            self.code.number(),
+            self.code.sqlstate(),
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_states_match_mysql() {
+        assert_eq!(Code::Parse.number(), 1064);
+        assert_eq!(Code::Parse.sqlstate(), "42000");
+        assert_eq!(Code::LockDeadlock.sqlstate(), "40001");
+        assert_eq!(Error::no_such_table("d", "t").number(), 1146);
+        for s in [Code::DupEntry.sqlstate(), Code::NoSuchTable.sqlstate()] {
+            assert_eq!(s.len(), 5);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Vocabulary shared by every lockstep crate: SQL values, column data types,
+//! and errors that carry a MySQL error code and SQLSTATE.
+
+pub mod datatype;
+pub mod error;
+pub mod time;
+pub mod value;
+
+pub use datatype::DataType;
+pub use error::{Error, Result};
+pub use rust_decimal::Decimal;
+pub use time::{Date, DateTime};
+pub use value::Value;

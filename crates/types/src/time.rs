@@ -1,0 +1,205 @@
+//! DATE and DATETIME values: parsed from and printed as MySQL does.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Date {
+    pub year: u16,
+    pub month: u8,
+    pub day: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct DateTime {
+    pub date: Date,
+    pub hour: u8,
+    pub minute: u8,
+    pub second: u8,
+    pub micro: u32,
+}
+
+fn days_in_month(year: u16, month: u8) -> u8 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
+impl Date {
+    /// A calendar date, or None when it does not exist. The zero date
+    /// (0000-00-00) is accepted as MySQL accepts it.
+    pub fn new(year: u16, month: u8, day: u8) -> Option<Date> {
+        let zero = year == 0 && month == 0 && day == 0;
+        if zero
+            || (year <= 9999
+                && (1..=12).contains(&month)
+                && day >= 1
+                && day <= days_in_month(year, month))
+        {
+            Some(Date { year, month, day })
+        } else {
+            None
+        }
+    }
+
+    /// Days since 1970-01-01 (civil calendar, proleptic Gregorian).
+    pub fn to_days(self) -> i64 {
+        let (y, m, d) = (self.year as i64, self.month as i64, self.day as i64);
+        let y = if m <= 2 { y - 1 } else { y };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        era * 146097 + doe - 719468
+    }
+
+    pub fn from_days(days: i64) -> Date {
+        let z = days + 719468;
+        let era = z.div_euclid(146097);
+        let doe = z - era * 146097;
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+        Date {
+            year: y.clamp(0, 9999) as u16,
+            month: m as u8,
+            day: d as u8,
+        }
+    }
+}
+
+impl DateTime {
+    pub fn from_unix_micros(micros: i64) -> DateTime {
+        let secs = micros.div_euclid(1_000_000);
+        let micro = micros.rem_euclid(1_000_000) as u32;
+        let days = secs.div_euclid(86400);
+        let sod = secs.rem_euclid(86400);
+        DateTime {
+            date: Date::from_days(days),
+            hour: (sod / 3600) as u8,
+            minute: (sod / 60 % 60) as u8,
+            second: (sod % 60) as u8,
+            micro,
+        }
+    }
+
+    pub fn to_unix_micros(self) -> i64 {
+        let secs = self.date.to_days() * 86400
+            + self.hour as i64 * 3600
+            + self.minute as i64 * 60
+            + self.second as i64;
+        secs * 1_000_000 + self.micro as i64
+    }
+
+    pub fn now() -> DateTime {
+        let d = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        DateTime::from_unix_micros(d.as_micros() as i64)
+    }
+
+    /// Drop fractional digits beyond `fsp`.
+    pub fn truncate(mut self, fsp: u8) -> DateTime {
+        let div = 10u32.pow(6 - fsp.min(6) as u32);
+        self.micro = self.micro / div * div;
+        self
+    }
+
+    /// Parses 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS[.ffffff]' (also with 'T').
+    pub fn parse(s: &str) -> Option<DateTime> {
+        let s = s.trim();
+        let (date_part, time_part) = match s.find([' ', 'T']) {
+            Some(i) => (&s[..i], Some(s[i + 1..].trim())),
+            None => (s, None),
+        };
+        let mut it = date_part.split('-');
+        let year: u16 = it.next()?.parse().ok()?;
+        let month: u8 = it.next()?.parse().ok()?;
+        let day: u8 = it.next()?.parse().ok()?;
+        if it.next().is_some() {
+            return None;
+        }
+        let date = Date::new(year, month, day)?;
+        let mut dt = DateTime {
+            date,
+            ..Default::default()
+        };
+        if let Some(t) = time_part.filter(|t| !t.is_empty()) {
+            let (hms, frac) = match t.split_once('.') {
+                Some((a, b)) => (a, Some(b)),
+                None => (t, None),
+            };
+            let mut it = hms.split(':');
+            dt.hour = it.next()?.parse().ok()?;
+            dt.minute = it.next().unwrap_or("0").parse().ok()?;
+            dt.second = it.next().unwrap_or("0").parse().ok()?;
+            if dt.hour > 23 || dt.minute > 59 || dt.second > 59 {
+                return None;
+            }
+            if let Some(f) = frac {
+                if f.is_empty() || !f.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let digits: String = f.chars().chain("000000".chars()).take(6).collect();
+                dt.micro = digits.parse().ok()?;
+            }
+        }
+        Some(dt)
+    }
+
+    /// MySQL's text form with `fsp` fractional digits.
+    pub fn format(&self, fsp: u8) -> String {
+        let mut s = format!(
+            "{} {:02}:{:02}:{:02}",
+            self.date, self.hour, self.minute, self.second
+        );
+        if fsp > 0 {
+            let frac = format!("{:06}", self.micro);
+            s.push('.');
+            s.push_str(&frac[..fsp.min(6) as usize]);
+        }
+        s
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+impl fmt::Display for DateTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fsp = if self.micro == 0 { 0 } else { 6 };
+        f.write_str(&self.format(fsp))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_round_trip() {
+        for days in [-1000, 0, 1, 365, 10957, 19000, 2932896] {
+            assert_eq!(Date::from_days(days).to_days(), days);
+        }
+        assert_eq!(Date::from_days(0).to_string(), "1970-01-01");
+    }
+
+    #[test]
+    fn parse_and_format() {
+        let dt = DateTime::parse("2024-02-29 13:05:09.25").expect("valid datetime");
+        assert_eq!(dt.format(0), "2024-02-29 13:05:09");
+        assert_eq!(dt.format(3), "2024-02-29 13:05:09.250");
+        assert!(DateTime::parse("2023-02-29").is_none());
+        assert_eq!(DateTime::from_unix_micros(dt.to_unix_micros()), dt);
+    }
+}

@@ -1,0 +1,347 @@
+//! SQL values, their MySQL comparison rules, their text form, and the
+//! order-preserving byte encoding that index keys are built from.
+
+use crate::time::{Date, DateTime};
+use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
+use rust_decimal::Decimal;
+use std::cmp::Ordering;
+use std::fmt;
+
+/// A single SQL value. Strings are bytes (MySQL strings carry a charset;
+/// lockstep stores utf8mb4 bytes and compares them in binary order).
+#[derive(Clone, Debug, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    Decimal(Decimal),
+    Bytes(Vec<u8>),
+    Date(Date),
+    DateTime(DateTime),
+}
+
+impl Value {
+    pub fn str(s: &str) -> Value {
+        Value::Bytes(s.as_bytes().to_vec())
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// Integer view, as MySQL converts in a numeric context (strings parse
+    /// their leading number, fractions round half away from zero).
+    pub fn to_i64(&self) -> Option<i64> {
+        match self {
+            Value::Null => None,
+            Value::Int(i) => Some(*i),
+            Value::UInt(u) => Some(*u as i64),
+            Value::Double(d) => Some(d.round() as i64),
+            Value::Decimal(d) => d.round().to_i64(),
+            Value::Bytes(b) => Some(parse_number_prefix(b).round() as i64),
+            Value::Date(d) => Some(d.year as i64 * 10000 + d.month as i64 * 100 + d.day as i64),
+            Value::DateTime(dt) => Some(
+                (dt.date.year as i64 * 10000 + dt.date.month as i64 * 100 + dt.date.day as i64)
+                    * 1_000_000
+                    + dt.hour as i64 * 10000
+                    + dt.minute as i64 * 100
+                    + dt.second as i64,
+            ),
+        }
+    }
+
+    pub fn to_f64(&self) -> Option<f64> {
+        match self {
+            Value::Null => None,
+            Value::Int(i) => Some(*i as f64),
+            Value::UInt(u) => Some(*u as f64),
+            Value::Double(d) => Some(*d),
+            Value::Decimal(d) => d.to_f64(),
+            Value::Bytes(b) => Some(parse_number_prefix(b)),
+            Value::Date(_) | Value::DateTime(_) => self.to_i64().map(|i| i as f64),
+        }
+    }
+
+    pub fn to_decimal(&self) -> Option<Decimal> {
+        match self {
+            Value::Null => None,
+            Value::Int(i) => Some(Decimal::from(*i)),
+            Value::UInt(u) => Some(Decimal::from(*u)),
+            Value::Double(d) => Decimal::from_f64(*d),
+            Value::Decimal(d) => Some(*d),
+            Value::Bytes(b) => std::str::from_utf8(b)
+                .ok()
+                .and_then(|s| s.trim().parse::<Decimal>().ok())
+                .or_else(|| Decimal::from_f64(parse_number_prefix(b))),
+            Value::Date(_) | Value::DateTime(_) => self.to_i64().map(Decimal::from),
+        }
+    }
+
+    /// Truth value in a boolean context; NULL is unknown (None).
+    pub fn truth(&self) -> Option<bool> {
+        match self {
+            Value::Null => None,
+            Value::Int(i) => Some(*i != 0),
+            Value::UInt(u) => Some(*u != 0),
+            Value::Double(d) => Some(*d != 0.0),
+            Value::Decimal(d) => Some(!d.is_zero()),
+            Value::Bytes(_) => self.to_f64().map(|f| f != 0.0),
+            Value::Date(_) | Value::DateTime(_) => Some(true),
+        }
+    }
+
+    fn is_numeric(&self) -> bool {
+        matches!(
+            self,
+            Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_)
+        )
+    }
+
+    /// Compares two non-NULL values the way MySQL does in a comparison
+    /// operator: numbers numerically (exactly where both are exact), a
+    /// string against a number as a number, temporal values against
+    /// strings by parsing the string. NULL on either side gives None.
+    pub fn sql_cmp(&self, other: &Value) -> Option<Ordering> {
+        use Value::*;
+        Some(match (self, other) {
+            (Null, _) | (_, Null) => return None,
+            (Int(a), Int(b)) => a.cmp(b),
+            (UInt(a), UInt(b)) => a.cmp(b),
+            (Int(a), UInt(b)) => (*a as i128).cmp(&(*b as i128)),
+            (UInt(a), Int(b)) => (*a as i128).cmp(&(*b as i128)),
+            (Bytes(a), Bytes(b)) => a.cmp(b),
+            (Date(a), Date(b)) => a.cmp(b),
+            (DateTime(a), DateTime(b)) => a.cmp(b),
+            (Date(a), DateTime(b)) => crate::DateTime {
+                date: *a,
+                ..Default::default()
+            }
+            .cmp(b),
+            (DateTime(a), Date(b)) => a.cmp(&crate::DateTime {
+                date: *b,
+                ..Default::default()
+            }),
+            (Date(_) | DateTime(_), Bytes(s)) => {
+                let parsed = std::str::from_utf8(s)
+                    .ok()
+                    .and_then(crate::DateTime::parse)?;
+                self.sql_cmp(&DateTime(parsed))?
+            }
+            (Bytes(_), Date(_) | DateTime(_)) => other.sql_cmp(self)?.reverse(),
+            (Double(_), _) | (_, Double(_)) | (Bytes(_), _) | (_, Bytes(_)) => {
+                let (a, b) = (self.to_f64()?, other.to_f64()?);
+                a.partial_cmp(&b)?
+            }
+            (a, b) if a.is_numeric() && b.is_numeric() => a.to_decimal()?.cmp(&b.to_decimal()?),
+            (a, b) => a.to_f64()?.partial_cmp(&b.to_f64()?)?,
+        })
+    }
+
+    /// Total order for sorting and grouping: NULL first (as MySQL sorts
+    /// ascending), then by `sql_cmp`.
+    pub fn sort_cmp(&self, other: &Value) -> Ordering {
+        match (self.is_null(), other.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            _ => self.sql_cmp(other).unwrap_or(Ordering::Equal),
+        }
+    }
+
+    /// The text-protocol form (what `mysql` prints). None for NULL.
+    pub fn to_text(&self) -> Option<Vec<u8>> {
+        Some(match self {
+            Value::Null => return None,
+            Value::Bytes(b) => b.clone(),
+            other => other.to_string().into_bytes(),
+        })
+    }
+
+    /// Appends an order-preserving encoding: comparing the bytes of two
+    /// encodings gives the `sort_cmp` order of values of the same column
+    /// type. The caller converts a value to the column's type first.
+    pub fn encode_key(&self, out: &mut Vec<u8>) {
+        match self {
+            Value::Null => out.push(0x00),
+            Value::Int(i) => {
+                out.push(0x02);
+                out.extend_from_slice(&((*i as u64) ^ (1 << 63)).to_be_bytes());
+            }
+            Value::UInt(u) => {
+                out.push(0x02);
+                out.extend_from_slice(&u.to_be_bytes());
+            }
+            Value::Double(d) => {
+                out.push(0x02);
+                let bits = d.to_bits();
+                let ordered = if bits >> 63 == 1 {
+                    !bits
+                } else {
+                    bits | (1 << 63)
+                };
+                out.extend_from_slice(&ordered.to_be_bytes());
+            }
+            Value::Decimal(d) => {
+                // Normalized to a fixed scale so that mantissas compare.
+                out.push(0x02);
+                let mut d = *d;
+                d.rescale(10);
+                let m = d.mantissa();
+                out.extend_from_slice(&((m as u128) ^ (1 << 127)).to_be_bytes());
+            }
+            Value::Bytes(b) => {
+                // 0x00 escaped as 0x00 0xFF, terminated by 0x00 0x00, so that
+                // a prefix sorts before its extensions in multi-column keys.
+                out.push(0x02);
+                for &byte in b {
+                    out.push(byte);
+                    if byte == 0 {
+                        out.push(0xFF);
+                    }
+                }
+                out.extend_from_slice(&[0, 0]);
+            }
+            Value::Date(d) => {
+                out.push(0x02);
+                out.extend_from_slice(&((d.to_days() as u64) ^ (1 << 63)).to_be_bytes());
+            }
+            Value::DateTime(dt) => {
+                out.push(0x02);
+                out.extend_from_slice(&((dt.to_unix_micros() as u64) ^ (1 << 63)).to_be_bytes());
+            }
+        }
+    }
+
+    /// A hashable, equality-comparable form for GROUP BY, DISTINCT and hash
+    /// joins: numbers that compare equal produce the same key.
+    pub fn group_key(&self, out: &mut Vec<u8>) {
+        match self {
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => match self.to_decimal() {
+                Some(d) => Value::Decimal(d.normalize()).encode_key(out),
+                None => self.encode_key(out),
+            },
+            Value::Double(d) if d.fract() == 0.0 && d.abs() < 1e18 => {
+                Value::Int(*d as i64).group_key(out)
+            }
+            other => other.encode_key(out),
+        }
+    }
+}
+
+/// Leading number of a string, as MySQL converts '12abc' to 12 (and
+/// anything without a number to 0).
+fn parse_number_prefix(b: &[u8]) -> f64 {
+    let s = std::str::from_utf8(b).unwrap_or("");
+    let s = s.trim_start();
+    let mut end = 0;
+    let bytes = s.as_bytes();
+    let mut seen_digit = false;
+    let mut seen_dot = false;
+    let mut seen_e = false;
+    while end < bytes.len() {
+        let c = bytes[end];
+        match c {
+            b'0'..=b'9' => seen_digit = true,
+            b'+' | b'-' if end == 0 || matches!(bytes[end - 1], b'e' | b'E') => {}
+            b'.' if !seen_dot && !seen_e => seen_dot = true,
+            b'e' | b'E' if seen_digit && !seen_e => seen_e = true,
+            _ => break,
+        }
+        end += 1;
+    }
+    let mut candidate = &s[..end];
+    while !candidate.is_empty() {
+        if let Ok(v) = candidate.parse::<f64>() {
+            return v;
+        }
+        candidate = &candidate[..candidate.len() - 1];
+    }
+    0.0
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("NULL"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::UInt(u) => write!(f, "{u}"),
+            Value::Double(d) => f.write_str(&format_double(*d)),
+            Value::Decimal(d) => write!(f, "{d}"),
+            Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
+            Value::Date(d) => write!(f, "{d}"),
+            Value::DateTime(dt) => write!(f, "{dt}"),
+        }
+    }
+}
+
+/// Formats a DOUBLE as MySQL does: shortest round-trip digits, exponent
+/// form for very large or small magnitudes.
+pub fn format_double(d: f64) -> String {
+    if d.is_nan() || d.is_infinite() {
+        return "NULL".into();
+    }
+    if d == 0.0 {
+        return "0".into();
+    }
+    let abs = d.abs();
+    if (1e-15..1e15).contains(&abs) {
+        format!("{d}")
+    } else {
+        format!("{d:e}")
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        self.sort_cmp(other) == Ordering::Equal && self.is_null() == other.is_null()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(v: &Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        v.encode_key(&mut out);
+        out
+    }
+
+    #[test]
+    fn key_encoding_preserves_order() {
+        let ints = [i64::MIN, -5, -1, 0, 1, 7, i64::MAX];
+        for w in ints.windows(2) {
+            assert!(key(&Value::Int(w[0])) < key(&Value::Int(w[1])));
+        }
+        let doubles = [-1e10, -1.5, -0.0, 0.5, 2.0, 1e300];
+        for w in doubles.windows(2) {
+            assert!(key(&Value::Double(w[0])) <= key(&Value::Double(w[1])));
+        }
+        assert!(key(&Value::Null) < key(&Value::Int(i64::MIN)));
+        let mut ab = key(&Value::str("a"));
+        ab.extend(key(&Value::Int(9)));
+        let mut abc = key(&Value::str("ab"));
+        abc.extend(key(&Value::Int(0)));
+        assert!(ab < abc, "a prefix string sorts first in a compound key");
+        let d = |s: &str| Value::Decimal(s.parse().expect("decimal literal"));
+        assert!(key(&d("-1.5")) < key(&d("-1.25")));
+        assert!(key(&d("1.25")) < key(&d("10")));
+    }
+
+    #[test]
+    fn mysql_comparisons() {
+        assert_eq!(
+            Value::Int(2).sql_cmp(&Value::str("10")),
+            Some(Ordering::Less)
+        );
+        assert_eq!(
+            Value::UInt(u64::MAX).sql_cmp(&Value::Int(-1)),
+            Some(Ordering::Greater)
+        );
+        assert_eq!(Value::Null.sql_cmp(&Value::Int(1)), None);
+        assert_eq!(Value::str("12abc").to_i64(), Some(12));
+        assert_eq!(Value::str("abc").to_i64(), Some(0));
+    }
+}

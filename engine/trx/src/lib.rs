@@ -1,0 +1,1 @@
+//! Transaction system: ids, sharded registry of active transactions, hybrid ReadView, transaction throttling
