@@ -1,0 +1,96 @@
+"""Fixtures: a server under test (lockstep or MariaDB) and connections to it.
+
+LOCKSTEP_TARGET=lockstep|mariadb picks the server (see lockstep_server.py),
+LOCKSTEP_SUITE=quick|full the size of the heavier tests (sysbench, crash).
+"""
+
+import re
+
+import pytest
+
+from lockstep_server import QUICK, SUITE, TARGET, Server, ServerError
+
+
+def pytest_report_header(config):
+    return f"lockstep suite: target={TARGET} suite={SUITE}"
+
+
+def _start(tmp_path_factory, name):
+    server = Server(tmp_path_factory.mktemp(name), name=name)
+    try:
+        server.start()
+        return server
+    except ServerError as e:
+        error = str(e)
+    server.cleanup()
+    pytest.fail(f"could not start {TARGET} server: {error}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """One server shared by the non-destructive tests of the session."""
+    server = _start(tmp_path_factory, "shared")
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def server_factory(tmp_path_factory):
+    """Start private servers (for tests that kill or restart them); all are
+    stopped when the test ends, pass or fail."""
+    started = []
+
+    def make(name="node"):
+        s = _start(tmp_path_factory, name)
+        started.append(s)
+        return s
+
+    yield make
+    for s in started:
+        s.cleanup()
+
+
+@pytest.fixture
+def db(server, request):
+    """A fresh database named after the test, dropped afterwards."""
+    name = "t_" + re.sub(r"[^a-zA-Z0-9]+", "_", request.node.name)[:50].strip("_").lower()
+    server.sql(f"DROP DATABASE IF EXISTS `{name}`")
+    server.sql(f"CREATE DATABASE `{name}`")
+    yield name
+    try:
+        server.sql(f"DROP DATABASE IF EXISTS `{name}`")
+    except Exception:
+        pass
+
+
+@pytest.fixture
+def connect(server, db):
+    """connect(**kw) -> a PyMySQL connection to the test's database; all closed
+    at the end of the test."""
+    conns = []
+
+    def make(**kw):
+        kw.setdefault("db", db)
+        c = server.connect(**kw)
+        conns.append(c)
+        return c
+
+    yield make
+    for c in conns:
+        try:
+            c.close()
+        except Exception:
+            pass
+
+
+@pytest.fixture
+def cur(connect):
+    """A cursor on an autocommit connection to the test's database."""
+    c = connect()
+    with c.cursor() as cursor:
+        yield cursor
+
+
+@pytest.fixture(scope="session")
+def quick():
+    return QUICK
