@@ -4,7 +4,7 @@ use std::fmt;
 
 /// A column's declared type. Integer widths keep their MySQL name so that
 /// range checks and result-set metadata match what a client expects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum DataType {
     TinyInt {
         unsigned: bool,

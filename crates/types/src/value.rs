@@ -9,7 +9,7 @@ use std::fmt;
 
 /// A single SQL value. Strings are bytes (MySQL strings carry a charset;
 /// lockstep stores utf8mb4 bytes and compares them in binary order).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     #[default]
     Null,
@@ -164,17 +164,17 @@ impl Value {
     /// type. The caller converts a value to the column's type first.
     pub fn encode_key(&self, out: &mut Vec<u8>) {
         match self {
-            Value::Null => out.push(0x00),
+            Value::Null => out.push(KEY_NULL),
             Value::Int(i) => {
-                out.push(0x02);
+                out.push(KEY_FIXED8);
                 out.extend_from_slice(&((*i as u64) ^ (1 << 63)).to_be_bytes());
             }
             Value::UInt(u) => {
-                out.push(0x02);
+                out.push(KEY_FIXED8);
                 out.extend_from_slice(&u.to_be_bytes());
             }
             Value::Double(d) => {
-                out.push(0x02);
+                out.push(KEY_FIXED8);
                 let bits = d.to_bits();
                 let ordered = if bits >> 63 == 1 {
                     !bits
@@ -185,7 +185,7 @@ impl Value {
             }
             Value::Decimal(d) => {
                 // Normalized to a fixed scale so that mantissas compare.
-                out.push(0x02);
+                out.push(KEY_FIXED16);
                 let mut d = *d;
                 d.rescale(10);
                 let m = d.mantissa();
@@ -194,7 +194,7 @@ impl Value {
             Value::Bytes(b) => {
                 // 0x00 escaped as 0x00 0xFF, terminated by 0x00 0x00, so that
                 // a prefix sorts before its extensions in multi-column keys.
-                out.push(0x02);
+                out.push(KEY_BYTES);
                 for &byte in b {
                     out.push(byte);
                     if byte == 0 {
@@ -204,11 +204,11 @@ impl Value {
                 out.extend_from_slice(&[0, 0]);
             }
             Value::Date(d) => {
-                out.push(0x02);
+                out.push(KEY_FIXED8);
                 out.extend_from_slice(&((d.to_days() as u64) ^ (1 << 63)).to_be_bytes());
             }
             Value::DateTime(dt) => {
-                out.push(0x02);
+                out.push(KEY_FIXED8);
                 out.extend_from_slice(&((dt.to_unix_micros() as u64) ^ (1 << 63)).to_be_bytes());
             }
         }
@@ -331,6 +331,17 @@ mod tests {
     }
 
     #[test]
+    fn keys_are_self_delimiting() {
+        let mut k = key(&Value::str("a\0b"));
+        let first = k.len();
+        k.extend(key(&Value::Null));
+        k.extend(key(&Value::Int(3)));
+        assert_eq!(encoded_prefix_len(&k, 1), Some(first));
+        assert_eq!(encoded_prefix_len(&k, 3), Some(k.len()));
+        assert_eq!(encoded_prefix_len(&k, 4), None);
+    }
+
+    #[test]
     fn mysql_comparisons() {
         assert_eq!(
             Value::Int(2).sql_cmp(&Value::str("10")),
@@ -344,4 +355,40 @@ mod tests {
         assert_eq!(Value::str("12abc").to_i64(), Some(12));
         assert_eq!(Value::str("abc").to_i64(), Some(0));
     }
+}
+
+/// Tags of the key encoding: NULL sorts first; the tag also tells the
+/// width of what follows, so encoded keys are self-delimiting.
+const KEY_NULL: u8 = 0x00;
+const KEY_FIXED8: u8 = 0x10;
+const KEY_FIXED16: u8 = 0x11;
+const KEY_BYTES: u8 = 0x12;
+
+/// Length in bytes of the first `columns` encoded values at the start of
+/// `key` (see `Value::encode_key`), so that a secondary-index entry can be
+/// split into its index key and the primary key that follows.
+pub fn encoded_prefix_len(key: &[u8], columns: usize) -> Option<usize> {
+    let mut pos = 0;
+    for _ in 0..columns {
+        let tag = *key.get(pos)?;
+        pos += 1;
+        match tag {
+            KEY_NULL => {}
+            KEY_FIXED8 => pos += 8,
+            KEY_FIXED16 => pos += 16,
+            KEY_BYTES => loop {
+                let b = *key.get(pos)?;
+                pos += 1;
+                if b == 0 {
+                    let next = *key.get(pos)?;
+                    pos += 1;
+                    if next == 0 {
+                        break;
+                    }
+                }
+            },
+            _ => return None,
+        }
+    }
+    (pos <= key.len()).then_some(pos)
 }
