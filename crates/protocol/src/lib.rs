@@ -1,1 +1,169 @@
-//! MySQL client/server wire protocol: packets, handshake, authentication, commands, result sets
+//! MySQL client/server wire protocol: packets, handshake, authentication,
+//! commands, result sets.
+//!
+//! The server accepts a socket and calls [`serve`] with a [`Handler`] that
+//! runs SQL; this crate does everything between the socket and the handler:
+//! framing, the v10 handshake with mysql_native_password, command decoding,
+//! prepared-statement parameter decoding, and text/binary result sets.
+
+pub mod command;
+mod connection;
+mod error;
+pub mod handshake;
+pub mod native_password;
+pub mod packet;
+pub mod resultset;
+pub mod wire;
+
+use lockstep_types::{DataType, Error, Value};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+pub use connection::{refuse, serve, serve_until};
+pub use error::ProtocolError;
+pub use resultset::column_flags;
+
+/// Metadata of one result-set column or prepared-statement parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub schema: String,
+    pub table: String,
+    pub org_table: String,
+    pub name: String,
+    pub org_name: String,
+    pub data_type: DataType,
+    pub nullable: bool,
+    /// Extra flags from [`column_flags`]: PRI_KEY_FLAG, UNIQUE_KEY_FLAG,
+    /// MULTIPLE_KEY_FLAG, AUTO_INCREMENT_FLAG. NOT_NULL, UNSIGNED, BINARY and
+    /// BLOB are derived from `nullable` and `data_type`.
+    pub flags: u16,
+}
+
+impl Column {
+    /// A nullable column of an expression (no table).
+    pub fn new(name: impl Into<String>, data_type: DataType) -> Column {
+        let name = name.into();
+        Column {
+            schema: String::new(),
+            table: String::new(),
+            org_table: String::new(),
+            org_name: name.clone(),
+            name,
+            data_type,
+            nullable: true,
+            flags: 0,
+        }
+    }
+}
+
+/// What an OK packet reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OkInfo {
+    pub affected_rows: u64,
+    pub last_insert_id: u64,
+    pub warnings: u16,
+    pub info: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ResultSet {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Response {
+    Ok(OkInfo),
+    Rows(ResultSet),
+}
+
+/// Reply to COM_STMT_PREPARE.
+#[derive(Clone, Debug)]
+pub struct PreparedInfo {
+    pub statement_id: u32,
+    pub params: Vec<Column>,
+    pub columns: Vec<Column>,
+}
+
+/// Session state reported in the status flags of every OK/EOF packet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    pub in_transaction: bool,
+    pub autocommit: bool,
+}
+
+/// What the client presented when it connected.
+#[derive(Debug)]
+pub struct Handshake<'a> {
+    pub user: &'a str,
+    pub database: Option<&'a str>,
+    /// Plugin the `auth_response` belongs to (always mysql_native_password
+    /// once `authenticate` is called, after a switch if needed).
+    pub auth_plugin: &'a str,
+    pub scramble: &'a [u8; 20],
+    pub auth_response: &'a [u8],
+    /// Capabilities in effect (client's & server's), see [`handshake::caps`].
+    pub capabilities: u32,
+    pub peer: SocketAddr,
+}
+
+/// The SQL side of a connection. `serve` turns every command into calls of
+/// these methods and sends their results to the client.
+pub trait Handler: Send {
+    /// Verify credentials (use native_password::verify) and select the initial database.
+    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<(), Error>;
+    /// Run a COM_QUERY. `multi` = client set CLIENT_MULTI_STATEMENTS (or
+    /// COM_SET_OPTION on). Returns one result per statement; stops after the
+    /// first error (the error is the last element).
+    fn query(
+        &mut self,
+        sql: &str,
+        multi: bool,
+    ) -> impl Future<Output = Vec<Result<Response, Error>>> + Send;
+    fn prepare(&mut self, sql: &str) -> Result<PreparedInfo, Error>;
+    fn execute(
+        &mut self,
+        statement_id: u32,
+        params: Vec<Value>,
+    ) -> impl Future<Output = Result<Response, Error>> + Send;
+    fn close_statement(&mut self, statement_id: u32);
+    fn reset_statement(&mut self, _statement_id: u32) {}
+    fn init_db(&mut self, db: &str) -> Result<(), Error>;
+    fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<Column>, Error>;
+    fn statistics(&mut self) -> String;
+    /// COM_RESET_CONNECTION: roll back, drop prepared statements, reset
+    /// session variables.
+    fn reset_connection(&mut self);
+    fn status(&self) -> Status;
+    /// Checked after every command: true ends the connection (e.g. the
+    /// session was killed with KILL CONNECTION).
+    fn should_close(&self) -> bool {
+        false
+    }
+    /// Called once when the connection ends for any reason (roll back open work).
+    fn disconnect(&mut self) {}
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Reported in the handshake, e.g. "8.0.36-lockstep".
+    pub server_version: String,
+    /// Largest payload accepted from a client.
+    pub max_allowed_packet: usize,
+    /// Limit for the whole handshake and authentication.
+    pub connect_timeout: Duration,
+    /// Limit for the idle time between commands.
+    pub wait_timeout: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            server_version: "8.0.36-lockstep".into(),
+            max_allowed_packet: 64 << 20,
+            connect_timeout: Duration::from_secs(10),
+            wait_timeout: Duration::from_secs(8 * 3600),
+        }
+    }
+}

@@ -1,0 +1,662 @@
+//! The per-connection state machine: handshake and authentication, then a
+//! loop that reads one command, has the handler run it, and writes the
+//! response with a single flush.
+
+use crate::command::{self, decode_command, decode_execute_params, Command, ParamType};
+use crate::handshake::{self, caps, ClientHello};
+use crate::native_password;
+use crate::packet::{PacketReader, PacketWriter};
+use crate::resultset::{self, status_flags};
+use crate::{wire, Config, Handler, Handshake, OkInfo, ProtocolError, Response};
+use lockstep_types::error::Code;
+use lockstep_types::Error;
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+
+/// Packets before authentication are small; an unauthenticated peer must not
+/// make us buffer max_allowed_packet.
+const PRE_AUTH_MAX_PACKET: usize = 1 << 20;
+/// A large result set is written in pieces of about this size instead of
+/// being buffered whole.
+const FLUSH_AT: usize = 256 * 1024;
+
+// Error codes not in lockstep_types::error::Code because only the protocol
+// layer raises them.
+const ER_HANDSHAKE_ERROR: u16 = 1043;
+const ER_NET_PACKETS_OUT_OF_ORDER: u16 = 1156;
+const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
+const ER_MALFORMED_PACKET: u16 = 1835;
+const ER_CLIENT_INTERACTION_TIMEOUT: u16 = 4031;
+
+/// Per prepared statement: what the protocol must remember between
+/// COM_STMT_* commands.
+struct Stmt {
+    num_params: usize,
+    types: Vec<ParamType>,
+    long_data: Vec<Option<Vec<u8>>>,
+    /// A SEND_LONG_DATA failure has no reply; it is reported at execute.
+    long_data_error: Option<Error>,
+}
+
+impl Stmt {
+    fn clear_long_data(&mut self) {
+        self.long_data.iter_mut().for_each(|d| *d = None);
+        self.long_data_error = None;
+    }
+}
+
+enum Flow {
+    Continue,
+    Quit,
+}
+
+struct Session<'c, H> {
+    handler: H,
+    config: &'c Config,
+    writer: PacketWriter,
+    /// Reused for formatting values, so rows do not allocate.
+    scratch: Vec<u8>,
+    caps: u32,
+    multi_statements: bool,
+    stmts: HashMap<u32, Stmt>,
+    connection_id: u32,
+    peer: SocketAddr,
+}
+
+/// Drive one connection to the end: handshake, auth, then the command loop.
+pub async fn serve<H: Handler, S: AsyncRead + AsyncWrite + Unpin + Send>(
+    stream: S,
+    connection_id: u32,
+    peer: SocketAddr,
+    handler: H,
+    config: &Config,
+) -> Result<(), ProtocolError> {
+    serve_until(
+        stream,
+        connection_id,
+        peer,
+        handler,
+        config,
+        std::future::pending(),
+    )
+    .await
+}
+
+/// Like [`serve`], but the connection is also closed when `shutdown`
+/// completes while it waits for a command (server shutdown, or KILL of an
+/// idle session). A command in progress is finished first.
+pub async fn serve_until<H, S, F>(
+    mut stream: S,
+    connection_id: u32,
+    peer: SocketAddr,
+    handler: H,
+    config: &Config,
+    shutdown: F,
+) -> Result<(), ProtocolError>
+where
+    H: Handler,
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+    F: Future<Output = ()> + Send,
+{
+    let mut reader = PacketReader::new();
+    let mut session = Session {
+        handler,
+        config,
+        writer: PacketWriter::new(),
+        scratch: Vec::new(),
+        caps: 0,
+        multi_statements: false,
+        stmts: HashMap::new(),
+        connection_id,
+        peer,
+    };
+    let result = session.run(&mut stream, &mut reader, shutdown).await;
+    session.handler.disconnect();
+    let _ = stream.shutdown().await;
+    result
+}
+
+/// Send an ERR packet (e.g. 1040 too many connections) as the first packet
+/// and close, for refusing a connection before the handshake.
+pub async fn refuse<S: AsyncWrite + Unpin>(mut stream: S, error: &Error) -> std::io::Result<()> {
+    let mut w = PacketWriter::new();
+    // No SQLSTATE: the client has not yet said it speaks protocol 4.1.
+    w.packet(|o| resultset::encode_err(o, error.number(), None, &error.message));
+    w.flush(&mut stream).await?;
+    stream.shutdown().await
+}
+
+fn utf8(b: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(b)
+        .map_err(|_| Error::new(Code::Parse, "Invalid utf8mb4 character string in command"))
+}
+
+fn unknown_stmt(id: u32, command: &str) -> Error {
+    Error::new(
+        Code::UnknownStmtHandler,
+        format!("Unknown prepared statement handler ({id}) given to {command}"),
+    )
+}
+
+impl<H: Handler> Session<'_, H> {
+    fn deprecate_eof(&self) -> bool {
+        self.caps & caps::DEPRECATE_EOF != 0
+    }
+
+    fn status_flags(&self) -> u16 {
+        let s = self.handler.status();
+        let mut flags = 0;
+        if s.in_transaction {
+            flags |= status_flags::IN_TRANS;
+        }
+        if s.autocommit {
+            flags |= status_flags::AUTOCOMMIT;
+        }
+        flags
+    }
+
+    fn send_ok(&mut self, ok: &OkInfo, extra_status: u16) {
+        let status = self.status_flags() | extra_status;
+        self.writer
+            .packet(|o| resultset::encode_ok(o, 0, ok, status));
+    }
+
+    fn send_error(&mut self, e: &Error) {
+        self.writer.packet(|o| resultset::encode_error(o, e));
+    }
+
+    fn send_raw_error(&mut self, code: u16, state: &str, message: &str) {
+        self.writer
+            .packet(|o| resultset::encode_err(o, code, Some(state), message));
+    }
+
+    fn send_unit(&mut self, r: Result<(), Error>) {
+        match r {
+            Ok(()) => self.send_ok(&OkInfo::default(), 0),
+            Err(e) => self.send_error(&e),
+        }
+    }
+
+    /// The packet that ends a list of column definitions or rows: EOF, or
+    /// an OK with the EOF header for CLIENT_DEPRECATE_EOF clients.
+    fn send_end(&mut self, status: u16) {
+        if self.deprecate_eof() {
+            self.writer
+                .packet(|o| resultset::encode_ok(o, 0xFE, &OkInfo::default(), status));
+        } else {
+            self.writer.packet(|o| resultset::encode_eof(o, 0, status));
+        }
+    }
+
+    async fn run<S, F>(
+        &mut self,
+        stream: &mut S,
+        reader: &mut PacketReader,
+        shutdown: F,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+        F: Future<Output = ()> + Send,
+    {
+        match tokio::time::timeout(self.config.connect_timeout, self.handshake(stream, reader))
+            .await
+        {
+            Err(_) => return Err(ProtocolError::Timeout),
+            Ok(r) => r?,
+        }
+        tokio::pin!(shutdown);
+        loop {
+            let mut seq = 0u8;
+            let max = self.config.max_allowed_packet;
+            let read = tokio::select! {
+                biased;
+                r = tokio::time::timeout(self.config.wait_timeout, reader.read(stream, &mut seq, max)) => r,
+                _ = &mut shutdown => return Ok(()),
+            };
+            let payload = match read {
+                Err(_) => {
+                    self.writer.set_seq(0);
+                    self.send_raw_error(
+                        ER_CLIENT_INTERACTION_TIMEOUT,
+                        "HY000",
+                        "The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior.",
+                    );
+                    let _ = self.writer.flush(stream).await;
+                    return Err(ProtocolError::Timeout);
+                }
+                Ok(Ok(Some(p))) => p,
+                Ok(Ok(None)) => return Ok(()),
+                Ok(Err(e)) => {
+                    self.writer.set_seq(seq);
+                    match &e {
+                        ProtocolError::PacketTooLarge(_) => self.send_error(&Error::new(
+                            Code::NetPacketTooLarge,
+                            "Got a packet bigger than 'max_allowed_packet' bytes",
+                        )),
+                        ProtocolError::OutOfOrder { .. } => self.send_raw_error(
+                            ER_NET_PACKETS_OUT_OF_ORDER,
+                            "08S01",
+                            "Got packets out of order",
+                        ),
+                        _ => return Err(e),
+                    }
+                    let _ = self.writer.flush(stream).await;
+                    return Err(e);
+                }
+            };
+            self.writer.set_seq(seq);
+            let flow = self.dispatch(payload, stream).await?;
+            self.writer.flush(stream).await?;
+            if matches!(flow, Flow::Quit) || self.handler.should_close() {
+                return Ok(());
+            }
+        }
+    }
+
+    async fn handshake<S>(
+        &mut self,
+        stream: &mut S,
+        reader: &mut PacketReader,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let scramble = handshake::new_scramble();
+        self.writer.set_seq(0);
+        let (version, id) = (&self.config.server_version, self.connection_id);
+        self.writer.packet(|o| {
+            handshake::encode_handshake(o, version, id, &scramble, status_flags::AUTOCOMMIT)
+        });
+        self.writer.flush(stream).await?;
+
+        let mut seq = 1;
+        let payload = reader
+            .read(stream, &mut seq, PRE_AUTH_MAX_PACKET)
+            .await?
+            .ok_or(ProtocolError::UnexpectedEof)?;
+        self.writer.set_seq(seq);
+        let bad_handshake = |s: &mut Self, with_state: bool| {
+            let state = with_state.then_some("08S01");
+            s.writer
+                .packet(|o| resultset::encode_err(o, ER_HANDSHAKE_ERROR, state, "Bad handshake"));
+        };
+        let resp = match handshake::parse_handshake_response(payload) {
+            Ok(ClientHello::Response(r)) => r,
+            Ok(ClientHello::SslRequest) => {
+                bad_handshake(self, true);
+                self.writer.flush(stream).await?;
+                return Err(ProtocolError::Unsupported("TLS was requested"));
+            }
+            Ok(ClientHello::Protocol320) => {
+                bad_handshake(self, false);
+                self.writer.flush(stream).await?;
+                return Err(ProtocolError::Unsupported("pre-4.1 client"));
+            }
+            Err(e) => {
+                bad_handshake(self, true);
+                self.writer.flush(stream).await?;
+                return Err(e.into());
+            }
+        };
+        let (Ok(user), Ok(database)) = (
+            std::str::from_utf8(resp.user),
+            resp.database.map(std::str::from_utf8).transpose(),
+        ) else {
+            bad_handshake(self, true);
+            self.writer.flush(stream).await?;
+            return Err(wire::Malformed("user or database is not UTF-8").into());
+        };
+        // Owned copies: the read buffer is needed again for an auth switch.
+        let (user, database) = (user.to_owned(), database.map(str::to_owned));
+        self.caps = resp.capabilities & handshake::SERVER_CAPABILITIES;
+        self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
+        let mut auth_response = resp.auth_response.to_vec();
+        let native = native_password::PLUGIN_NAME;
+        let plugin = resp.auth_plugin.unwrap_or(native.as_bytes());
+        if resp.capabilities & caps::PLUGIN_AUTH != 0 && plugin != native.as_bytes() {
+            // E.g. caching_sha2_password from MySQL 8 clients.
+            self.writer
+                .packet(|o| handshake::encode_auth_switch(o, native, &scramble));
+            self.writer.flush(stream).await?;
+            let mut seq = self.writer.seq();
+            let payload = reader
+                .read(stream, &mut seq, PRE_AUTH_MAX_PACKET)
+                .await?
+                .ok_or(ProtocolError::UnexpectedEof)?;
+            auth_response = payload.to_vec();
+            self.writer.set_seq(seq);
+        }
+        let hs = Handshake {
+            user: &user,
+            database: database.as_deref(),
+            auth_plugin: native,
+            scramble: &scramble,
+            auth_response: &auth_response,
+            capabilities: self.caps,
+            peer: self.peer,
+        };
+        let result = self.handler.authenticate(&hs);
+        match result {
+            Ok(()) => {
+                self.send_ok(&OkInfo::default(), 0);
+                self.writer.flush(stream).await?;
+                Ok(())
+            }
+            Err(e) => {
+                self.send_error(&e);
+                self.writer.flush(stream).await?;
+                Err(ProtocolError::Auth(e))
+            }
+        }
+    }
+
+    async fn dispatch<S>(&mut self, payload: &[u8], stream: &mut S) -> Result<Flow, ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        let cmd = match decode_command(payload) {
+            Ok(c) => c,
+            Err(_) => {
+                self.send_raw_error(
+                    ER_MALFORMED_PACKET,
+                    "HY000",
+                    "Malformed communication packet.",
+                );
+                return Ok(Flow::Continue);
+            }
+        };
+        match cmd {
+            Command::Quit => return Ok(Flow::Quit),
+            Command::Ping => self.send_ok(&OkInfo::default(), 0),
+            Command::InitDb(db) => {
+                let r = utf8(db).and_then(|db| self.handler.init_db(db));
+                self.send_unit(r);
+            }
+            Command::Query(sql) => match utf8(sql) {
+                Ok(sql) => {
+                    let results = self.handler.query(sql, self.multi_statements).await;
+                    self.send_results(stream, results).await?;
+                }
+                Err(e) => self.send_error(&e),
+            },
+            Command::FieldList { table, wildcard } => {
+                let r = utf8(table).and_then(|t| {
+                    let w = utf8(wildcard)?;
+                    self.handler.field_list(t, w)
+                });
+                match r {
+                    Ok(columns) => {
+                        for c in &columns {
+                            self.writer
+                                .packet(|o| resultset::encode_column_def(o, c, true));
+                        }
+                        let status = self.status_flags();
+                        self.send_end(status);
+                    }
+                    Err(e) => self.send_error(&e),
+                }
+            }
+            Command::Statistics => {
+                let s = self.handler.statistics();
+                self.writer.write_packet(s.as_bytes());
+            }
+            Command::ProcessKill(id) => {
+                let sql = format!("KILL {id}");
+                let results = self.handler.query(&sql, false).await;
+                let first = results.into_iter().next();
+                self.send_results(stream, first.into_iter().collect())
+                    .await?;
+            }
+            Command::StmtPrepare(sql) => match utf8(sql).and_then(|s| self.handler.prepare(s)) {
+                Ok(info) => self.send_prepared(info),
+                Err(e) => self.send_error(&e),
+            },
+            Command::StmtExecute {
+                statement_id,
+                params,
+                ..
+            } => self.execute(stream, statement_id, params).await?,
+            Command::StmtSendLongData {
+                statement_id,
+                param,
+                data,
+            } => self.long_data(statement_id, param, data),
+            Command::StmtClose(id) => {
+                if self.stmts.remove(&id).is_some() {
+                    self.handler.close_statement(id);
+                }
+            }
+            Command::StmtReset(id) => match self.stmts.get_mut(&id) {
+                Some(stmt) => {
+                    stmt.clear_long_data();
+                    self.handler.reset_statement(id);
+                    self.send_ok(&OkInfo::default(), 0);
+                }
+                None => self.send_error(&unknown_stmt(id, "mysqld_stmt_reset")),
+            },
+            Command::SetOption(option) => {
+                match option {
+                    command::MULTI_STATEMENTS_ON => self.multi_statements = true,
+                    command::MULTI_STATEMENTS_OFF => self.multi_statements = false,
+                    _ => {
+                        self.send_error(&Error::new(Code::UnknownCom, "Unknown command"));
+                        return Ok(Flow::Continue);
+                    }
+                }
+                let status = self.status_flags();
+                self.send_end(status);
+            }
+            Command::StmtFetch { statement_id, .. } => self.send_raw_error(
+                ER_STMT_HAS_NO_OPEN_CURSOR,
+                "HY000",
+                &format!("The statement ({statement_id}) has no open cursor."),
+            ),
+            Command::ResetConnection => {
+                self.handler.reset_connection();
+                self.stmts.clear();
+                self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
+                self.send_ok(&OkInfo::default(), 0);
+            }
+            Command::Unknown(_) => {
+                self.send_error(&Error::new(Code::UnknownCom, "Unknown command"))
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Results of COM_QUERY: each but the last flagged "more results
+    /// exist"; an error ends the list.
+    async fn send_results<S>(
+        &mut self,
+        stream: &mut S,
+        results: Vec<Result<Response, Error>>,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        if results.is_empty() {
+            self.send_ok(&OkInfo::default(), 0);
+            return Ok(());
+        }
+        let n = results.len();
+        for (i, r) in results.into_iter().enumerate() {
+            match r {
+                Ok(resp) => self.send_response(stream, &resp, i + 1 < n, false).await?,
+                Err(e) => {
+                    self.send_error(&e);
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn send_response<S>(
+        &mut self,
+        stream: &mut S,
+        resp: &Response,
+        more: bool,
+        binary: bool,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        let more = if more {
+            status_flags::MORE_RESULTS_EXISTS
+        } else {
+            0
+        };
+        let rs = match resp {
+            Response::Ok(ok) => {
+                self.send_ok(ok, more);
+                return Ok(());
+            }
+            // A zero column count would read as an OK packet.
+            Response::Rows(rs) if rs.columns.is_empty() => {
+                self.send_ok(&OkInfo::default(), more);
+                return Ok(());
+            }
+            Response::Rows(rs) => rs,
+        };
+        let status = self.status_flags() | more;
+        let columns = &rs.columns;
+        self.writer
+            .packet(|o| wire::put_lenenc_int(o, columns.len() as u64));
+        for c in columns {
+            self.writer
+                .packet(|o| resultset::encode_column_def(o, c, false));
+        }
+        if !self.deprecate_eof() {
+            self.writer.packet(|o| resultset::encode_eof(o, 0, status));
+        }
+        for row in &rs.rows {
+            let scratch = &mut self.scratch;
+            if binary {
+                self.writer
+                    .packet(|o| resultset::encode_binary_row(o, columns, row, scratch));
+            } else {
+                self.writer
+                    .packet(|o| resultset::encode_text_row(o, columns, row, scratch));
+            }
+            if self.writer.buffered() >= FLUSH_AT {
+                self.writer.flush(stream).await?;
+            }
+        }
+        self.send_end(status);
+        Ok(())
+    }
+
+    fn send_prepared(&mut self, info: crate::PreparedInfo) {
+        let (Ok(ncols), Ok(nparams)) = (
+            u16::try_from(info.columns.len()),
+            u16::try_from(info.params.len()),
+        ) else {
+            self.send_error(&Error::new(
+                Code::WrongArguments,
+                "Prepared statement has too many parameters or columns",
+            ));
+            return;
+        };
+        self.writer.packet(|o| {
+            o.push(0);
+            wire::put_u32(o, info.statement_id);
+            wire::put_u16(o, ncols);
+            wire::put_u16(o, nparams);
+            o.push(0);
+            wire::put_u16(o, 0);
+        });
+        let status = self.status_flags();
+        for defs in [&info.params, &info.columns] {
+            if defs.is_empty() {
+                continue;
+            }
+            for c in defs {
+                self.writer
+                    .packet(|o| resultset::encode_column_def(o, c, false));
+            }
+            if !self.deprecate_eof() {
+                self.writer.packet(|o| resultset::encode_eof(o, 0, status));
+            }
+        }
+        self.stmts.insert(
+            info.statement_id,
+            Stmt {
+                num_params: info.params.len(),
+                types: Vec::new(),
+                long_data: vec![None; info.params.len()],
+                long_data_error: None,
+            },
+        );
+    }
+
+    async fn execute<S>(
+        &mut self,
+        stream: &mut S,
+        id: u32,
+        params: &[u8],
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        let Some(stmt) = self.stmts.get_mut(&id) else {
+            self.send_error(&unknown_stmt(id, "mysqld_stmt_execute"));
+            return Ok(());
+        };
+        if let Some(e) = stmt.long_data_error.take() {
+            stmt.clear_long_data();
+            self.send_error(&e);
+            return Ok(());
+        }
+        let decoded = decode_execute_params(
+            params,
+            stmt.num_params,
+            &mut stmt.types,
+            &mut stmt.long_data,
+        );
+        stmt.clear_long_data();
+        let values = match decoded {
+            Ok(v) => v,
+            Err(_) => {
+                self.send_error(&Error::new(
+                    Code::WrongArguments,
+                    "Incorrect arguments to mysqld_stmt_execute",
+                ));
+                return Ok(());
+            }
+        };
+        match self.handler.execute(id, values).await {
+            Ok(resp) => self.send_response(stream, &resp, false, true).await?,
+            Err(e) => self.send_error(&e),
+        }
+        Ok(())
+    }
+
+    /// COM_STMT_SEND_LONG_DATA has no reply; problems surface at execute.
+    fn long_data(&mut self, id: u32, param: u16, data: &[u8]) {
+        let max = self.config.max_allowed_packet;
+        let Some(stmt) = self.stmts.get_mut(&id) else {
+            return;
+        };
+        match stmt.long_data.get_mut(param as usize) {
+            Some(slot) => {
+                let buf = slot.get_or_insert_with(Vec::new);
+                if buf.len() + data.len() > max {
+                    stmt.long_data_error = Some(Error::new(
+                        Code::NetPacketTooLarge,
+                        "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes",
+                    ));
+                } else {
+                    buf.extend_from_slice(data);
+                }
+            }
+            None => {
+                stmt.long_data_error = Some(Error::new(
+                    Code::WrongArguments,
+                    "Incorrect arguments to mysqld_stmt_send_long_data",
+                ))
+            }
+        }
+    }
+}

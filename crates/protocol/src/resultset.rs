@@ -1,0 +1,694 @@
+//! Response packets: OK, EOF, ERR, column definitions, and rows in the text
+//! (COM_QUERY) and binary (COM_STMT_EXECUTE) forms.
+
+use crate::wire::{self, NULL_MARKER};
+use crate::{Column, OkInfo};
+use lockstep_types::value::format_double;
+use lockstep_types::{DataType, Date, DateTime, Decimal, Value};
+use std::io::Write;
+
+/// Column definition flags (MySQL's *_FLAG).
+pub mod column_flags {
+    pub const NOT_NULL_FLAG: u16 = 1;
+    pub const PRI_KEY_FLAG: u16 = 2;
+    pub const UNIQUE_KEY_FLAG: u16 = 4;
+    pub const MULTIPLE_KEY_FLAG: u16 = 8;
+    pub const BLOB_FLAG: u16 = 16;
+    pub const UNSIGNED_FLAG: u16 = 32;
+    pub const ZEROFILL_FLAG: u16 = 64;
+    pub const BINARY_FLAG: u16 = 128;
+    pub const ENUM_FLAG: u16 = 256;
+    pub const AUTO_INCREMENT_FLAG: u16 = 512;
+    pub const TIMESTAMP_FLAG: u16 = 1024;
+    pub const SET_FLAG: u16 = 2048;
+    pub const NO_DEFAULT_VALUE_FLAG: u16 = 4096;
+    pub const ON_UPDATE_NOW_FLAG: u16 = 8192;
+    pub const PART_KEY_FLAG: u16 = 16384;
+    pub const NUM_FLAG: u16 = 32768;
+}
+use column_flags::*;
+
+/// Column type codes (MySQL's MYSQL_TYPE_*).
+pub mod types {
+    pub const DECIMAL: u8 = 0;
+    pub const TINY: u8 = 1;
+    pub const SHORT: u8 = 2;
+    pub const LONG: u8 = 3;
+    pub const FLOAT: u8 = 4;
+    pub const DOUBLE: u8 = 5;
+    pub const NULL: u8 = 6;
+    pub const TIMESTAMP: u8 = 7;
+    pub const LONGLONG: u8 = 8;
+    pub const INT24: u8 = 9;
+    pub const DATE: u8 = 10;
+    pub const TIME: u8 = 11;
+    pub const DATETIME: u8 = 12;
+    pub const YEAR: u8 = 13;
+    pub const NEWDATE: u8 = 14;
+    pub const VARCHAR: u8 = 15;
+    pub const BIT: u8 = 16;
+    pub const TIMESTAMP2: u8 = 17;
+    pub const DATETIME2: u8 = 18;
+    pub const TIME2: u8 = 19;
+    pub const JSON: u8 = 245;
+    pub const NEWDECIMAL: u8 = 246;
+    pub const ENUM: u8 = 247;
+    pub const SET: u8 = 248;
+    pub const TINY_BLOB: u8 = 249;
+    pub const MEDIUM_BLOB: u8 = 250;
+    pub const LONG_BLOB: u8 = 251;
+    pub const BLOB: u8 = 252;
+    pub const VAR_STRING: u8 = 253;
+    pub const STRING: u8 = 254;
+    pub const GEOMETRY: u8 = 255;
+}
+
+/// Server status flags (MySQL's SERVER_*).
+pub mod status_flags {
+    pub const IN_TRANS: u16 = 1;
+    pub const AUTOCOMMIT: u16 = 2;
+    pub const MORE_RESULTS_EXISTS: u16 = 8;
+    pub const CURSOR_EXISTS: u16 = 64;
+    pub const LAST_ROW_SENT: u16 = 128;
+}
+
+pub const BINARY_COLLATION: u16 = 63;
+pub const UTF8MB4_COLLATION: u16 = 255;
+/// Longest error message MySQL sends (MYSQL_ERRMSG_SIZE - 1).
+const MAX_ERROR_MESSAGE: usize = 511;
+
+/// How a column type is described on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnMeta {
+    pub type_code: u8,
+    pub collation: u16,
+    /// Display length in bytes, as MySQL reports it.
+    pub length: u32,
+    pub flags: u16,
+    pub decimals: u8,
+}
+
+pub fn column_meta(dt: DataType) -> ColumnMeta {
+    let num = |type_code, signed_len: u32, unsigned: bool| ColumnMeta {
+        type_code,
+        collation: BINARY_COLLATION,
+        length: if unsigned { signed_len - 1 } else { signed_len },
+        flags: BINARY_FLAG | if unsigned { UNSIGNED_FLAG } else { 0 },
+        decimals: 0,
+    };
+    let binary = |type_code, length: u32, extra| ColumnMeta {
+        type_code,
+        collation: BINARY_COLLATION,
+        length,
+        flags: BINARY_FLAG | extra,
+        decimals: 0,
+    };
+    // utf8mb4 needs up to 4 bytes per character.
+    let text = |type_code, chars: u32, extra| ColumnMeta {
+        type_code,
+        collation: UTF8MB4_COLLATION,
+        length: chars.saturating_mul(4),
+        flags: extra,
+        decimals: 0,
+    };
+    let temporal = |type_code, fsp: u8| ColumnMeta {
+        decimals: fsp.min(6),
+        ..binary(
+            type_code,
+            19 + if fsp > 0 { fsp.min(6) as u32 + 1 } else { 0 },
+            0,
+        )
+    };
+    match dt {
+        DataType::TinyInt { unsigned } => num(types::TINY, 4, unsigned),
+        DataType::SmallInt { unsigned } => num(types::SHORT, 6, unsigned),
+        DataType::MediumInt { unsigned } => num(types::INT24, 9, unsigned),
+        DataType::Int { unsigned } => num(types::LONG, 11, unsigned),
+        DataType::BigInt { unsigned } => num(types::LONGLONG, 21, unsigned).with_length(20),
+        DataType::Decimal { precision, scale } => ColumnMeta {
+            // Digits, the point if there is a fraction, and the sign.
+            length: precision as u32 + (scale > 0) as u32 + 1,
+            decimals: scale,
+            ..binary(types::NEWDECIMAL, 0, 0)
+        },
+        DataType::Float => ColumnMeta {
+            decimals: 31,
+            ..binary(types::FLOAT, 12, 0)
+        },
+        DataType::Double => ColumnMeta {
+            decimals: 31,
+            ..binary(types::DOUBLE, 22, 0)
+        },
+        DataType::Char { len } => text(types::STRING, len, 0),
+        DataType::VarChar { len } => text(types::VAR_STRING, len, 0),
+        DataType::Text { max_len } => text(types::BLOB, max_len, BLOB_FLAG),
+        DataType::Binary { len } => binary(types::STRING, len, 0),
+        DataType::VarBinary { len } => binary(types::VAR_STRING, len, 0),
+        DataType::Blob { max_len } => binary(types::BLOB, max_len, BLOB_FLAG),
+        DataType::Date => binary(types::DATE, 10, 0),
+        DataType::DateTime { fsp } => temporal(types::DATETIME, fsp),
+        DataType::Timestamp { fsp } => temporal(types::TIMESTAMP, fsp),
+    }
+}
+
+impl ColumnMeta {
+    fn with_length(self, length: u32) -> Self {
+        ColumnMeta { length, ..self }
+    }
+}
+
+/// ColumnDefinition41. `field_list` adds the default-value field that
+/// COM_FIELD_LIST replies carry (always NULL here).
+pub fn encode_column_def(out: &mut Vec<u8>, col: &Column, field_list: bool) {
+    let meta = column_meta(col.data_type);
+    wire::put_lenenc_bytes(out, b"def");
+    wire::put_lenenc_bytes(out, col.schema.as_bytes());
+    wire::put_lenenc_bytes(out, col.table.as_bytes());
+    wire::put_lenenc_bytes(out, col.org_table.as_bytes());
+    wire::put_lenenc_bytes(out, col.name.as_bytes());
+    wire::put_lenenc_bytes(out, col.org_name.as_bytes());
+    out.push(0x0C);
+    wire::put_u16(out, meta.collation);
+    wire::put_u32(out, meta.length);
+    out.push(meta.type_code);
+    let not_null = if col.nullable { 0 } else { NOT_NULL_FLAG };
+    wire::put_u16(out, meta.flags | not_null | col.flags);
+    out.push(meta.decimals);
+    wire::put_u16(out, 0);
+    if field_list {
+        out.push(NULL_MARKER);
+    }
+}
+
+/// OK packet; `header` is 0x00, or 0xFE where it replaces an EOF packet
+/// (CLIENT_DEPRECATE_EOF).
+pub fn encode_ok(out: &mut Vec<u8>, header: u8, ok: &OkInfo, status: u16) {
+    out.push(header);
+    wire::put_lenenc_int(out, ok.affected_rows);
+    wire::put_lenenc_int(out, ok.last_insert_id);
+    wire::put_u16(out, status);
+    wire::put_u16(out, ok.warnings);
+    out.extend_from_slice(ok.info.as_bytes());
+}
+
+pub fn encode_eof(out: &mut Vec<u8>, warnings: u16, status: u16) {
+    out.push(0xFE);
+    wire::put_u16(out, warnings);
+    wire::put_u16(out, status);
+}
+
+/// ERR packet. `sqlstate` is omitted before the client has said it speaks
+/// protocol 4.1 (a connection refused before the handshake).
+pub fn encode_err(out: &mut Vec<u8>, code: u16, sqlstate: Option<&str>, message: &str) {
+    out.push(0xFF);
+    wire::put_u16(out, code);
+    if let Some(state) = sqlstate {
+        out.push(b'#');
+        let mut s = [b'H', b'Y', b'0', b'0', b'0'];
+        for (d, b) in s.iter_mut().zip(state.bytes()) {
+            *d = b;
+        }
+        out.extend_from_slice(&s);
+    }
+    let mut end = message.len().min(MAX_ERROR_MESSAGE);
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.extend_from_slice(&message.as_bytes()[..end]);
+}
+
+pub fn encode_error(out: &mut Vec<u8>, e: &lockstep_types::Error) {
+    encode_err(out, e.number(), Some(e.sqlstate()), &e.message);
+}
+
+/// A text-protocol row. Values are formatted for their column's type;
+/// `scratch` is reused between calls so that formatting does not allocate.
+pub fn encode_text_row(
+    out: &mut Vec<u8>,
+    columns: &[Column],
+    row: &[Value],
+    scratch: &mut Vec<u8>,
+) {
+    for (i, col) in columns.iter().enumerate() {
+        match row.get(i) {
+            None | Some(Value::Null) => out.push(NULL_MARKER),
+            Some(Value::Bytes(b)) if !needs_reformat(col.data_type) => {
+                wire::put_lenenc_bytes(out, b)
+            }
+            Some(v) => {
+                scratch.clear();
+                text_value(scratch, col.data_type, v);
+                wire::put_lenenc_bytes(out, scratch);
+            }
+        }
+    }
+}
+
+/// Strings are sent as stored, except in DECIMAL and temporal columns,
+/// where a string still gets the column's exact format.
+fn needs_reformat(dt: DataType) -> bool {
+    matches!(
+        dt,
+        DataType::Decimal { .. } | DataType::DateTime { .. } | DataType::Timestamp { .. }
+    )
+}
+
+/// Rounds (half away from zero) or pads to exactly `scale` digits.
+fn put_decimal(out: &mut Vec<u8>, mut d: Decimal, scale: u8) {
+    d.rescale(scale as u32);
+    let _ = write!(out, "{d}");
+}
+
+fn put_float(out: &mut Vec<u8>, d: f64, single: bool) {
+    if single {
+        // FLOAT columns print the shortest form that round-trips as f32.
+        let f = d as f32;
+        if !f.is_finite() {
+            out.extend_from_slice(b"NULL");
+        } else if f == 0.0 {
+            out.push(b'0');
+        } else if (1e-15..1e15).contains(&f.abs()) {
+            let _ = write!(out, "{f}");
+        } else {
+            let _ = write!(out, "{f:e}");
+        }
+    } else {
+        out.extend_from_slice(format_double(d).as_bytes());
+    }
+}
+
+fn truncate_micro(micro: u32, fsp: u8) -> u32 {
+    let unit = 10u32.pow(6 - fsp.min(6) as u32);
+    (micro % 1_000_000) / unit * unit
+}
+
+fn put_datetime(out: &mut Vec<u8>, dt: &DateTime, fsp: u8) {
+    let _ = write!(
+        out,
+        "{} {:02}:{:02}:{:02}",
+        dt.date, dt.hour, dt.minute, dt.second
+    );
+    if fsp > 0 {
+        let fsp = fsp.min(6) as usize;
+        let _ = write!(out, ".{:06}", dt.micro % 1_000_000);
+        out.truncate(out.len() - (6 - fsp));
+    }
+}
+
+/// Value as a temporal, for temporal columns given another variant.
+fn as_datetime(v: &Value) -> Option<DateTime> {
+    match v {
+        Value::DateTime(dt) => Some(*dt),
+        Value::Date(d) => Some(DateTime {
+            date: *d,
+            ..Default::default()
+        }),
+        Value::Bytes(b) => std::str::from_utf8(b).ok().and_then(DateTime::parse),
+        _ => None,
+    }
+}
+
+/// Text form of any value without regard to a column type.
+fn generic_text(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => {}
+        Value::Int(i) => wire::put_i64_text(out, *i),
+        Value::UInt(u) => wire::put_u64_text(out, *u),
+        Value::Double(d) => put_float(out, *d, false),
+        Value::Decimal(d) => {
+            let _ = write!(out, "{d}");
+        }
+        Value::Bytes(b) => out.extend_from_slice(b),
+        Value::Date(d) => {
+            let _ = write!(out, "{d}");
+        }
+        Value::DateTime(dt) => {
+            let fsp = if dt.micro == 0 { 0 } else { 6 };
+            put_datetime(out, dt, fsp)
+        }
+    }
+}
+
+fn text_value(out: &mut Vec<u8>, dt: DataType, v: &Value) {
+    match (dt, v) {
+        (_, Value::Null) => {}
+        (dt, Value::Int(_) | Value::UInt(_) | Value::Bytes(_)) if dt.is_integer() => {
+            generic_text(out, v)
+        }
+        (dt, _) if dt.is_integer() => wire::put_i64_text(out, v.to_i64().unwrap_or(0)),
+        (DataType::Decimal { scale, .. }, v) => match v.to_decimal() {
+            Some(d) => put_decimal(out, d, scale),
+            None => generic_text(out, v),
+        },
+        (DataType::Float, Value::Bytes(b)) | (DataType::Double, Value::Bytes(b)) => {
+            out.extend_from_slice(b)
+        }
+        (DataType::Float, v) => put_float(out, v.to_f64().unwrap_or(0.0), true),
+        (DataType::Double, v) => put_float(out, v.to_f64().unwrap_or(0.0), false),
+        (DataType::Date, Value::Date(d)) => {
+            let _ = write!(out, "{d}");
+        }
+        (DataType::Date, Value::DateTime(dt)) => {
+            let _ = write!(out, "{}", dt.date);
+        }
+        (DataType::DateTime { fsp } | DataType::Timestamp { fsp }, v) => match as_datetime(v) {
+            Some(dt) => put_datetime(out, &dt, fsp),
+            None => generic_text(out, v),
+        },
+        (_, v) => generic_text(out, v),
+    }
+}
+
+/// Binary-protocol temporal: a length byte, then only the parts that are
+/// not zero (0, 4, 7 or 11 bytes).
+fn put_binary_datetime(out: &mut Vec<u8>, dt: &DateTime, date_only: bool, fsp: u8) {
+    let micro = if date_only {
+        0
+    } else {
+        truncate_micro(dt.micro, fsp)
+    };
+    let has_time = !date_only && (dt.hour != 0 || dt.minute != 0 || dt.second != 0);
+    let d: Date = dt.date;
+    let len = if micro != 0 {
+        11
+    } else if has_time {
+        7
+    } else if d.year == 0 && d.month == 0 && d.day == 0 {
+        0
+    } else {
+        4
+    };
+    out.push(len);
+    if len >= 4 {
+        wire::put_u16(out, d.year);
+        out.push(d.month);
+        out.push(d.day);
+    }
+    if len >= 7 {
+        out.push(dt.hour);
+        out.push(dt.minute);
+        out.push(dt.second);
+    }
+    if len == 11 {
+        wire::put_u32(out, micro);
+    }
+}
+
+fn int_bits(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) => *i,
+        // Same bits as the unsigned value, which is what an unsigned column sends.
+        Value::UInt(u) => *u as i64,
+        other => other.to_i64().unwrap_or(0),
+    }
+}
+
+/// A binary-protocol row: 0x00, a NULL bitmap offset by 2 bits, then each
+/// non-NULL value in its column type's fixed or length-encoded form.
+pub fn encode_binary_row(
+    out: &mut Vec<u8>,
+    columns: &[Column],
+    row: &[Value],
+    scratch: &mut Vec<u8>,
+) {
+    out.push(0x00);
+    let bitmap = out.len();
+    out.resize(bitmap + (columns.len() + 9) / 8, 0);
+    for (i, col) in columns.iter().enumerate() {
+        let v = match row.get(i) {
+            None | Some(Value::Null) => {
+                out[bitmap + (i + 2) / 8] |= 1 << ((i + 2) % 8);
+                continue;
+            }
+            Some(v) => v,
+        };
+        match col.data_type {
+            DataType::TinyInt { .. } => out.push(int_bits(v) as u8),
+            DataType::SmallInt { .. } => wire::put_u16(out, int_bits(v) as u16),
+            DataType::MediumInt { .. } | DataType::Int { .. } => {
+                wire::put_u32(out, int_bits(v) as u32)
+            }
+            DataType::BigInt { .. } => wire::put_u64(out, int_bits(v) as u64),
+            DataType::Float => {
+                out.extend_from_slice(&(v.to_f64().unwrap_or(0.0) as f32).to_le_bytes())
+            }
+            DataType::Double => out.extend_from_slice(&v.to_f64().unwrap_or(0.0).to_le_bytes()),
+            DataType::Date | DataType::DateTime { .. } | DataType::Timestamp { .. } => {
+                let (date_only, fsp) = match col.data_type {
+                    DataType::DateTime { fsp } | DataType::Timestamp { fsp } => (false, fsp),
+                    _ => (true, 0),
+                };
+                let dt = as_datetime(v).unwrap_or_default();
+                put_binary_datetime(out, &dt, date_only, fsp);
+            }
+            dt => match v {
+                Value::Bytes(b) if !needs_reformat(dt) => wire::put_lenenc_bytes(out, b),
+                v => {
+                    scratch.clear();
+                    text_value(scratch, dt, v);
+                    wire::put_lenenc_bytes(out, scratch);
+                }
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Cursor;
+
+    fn col(dt: DataType) -> Column {
+        Column::new("c", dt)
+    }
+
+    fn text_row(cols: &[Column], row: &[Value]) -> Vec<Option<String>> {
+        let mut out = Vec::new();
+        encode_text_row(&mut out, cols, row, &mut Vec::new());
+        let mut c = Cursor::new(&out);
+        let mut vals = Vec::new();
+        while !c.is_empty() {
+            if out[c.position()] == NULL_MARKER {
+                c.skip(1).expect("null marker");
+                vals.push(None);
+            } else {
+                let b = c.lenenc_bytes().expect("lenenc value");
+                vals.push(Some(String::from_utf8_lossy(b).into_owned()));
+            }
+        }
+        vals
+    }
+
+    fn dec(s: &str) -> Value {
+        Value::Decimal(s.parse().expect("decimal literal"))
+    }
+
+    fn dt(s: &str) -> Value {
+        Value::DateTime(DateTime::parse(s).expect("datetime literal"))
+    }
+
+    #[test]
+    fn column_metadata_matches_mysql() {
+        let m = |dt| {
+            let m = column_meta(dt);
+            (m.type_code, m.collation, m.length, m.decimals)
+        };
+        assert_eq!(m(DataType::Int { unsigned: false }), (3, 63, 11, 0));
+        assert_eq!(m(DataType::Int { unsigned: true }), (3, 63, 10, 0));
+        assert_eq!(m(DataType::BigInt { unsigned: false }), (8, 63, 20, 0));
+        assert_eq!(m(DataType::BigInt { unsigned: true }), (8, 63, 20, 0));
+        assert_eq!(m(DataType::TinyInt { unsigned: false }), (1, 63, 4, 0));
+        assert_eq!(
+            m(DataType::Decimal {
+                precision: 10,
+                scale: 2
+            }),
+            (246, 63, 12, 2)
+        );
+        assert_eq!(
+            m(DataType::Decimal {
+                precision: 10,
+                scale: 0
+            }),
+            (246, 63, 11, 0)
+        );
+        assert_eq!(m(DataType::VarChar { len: 100 }), (253, 255, 400, 0));
+        assert_eq!(m(DataType::Char { len: 10 }), (254, 255, 40, 0));
+        assert_eq!(m(DataType::VarBinary { len: 10 }), (253, 63, 10, 0));
+        assert_eq!(m(DataType::Text { max_len: 65535 }), (252, 255, 262140, 0));
+        assert_eq!(m(DataType::Text { max_len: u32::MAX }).2, u32::MAX);
+        assert_eq!(m(DataType::Date), (10, 63, 10, 0));
+        assert_eq!(m(DataType::DateTime { fsp: 0 }), (12, 63, 19, 0));
+        assert_eq!(m(DataType::DateTime { fsp: 3 }), (12, 63, 23, 3));
+        assert_eq!(m(DataType::Timestamp { fsp: 6 }), (7, 63, 26, 6));
+        assert_eq!(m(DataType::Double), (5, 63, 22, 31));
+        assert_eq!(
+            column_meta(DataType::Blob { max_len: 65535 }).flags,
+            BLOB_FLAG | BINARY_FLAG
+        );
+        assert_eq!(
+            column_meta(DataType::Int { unsigned: true }).flags,
+            BINARY_FLAG | UNSIGNED_FLAG
+        );
+    }
+
+    #[test]
+    fn column_definition_packet() {
+        let c = Column {
+            schema: "db".into(),
+            table: "t".into(),
+            org_table: "t".into(),
+            name: "id".into(),
+            org_name: "id".into(),
+            data_type: DataType::Int { unsigned: false },
+            nullable: false,
+            flags: PRI_KEY_FLAG | AUTO_INCREMENT_FLAG,
+        };
+        let mut out = Vec::new();
+        encode_column_def(&mut out, &c, false);
+        let mut r = Cursor::new(&out);
+        for expected in ["def", "db", "t", "t", "id", "id"] {
+            assert_eq!(r.lenenc_bytes(), Ok(expected.as_bytes()));
+        }
+        assert_eq!(r.u8(), Ok(0x0C));
+        assert_eq!(r.u16(), Ok(63));
+        assert_eq!(r.u32(), Ok(11));
+        assert_eq!(r.u8(), Ok(3));
+        assert_eq!(
+            r.u16(),
+            Ok(NOT_NULL_FLAG | PRI_KEY_FLAG | AUTO_INCREMENT_FLAG | BINARY_FLAG)
+        );
+        assert_eq!(r.u8(), Ok(0));
+        assert_eq!(r.u16(), Ok(0));
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn ok_eof_err_packets() {
+        let mut out = Vec::new();
+        let ok = OkInfo {
+            affected_rows: 300,
+            last_insert_id: 5,
+            warnings: 1,
+            info: "Rows matched: 1".into(),
+        };
+        encode_ok(&mut out, 0, &ok, 3);
+        assert_eq!(&out[..10], &[0, 0xFC, 0x2C, 0x01, 5, 3, 0, 1, 0, b'R']);
+        out.clear();
+        encode_eof(&mut out, 0, 2);
+        assert_eq!(out, [0xFE, 0, 0, 2, 0]);
+        out.clear();
+        encode_error(&mut out, &lockstep_types::Error::no_db());
+        assert_eq!(&out[..9], b"\xFF\x16\x04#3D000");
+        assert_eq!(&out[9..], b"No database selected");
+        out.clear();
+        let long = "é".repeat(400);
+        encode_err(&mut out, 1040, None, &long);
+        assert!(out.len() <= 3 + MAX_ERROR_MESSAGE);
+        assert!(std::str::from_utf8(&out[3..]).is_ok());
+    }
+
+    #[test]
+    fn text_values_follow_column_types() {
+        let cols = [
+            col(DataType::Int { unsigned: false }),
+            col(DataType::Decimal {
+                precision: 10,
+                scale: 2,
+            }),
+            col(DataType::Decimal {
+                precision: 10,
+                scale: 2,
+            }),
+            col(DataType::DateTime { fsp: 0 }),
+            col(DataType::DateTime { fsp: 3 }),
+            col(DataType::VarChar { len: 10 }),
+            col(DataType::Date),
+            col(DataType::Float),
+            col(DataType::Double),
+            col(DataType::BigInt { unsigned: true }),
+            col(DataType::Decimal {
+                precision: 10,
+                scale: 2,
+            }),
+        ];
+        let row = [
+            Value::Int(-42),
+            dec("1.5"),
+            Value::Int(3),
+            dt("2024-01-02 03:04:05.678"),
+            dt("2024-01-02 03:04:05.678"),
+            Value::str("héllo"),
+            dt("2024-01-02 03:04:05"),
+            Value::Double(0.1f32 as f64),
+            Value::Double(0.1),
+            Value::UInt(u64::MAX),
+            dec("2.345"),
+        ];
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(
+            text_row(&cols, &row),
+            vec![
+                s("-42"),
+                s("1.50"),
+                s("3.00"),
+                s("2024-01-02 03:04:05"),
+                s("2024-01-02 03:04:05.678"),
+                s("héllo"),
+                s("2024-01-02"),
+                s("0.1"),
+                s("0.1"),
+                s("18446744073709551615"),
+                s("2.35"),
+            ]
+        );
+        // Short rows become NULLs, wrong variants are converted, nothing panics.
+        let odd = [Value::Double(2.6), Value::str("x"), Value::Null];
+        assert_eq!(
+            text_row(&cols[..4], &odd),
+            vec![s("3"), s("0.00"), None, None]
+        );
+        assert_eq!(text_row(&cols[..1], &[]), vec![None]);
+    }
+
+    #[test]
+    fn binary_row_encoding() {
+        let cols = [
+            col(DataType::TinyInt { unsigned: false }),
+            col(DataType::Int { unsigned: false }),
+            col(DataType::BigInt { unsigned: true }),
+            col(DataType::Double),
+            col(DataType::VarChar { len: 5 }),
+            col(DataType::DateTime { fsp: 6 }),
+            col(DataType::Date),
+            col(DataType::Decimal {
+                precision: 5,
+                scale: 1,
+            }),
+            col(DataType::Float),
+        ];
+        let row = [
+            Value::Int(-1),
+            Value::Null,
+            Value::UInt(u64::MAX),
+            Value::Double(1.5),
+            Value::str("ab"),
+            dt("2024-01-02 03:04:05.000007"),
+            Value::Date(Date::new(2020, 2, 29).expect("leap day")),
+            dec("1.25"),
+            Value::Double(2.5),
+        ];
+        let mut out = Vec::new();
+        encode_binary_row(&mut out, &cols, &row, &mut Vec::new());
+        let mut expected = vec![0x00, 0b0000_1000, 0x00];
+        expected.push(0xFF);
+        expected.extend_from_slice(&u64::MAX.to_le_bytes());
+        expected.extend_from_slice(&1.5f64.to_le_bytes());
+        expected.extend_from_slice(b"\x02ab");
+        expected.extend_from_slice(&[11, 0xE8, 0x07, 1, 2, 3, 4, 5, 7, 0, 0, 0]);
+        expected.extend_from_slice(&[4, 0xE4, 0x07, 2, 29]);
+        expected.extend_from_slice(b"\x031.3");
+        expected.extend_from_slice(&2.5f32.to_le_bytes());
+        assert_eq!(out, expected);
+    }
+}
