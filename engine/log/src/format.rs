@@ -1,0 +1,458 @@
+//! On-disk format: segment files, record framing, and the stream reader used by
+//! recovery and by `SegmentReader`.
+//!
+//! The log is one logical byte stream; an LSN is a byte offset in it. The stream
+//! is cut into segment files, each covering `[start, start + cap)`. A segment
+//! file is a 64-byte header followed by the stream bytes of that range. Records
+//! are NOT padded to segment ends: a record may straddle two (or, if huge, more)
+//! segments. This keeps LSN reservation a single `fetch_add` (7.1.1) — nobody has
+//! to know where a segment ends when reserving. The header stores the LSN of the
+//! first record that starts inside the segment so a segment can be read on its
+//! own (`lockstep binlog <file>`) or after older segments were deleted.
+//!
+//! Record framing: `[len u32 LE][crc u32 LE][payload]`. The crc32 covers the
+//! record's own start LSN, the len field and the payload: covering the LSN means
+//! bytes of a record can never validate at another position (so the forward
+//! scan that tells a torn tail from damage in the middle has no false hits from
+//! shifted data), and covering the length means a zeroed header (`len = 0,
+//! crc = 0`) never validates. Bit 31 of `len` marks a padding record (written
+//! when a `Reservation` is dropped unwritten); recovery skips those.
+
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::{LogError, Lsn};
+
+pub(crate) const SEG_HEADER: u64 = 64;
+pub(crate) const REC_HEADER: usize = 8;
+pub(crate) const PAD_FLAG: u32 = 1 << 31;
+/// Largest payload a record can carry (len field minus the padding flag).
+pub const MAX_PAYLOAD: usize = (PAD_FLAG - 1) as usize;
+pub(crate) const NO_RECORD: u64 = u64::MAX;
+const MAGIC: &[u8; 8] = b"LKSTPLOG";
+const VERSION: u32 = 1;
+
+pub(crate) fn seg_name(start: Lsn) -> String {
+    format!("log-{start:020}.seg")
+}
+
+pub(crate) fn parse_seg_name(name: &str) -> Option<Lsn> {
+    let digits = name.strip_prefix("log-")?.strip_suffix(".seg")?;
+    if digits.len() != 20 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+pub(crate) fn record_crc(lsn: Lsn, len_field: u32, payload: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&lsn.to_le_bytes());
+    h.update(&len_field.to_le_bytes());
+    h.update(payload);
+    h.finalize()
+}
+
+pub(crate) fn io_err(op: &'static str, path: &Path, e: std::io::Error) -> LogError {
+    LogError::Io {
+        op,
+        path: path.to_path_buf(),
+        kind: e.kind(),
+        msg: e.to_string(),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SegHeader {
+    pub start: Lsn,
+    pub cap: u64,
+    /// LSN of the first record starting in this segment, `NO_RECORD` if a huge
+    /// record covers the whole segment.
+    pub first_rec: Lsn,
+}
+
+impl SegHeader {
+    pub fn encode(&self) -> [u8; SEG_HEADER as usize] {
+        let mut b = [0u8; SEG_HEADER as usize];
+        b[0..8].copy_from_slice(MAGIC);
+        b[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        b[12..16].copy_from_slice(&(SEG_HEADER as u32).to_le_bytes());
+        b[16..24].copy_from_slice(&self.start.to_le_bytes());
+        b[24..32].copy_from_slice(&self.cap.to_le_bytes());
+        b[32..40].copy_from_slice(&self.first_rec.to_le_bytes());
+        let crc = crc32fast::hash(&b[0..40]);
+        b[40..44].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    pub fn decode(b: &[u8]) -> Result<Self, String> {
+        if b.len() < SEG_HEADER as usize {
+            return Err(format!("short header ({} bytes)", b.len()));
+        }
+        if &b[0..8] != MAGIC {
+            return Err("bad magic".into());
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+        if u32_at(40) != crc32fast::hash(&b[0..40]) {
+            return Err("header checksum mismatch".into());
+        }
+        if u32_at(8) != VERSION || u32_at(12) != SEG_HEADER as u32 {
+            return Err(format!("unsupported version {}", u32_at(8)));
+        }
+        let h = SegHeader {
+            start: u64_at(16),
+            cap: u64_at(24),
+            first_rec: u64_at(32),
+        };
+        if h.cap == 0 {
+            return Err("zero capacity".into());
+        }
+        if h.first_rec != NO_RECORD && (h.first_rec < h.start || h.first_rec > h.start + h.cap) {
+            return Err(format!("first record {} outside segment", h.first_rec));
+        }
+        Ok(h)
+    }
+}
+
+/// A segment file found on disk with a valid header.
+#[derive(Debug, Clone)]
+pub(crate) struct SegFile {
+    pub hdr: SegHeader,
+    pub path: PathBuf,
+    /// Stream bytes present in the file (file length minus header), capped at `cap`.
+    pub data_len: u64,
+}
+
+impl SegFile {
+    pub fn start(&self) -> Lsn {
+        self.hdr.start
+    }
+    pub fn end_cap(&self) -> Lsn {
+        self.hdr.start + self.hdr.cap
+    }
+}
+
+/// One `log-*.seg` file: its name-derived start and either its parsed header
+/// or why it could not be parsed.
+pub(crate) struct Listed {
+    pub name_start: Lsn,
+    pub path: PathBuf,
+    pub file_len: u64,
+    pub parsed: Result<SegFile, String>,
+}
+
+pub(crate) fn list_segments(dir: &Path) -> Result<Vec<Listed>, LogError> {
+    let mut out = Vec::new();
+    let rd = fs::read_dir(dir).map_err(|e| io_err("read_dir", dir, e))?;
+    for ent in rd {
+        let ent = ent.map_err(|e| io_err("read_dir", dir, e))?;
+        let name = ent.file_name();
+        let Some(start) = name.to_str().and_then(parse_seg_name) else {
+            continue;
+        };
+        let path = ent.path();
+        let f = File::open(&path).map_err(|e| io_err("open", &path, e))?;
+        let file_len = f.metadata().map_err(|e| io_err("stat", &path, e))?.len();
+        let mut hb = vec![0u8; SEG_HEADER.min(file_len) as usize];
+        f.read_exact_at(&mut hb, 0)
+            .map_err(|e| io_err("read", &path, e))?;
+        let parsed = SegHeader::decode(&hb).and_then(|hdr| {
+            if hdr.start != start {
+                return Err(format!("header start {} != file name", hdr.start));
+            }
+            Ok(SegFile {
+                hdr,
+                path: path.clone(),
+                data_len: (file_len - SEG_HEADER).min(hdr.cap),
+            })
+        });
+        out.push(Listed {
+            name_start: start,
+            path,
+            file_len,
+            parsed,
+        });
+    }
+    out.sort_by_key(|l| l.name_start);
+    Ok(out)
+}
+
+/// Random access to the logical stream over a contiguous chain of segments,
+/// with a 1 MiB read cache (recovery reads records sequentially).
+pub(crate) struct Stream {
+    segs: Vec<SegFile>,
+    cache_seg: usize,
+    cache_off: u64,
+    cache: Vec<u8>,
+    file: Option<(usize, File)>,
+}
+
+const CACHE: u64 = 1 << 20;
+
+impl Stream {
+    pub fn new(segs: Vec<SegFile>) -> Self {
+        Stream {
+            segs,
+            cache_seg: usize::MAX,
+            cache_off: 0,
+            cache: Vec::new(),
+            file: None,
+        }
+    }
+
+    pub fn segs(&self) -> &[SegFile] {
+        &self.segs
+    }
+
+    /// One past the last stream byte present on disk.
+    pub fn end(&self) -> Lsn {
+        self.segs
+            .last()
+            .map(|s| s.start() + s.data_len)
+            .unwrap_or(0)
+    }
+
+    fn seg_of(&self, pos: Lsn) -> Option<usize> {
+        let i = self.segs.partition_point(|s| s.start() <= pos);
+        if i == 0 {
+            return None;
+        }
+        let s = &self.segs[i - 1];
+        (pos < s.end_cap()).then_some(i - 1)
+    }
+
+    /// Fills `out` with the stream bytes at `pos`; `Ok(false)` if any are missing.
+    pub fn read(&mut self, mut pos: Lsn, out: &mut [u8]) -> Result<bool, LogError> {
+        let mut done = 0;
+        while done < out.len() {
+            let Some(si) = self.seg_of(pos) else {
+                return Ok(false);
+            };
+            let off = pos - self.segs[si].start();
+            if off >= self.segs[si].data_len {
+                return Ok(false);
+            }
+            let in_cache = self.cache_seg == si
+                && off >= self.cache_off
+                && off < self.cache_off + self.cache.len() as u64;
+            if !in_cache {
+                self.fill(si, off)?;
+            }
+            let c = (off - self.cache_off) as usize;
+            let n = (self.cache.len() - c).min(out.len() - done);
+            out[done..done + n].copy_from_slice(&self.cache[c..c + n]);
+            done += n;
+            pos += n as u64;
+        }
+        Ok(true)
+    }
+
+    fn fill(&mut self, si: usize, off: u64) -> Result<(), LogError> {
+        if self.file.as_ref().map(|(i, _)| *i) != Some(si) {
+            let p = &self.segs[si].path;
+            let f = File::open(p).map_err(|e| io_err("open", p, e))?;
+            self.file = Some((si, f));
+        }
+        let n = CACHE.min(self.segs[si].data_len - off) as usize;
+        self.cache.resize(n, 0);
+        let (_, f) = self.file.as_ref().unwrap();
+        f.read_exact_at(&mut self.cache, SEG_HEADER + off)
+            .map_err(|e| io_err("read", &self.segs[si].path, e))?;
+        self.cache_seg = si;
+        self.cache_off = off;
+        Ok(())
+    }
+}
+
+pub(crate) enum Probe {
+    /// `pos` is exactly the end of the data on disk.
+    End,
+    /// Not an intact record (short, zeroed, bad length or checksum).
+    Bad(String),
+    Good {
+        pad: bool,
+        payload: Vec<u8>,
+    },
+}
+
+impl Probe {
+    pub fn next(pos: Lsn, payload: &[u8]) -> Lsn {
+        pos + REC_HEADER as u64 + payload.len() as u64
+    }
+}
+
+pub(crate) fn probe(s: &mut Stream, pos: Lsn) -> Result<Probe, LogError> {
+    let end = s.end();
+    if pos == end {
+        return Ok(Probe::End);
+    }
+    let mut h = [0u8; REC_HEADER];
+    if !s.read(pos, &mut h)? {
+        return Ok(Probe::Bad("short record header".into()));
+    }
+    let len_field = u32::from_le_bytes(h[0..4].try_into().unwrap());
+    let crc = u32::from_le_bytes(h[4..8].try_into().unwrap());
+    if len_field == 0 && crc == 0 {
+        return Ok(Probe::Bad("zeroed record header".into()));
+    }
+    let len = (len_field & !PAD_FLAG) as u64;
+    if len == 0 {
+        return Ok(Probe::Bad("zero-length record".into()));
+    }
+    if pos + REC_HEADER as u64 + len > end {
+        return Ok(Probe::Bad(format!(
+            "record of {len} bytes runs past the end of the log"
+        )));
+    }
+    let mut payload = vec![0u8; len as usize];
+    if !s.read(pos + REC_HEADER as u64, &mut payload)? {
+        return Ok(Probe::Bad("record data missing".into()));
+    }
+    if record_crc(pos, len_field, &payload) != crc {
+        return Ok(Probe::Bad("checksum mismatch".into()));
+    }
+    Ok(Probe::Good {
+        pad: len_field & PAD_FLAG != 0,
+        payload,
+    })
+}
+
+/// After a bad record at `bad`: is there an intact record anywhere later? A hit
+/// must be followed by another intact record or end exactly at the end of the
+/// data, so that random bytes matching a CRC (2^-32) are not enough.
+pub(crate) fn resync(s: &mut Stream, bad: Lsn) -> Result<Option<Lsn>, LogError> {
+    let end = s.end();
+    let mut q = bad + 1;
+    let mut h = [0u8; REC_HEADER];
+    while q + (REC_HEADER as u64) < end {
+        if s.read(q, &mut h)? {
+            let len = (u32::from_le_bytes(h[0..4].try_into().unwrap()) & !PAD_FLAG) as u64;
+            if len > 0 && q + REC_HEADER as u64 + len <= end {
+                if let Probe::Good { payload, .. } = probe(s, q)? {
+                    let n = Probe::next(q, &payload);
+                    if n == end || matches!(probe(s, n)?, Probe::Good { .. }) {
+                        return Ok(Some(q));
+                    }
+                }
+            }
+        }
+        q += 1;
+    }
+    Ok(None)
+}
+
+/// Opens a fresh segment file and writes its header (caller fsyncs).
+pub(crate) fn create_segment(dir: &Path, hdr: SegHeader) -> Result<File, LogError> {
+    let path = dir.join(seg_name(hdr.start));
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| io_err("create", &path, e))?;
+    f.write_all_at(&hdr.encode(), 0)
+        .map_err(|e| io_err("write", &path, e))?;
+    Ok(f)
+}
+
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), LogError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_err("fsync dir", dir, e))
+}
+
+/// Reads one segment file on its own (like mysqlbinlog): yields every record
+/// that STARTS in this segment. The tail of a record that straddles into the
+/// next segment is read from the next file in the same directory, if present.
+pub struct SegmentReader {
+    stream: Stream,
+    pos: Lsn,
+    limit: Lsn,
+    done: bool,
+}
+
+impl SegmentReader {
+    pub fn open(path: &Path) -> Result<Self, LogError> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let f = File::open(path).map_err(|e| io_err("open", path, e))?;
+        let file_len = f.metadata().map_err(|e| io_err("stat", path, e))?.len();
+        let mut hb = vec![0u8; SEG_HEADER.min(file_len) as usize];
+        f.read_exact_at(&mut hb, 0)
+            .map_err(|e| io_err("read", path, e))?;
+        let hdr = SegHeader::decode(&hb).map_err(|reason| LogError::BadSegment {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+        let mut chain = vec![SegFile {
+            hdr,
+            path: path.to_path_buf(),
+            data_len: (file_len - SEG_HEADER).min(hdr.cap),
+        }];
+        // Follow-on segments, only for the continuation of a straddling record.
+        let mut next = hdr.start + hdr.cap;
+        if let Ok(listed) = list_segments(dir) {
+            for l in listed {
+                match l.parsed {
+                    Ok(sf)
+                        if sf.start() == next
+                            && chain.last().unwrap().data_len == chain.last().unwrap().hdr.cap =>
+                    {
+                        next = sf.end_cap();
+                        chain.push(sf);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(SegmentReader {
+            stream: Stream::new(chain),
+            pos: hdr.first_rec,
+            limit: hdr.start + hdr.cap,
+            done: hdr.first_rec == NO_RECORD,
+        })
+    }
+}
+
+impl Iterator for SegmentReader {
+    type Item = Result<(Lsn, Vec<u8>), LogError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done && self.pos < self.limit {
+            let pos = self.pos;
+            match probe(&mut self.stream, pos) {
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+                Ok(Probe::End) => self.done = true,
+                Ok(Probe::Good { pad, payload }) => {
+                    self.pos = Probe::next(pos, &payload);
+                    if !pad {
+                        return Some(Ok((pos, payload)));
+                    }
+                }
+                Ok(Probe::Bad(reason)) => {
+                    self.done = true;
+                    // A torn tail is a clean end; damage followed by intact
+                    // records is reported.
+                    return match resync(&mut self.stream, pos) {
+                        Ok(Some(next_good)) => Some(Err(LogError::CorruptMiddle {
+                            lsn: pos,
+                            next_good,
+                            reason,
+                        })),
+                        Ok(None) => None,
+                        Err(e) => Some(Err(e)),
+                    };
+                }
+            }
+        }
+        None
+    }
+}

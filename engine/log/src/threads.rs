@@ -1,0 +1,330 @@
+//! The dedicated log threads (7.1.1, WL#10310 items 4-7): the writer moves the
+//! contiguous prefix of the ring into segment files, the flusher fsyncs, the
+//! notifier wakes waiting committers one by one. None of them waits on a
+//! committer except for the hole at the head of the ring.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{fence, AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::Waker;
+use std::time::{Duration, Instant};
+
+use crate::format::{self, io_err, SegHeader, NO_RECORD, PAD_FLAG, REC_HEADER, SEG_HEADER};
+use crate::{kick, FlushMode, LogError, Lsn, Shared};
+
+/// Idle protocol shared by the three threads: spin a little (the next batch
+/// usually arrives within microseconds under load), then announce sleep and
+/// park; `kick` on the producer side unparks only announced sleepers.
+fn idle(flag: &AtomicBool, spins: u32, has_work: impl Fn() -> bool, timeout: Duration) {
+    for i in 0..spins {
+        if has_work() {
+            return;
+        }
+        if i % 64 == 63 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+    flag.store(true, Ordering::Relaxed);
+    fence(Ordering::SeqCst);
+    if !has_work() {
+        std::thread::park_timeout(timeout);
+    }
+    flag.store(false, Ordering::Relaxed);
+}
+
+pub(crate) struct CurSeg {
+    pub file: Arc<File>,
+    pub start: Lsn,
+    pub cap: u64,
+}
+
+pub(crate) struct Writer {
+    pub s: Arc<Shared>,
+    /// Everything below `w` is written to the OS.
+    pub w: Lsn,
+    /// Start of the next record whose header the writer has not parsed yet.
+    pub next_rec: Lsn,
+    /// Next segment boundary whose first record start is not yet known.
+    pub bound: Lsn,
+    /// (segment start, first record start in it) for segments not yet created.
+    pub pending: VecDeque<(Lsn, Lsn)>,
+    pub cur: Option<CurSeg>,
+    /// Start of the next segment to create.
+    pub next_seg: Lsn,
+}
+
+/// Largest batch handed to one `pwrite` pass, so `written` (and ring space)
+/// advances regularly even under a flood of commits.
+const MAX_BATCH: u64 = 4 << 20;
+
+impl Writer {
+    pub fn run(mut self) {
+        let batch = MAX_BATCH.min(self.s.ring.cap() as u64 / 2);
+        loop {
+            let sh = self.s.clone();
+            let s = &*sh;
+            if s.crash.load(Ordering::Acquire) || s.failed.load(Ordering::Acquire) {
+                return;
+            }
+            // Follow the link buffer from `w` to the end of the contiguous run.
+            let mut e = self.w;
+            while e - self.w < batch {
+                match s.links.take(e) {
+                    Some(len) => e += len,
+                    None => break,
+                }
+            }
+            if e == self.w {
+                if s.stopping.load(Ordering::SeqCst) && s.reserved.load(Ordering::SeqCst) == self.w
+                {
+                    return;
+                }
+                let w = self.w;
+                idle(
+                    &s.writer_sleeping,
+                    256,
+                    || s.links.is_set(w) || s.stopping.load(Ordering::Relaxed),
+                    Duration::from_millis(50),
+                );
+                continue;
+            }
+            if let Err(err) = self.write_out(e) {
+                s.fail(err);
+                return;
+            }
+            debug_assert!(
+                e <= s.reserved.load(Ordering::Relaxed),
+                "written beyond reserved"
+            );
+            s.written.store(e, Ordering::SeqCst);
+            self.w = e;
+            match s.cfg.flush_mode {
+                FlushMode::EveryCommit => kick(&s.flusher_sleeping, &s.flusher_thread),
+                FlushMode::WriteOnly => {
+                    s.ack.store(e, Ordering::Release);
+                    kick(&s.notifier_sleeping, &s.notifier_thread);
+                }
+                FlushMode::PerSecond => {}
+            }
+            if s.space_waiters.load(Ordering::SeqCst) > 0 {
+                let _g = s.space_lock.lock();
+                s.space_cv.notify_all();
+            }
+        }
+    }
+
+    fn note_start(&mut self, r: Lsn) {
+        let cap = self.s.cfg.segment_size;
+        while r >= self.bound {
+            let first = if r < self.bound + cap { r } else { NO_RECORD };
+            self.pending.push_back((self.bound, first));
+            self.bound += cap;
+        }
+    }
+
+    /// Writes the ring bytes `[w, e)` into the segment files.
+    fn write_out(&mut self, e: Lsn) -> Result<(), LogError> {
+        let s = self.s.clone();
+        // Parse record headers in the batch: record boundaries decide each new
+        // segment's `first_rec`. Every record's first piece holds its header.
+        self.note_start(self.next_rec);
+        while self.next_rec < e {
+            // SAFETY: [w, e) was published complete and `written` has not moved
+            // past it, so committers cannot be writing these bytes.
+            let len_field = unsafe { s.ring.read_u32(self.next_rec) };
+            let len = (len_field & !PAD_FLAG) as u64;
+            debug_assert!(
+                len > 0,
+                "zero-length record in the ring at {}",
+                self.next_rec
+            );
+            self.next_rec += REC_HEADER as u64 + len;
+            self.note_start(self.next_rec);
+        }
+        let mut x = self.w;
+        while x < e {
+            let covered = self.cur.as_ref().is_some_and(|c| x < c.start + c.cap);
+            if !covered {
+                self.switch_segment()?;
+            }
+            let cur = self.cur.as_ref().unwrap();
+            debug_assert!(cur.start <= x);
+            let y = e.min(cur.start + cur.cap);
+            // SAFETY: see above; the slices stay valid until we publish `written`.
+            let (a, b) = unsafe { s.ring.slices(x, y) };
+            let off = SEG_HEADER + (x - cur.start);
+            if s.fail_next_io.swap(false, Ordering::SeqCst) {
+                return Err(io_err(
+                    "write",
+                    &s.cfg.dir,
+                    std::io::Error::other("injected I/O failure"),
+                ));
+            }
+            let path = || s.cfg.dir.join(format::seg_name(cur.start));
+            cur.file
+                .write_all_at(a, off)
+                .map_err(|e| io_err("write", &path(), e))?;
+            if !b.is_empty() {
+                cur.file
+                    .write_all_at(b, off + a.len() as u64)
+                    .map_err(|e| io_err("write", &path(), e))?;
+            }
+            s.writes.fetch_add(1, Ordering::Relaxed);
+            s.bytes_written.fetch_add(y - x, Ordering::Relaxed);
+            x = y;
+        }
+        Ok(())
+    }
+
+    /// Closes the current segment (fsynced, so a later segment never holds
+    /// durable data while an earlier one does not) and starts the next.
+    fn switch_segment(&mut self) -> Result<(), LogError> {
+        let s = self.s.clone();
+        if let Some(old) = self.cur.take() {
+            old.file
+                .sync_data()
+                .map_err(|e| io_err("fsync", &s.cfg.dir.join(format::seg_name(old.start)), e))?;
+            s.fsyncs.fetch_add(1, Ordering::Relaxed);
+        }
+        let start = self.next_seg;
+        while self.pending.front().is_some_and(|&(b, _)| b < start) {
+            self.pending.pop_front();
+        }
+        let first_rec = match self.pending.pop_front() {
+            Some((b, f)) if b == start => f,
+            other => {
+                debug_assert!(
+                    false,
+                    "no first-record entry for segment {start}: {other:?}"
+                );
+                NO_RECORD
+            }
+        };
+        let hdr = SegHeader {
+            start,
+            cap: s.cfg.segment_size,
+            first_rec,
+        };
+        let file = Arc::new(format::create_segment(&s.cfg.dir, hdr)?);
+        format::sync_dir(&s.cfg.dir)?;
+        s.segments
+            .lock()
+            .push((start, hdr.cap, s.cfg.dir.join(format::seg_name(start))));
+        *s.cur_file.lock() = Some(file.clone());
+        self.next_seg = start + hdr.cap;
+        self.cur = Some(CurSeg {
+            file,
+            start,
+            cap: hdr.cap,
+        });
+        Ok(())
+    }
+}
+
+pub(crate) fn flusher(s: Arc<Shared>) {
+    let mut last_sync = Instant::now();
+    let period = Duration::from_secs(1);
+    loop {
+        if s.crash.load(Ordering::Acquire) || s.failed.load(Ordering::Acquire) {
+            return;
+        }
+        let w = s.written.load(Ordering::Acquire);
+        let d = s.durable.load(Ordering::Relaxed);
+        debug_assert!(d <= w, "durable beyond written");
+        let writer_done = s.writer_done.load(Ordering::Acquire);
+        let due = w > d
+            && (s.cfg.flush_mode == FlushMode::EveryCommit
+                || writer_done
+                || last_sync.elapsed() >= period);
+        if due {
+            // The file current now holds everything up to `w`, or the writer
+            // moved on and fsynced the older segment itself before doing so.
+            let file = s.cur_file.lock().clone();
+            if let Some(f) = file {
+                let r = if s.fail_next_io.swap(false, Ordering::SeqCst) {
+                    Err(std::io::Error::other("injected I/O failure"))
+                } else {
+                    f.sync_data()
+                };
+                if let Err(e) = r {
+                    // Never retry: after a failed fsync the kernel may have
+                    // dropped the dirty pages, so a later "successful" fsync
+                    // would ack data that is not on disk.
+                    s.fail(io_err("fsync", &s.cfg.dir, e));
+                    return;
+                }
+                s.fsyncs.fetch_add(1, Ordering::Relaxed);
+            }
+            s.durable.store(w, Ordering::Release);
+            if s.cfg.flush_mode == FlushMode::EveryCommit {
+                s.ack.store(w, Ordering::SeqCst);
+                kick(&s.notifier_sleeping, &s.notifier_thread);
+            }
+            last_sync = Instant::now();
+            continue;
+        }
+        if writer_done && w == d {
+            return;
+        }
+        match s.cfg.flush_mode {
+            FlushMode::EveryCommit => idle(
+                &s.flusher_sleeping,
+                256,
+                || {
+                    s.written.load(Ordering::Relaxed) > s.durable.load(Ordering::Relaxed)
+                        || s.writer_done.load(Ordering::Relaxed)
+                },
+                Duration::from_millis(50),
+            ),
+            _ => {
+                let left = period.saturating_sub(last_sync.elapsed());
+                std::thread::park_timeout(
+                    left.min(Duration::from_millis(50))
+                        .max(Duration::from_millis(1)),
+                );
+            }
+        }
+    }
+}
+
+pub(crate) fn notifier(s: Arc<Shared>) {
+    let mut last = s.ack.load(Ordering::Acquire);
+    let mut wakers: Vec<Waker> = Vec::with_capacity(1024);
+    loop {
+        if s.crash.load(Ordering::Acquire) {
+            return;
+        }
+        let a = s.ack.load(Ordering::SeqCst);
+        if a > last {
+            s.waiters.collect_range(last, a, &mut wakers);
+            last = a;
+            s.wakeups.fetch_add(wakers.len() as u64, Ordering::Relaxed);
+            // Each waiter is woken alone, outside the shard locks.
+            wakers.drain(..).for_each(Waker::wake);
+            continue;
+        }
+        if s.failed.load(Ordering::SeqCst) {
+            // Waiters see the error on re-poll; new ones fail fast.
+            s.waiters.collect_all(&mut wakers);
+            wakers.drain(..).for_each(Waker::wake);
+            return;
+        }
+        if s.flusher_done.load(Ordering::Acquire) {
+            return;
+        }
+        idle(
+            &s.notifier_sleeping,
+            256,
+            || {
+                s.ack.load(Ordering::Relaxed) > last
+                    || s.failed.load(Ordering::Relaxed)
+                    || s.flusher_done.load(Ordering::Relaxed)
+            },
+            Duration::from_millis(50),
+        );
+    }
+}
