@@ -1,0 +1,1059 @@
+//! End-to-end: a mock Handler behind `serve`, driven by a tiny client
+//! written here (over an in-memory duplex stream), and by the real `mariadb`
+//! command-line client over loopback TCP when it is installed.
+
+use lockstep_protocol::command::{decode_binary_value, ParamType};
+use lockstep_protocol::handshake::caps;
+use lockstep_protocol::packet::{PacketReader, PacketWriter};
+use lockstep_protocol::resultset::{status_flags, types};
+use lockstep_protocol::wire::{self, Cursor};
+use lockstep_protocol::{
+    column_flags, native_password, serve, Column, Config, Handler, Handshake, OkInfo, PreparedInfo,
+    Response, ResultSet, Status,
+};
+use lockstep_types::error::Code;
+use lockstep_types::{DataType, DateTime, Error, Value};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncWriteExt, DuplexStream};
+
+// ---------------------------------------------------------------- mock server
+
+struct Mock {
+    in_tx: bool,
+    next_stmt: u32,
+    disconnected: Arc<AtomicBool>,
+}
+
+fn table_columns() -> Vec<Column> {
+    let mut id = Column::new("id", DataType::Int { unsigned: false });
+    id.nullable = false;
+    id.flags = column_flags::PRI_KEY_FLAG | column_flags::AUTO_INCREMENT_FLAG;
+    (id.schema, id.table, id.org_table) = ("test".into(), "t".into(), "t".into());
+    vec![
+        id,
+        Column::new("name", DataType::VarChar { len: 20 }),
+        Column::new(
+            "price",
+            DataType::Decimal {
+                precision: 10,
+                scale: 2,
+            },
+        ),
+        Column::new("at", DataType::DateTime { fsp: 0 }),
+    ]
+}
+
+fn table_rows() -> Vec<Vec<Value>> {
+    vec![
+        vec![
+            Value::Int(1),
+            Value::str("apple"),
+            Value::Decimal("1.5".parse().expect("decimal")),
+            Value::DateTime(DateTime::parse("2024-05-06 07:08:09").expect("datetime")),
+        ],
+        vec![Value::Int(2), Value::Null, Value::Int(3), Value::Null],
+    ]
+}
+
+fn column_for(v: &Value) -> DataType {
+    match v {
+        Value::Int(_) => DataType::BigInt { unsigned: false },
+        Value::UInt(_) => DataType::BigInt { unsigned: true },
+        Value::Double(_) => DataType::Double,
+        Value::Decimal(_) => DataType::Decimal {
+            precision: 10,
+            scale: 2,
+        },
+        Value::Date(_) => DataType::Date,
+        Value::DateTime(_) => DataType::DateTime { fsp: 6 },
+        Value::Null | Value::Bytes(_) => DataType::VarChar { len: 255 },
+    }
+}
+
+impl Mock {
+    fn new(disconnected: Arc<AtomicBool>) -> Self {
+        Mock {
+            in_tx: false,
+            next_stmt: 1,
+            disconnected,
+        }
+    }
+
+    fn run_one(&mut self, sql: &str) -> Result<Response, Error> {
+        let lower = sql.trim().to_ascii_lowercase();
+        if lower.starts_with("select") && lower.contains("from t") {
+            Ok(Response::Rows(ResultSet {
+                columns: table_columns(),
+                rows: table_rows(),
+            }))
+        } else if lower.starts_with("select") {
+            // Echo the literal after SELECT as a one-row string result.
+            let text = sql.trim()[6..].trim().to_string();
+            Ok(Response::Rows(ResultSet {
+                columns: vec![Column::new(text.clone(), DataType::VarChar { len: 64 })],
+                rows: vec![vec![Value::Bytes(text.into_bytes())]],
+            }))
+        } else if lower.starts_with("insert") {
+            Ok(Response::Ok(OkInfo {
+                affected_rows: 1,
+                last_insert_id: 42,
+                warnings: 0,
+                info: String::new(),
+            }))
+        } else if lower == "begin" {
+            self.in_tx = true;
+            Ok(Response::Ok(OkInfo::default()))
+        } else if lower == "commit" {
+            self.in_tx = false;
+            Ok(Response::Ok(OkInfo::default()))
+        } else if lower.starts_with("kill") || lower.starts_with("set") {
+            Ok(Response::Ok(OkInfo::default()))
+        } else {
+            Err(Error::parse(sql.trim()))
+        }
+    }
+}
+
+impl Handler for Mock {
+    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<(), Error> {
+        let ok = hs.user == "root"
+            && hs.auth_plugin == native_password::PLUGIN_NAME
+            && native_password::verify(
+                hs.scramble,
+                hs.auth_response,
+                &native_password::stage2_hash("pw"),
+            );
+        if !ok {
+            return Err(Error::new(
+                Code::AccessDenied,
+                format!(
+                    "Access denied for user '{}'@'localhost' (using password: YES)",
+                    hs.user
+                ),
+            ));
+        }
+        match hs.database {
+            None | Some("test") => Ok(()),
+            Some(db) => Err(Error::new(Code::BadDb, format!("Unknown database '{db}'"))),
+        }
+    }
+
+    async fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Response, Error>> {
+        let stmts: Vec<&str> = if multi {
+            sql.split(';').filter(|s| !s.trim().is_empty()).collect()
+        } else {
+            vec![sql]
+        };
+        let mut out = Vec::new();
+        for s in stmts {
+            let r = self.run_one(s);
+            let stop = r.is_err();
+            out.push(r);
+            if stop {
+                break;
+            }
+        }
+        out
+    }
+
+    fn prepare(&mut self, sql: &str) -> Result<PreparedInfo, Error> {
+        let n = sql.matches('?').count();
+        let id = self.next_stmt;
+        self.next_stmt += 1;
+        Ok(PreparedInfo {
+            statement_id: id,
+            params: (0..n)
+                .map(|_| Column::new("?", DataType::VarBinary { len: 0 }))
+                .collect(),
+            columns: if sql.to_ascii_lowercase().contains("from t") {
+                table_columns()
+            } else {
+                Vec::new()
+            },
+        })
+    }
+
+    async fn execute(&mut self, _id: u32, params: Vec<Value>) -> Result<Response, Error> {
+        if params.is_empty() {
+            return Ok(Response::Rows(ResultSet {
+                columns: table_columns(),
+                rows: table_rows(),
+            }));
+        }
+        // Echo the parameters back as one row typed after their values.
+        Ok(Response::Rows(ResultSet {
+            columns: params
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Column::new(format!("p{i}"), column_for(v)))
+                .collect(),
+            rows: vec![params],
+        }))
+    }
+
+    fn close_statement(&mut self, _id: u32) {}
+
+    fn init_db(&mut self, db: &str) -> Result<(), Error> {
+        if db == "test" {
+            Ok(())
+        } else {
+            Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")))
+        }
+    }
+
+    fn field_list(&mut self, table: &str, _wildcard: &str) -> Result<Vec<Column>, Error> {
+        if table == "t" {
+            Ok(table_columns())
+        } else {
+            Err(Error::no_such_table("test", table))
+        }
+    }
+
+    fn statistics(&mut self) -> String {
+        "Uptime: 1  Threads: 1".into()
+    }
+
+    fn reset_connection(&mut self) {
+        self.in_tx = false;
+    }
+
+    fn status(&self) -> Status {
+        Status {
+            in_transaction: self.in_tx,
+            autocommit: true,
+        }
+    }
+
+    fn disconnect(&mut self) {
+        self.disconnected.store(true, Ordering::SeqCst);
+    }
+}
+
+fn peer() -> SocketAddr {
+    "127.0.0.1:5555".parse().expect("socket address")
+}
+
+struct Server {
+    task: tokio::task::JoinHandle<Result<(), lockstep_protocol::ProtocolError>>,
+    disconnected: Arc<AtomicBool>,
+}
+
+fn start(config: Config) -> (DuplexStream, Server) {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let disconnected = Arc::new(AtomicBool::new(false));
+    let mock = Mock::new(disconnected.clone());
+    let task = tokio::spawn(async move { serve(server, 7, peer(), mock, &config).await });
+    (client, Server { task, disconnected })
+}
+
+// ---------------------------------------------------------------- tiny client
+
+struct Client {
+    stream: DuplexStream,
+    reader: PacketReader,
+    writer: PacketWriter,
+    seq: u8,
+    deprecate_eof: bool,
+}
+
+#[derive(Debug, PartialEq)]
+enum Reply {
+    Ok {
+        affected: u64,
+        last_id: u64,
+        status: u16,
+    },
+    Err {
+        code: u16,
+        state: String,
+        message: String,
+    },
+    Rows {
+        columns: Vec<(String, u8, u16, u8)>,
+        rows: Vec<Vec<Option<String>>>,
+        status: u16,
+    },
+}
+
+fn parse_err(p: &[u8]) -> Reply {
+    let mut c = Cursor::new(p);
+    c.skip(1).expect("header");
+    let code = c.u16().expect("code");
+    c.skip(1).expect("#");
+    let state = String::from_utf8_lossy(c.bytes(5).expect("state")).into_owned();
+    Reply::Err {
+        code,
+        state,
+        message: String::from_utf8_lossy(c.rest()).into_owned(),
+    }
+}
+
+fn parse_ok(p: &[u8]) -> Reply {
+    let mut c = Cursor::new(p);
+    c.skip(1).expect("header");
+    let affected = c.lenenc_int().expect("affected").expect("not null");
+    let last_id = c.lenenc_int().expect("last id").expect("not null");
+    Reply::Ok {
+        affected,
+        last_id,
+        status: c.u16().expect("status"),
+    }
+}
+
+/// (name, type, flags, decimals) of a column definition.
+fn parse_column(p: &[u8]) -> (String, u8, u16, u8) {
+    let mut c = Cursor::new(p);
+    for _ in 0..4 {
+        c.lenenc_bytes().expect("def/schema/table/org_table");
+    }
+    let name = String::from_utf8_lossy(c.lenenc_bytes().expect("name")).into_owned();
+    c.lenenc_bytes().expect("org_name");
+    c.skip(1 + 2 + 4).expect("fixed fields");
+    let ty = c.u8().expect("type");
+    let flags = c.u16().expect("flags");
+    let decimals = c.u8().expect("decimals");
+    (name, ty, flags, decimals)
+}
+
+impl Client {
+    async fn connect(
+        mut stream: DuplexStream,
+        user: &str,
+        password: &str,
+        db: Option<&str>,
+        plugin: &str,
+        deprecate_eof: bool,
+    ) -> Result<Client, Reply> {
+        let mut reader = PacketReader::new();
+        let mut seq = 0;
+        let greeting = reader
+            .read(&mut stream, &mut seq, 1 << 20)
+            .await
+            .expect("greeting")
+            .expect("greeting present")
+            .to_vec();
+        let mut c = Cursor::new(&greeting);
+        assert_eq!(c.u8(), Ok(10));
+        c.null_terminated().expect("version");
+        assert_eq!(c.u32(), Ok(7), "connection id");
+        let mut scramble = [0u8; 20];
+        scramble[..8].copy_from_slice(c.bytes(8).expect("part 1"));
+        c.skip(1 + 2 + 1 + 2 + 2 + 1 + 10).expect("fixed part");
+        scramble[8..].copy_from_slice(c.bytes(12).expect("part 2"));
+
+        let mut flags = caps::PROTOCOL_41
+            | caps::SECURE_CONNECTION
+            | caps::PLUGIN_AUTH
+            | caps::PLUGIN_AUTH_LENENC_CLIENT_DATA
+            | caps::MULTI_STATEMENTS
+            | caps::MULTI_RESULTS
+            | caps::CONNECT_ATTRS;
+        if deprecate_eof {
+            flags |= caps::DEPRECATE_EOF;
+        }
+        if db.is_some() {
+            flags |= caps::CONNECT_WITH_DB;
+        }
+        // A caching_sha2 client would send a SHA-256 based answer; any bytes do.
+        let answer = if plugin == native_password::PLUGIN_NAME {
+            native_password::client_response(password, &scramble)
+        } else {
+            vec![0xAB; 32]
+        };
+        let mut w = PacketWriter::new();
+        w.set_seq(seq);
+        w.packet(|o| {
+            wire::put_u32(o, flags);
+            wire::put_u32(o, 1 << 24);
+            o.push(255);
+            o.extend_from_slice(&[0; 23]);
+            wire::put_null_terminated(o, user.as_bytes());
+            wire::put_lenenc_bytes(o, &answer);
+            if let Some(db) = db {
+                wire::put_null_terminated(o, db.as_bytes());
+            }
+            wire::put_null_terminated(o, plugin.as_bytes());
+            let mut attrs = Vec::new();
+            wire::put_lenenc_bytes(&mut attrs, b"_client_name");
+            wire::put_lenenc_bytes(&mut attrs, b"e2e");
+            wire::put_lenenc_bytes(o, &attrs);
+        });
+        w.flush(&mut stream).await.expect("send response");
+        seq = w.seq();
+        let mut reply = reader
+            .read(&mut stream, &mut seq, 1 << 20)
+            .await
+            .expect("auth reply")
+            .expect("auth reply present")
+            .to_vec();
+        if reply[0] == 0xFE {
+            let mut c = Cursor::new(&reply[1..]);
+            assert_eq!(
+                c.null_terminated(),
+                Ok(native_password::PLUGIN_NAME.as_bytes())
+            );
+            let mut s = [0u8; 20];
+            s.copy_from_slice(c.bytes(20).expect("switch scramble"));
+            assert_eq!(s, scramble, "switch reuses the scramble");
+            w.set_seq(seq);
+            w.write_packet(&native_password::client_response(password, &s));
+            w.flush(&mut stream).await.expect("send switch response");
+            seq = w.seq();
+            reply = reader
+                .read(&mut stream, &mut seq, 1 << 20)
+                .await
+                .expect("auth reply")
+                .expect("auth reply present")
+                .to_vec();
+        }
+        match reply[0] {
+            0x00 => Ok(Client {
+                stream,
+                reader,
+                writer: w,
+                seq: 0,
+                deprecate_eof,
+            }),
+            0xFF => Err(parse_err(&reply)),
+            other => panic!("unexpected auth reply {other:#x}"),
+        }
+    }
+
+    async fn send(&mut self, payload: &[u8]) {
+        self.writer.set_seq(0);
+        self.writer.write_packet(payload);
+        self.writer.flush(&mut self.stream).await.expect("send");
+        // The reply continues the sequence (a split request used several ids).
+        self.seq = self.writer.seq();
+    }
+
+    async fn read(&mut self) -> Vec<u8> {
+        self.reader
+            .read(&mut self.stream, &mut self.seq, 64 << 20)
+            .await
+            .expect("read")
+            .expect("server closed")
+            .to_vec()
+    }
+
+    async fn read_columns(&mut self, n: usize) -> Vec<(String, u8, u16, u8)> {
+        let mut cols = Vec::new();
+        for _ in 0..n {
+            cols.push(parse_column(&self.read().await));
+        }
+        if !self.deprecate_eof {
+            assert_eq!(self.read().await[0], 0xFE, "EOF after column definitions");
+        }
+        cols
+    }
+
+    /// Reads one reply: OK, ERR, or a whole result set. `binary` selects
+    /// the row format.
+    async fn reply(&mut self, binary: bool) -> Reply {
+        let first = self.read().await;
+        match first[0] {
+            0x00 => return parse_ok(&first),
+            0xFF => return parse_err(&first),
+            _ => {}
+        }
+        let n = Cursor::new(&first)
+            .lenenc_int()
+            .expect("column count")
+            .expect("not null") as usize;
+        let columns = self.read_columns(n).await;
+        let mut rows = Vec::new();
+        loop {
+            let p = self.read().await;
+            if p[0] == 0xFE && p.len() < 0xFFFFFF && (p.len() < 9 || self.deprecate_eof) {
+                let status = if self.deprecate_eof {
+                    match parse_ok(&p) {
+                        Reply::Ok { status, .. } => status,
+                        _ => unreachable!(),
+                    }
+                } else {
+                    u16::from_le_bytes([p[3], p[4]])
+                };
+                return Reply::Rows {
+                    columns,
+                    rows,
+                    status,
+                };
+            }
+            if p[0] == 0xFF {
+                return parse_err(&p);
+            }
+            rows.push(if binary {
+                binary_row(&p, &columns)
+            } else {
+                text_row(&p, n)
+            });
+        }
+    }
+
+    async fn query(&mut self, sql: &str) -> Vec<Reply> {
+        let mut payload = vec![0x03];
+        payload.extend_from_slice(sql.as_bytes());
+        self.send(&payload).await;
+        let mut replies = Vec::new();
+        loop {
+            let r = self.reply(false).await;
+            let more = match &r {
+                Reply::Ok { status, .. } | Reply::Rows { status, .. } => {
+                    status & status_flags::MORE_RESULTS_EXISTS != 0
+                }
+                Reply::Err { .. } => false,
+            };
+            replies.push(r);
+            if !more {
+                return replies;
+            }
+        }
+    }
+}
+
+fn text_row(p: &[u8], n: usize) -> Vec<Option<String>> {
+    let mut c = Cursor::new(p);
+    (0..n)
+        .map(|_| {
+            if p[c.position()] == 0xFB {
+                c.skip(1).expect("null");
+                None
+            } else {
+                Some(String::from_utf8_lossy(c.lenenc_bytes().expect("value")).into_owned())
+            }
+        })
+        .collect()
+}
+
+fn binary_row(p: &[u8], columns: &[(String, u8, u16, u8)]) -> Vec<Option<String>> {
+    let mut c = Cursor::new(p);
+    assert_eq!(c.u8(), Ok(0));
+    let bitmap = c.bytes((columns.len() + 9) / 8).expect("bitmap").to_vec();
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, ty, flags, _))| {
+            if bitmap[(i + 2) / 8] & (1 << ((i + 2) % 8)) != 0 {
+                return None;
+            }
+            let ty = ParamType {
+                type_code: ty,
+                unsigned: flags & column_flags::UNSIGNED_FLAG != 0,
+            };
+            Some(
+                decode_binary_value(&mut c, ty)
+                    .expect("binary value")
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+fn s(x: &str) -> Option<String> {
+    Some(x.to_string())
+}
+
+async fn login(stream: DuplexStream, deprecate_eof: bool) -> Client {
+    Client::connect(
+        stream,
+        "root",
+        "pw",
+        Some("test"),
+        "mysql_native_password",
+        deprecate_eof,
+    )
+    .await
+    .expect("login succeeds")
+}
+
+// ---------------------------------------------------------------- tests
+
+#[tokio::test]
+async fn handshake_query_prepare_execute_quit() {
+    for deprecate_eof in [true, false] {
+        let (stream, server) = start(Config::default());
+        let mut c = login(stream, deprecate_eof).await;
+
+        // Text result set with typed columns and NULLs.
+        let r = c.query("select * from t").await;
+        let [Reply::Rows {
+            columns,
+            rows,
+            status,
+        }] = &r[..]
+        else {
+            panic!("expected rows, got {r:?}");
+        };
+        let names: Vec<_> = columns.iter().map(|c| (c.0.as_str(), c.1)).collect();
+        assert_eq!(
+            names,
+            [
+                ("id", types::LONG),
+                ("name", types::VAR_STRING),
+                ("price", types::NEWDECIMAL),
+                ("at", types::DATETIME)
+            ]
+        );
+        assert_ne!(columns[0].2 & column_flags::PRI_KEY_FLAG, 0);
+        assert_ne!(columns[0].2 & column_flags::NOT_NULL_FLAG, 0);
+        assert_eq!(columns[2].3, 2, "decimal scale");
+        assert_eq!(
+            rows,
+            &vec![
+                vec![s("1"), s("apple"), s("1.50"), s("2024-05-06 07:08:09")],
+                vec![s("2"), None, s("3.00"), None],
+            ]
+        );
+        assert_eq!(*status, status_flags::AUTOCOMMIT);
+
+        // OK with last insert id; IN_TRANS follows the handler's status.
+        assert_eq!(
+            c.query("begin").await,
+            [Reply::Ok {
+                affected: 0,
+                last_id: 0,
+                status: status_flags::AUTOCOMMIT | status_flags::IN_TRANS
+            }]
+        );
+        assert_eq!(
+            c.query("insert into t values (1)").await,
+            [Reply::Ok {
+                affected: 1,
+                last_id: 42,
+                status: status_flags::AUTOCOMMIT | status_flags::IN_TRANS
+            }]
+        );
+        c.query("commit").await;
+
+        // Multi-statements: MORE_RESULTS between results, stop at the error.
+        let r = c
+            .query("select 1; insert into t values (2); bogus; select 2")
+            .await;
+        assert_eq!(r.len(), 3, "{r:?}");
+        assert!(matches!(&r[0], Reply::Rows { rows, status, .. }
+            if rows == &vec![vec![s("1")]] && status & status_flags::MORE_RESULTS_EXISTS != 0));
+        assert!(matches!(&r[1], Reply::Ok { last_id: 42, status, .. }
+            if status & status_flags::MORE_RESULTS_EXISTS != 0));
+        assert!(matches!(&r[2], Reply::Err { code: 1064, state, .. } if state == "42000"));
+
+        // Prepared statement with mixed parameter types and a NULL.
+        let mut p = vec![0x16];
+        p.extend_from_slice(b"select ?, ?, ?, ?, ?, ?");
+        c.send(&p).await;
+        let ok = c.read().await;
+        let mut rd = Cursor::new(&ok);
+        assert_eq!(rd.u8(), Ok(0));
+        let stmt = rd.u32().expect("stmt id");
+        assert_eq!(rd.u16(), Ok(0), "no result columns announced");
+        assert_eq!(rd.u16(), Ok(6), "six parameters");
+        let params = c.read_columns(6).await;
+        assert_eq!(params[0].0, "?");
+
+        let mut e = vec![0x17];
+        e.extend_from_slice(&stmt.to_le_bytes());
+        e.push(0);
+        e.extend_from_slice(&1u32.to_le_bytes());
+        e.push(0b0000_0010); // second parameter is NULL
+        e.push(1);
+        for t in [
+            types::LONGLONG,
+            types::NULL,
+            types::VAR_STRING,
+            types::DOUBLE,
+            types::DATETIME,
+            types::NEWDECIMAL,
+        ] {
+            e.extend_from_slice(&[t, 0]);
+        }
+        e.extend_from_slice(&(-7i64).to_le_bytes());
+        wire::put_lenenc_bytes(&mut e, "héllo".as_bytes());
+        e.extend_from_slice(&0.25f64.to_le_bytes());
+        e.extend_from_slice(&[11, 0xE8, 0x07, 2, 29, 1, 2, 3, 0x40, 0xE2, 0x01, 0]);
+        wire::put_lenenc_bytes(&mut e, b"9.99");
+        c.send(&e).await;
+        let Reply::Rows { columns, rows, .. } = c.reply(true).await else {
+            panic!("execute returns rows");
+        };
+        assert_eq!(columns.len(), 6);
+        assert_eq!(
+            rows,
+            vec![vec![
+                s("-7"),
+                None,
+                s("héllo"),
+                s("0.25"),
+                s("2024-02-29 01:02:03.123456"),
+                s("9.99")
+            ]]
+        );
+
+        // Long data replaces a parameter; types are remembered.
+        let mut ld = vec![0x18];
+        ld.extend_from_slice(&stmt.to_le_bytes());
+        ld.extend_from_slice(&2u16.to_le_bytes());
+        ld.extend_from_slice(b"long ");
+        c.send(&ld).await;
+        ld.truncate(7);
+        ld.extend_from_slice(b"data");
+        c.send(&ld).await;
+        let mut e2 = vec![0x17];
+        e2.extend_from_slice(&stmt.to_le_bytes());
+        e2.push(0);
+        e2.extend_from_slice(&1u32.to_le_bytes());
+        e2.push(0b0011_1011); // all NULL but the long-data one (2)
+        e2.push(0);
+        c.send(&e2).await;
+        let Reply::Rows { rows, .. } = c.reply(true).await else {
+            panic!("execute returns rows");
+        };
+        assert_eq!(
+            rows,
+            vec![vec![None, None, s("long data"), None, None, None]]
+        );
+
+        // Statement returning table rows in binary form.
+        let mut p = vec![0x16];
+        p.extend_from_slice(b"select * from t");
+        c.send(&p).await;
+        let ok = c.read().await;
+        let stmt2 = u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]);
+        assert_eq!(u16::from_le_bytes([ok[5], ok[6]]), 4);
+        c.read_columns(4).await;
+        let mut e = vec![0x17];
+        e.extend_from_slice(&stmt2.to_le_bytes());
+        e.extend_from_slice(&[0, 1, 0, 0, 0]);
+        c.send(&e).await;
+        let Reply::Rows { rows, .. } = c.reply(true).await else {
+            panic!("execute returns rows");
+        };
+        assert_eq!(
+            rows,
+            vec![
+                vec![s("1"), s("apple"), s("1.50"), s("2024-05-06 07:08:09")],
+                vec![s("2"), None, s("3.00"), None],
+            ]
+        );
+
+        // Close, then executing the closed statement is ERR 1243.
+        let mut cl = vec![0x19];
+        cl.extend_from_slice(&stmt.to_le_bytes());
+        c.send(&cl).await;
+        c.send(&e2).await;
+        assert!(matches!(c.reply(true).await, Reply::Err { code: 1243, .. }));
+
+        c.send(&[0x01]).await;
+        let end = server.task.await.expect("server task");
+        assert!(end.is_ok(), "{end:?}");
+        assert!(server.disconnected.load(Ordering::SeqCst));
+    }
+}
+
+#[tokio::test]
+async fn other_commands() {
+    let (stream, server) = start(Config::default());
+    let mut c = login(stream, true).await;
+
+    c.send(&[0x0E]).await;
+    assert!(matches!(c.reply(false).await, Reply::Ok { .. }), "ping");
+
+    c.send(b"\x02test").await;
+    assert!(matches!(c.reply(false).await, Reply::Ok { .. }), "init db");
+    c.send(b"\x02nope").await;
+    assert!(matches!(
+        c.reply(false).await,
+        Reply::Err { code: 1049, .. }
+    ));
+
+    c.send(&[0x09]).await;
+    assert_eq!(c.read().await, b"Uptime: 1  Threads: 1");
+
+    c.send(b"\x04t\0").await;
+    let mut n = 0;
+    loop {
+        let p = c.read().await;
+        if p[0] == 0xFE {
+            break;
+        }
+        assert_eq!(
+            *p.last().expect("default"),
+            0xFB,
+            "field list default is NULL"
+        );
+        n += 1;
+    }
+    assert_eq!(n, 4);
+
+    c.send(&[0x0C, 9, 0, 0, 0]).await;
+    assert!(
+        matches!(c.reply(false).await, Reply::Ok { .. }),
+        "process kill"
+    );
+
+    // Multi-statements off: the whole text goes to the handler as one statement.
+    c.send(&[0x1B, 1, 0]).await;
+    assert_eq!(c.read().await[0], 0xFE);
+    assert!(matches!(
+        &c.query("select 1; select 2").await[..],
+        [Reply::Rows { .. }]
+    ));
+    c.send(&[0x1B, 0, 0]).await;
+    assert_eq!(c.read().await[0], 0xFE);
+    assert_eq!(c.query("select 1; select 2").await.len(), 2);
+
+    c.send(&[0x1C, 1, 0, 0, 0, 1, 0, 0, 0]).await;
+    assert!(
+        matches!(c.reply(false).await, Reply::Err { code: 1421, .. }),
+        "fetch"
+    );
+    c.send(&[0x1A, 99, 0, 0, 0]).await;
+    assert!(
+        matches!(c.reply(false).await, Reply::Err { code: 1243, .. }),
+        "reset unknown"
+    );
+    c.send(&[0x1F]).await;
+    assert!(
+        matches!(c.reply(false).await, Reply::Ok { .. }),
+        "reset connection"
+    );
+    c.send(&[0x63]).await;
+    assert!(
+        matches!(c.reply(false).await, Reply::Err { code: 1047, .. }),
+        "unknown command"
+    );
+    c.send(&[0x19, 1]).await;
+    assert!(
+        matches!(c.reply(false).await, Reply::Err { code: 1835, .. }),
+        "truncated close"
+    );
+    c.send(&[0x17, 1, 0, 0, 0, 0, 1, 0, 0, 0]).await;
+    assert!(matches!(
+        c.reply(false).await,
+        Reply::Err { code: 1243, .. }
+    ));
+    c.send(b"\x03\xff\xfe").await;
+    assert!(
+        matches!(c.reply(false).await, Reply::Err { code: 1064, .. }),
+        "invalid utf-8"
+    );
+
+    // A statement whose parameters cannot be decoded is 1210, not a crash.
+    c.send(b"\x16select ?").await;
+    let ok = c.read().await;
+    c.read_columns(1).await;
+    let mut e = vec![0x17];
+    e.extend_from_slice(&ok[1..5]);
+    e.extend_from_slice(&[0, 1, 0, 0, 0, 0, 1, types::LONGLONG, 0, 1, 2]);
+    c.send(&e).await;
+    assert!(matches!(c.reply(true).await, Reply::Err { code: 1210, .. }));
+
+    // The connection still works; closing the stream ends it cleanly.
+    assert!(matches!(
+        &c.query("select 3").await[..],
+        [Reply::Rows { .. }]
+    ));
+    drop(c);
+    assert!(server.task.await.expect("server task").is_ok());
+    assert!(server.disconnected.load(Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn authentication() {
+    // Wrong password.
+    let (stream, server) = start(Config::default());
+    let r = Client::connect(stream, "root", "bad", None, "mysql_native_password", true).await;
+    assert!(matches!(r.err(), Some(Reply::Err { code: 1045, ref state, .. }) if state == "28000"));
+    assert!(server.task.await.expect("server task").is_err());
+    assert!(server.disconnected.load(Ordering::SeqCst));
+
+    // A MySQL 8 client starting with caching_sha2_password is switched.
+    let (stream, server) = start(Config::default());
+    let mut c = Client::connect(stream, "root", "pw", None, "caching_sha2_password", true)
+        .await
+        .expect("switch then login");
+    assert!(matches!(
+        &c.query("select 1").await[..],
+        [Reply::Rows { .. }]
+    ));
+    c.send(&[0x01]).await;
+    assert!(server.task.await.expect("server task").is_ok());
+
+    // Unknown database from the handler.
+    let (stream, _server) = start(Config::default());
+    let r = Client::connect(
+        stream,
+        "root",
+        "pw",
+        Some("zzz"),
+        "mysql_native_password",
+        true,
+    )
+    .await;
+    assert!(matches!(r.err(), Some(Reply::Err { code: 1049, .. })));
+}
+
+#[tokio::test]
+async fn limits_and_timeouts() {
+    // A packet over max_allowed_packet gets 1153 and the connection closes.
+    let config = Config {
+        max_allowed_packet: 1024,
+        ..Config::default()
+    };
+    let (stream, server) = start(config);
+    let mut c = login(stream, true).await;
+    let mut big = vec![0x03];
+    big.extend_from_slice(&[b' '; 2000]);
+    c.send(&big).await;
+    assert!(matches!(
+        c.reply(false).await,
+        Reply::Err { code: 1153, .. }
+    ));
+    assert!(server.task.await.expect("server task").is_err());
+
+    // Half a handshake, then silence: dropped after connect_timeout.
+    let config = Config {
+        connect_timeout: Duration::from_millis(200),
+        ..Config::default()
+    };
+    let (mut stream, server) = start(config);
+    stream
+        .write_all(&[50, 0, 0, 1, 0x0F])
+        .await
+        .expect("partial write");
+    let r = tokio::time::timeout(Duration::from_secs(5), server.task)
+        .await
+        .expect("server gave up")
+        .expect("server task");
+    assert!(matches!(r, Err(lockstep_protocol::ProtocolError::Timeout)));
+
+    // Idle past wait_timeout: ERR 4031, then closed.
+    let config = Config {
+        wait_timeout: Duration::from_millis(200),
+        ..Config::default()
+    };
+    let (stream, server) = start(config);
+    let mut c = login(stream, true).await;
+    c.seq = 0;
+    let p = c.read().await;
+    assert!(matches!(parse_err(&p), Reply::Err { code: 4031, .. }));
+    assert!(server.task.await.expect("server task").is_err());
+}
+
+#[tokio::test]
+async fn refuse_sends_error_without_sqlstate() {
+    let (mut client, server) = tokio::io::duplex(1024);
+    let e = Error::new(Code::ConCount, "Too many connections");
+    lockstep_protocol::refuse(server, &e).await.expect("refuse");
+    let mut seq = 0;
+    let p = PacketReader::new()
+        .read(&mut client, &mut seq, 1024)
+        .await
+        .expect("read")
+        .expect("packet")
+        .to_vec();
+    assert_eq!(&p[..3], &[0xFF, 0x10, 0x04]);
+    assert_eq!(&p[3..], b"Too many connections");
+}
+
+#[tokio::test]
+async fn large_result_and_query_split_over_packets() {
+    let (stream, server) = start(Config::default());
+    let mut c = login(stream, true).await;
+    // A 17 MiB query arrives as two packets and is joined.
+    let literal = "x".repeat(17 << 20);
+    let r = c.query(&format!("select {literal}")).await;
+    let [Reply::Rows { rows, .. }] = &r[..] else {
+        panic!("expected rows");
+    };
+    assert_eq!(rows[0][0].as_ref().map(String::len), Some(17 << 20));
+    c.send(&[0x01]).await;
+    assert!(server.task.await.expect("server task").is_ok());
+}
+
+// ---------------------------------------------------------------- mariadb CLI
+
+#[tokio::test]
+async fn mariadb_command_line_client() {
+    let Some(bin) = ["mariadb", "mysql"].into_iter().find(|b| {
+        std::process::Command::new(b)
+            .arg("--version")
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    }) else {
+        eprintln!("no mariadb/mysql client installed; skipping");
+        return;
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        let mut id = 1;
+        while let Ok((sock, peer)) = listener.accept().await {
+            id += 1;
+            let mock = Mock::new(Arc::new(AtomicBool::new(false)));
+            tokio::spawn(async move {
+                let _ = serve(sock, id, peer, mock, &Config::default()).await;
+            });
+        }
+    });
+    let run = |sql: &'static str, password: &'static str| {
+        let bin = bin.to_string();
+        tokio::task::spawn_blocking(move || {
+            let mut child = std::process::Command::new(bin)
+                .args([
+                    "--protocol=tcp",
+                    "-h",
+                    "127.0.0.1",
+                    "-u",
+                    "root",
+                    "-D",
+                    "test",
+                    "--batch",
+                    "--skip-ssl",
+                ])
+                .arg(format!("-P{port}"))
+                .arg("-e")
+                .arg(sql)
+                .env("MYSQL_PWD", password)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn client");
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while child.try_wait().expect("wait").is_none() {
+                if std::time::Instant::now() > deadline {
+                    let _ = child.kill();
+                    panic!("client hung");
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            child.wait_with_output().expect("output")
+        })
+    };
+    let out = run(
+        "select * from t; insert into t values (1); select 'hello'",
+        "pw",
+    )
+    .await
+    .expect("client thread");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout: {stdout}\nstderr: {stderr}");
+    assert_eq!(
+        stdout,
+        "id\tname\tprice\tat\n1\tapple\t1.50\t2024-05-06 07:08:09\n2\tNULL\t3.00\tNULL\n'hello'\n'hello'\n"
+    );
+
+    let out = run("bogus", "pw").await.expect("client thread");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("ERROR 1064 (42000)"), "{stderr}");
+
+    let out = run("select 1", "wrong").await.expect("client thread");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("ERROR 1045 (28000)"), "{stderr}");
+}
