@@ -451,4 +451,29 @@ mod tests {
         assert!(dec(&[5, 0, 0, 0, 0, 0], types::DATETIME, false).is_err());
         assert!(dec(&[1], 0x70, false).is_err());
     }
+
+    #[test]
+    fn random_input_never_panics() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for _ in 0..20_000 {
+            let len = rng.gen_range(0..64);
+            let bytes: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+            let _ = decode_command(&bytes);
+            let _ = crate::handshake::parse_handshake_response(&bytes);
+            let n = rng.gen_range(0..20);
+            let mut bound = Vec::new();
+            let mut long = vec![None; rng.gen_range(0..3)];
+            let _ = decode_execute_params(&bytes, n, &mut bound, &mut long);
+            // Valid-looking type header followed by garbage values.
+            let mut typed = vec![0u8; n.div_ceil(8)];
+            typed.push(1);
+            for _ in 0..n {
+                typed.push(rng.gen_range(0..20u8).max(1) | if rng.gen() { 0xF0 } else { 0 });
+                typed.push(0);
+            }
+            typed.extend_from_slice(&bytes);
+            let _ = decode_execute_params(&typed, n, &mut bound, &mut long);
+        }
+    }
 }

@@ -942,6 +942,31 @@ async fn limits_and_timeouts() {
 }
 
 #[tokio::test]
+async fn random_commands_get_ok_or_err() {
+    use rand::{Rng, SeedableRng};
+    let (stream, server) = start(Config::default());
+    let mut c = login(stream, true).await;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    // Commands without a reply, or with one that is not OK/ERR, are left out.
+    let skip = [0x01, 0x09, 0x16, 0x18, 0x19, 0x1B];
+    for _ in 0..2000 {
+        let mut p = vec![rng.gen()];
+        if skip.contains(&p[0]) {
+            continue;
+        }
+        let len = rng.gen_range(0..40);
+        p.extend((0..len).map(|_| rng.gen::<u8>()));
+        c.send(&p).await;
+        let reply = c.read().await;
+        assert!(matches!(reply[0], 0x00 | 0xFF), "{p:?} got {reply:?}");
+    }
+    c.send(&[0x0E]).await;
+    assert!(matches!(c.reply(false).await, Reply::Ok { .. }));
+    drop(c);
+    assert!(server.task.await.expect("server task").is_ok());
+}
+
+#[tokio::test]
 async fn refuse_sends_error_without_sqlstate() {
     let (mut client, server) = tokio::io::duplex(1024);
     let e = Error::new(Code::ConCount, "Too many connections");
