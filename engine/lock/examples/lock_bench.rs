@@ -40,11 +40,8 @@ struct Result {
     deadlocks: u64,
 }
 
-fn run(shards: usize, threads: usize, budget: Duration) -> Result {
-    let l = Arc::new(LockSys::new(LockConfig {
-        shards,
-        policy: GrantPolicy::Fifo,
-    }));
+fn run(shards: usize, policy: GrantPolicy, keys: u64, threads: usize, budget: Duration) -> Result {
+    let l = Arc::new(LockSys::new(LockConfig { shards, policy }));
     let stop = Arc::new(AtomicBool::new(false));
     let locks = Arc::new(AtomicU64::new(0));
     let trxs = Arc::new(AtomicU64::new(0));
@@ -68,11 +65,12 @@ fn run(shards: usize, threads: usize, budget: Duration) -> Result {
                 while !stop.load(Ordering::Relaxed) {
                     let trx = next_trx.fetch_add(1, Ordering::Relaxed);
                     held.clear();
+                    let mut committed = true;
                     for _ in 0..LOCKS_PER_TRX {
                         rng ^= rng << 13;
                         rng ^= rng >> 7;
                         rng ^= rng << 17;
-                        let key = LockKey(rng % KEYS);
+                        let key = LockKey(rng % keys);
                         let ok = match l.acquire_weighted(
                             trx,
                             key,
@@ -84,6 +82,7 @@ fn run(shards: usize, threads: usize, budget: Duration) -> Result {
                             Acquire::Deadlock => false,
                         };
                         if !ok {
+                            committed = false;
                             break;
                         }
                         if !held.contains(&key) {
@@ -92,7 +91,7 @@ fn run(shards: usize, threads: usize, budget: Duration) -> Result {
                         nl += 1;
                     }
                     l.release_all(trx, &held);
-                    nt += 1;
+                    nt += committed as u64;
                 }
                 locks.fetch_add(nl, Ordering::Relaxed);
                 trxs.fetch_add(nt, Ordering::Relaxed);
@@ -125,14 +124,14 @@ fn main() {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    println!("X locks on random keys of {KEYS}, {LOCKS_PER_TRX} per trx; {cores} cores; locks/s (trx/s) [waits, deadlocks]");
+    println!("X locks on random keys of {KEYS}, {LOCKS_PER_TRX} per trx; {cores} cores; locks/s (committed trx/s) [waits, deadlocks]");
     println!(
         "{:>8} | {:>34} | {:>34}",
         "threads", "1 shard", "512 shards"
     );
     for &threads in &[1usize, 4, 16, 64, 256] {
-        let a = run(1, threads, budget);
-        let b = run(512, threads, budget);
+        let a = run(1, GrantPolicy::Fifo, KEYS, threads, budget);
+        let b = run(512, GrantPolicy::Fifo, KEYS, threads, budget);
         println!(
             "{:>8} | {:>12.0} ({:>9.0}) [{:>4},{:>3}] | {:>12.0} ({:>9.0}) [{:>4},{:>3}]",
             threads,
@@ -142,6 +141,26 @@ fn main() {
             a.deadlocks,
             b.locks_per_s,
             b.trx_per_s,
+            b.waits,
+            b.deadlocks
+        );
+    }
+    // High contention (7.2): a small keyspace, FIFO vs CATS grant order.
+    let hot = 1000;
+    println!("\nhot keyspace of {hot}, 512 shards; committed trx/s (locks/s) [waits, deadlocks]");
+    println!("{:>8} | {:>36} | {:>36}", "threads", "FIFO", "CATS");
+    for &threads in &[16usize, 64, 256] {
+        let a = run(512, GrantPolicy::Fifo, hot, threads, budget);
+        let b = run(512, GrantPolicy::Cats, hot, threads, budget);
+        println!(
+            "{:>8} | {:>9.0} ({:>10.0}) [{:>6},{:>5}] | {:>9.0} ({:>10.0}) [{:>6},{:>5}]",
+            threads,
+            a.trx_per_s,
+            a.locks_per_s,
+            a.waits,
+            a.deadlocks,
+            b.trx_per_s,
+            b.locks_per_s,
             b.waits,
             b.deadlocks
         );
