@@ -5,6 +5,23 @@
 //! runs SQL; this crate does everything between the socket and the handler:
 //! framing, the v10 handshake with mysql_native_password, command decoding,
 //! prepared-statement parameter decoding, and text/binary result sets.
+//!
+//! ```ignore
+//! let config = Arc::new(Config::default());
+//! loop {
+//!     let (sock, peer) = listener.accept().await?;
+//!     sock.set_nodelay(true)?;
+//!     if too_many {
+//!         tokio::spawn(refuse(sock, &Error::new(Code::ConCount, "Too many connections")));
+//!         continue;
+//!     }
+//!     let (config, handler) = (config.clone(), MySession::new(..));
+//!     tokio::spawn(async move { serve(sock, next_id(), peer, handler, &config).await });
+//! }
+//! ```
+//!
+//! Handler methods run on the connection's task: a handler that blocks
+//! (rather than awaiting) in `query`/`execute` holds a runtime thread.
 
 pub mod command;
 mod connection;
