@@ -200,7 +200,7 @@ impl ActiveSet {
         }
     }
 
-    #[cfg(debug_assertions)]
+    /// Invariant check; its asserts vanish in release builds.
     pub(crate) fn check(&self) {
         debug_assert!(self.next_id - self.short_base() <= self.window);
         debug_assert!(self.long.windows(2).all(|w| w[0] < w[1]));

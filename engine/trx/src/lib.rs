@@ -112,7 +112,6 @@ impl TrxSys {
             let mut a = self.active.lock();
             let id = a.begin();
             self.next_id.store(a.next_id, Ordering::Relaxed);
-            #[cfg(debug_assertions)]
             a.check();
             id
         };
@@ -127,7 +126,6 @@ impl TrxSys {
         let removed = {
             let mut a = self.active.lock();
             let r = a.finish(id);
-            #[cfg(debug_assertions)]
             a.check();
             r
         };
