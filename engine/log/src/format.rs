@@ -356,6 +356,98 @@ pub(crate) fn create_segment(dir: &Path, hdr: SegHeader) -> Result<File, LogErro
     Ok(f)
 }
 
+/// Name of the segment being zero-filled ahead of use (not a `log-*.seg`
+/// name, so recovery ignores it and deletes it).
+pub(crate) const PREP_NAME: &str = "log-prepare.tmp";
+
+/// Writes zeros over `[from, to)` of `f`.
+pub(crate) fn zero_fill(
+    f: &File,
+    mut from: u64,
+    to: u64,
+    stop: impl Fn() -> bool,
+) -> std::io::Result<bool> {
+    let zeros = vec![0u8; 1 << 20];
+    while from < to {
+        if stop() {
+            return Ok(false);
+        }
+        let n = (to - from).min(zeros.len() as u64) as usize;
+        f.write_all_at(&zeros[..n], from)?;
+        from += n as u64;
+    }
+    Ok(true)
+}
+
+/// Creates a zero-filled, fsynced file of a whole segment's size. Appending to
+/// a growing file makes every fdatasync also commit the new file size (a
+/// journal write: ~3-4x slower here); overwriting preallocated zeros does not.
+/// This is why InnoDB pre-creates its redo files. `None` if `stop` fired.
+pub(crate) fn prepare_segment(
+    dir: &Path,
+    cap: u64,
+    stop: impl Fn() -> bool,
+) -> Result<Option<File>, LogError> {
+    let path = dir.join(PREP_NAME);
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)
+        .map_err(|e| io_err("create", &path, e))?;
+    if !zero_fill(&f, 0, SEG_HEADER + cap, stop).map_err(|e| io_err("write", &path, e))? {
+        let _ = fs::remove_file(&path);
+        return Ok(None);
+    }
+    f.sync_all().map_err(|e| io_err("fsync", &path, e))?;
+    Ok(Some(f))
+}
+
+/// Turns the prepared file into segment `hdr.start` (caller syncs the dir).
+pub(crate) fn install_prepared(dir: &Path, f: File, hdr: SegHeader) -> Result<File, LogError> {
+    let from = dir.join(PREP_NAME);
+    let to = dir.join(seg_name(hdr.start));
+    f.write_all_at(&hdr.encode(), 0)
+        .map_err(|e| io_err("write", &from, e))?;
+    fs::rename(&from, &to).map_err(|e| io_err("rename", &to, e))?;
+    Ok(f)
+}
+
+/// One past the last non-zero stream byte in `[p, end)` (`p` if none): how
+/// much real data a dropped tail held, not counting preallocated zeros.
+pub(crate) fn nonzero_end(s: &mut Stream, mut p: Lsn, end: Lsn) -> Result<Lsn, LogError> {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut last = p;
+    while p < end {
+        let n = (end - p).min(buf.len() as u64) as usize;
+        if !s.read(p, &mut buf[..n])? {
+            break;
+        }
+        if let Some(i) = buf[..n].iter().rposition(|&b| b != 0) {
+            last = p + i as u64 + 1;
+        }
+        p += n as u64;
+    }
+    Ok(last)
+}
+
+/// Whether every stream byte in `[p, end)` is zero (preallocated, never written).
+pub(crate) fn all_zero(s: &mut Stream, mut p: Lsn, end: Lsn) -> Result<bool, LogError> {
+    let mut buf = vec![0u8; 1 << 16];
+    while p < end {
+        let n = (end - p).min(buf.len() as u64) as usize;
+        if !s.read(p, &mut buf[..n])? {
+            return Ok(false);
+        }
+        if buf[..n].iter().any(|&b| b != 0) {
+            return Ok(false);
+        }
+        p += n as u64;
+    }
+    Ok(true)
+}
+
 pub(crate) fn sync_dir(dir: &Path) -> Result<(), LogError> {
     File::open(dir)
         .and_then(|d| d.sync_all())
@@ -439,6 +531,12 @@ impl Iterator for SegmentReader {
                 }
                 Ok(Probe::Bad(reason)) => {
                     self.done = true;
+                    let end = self.stream.end();
+                    match all_zero(&mut self.stream, pos, end) {
+                        Ok(true) => return None,
+                        Ok(false) => {}
+                        Err(e) => return Some(Err(e)),
+                    }
                     // A torn tail is a clean end; damage followed by intact
                     // records is reported.
                     return match resync(&mut self.stream, pos) {

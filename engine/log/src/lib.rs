@@ -175,6 +175,9 @@ pub(crate) struct Shared {
     pub waiters: Waiters,
     pub next_token: AtomicU64,
 
+    /// A zero-filled segment file ready to be installed by the writer.
+    pub prepared: Mutex<Option<File>>,
+    pub preparer_thread: OnceLock<Thread>,
     /// The segment the writer appends to, for the flusher's fsync.
     pub cur_file: Mutex<Option<Arc<File>>>,
     /// Segments on disk (start, cap, path), oldest first; the last is current.
@@ -496,7 +499,12 @@ impl Log {
         let joins: Vec<_> = self.joins.lock().drain(..).collect();
         // Writer first (drains the ring), then flusher (final fsync), then notifier.
         for (i, j) in joins.into_iter().enumerate() {
-            for t in [&s.writer_thread, &s.flusher_thread, &s.notifier_thread] {
+            for t in [
+                &s.writer_thread,
+                &s.flusher_thread,
+                &s.notifier_thread,
+                &s.preparer_thread,
+            ] {
                 if let Some(t) = t.get() {
                     t.unpark();
                 }

@@ -54,6 +54,7 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
     }
 
     let mut rec = Recovered::default();
+    let _ = std::fs::remove_file(cfg.dir.join(format::PREP_NAME));
     let segs = load_chain(&cfg, &mut rec)?;
     let mut stream = Stream::new(segs);
     let end = if stream.segs().is_empty() {
@@ -86,6 +87,11 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         _ => None,
     };
     let next_seg = segs.last().map(|l| l.end_cap()).unwrap_or(end);
+    // The first append needs a new segment: have it preallocated already.
+    let prepared = match cur {
+        None => format::prepare_segment(&cfg.dir, cfg.segment_size, || false)?,
+        Some(_) => None,
+    };
     let shared = Arc::new(Shared {
         ring: Ring::new(cfg.buffer_size),
         links: Links::new(link_slots(cfg.buffer_size)),
@@ -113,6 +119,8 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         space_cv: Condvar::new(),
         waiters: Waiters::new(),
         next_token: AtomicU64::new(0),
+        prepared: Mutex::new(prepared),
+        preparer_thread: OnceLock::new(),
         cur_file: Mutex::new(cur.as_ref().map(|c| c.file.clone())),
         segments: Mutex::new(
             segs.iter()
@@ -148,10 +156,16 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         "log-notifier",
         Box::new(move || crate::threads::notifier(s3)),
     )?;
+    let s4 = shared.clone();
+    let jp = spawn(
+        "log-preparer",
+        Box::new(move || crate::threads::preparer(s4)),
+    )?;
+    let _ = shared.preparer_thread.set(jp.thread().clone());
     let _ = shared.writer_thread.set(jw.thread().clone());
     let _ = shared.flusher_thread.set(jf.thread().clone());
     let _ = shared.notifier_thread.set(jn.thread().clone());
-    Ok((Log::from_parts(shared, vec![jw, jf, jn], lock), rec))
+    Ok((Log::from_parts(shared, vec![jw, jf, jn, jp], lock), rec))
 }
 
 /// Lists the segments, checks they form one contiguous chain, and drops a
@@ -223,6 +237,10 @@ fn scan(stream: &mut Stream, from: Lsn, rec: &mut Recovered) -> Result<Lsn, LogE
                 p = next;
             }
             Probe::Bad(reason) => {
+                // Preallocated zeros after the last record: a clean end.
+                if format::all_zero(stream, p, stream.end())? {
+                    return Ok(p);
+                }
                 if let Some(next_good) = resync(stream, p)? {
                     return Err(LogError::CorruptMiddle {
                         lsn: p,
@@ -230,7 +248,7 @@ fn scan(stream: &mut Stream, from: Lsn, rec: &mut Recovered) -> Result<Lsn, LogE
                         reason,
                     });
                 }
-                let dropped = stream.end() - p;
+                let dropped = format::nonzero_end(stream, p, stream.end())? - p;
                 rec.dropped_tail_bytes = dropped;
                 rec.notes.push(format!(
                     "log tail at LSN {p} is torn or corrupt ({reason}): dropped {dropped} bytes"
@@ -262,15 +280,18 @@ fn truncate_tail(
             continue;
         }
         let mut s = s.clone();
-        if end < s.end_cap() && s.start() + s.data_len > end {
+        if end < s.end_cap() && (rec.dropped_tail_bytes > 0 || s.data_len < s.hdr.cap) {
+            // Zero the dropped tail (so it reads as a clean end from now on) and
+            // keep/restore the whole segment preallocated.
             let f = File::options()
                 .write(true)
                 .open(&s.path)
                 .map_err(|e| io_err("open", &s.path, e))?;
-            f.set_len(SEG_HEADER + (end - s.start()))
-                .map_err(|e| io_err("truncate", &s.path, e))?;
+            let off = SEG_HEADER + (end - s.start());
+            format::zero_fill(&f, off, SEG_HEADER + s.hdr.cap, || false)
+                .map_err(|e| io_err("write", &s.path, e))?;
             f.sync_all().map_err(|e| io_err("fsync", &s.path, e))?;
-            s.data_len = end - s.start();
+            s.data_len = s.hdr.cap;
             changed = true;
         }
         kept.push(s);

@@ -244,10 +244,15 @@ fn torn_tail_is_truncated() {
     assert_eq!(rec.end_lsn, last_lsn);
     assert_eq!(rec.dropped_tail_bytes, 8 + last.len() as u64 / 2);
     assert!(!rec.notes.is_empty());
-    assert_eq!(
-        fs::metadata(&path).unwrap().len(),
-        off,
-        "file truncated at the last good record"
+    // The dropped tail is zeroed (the segment stays preallocated).
+    let mut rest = vec![1u8; 8 + last.len()];
+    fs::File::open(&path)
+        .unwrap()
+        .read_exact_at(&mut rest, off)
+        .unwrap();
+    assert!(
+        rest.iter().all(|&b| b == 0),
+        "tail zeroed after the last good record"
     );
     // New appends follow the last good record and survive a reopen.
     let p = payload(4, 0, 77);
@@ -263,12 +268,24 @@ fn torn_tail_is_truncated() {
 fn zeroed_tail_is_a_clean_end() {
     let d = TempDir::new("zeros");
     let all = fill_simple(&d.0, 20, 1 << 20);
-    let path = segment_files(&d.0).pop().unwrap();
-    let f = fs::OpenOptions::new().append(true).open(&path).unwrap();
-    std::io::Write::write_all(&mut &f, &[0u8; 5000]).unwrap();
+    // Segments are preallocated with zeros; also try a short file whose tail
+    // is 5000 zero bytes.
     let (_log, rec) = Log::open(cfg(&d.0, 64 << 10, 1 << 20), 0).unwrap();
     assert!(rec.records == all);
-    assert_eq!(rec.dropped_tail_bytes, 5000);
+    assert_eq!(rec.dropped_tail_bytes, 0, "zeros are a clean end, not data");
+    drop(_log);
+    let (last_lsn, last) = all.last().unwrap().clone();
+    let (path, off) = locate(&d.0, last_lsn);
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(off + 8 + last.len() as u64 + 5000)
+        .unwrap();
+    let (_log, rec) = Log::open(cfg(&d.0, 64 << 10, 1 << 20), 0).unwrap();
+    assert!(rec.records == all);
+    assert_eq!(rec.dropped_tail_bytes, 0);
+    assert!(rec.notes.is_empty(), "{:?}", rec.notes);
 }
 
 #[test]

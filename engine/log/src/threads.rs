@@ -209,7 +209,17 @@ impl Writer {
             cap: s.cfg.segment_size,
             first_rec,
         };
-        let file = Arc::new(format::create_segment(&s.cfg.dir, hdr)?);
+        // Hold the lock across the rename: the preparer reuses the temp name.
+        let mut prepared = s.prepared.lock();
+        let file = Arc::new(match prepared.take() {
+            Some(f) => format::install_prepared(&s.cfg.dir, f, hdr)?,
+            // The preparer fell behind: do not stall commits, append-grow instead.
+            None => format::create_segment(&s.cfg.dir, hdr)?,
+        });
+        drop(prepared);
+        if let Some(t) = s.preparer_thread.get() {
+            t.unpark();
+        }
         format::sync_dir(&s.cfg.dir)?;
         s.segments
             .lock()
@@ -326,5 +336,29 @@ pub(crate) fn notifier(s: Arc<Shared>) {
             },
             Duration::from_millis(50),
         );
+    }
+}
+
+/// Keeps one zero-filled segment ready (InnoDB pre-creates its redo files for
+/// the same reason): the writer installs it with a rename when it needs the
+/// next segment, so appends overwrite preallocated blocks and each fdatasync
+/// does not also have to commit a file-size change.
+pub(crate) fn preparer(s: Arc<Shared>) {
+    let stop = || {
+        s.stopping.load(Ordering::Relaxed)
+            || s.crash.load(Ordering::Relaxed)
+            || s.failed.load(Ordering::Relaxed)
+    };
+    while !stop() {
+        if s.prepared.lock().is_none() {
+            match format::prepare_segment(&s.cfg.dir, s.cfg.segment_size, stop) {
+                Ok(Some(f)) => *s.prepared.lock() = Some(f),
+                Ok(None) => return,
+                // Not fatal: the writer falls back to growing a new file.
+                Err(_) => std::thread::park_timeout(Duration::from_secs(1)),
+            }
+            continue;
+        }
+        std::thread::park_timeout(Duration::from_millis(200));
     }
 }
