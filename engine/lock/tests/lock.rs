@@ -515,3 +515,11 @@ fn many_threads_with_timeouts() {
         Some(std::time::Duration::from_micros(300)),
     );
 }
+
+#[test]
+fn types_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<LockSys>();
+    check::<LockWait>();
+    check::<Acquire>();
+}

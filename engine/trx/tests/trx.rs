@@ -396,3 +396,12 @@ fn throttle_under_threads_never_exceeds_limit() {
     let st = s.throttle_stats();
     assert_eq!((st.admitted, st.waiting), (0, 0));
 }
+
+#[test]
+fn types_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<TrxSys>();
+    check::<lockstep_trx::ReadView>();
+    check::<lockstep_trx::Admission>();
+    check::<lockstep_trx::Ticket>();
+}
