@@ -9,6 +9,12 @@ pub struct ColumnDef {
     pub nullable: bool,
     pub default: Option<Value>,
     pub auto_increment: bool,
+    /// DEFAULT CURRENT_TIMESTAMP
+    #[serde(default)]
+    pub default_now: bool,
+    /// ON UPDATE CURRENT_TIMESTAMP
+    #[serde(default)]
+    pub on_update_now: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

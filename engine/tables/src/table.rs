@@ -94,6 +94,12 @@ pub struct Table {
     pub next_row_id: AtomicU64,
 }
 
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Table#{}", self.id)
+    }
+}
+
 impl Table {
     pub fn new(def: TableDef) -> Table {
         let secondary = (1..def.indexes.len()).map(|_| SkipMap::new()).collect();
@@ -290,6 +296,8 @@ mod tests {
                 nullable: false,
                 default: None,
                 auto_increment: false,
+                default_now: false,
+                on_update_now: false,
             }],
             indexes: vec![IndexDef {
                 name: "PRIMARY".into(),

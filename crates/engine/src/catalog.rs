@@ -1,0 +1,125 @@
+//! The catalog: databases and tables by name and by id. Lookups take a
+//! read latch for a hash probe; DDL (rare) takes the write side briefly.
+
+use lockstep_tables::{Table, TableDef};
+use parking_lot::RwLock;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+#[derive(Default)]
+struct Inner {
+    databases: BTreeMap<String, ()>,
+    tables: HashMap<(String, String), Arc<Table>>,
+    by_id: HashMap<u32, Arc<Table>>,
+    next_table_id: u32,
+}
+
+#[derive(Default)]
+pub struct Catalog {
+    inner: RwLock<Inner>,
+}
+
+impl Catalog {
+    pub fn new() -> Catalog {
+        let c = Catalog::default();
+        c.inner.write().next_table_id = 1;
+        c
+    }
+
+    pub fn database_exists(&self, name: &str) -> bool {
+        self.inner.read().databases.contains_key(name)
+    }
+
+    pub fn databases(&self) -> Vec<String> {
+        self.inner.read().databases.keys().cloned().collect()
+    }
+
+    pub fn table(&self, db: &str, name: &str) -> Option<Arc<Table>> {
+        self.inner
+            .read()
+            .tables
+            .get(&(db.to_string(), name.to_string()))
+            .cloned()
+    }
+
+    pub fn table_by_id(&self, id: u32) -> Option<Arc<Table>> {
+        self.inner.read().by_id.get(&id).cloned()
+    }
+
+    pub fn tables(&self, db: &str) -> Vec<Arc<Table>> {
+        let inner = self.inner.read();
+        let mut v: Vec<_> = inner
+            .tables
+            .iter()
+            .filter(|((d, _), _)| d == db)
+            .map(|(_, t)| t.clone())
+            .collect();
+        v.sort_by_key(|t| t.def().name.clone());
+        v
+    }
+
+    pub fn all_tables(&self) -> Vec<Arc<Table>> {
+        let mut v: Vec<_> = self.inner.read().by_id.values().cloned().collect();
+        v.sort_by_key(|t| t.id);
+        v
+    }
+
+    pub fn allocate_table_id(&self) -> u32 {
+        let mut inner = self.inner.write();
+        let id = inner.next_table_id;
+        inner.next_table_id += 1;
+        id
+    }
+
+    pub(crate) fn add_database(&self, name: &str) {
+        self.inner.write().databases.insert(name.to_string(), ());
+    }
+
+    pub(crate) fn remove_database(&self, name: &str) -> Vec<u32> {
+        let mut inner = self.inner.write();
+        inner.databases.remove(name);
+        let ids: Vec<u32> = inner
+            .tables
+            .iter()
+            .filter(|((d, _), _)| d == name)
+            .map(|(_, t)| t.id)
+            .collect();
+        for id in &ids {
+            remove_table_locked(&mut inner, *id);
+        }
+        ids
+    }
+
+    pub(crate) fn add_table(&self, def: TableDef) -> Arc<Table> {
+        let mut inner = self.inner.write();
+        inner.next_table_id = inner.next_table_id.max(def.id + 1);
+        let key = (def.database.clone(), def.name.clone());
+        let table = Arc::new(Table::new(def));
+        inner.tables.insert(key, table.clone());
+        inner.by_id.insert(table.id, table.clone());
+        table
+    }
+
+    /// Adds a table outside the logged DDL path (scratch catalogs such as
+    /// information_schema).
+    pub fn add_table_public(&self, def: TableDef) -> Arc<Table> {
+        self.add_table(def)
+    }
+
+    pub fn add_database_public(&self, name: &str) {
+        self.add_database(name)
+    }
+
+    pub(crate) fn remove_table(&self, id: u32) {
+        remove_table_locked(&mut self.inner.write(), id);
+    }
+}
+
+fn remove_table_locked(inner: &mut Inner, id: u32) {
+    if let Some(t) = inner.by_id.remove(&id) {
+        let def = t.def();
+        inner
+            .tables
+            .remove(&(def.database.clone(), def.name.clone()));
+    }
+}

@@ -1,0 +1,1063 @@
+//! The engine: one node's catalog and tables, its transaction system, lock
+//! system and log, and the paths that tie them together — row reads and
+//! writes under MVCC and row locks, commit (log, then wait for durability,
+//! then become visible and release locks), rollback, DDL and recovery.
+
+use crate::binlog::{Event, TrxRecord, FORMAT_VERSION};
+use crate::catalog::Catalog;
+use crate::txn::{Isolation, Txn, Undo};
+use crate::writeset::WritesetHistory;
+use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
+use lockstep_log::{FlushMode, Log, LogConfig};
+use lockstep_tables::table::Schema;
+use lockstep_tables::{IndexDef, Row, Table, TableDef, Version};
+use lockstep_trx::{TrxConfig, TrxSys};
+use lockstep_types::error::Code;
+use lockstep_types::{value::encoded_prefix_len, Error as SqlError, Value};
+use parking_lot::Mutex;
+use std::ops::Bound;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Why an engine call did not complete: an SQL error, or a row lock that
+/// must be waited for. On `LockWait` the caller rolls back the statement,
+/// awaits the wait (its lock request stays queued), and runs the statement
+/// again — so executing a statement never blocks a thread.
+pub enum Error {
+    Sql(SqlError),
+    LockWait(LockWait),
+}
+
+impl From<SqlError> for Error {
+    fn from(e: SqlError) -> Self {
+        Error::Sql(e)
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    pub datadir: PathBuf,
+    pub flush_mode: FlushMode,
+    pub lock_shards: usize,
+    pub grant_policy: GrantPolicy,
+    pub trx_registry_shards: usize,
+    pub throttle_limit: usize,
+    pub log_buffer_size: usize,
+}
+
+impl EngineConfig {
+    pub fn new(datadir: impl Into<PathBuf>) -> Self {
+        EngineConfig {
+            datadir: datadir.into(),
+            flush_mode: FlushMode::EveryCommit,
+            lock_shards: 512,
+            grant_policy: GrantPolicy::Fifo,
+            trx_registry_shards: 64,
+            throttle_limit: 0,
+            log_buffer_size: 16 << 20,
+        }
+    }
+}
+
+/// Commit order: GTID numbers and last_committed are assigned in the same
+/// short critical section that reserves log space, so log order, GTID
+/// order and sequence numbers agree (5.10).
+struct CommitOrder {
+    next_gno: u64,
+    history: WritesetHistory,
+}
+
+/// The conflicting row found by an insert.
+pub struct Duplicate {
+    pub index: String,
+    pub key_text: String,
+    pub primary_key: Vec<u8>,
+    pub row: Row,
+}
+
+pub struct Engine {
+    pub catalog: Catalog,
+    pub trx_sys: TrxSys,
+    pub lock_sys: LockSys,
+    pub log: Log,
+    order: Mutex<CommitOrder>,
+    /// Serializes index builds (DDL is rare).
+    ddl: Mutex<()>,
+    server_uuid: [u8; 16],
+    pub config: EngineConfig,
+    pub stats: Stats,
+    /// Bumped by every DDL: prepared statements re-bind when it moved.
+    pub ddl_version: AtomicU64,
+}
+
+#[derive(Default)]
+pub struct Stats {
+    pub commits: AtomicU64,
+    pub rollbacks: AtomicU64,
+    pub lock_waits: AtomicU64,
+}
+
+/// Hash of a lock's identity: table, index and key bytes (FNV-1a, then a
+/// final mix so that nearby keys spread over lock-table shards).
+pub fn lock_key(table: u32, index: usize, key: &[u8]) -> LockKey {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ ((table as u64) << 8 | index as u64);
+    for &b in key {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    LockKey(h)
+}
+
+impl Engine {
+    /// Opens the data directory, replaying the log into the tables.
+    pub fn open(config: EngineConfig) -> std::result::Result<Arc<Engine>, String> {
+        std::fs::create_dir_all(&config.datadir).map_err(|e| {
+            format!(
+                "cannot create data directory {}: {e}",
+                config.datadir.display()
+            )
+        })?;
+        let server_uuid = load_or_create_uuid(&config.datadir)?;
+        let log_config = LogConfig {
+            dir: config.datadir.join("log"),
+            buffer_size: config.log_buffer_size,
+            segment_size: 64 << 20,
+            flush_mode: config.flush_mode,
+        };
+        let (log, recovered) =
+            Log::open(log_config, 0).map_err(|e| format!("opening the log: {e}"))?;
+        let engine = Engine {
+            catalog: Catalog::new(),
+            trx_sys: TrxSys::new(TrxConfig {
+                registry_shards: config.trx_registry_shards,
+                throttle_limit: config.throttle_limit,
+                ..Default::default()
+            }),
+            lock_sys: LockSys::new(LockConfig {
+                shards: config.lock_shards,
+                policy: config.grant_policy,
+            }),
+            log,
+            order: Mutex::new(CommitOrder {
+                next_gno: 1,
+                history: WritesetHistory::new(1 << 16),
+            }),
+            ddl: Default::default(),
+            server_uuid,
+            config,
+            stats: Stats::default(),
+            ddl_version: AtomicU64::new(0),
+        };
+        for note in &recovered.notes {
+            eprintln!("lockstep: recovery: {note}");
+        }
+        let mut max_gno = 0;
+        for (lsn, payload) in &recovered.records {
+            let record =
+                TrxRecord::decode(payload).map_err(|e| format!("log record at {lsn}: {e}"))?;
+            max_gno = max_gno.max(record.gno);
+            engine.replay(&record);
+        }
+        engine.order.lock().next_gno = max_gno + 1;
+        engine.finish_recovery();
+        if !recovered.records.is_empty() {
+            eprintln!(
+                "lockstep: recovery: replayed {} transactions up to lsn {}",
+                recovered.records.len(),
+                recovered.end_lsn
+            );
+        }
+        Ok(Arc::new(engine))
+    }
+
+    pub fn server_uuid(&self) -> String {
+        crate::binlog::format_uuid(&self.server_uuid)
+    }
+
+    /// GTIDs this node has committed, as a GTID set string.
+    pub fn gtid_executed(&self) -> String {
+        let next = self.order.lock().next_gno;
+        if next <= 1 {
+            String::new()
+        } else {
+            format!("{}:1-{}", self.server_uuid(), next - 1)
+        }
+    }
+
+    pub fn begin(&self, isolation: Isolation) -> Txn {
+        Txn::new(isolation)
+    }
+
+    /// Transaction throttling (8.3.2): waits in FIFO order for room in the
+    /// transaction system. Called before a transaction's first statement.
+    pub async fn admit(&self, txn: &mut Txn) {
+        if txn.ticket.is_none() {
+            txn.ticket = Some(self.trx_sys.admit().await);
+        }
+    }
+
+    fn ensure_view(&self, txn: &mut Txn) {
+        if txn.view.is_none() {
+            txn.view = Some(self.trx_sys.read_view(txn.id));
+        }
+    }
+
+    fn ensure_id(&self, txn: &mut Txn) -> u64 {
+        match txn.id {
+            Some(id) => id,
+            None => {
+                let id = self.trx_sys.begin_rw();
+                txn.id = Some(id);
+                id
+            }
+        }
+    }
+
+    /// Takes a row lock (or confirms it is held).
+    pub fn lock(&self, txn: &mut Txn, key: LockKey, mode: LockMode) -> Result<()> {
+        if let Some(held) = txn.locks.get(&key) {
+            if *held == LockMode::Exclusive || mode == LockMode::Shared {
+                return Ok(());
+            }
+        }
+        let id = self.ensure_id(txn);
+        match self.lock_sys.acquire(id, key, mode) {
+            Acquire::Granted => {
+                if txn.locks.insert(key, mode).is_none() {
+                    txn.lock_order.push(key);
+                }
+                Ok(())
+            }
+            Acquire::Wait(wait) => {
+                self.stats.lock_waits.fetch_add(1, Ordering::Relaxed);
+                txn.pending_lock = Some((key, mode));
+                Err(Error::LockWait(wait))
+            }
+            Acquire::Deadlock => Err(Error::Sql(SqlError::deadlock())),
+        }
+    }
+
+    /// The awaited lock was granted: it is now held by the transaction.
+    pub fn lock_granted(&self, txn: &mut Txn, key: LockKey) {
+        if let Some((k, mode)) = txn.pending_lock.take() {
+            debug_assert_eq!(k, key, "granted the lock that was waited for");
+            let entry = txn.locks.entry(k).or_insert(mode);
+            if mode == LockMode::Exclusive {
+                *entry = mode;
+            }
+            if !txn.lock_order.contains(&k) {
+                txn.lock_order.push(k);
+            }
+        }
+    }
+
+    /// The wait was given up (timeout): the request was cancelled.
+    pub fn lock_abandoned(&self, txn: &mut Txn) {
+        txn.pending_lock = None;
+    }
+
+    /// Consistent (non-locking) read of the row at `key`.
+    pub fn read(&self, txn: &mut Txn, table: &Table, key: &[u8]) -> Option<Row> {
+        self.ensure_view(txn);
+        let record = table.record(key)?;
+        record.read(|w| txn.sees(w))
+    }
+
+    /// Locking read: locks the row, then returns its newest version.
+    pub fn read_locked(
+        &self,
+        txn: &mut Txn,
+        table: &Table,
+        key: &[u8],
+        mode: LockMode,
+    ) -> Result<Option<Row>> {
+        let Some(record) = table.record(key) else {
+            return Ok(None);
+        };
+        self.lock(txn, lock_key(table.id, 0, key), mode)?;
+        Ok(record.latest().and_then(|v| v.row))
+    }
+
+    /// Visits rows of the clustered index in [lower, upper] (encoded keys).
+    /// With `locking`, each row is locked and its newest version returned.
+    /// The visitor returns false to stop.
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_primary(
+        &self,
+        txn: &mut Txn,
+        table: &Table,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        reverse: bool,
+        locking: Option<LockMode>,
+        visit: &mut dyn FnMut(&[u8], Row) -> Result<bool>,
+    ) -> Result<()> {
+        self.ensure_view(txn);
+        for (key, record) in table.range(lower, upper, reverse) {
+            let row = match locking {
+                None => record.read(|w| txn.sees(w)),
+                Some(mode) => {
+                    // Skip rows that do not exist for anyone before locking.
+                    if record.latest().and_then(|v| v.row).is_none() {
+                        continue;
+                    }
+                    self.lock(txn, lock_key(table.id, 0, &key), mode)?;
+                    record.latest().and_then(|v| v.row)
+                }
+            };
+            if let Some(row) = row {
+                if !visit(&key, row)? {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Visits rows through secondary index `index` with index keys in
+    /// [lower, upper]. Entries are checked against the row version the
+    /// reader sees, so stale entries of older versions are skipped.
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_secondary(
+        &self,
+        txn: &mut Txn,
+        table: &Table,
+        schema: &Schema,
+        index: usize,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        reverse: bool,
+        locking: Option<LockMode>,
+        visit: &mut dyn FnMut(&[u8], Row) -> Result<bool>,
+    ) -> Result<()> {
+        self.ensure_view(txn);
+        let ncols = schema.def.indexes[index].columns.len();
+        let map = &schema.secondary[index - 1];
+        // Bounds are over whole entries (index key ++ primary key); the
+        // caller builds them from key prefixes.
+        let range = map.range::<[u8], _>((lower, upper));
+        let entries: Box<dyn Iterator<Item = _>> = if reverse {
+            Box::new(range.rev())
+        } else {
+            Box::new(range)
+        };
+        for entry in entries {
+            let bytes = entry.key();
+            let Some(split) = encoded_prefix_len(bytes, ncols) else {
+                continue;
+            };
+            let (index_key, pk) = bytes.split_at(split);
+            let Some(record) = table.record(pk) else {
+                continue;
+            };
+            let row = match locking {
+                None => record.read(|w| txn.sees(w)),
+                Some(mode) => {
+                    let latest = record.latest().and_then(|v| v.row);
+                    match latest {
+                        Some(r) if schema.def.index_key(index, &r) == index_key => {}
+                        _ => continue,
+                    }
+                    self.lock(txn, lock_key(table.id, 0, pk), mode)?;
+                    record.latest().and_then(|v| v.row)
+                }
+            };
+            let Some(row) = row else { continue };
+            if schema.def.index_key(index, &row) != index_key {
+                continue;
+            }
+            if !visit(pk, row)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts `row` (already converted to column types, defaults filled).
+    /// Returns the primary key, or the duplicate it ran into.
+    pub fn insert(
+        &self,
+        txn: &mut Txn,
+        table: &Arc<Table>,
+        schema: &Schema,
+        row: Vec<Value>,
+    ) -> Result<std::result::Result<Vec<u8>, Duplicate>> {
+        let def = &schema.def;
+        let pk = def.index_key(0, &row);
+        self.lock(txn, lock_key(table.id, 0, &pk), LockMode::Exclusive)?;
+        for (i, index) in def.indexes.iter().enumerate().skip(1) {
+            if index.unique && !def.unique_key_has_null(i, &row) {
+                self.lock(
+                    txn,
+                    lock_key(table.id, i, &def.index_key(i, &row)),
+                    LockMode::Exclusive,
+                )?;
+            }
+        }
+        if let Some(existing) = table
+            .record(&pk)
+            .and_then(|r| r.latest())
+            .and_then(|v| v.row)
+        {
+            return Ok(Err(self.duplicate(def, 0, pk, existing)));
+        }
+        for i in 1..def.indexes.len() {
+            if def.indexes[i].unique && !def.unique_key_has_null(i, &row) {
+                if let Some((other_pk, other)) = self.unique_holder(table, schema, i, &row, None) {
+                    return Ok(Err(self.duplicate(def, i, other_pk, other)));
+                }
+            }
+        }
+        let id = self.ensure_id(txn);
+        let row: Row = Arc::from(row);
+        self.write_version(
+            txn,
+            table,
+            &pk,
+            Version {
+                trx: id,
+                row: Some(row.clone()),
+            },
+        );
+        table.index_row(schema, &pk, &row);
+        txn.writeset.push(lock_key(table.id, 0, &pk).0);
+        txn.events.push(Event::Insert {
+            table: table.id,
+            row: row.to_vec(),
+        });
+        Ok(Ok(pk))
+    }
+
+    /// Replaces the row at `pk` (locked by the caller's read) with `new`.
+    pub fn update(
+        &self,
+        txn: &mut Txn,
+        table: &Arc<Table>,
+        schema: &Schema,
+        pk: &[u8],
+        old: &Row,
+        new: Vec<Value>,
+    ) -> Result<std::result::Result<(), Duplicate>> {
+        let def = &schema.def;
+        let new_pk = def.index_key(0, &new);
+        if new_pk != pk {
+            // A primary key change is a delete and an insert (as InnoDB).
+            self.delete(txn, table, schema, pk, old)?;
+            return Ok(self.insert(txn, table, schema, new)?.map(|_| ()));
+        }
+        self.lock(txn, lock_key(table.id, 0, pk), LockMode::Exclusive)?;
+        for i in 1..def.indexes.len() {
+            if !def.indexes[i].unique {
+                continue;
+            }
+            let (old_key, new_key) = (def.index_key(i, old), def.index_key(i, &new));
+            if old_key == new_key {
+                continue;
+            }
+            self.lock(txn, lock_key(table.id, i, &old_key), LockMode::Exclusive)?;
+            if !def.unique_key_has_null(i, &new) {
+                self.lock(txn, lock_key(table.id, i, &new_key), LockMode::Exclusive)?;
+                if let Some((other_pk, other)) =
+                    self.unique_holder(table, schema, i, &new, Some(pk))
+                {
+                    return Ok(Err(self.duplicate(def, i, other_pk, other)));
+                }
+            }
+        }
+        let id = self.ensure_id(txn);
+        let new: Row = Arc::from(new);
+        self.write_version(
+            txn,
+            table,
+            pk,
+            Version {
+                trx: id,
+                row: Some(new.clone()),
+            },
+        );
+        for (i, index) in schema.secondary.iter().enumerate() {
+            let idx = i + 1;
+            if def.index_key(idx, old) != def.index_key(idx, &new) {
+                index.insert(def.secondary_entry(idx, &new, pk), ());
+            }
+        }
+        txn.writeset.push(lock_key(table.id, 0, pk).0);
+        txn.events.push(Event::Update {
+            table: table.id,
+            before: old.to_vec(),
+            after: new.to_vec(),
+        });
+        Ok(Ok(()))
+    }
+
+    pub fn delete(
+        &self,
+        txn: &mut Txn,
+        table: &Arc<Table>,
+        schema: &Schema,
+        pk: &[u8],
+        old: &Row,
+    ) -> Result<()> {
+        let def = &schema.def;
+        self.lock(txn, lock_key(table.id, 0, pk), LockMode::Exclusive)?;
+        for (i, index) in def.indexes.iter().enumerate().skip(1) {
+            if index.unique && !def.unique_key_has_null(i, old) {
+                self.lock(
+                    txn,
+                    lock_key(table.id, i, &def.index_key(i, old)),
+                    LockMode::Exclusive,
+                )?;
+            }
+        }
+        let id = self.ensure_id(txn);
+        self.write_version(txn, table, pk, Version { trx: id, row: None });
+        txn.writeset.push(lock_key(table.id, 0, pk).0);
+        txn.events.push(Event::Delete {
+            table: table.id,
+            before: old.to_vec(),
+        });
+        Ok(())
+    }
+
+    fn write_version(&self, txn: &mut Txn, table: &Arc<Table>, pk: &[u8], version: Version) {
+        let prior_own = table
+            .record(pk)
+            .and_then(|r| r.latest())
+            .filter(|v| v.trx == version.trx);
+        table.push_version(pk, version, self.trx_sys.purge_horizon());
+        txn.undo.push(Undo {
+            table: table.clone(),
+            key: pk.to_vec(),
+            prior_own,
+        });
+    }
+
+    /// The live row (newest version) holding unique key `index` of `row`,
+    /// other than the row at `except`.
+    fn unique_holder(
+        &self,
+        table: &Table,
+        schema: &Schema,
+        index: usize,
+        row: &[Value],
+        except: Option<&[u8]>,
+    ) -> Option<(Vec<u8>, Row)> {
+        let def = &schema.def;
+        let key = def.index_key(index, row);
+        let upper = successor_prefix(&key);
+        let map = &schema.secondary[index - 1];
+        for entry in map.range::<[u8], _>((
+            Bound::Included(key.as_slice()),
+            Bound::Excluded(upper.as_slice()),
+        )) {
+            let pk = &entry.key()[key.len()..];
+            if Some(pk) == except {
+                continue;
+            }
+            if let Some(latest) = table
+                .record(pk)
+                .and_then(|r| r.latest())
+                .and_then(|v| v.row)
+            {
+                if def.index_key(index, &latest) == key {
+                    return Some((pk.to_vec(), latest));
+                }
+            }
+        }
+        None
+    }
+
+    fn duplicate(&self, def: &TableDef, index: usize, primary_key: Vec<u8>, row: Row) -> Duplicate {
+        let key_text = def.indexes[index]
+            .columns
+            .iter()
+            .map(|&c| row[c].to_string())
+            .collect::<Vec<_>>()
+            .join("-");
+        Duplicate {
+            index: format!("{}.{}", def.name, def.indexes[index].name),
+            key_text,
+            primary_key,
+            row,
+        }
+    }
+
+    /// Undoes the current statement's changes; its locks stay (InnoDB
+    /// keeps them too).
+    pub fn rollback_statement(&self, txn: &mut Txn) {
+        let undo = txn.take_statement_undo();
+        undo_changes(txn.id, undo);
+    }
+
+    /// Commits: writes the log record, waits until it is durable, then
+    /// makes the changes visible and releases locks. Nothing is
+    /// acknowledged before its record is on disk.
+    pub async fn commit(&self, txn: &mut Txn) -> std::result::Result<(), SqlError> {
+        let Some(id) = txn.id else {
+            self.end(txn);
+            return Ok(());
+        };
+        if txn.events.is_empty() {
+            self.trx_sys.finish(id);
+            self.end(txn);
+            return Ok(());
+        }
+        let record = TrxRecord {
+            version: FORMAT_VERSION,
+            server_uuid: self.server_uuid,
+            gno: 0,
+            last_committed: 0,
+            sequence_number: 0,
+            timestamp_us: now_us(),
+            events: std::mem::take(&mut txn.events),
+        };
+        let mut bytes = record.encode();
+        let reservation = {
+            let mut order = self.order.lock();
+            let gno = order.next_gno;
+            order.next_gno += 1;
+            let last_committed = order.history.commit(&txn.writeset, gno);
+            TrxRecord::patch_order(&mut bytes, gno, last_committed, gno);
+            self.log.reserve(bytes.len())
+        };
+        let durable = match reservation {
+            Ok(r) => match r.write(&bytes) {
+                Ok(end) => self.log.wait_durable(end).await,
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        };
+        if let Err(e) = durable {
+            // The record may or may not be on disk; the log refuses all
+            // further writes, so the node must restart and recover.
+            self.rollback(txn);
+            return Err(SqlError::new(
+                Code::GetErrno,
+                format!("Got error writing the transaction log: {e}"),
+            ));
+        }
+        self.trx_sys.finish(id);
+        self.end(txn);
+        self.stats.commits.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    pub fn rollback(&self, txn: &mut Txn) {
+        let undo = std::mem::take(&mut txn.undo);
+        undo_changes(txn.id, undo);
+        if let Some(id) = txn.id {
+            self.trx_sys.finish(id);
+            self.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
+        }
+        self.end(txn);
+    }
+
+    fn end(&self, txn: &mut Txn) {
+        if let Some(id) = txn.id {
+            self.lock_sys.release_all(id, &txn.lock_order);
+        }
+        let isolation = txn.isolation;
+        *txn = Txn::new(isolation);
+    }
+
+    // ---- DDL: logged and durable before it takes effect ----
+
+    async fn log_ddl(&self, event: Event) -> std::result::Result<(), SqlError> {
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        let record = TrxRecord {
+            version: FORMAT_VERSION,
+            server_uuid: self.server_uuid,
+            gno: 0,
+            last_committed: 0,
+            sequence_number: 0,
+            timestamp_us: now_us(),
+            events: vec![event],
+        };
+        let mut bytes = record.encode();
+        let reservation = {
+            let mut order = self.order.lock();
+            let gno = order.next_gno;
+            order.next_gno += 1;
+            // DDL depends on everything before it.
+            TrxRecord::patch_order(&mut bytes, gno, gno - 1, gno);
+            self.log.reserve(bytes.len())
+        };
+        let end = reservation
+            .map_err(|e| {
+                SqlError::new(
+                    Code::GetErrno,
+                    format!("Got error writing the transaction log: {e}"),
+                )
+            })?
+            .write(&bytes)
+            .map_err(|e| {
+                SqlError::new(
+                    Code::GetErrno,
+                    format!("Got error writing the transaction log: {e}"),
+                )
+            })?;
+        self.log.wait_durable(end).await.map_err(|e| {
+            SqlError::new(
+                Code::GetErrno,
+                format!("Got error writing the transaction log: {e}"),
+            )
+        })
+    }
+
+    pub async fn create_database(
+        &self,
+        name: &str,
+        if_not_exists: bool,
+    ) -> std::result::Result<bool, SqlError> {
+        if self.catalog.database_exists(name) {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(SqlError::new(
+                    Code::DbCreateExists,
+                    format!("Can't create database '{name}'; database exists"),
+                ))
+            };
+        }
+        self.log_ddl(Event::CreateDatabase { name: name.into() })
+            .await?;
+        self.catalog.add_database(name);
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(true)
+    }
+
+    pub async fn drop_database(
+        &self,
+        name: &str,
+        if_exists: bool,
+    ) -> std::result::Result<usize, SqlError> {
+        if !self.catalog.database_exists(name) {
+            return if if_exists {
+                Ok(0)
+            } else {
+                Err(SqlError::new(
+                    Code::DbDropExists,
+                    format!("Can't drop database '{name}'; database doesn't exist"),
+                ))
+            };
+        }
+        self.log_ddl(Event::DropDatabase { name: name.into() })
+            .await?;
+        let n = self.catalog.remove_database(name).len();
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(n)
+    }
+
+    pub async fn create_table(
+        &self,
+        mut def: TableDef,
+    ) -> std::result::Result<Arc<Table>, SqlError> {
+        if self.catalog.table(&def.database, &def.name).is_some() {
+            return Err(SqlError::new(
+                Code::TableExists,
+                format!("Table '{}' already exists", def.name),
+            ));
+        }
+        def.id = self.catalog.allocate_table_id();
+        self.log_ddl(Event::CreateTable { def: def.clone() })
+            .await?;
+        let t = self.catalog.add_table(def);
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(t)
+    }
+
+    pub async fn drop_table(&self, table: &Table) -> std::result::Result<(), SqlError> {
+        self.log_ddl(Event::DropTable { table: table.id }).await?;
+        self.catalog.remove_table(table.id);
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    pub async fn truncate_table(&self, table: &Table) -> std::result::Result<(), SqlError> {
+        self.log_ddl(Event::Truncate { table: table.id }).await?;
+        table.clear();
+        Ok(())
+    }
+
+    pub async fn create_index(
+        &self,
+        table: &Table,
+        index: IndexDef,
+    ) -> std::result::Result<(), SqlError> {
+        {
+            let def = table.def();
+            if def
+                .indexes
+                .iter()
+                .any(|i| i.name.eq_ignore_ascii_case(&index.name))
+            {
+                return Err(SqlError::new(
+                    Code::DupKeyName,
+                    format!("Duplicate key name '{}'", index.name),
+                ));
+            }
+        }
+        self.check_unique_buildable(table, &index)?;
+        self.log_ddl(Event::CreateIndex {
+            table: table.id,
+            index: index.clone(),
+        })
+        .await?;
+        let _serial = self.ddl.lock();
+        add_index(table, index);
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn check_unique_buildable(
+        &self,
+        table: &Table,
+        index: &IndexDef,
+    ) -> std::result::Result<(), SqlError> {
+        if !index.unique {
+            return Ok(());
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (_, record) in table.range(Bound::Unbounded, Bound::Unbounded, false) {
+            if let Some(row) = record.latest().and_then(|v| v.row) {
+                if index.columns.iter().any(|&c| row[c].is_null()) {
+                    continue;
+                }
+                let mut key = Vec::new();
+                for &c in &index.columns {
+                    row[c].encode_key(&mut key);
+                }
+                if !seen.insert(key) {
+                    let text = index
+                        .columns
+                        .iter()
+                        .map(|&c| row[c].to_string())
+                        .collect::<Vec<_>>()
+                        .join("-");
+                    return Err(SqlError::dup_entry(
+                        &text,
+                        &format!("{}.{}", table.def().name, index.name),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub async fn drop_index(&self, table: &Table, name: &str) -> std::result::Result<(), SqlError> {
+        let def = table.def();
+        if !def
+            .indexes
+            .iter()
+            .skip(1)
+            .any(|i| i.name.eq_ignore_ascii_case(name))
+        {
+            return Err(SqlError::new(
+                Code::CantDropFieldOrKey,
+                format!("Can't DROP '{name}'; check that column/key exists"),
+            ));
+        }
+        self.log_ddl(Event::DropIndex {
+            table: table.id,
+            name: name.into(),
+        })
+        .await?;
+        let _serial = self.ddl.lock();
+        remove_index(table, name);
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    // ---- recovery ----
+
+    /// Applies one logged transaction to the tables. Row events carry
+    /// full images and are applied by primary key, so replaying a record
+    /// whose effects are already present changes nothing (5.15).
+    fn replay(&self, record: &TrxRecord) {
+        for event in &record.events {
+            match event {
+                Event::Insert { table, row } => {
+                    if let Some(t) = self.catalog.table_by_id(*table) {
+                        let key = t.def().index_key(0, row);
+                        t.load_row(key, Some(Arc::from(row.clone())));
+                    }
+                }
+                Event::Update {
+                    table,
+                    before,
+                    after,
+                } => {
+                    if let Some(t) = self.catalog.table_by_id(*table) {
+                        let def = t.def();
+                        let (old, new) = (def.index_key(0, before), def.index_key(0, after));
+                        if old != new {
+                            t.remove_record(&old);
+                        }
+                        t.load_row(new, Some(Arc::from(after.clone())));
+                    }
+                }
+                Event::Delete { table, before } => {
+                    if let Some(t) = self.catalog.table_by_id(*table) {
+                        let key = t.def().index_key(0, before);
+                        t.remove_record(&key);
+                    }
+                }
+                Event::CreateDatabase { name } => self.catalog.add_database(name),
+                Event::DropDatabase { name } => {
+                    self.catalog.remove_database(name);
+                }
+                Event::CreateTable { def } => {
+                    if self.catalog.table_by_id(def.id).is_none() {
+                        self.catalog.add_table(def.clone());
+                    }
+                }
+                Event::DropTable { table } => self.catalog.remove_table(*table),
+                Event::CreateIndex { table, index } => {
+                    if let Some(t) = self.catalog.table_by_id(*table) {
+                        if !t.def().indexes.iter().any(|i| i.name == index.name) {
+                            add_index(&t, index.clone());
+                        }
+                    }
+                }
+                Event::DropIndex { table, name } => {
+                    if let Some(t) = self.catalog.table_by_id(*table) {
+                        remove_index(&t, name);
+                    }
+                }
+                Event::Truncate { table } => {
+                    if let Some(t) = self.catalog.table_by_id(*table) {
+                        t.clear();
+                    }
+                }
+            }
+        }
+    }
+
+    /// After replay: rebuild secondary indexes from the rows and set the
+    /// AUTO_INCREMENT and row-id counters past the largest values present.
+    fn finish_recovery(&self) {
+        for table in self.catalog.all_tables() {
+            let schema = table.schema();
+            let def = schema.def.clone();
+            let auto = def.auto_increment_column();
+            let mut max_auto = 0u64;
+            let mut max_row_id = 0u64;
+            for (pk, record) in table.range(Bound::Unbounded, Bound::Unbounded, false) {
+                let Some(row) = record.latest().and_then(|v| v.row) else {
+                    continue;
+                };
+                table.index_row(&schema, &pk, &row);
+                if let Some(c) = auto {
+                    max_auto = max_auto.max(row[c].to_i64().unwrap_or(0).max(0) as u64);
+                }
+                if let Some(c) = def.hidden_row_id {
+                    max_row_id = max_row_id.max(row[c].to_i64().unwrap_or(0).max(0) as u64);
+                }
+            }
+            table
+                .auto_increment
+                .fetch_max(max_auto + 1, Ordering::SeqCst);
+            table
+                .next_row_id
+                .fetch_max(max_row_id + 1, Ordering::SeqCst);
+        }
+    }
+
+    /// Stops the log threads after flushing.
+    pub fn shutdown(&self) {
+        self.log.shutdown();
+    }
+}
+
+fn undo_changes(trx: Option<u64>, undo: Vec<Undo>) {
+    let Some(trx) = trx else {
+        debug_assert!(
+            undo.is_empty(),
+            "changes are made only by a transaction with an id"
+        );
+        return;
+    };
+    for u in undo.into_iter().rev() {
+        u.table.undo_version(&u.key, trx);
+        if let Some(prior) = u.prior_own {
+            u.table.restore_version(&u.key, prior);
+        }
+    }
+}
+
+fn add_index(table: &Table, index: IndexDef) {
+    let mut schema = table.schema_mut();
+    let mut def = (*schema.def).clone();
+    def.indexes.push(index);
+    let idx = def.indexes.len() - 1;
+    let map = crossbeam_skiplist_map();
+    for (pk, record) in table.range(Bound::Unbounded, Bound::Unbounded, false) {
+        // Every version gets an entry, so older views still find their rows.
+        for row in record.images() {
+            map.insert(def.secondary_entry(idx, &row, &pk), ());
+        }
+    }
+    schema.def = Arc::new(def);
+    schema.secondary.push(map);
+}
+
+fn remove_index(table: &Table, name: &str) {
+    let mut schema = table.schema_mut();
+    let mut def = (*schema.def).clone();
+    if let Some(pos) = def
+        .indexes
+        .iter()
+        .skip(1)
+        .position(|i| i.name.eq_ignore_ascii_case(name))
+    {
+        def.indexes.remove(pos + 1);
+        schema.secondary.remove(pos);
+        schema.def = Arc::new(def);
+    }
+}
+
+fn crossbeam_skiplist_map() -> lockstep_tables::table::IndexMap {
+    Default::default()
+}
+
+/// Smallest byte string greater than every string with prefix `key`.
+pub fn successor_prefix(key: &[u8]) -> Vec<u8> {
+    let mut s = key.to_vec();
+    while let Some(last) = s.pop() {
+        if last < 0xFF {
+            s.push(last + 1);
+            return s;
+        }
+    }
+    vec![0xFF; key.len() + 1]
+}
+
+fn now_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or(0)
+}
+
+fn load_or_create_uuid(dir: &std::path::Path) -> std::result::Result<[u8; 16], String> {
+    let path = dir.join("server_uuid");
+    if let Ok(bytes) = std::fs::read(&path) {
+        if let Ok(arr) = <[u8; 16]>::try_from(bytes.as_slice()) {
+            return Ok(arr);
+        }
+    }
+    let mut uuid: [u8; 16] = rand::random();
+    uuid[6] = (uuid[6] & 0x0f) | 0x40; // version 4
+    uuid[8] = (uuid[8] & 0x3f) | 0x80;
+    let tmp = dir.join("server_uuid.tmp");
+    std::fs::write(&tmp, uuid)
+        .and_then(|_| std::fs::rename(&tmp, &path))
+        .map_err(|e| format!("writing {}: {e}", path.display()))?;
+    Ok(uuid)
+}

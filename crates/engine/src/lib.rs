@@ -1,0 +1,14 @@
+//! The storage engine of one lockstep node (brief: engine/trx, engine/lock,
+//! engine/tables, log, recovery): what a SQL statement reads and writes
+//! through, and what a commit goes through.
+
+pub mod binlog;
+pub mod catalog;
+pub mod engine;
+pub mod txn;
+pub mod writeset;
+
+pub use engine::{lock_key, Duplicate, Engine, EngineConfig, Error, Result};
+pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
+pub use lockstep_log::FlushMode;
+pub use txn::{Isolation, Txn};

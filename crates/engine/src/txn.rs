@@ -1,0 +1,135 @@
+//! A transaction's private state: its id (assigned at the first write, as
+//! InnoDB does for read-only transactions that turn read-write), its
+//! ReadView, the row locks it holds, its undo list and the row events its
+//! log record will carry.
+
+use crate::binlog::Event;
+use lockstep_lock::{LockKey, LockMode};
+use lockstep_tables::{Table, Version};
+use lockstep_trx::{ReadView, Ticket, TrxId};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    ReadUncommitted,
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl Isolation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::ReadUncommitted => "READ-UNCOMMITTED",
+            Isolation::ReadCommitted => "READ-COMMITTED",
+            Isolation::RepeatableRead => "REPEATABLE-READ",
+            Isolation::Serializable => "SERIALIZABLE",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Isolation> {
+        match s.to_ascii_uppercase().replace([' ', '_'], "-").as_str() {
+            "READ-UNCOMMITTED" => Some(Isolation::ReadUncommitted),
+            "READ-COMMITTED" => Some(Isolation::ReadCommitted),
+            "REPEATABLE-READ" => Some(Isolation::RepeatableRead),
+            "SERIALIZABLE" => Some(Isolation::Serializable),
+            _ => None,
+        }
+    }
+
+    /// Whether a consistent read keeps one view for the whole transaction.
+    pub fn view_per_transaction(self) -> bool {
+        matches!(self, Isolation::RepeatableRead | Isolation::Serializable)
+    }
+}
+
+pub(crate) struct Undo {
+    pub table: Arc<Table>,
+    pub key: Vec<u8>,
+    /// This transaction's own earlier version that the change replaced.
+    pub prior_own: Option<Version>,
+}
+
+/// Marks where the current statement began, for statement rollback.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Mark {
+    undo: usize,
+    events: usize,
+    writeset: usize,
+}
+
+pub struct Txn {
+    pub isolation: Isolation,
+    pub(crate) id: Option<TrxId>,
+    pub(crate) view: Option<ReadView>,
+    pub(crate) locks: HashMap<LockKey, LockMode>,
+    pub(crate) lock_order: Vec<LockKey>,
+    pub(crate) undo: Vec<Undo>,
+    pub(crate) events: Vec<Event>,
+    pub(crate) writeset: Vec<u64>,
+    pub(crate) mark: Mark,
+    pub(crate) ticket: Option<Ticket>,
+    /// A lock request being waited for; recorded as held once granted.
+    pub(crate) pending_lock: Option<(LockKey, LockMode)>,
+}
+
+impl Txn {
+    pub(crate) fn new(isolation: Isolation) -> Txn {
+        Txn {
+            isolation,
+            id: None,
+            view: None,
+            locks: HashMap::new(),
+            lock_order: Vec::new(),
+            undo: Vec::new(),
+            events: Vec::new(),
+            writeset: Vec::new(),
+            mark: Mark::default(),
+            ticket: None,
+            pending_lock: None,
+        }
+    }
+
+    pub fn id(&self) -> Option<TrxId> {
+        self.id
+    }
+
+    /// Whether the transaction has changed anything.
+    pub fn has_writes(&self) -> bool {
+        !self.events.is_empty() || !self.undo.is_empty()
+    }
+
+    pub fn holds_locks(&self) -> bool {
+        !self.lock_order.is_empty()
+    }
+
+    pub fn admitted(&self) -> bool {
+        self.ticket.is_some()
+    }
+
+    /// Whether this transaction's consistent reads see a version written
+    /// by `writer`.
+    pub fn sees(&self, writer: TrxId) -> bool {
+        Some(writer) == self.id || writer == 0 || self.view.as_ref().is_some_and(|v| v.sees(writer))
+    }
+
+    /// Start of a statement: Read Committed takes a fresh view per
+    /// statement; the statement-rollback mark moves here.
+    pub fn start_statement(&mut self) {
+        if !self.isolation.view_per_transaction() {
+            self.view = None;
+        }
+        self.mark = Mark {
+            undo: self.undo.len(),
+            events: self.events.len(),
+            writeset: self.writeset.len(),
+        };
+    }
+
+    pub(crate) fn take_statement_undo(&mut self) -> Vec<Undo> {
+        self.events.truncate(self.mark.events);
+        self.writeset.truncate(self.mark.writeset);
+        self.undo.split_off(self.mark.undo)
+    }
+}
