@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Run every lockstep test: dependencies, release build, Rust unit tests, then
+# the end-to-end pytest suite (mariadb CLI, SQL, isolation, sysbench, crash).
+#
+#   bash scripts/test.sh                 # quick suite (CI default)
+#   LOCKSTEP_SUITE=full bash scripts/test.sh
+#   LOCKSTEP_TARGET=mariadb bash scripts/test.sh   # e2e suite against MariaDB
+#
+# Environment:
+#   LOCKSTEP_SUITE=quick|full   size of sysbench/crash tests (default quick)
+#   LOCKSTEP_TARGET=lockstep|mariadb  server the e2e tests start (default lockstep)
+#   LOCKSTEP_SKIP_DEPS=1        don't run scripts/install-deps.sh
+#   LOCKSTEP_SKIP_CARGO=1       don't build or run the Rust unit tests
+#   PYTEST_ARGS="..."           extra pytest arguments (e.g. "-k sysbench -x")
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export LOCKSTEP_SUITE="${LOCKSTEP_SUITE:-quick}"
+export LOCKSTEP_TARGET="${LOCKSTEP_TARGET:-lockstep}"
+[ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+
+step() { echo; echo "==== $* ($(date +%T))"; }
+start=$(date +%s)
+
+if [ "${LOCKSTEP_SKIP_DEPS:-0}" != 1 ]; then
+    step "install dependencies"
+    bash scripts/install-deps.sh
+fi
+
+if [ "${LOCKSTEP_SKIP_CARGO:-0}" != 1 ]; then
+    step "cargo build --release -p lockstep-server"
+    cargo build --release -p lockstep-server
+    step "cargo test --workspace --release"
+    cargo test --workspace --release
+fi
+
+step "pytest tests (target=$LOCKSTEP_TARGET suite=$LOCKSTEP_SUITE)"
+# shellcheck disable=SC2086
+python3 -m pytest tests -q --durations=10 ${PYTEST_ARGS:-}
+
+step "all tests passed in $(( $(date +%s) - start ))s"
