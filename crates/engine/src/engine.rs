@@ -68,6 +68,21 @@ impl EngineConfig {
 struct CommitOrder {
     next_gno: u64,
     history: WritesetHistory,
+    /// Which in-flight counter new committers register in; a checkpoint
+    /// flips it and waits for the old one to drain.
+    epoch: usize,
+}
+
+/// A transaction or DDL between log reservation and visibility; the
+/// checkpoint waits for these to drain (see checkpoint.rs).
+pub(crate) struct InFlight<'a> {
+    counter: &'a AtomicU64,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.counter.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The conflicting row found by an insert.
@@ -91,6 +106,10 @@ pub struct Engine {
     pub stats: Stats,
     /// Bumped by every DDL: prepared statements re-bind when it moved.
     pub ddl_version: AtomicU64,
+    /// Transactions between log reservation and visibility, per epoch.
+    in_flight: [AtomicU64; 2],
+    /// Serializes checkpoints; holds the start LSN of the newest one.
+    checkpoint: Mutex<u64>,
 }
 
 #[derive(Default)]
@@ -130,8 +149,23 @@ impl Engine {
             segment_size: 64 << 20,
             flush_mode: config.flush_mode,
         };
+        // The newest intact checkpoint, else the one before it.
+        let mut snapshot = None;
+        for (lsn, path) in crate::checkpoint::list(&config.datadir) {
+            match crate::checkpoint::read(&path) {
+                Ok(snap) => {
+                    snapshot = Some(snap);
+                    break;
+                }
+                Err(e) => eprintln!(
+                    "lockstep: recovery: skipping checkpoint at lsn {lsn} ({}): {e}",
+                    path.display()
+                ),
+            }
+        }
+        let start_lsn = snapshot.as_ref().map(|s| s.start_lsn).unwrap_or(0);
         let (log, recovered) =
-            Log::open(log_config, 0).map_err(|e| format!("opening the log: {e}"))?;
+            Log::open(log_config, start_lsn).map_err(|e| format!("opening the log: {e}"))?;
         let engine = Engine {
             catalog: Catalog::new(),
             trx_sys: TrxSys::new(TrxConfig {
@@ -147,17 +181,29 @@ impl Engine {
             order: Mutex::new(CommitOrder {
                 next_gno: 1,
                 history: WritesetHistory::new(1 << 16),
+                epoch: 0,
             }),
             ddl: Default::default(),
             server_uuid,
             config,
             stats: Stats::default(),
             ddl_version: AtomicU64::new(0),
+            in_flight: [AtomicU64::new(0), AtomicU64::new(0)],
+            checkpoint: Mutex::new(start_lsn),
         };
         for note in &recovered.notes {
             eprintln!("lockstep: recovery: {note}");
         }
         let mut max_gno = 0;
+        if let Some(snap) = snapshot {
+            eprintln!(
+                "lockstep: recovery: loading checkpoint at lsn {} ({} tables)",
+                snap.start_lsn,
+                snap.tables.len()
+            );
+            max_gno = snap.next_gno.saturating_sub(1);
+            engine.load_snapshot(snap);
+        }
         for (lsn, payload) in &recovered.records {
             let record =
                 TrxRecord::decode(payload).map_err(|e| format!("log record at {lsn}: {e}"))?;
@@ -618,13 +664,13 @@ impl Engine {
             events: std::mem::take(&mut txn.events),
         };
         let mut bytes = record.encode();
-        let reservation = {
+        let (reservation, _in_flight) = {
             let mut order = self.order.lock();
             let gno = order.next_gno;
             order.next_gno += 1;
             let last_committed = order.history.commit(&txn.writeset, gno);
             TrxRecord::patch_order(&mut bytes, gno, last_committed, gno);
-            self.log.reserve(bytes.len())
+            (self.log.reserve(bytes.len()), self.enter_flight(&order))
         };
         let durable = match reservation {
             Ok(r) => match r.write(&bytes) {
@@ -668,7 +714,15 @@ impl Engine {
 
     // ---- DDL: logged and durable before it takes effect ----
 
-    async fn log_ddl(&self, event: Event) -> std::result::Result<(), SqlError> {
+    fn enter_flight(&self, order: &CommitOrder) -> InFlight<'_> {
+        let counter = &self.in_flight[order.epoch];
+        counter.fetch_add(1, Ordering::SeqCst);
+        InFlight { counter }
+    }
+
+    /// Logs a DDL event and waits until it is durable. The returned guard
+    /// keeps it "in flight" for checkpoints until the caller has applied it.
+    async fn log_ddl(&self, event: Event) -> std::result::Result<InFlight<'_>, SqlError> {
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         let record = TrxRecord {
             version: FORMAT_VERSION,
@@ -686,8 +740,9 @@ impl Engine {
             order.next_gno += 1;
             // DDL depends on everything before it.
             TrxRecord::patch_order(&mut bytes, gno, gno - 1, gno);
-            self.log.reserve(bytes.len())
+            (self.log.reserve(bytes.len()), self.enter_flight(&order))
         };
+        let (reservation, in_flight) = reservation;
         let end = reservation
             .map_err(|e| {
                 SqlError::new(
@@ -707,7 +762,8 @@ impl Engine {
                 Code::GetErrno,
                 format!("Got error writing the transaction log: {e}"),
             )
-        })
+        })?;
+        Ok(in_flight)
     }
 
     pub async fn create_database(
@@ -725,7 +781,8 @@ impl Engine {
                 ))
             };
         }
-        self.log_ddl(Event::CreateDatabase { name: name.into() })
+        let _in_flight = self
+            .log_ddl(Event::CreateDatabase { name: name.into() })
             .await?;
         self.catalog.add_database(name);
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
@@ -747,7 +804,8 @@ impl Engine {
                 ))
             };
         }
-        self.log_ddl(Event::DropDatabase { name: name.into() })
+        let _in_flight = self
+            .log_ddl(Event::DropDatabase { name: name.into() })
             .await?;
         let n = self.catalog.remove_database(name).len();
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
@@ -765,7 +823,8 @@ impl Engine {
             ));
         }
         def.id = self.catalog.allocate_table_id();
-        self.log_ddl(Event::CreateTable { def: def.clone() })
+        let _in_flight = self
+            .log_ddl(Event::CreateTable { def: def.clone() })
             .await?;
         let t = self.catalog.add_table(def);
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
@@ -773,14 +832,14 @@ impl Engine {
     }
 
     pub async fn drop_table(&self, table: &Table) -> std::result::Result<(), SqlError> {
-        self.log_ddl(Event::DropTable { table: table.id }).await?;
+        let _in_flight = self.log_ddl(Event::DropTable { table: table.id }).await?;
         self.catalog.remove_table(table.id);
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         Ok(())
     }
 
     pub async fn truncate_table(&self, table: &Table) -> std::result::Result<(), SqlError> {
-        self.log_ddl(Event::Truncate { table: table.id }).await?;
+        let _in_flight = self.log_ddl(Event::Truncate { table: table.id }).await?;
         table.clear();
         Ok(())
     }
@@ -804,11 +863,12 @@ impl Engine {
             }
         }
         self.check_unique_buildable(table, &index)?;
-        self.log_ddl(Event::CreateIndex {
-            table: table.id,
-            index: index.clone(),
-        })
-        .await?;
+        let _in_flight = self
+            .log_ddl(Event::CreateIndex {
+                table: table.id,
+                index: index.clone(),
+            })
+            .await?;
         let _serial = self.ddl.lock();
         add_index(table, index);
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
@@ -863,11 +923,12 @@ impl Engine {
                 format!("Can't DROP '{name}'; check that column/key exists"),
             ));
         }
-        self.log_ddl(Event::DropIndex {
-            table: table.id,
-            name: name.into(),
-        })
-        .await?;
+        let _in_flight = self
+            .log_ddl(Event::DropIndex {
+                table: table.id,
+                name: name.into(),
+            })
+            .await?;
         let _serial = self.ddl.lock();
         remove_index(table, name);
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
@@ -966,6 +1027,115 @@ impl Engine {
             table
                 .next_row_id
                 .fetch_max(max_row_id + 1, Ordering::SeqCst);
+        }
+    }
+
+    /// Writes a checkpoint and lets the log before the previous one go.
+    /// Returns the new checkpoint's start LSN.
+    pub fn checkpoint(&self) -> std::result::Result<u64, String> {
+        let mut last = self.checkpoint.lock();
+        // New committers register in the other epoch; those that reserved
+        // log space before `start` are in the old one.
+        let (start, next_gno, old) = {
+            let mut order = self.order.lock();
+            let old = order.epoch;
+            order.epoch ^= 1;
+            (self.log.current_lsn(), order.next_gno, old)
+        };
+        let waited = std::time::Instant::now();
+        while self.in_flight[old].load(Ordering::SeqCst) != 0 {
+            if waited.elapsed() > std::time::Duration::from_secs(60) {
+                return Err("checkpoint: in-flight commits did not drain".into());
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        let view = self.trx_sys.read_view(None);
+        let mut tables = Vec::new();
+        for table in self.catalog.all_tables() {
+            let def = (*table.def()).clone();
+            let mut rows = Vec::new();
+            for (_, record) in table.range(Bound::Unbounded, Bound::Unbounded, false) {
+                if let Some(row) = record.read(|w| w == 0 || view.sees(w)) {
+                    rows.push(row.to_vec());
+                }
+            }
+            tables.push(crate::checkpoint::TableSnapshot {
+                def,
+                auto_increment: table.auto_increment.load(Ordering::SeqCst),
+                next_row_id: table.next_row_id.load(Ordering::SeqCst),
+                rows,
+            });
+        }
+        drop(view);
+        let snap = crate::checkpoint::Snapshot {
+            start_lsn: start,
+            next_gno,
+            databases: self.catalog.databases(),
+            tables,
+        };
+        crate::checkpoint::write(&self.config.datadir, &snap)
+            .map_err(|e| format!("writing checkpoint: {e}"))?;
+        // Keep the previous checkpoint and the log from its start, as the
+        // fallback should the new file be damaged; drop anything older.
+        let previous = *last;
+        for (lsn, path) in crate::checkpoint::list(&self.config.datadir) {
+            if lsn < previous {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        self.log
+            .truncate_before(previous)
+            .map_err(|e| format!("truncating the log: {e}"))?;
+        *last = start;
+        Ok(start)
+    }
+
+    /// Starts a thread that checkpoints whenever `threshold` bytes of log
+    /// have accumulated since the last checkpoint. It stops when the
+    /// engine is dropped.
+    pub fn start_checkpointer(self: &Arc<Self>, threshold: u64) {
+        let weak = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("checkpointer".into())
+            .spawn(move || loop {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                let Some(engine) = weak.upgrade() else { return };
+                if engine.log_since_checkpoint() >= threshold {
+                    match engine.checkpoint() {
+                        Ok(lsn) => eprintln!("lockstep: checkpoint at lsn {lsn}"),
+                        Err(e) => {
+                            eprintln!("lockstep: {e}");
+                            drop(engine);
+                            std::thread::sleep(std::time::Duration::from_secs(10));
+                        }
+                    }
+                }
+            })
+            .expect("spawning the checkpointer thread");
+    }
+
+    /// Log bytes written since the newest checkpoint.
+    pub fn log_since_checkpoint(&self) -> u64 {
+        self.log
+            .current_lsn()
+            .saturating_sub(*self.checkpoint.lock())
+    }
+
+    fn load_snapshot(&self, snap: crate::checkpoint::Snapshot) {
+        for db in &snap.databases {
+            self.catalog.add_database(db);
+        }
+        for t in snap.tables {
+            let table = self.catalog.add_table(t.def);
+            let def = table.def();
+            for row in t.rows {
+                let key = def.index_key(0, &row);
+                table.load_row(key, Some(Arc::from(row)));
+            }
+            table
+                .auto_increment
+                .store(t.auto_increment, Ordering::SeqCst);
+            table.next_row_id.store(t.next_row_id, Ordering::SeqCst);
         }
     }
 

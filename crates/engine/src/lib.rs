@@ -4,6 +4,7 @@
 
 pub mod binlog;
 pub mod catalog;
+pub mod checkpoint;
 pub mod engine;
 pub mod txn;
 pub mod writeset;

@@ -29,11 +29,15 @@ impl WritesetHistory {
     /// Callers pass sequence numbers in increasing order.
     pub fn commit(&mut self, keys: &[u64], seq: u64) -> u64 {
         let mut last = self.floor;
+        let mut own_evicted = false;
         for &key in keys {
-            let key = key | 1; // 0 marks an empty slot
+            let key = key.max(1); // 0 marks an empty slot
             let set = &mut self.sets[(key as usize ^ (key >> 32) as usize) & self.mask];
             if let Some(slot) = set.iter_mut().find(|(k, _)| *k == key) {
-                last = last.max(slot.1);
+                // A key repeated within one transaction is not a dependency.
+                if slot.1 != seq {
+                    last = last.max(slot.1);
+                }
                 slot.1 = seq;
                 continue;
             }
@@ -42,10 +46,19 @@ impl WritesetHistory {
                 .min_by_key(|(k, s)| if *k == 0 { 0 } else { *s })
                 .expect("a set has WAYS slots");
             if victim.0 != 0 {
-                self.floor = self.floor.max(victim.1);
-                last = last.max(self.floor);
+                if victim.1 == seq {
+                    // Our own key is forgotten: later writers of it must
+                    // depend on us, which the floor says once we are done.
+                    own_evicted = true;
+                } else {
+                    self.floor = self.floor.max(victim.1);
+                    last = last.max(self.floor);
+                }
             }
             *victim = (key, seq);
+        }
+        if own_evicted {
+            self.floor = self.floor.max(seq);
         }
         debug_assert!(last < seq, "a transaction depends only on earlier ones");
         last
