@@ -110,6 +110,23 @@ pub struct Engine {
     in_flight: [AtomicU64; 2],
     /// Serializes checkpoints; holds the start LSN of the newest one.
     checkpoint: Mutex<u64>,
+    /// Purge horizon, recomputed at most every millisecond: writers trim
+    /// version chains with it, and computing it scans all open views.
+    horizon: AtomicU64,
+    horizon_at: AtomicU64,
+    opened: std::time::Instant,
+    /// Deleted rows and replaced secondary-index entries waiting until no
+    /// view can need them (5.5 purge).
+    purge_queue: Mutex<std::collections::VecDeque<PurgeItem>>,
+}
+
+/// Work for purge: the row image a committed transaction deleted or
+/// replaced at `pk`.
+struct PurgeItem {
+    trx: u64,
+    table: u32,
+    pk: Vec<u8>,
+    before: Vec<Value>,
 }
 
 #[derive(Default)]
@@ -190,6 +207,10 @@ impl Engine {
             ddl_version: AtomicU64::new(0),
             in_flight: [AtomicU64::new(0), AtomicU64::new(0)],
             checkpoint: Mutex::new(start_lsn),
+            horizon: AtomicU64::new(0),
+            horizon_at: AtomicU64::new(0),
+            opened: std::time::Instant::now(),
+            purge_queue: Mutex::new(std::collections::VecDeque::new()),
         };
         for note in &recovered.notes {
             eprintln!("lockstep: recovery: {note}");
@@ -246,6 +267,11 @@ impl Engine {
         if txn.ticket.is_none() {
             txn.ticket = Some(self.trx_sys.admit().await);
         }
+    }
+
+    /// START TRANSACTION WITH CONSISTENT SNAPSHOT: take the view now.
+    pub fn snapshot_now(&self, txn: &mut Txn) {
+        self.ensure_view(txn);
     }
 
     fn ensure_view(&self, txn: &mut Txn) {
@@ -576,12 +602,112 @@ impl Engine {
             .record(pk)
             .and_then(|r| r.latest())
             .filter(|v| v.trx == version.trx);
-        table.push_version(pk, version, self.trx_sys.purge_horizon());
+        table.push_version(pk, version, self.purge_horizon());
         txn.undo.push(Undo {
             table: table.clone(),
             key: pk.to_vec(),
             prior_own,
         });
+    }
+
+    /// Purge items for a committing transaction's events: deletes, and
+    /// updates that moved a secondary key.
+    fn purge_work(&self, trx: u64, events: &[Event]) -> Vec<PurgeItem> {
+        let mut out = Vec::new();
+        for e in events {
+            let (table, before, after) = match e {
+                Event::Delete { table, before } => (*table, before, None),
+                Event::Update {
+                    table,
+                    before,
+                    after,
+                } => (*table, before, Some(after)),
+                _ => continue,
+            };
+            let Some(t) = self.catalog.table_by_id(table) else {
+                continue;
+            };
+            let def = t.def();
+            if let Some(after) = after {
+                let moved = (1..def.indexes.len())
+                    .any(|i| def.index_key(i, before) != def.index_key(i, after));
+                if !moved && def.index_key(0, before) == def.index_key(0, after) {
+                    continue;
+                }
+            }
+            out.push(PurgeItem {
+                trx,
+                table,
+                pk: def.index_key(0, before),
+                before: before.clone(),
+            });
+        }
+        out
+    }
+
+    /// Runs purge over queued items whose writer every view sees: removes
+    /// deleted records and secondary entries no version holds any more.
+    /// Returns how many items were processed.
+    pub fn purge(&self, max_items: usize) -> usize {
+        let horizon = self.trx_sys.purge_horizon();
+        let mut done = 0;
+        while done < max_items {
+            let item = {
+                let mut q = self.purge_queue.lock();
+                match q.front() {
+                    Some(i) if i.trx < horizon => q.pop_front(),
+                    _ => None,
+                }
+            };
+            let Some(item) = item else { break };
+            done += 1;
+            let Some(table) = self.catalog.table_by_id(item.table) else {
+                continue;
+            };
+            let schema = table.schema();
+            let def = &schema.def;
+            table.purge_record(&item.pk, horizon);
+            let images = table
+                .record(&item.pk)
+                .map(|r| r.images())
+                .unwrap_or_default();
+            for (i, index) in schema.secondary.iter().enumerate() {
+                let idx = i + 1;
+                let key = def.index_key(idx, &item.before);
+                if images.iter().any(|row| def.index_key(idx, row) == key) {
+                    continue;
+                }
+                let entry = def.secondary_entry(idx, &item.before, &item.pk);
+                index.remove(&entry);
+                // A writer may have given the row this key again meanwhile
+                // (it adds its entry after its version): check again.
+                let again = table
+                    .record(&item.pk)
+                    .map(|r| r.images())
+                    .unwrap_or_default();
+                if again.iter().any(|row| def.index_key(idx, row) == key) {
+                    index.insert(entry, ());
+                }
+            }
+        }
+        done
+    }
+
+    /// The purge horizon, possibly up to a millisecond old (older is safe:
+    /// it only keeps more versions).
+    fn purge_horizon(&self) -> u64 {
+        let now = self.opened.elapsed().as_micros() as u64;
+        let at = self.horizon_at.load(Ordering::Relaxed);
+        if now.saturating_sub(at) >= 1000
+            && self
+                .horizon_at
+                .compare_exchange(at, now, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.horizon
+                .store(self.trx_sys.purge_horizon(), Ordering::Release);
+        }
+        self.horizon.load(Ordering::Acquire)
     }
 
     /// The live row (newest version) holding unique key `index` of `row`,
@@ -663,6 +789,7 @@ impl Engine {
             timestamp_us: now_us(),
             events: std::mem::take(&mut txn.events),
         };
+        let purge = self.purge_work(id, &record.events);
         let mut bytes = record.encode();
         let (reservation, _in_flight) = {
             let mut order = self.order.lock();
@@ -690,6 +817,9 @@ impl Engine {
         }
         self.trx_sys.finish(id);
         self.end(txn);
+        if !purge.is_empty() {
+            self.purge_queue.lock().extend(purge);
+        }
         self.stats.commits.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -1112,6 +1242,25 @@ impl Engine {
                 }
             })
             .expect("spawning the checkpointer thread");
+    }
+
+    /// Starts the purge thread (stops when the engine is dropped).
+    pub fn start_purge(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("purge".into())
+            .spawn(move || loop {
+                let Some(engine) = weak.upgrade() else { return };
+                // Small batches: purge work is spread out, not bursty (9.5.4).
+                let n = engine.purge(4096);
+                drop(engine);
+                std::thread::sleep(std::time::Duration::from_millis(if n == 4096 {
+                    1
+                } else {
+                    50
+                }));
+            })
+            .expect("spawning the purge thread");
     }
 
     /// Log bytes written since the newest checkpoint.

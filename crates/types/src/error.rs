@@ -62,6 +62,7 @@ error_codes! {
     WrongArguments = 1210, "HY000";
     LockDeadlock = 1213, "40001";
     SpecificAccessDenied = 1227, "42000";
+    GlobalVariable = 1229, "HY000";
     WrongValueForVar = 1231, "42000";
     WrongTypeForVar = 1232, "42000";
     NotSupportedYet = 1235, "42000";

@@ -1,0 +1,109 @@
+//! Server settings: every one is a command-line flag and a key of the
+//! config file (`key = value` lines, '#' comments; keys as the flags
+//! without the leading dashes, '-' or '_' alike).
+
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Clone, Debug)]
+pub struct Config {
+    /// Config file with `key = value` lines; flags given on the command line win.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: String,
+    #[arg(long, default_value_t = 3306)]
+    pub port: u16,
+    /// Data directory (created if missing).
+    #[arg(long, default_value = "./lockstep-data")]
+    pub datadir: PathBuf,
+    /// Password of user root (empty: no password, loopback only).
+    #[arg(long, default_value = "")]
+    pub root_password: String,
+    #[arg(long, default_value_t = 1040)]
+    pub max_connections: usize,
+    /// Largest packet accepted, in bytes.
+    #[arg(long, default_value_t = 64 << 20)]
+    pub max_allowed_packet: usize,
+    /// 1: fsync before each commit is acknowledged; 2: write before ack, fsync each second; 0: fsync each second.
+    #[arg(long, default_value_t = 1)]
+    pub innodb_flush_log_at_trx_commit: u8,
+    #[arg(long, default_value_t = 50)]
+    pub innodb_lock_wait_timeout: u64,
+    /// Default isolation level of new sessions.
+    #[arg(long, default_value = "REPEATABLE-READ")]
+    pub transaction_isolation: String,
+    /// Row-lock table shards (7.1.2).
+    #[arg(long, default_value_t = 512)]
+    pub lock_shards: usize,
+    /// Lock grant order: FIFO or CATS (7.2).
+    #[arg(long, default_value = "FIFO")]
+    pub lock_grant_policy: String,
+    /// Max transactions admitted into the transaction system at once; 0 = no limit (8.3.2).
+    #[arg(long, default_value_t = 0)]
+    pub throttle_limit: usize,
+    /// Log buffer size in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    pub log_buffer_size: usize,
+    #[arg(long, default_value_t = 10)]
+    pub connect_timeout: u64,
+    #[arg(long, default_value_t = 28800)]
+    pub wait_timeout: u64,
+    /// Worker threads of the async runtime (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub worker_threads: usize,
+}
+
+impl Config {
+    /// Applies a config file under the flags given explicitly.
+    pub fn merge_file(mut self, explicit: &[String]) -> Result<Config, String> {
+        let Some(path) = self.config.clone() else { return Ok(self) };
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() || line.starts_with('[') {
+                continue;
+            }
+            let Some((k, v)) = line.split_once('=') else {
+                return Err(format!("{}:{}: expected key = value", path.display(), n + 1));
+            };
+            let key = k.trim().replace('-', "_");
+            let v = v.trim().trim_matches('"').to_string();
+            if explicit.iter().any(|f| f.trim_start_matches('-').split('=').next().map(|x| x.replace('-', "_")) == Some(key.clone())) {
+                continue;
+            }
+            let bad = |e: String| format!("{}:{}: {key}: {e}", path.display(), n + 1);
+            fn num<T: std::str::FromStr>(v: &str) -> Result<T, String>
+            where
+                T::Err: std::fmt::Display,
+            {
+                v.parse().map_err(|e: T::Err| e.to_string())
+            }
+            match key.as_str() {
+                "bind" => self.bind = v,
+                "port" => self.port = num(&v).map_err(bad)?,
+                "datadir" => self.datadir = v.into(),
+                "root_password" => self.root_password = v,
+                "max_connections" => self.max_connections = num(&v).map_err(bad)?,
+                "max_allowed_packet" => self.max_allowed_packet = num(&v).map_err(bad)?,
+                "innodb_flush_log_at_trx_commit" => {
+                    self.innodb_flush_log_at_trx_commit = num(&v).map_err(bad)?
+                }
+                "innodb_lock_wait_timeout" => {
+                    self.innodb_lock_wait_timeout = num(&v).map_err(bad)?
+                }
+                "transaction_isolation" => self.transaction_isolation = v,
+                "lock_shards" => self.lock_shards = num(&v).map_err(bad)?,
+                "lock_grant_policy" => self.lock_grant_policy = v,
+                "throttle_limit" => self.throttle_limit = num(&v).map_err(bad)?,
+                "log_buffer_size" => self.log_buffer_size = num(&v).map_err(bad)?,
+                "connect_timeout" => self.connect_timeout = num(&v).map_err(bad)?,
+                "wait_timeout" => self.wait_timeout = num(&v).map_err(bad)?,
+                "worker_threads" => self.worker_threads = num(&v).map_err(bad)?,
+                other => return Err(format!("{}:{}: unknown setting '{other}'", path.display(), n + 1)),
+            }
+        }
+        Ok(self)
+    }
+}

@@ -1,0 +1,206 @@
+//! `lockstep`: a MySQL-compatible OLTP database node.
+//!
+//! `lockstep serve` starts a node with no configuration needed (127.0.0.1:3306,
+//! data in ./lockstep-data, user root without a password).
+//! `lockstep binlog <file>` prints a log segment as mysqlbinlog would.
+
+mod config;
+mod handler;
+
+use clap::{Parser, Subcommand};
+use config::Config;
+use lockstep_engine::{Engine, EngineConfig, FlushMode, GrantPolicy};
+use lockstep_sql::{Globals, Server, Session};
+use lockstep_types::error::Code;
+use lockstep_types::{Error, Value};
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(name = "lockstep", version, about = "MySQL-compatible OLTP database")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start a database node.
+    Serve(Config),
+    /// Print the transactions in a log segment file.
+    Binlog {
+        /// A segment file under <datadir>/log.
+        file: PathBuf,
+    },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Serve(cfg) => {
+            let explicit: Vec<String> = std::env::args().filter(|a| a.starts_with("--")).collect();
+            match cfg.merge_file(&explicit).and_then(serve) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("lockstep: {e}");
+                    1
+                }
+            }
+        }
+        Command::Binlog { file } => match print_binlog(&file) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("lockstep binlog: {e}");
+                1
+            }
+        },
+    };
+    std::process::exit(code);
+}
+
+fn print_binlog(file: &std::path::Path) -> Result<(), String> {
+    let reader = lockstep_log::SegmentReader::open(file).map_err(|e| e.to_string())?;
+    for item in reader {
+        let (lsn, payload) = item.map_err(|e| e.to_string())?;
+        match lockstep_engine::binlog::TrxRecord::decode(&payload) {
+            Ok(rec) => print!("{}", lockstep_engine::binlog::describe(lsn, &rec, &|t| format!("table#{t}"))),
+            Err(e) => println!("# at {lsn}: undecodable record: {e}"),
+        }
+    }
+    Ok(())
+}
+
+fn serve(cfg: Config) -> Result<(), String> {
+    let ip: IpAddr = cfg.bind.parse().map_err(|e| format!("--bind {}: {e}", cfg.bind))?;
+    if !ip.is_loopback() && cfg.root_password.is_empty() {
+        return Err(format!(
+            "refusing to listen on {ip} while root has no password: set --root-password or bind to 127.0.0.1"
+        ));
+    }
+    let flush_mode = match cfg.innodb_flush_log_at_trx_commit {
+        0 => FlushMode::PerSecond,
+        1 => FlushMode::EveryCommit,
+        2 => FlushMode::WriteOnly,
+        n => return Err(format!("innodb_flush_log_at_trx_commit must be 0, 1 or 2, not {n}")),
+    };
+    let grant_policy = match cfg.lock_grant_policy.to_ascii_uppercase().as_str() {
+        "FIFO" => GrantPolicy::Fifo,
+        "CATS" => GrantPolicy::Cats,
+        other => return Err(format!("lock grant policy must be FIFO or CATS, not {other}")),
+    };
+    let isolation = lockstep_engine::Isolation::parse(&cfg.transaction_isolation)
+        .ok_or_else(|| format!("unknown isolation level {}", cfg.transaction_isolation))?;
+    let mut ecfg = EngineConfig::new(&cfg.datadir);
+    ecfg.flush_mode = flush_mode;
+    ecfg.lock_shards = cfg.lock_shards.max(1);
+    ecfg.grant_policy = grant_policy;
+    ecfg.throttle_limit = cfg.throttle_limit;
+    ecfg.log_buffer_size = cfg.log_buffer_size.next_power_of_two();
+    let started = std::time::Instant::now();
+    let engine = Engine::open(ecfg)?;
+    eprintln!("lockstep: data directory {} opened in {:?}", cfg.datadir.display(), started.elapsed());
+
+    let globals = Globals::new(&[
+        ("port", Value::Int(cfg.port as i64)),
+        ("datadir", Value::str(&cfg.datadir.display().to_string())),
+        ("max_connections", Value::Int(cfg.max_connections as i64)),
+        ("max_allowed_packet", Value::Int(cfg.max_allowed_packet as i64)),
+        ("innodb_flush_log_at_trx_commit", Value::Int(cfg.innodb_flush_log_at_trx_commit as i64)),
+        ("innodb_lock_wait_timeout", Value::Int(cfg.innodb_lock_wait_timeout as i64)),
+        ("transaction_isolation", Value::str(isolation.name())),
+        ("tx_isolation", Value::str(isolation.name())),
+        ("lockstep_throttle_limit", Value::Int(cfg.throttle_limit as i64)),
+        ("lockstep_grant_policy", Value::str(&cfg.lock_grant_policy.to_ascii_uppercase())),
+        ("connect_timeout", Value::Int(cfg.connect_timeout as i64)),
+        ("wait_timeout", Value::Int(cfg.wait_timeout as i64)),
+    ]);
+    let server = Server::new(engine.clone(), globals);
+    // Checkpoint whenever 256 MiB of log accumulated (5.14).
+    engine.start_checkpointer(256 << 20);
+    engine.start_purge();
+
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    rt.enable_all();
+    if cfg.worker_threads > 0 {
+        rt.worker_threads(cfg.worker_threads);
+    }
+    let rt = rt.build().map_err(|e| format!("starting the runtime: {e}"))?;
+    let result = rt.block_on(run(cfg, server.clone()));
+    // Connections have ended: checkpoint so the next start is quick, then
+    // flush the log and stop its threads.
+    if engine.log_since_checkpoint() > 0 {
+        if let Err(e) = engine.checkpoint() {
+            eprintln!("lockstep: final {e}");
+        }
+    }
+    engine.shutdown();
+    rt.shutdown_timeout(Duration::from_secs(2));
+    eprintln!("lockstep: shut down cleanly");
+    result
+}
+
+async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
+    let addr = SocketAddr::new(cfg.bind.parse().map_err(|e| format!("{e}"))?, cfg.port);
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    eprintln!("lockstep: ready for connections on {addr} (version 8.0.36-lockstep)");
+    let protocol = Arc::new(lockstep_protocol::Config {
+        server_version: "8.0.36-lockstep".into(),
+        max_allowed_packet: cfg.max_allowed_packet,
+        connect_timeout: Duration::from_secs(cfg.connect_timeout),
+        wait_timeout: Duration::from_secs(cfg.wait_timeout),
+    });
+    let stage2 = lockstep_protocol::native_password::stage2_hash(&cfg.root_password);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let live = Arc::new(AtomicUsize::new(0));
+    let next_id = AtomicU32::new(1);
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
+    loop {
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("lockstep: accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+            _ = tokio::signal::ctrl_c() => break,
+            _ = sigterm.recv() => break,
+        };
+        let _ = stream.set_nodelay(true);
+        if live.load(Ordering::SeqCst) >= cfg.max_connections {
+            tokio::spawn(async move {
+                let _ = lockstep_protocol::refuse(stream, &Error::new(Code::ConCount, "Too many connections")).await;
+            });
+            continue;
+        }
+        live.fetch_add(1, Ordering::SeqCst);
+        let id = next_id.fetch_add(1, Ordering::Relaxed);
+        let session = Session::new(server.clone(), id as u64, "root", &peer.ip().to_string());
+        let conn = handler::Connection { session, root_stage2: stage2, server: server.clone() };
+        let protocol = protocol.clone();
+        let live = live.clone();
+        let mut stop = stop_rx.clone();
+        tokio::spawn(async move {
+            let shutdown = async move {
+                let _ = stop.wait_for(|s| *s).await;
+            };
+            let _ = lockstep_protocol::serve_until(stream, id, peer, conn, &protocol, shutdown).await;
+            live.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+    eprintln!("lockstep: shutting down: closing {} connections", live.load(Ordering::SeqCst));
+    let _ = stop_tx.send(true);
+    // In-flight statements finish (a commit in progress completes); idle
+    // sessions close and roll back their open transactions.
+    for _ in 0..100 {
+        if live.load(Ordering::SeqCst) == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
