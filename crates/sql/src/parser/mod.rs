@@ -1,0 +1,221 @@
+//! MySQL-dialect SQL parser: a byte-level lexer and a recursive-descent
+//! parser producing the AST in [`ast`].
+//!
+//! Conventions the binder relies on:
+//! - Function names are upper-cased; identifiers keep their case. System
+//!   and user variable names are lower-cased (MySQL treats them
+//!   case-insensitively).
+//! - Unary minus on a numeric literal is folded into the literal.
+//! - `TRIM` is `TRIM(s)` or `TRIM(mode, remstr, s)` with mode the string
+//!   'BOTH' / 'LEADING' / 'TRAILING'.
+//! - `GROUP_CONCAT` carries its separator as the first argument.
+//! - `SUBSTR`/`MID` are `SUBSTRING`; `EXTRACT(unit FROM d)` is
+//!   `EXTRACT('UNIT', d)`; `POSITION(a IN b)` is `POSITION(a, b)`;
+//!   `a REGEXP b` is `REGEXP_LIKE(a, b)`.
+
+pub mod ast;
+mod lexer;
+#[allow(clippy::module_inception)]
+mod parser;
+#[cfg(test)]
+mod tests;
+
+pub use ast::*;
+
+use lockstep_types::Error;
+
+/// Parses one or more statements separated by `;`. Placeholders `?` become
+/// `Expr::Param(i)`, numbered from 0 within each statement.
+pub fn parse(sql: &str) -> Result<Vec<Statement>, Error> {
+    let toks = lexer::tokenize(sql)?;
+    parser::Parser::new(sql, toks).parse_all()
+}
+
+/// Number of `?` placeholders in a parsed statement.
+pub fn param_count(stmt: &Statement) -> usize {
+    let mut n = 0;
+    visit_statement(stmt, &mut |e| {
+        if let Expr::Param(i) = e {
+            n = n.max(i + 1);
+        }
+    });
+    n
+}
+
+/// Calls `f` on every expression of the statement, subqueries included.
+pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
+    match stmt {
+        Statement::Select(q) => visit_query(q, f),
+        Statement::Insert(i) => {
+            match &i.source {
+                InsertSource::Values(rows) => rows.iter().flatten().for_each(|e| visit_expr(e, f)),
+                InsertSource::Query(q) => visit_query(q, f),
+            }
+            i.on_duplicate.iter().for_each(|(_, e)| visit_expr(e, f));
+        }
+        Statement::Update(u) => {
+            u.assignments.iter().for_each(|(_, e)| visit_expr(e, f));
+            u.selection.iter().for_each(|e| visit_expr(e, f));
+            u.order_by.iter().for_each(|o| visit_expr(&o.expr, f));
+            u.limit.iter().for_each(|e| visit_expr(e, f));
+        }
+        Statement::Delete(d) => {
+            d.selection.iter().for_each(|e| visit_expr(e, f));
+            d.order_by.iter().for_each(|o| visit_expr(&o.expr, f));
+            d.limit.iter().for_each(|e| visit_expr(e, f));
+        }
+        Statement::CreateTable(ct) => {
+            ct.columns
+                .iter()
+                .filter_map(|c| c.default.as_ref())
+                .for_each(|e| visit_expr(e, f));
+        }
+        Statement::Set(list) => list
+            .iter()
+            .filter_map(|a| a.value.as_ref())
+            .for_each(|e| visit_expr(e, f)),
+        Statement::Show(show) => match show {
+            Show::Databases {
+                filter: Some(ShowFilter::Where(e)),
+            }
+            | Show::Tables {
+                filter: Some(ShowFilter::Where(e)),
+                ..
+            }
+            | Show::Columns {
+                filter: Some(ShowFilter::Where(e)),
+                ..
+            }
+            | Show::Variables {
+                filter: Some(ShowFilter::Where(e)),
+                ..
+            }
+            | Show::Status {
+                filter: Some(ShowFilter::Where(e)),
+                ..
+            }
+            | Show::Collation {
+                filter: Some(ShowFilter::Where(e)),
+            }
+            | Show::CharacterSet {
+                filter: Some(ShowFilter::Where(e)),
+            }
+            | Show::TableStatus {
+                filter: Some(ShowFilter::Where(e)),
+                ..
+            } => visit_expr(e, f),
+            _ => {}
+        },
+        Statement::Explain(s) => visit_statement(s, f),
+        Statement::Kill { connection_id, .. } => visit_expr(connection_id, f),
+        _ => {}
+    }
+}
+
+fn visit_query(q: &Query, f: &mut dyn FnMut(&Expr)) {
+    match &q.body {
+        QueryBody::Select(s) => {
+            for item in &s.projection {
+                if let SelectItem::Expr { expr, .. } = item {
+                    visit_expr(expr, f);
+                }
+            }
+            s.from.iter().for_each(|t| visit_table(t, f));
+            s.selection.iter().for_each(|e| visit_expr(e, f));
+            s.group_by.iter().for_each(|e| visit_expr(e, f));
+            s.having.iter().for_each(|e| visit_expr(e, f));
+        }
+        QueryBody::Union { left, right, .. } => {
+            visit_query(left, f);
+            visit_query(right, f);
+        }
+    }
+    q.order_by.iter().for_each(|o| visit_expr(&o.expr, f));
+    q.limit.iter().for_each(|e| visit_expr(e, f));
+    q.offset.iter().for_each(|e| visit_expr(e, f));
+}
+
+fn visit_table(t: &TableRef, f: &mut dyn FnMut(&Expr)) {
+    match t {
+        TableRef::Table { .. } => {}
+        TableRef::Derived { query, .. } => visit_query(query, f),
+        TableRef::Join {
+            left, right, on, ..
+        } => {
+            visit_table(left, f);
+            visit_table(right, f);
+            if let JoinCondition::On(e) = on {
+                visit_expr(e, f);
+            }
+        }
+    }
+}
+
+/// Calls `f` on `e` and every expression nested in it.
+pub fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match e {
+        Expr::Literal(_)
+        | Expr::Column { .. }
+        | Expr::Param(_)
+        | Expr::UserVar(_)
+        | Expr::SystemVar { .. }
+        | Expr::Default => {}
+        Expr::Unary { expr, .. }
+        | Expr::IsNull { expr, .. }
+        | Expr::IsBool { expr, .. }
+        | Expr::Cast { expr, .. } => visit_expr(expr, f),
+        Expr::Interval { value, .. } => visit_expr(value, f),
+        Expr::Binary { left, right, .. } => {
+            visit_expr(left, f);
+            visit_expr(right, f);
+        }
+        Expr::InList { expr, list, .. } => {
+            visit_expr(expr, f);
+            list.iter().for_each(|x| visit_expr(x, f));
+        }
+        Expr::InSubquery { expr, query, .. } => {
+            visit_expr(expr, f);
+            visit_query(query, f);
+        }
+        Expr::Between {
+            expr, low, high, ..
+        } => {
+            visit_expr(expr, f);
+            visit_expr(low, f);
+            visit_expr(high, f);
+        }
+        Expr::Like {
+            expr,
+            pattern,
+            escape,
+            ..
+        } => {
+            visit_expr(expr, f);
+            visit_expr(pattern, f);
+            if let Some(x) = escape {
+                visit_expr(x, f);
+            }
+        }
+        Expr::Exists { query, .. } | Expr::Subquery(query) => visit_query(query, f),
+        Expr::Function { args, .. } | Expr::Row(args) => {
+            args.iter().for_each(|x| visit_expr(x, f));
+        }
+        Expr::Case {
+            operand,
+            branches,
+            else_result,
+        } => {
+            if let Some(x) = operand {
+                visit_expr(x, f);
+            }
+            for (w, t) in branches {
+                visit_expr(w, f);
+                visit_expr(t, f);
+            }
+            if let Some(x) = else_result {
+                visit_expr(x, f);
+            }
+        }
+    }
+}

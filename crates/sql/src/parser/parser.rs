@@ -1,0 +1,3595 @@
+//! Recursive-descent parser for the MySQL dialect, with precedence
+//! climbing for expressions. Keywords are matched case-insensitively
+//! against the source text of `Word` tokens, so words never allocate
+//! unless they end up in the AST.
+
+use super::ast::*;
+use super::lexer::{syntax_error, Tok, Token};
+use lockstep_types::error::Code;
+use lockstep_types::{DataType, Decimal, Error, Value};
+use std::str::FromStr;
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// Nesting limit for expressions, subqueries and join groups: deep enough
+/// for any real query, shallow enough that the recursion cannot overflow a
+/// 2 MiB thread stack.
+const MAX_DEPTH: usize = 200;
+
+// Binding strength of operators, loosest first (MySQL's order). Predicates
+// (IN, LIKE, BETWEEN, REGEXP) bind tighter than comparisons: a = b IN (..)
+// is a = (b IN (..)).
+const P_OR: u8 = 1;
+const P_XOR: u8 = 2;
+const P_AND: u8 = 3;
+const P_CMP: u8 = 5;
+const P_PRED: u8 = 6;
+const P_BITOR: u8 = 7;
+const P_BITAND: u8 = 8;
+const P_SHIFT: u8 = 9;
+const P_ADD: u8 = 10;
+const P_MUL: u8 = 11;
+const P_BITXOR: u8 = 12;
+
+pub(crate) struct Parser<'a> {
+    src: &'a str,
+    toks: Vec<Token>,
+    pos: usize,
+    /// Next placeholder number within the current statement.
+    params: usize,
+    depth: usize,
+}
+
+/// Upper-cases a short word into `buf` for keyword matching; words longer
+/// than any keyword come back empty (and so match nothing).
+fn upper<'b>(w: &str, buf: &'b mut [u8; 32]) -> &'b [u8] {
+    let b = w.as_bytes();
+    if b.len() > buf.len() {
+        return &[];
+    }
+    for (d, s) in buf.iter_mut().zip(b) {
+        *d = s.to_ascii_uppercase();
+    }
+    &buf[..b.len()]
+}
+
+/// MySQL 8.0 reserved words: these cannot be unquoted identifiers, which is
+/// what tells `FROM t WHERE` apart from `FROM t alias`.
+fn is_reserved(w: &str) -> bool {
+    let mut buf = [0u8; 32];
+    matches!(
+        upper(w, &mut buf),
+        b"ACCESSIBLE"
+            | b"ADD"
+            | b"ALL"
+            | b"ALTER"
+            | b"ANALYZE"
+            | b"AND"
+            | b"AS"
+            | b"ASC"
+            | b"ASENSITIVE"
+            | b"BEFORE"
+            | b"BETWEEN"
+            | b"BIGINT"
+            | b"BINARY"
+            | b"BLOB"
+            | b"BOTH"
+            | b"BY"
+            | b"CALL"
+            | b"CASCADE"
+            | b"CASE"
+            | b"CHANGE"
+            | b"CHAR"
+            | b"CHARACTER"
+            | b"CHECK"
+            | b"COLLATE"
+            | b"COLUMN"
+            | b"CONDITION"
+            | b"CONSTRAINT"
+            | b"CONTINUE"
+            | b"CONVERT"
+            | b"CREATE"
+            | b"CROSS"
+            | b"CUBE"
+            | b"CUME_DIST"
+            | b"CURRENT_DATE"
+            | b"CURRENT_TIME"
+            | b"CURRENT_TIMESTAMP"
+            | b"CURRENT_USER"
+            | b"CURSOR"
+            | b"DATABASE"
+            | b"DATABASES"
+            | b"DAY_HOUR"
+            | b"DAY_MICROSECOND"
+            | b"DAY_MINUTE"
+            | b"DAY_SECOND"
+            | b"DEC"
+            | b"DECIMAL"
+            | b"DECLARE"
+            | b"DEFAULT"
+            | b"DELAYED"
+            | b"DELETE"
+            | b"DENSE_RANK"
+            | b"DESC"
+            | b"DESCRIBE"
+            | b"DETERMINISTIC"
+            | b"DISTINCT"
+            | b"DISTINCTROW"
+            | b"DIV"
+            | b"DOUBLE"
+            | b"DROP"
+            | b"DUAL"
+            | b"EACH"
+            | b"ELSE"
+            | b"ELSEIF"
+            | b"EMPTY"
+            | b"ENCLOSED"
+            | b"ESCAPED"
+            | b"EXCEPT"
+            | b"EXISTS"
+            | b"EXIT"
+            | b"EXPLAIN"
+            | b"FALSE"
+            | b"FETCH"
+            | b"FIRST_VALUE"
+            | b"FLOAT"
+            | b"FLOAT4"
+            | b"FLOAT8"
+            | b"FOR"
+            | b"FORCE"
+            | b"FOREIGN"
+            | b"FROM"
+            | b"FULLTEXT"
+            | b"FUNCTION"
+            | b"GENERATED"
+            | b"GET"
+            | b"GRANT"
+            | b"GROUP"
+            | b"GROUPING"
+            | b"GROUPS"
+            | b"HAVING"
+            | b"HIGH_PRIORITY"
+            | b"HOUR_MICROSECOND"
+            | b"HOUR_MINUTE"
+            | b"HOUR_SECOND"
+            | b"IF"
+            | b"IGNORE"
+            | b"IN"
+            | b"INDEX"
+            | b"INFILE"
+            | b"INNER"
+            | b"INOUT"
+            | b"INSENSITIVE"
+            | b"INSERT"
+            | b"INT"
+            | b"INT1"
+            | b"INT2"
+            | b"INT3"
+            | b"INT4"
+            | b"INT8"
+            | b"INTEGER"
+            | b"INTERSECT"
+            | b"INTERVAL"
+            | b"INTO"
+            | b"IS"
+            | b"ITERATE"
+            | b"JOIN"
+            | b"JSON_TABLE"
+            | b"KEY"
+            | b"KEYS"
+            | b"KILL"
+            | b"LAG"
+            | b"LAST_VALUE"
+            | b"LATERAL"
+            | b"LEAD"
+            | b"LEADING"
+            | b"LEAVE"
+            | b"LEFT"
+            | b"LIKE"
+            | b"LIMIT"
+            | b"LINEAR"
+            | b"LINES"
+            | b"LOAD"
+            | b"LOCALTIME"
+            | b"LOCALTIMESTAMP"
+            | b"LOCK"
+            | b"LONG"
+            | b"LONGBLOB"
+            | b"LONGTEXT"
+            | b"LOOP"
+            | b"LOW_PRIORITY"
+            | b"MATCH"
+            | b"MAXVALUE"
+            | b"MEDIUMBLOB"
+            | b"MEDIUMINT"
+            | b"MEDIUMTEXT"
+            | b"MIDDLEINT"
+            | b"MINUTE_MICROSECOND"
+            | b"MINUTE_SECOND"
+            | b"MOD"
+            | b"MODIFIES"
+            | b"NATURAL"
+            | b"NOT"
+            | b"NO_WRITE_TO_BINLOG"
+            | b"NTH_VALUE"
+            | b"NTILE"
+            | b"NULL"
+            | b"NUMERIC"
+            | b"OF"
+            | b"ON"
+            | b"OPTIMIZE"
+            | b"OPTIMIZER_COSTS"
+            | b"OPTION"
+            | b"OPTIONALLY"
+            | b"OR"
+            | b"ORDER"
+            | b"OUT"
+            | b"OUTER"
+            | b"OUTFILE"
+            | b"OVER"
+            | b"PARTITION"
+            | b"PERCENT_RANK"
+            | b"PRECISION"
+            | b"PRIMARY"
+            | b"PROCEDURE"
+            | b"PURGE"
+            | b"RANGE"
+            | b"RANK"
+            | b"READ"
+            | b"READS"
+            | b"READ_WRITE"
+            | b"REAL"
+            | b"RECURSIVE"
+            | b"REFERENCES"
+            | b"REGEXP"
+            | b"RELEASE"
+            | b"RENAME"
+            | b"REPEAT"
+            | b"REPLACE"
+            | b"REQUIRE"
+            | b"RESIGNAL"
+            | b"RESTRICT"
+            | b"RETURN"
+            | b"REVOKE"
+            | b"RIGHT"
+            | b"RLIKE"
+            | b"ROW"
+            | b"ROWS"
+            | b"ROW_NUMBER"
+            | b"SCHEMA"
+            | b"SCHEMAS"
+            | b"SECOND_MICROSECOND"
+            | b"SELECT"
+            | b"SENSITIVE"
+            | b"SEPARATOR"
+            | b"SET"
+            | b"SHOW"
+            | b"SIGNAL"
+            | b"SMALLINT"
+            | b"SPATIAL"
+            | b"SPECIFIC"
+            | b"SQL"
+            | b"SQLEXCEPTION"
+            | b"SQLSTATE"
+            | b"SQLWARNING"
+            | b"SQL_BIG_RESULT"
+            | b"SQL_CALC_FOUND_ROWS"
+            | b"SQL_SMALL_RESULT"
+            | b"SSL"
+            | b"STARTING"
+            | b"STORED"
+            | b"STRAIGHT_JOIN"
+            | b"SYSTEM"
+            | b"TABLE"
+            | b"TERMINATED"
+            | b"THEN"
+            | b"TINYBLOB"
+            | b"TINYINT"
+            | b"TINYTEXT"
+            | b"TO"
+            | b"TRAILING"
+            | b"TRIGGER"
+            | b"TRUE"
+            | b"UNDO"
+            | b"UNION"
+            | b"UNIQUE"
+            | b"UNLOCK"
+            | b"UNSIGNED"
+            | b"UPDATE"
+            | b"USAGE"
+            | b"USE"
+            | b"USING"
+            | b"UTC_DATE"
+            | b"UTC_TIME"
+            | b"UTC_TIMESTAMP"
+            | b"VALUES"
+            | b"VARBINARY"
+            | b"VARCHAR"
+            | b"VARCHARACTER"
+            | b"VARYING"
+            | b"VIRTUAL"
+            | b"WHEN"
+            | b"WHERE"
+            | b"WHILE"
+            | b"WINDOW"
+            | b"WITH"
+            | b"WRITE"
+            | b"XOR"
+            | b"YEAR_MONTH"
+            | b"ZEROFILL"
+    )
+}
+
+/// Reserved words that are nevertheless function names when a `(` follows.
+fn reserved_function(up: &[u8]) -> bool {
+    matches!(
+        up,
+        b"IF"
+            | b"LEFT"
+            | b"RIGHT"
+            | b"REPLACE"
+            | b"INSERT"
+            | b"MOD"
+            | b"CHAR"
+            | b"DATABASE"
+            | b"SCHEMA"
+            | b"REPEAT"
+            | b"VALUES"
+            | b"DEFAULT"
+            | b"CURRENT_DATE"
+            | b"CURRENT_TIME"
+            | b"CURRENT_TIMESTAMP"
+            | b"CURRENT_USER"
+            | b"LOCALTIME"
+            | b"LOCALTIMESTAMP"
+            | b"UTC_DATE"
+            | b"UTC_TIME"
+            | b"UTC_TIMESTAMP"
+            | b"TRUNCATE"
+            | b"GROUPING"
+    )
+}
+
+/// Functions MySQL lets you call without parentheses.
+fn niladic_function(up: &[u8]) -> bool {
+    matches!(
+        up,
+        b"CURRENT_DATE"
+            | b"CURRENT_TIME"
+            | b"CURRENT_TIMESTAMP"
+            | b"CURRENT_USER"
+            | b"LOCALTIME"
+            | b"LOCALTIMESTAMP"
+            | b"UTC_DATE"
+            | b"UTC_TIME"
+            | b"UTC_TIMESTAMP"
+    )
+}
+
+fn is_interval_unit(up: &[u8]) -> bool {
+    matches!(
+        up,
+        b"MICROSECOND"
+            | b"SECOND"
+            | b"MINUTE"
+            | b"HOUR"
+            | b"DAY"
+            | b"WEEK"
+            | b"MONTH"
+            | b"QUARTER"
+            | b"YEAR"
+            | b"SECOND_MICROSECOND"
+            | b"MINUTE_MICROSECOND"
+            | b"MINUTE_SECOND"
+            | b"HOUR_MICROSECOND"
+            | b"HOUR_SECOND"
+            | b"HOUR_MINUTE"
+            | b"DAY_MICROSECOND"
+            | b"DAY_SECOND"
+            | b"DAY_MINUTE"
+            | b"DAY_HOUR"
+            | b"YEAR_MONTH"
+    )
+}
+
+fn empty_select() -> Select {
+    Select {
+        distinct: false,
+        projection: Vec::new(),
+        from: Vec::new(),
+        selection: None,
+        group_by: Vec::new(),
+        having: None,
+    }
+}
+
+fn boxed(e: Expr) -> Box<Expr> {
+    Box::new(e)
+}
+
+fn str_lit(s: &str) -> Expr {
+    Expr::Literal(Value::str(s))
+}
+
+fn empty_query(body: QueryBody) -> Query {
+    Query {
+        body,
+        order_by: Vec::new(),
+        limit: None,
+        offset: None,
+        lock: None,
+    }
+}
+
+/// Unary minus applied to a literal folds into the literal (MySQL does the
+/// same), so `DEFAULT -1` and `LIMIT`-style contexts see plain values.
+fn negate(e: Expr) -> Expr {
+    match e {
+        Expr::Literal(Value::Int(i)) => match i.checked_neg() {
+            Some(v) => Expr::Literal(Value::Int(v)),
+            None => Expr::Literal(Value::Decimal(-Decimal::from(i))),
+        },
+        Expr::Literal(Value::UInt(u)) => {
+            if u == 1u64 << 63 {
+                Expr::Literal(Value::Int(i64::MIN))
+            } else {
+                Expr::Literal(Value::Decimal(-Decimal::from(u)))
+            }
+        }
+        Expr::Literal(Value::Decimal(d)) => Expr::Literal(Value::Decimal(-d)),
+        Expr::Literal(Value::Double(d)) => Expr::Literal(Value::Double(-d)),
+        e => Expr::Unary {
+            op: UnaryOp::Minus,
+            expr: boxed(e),
+        },
+    }
+}
+
+impl<'a> Parser<'a> {
+    pub(crate) fn new(src: &'a str, toks: Vec<Token>) -> Self {
+        Parser {
+            src,
+            toks,
+            pos: 0,
+            params: 0,
+            depth: 0,
+        }
+    }
+
+    // ---- token helpers ----
+
+    fn tok_at(&self, n: usize) -> &Tok {
+        self.toks.get(self.pos + n).map_or(&Tok::Eof, |t| &t.tok)
+    }
+
+    fn peek(&self) -> &Tok {
+        self.tok_at(0)
+    }
+
+    fn advance(&mut self) {
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+    }
+
+    /// Moves the current token's contents out and advances.
+    fn take(&mut self) -> Tok {
+        let t = match self.toks.get_mut(self.pos) {
+            Some(t) => std::mem::replace(&mut t.tok, Tok::Taken),
+            None => Tok::Eof,
+        };
+        self.advance();
+        t
+    }
+
+    fn text_at(&self, n: usize) -> &'a str {
+        match self.toks.get(self.pos + n) {
+            Some(t) => self.src.get(t.start..t.end).unwrap_or(""),
+            None => "",
+        }
+    }
+
+    /// The unquoted word at offset `n`, if that token is one.
+    fn word_at(&self, n: usize) -> Option<&'a str> {
+        match self.tok_at(n) {
+            Tok::Word => Some(self.text_at(n)),
+            _ => None,
+        }
+    }
+
+    fn kw_at(&self, n: usize, kw: &str) -> bool {
+        self.word_at(n).is_some_and(|w| w.eq_ignore_ascii_case(kw))
+    }
+
+    fn is_kw(&self, kw: &str) -> bool {
+        self.kw_at(0, kw)
+    }
+
+    fn is_any_kw(&self, kws: &[&str]) -> bool {
+        kws.iter().any(|k| self.is_kw(k))
+    }
+
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        if self.is_kw(kw) {
+            self.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_kw(&mut self, kw: &str) -> Result<()> {
+        if self.eat_kw(kw) {
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    fn is(&self, t: &Tok) -> bool {
+        self.peek() == t
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.is(t) {
+            self.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, t: &Tok) -> Result<()> {
+        if self.eat(t) {
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    fn at_end(&self) -> bool {
+        matches!(self.peek(), Tok::Eof | Tok::Semi)
+    }
+
+    fn start_of(&self, n: usize) -> usize {
+        self.toks
+            .get(self.pos + n)
+            .map_or(self.src.len(), |t| t.start)
+    }
+
+    /// 1064 pointing at the current token.
+    pub(crate) fn error(&self) -> Error {
+        syntax_error(self.src, self.start_of(0))
+    }
+
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error());
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Current word upper-cased into `buf` (empty when not a word).
+    fn upper_word<'b>(&self, n: usize, buf: &'b mut [u8; 32]) -> &'b [u8] {
+        match self.word_at(n) {
+            Some(w) => upper(w, buf),
+            None => &[],
+        }
+    }
+
+    // ---- identifiers ----
+
+    /// An identifier: a non-reserved word or a `quoted` one.
+    fn ident(&mut self) -> Result<String> {
+        match self.peek() {
+            Tok::Word if !is_reserved(self.text_at(0)) => {
+                let s = self.text_at(0).to_string();
+                self.advance();
+                Ok(s)
+            }
+            Tok::Ident(_) => match self.take() {
+                Tok::Ident(s) => Ok(s),
+                _ => Err(self.error()),
+            },
+            _ => Err(self.error()),
+        }
+    }
+
+    /// Any word (reserved too) or quoted identifier: used after a `.` and
+    /// where only a name can appear (charset names, option values).
+    fn ident_any(&mut self) -> Result<String> {
+        match self.peek() {
+            Tok::Word => {
+                let s = self.text_at(0).to_string();
+                self.advance();
+                Ok(s)
+            }
+            Tok::Ident(_) => match self.take() {
+                Tok::Ident(s) => Ok(s),
+                _ => Err(self.error()),
+            },
+            _ => Err(self.error()),
+        }
+    }
+
+    /// A name that may also be given as a string ('utf8mb4').
+    fn name_or_string(&mut self) -> Result<String> {
+        if let Tok::Str(_) = self.peek() {
+            if let Tok::Str(s) = self.take() {
+                return Ok(String::from_utf8_lossy(&s).into_owned());
+            }
+        }
+        self.ident_any()
+    }
+
+    fn is_ident_start(&self) -> bool {
+        match self.peek() {
+            Tok::Word => !is_reserved(self.text_at(0)),
+            Tok::Ident(_) => true,
+            _ => false,
+        }
+    }
+
+    fn object_name(&mut self) -> Result<ObjectName> {
+        let first = self.ident()?;
+        if self.eat(&Tok::Dot) {
+            let name = self.ident_any()?;
+            Ok(ObjectName {
+                database: Some(first),
+                name,
+            })
+        } else {
+            Ok(ObjectName {
+                database: None,
+                name: first,
+            })
+        }
+    }
+
+    /// `[t.]col` (or `db.t.col`) where only the column name matters.
+    fn column_name(&mut self) -> Result<String> {
+        let mut name = self.ident()?;
+        let mut parts = 1;
+        while parts < 3 && self.eat(&Tok::Dot) {
+            name = self.ident_any()?;
+            parts += 1;
+        }
+        Ok(name)
+    }
+
+    fn string_literal(&mut self) -> Result<String> {
+        match self.take() {
+            Tok::Str(s) => Ok(String::from_utf8_lossy(&s).into_owned()),
+            _ => {
+                self.pos = self.pos.saturating_sub(1);
+                Err(self.error())
+            }
+        }
+    }
+
+    fn if_not_exists(&mut self) -> Result<bool> {
+        if self.eat_kw("IF") {
+            self.expect_kw("NOT")?;
+            self.expect_kw("EXISTS")?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn if_exists(&mut self) -> Result<bool> {
+        if self.eat_kw("IF") {
+            self.expect_kw("EXISTS")?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    /// Skips `[=]` before an option value.
+    fn eat_eq(&mut self) {
+        self.eat(&Tok::Eq);
+    }
+
+    fn unsupported(&self, what: &str) -> Error {
+        Error::unsupported(what)
+    }
+
+    // ---- statements ----
+
+    /// Parses all statements of the input.
+    pub(crate) fn parse_all(&mut self) -> Result<Vec<Statement>> {
+        let mut out = Vec::new();
+        loop {
+            while self.eat(&Tok::Semi) {}
+            if self.is(&Tok::Eof) {
+                break;
+            }
+            self.params = 0;
+            self.depth = 0;
+            let stmt = self.parse_statement()?;
+            if !self.at_end() {
+                return Err(self.error());
+            }
+            out.push(stmt);
+        }
+        if out.is_empty() {
+            return Err(Error::new(Code::EmptyQuery, "Query was empty"));
+        }
+        Ok(out)
+    }
+
+    fn parse_statement(&mut self) -> Result<Statement> {
+        if self.is(&Tok::LParen) {
+            return Ok(Statement::Select(Box::new(self.parse_query()?)));
+        }
+        let mut buf = [0u8; 32];
+        let first = self.upper_word(0, &mut buf);
+        match first {
+            b"SELECT" => Ok(Statement::Select(Box::new(self.parse_query()?))),
+            b"INSERT" => self.parse_insert(false),
+            b"REPLACE" => self.parse_insert(true),
+            b"UPDATE" => self.parse_update(),
+            b"DELETE" => self.parse_delete(),
+            b"CREATE" => self.parse_create(),
+            b"DROP" => self.parse_drop(),
+            b"ALTER" => self.parse_alter(),
+            b"TRUNCATE" => {
+                self.advance();
+                self.eat_kw("TABLE");
+                Ok(Statement::Truncate {
+                    table: self.object_name()?,
+                })
+            }
+            b"USE" => {
+                self.advance();
+                Ok(Statement::Use {
+                    database: self.ident_any()?,
+                })
+            }
+            b"BEGIN" => {
+                self.advance();
+                self.eat_kw("WORK");
+                Ok(Statement::Begin {
+                    read_only: false,
+                    consistent_snapshot: false,
+                })
+            }
+            b"START" => self.parse_start(),
+            b"COMMIT" => {
+                self.advance();
+                self.eat_kw("WORK");
+                self.parse_completion("COMMIT")?;
+                Ok(Statement::Commit)
+            }
+            b"ROLLBACK" => {
+                self.advance();
+                self.eat_kw("WORK");
+                if self.is_kw("TO") {
+                    return Err(self.unsupported("ROLLBACK TO SAVEPOINT"));
+                }
+                self.parse_completion("ROLLBACK")?;
+                Ok(Statement::Rollback)
+            }
+            b"SET" => self.parse_set(),
+            b"SHOW" => self.parse_show(),
+            b"DESCRIBE" | b"DESC" | b"EXPLAIN" => self.parse_explain(),
+            b"KILL" => {
+                self.advance();
+                let query_only = if self.eat_kw("QUERY") {
+                    true
+                } else {
+                    self.eat_kw("CONNECTION");
+                    false
+                };
+                Ok(Statement::Kill {
+                    connection_id: self.parse_expr()?,
+                    query_only,
+                })
+            }
+            b"TABLE" => {
+                // TABLE t is SELECT * FROM t.
+                self.advance();
+                let name = self.object_name()?;
+                let select = Select {
+                    distinct: false,
+                    projection: vec![SelectItem::Wildcard],
+                    from: vec![TableRef::Table { name, alias: None }],
+                    selection: None,
+                    group_by: Vec::new(),
+                    having: None,
+                };
+                let mut q = empty_query(QueryBody::Select(Box::new(select)));
+                self.parse_query_tail(&mut q)?;
+                Ok(Statement::Select(Box::new(q)))
+            }
+            b"LOCK" | b"UNLOCK" | b"ANALYZE" | b"OPTIMIZE" | b"CHECK" | b"REPAIR" | b"FLUSH"
+            | b"DO" => Ok(self.parse_ignored()),
+            b"SAVEPOINT" | b"RELEASE" | b"XA" | b"GRANT" | b"REVOKE" | b"RENAME" | b"PREPARE"
+            | b"EXECUTE" | b"DEALLOCATE" | b"CALL" | b"LOAD" | b"HANDLER" | b"WITH" | b"RESET"
+            | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CHECKSUM" | b"CACHE"
+            | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART"
+            | b"VALUES" => {
+                let w = String::from_utf8_lossy(first).into_owned();
+                Err(self.unsupported(&w))
+            }
+            _ => Err(self.error()),
+        }
+    }
+
+    /// `[AND [NO] CHAIN] [[NO] RELEASE]` after COMMIT/ROLLBACK.
+    fn parse_completion(&mut self, what: &str) -> Result<()> {
+        if self.eat_kw("AND") {
+            let no = self.eat_kw("NO");
+            self.expect_kw("CHAIN")?;
+            if !no {
+                return Err(self.unsupported(&format!("{what} AND CHAIN")));
+            }
+        }
+        let no = self.eat_kw("NO");
+        if self.eat_kw("RELEASE") && !no {
+            return Err(self.unsupported(&format!("{what} RELEASE")));
+        }
+        Ok(())
+    }
+
+    /// Keeps the statement text and skips to its end.
+    fn parse_ignored(&mut self) -> Statement {
+        let start = self.start_of(0);
+        let mut end = start;
+        while !self.at_end() {
+            end = self.toks.get(self.pos).map_or(end, |t| t.end);
+            self.advance();
+        }
+        Statement::Ignored(self.src.get(start..end).unwrap_or("").to_string())
+    }
+
+    fn parse_start(&mut self) -> Result<Statement> {
+        self.advance();
+        self.expect_kw("TRANSACTION")?;
+        let mut read_only = false;
+        let mut consistent_snapshot = false;
+        if !self.at_end() {
+            loop {
+                if self.eat_kw("READ") {
+                    if self.eat_kw("ONLY") {
+                        read_only = true;
+                    } else {
+                        self.expect_kw("WRITE")?;
+                        read_only = false;
+                    }
+                } else if self.eat_kw("WITH") {
+                    self.expect_kw("CONSISTENT")?;
+                    self.expect_kw("SNAPSHOT")?;
+                    consistent_snapshot = true;
+                } else {
+                    return Err(self.error());
+                }
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(Statement::Begin {
+            read_only,
+            consistent_snapshot,
+        })
+    }
+
+    // ---- SELECT ----
+
+    pub(crate) fn parse_query(&mut self) -> Result<Query> {
+        self.enter()?;
+        let mut q = self.parse_query_term()?;
+        while self.eat_kw("UNION") {
+            let all = if self.eat_kw("ALL") {
+                true
+            } else {
+                self.eat_kw("DISTINCT");
+                false
+            };
+            let right = self.parse_query_term()?;
+            q = empty_query(QueryBody::Union {
+                left: Box::new(q),
+                right: Box::new(right),
+                all,
+            });
+        }
+        if self.is_any_kw(&["EXCEPT", "INTERSECT"]) {
+            return Err(self.unsupported(self.text_at(0)));
+        }
+        self.parse_query_tail(&mut q)?;
+        self.leave();
+        Ok(q)
+    }
+
+    /// A SELECT core (no ORDER BY/LIMIT) or a parenthesized full query.
+    fn parse_query_term(&mut self) -> Result<Query> {
+        if self.eat(&Tok::LParen) {
+            let q = self.parse_query()?;
+            self.expect(&Tok::RParen)?;
+            return Ok(q);
+        }
+        if self.is_kw("WITH") {
+            return Err(self.unsupported("WITH"));
+        }
+        Ok(empty_query(QueryBody::Select(Box::new(
+            self.parse_select()?,
+        ))))
+    }
+
+    /// ORDER BY / LIMIT / locking clause applying to the whole query.
+    fn parse_query_tail(&mut self, q: &mut Query) -> Result<()> {
+        let order_by = self.parse_order_by()?;
+        let (limit, offset) = self.parse_limit(true)?;
+        let lock = self.parse_lock()?;
+        if order_by.is_empty() && limit.is_none() && lock.is_none() {
+            return Ok(());
+        }
+        let has_own =
+            !q.order_by.is_empty() || q.limit.is_some() || q.offset.is_some() || q.lock.is_some();
+        if has_own {
+            // (SELECT .. LIMIT 5) ORDER BY x LIMIT 2: the inner query keeps
+            // its clauses as a derived table.
+            let inner =
+                std::mem::replace(q, empty_query(QueryBody::Select(Box::new(empty_select()))));
+            *q = empty_query(QueryBody::Select(Box::new(Select {
+                distinct: false,
+                projection: vec![SelectItem::Wildcard],
+                from: vec![TableRef::Derived {
+                    query: Box::new(inner),
+                    alias: "derived".to_string(),
+                }],
+                selection: None,
+                group_by: Vec::new(),
+                having: None,
+            })));
+        }
+        q.order_by = order_by;
+        q.limit = limit;
+        q.offset = offset;
+        q.lock = lock;
+        Ok(())
+    }
+
+    fn parse_order_by(&mut self) -> Result<Vec<OrderItem>> {
+        let mut items = Vec::new();
+        if self.is_kw("ORDER") && self.kw_at(1, "BY") {
+            self.pos += 2;
+            loop {
+                let expr = self.parse_expr()?;
+                let desc = if self.eat_kw("DESC") {
+                    true
+                } else {
+                    self.eat_kw("ASC");
+                    false
+                };
+                items.push(OrderItem { expr, desc });
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(items)
+    }
+
+    /// LIMIT n | LIMIT n OFFSET m | LIMIT m, n (offset only if allowed).
+    fn parse_limit(&mut self, allow_offset: bool) -> Result<(Option<Expr>, Option<Expr>)> {
+        if !self.eat_kw("LIMIT") {
+            return Ok((None, None));
+        }
+        let first = self.parse_limit_value()?;
+        if allow_offset {
+            if self.eat(&Tok::Comma) {
+                let count = self.parse_limit_value()?;
+                return Ok((Some(count), Some(first)));
+            }
+            if self.eat_kw("OFFSET") {
+                let off = self.parse_limit_value()?;
+                return Ok((Some(first), Some(off)));
+            }
+        }
+        Ok((Some(first), None))
+    }
+
+    /// MySQL only allows integer literals, placeholders and variables here.
+    fn parse_limit_value(&mut self) -> Result<Expr> {
+        match self.peek() {
+            Tok::Int | Tok::Param | Tok::UserVar(_) => self.parse_primary(),
+            Tok::Word if !is_reserved(self.text_at(0)) => self.parse_primary(),
+            _ => Err(self.error()),
+        }
+    }
+
+    fn parse_lock(&mut self) -> Result<Option<LockClause>> {
+        let lock = if self.is_kw("FOR") && self.kw_at(1, "UPDATE") {
+            self.pos += 2;
+            LockClause::Update
+        } else if self.is_kw("FOR") && self.kw_at(1, "SHARE") {
+            self.pos += 2;
+            LockClause::Share
+        } else if self.is_kw("LOCK") {
+            self.advance();
+            self.expect_kw("IN")?;
+            self.expect_kw("SHARE")?;
+            self.expect_kw("MODE")?;
+            return Ok(Some(LockClause::Share));
+        } else {
+            return Ok(None);
+        };
+        if self.eat_kw("OF") {
+            loop {
+                self.ident()?;
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        // NOWAIT / SKIP LOCKED are accepted and treated as a plain lock.
+        if !self.eat_kw("NOWAIT") && self.eat_kw("SKIP") {
+            self.expect_kw("LOCKED")?;
+        }
+        Ok(Some(lock))
+    }
+
+    fn parse_select(&mut self) -> Result<Select> {
+        self.expect_kw("SELECT")?;
+        let mut distinct = false;
+        loop {
+            let mut buf = [0u8; 32];
+            match self.upper_word(0, &mut buf) {
+                b"DISTINCT" | b"DISTINCTROW" => distinct = true,
+                b"ALL"
+                | b"HIGH_PRIORITY"
+                | b"STRAIGHT_JOIN"
+                | b"SQL_SMALL_RESULT"
+                | b"SQL_BIG_RESULT"
+                | b"SQL_BUFFER_RESULT"
+                | b"SQL_NO_CACHE"
+                | b"SQL_CACHE"
+                | b"SQL_CALC_FOUND_ROWS" => {}
+                _ => break,
+            }
+            self.advance();
+        }
+        let mut projection = Vec::new();
+        loop {
+            projection.push(self.parse_select_item()?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if self.is_kw("INTO") {
+            return Err(self.unsupported("SELECT ... INTO"));
+        }
+        let mut from = Vec::new();
+        if self.eat_kw("FROM") {
+            if !self.eat_kw("DUAL") {
+                loop {
+                    from.push(self.parse_table_ref()?);
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+        }
+        let selection = if self.eat_kw("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        let mut group_by = Vec::new();
+        if self.is_kw("GROUP") && self.kw_at(1, "BY") {
+            self.pos += 2;
+            loop {
+                group_by.push(self.parse_expr()?);
+                // ASC/DESC after GROUP BY items: old syntax, no effect.
+                if !self.eat_kw("ASC") {
+                    self.eat_kw("DESC");
+                }
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+            if self.is_kw("WITH") && self.kw_at(1, "ROLLUP") {
+                return Err(self.unsupported("WITH ROLLUP"));
+            }
+        }
+        let having = if self.eat_kw("HAVING") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        if self.is_kw("WINDOW") {
+            return Err(self.unsupported("WINDOW"));
+        }
+        Ok(Select {
+            distinct,
+            projection,
+            from,
+            selection,
+            group_by,
+            having,
+        })
+    }
+
+    fn parse_select_item(&mut self) -> Result<SelectItem> {
+        if self.eat(&Tok::Star) {
+            return Ok(SelectItem::Wildcard);
+        }
+        // t.* and db.t.*
+        if matches!(self.peek(), Tok::Word | Tok::Ident(_)) && self.tok_at(1) == &Tok::Dot {
+            if self.tok_at(2) == &Tok::Star {
+                let t = self.ident_any()?;
+                self.pos += 2;
+                return Ok(SelectItem::QualifiedWildcard(t));
+            }
+            if matches!(self.tok_at(2), Tok::Word | Tok::Ident(_))
+                && self.tok_at(3) == &Tok::Dot
+                && self.tok_at(4) == &Tok::Star
+            {
+                self.pos += 2;
+                let t = self.ident_any()?;
+                self.pos += 2;
+                return Ok(SelectItem::QualifiedWildcard(t));
+            }
+        }
+        let expr = self.parse_expr()?;
+        let alias = self.parse_alias(true)?;
+        Ok(SelectItem::Expr { expr, alias })
+    }
+
+    /// `[AS] alias`; string aliases allowed for select items.
+    fn parse_alias(&mut self, allow_string: bool) -> Result<Option<String>> {
+        let explicit = self.eat_kw("AS");
+        match self.peek() {
+            Tok::Str(_) if allow_string => Ok(Some(self.string_literal()?)),
+            Tok::Ident(_) => Ok(Some(self.ident()?)),
+            Tok::Word if !is_reserved(self.text_at(0)) => Ok(Some(self.ident()?)),
+            _ if explicit => Err(self.error()),
+            _ => Ok(None),
+        }
+    }
+
+    fn parse_table_ref(&mut self) -> Result<TableRef> {
+        let mut left = self.parse_table_factor()?;
+        loop {
+            let mut buf = [0u8; 32];
+            let kind = match self.upper_word(0, &mut buf) {
+                b"JOIN" | b"STRAIGHT_JOIN" => {
+                    self.advance();
+                    JoinKind::Inner
+                }
+                b"INNER" => {
+                    self.advance();
+                    self.expect_kw("JOIN")?;
+                    JoinKind::Inner
+                }
+                b"CROSS" => {
+                    self.advance();
+                    self.expect_kw("JOIN")?;
+                    JoinKind::Cross
+                }
+                b"LEFT" | b"RIGHT" => {
+                    let k = if self.is_kw("LEFT") {
+                        JoinKind::Left
+                    } else {
+                        JoinKind::Right
+                    };
+                    self.advance();
+                    self.eat_kw("OUTER");
+                    self.expect_kw("JOIN")?;
+                    k
+                }
+                b"NATURAL" => return Err(self.unsupported("NATURAL JOIN")),
+                _ => break,
+            };
+            let right = self.parse_table_factor()?;
+            let on = if self.eat_kw("ON") {
+                JoinCondition::On(self.parse_expr()?)
+            } else if self.eat_kw("USING") {
+                JoinCondition::Using(self.parse_paren_names()?)
+            } else if matches!(kind, JoinKind::Left | JoinKind::Right) {
+                return Err(self.error());
+            } else {
+                JoinCondition::None
+            };
+            // In MySQL CROSS JOIN with a condition is an inner join.
+            let kind = if kind == JoinKind::Cross && on != JoinCondition::None {
+                JoinKind::Inner
+            } else {
+                kind
+            };
+            left = TableRef::Join {
+                left: Box::new(left),
+                right: Box::new(right),
+                kind,
+                on,
+            };
+        }
+        Ok(left)
+    }
+
+    /// Whether the `(` at offset 0 opens a query (possibly nested parens).
+    fn paren_starts_query(&self) -> bool {
+        let mut n = 0;
+        while self.tok_at(n) == &Tok::LParen {
+            n += 1;
+        }
+        n > 0 && (self.kw_at(n, "SELECT") || self.kw_at(n, "WITH"))
+    }
+
+    fn parse_table_factor(&mut self) -> Result<TableRef> {
+        if self.is(&Tok::LParen) {
+            self.enter()?;
+            let r = if self.paren_starts_query() {
+                self.advance();
+                let q = self.parse_query()?;
+                self.expect(&Tok::RParen)?;
+                let alias = match self.parse_alias(false)? {
+                    Some(a) => a,
+                    None => return Err(self.error()),
+                };
+                TableRef::Derived {
+                    query: Box::new(q),
+                    alias,
+                }
+            } else {
+                self.advance();
+                let mut t = self.parse_table_ref()?;
+                while self.eat(&Tok::Comma) {
+                    let right = self.parse_table_ref()?;
+                    t = TableRef::Join {
+                        left: Box::new(t),
+                        right: Box::new(right),
+                        kind: JoinKind::Cross,
+                        on: JoinCondition::None,
+                    };
+                }
+                self.expect(&Tok::RParen)?;
+                t
+            };
+            self.leave();
+            return Ok(r);
+        }
+        let name = self.object_name()?;
+        if self.is_kw("PARTITION") {
+            return Err(self.unsupported("PARTITION"));
+        }
+        let alias = self.parse_alias(false)?;
+        self.skip_index_hints()?;
+        Ok(TableRef::Table { name, alias })
+    }
+
+    /// USE/FORCE/IGNORE {INDEX|KEY} [FOR ...] (names): parsed and dropped.
+    fn skip_index_hints(&mut self) -> Result<()> {
+        while self.is_any_kw(&["USE", "FORCE", "IGNORE"])
+            && (self.kw_at(1, "INDEX") || self.kw_at(1, "KEY"))
+        {
+            self.pos += 2;
+            if self.eat_kw("FOR") {
+                if self.eat_kw("JOIN") {
+                } else if self.eat_kw("ORDER") || self.eat_kw("GROUP") {
+                    self.expect_kw("BY")?;
+                } else {
+                    return Err(self.error());
+                }
+            }
+            self.expect(&Tok::LParen)?;
+            if !self.eat(&Tok::RParen) {
+                loop {
+                    self.ident_any()?;
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(&Tok::RParen)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// ( name, name, ... )
+    fn parse_paren_names(&mut self) -> Result<Vec<String>> {
+        self.expect(&Tok::LParen)?;
+        let mut names = Vec::new();
+        loop {
+            names.push(self.ident()?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(&Tok::RParen)?;
+        Ok(names)
+    }
+
+    // ---- expressions ----
+
+    pub(crate) fn parse_expr(&mut self) -> Result<Expr> {
+        self.parse_binary(P_OR)
+    }
+
+    fn infix_op(&self) -> Option<(BinaryOp, u8)> {
+        Some(match self.peek() {
+            Tok::OrOr => (BinaryOp::Or, P_OR),
+            Tok::AndAnd => (BinaryOp::And, P_AND),
+            Tok::Eq => (BinaryOp::Eq, P_CMP),
+            Tok::NullSafeEq => (BinaryOp::NullSafeEq, P_CMP),
+            Tok::Ne => (BinaryOp::NotEq, P_CMP),
+            Tok::Lt => (BinaryOp::Lt, P_CMP),
+            Tok::Le => (BinaryOp::LtEq, P_CMP),
+            Tok::Gt => (BinaryOp::Gt, P_CMP),
+            Tok::Ge => (BinaryOp::GtEq, P_CMP),
+            Tok::Pipe => (BinaryOp::BitOr, P_BITOR),
+            Tok::Amp => (BinaryOp::BitAnd, P_BITAND),
+            Tok::Shl => (BinaryOp::ShiftLeft, P_SHIFT),
+            Tok::Shr => (BinaryOp::ShiftRight, P_SHIFT),
+            Tok::Plus => (BinaryOp::Plus, P_ADD),
+            Tok::Minus => (BinaryOp::Minus, P_ADD),
+            Tok::Star => (BinaryOp::Multiply, P_MUL),
+            Tok::Slash => (BinaryOp::Divide, P_MUL),
+            Tok::Percent => (BinaryOp::Modulo, P_MUL),
+            Tok::Caret => (BinaryOp::BitXor, P_BITXOR),
+            Tok::Word => {
+                let w = self.text_at(0);
+                if w.eq_ignore_ascii_case("AND") {
+                    (BinaryOp::And, P_AND)
+                } else if w.eq_ignore_ascii_case("OR") {
+                    (BinaryOp::Or, P_OR)
+                } else if w.eq_ignore_ascii_case("XOR") {
+                    (BinaryOp::Xor, P_XOR)
+                } else if w.eq_ignore_ascii_case("DIV") {
+                    (BinaryOp::IntDivide, P_MUL)
+                } else if w.eq_ignore_ascii_case("MOD") {
+                    (BinaryOp::Modulo, P_MUL)
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// Precedence climbing: parses an expression whose operators all bind
+    /// at least as tightly as `min`.
+    fn parse_binary(&mut self, min: u8) -> Result<Expr> {
+        self.enter()?;
+        let mut left = self.parse_unary()?;
+        loop {
+            if min <= P_CMP && self.is_kw("IS") {
+                left = self.parse_is(left)?;
+                continue;
+            }
+            if min <= P_PRED && matches!(self.peek(), Tok::Word) {
+                let negated = self.is_kw("NOT");
+                let k = usize::from(negated);
+                let mut buf = [0u8; 32];
+                let w = self.upper_word(k, &mut buf);
+                match w {
+                    b"IN" | b"LIKE" | b"BETWEEN" | b"REGEXP" | b"RLIKE" => {
+                        let which = w[0];
+                        self.pos += k + 1;
+                        left = match which {
+                            b'I' => self.parse_in(left, negated)?,
+                            b'L' => self.parse_like(left, negated)?,
+                            b'B' => self.parse_between(left, negated)?,
+                            _ => {
+                                let pattern = self.parse_binary(P_BITOR)?;
+                                let e = Expr::Function {
+                                    name: "REGEXP_LIKE".to_string(),
+                                    args: vec![left, pattern],
+                                    distinct: false,
+                                    star: false,
+                                };
+                                if negated {
+                                    Expr::Unary {
+                                        op: UnaryOp::Not,
+                                        expr: boxed(e),
+                                    }
+                                } else {
+                                    e
+                                }
+                            }
+                        };
+                        continue;
+                    }
+                    b"SOUNDS" | b"MEMBER" if !negated => {
+                        return Err(self.unsupported(self.text_at(0)));
+                    }
+                    _ => {}
+                }
+            }
+            let Some((op, prec)) = self.infix_op() else {
+                break;
+            };
+            if prec < min {
+                break;
+            }
+            self.advance();
+            if prec == P_CMP && self.is_any_kw(&["ANY", "ALL", "SOME"]) {
+                return Err(self.unsupported("ANY/ALL/SOME subquery comparison"));
+            }
+            let right = self.parse_binary(prec + 1)?;
+            left = Expr::Binary {
+                op,
+                left: boxed(left),
+                right: boxed(right),
+            };
+        }
+        self.leave();
+        Ok(left)
+    }
+
+    fn parse_is(&mut self, left: Expr) -> Result<Expr> {
+        self.advance(); // IS
+        let negated = self.eat_kw("NOT");
+        if self.eat_kw("NULL") || self.eat_kw("UNKNOWN") {
+            Ok(Expr::IsNull {
+                expr: boxed(left),
+                negated,
+            })
+        } else if self.eat_kw("TRUE") {
+            Ok(Expr::IsBool {
+                expr: boxed(left),
+                value: true,
+                negated,
+            })
+        } else if self.eat_kw("FALSE") {
+            Ok(Expr::IsBool {
+                expr: boxed(left),
+                value: false,
+                negated,
+            })
+        } else {
+            Err(self.error())
+        }
+    }
+
+    fn parse_in(&mut self, left: Expr, negated: bool) -> Result<Expr> {
+        if !self.is(&Tok::LParen) {
+            return Err(self.error());
+        }
+        if self.paren_starts_query() {
+            self.advance();
+            let q = self.parse_query()?;
+            self.expect(&Tok::RParen)?;
+            return Ok(Expr::InSubquery {
+                expr: boxed(left),
+                query: Box::new(q),
+                negated,
+            });
+        }
+        self.advance();
+        let list = self.parse_expr_list()?;
+        self.expect(&Tok::RParen)?;
+        Ok(Expr::InList {
+            expr: boxed(left),
+            list,
+            negated,
+        })
+    }
+
+    fn parse_like(&mut self, left: Expr, negated: bool) -> Result<Expr> {
+        let pattern = self.parse_binary(P_BITOR)?;
+        let escape = if self.eat_kw("ESCAPE") {
+            Some(boxed(self.parse_binary(P_BITOR)?))
+        } else {
+            None
+        };
+        Ok(Expr::Like {
+            expr: boxed(left),
+            pattern: boxed(pattern),
+            escape,
+            negated,
+        })
+    }
+
+    fn parse_between(&mut self, left: Expr, negated: bool) -> Result<Expr> {
+        let low = self.parse_binary(P_BITOR)?;
+        self.expect_kw("AND")?;
+        let high = self.parse_binary(P_BITOR)?;
+        Ok(Expr::Between {
+            expr: boxed(left),
+            low: boxed(low),
+            high: boxed(high),
+            negated,
+        })
+    }
+
+    fn parse_expr_list(&mut self) -> Result<Vec<Expr>> {
+        let mut list = Vec::new();
+        loop {
+            list.push(self.parse_expr()?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        Ok(list)
+    }
+
+    fn parse_unary(&mut self) -> Result<Expr> {
+        self.enter()?;
+        let e = match self.peek() {
+            Tok::Minus => {
+                self.advance();
+                negate(self.parse_unary()?)
+            }
+            // MySQL's parser drops unary plus.
+            Tok::Plus => {
+                self.advance();
+                self.parse_unary()?
+            }
+            Tok::Tilde => {
+                self.advance();
+                Expr::Unary {
+                    op: UnaryOp::BitNot,
+                    expr: boxed(self.parse_unary()?),
+                }
+            }
+            Tok::Bang => {
+                self.advance();
+                Expr::Unary {
+                    op: UnaryOp::Not,
+                    expr: boxed(self.parse_unary()?),
+                }
+            }
+            Tok::Word if self.is_kw("NOT") => {
+                self.advance();
+                // NOT binds looser than comparisons: NOT a = b is NOT (a = b).
+                match self.parse_binary(P_CMP)? {
+                    Expr::Exists { query, negated } => Expr::Exists {
+                        query,
+                        negated: !negated,
+                    },
+                    e => Expr::Unary {
+                        op: UnaryOp::Not,
+                        expr: boxed(e),
+                    },
+                }
+            }
+            Tok::Word if self.is_kw("BINARY") => {
+                self.advance();
+                Expr::Cast {
+                    expr: boxed(self.parse_unary()?),
+                    to: CastType::Binary,
+                }
+            }
+            _ => self.parse_primary()?,
+        };
+        // x COLLATE name: collations are not modelled; the value is kept.
+        while self.eat_kw("COLLATE") {
+            self.name_or_string()?;
+        }
+        self.leave();
+        Ok(e)
+    }
+
+    fn number(&self, tok: &Tok) -> Result<Value> {
+        let text = self.text_at(0);
+        match tok {
+            Tok::Int => {
+                if let Ok(v) = text.parse::<i64>() {
+                    Ok(Value::Int(v))
+                } else if let Ok(v) = text.parse::<u64>() {
+                    Ok(Value::UInt(v))
+                } else if let Ok(d) = Decimal::from_str(text) {
+                    Ok(Value::Decimal(d))
+                } else {
+                    text.parse::<f64>()
+                        .map(Value::Double)
+                        .map_err(|_| self.error())
+                }
+            }
+            Tok::Dec => {
+                let t = text.strip_suffix('.').unwrap_or(text);
+                let parsed = if t.starts_with('.') {
+                    Decimal::from_str(&format!("0{t}"))
+                } else {
+                    Decimal::from_str(t)
+                };
+                match parsed {
+                    Ok(d) => Ok(Value::Decimal(d)),
+                    // Beyond rust_decimal's 28 digits: fall back to a double.
+                    Err(_) => text
+                        .parse::<f64>()
+                        .map(Value::Double)
+                        .map_err(|_| self.error()),
+                }
+            }
+            _ => match text.parse::<f64>() {
+                Ok(f) if f.is_finite() => Ok(Value::Double(f)),
+                _ => Err(self.error()),
+            },
+        }
+    }
+
+    fn parse_primary(&mut self) -> Result<Expr> {
+        match self.peek() {
+            t @ (Tok::Int | Tok::Dec | Tok::Float) => {
+                let v = self.number(&t.clone())?;
+                self.advance();
+                Ok(Expr::Literal(v))
+            }
+            Tok::Str(_) => {
+                let Tok::Str(mut s) = self.take() else {
+                    return Err(self.error());
+                };
+                // Adjacent literals concatenate: 'a' 'b' is 'ab'.
+                while let Tok::Str(_) = self.peek() {
+                    if let Tok::Str(more) = self.take() {
+                        s.extend_from_slice(&more);
+                    }
+                }
+                Ok(Expr::Literal(Value::Bytes(s)))
+            }
+            Tok::Hex(_) => match self.take() {
+                Tok::Hex(b) => Ok(Expr::Literal(Value::Bytes(b))),
+                _ => Err(self.error()),
+            },
+            Tok::Bits(v) => {
+                let v = *v;
+                self.advance();
+                Ok(Expr::Literal(match i64::try_from(v) {
+                    Ok(i) => Value::Int(i),
+                    Err(_) => Value::UInt(v),
+                }))
+            }
+            Tok::Param => {
+                self.advance();
+                let n = self.params;
+                self.params += 1;
+                Ok(Expr::Param(n))
+            }
+            Tok::UserVar(_) => match self.take() {
+                Tok::UserVar(name) => {
+                    if self.is(&Tok::Assign) {
+                        return Err(self.unsupported(":= in expressions"));
+                    }
+                    Ok(Expr::UserVar(name.to_ascii_lowercase()))
+                }
+                _ => Err(self.error()),
+            },
+            Tok::AtAt => {
+                self.advance();
+                let (scope, name) = self.parse_sysvar_name()?;
+                Ok(Expr::SystemVar { scope, name })
+            }
+            Tok::LParen => self.parse_paren_expr(),
+            Tok::Word => self.parse_word_primary(),
+            Tok::Ident(_) => self.parse_column_ref(),
+            _ => Err(self.error()),
+        }
+    }
+
+    /// After `@@`: `[global.|session.|local.]name`, name lower-cased.
+    fn parse_sysvar_name(&mut self) -> Result<(VarScope, String)> {
+        let mut scope = VarScope::Default;
+        if self.tok_at(1) == &Tok::Dot {
+            if self.is_kw("GLOBAL") {
+                scope = VarScope::Global;
+            } else if self.is_kw("SESSION") || self.is_kw("LOCAL") {
+                scope = VarScope::Session;
+            }
+            if scope != VarScope::Default {
+                self.pos += 2;
+            }
+        }
+        let mut name = self.ident_any()?;
+        // Structured variables (a.b) keep their dotted name.
+        while self.eat(&Tok::Dot) {
+            name.push('.');
+            name.push_str(&self.ident_any()?);
+        }
+        name.make_ascii_lowercase();
+        Ok((scope, name))
+    }
+
+    fn parse_paren_expr(&mut self) -> Result<Expr> {
+        self.enter()?;
+        let e = if self.kw_at(1, "SELECT") || self.kw_at(1, "WITH") {
+            self.advance();
+            let q = self.parse_query()?;
+            self.expect(&Tok::RParen)?;
+            Expr::Subquery(Box::new(q))
+        } else {
+            self.advance();
+            let mut list = self.parse_expr_list()?;
+            self.expect(&Tok::RParen)?;
+            if list.len() == 1 {
+                list.pop().unwrap_or(Expr::Literal(Value::Null))
+            } else {
+                Expr::Row(list)
+            }
+        };
+        self.leave();
+        Ok(e)
+    }
+
+    fn parse_column_ref(&mut self) -> Result<Expr> {
+        let first = self.ident()?;
+        if !self.is(&Tok::Dot) {
+            return Ok(Expr::Column {
+                table: None,
+                name: first,
+            });
+        }
+        self.advance();
+        let second = self.ident_any()?;
+        if self.eat(&Tok::Dot) {
+            // db.t.col: the database qualifier is dropped.
+            let third = self.ident_any()?;
+            return Ok(Expr::Column {
+                table: Some(second),
+                name: third,
+            });
+        }
+        Ok(Expr::Column {
+            table: Some(first),
+            name: second,
+        })
+    }
+
+    fn parse_word_primary(&mut self) -> Result<Expr> {
+        let word = self.text_at(0);
+        let mut buf = [0u8; 32];
+        let up = upper(word, &mut buf);
+        if self.tok_at(1) == &Tok::LParen {
+            if is_reserved(word) && !reserved_function(up) {
+                return match up {
+                    b"CAST" | b"CONVERT" | b"EXISTS" | b"INTERVAL" | b"ROW" | b"MATCH"
+                    | b"CASE" | b"CHAR" => self.parse_special_call(up.to_vec()),
+                    _ => Err(self.error()),
+                };
+            }
+            return self.parse_special_call(up.to_vec());
+        }
+        match up {
+            b"NULL" => {
+                self.advance();
+                Ok(Expr::Literal(Value::Null))
+            }
+            b"TRUE" => {
+                self.advance();
+                Ok(Expr::Literal(Value::Int(1)))
+            }
+            b"FALSE" => {
+                self.advance();
+                Ok(Expr::Literal(Value::Int(0)))
+            }
+            b"DEFAULT" => {
+                self.advance();
+                Ok(Expr::Default)
+            }
+            b"CASE" => self.parse_case(),
+            b"INTERVAL" => {
+                self.advance();
+                self.parse_interval_rest()
+            }
+            _ if niladic_function(up) => {
+                let name = String::from_utf8_lossy(up).into_owned();
+                self.advance();
+                Ok(Expr::Function {
+                    name,
+                    args: Vec::new(),
+                    distinct: false,
+                    star: false,
+                })
+            }
+            // Typed literals: DATE '2024-01-01', TIMESTAMP '...', TIME '...'.
+            b"DATE" | b"TIMESTAMP" | b"TIME" if matches!(self.tok_at(1), Tok::Str(_)) => {
+                let to = match up {
+                    b"DATE" => Some(CastType::Date),
+                    b"TIMESTAMP" => Some(CastType::DateTime),
+                    _ => None,
+                };
+                self.advance();
+                let lit = self.parse_primary()?;
+                Ok(match to {
+                    Some(to) => Expr::Cast {
+                        expr: boxed(lit),
+                        to,
+                    },
+                    None => lit,
+                })
+            }
+            // Charset introducer: _utf8mb4'text', _binary 0x00.
+            [b'_', ..] if matches!(self.tok_at(1), Tok::Str(_) | Tok::Hex(_) | Tok::Bits(_)) => {
+                self.advance();
+                self.parse_primary()
+            }
+            _ if is_reserved(word) => Err(self.error()),
+            _ => self.parse_column_ref(),
+        }
+    }
+
+    fn func(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::Function {
+            name: name.to_string(),
+            args,
+            distinct: false,
+            star: false,
+        }
+    }
+
+    /// `name(` ... with the word at offset 0 and `(` at offset 1.
+    fn parse_special_call(&mut self, up: Vec<u8>) -> Result<Expr> {
+        self.enter()?;
+        self.pos += 2; // name (
+        let e = match up.as_slice() {
+            b"CAST" => {
+                let expr = self.parse_expr()?;
+                self.expect_kw("AS")?;
+                let to = self.parse_cast_type()?;
+                if self.is_kw("AT") || self.is_kw("ARRAY") {
+                    return Err(self.unsupported("CAST ... AT TIME ZONE / ARRAY"));
+                }
+                self.expect(&Tok::RParen)?;
+                Expr::Cast {
+                    expr: boxed(expr),
+                    to,
+                }
+            }
+            b"CONVERT" => {
+                let expr = self.parse_expr()?;
+                let e = if self.eat_kw("USING") {
+                    // Character sets are not modelled: CONVERT(x USING cs) is x.
+                    self.name_or_string()?;
+                    expr
+                } else {
+                    self.expect(&Tok::Comma)?;
+                    let to = self.parse_cast_type()?;
+                    Expr::Cast {
+                        expr: boxed(expr),
+                        to,
+                    }
+                };
+                self.expect(&Tok::RParen)?;
+                e
+            }
+            b"EXISTS" => {
+                self.pos -= 1;
+                if !self.paren_starts_query() {
+                    return Err(self.error());
+                }
+                self.advance();
+                let q = self.parse_query()?;
+                self.expect(&Tok::RParen)?;
+                Expr::Exists {
+                    query: Box::new(q),
+                    negated: false,
+                }
+            }
+            b"ROW" => {
+                let list = self.parse_expr_list()?;
+                self.expect(&Tok::RParen)?;
+                Expr::Row(list)
+            }
+            b"INTERVAL" => {
+                // INTERVAL(N, N1, ...) function, or INTERVAL (expr) unit.
+                let mut list = self.parse_expr_list()?;
+                self.expect(&Tok::RParen)?;
+                if list.len() >= 2 {
+                    Self::func("INTERVAL", list)
+                } else {
+                    let value = list.pop().unwrap_or(Expr::Literal(Value::Null));
+                    let unit = self.parse_interval_unit()?;
+                    Expr::Interval {
+                        value: boxed(value),
+                        unit,
+                    }
+                }
+            }
+            b"MATCH" => return Err(self.unsupported("MATCH ... AGAINST")),
+            b"CASE" => {
+                // CASE (x) WHEN ...: the parenthesis belongs to the operand.
+                self.pos -= 1;
+                self.pos -= 1;
+                let e = self.parse_case()?;
+                self.leave();
+                return Ok(e);
+            }
+            b"TRIM" => self.parse_trim()?,
+            b"SUBSTRING" | b"SUBSTR" | b"MID" => {
+                let s = self.parse_expr()?;
+                let mut args = vec![s];
+                if self.eat_kw("FROM") {
+                    args.push(self.parse_expr()?);
+                    if self.eat_kw("FOR") {
+                        args.push(self.parse_expr()?);
+                    }
+                } else {
+                    while self.eat(&Tok::Comma) {
+                        args.push(self.parse_expr()?);
+                    }
+                }
+                self.expect(&Tok::RParen)?;
+                Self::func("SUBSTRING", args)
+            }
+            b"EXTRACT" => {
+                let unit = self.parse_interval_unit()?;
+                self.expect_kw("FROM")?;
+                let d = self.parse_expr()?;
+                self.expect(&Tok::RParen)?;
+                Self::func("EXTRACT", vec![str_lit(&unit), d])
+            }
+            b"POSITION" => {
+                let needle = self.parse_binary(P_BITOR)?;
+                self.expect_kw("IN")?;
+                let hay = self.parse_expr()?;
+                self.expect(&Tok::RParen)?;
+                Self::func("POSITION", vec![needle, hay])
+            }
+            b"GROUP_CONCAT" => self.parse_group_concat()?,
+            b"CHAR" => {
+                let args = self.parse_expr_list()?;
+                if self.eat_kw("USING") {
+                    self.name_or_string()?;
+                }
+                self.expect(&Tok::RParen)?;
+                Self::func("CHAR", args)
+            }
+            _ => {
+                let name = String::from_utf8_lossy(&up).into_owned();
+                let mut distinct = false;
+                let mut star = false;
+                let mut args = Vec::new();
+                if self.eat(&Tok::Star) {
+                    star = true;
+                } else if !self.is(&Tok::RParen) {
+                    if self.eat_kw("DISTINCT") || self.eat_kw("DISTINCTROW") {
+                        distinct = true;
+                    } else {
+                        self.eat_kw("ALL");
+                    }
+                    args = self.parse_expr_list()?;
+                }
+                self.expect(&Tok::RParen)?;
+                if self.is_kw("OVER") {
+                    return Err(self.unsupported("window functions"));
+                }
+                Expr::Function {
+                    name,
+                    args,
+                    distinct,
+                    star,
+                }
+            }
+        };
+        self.leave();
+        Ok(e)
+    }
+
+    /// TRIM is encoded as `TRIM(str)` (spaces, both sides) or
+    /// `TRIM('BOTH'|'LEADING'|'TRAILING', remstr, str)` — the mode first as
+    /// a string literal, then the characters to remove, then the subject.
+    fn parse_trim(&mut self) -> Result<Expr> {
+        let mut buf = [0u8; 32];
+        let mode = match self.upper_word(0, &mut buf) {
+            b"BOTH" => Some("BOTH"),
+            b"LEADING" => Some("LEADING"),
+            b"TRAILING" => Some("TRAILING"),
+            _ => None,
+        };
+        let args = match mode {
+            Some(mode) => {
+                self.advance();
+                let remstr = if self.eat_kw("FROM") {
+                    None
+                } else {
+                    let r = self.parse_expr()?;
+                    self.expect_kw("FROM")?;
+                    Some(r)
+                };
+                let s = self.parse_expr()?;
+                vec![str_lit(mode), remstr.unwrap_or_else(|| str_lit(" ")), s]
+            }
+            None => {
+                let first = self.parse_expr()?;
+                if self.eat_kw("FROM") {
+                    let s = self.parse_expr()?;
+                    vec![str_lit("BOTH"), first, s]
+                } else {
+                    vec![first]
+                }
+            }
+        };
+        self.expect(&Tok::RParen)?;
+        Ok(Self::func("TRIM", args))
+    }
+
+    /// GROUP_CONCAT is encoded with the separator as the FIRST argument
+    /// (a string literal, ',' by default) followed by the concatenated
+    /// expressions; its ORDER BY is parsed and dropped.
+    fn parse_group_concat(&mut self) -> Result<Expr> {
+        let distinct = self.eat_kw("DISTINCT");
+        let exprs = self.parse_expr_list()?;
+        self.parse_order_by()?;
+        let sep = if self.eat_kw("SEPARATOR") {
+            self.string_literal()?
+        } else {
+            ",".to_string()
+        };
+        self.expect(&Tok::RParen)?;
+        let mut args = Vec::with_capacity(exprs.len() + 1);
+        args.push(str_lit(&sep));
+        args.extend(exprs);
+        Ok(Expr::Function {
+            name: "GROUP_CONCAT".to_string(),
+            args,
+            distinct,
+            star: false,
+        })
+    }
+
+    fn parse_case(&mut self) -> Result<Expr> {
+        self.enter()?;
+        self.expect_kw("CASE")?;
+        let operand = if self.is_kw("WHEN") {
+            None
+        } else {
+            Some(boxed(self.parse_expr()?))
+        };
+        let mut branches = Vec::new();
+        while self.eat_kw("WHEN") {
+            let cond = self.parse_expr()?;
+            self.expect_kw("THEN")?;
+            let then = self.parse_expr()?;
+            branches.push((cond, then));
+        }
+        if branches.is_empty() {
+            return Err(self.error());
+        }
+        let else_result = if self.eat_kw("ELSE") {
+            Some(boxed(self.parse_expr()?))
+        } else {
+            None
+        };
+        self.expect_kw("END")?;
+        self.leave();
+        Ok(Expr::Case {
+            operand,
+            branches,
+            else_result,
+        })
+    }
+
+    /// After INTERVAL: `expr unit`.
+    fn parse_interval_rest(&mut self) -> Result<Expr> {
+        let value = self.parse_expr()?;
+        let unit = self.parse_interval_unit()?;
+        Ok(Expr::Interval {
+            value: boxed(value),
+            unit,
+        })
+    }
+
+    fn parse_interval_unit(&mut self) -> Result<String> {
+        let mut buf = [0u8; 32];
+        let up = self.upper_word(0, &mut buf);
+        if !is_interval_unit(up) {
+            return Err(self.error());
+        }
+        let unit = String::from_utf8_lossy(up).into_owned();
+        self.advance();
+        Ok(unit)
+    }
+
+    /// `(n)` after a type name, if present.
+    fn parse_opt_len(&mut self) -> Result<Option<u64>> {
+        if !self.eat(&Tok::LParen) {
+            return Ok(None);
+        }
+        let n = self.parse_u64()?;
+        self.expect(&Tok::RParen)?;
+        Ok(Some(n))
+    }
+
+    fn parse_u64(&mut self) -> Result<u64> {
+        if self.is(&Tok::Int) {
+            if let Ok(v) = self.text_at(0).parse::<u64>() {
+                self.advance();
+                return Ok(v);
+            }
+        }
+        Err(self.error())
+    }
+
+    /// `[(p[,s])]`
+    fn parse_opt_prec_scale(&mut self) -> Result<(Option<u64>, Option<u64>)> {
+        if !self.eat(&Tok::LParen) {
+            return Ok((None, None));
+        }
+        let p = self.parse_u64()?;
+        let s = if self.eat(&Tok::Comma) {
+            Some(self.parse_u64()?)
+        } else {
+            None
+        };
+        self.expect(&Tok::RParen)?;
+        Ok((Some(p), s))
+    }
+
+    fn decimal_spec(&self, p: Option<u64>, s: Option<u64>, name: &str) -> Result<(u8, u8)> {
+        let p = p.unwrap_or(10);
+        let s = s.unwrap_or(0);
+        if p > 65 {
+            return Err(Error::new(
+                Code::WrongArguments,
+                format!("Too-big precision {p} specified for '{name}'. Maximum is 65."),
+            ));
+        }
+        if s > 30 {
+            return Err(Error::new(
+                Code::WrongArguments,
+                format!("Too big scale {s} specified for column '{name}'. Maximum is 30."),
+            ));
+        }
+        if s > p {
+            return Err(Error::new(
+                Code::WrongArguments,
+                format!(
+                    "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{name}')."
+                ),
+            ));
+        }
+        // p == 0 means the default precision in MySQL.
+        Ok((if p == 0 { 10 } else { p as u8 }, s as u8))
+    }
+
+    fn parse_cast_type(&mut self) -> Result<CastType> {
+        let mut buf = [0u8; 32];
+        let up = self.upper_word(0, &mut buf).to_vec();
+        self.advance();
+        let t = match up.as_slice() {
+            b"SIGNED" | b"INT" | b"INTEGER" => {
+                if !self.eat_kw("INTEGER") {
+                    self.eat_kw("INT");
+                }
+                CastType::Signed
+            }
+            b"UNSIGNED" => {
+                if !self.eat_kw("INTEGER") {
+                    self.eat_kw("INT");
+                }
+                CastType::Unsigned
+            }
+            b"BINARY" => {
+                self.parse_opt_len()?;
+                CastType::Binary
+            }
+            b"CHAR" | b"NCHAR" | b"VARCHAR" | b"CHARACTER" => {
+                self.parse_opt_len()?;
+                self.skip_charset_attrs()?;
+                CastType::Char
+            }
+            b"DECIMAL" | b"DEC" | b"NUMERIC" => {
+                let (p, s) = self.parse_opt_prec_scale()?;
+                let (precision, scale) = self.decimal_spec(p, s, "CAST")?;
+                CastType::Decimal { precision, scale }
+            }
+            b"DOUBLE" => {
+                self.eat_kw("PRECISION");
+                CastType::Double
+            }
+            b"FLOAT" | b"REAL" => {
+                self.parse_opt_len()?;
+                CastType::Double
+            }
+            b"DATE" => CastType::Date,
+            b"DATETIME" => {
+                self.parse_opt_len()?;
+                CastType::DateTime
+            }
+            // No TIME/JSON cast target in the AST: they become strings.
+            b"TIME" => {
+                self.parse_opt_len()?;
+                CastType::Char
+            }
+            b"JSON" => CastType::Char,
+            b"YEAR" => CastType::Unsigned,
+            _ => {
+                self.pos = self.pos.saturating_sub(1);
+                return Err(self.error());
+            }
+        };
+        Ok(t)
+    }
+
+    /// CHARACTER SET x / CHARSET x / COLLATE x / BINARY / ASCII / UNICODE
+    /// after a string type: dropped (everything is utf8mb4 bytes).
+    fn skip_charset_attrs(&mut self) -> Result<()> {
+        loop {
+            if self.is_kw("CHARACTER") && self.kw_at(1, "SET") {
+                self.pos += 2;
+                self.eat_eq();
+                self.name_or_string()?;
+            } else if self.eat_kw("CHARSET") || self.eat_kw("COLLATE") {
+                self.eat_eq();
+                self.name_or_string()?;
+            } else if self.eat_kw("BINARY")
+                || self.eat_kw("ASCII")
+                || self.eat_kw("UNICODE")
+                || self.eat_kw("BYTE")
+            {
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    // ---- INSERT / UPDATE / DELETE ----
+
+    fn parse_insert(&mut self, replace: bool) -> Result<Statement> {
+        self.advance();
+        let mut ignore = false;
+        loop {
+            if self.eat_kw("LOW_PRIORITY") || self.eat_kw("DELAYED") || self.eat_kw("HIGH_PRIORITY")
+            {
+            } else if !replace && self.eat_kw("IGNORE") {
+                ignore = true;
+            } else {
+                break;
+            }
+        }
+        self.eat_kw("INTO");
+        let table = self.object_name()?;
+        if self.is_kw("PARTITION") {
+            return Err(self.unsupported("PARTITION"));
+        }
+        let mut columns = Vec::new();
+        if self.is(&Tok::LParen) && !self.paren_starts_query() {
+            self.advance();
+            if !self.eat(&Tok::RParen) {
+                loop {
+                    columns.push(self.column_name()?);
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(&Tok::RParen)?;
+            }
+        }
+        let source = if self.eat_kw("VALUES") || self.eat_kw("VALUE") {
+            let mut rows = Vec::new();
+            loop {
+                self.eat_kw("ROW");
+                self.expect(&Tok::LParen)?;
+                let row = if self.is(&Tok::RParen) {
+                    Vec::new()
+                } else {
+                    self.parse_expr_list()?
+                };
+                self.expect(&Tok::RParen)?;
+                rows.push(row);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+            InsertSource::Values(rows)
+        } else if self.is_kw("SET") {
+            if !columns.is_empty() {
+                return Err(self.error());
+            }
+            self.advance();
+            let mut row = Vec::new();
+            for (col, e) in self.parse_assignments()? {
+                columns.push(col);
+                row.push(e);
+            }
+            InsertSource::Values(vec![row])
+        } else if self.is_kw("SELECT") || self.is(&Tok::LParen) || self.is_kw("WITH") {
+            InsertSource::Query(Box::new(self.parse_query()?))
+        } else if self.is_kw("TABLE") {
+            match self.parse_statement()? {
+                Statement::Select(q) => InsertSource::Query(q),
+                _ => return Err(self.error()),
+            }
+        } else {
+            return Err(self.error());
+        };
+        if self.is_kw("AS") {
+            return Err(self.unsupported("INSERT ... AS row alias"));
+        }
+        let mut on_duplicate = Vec::new();
+        if self.eat_kw("ON") {
+            self.expect_kw("DUPLICATE")?;
+            self.expect_kw("KEY")?;
+            self.expect_kw("UPDATE")?;
+            on_duplicate = self.parse_assignments()?;
+        }
+        Ok(Statement::Insert(Box::new(Insert {
+            table,
+            columns,
+            source,
+            ignore,
+            replace,
+            on_duplicate,
+        })))
+    }
+
+    /// col = expr, t.col = expr, ...
+    fn parse_assignments(&mut self) -> Result<Vec<(String, Expr)>> {
+        let mut out = Vec::new();
+        loop {
+            let col = self.column_name()?;
+            if !self.eat(&Tok::Eq) && !self.eat(&Tok::Assign) {
+                return Err(self.error());
+            }
+            out.push((col, self.parse_expr()?));
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    fn parse_update(&mut self) -> Result<Statement> {
+        self.advance();
+        // IGNORE is accepted; the AST has no flag for it yet.
+        while self.eat_kw("LOW_PRIORITY") || self.eat_kw("IGNORE") {}
+        if self.is(&Tok::LParen) {
+            return Err(self.unsupported("multi-table UPDATE"));
+        }
+        let table = self.object_name()?;
+        let alias = self.parse_alias(false)?;
+        self.skip_index_hints()?;
+        if self.is(&Tok::Comma)
+            || self.is_any_kw(&["JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "STRAIGHT_JOIN"])
+        {
+            return Err(self.unsupported("multi-table UPDATE"));
+        }
+        self.expect_kw("SET")?;
+        let assignments = self.parse_assignments()?;
+        let selection = if self.eat_kw("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        let order_by = self.parse_order_by()?;
+        let (limit, _) = self.parse_limit(false)?;
+        Ok(Statement::Update(Box::new(Update {
+            table,
+            alias,
+            assignments,
+            selection,
+            order_by,
+            limit,
+        })))
+    }
+
+    fn parse_delete(&mut self) -> Result<Statement> {
+        self.advance();
+        while self.eat_kw("LOW_PRIORITY") || self.eat_kw("QUICK") || self.eat_kw("IGNORE") {}
+        if !self.eat_kw("FROM") {
+            return Err(self.unsupported("multi-table DELETE"));
+        }
+        let table = self.object_name()?;
+        if self.tok_at(0) == &Tok::Dot || self.is(&Tok::Comma) || self.is_kw("USING") {
+            return Err(self.unsupported("multi-table DELETE"));
+        }
+        let alias = self.parse_alias(false)?;
+        if self.is_kw("PARTITION") {
+            return Err(self.unsupported("PARTITION"));
+        }
+        let selection = if self.eat_kw("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        let order_by = self.parse_order_by()?;
+        let (limit, _) = self.parse_limit(false)?;
+        Ok(Statement::Delete(Box::new(Delete {
+            table,
+            alias,
+            selection,
+            order_by,
+            limit,
+        })))
+    }
+
+    // ---- DDL ----
+
+    fn parse_create(&mut self) -> Result<Statement> {
+        self.advance();
+        let mut buf = [0u8; 32];
+        match self.upper_word(0, &mut buf) {
+            b"DATABASE" | b"SCHEMA" => {
+                self.advance();
+                let if_not_exists = self.if_not_exists()?;
+                let name = self.ident()?;
+                self.skip_options()?;
+                Ok(Statement::CreateDatabase {
+                    name,
+                    if_not_exists,
+                })
+            }
+            b"TABLE" => {
+                self.advance();
+                self.parse_create_table()
+            }
+            b"UNIQUE" | b"INDEX" => {
+                let unique = self.eat_kw("UNIQUE");
+                self.expect_kw("INDEX")?;
+                let name = self.ident()?;
+                self.skip_index_type()?;
+                self.expect_kw("ON")?;
+                let table = self.object_name()?;
+                let columns = self.parse_index_columns()?;
+                self.skip_index_options()?;
+                self.skip_alter_algorithm()?;
+                Ok(Statement::CreateIndex {
+                    name,
+                    table,
+                    columns,
+                    unique,
+                })
+            }
+            b"TEMPORARY" => Err(self.unsupported("CREATE TEMPORARY TABLE")),
+            b"FULLTEXT" | b"SPATIAL" => Err(self.unsupported("FULLTEXT/SPATIAL indexes")),
+            b"" => Err(self.error()),
+            other => {
+                let what = format!("CREATE {}", String::from_utf8_lossy(other));
+                Err(self.unsupported(&what))
+            }
+        }
+    }
+
+    /// USING BTREE|HASH
+    fn skip_index_type(&mut self) -> Result<()> {
+        if self.eat_kw("USING") {
+            if !self.eat_kw("BTREE") && !self.eat_kw("HASH") {
+                return Err(self.error());
+            }
+        }
+        Ok(())
+    }
+
+    /// Index options after the column list: dropped.
+    fn skip_index_options(&mut self) -> Result<()> {
+        loop {
+            if self.is_kw("USING") {
+                self.skip_index_type()?;
+            } else if self.eat_kw("COMMENT") {
+                self.string_literal()?;
+            } else if self.eat_kw("KEY_BLOCK_SIZE") {
+                self.eat_eq();
+                self.parse_u64()?;
+            } else if self.eat_kw("VISIBLE") || self.eat_kw("INVISIBLE") {
+            } else if self.is_kw("WITH") && self.kw_at(1, "PARSER") {
+                self.pos += 2;
+                self.ident_any()?;
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    /// ALGORITHM [=] x / LOCK [=] x on index DDL: dropped.
+    fn skip_alter_algorithm(&mut self) -> Result<()> {
+        while self.eat_kw("ALGORITHM") || self.eat_kw("LOCK") {
+            self.eat_eq();
+            self.ident_any()?;
+        }
+        Ok(())
+    }
+
+    /// ( col[(len)] [ASC|DESC], ... ): prefix lengths and order dropped.
+    fn parse_index_columns(&mut self) -> Result<Vec<String>> {
+        self.expect(&Tok::LParen)?;
+        let mut cols = Vec::new();
+        loop {
+            if self.is(&Tok::LParen) {
+                return Err(self.unsupported("functional key parts"));
+            }
+            cols.push(self.ident()?);
+            self.parse_opt_len()?;
+            if !self.eat_kw("ASC") {
+                self.eat_kw("DESC");
+            }
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(&Tok::RParen)?;
+        Ok(cols)
+    }
+
+    /// Table/database options: `[DEFAULT] name [=] value [,] ...`, all
+    /// dropped. Stops at the end of the statement.
+    fn skip_options(&mut self) -> Result<()> {
+        while !self.at_end() {
+            self.eat(&Tok::Comma);
+            self.eat_kw("DEFAULT");
+            if self.is_kw("PARTITION") {
+                return Err(self.unsupported("PARTITION BY"));
+            }
+            if self.is_kw("AS")
+                || self.is_kw("SELECT")
+                || self.is_kw("IGNORE")
+                || self.is_kw("REPLACE")
+            {
+                return Err(self.unsupported("CREATE TABLE ... SELECT"));
+            }
+            // Two-word option names.
+            if (self.is_kw("CHARACTER") && self.kw_at(1, "SET"))
+                || ((self.is_kw("DATA") || self.is_kw("INDEX")) && self.kw_at(1, "DIRECTORY"))
+            {
+                self.pos += 2;
+            } else if matches!(self.peek(), Tok::Word) {
+                self.advance();
+            } else {
+                return Err(self.error());
+            }
+            self.eat_eq();
+            match self.peek() {
+                Tok::Word | Tok::Ident(_) | Tok::Str(_) | Tok::Int => {
+                    self.advance();
+                }
+                Tok::LParen => {
+                    // UNION = (t1, t2)
+                    self.advance();
+                    while !self.eat(&Tok::RParen) {
+                        if self.at_end() {
+                            return Err(self.error());
+                        }
+                        self.advance();
+                    }
+                }
+                _ => return Err(self.error()),
+            }
+        }
+        Ok(())
+    }
+
+    fn parse_create_table(&mut self) -> Result<Statement> {
+        let if_not_exists = self.if_not_exists()?;
+        let name = self.object_name()?;
+        let mut ct = CreateTable {
+            name,
+            if_not_exists,
+            columns: Vec::new(),
+            primary_key: None,
+            indexes: Vec::new(),
+            like: None,
+        };
+        if self.eat_kw("LIKE") {
+            ct.like = Some(self.object_name()?);
+            return Ok(Statement::CreateTable(Box::new(ct)));
+        }
+        if self.is(&Tok::LParen) && self.kw_at(1, "LIKE") {
+            self.pos += 2;
+            ct.like = Some(self.object_name()?);
+            self.expect(&Tok::RParen)?;
+            return Ok(Statement::CreateTable(Box::new(ct)));
+        }
+        if !self.is(&Tok::LParen) || self.paren_starts_query() {
+            return Err(
+                if self.is_kw("SELECT") || self.is(&Tok::LParen) || self.is_kw("AS") {
+                    self.unsupported("CREATE TABLE ... SELECT")
+                } else {
+                    self.error()
+                },
+            );
+        }
+        self.advance();
+        loop {
+            self.parse_table_element(&mut ct)?;
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(&Tok::RParen)?;
+        self.skip_options()?;
+        let pk_count = ct.columns.iter().filter(|c| c.primary_key).count()
+            + usize::from(ct.primary_key.is_some());
+        if pk_count > 1 {
+            return Err(Error::new(
+                Code::MultiplePriKey,
+                "Multiple primary key defined",
+            ));
+        }
+        Ok(Statement::CreateTable(Box::new(ct)))
+    }
+
+    fn parse_table_element(&mut self, ct: &mut CreateTable) -> Result<()> {
+        let mut buf = [0u8; 32];
+        let up = self.upper_word(0, &mut buf).to_vec();
+        let (constraint, up) = if up == b"CONSTRAINT" {
+            self.advance();
+            if self.is_ident_start() && !self.is_any_kw(&["PRIMARY", "UNIQUE", "FOREIGN", "CHECK"])
+            {
+                self.ident()?;
+            }
+            let mut b2 = [0u8; 32];
+            (true, self.upper_word(0, &mut b2).to_vec())
+        } else {
+            (false, up)
+        };
+        match up.as_slice() {
+            b"PRIMARY" => {
+                self.advance();
+                self.expect_kw("KEY")?;
+                if self.is_ident_start() && !self.is_kw("USING") {
+                    self.ident()?;
+                }
+                self.skip_index_type()?;
+                let cols = self.parse_index_columns()?;
+                self.skip_index_options()?;
+                if ct.primary_key.is_some() {
+                    return Err(Error::new(
+                        Code::MultiplePriKey,
+                        "Multiple primary key defined",
+                    ));
+                }
+                ct.primary_key = Some(cols);
+            }
+            b"UNIQUE" | b"KEY" | b"INDEX" => {
+                let unique = self.eat_kw("UNIQUE");
+                if !self.eat_kw("KEY") && !self.eat_kw("INDEX") && !unique {
+                    return Err(self.error());
+                }
+                let name = if self.is_ident_start() && !self.is_kw("USING") {
+                    Some(self.ident()?)
+                } else {
+                    None
+                };
+                self.skip_index_type()?;
+                let columns = self.parse_index_columns()?;
+                self.skip_index_options()?;
+                ct.indexes.push(IndexSpec {
+                    name,
+                    columns,
+                    unique,
+                });
+            }
+            // Full-text/spatial indexes are parsed and dropped: MATCH is
+            // unsupported anyway, and dumps containing them should load.
+            b"FULLTEXT" | b"SPATIAL" if !constraint => {
+                self.advance();
+                if !self.eat_kw("KEY") {
+                    self.eat_kw("INDEX");
+                }
+                if self.is_ident_start() {
+                    self.ident()?;
+                }
+                self.parse_index_columns()?;
+                self.skip_index_options()?;
+            }
+            b"FOREIGN" => {
+                self.advance();
+                self.expect_kw("KEY")?;
+                if self.is_ident_start() {
+                    self.ident()?;
+                }
+                self.parse_index_columns()?;
+                self.skip_references()?;
+            }
+            b"CHECK" => self.skip_check()?,
+            _ if constraint => return Err(self.error()),
+            _ => {
+                let col = self.parse_column_def()?;
+                ct.columns.push(col);
+            }
+        }
+        Ok(())
+    }
+
+    /// REFERENCES t (cols) [MATCH ..] [ON DELETE|UPDATE action]: dropped
+    /// (foreign keys are not enforced).
+    fn skip_references(&mut self) -> Result<()> {
+        self.expect_kw("REFERENCES")?;
+        self.object_name()?;
+        if self.is(&Tok::LParen) {
+            self.parse_index_columns()?;
+        }
+        loop {
+            if self.eat_kw("MATCH") {
+                self.ident_any()?;
+            } else if self.eat_kw("ON") {
+                if !self.eat_kw("DELETE") {
+                    self.expect_kw("UPDATE")?;
+                }
+                if self.eat_kw("SET") {
+                    if !self.eat_kw("NULL") {
+                        self.expect_kw("DEFAULT")?;
+                    }
+                } else if self.eat_kw("NO") {
+                    self.expect_kw("ACTION")?;
+                } else if !self.eat_kw("RESTRICT") && !self.eat_kw("CASCADE") {
+                    return Err(self.error());
+                }
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    /// CHECK (expr) [[NOT] ENFORCED]: dropped (MySQL 8.0.16+ would enforce).
+    fn skip_check(&mut self) -> Result<()> {
+        self.expect_kw("CHECK")?;
+        self.expect(&Tok::LParen)?;
+        self.parse_expr()?;
+        self.expect(&Tok::RParen)?;
+        self.eat_kw("NOT");
+        self.eat_kw("ENFORCED");
+        Ok(())
+    }
+
+    fn parse_column_def(&mut self) -> Result<ColumnSpec> {
+        let name = self.ident()?;
+        let mut col = ColumnSpec {
+            name,
+            data_type: DataType::Int { unsigned: false },
+            not_null: false,
+            default: None,
+            auto_increment: false,
+            primary_key: false,
+            unique: false,
+            on_update_now: false,
+        };
+        if self.is_kw("SERIAL") {
+            // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
+            self.advance();
+            col.data_type = DataType::BigInt { unsigned: true };
+            col.not_null = true;
+            col.auto_increment = true;
+            col.unique = true;
+        } else {
+            col.data_type = self.parse_data_type(&col.name)?;
+        }
+        loop {
+            let mut buf = [0u8; 32];
+            match self.upper_word(0, &mut buf) {
+                b"NOT" => {
+                    self.advance();
+                    self.expect_kw("NULL")?;
+                    col.not_null = true;
+                }
+                b"NULL" => {
+                    self.advance();
+                    col.not_null = false;
+                }
+                b"DEFAULT" => {
+                    self.advance();
+                    if self.is_kw("NOT") {
+                        return Err(self.error());
+                    }
+                    col.default = Some(self.parse_unary()?);
+                }
+                b"AUTO_INCREMENT" => {
+                    self.advance();
+                    col.auto_increment = true;
+                }
+                b"PRIMARY" | b"KEY" => {
+                    self.eat_kw("PRIMARY");
+                    self.expect_kw("KEY")?;
+                    col.primary_key = true;
+                    col.not_null = true;
+                }
+                b"UNIQUE" => {
+                    self.advance();
+                    if !self.eat_kw("KEY") {
+                        self.eat_kw("INDEX");
+                    }
+                    col.unique = true;
+                }
+                b"COMMENT" => {
+                    self.advance();
+                    self.string_literal()?;
+                }
+                b"ON" => {
+                    self.advance();
+                    self.expect_kw("UPDATE")?;
+                    let mut b2 = [0u8; 32];
+                    let f = self.upper_word(0, &mut b2);
+                    if !(niladic_function(f) || f == b"NOW") {
+                        return Err(self.error());
+                    }
+                    self.parse_primary()?;
+                    col.on_update_now = true;
+                }
+                b"CHARACTER" | b"CHARSET" | b"COLLATE" | b"BINARY" | b"ASCII" | b"UNICODE" => {
+                    self.skip_charset_attrs()?;
+                }
+                b"COLUMN_FORMAT" | b"STORAGE" | b"SRID" => {
+                    self.advance();
+                    self.ident_any()
+                        .or_else(|_| self.parse_u64().map(|_| String::new()))?;
+                }
+                b"VISIBLE" | b"INVISIBLE" => self.advance(),
+                b"CHECK" => self.skip_check()?,
+                b"CONSTRAINT" => {
+                    self.advance();
+                    if !self.is_kw("CHECK") {
+                        self.ident()?;
+                    }
+                    self.skip_check()?;
+                }
+                b"REFERENCES" => self.skip_references()?,
+                b"GENERATED" | b"AS" => return Err(self.unsupported("generated columns")),
+                _ => break,
+            }
+        }
+        Ok(col)
+    }
+
+    fn int_attrs(&mut self) -> Result<bool> {
+        self.parse_opt_len()?;
+        let mut unsigned = false;
+        loop {
+            if self.eat_kw("UNSIGNED") || self.eat_kw("ZEROFILL") {
+                unsigned = true;
+            } else if !self.eat_kw("SIGNED") {
+                return Ok(unsigned);
+            }
+        }
+    }
+
+    /// Skips SIGNED/UNSIGNED/ZEROFILL after non-integer numeric types.
+    fn num_attrs(&mut self) {
+        while self.eat_kw("UNSIGNED") || self.eat_kw("SIGNED") || self.eat_kw("ZEROFILL") {}
+    }
+
+    fn string_len(&self, n: u64, max: u64, col: &str) -> Result<u32> {
+        if n > max {
+            return Err(Error::new(
+                Code::WrongArguments,
+                format!(
+                    "Column length too big for column '{col}' (max = {max}); use BLOB or TEXT instead"
+                ),
+            ));
+        }
+        Ok(n as u32)
+    }
+
+    /// Column types. Types lockstep does not model are mapped:
+    /// TIME → VARCHAR(10) (text 'hh:mm:ss'), YEAR → SMALLINT UNSIGNED,
+    /// ENUM/SET → VARCHAR wide enough for any value (longest member for
+    /// ENUM, all members joined by ',' for SET), JSON → LONGTEXT,
+    /// BIT(n) → BIGINT UNSIGNED.
+    fn parse_data_type(&mut self, col: &str) -> Result<DataType> {
+        let mut buf = [0u8; 32];
+        let up = self.upper_word(0, &mut buf).to_vec();
+        if up.is_empty() {
+            return Err(self.error());
+        }
+        self.advance();
+        let text_for = |n: u64| -> DataType {
+            let max_len = match n {
+                0..=255 => 255,
+                256..=65535 => 65535,
+                65536..=16777215 => 16777215,
+                _ => u32::MAX,
+            };
+            DataType::Text { max_len }
+        };
+        let blob_for = |n: u64| -> DataType {
+            match text_for(n) {
+                DataType::Text { max_len } => DataType::Blob { max_len },
+                t => t,
+            }
+        };
+        let t = match up.as_slice() {
+            b"TINYINT" | b"INT1" => DataType::TinyInt {
+                unsigned: self.int_attrs()?,
+            },
+            b"BOOL" | b"BOOLEAN" => DataType::TinyInt { unsigned: false },
+            b"SMALLINT" | b"INT2" => DataType::SmallInt {
+                unsigned: self.int_attrs()?,
+            },
+            b"MEDIUMINT" | b"MIDDLEINT" | b"INT3" => DataType::MediumInt {
+                unsigned: self.int_attrs()?,
+            },
+            b"INT" | b"INTEGER" | b"INT4" => DataType::Int {
+                unsigned: self.int_attrs()?,
+            },
+            b"BIGINT" | b"INT8" => DataType::BigInt {
+                unsigned: self.int_attrs()?,
+            },
+            b"DECIMAL" | b"DEC" | b"NUMERIC" | b"FIXED" => {
+                let (p, s) = self.parse_opt_prec_scale()?;
+                let (precision, scale) = self.decimal_spec(p, s, col)?;
+                self.num_attrs();
+                DataType::Decimal { precision, scale }
+            }
+            b"FLOAT" | b"FLOAT4" => {
+                let (p, s) = self.parse_opt_prec_scale()?;
+                if let (Some(p), Some(_)) = (p, s) {
+                    self.decimal_spec(Some(p), s, col)?;
+                }
+                self.num_attrs();
+                // FLOAT(p) with p > 24 is a DOUBLE in MySQL.
+                match (p, s) {
+                    (Some(p), None) if p > 53 => {
+                        return Err(Error::new(
+                            Code::WrongArguments,
+                            format!("Too-big precision {p} specified for '{col}'. Maximum is 53."),
+                        ))
+                    }
+                    (Some(p), None) if p > 24 => DataType::Double,
+                    _ => DataType::Float,
+                }
+            }
+            b"DOUBLE" | b"REAL" | b"FLOAT8" => {
+                self.eat_kw("PRECISION");
+                let (p, s) = self.parse_opt_prec_scale()?;
+                if p.is_some() {
+                    self.decimal_spec(p, s.or(Some(0)), col)?;
+                }
+                self.num_attrs();
+                DataType::Double
+            }
+            b"CHAR" | b"CHARACTER" | b"NCHAR" | b"NATIONAL" | b"NVARCHAR" | b"VARCHAR"
+            | b"VARCHARACTER" => {
+                let mut varying =
+                    matches!(up.as_slice(), b"VARCHAR" | b"VARCHARACTER" | b"NVARCHAR");
+                if up.as_slice() == b"NATIONAL" {
+                    if self.eat_kw("VARCHAR") {
+                        varying = true;
+                    } else if !self.eat_kw("CHAR") {
+                        self.expect_kw("CHARACTER")?;
+                    }
+                }
+                if self.eat_kw("VARYING") {
+                    varying = true;
+                }
+                let len = self.parse_opt_len()?;
+                let t = if varying {
+                    let Some(n) = len else {
+                        return Err(self.error());
+                    };
+                    DataType::VarChar {
+                        len: self.string_len(n, 65535, col)?,
+                    }
+                } else {
+                    DataType::Char {
+                        len: self.string_len(len.unwrap_or(1), 255, col)?,
+                    }
+                };
+                self.skip_charset_attrs()?;
+                t
+            }
+            b"BINARY" => {
+                let n = self.parse_opt_len()?.unwrap_or(1);
+                DataType::Binary {
+                    len: self.string_len(n, 255, col)?,
+                }
+            }
+            b"VARBINARY" => {
+                let Some(n) = self.parse_opt_len()? else {
+                    return Err(self.error());
+                };
+                DataType::VarBinary {
+                    len: self.string_len(n, 65535, col)?,
+                }
+            }
+            b"TINYTEXT" => {
+                self.skip_charset_attrs()?;
+                DataType::Text { max_len: 255 }
+            }
+            b"TEXT" => {
+                let n = self.parse_opt_len()?.unwrap_or(65535);
+                self.skip_charset_attrs()?;
+                text_for(n)
+            }
+            b"MEDIUMTEXT" => {
+                self.skip_charset_attrs()?;
+                DataType::Text { max_len: 16777215 }
+            }
+            b"LONGTEXT" => {
+                self.skip_charset_attrs()?;
+                DataType::Text { max_len: u32::MAX }
+            }
+            b"LONG" => {
+                // LONG / LONG VARCHAR are MEDIUMTEXT, LONG VARBINARY MEDIUMBLOB.
+                if self.eat_kw("VARBINARY") {
+                    DataType::Blob { max_len: 16777215 }
+                } else {
+                    self.eat_kw("VARCHAR");
+                    self.skip_charset_attrs()?;
+                    DataType::Text { max_len: 16777215 }
+                }
+            }
+            b"TINYBLOB" => DataType::Blob { max_len: 255 },
+            b"BLOB" => blob_for(self.parse_opt_len()?.unwrap_or(65535)),
+            b"MEDIUMBLOB" => DataType::Blob { max_len: 16777215 },
+            b"LONGBLOB" => DataType::Blob { max_len: u32::MAX },
+            b"DATE" => DataType::Date,
+            b"DATETIME" | b"TIMESTAMP" => {
+                let fsp = self.parse_opt_len()?.unwrap_or(0);
+                if fsp > 6 {
+                    return Err(Error::new(
+                        Code::WrongArguments,
+                        format!("Too-big precision {fsp} specified for '{col}'. Maximum is 6."),
+                    ));
+                }
+                if up.as_slice() == b"DATETIME" {
+                    DataType::DateTime { fsp: fsp as u8 }
+                } else {
+                    DataType::Timestamp { fsp: fsp as u8 }
+                }
+            }
+            b"TIME" => {
+                self.parse_opt_len()?;
+                DataType::VarChar { len: 10 }
+            }
+            b"YEAR" => {
+                self.parse_opt_len()?;
+                DataType::SmallInt { unsigned: true }
+            }
+            b"ENUM" | b"SET" => {
+                self.expect(&Tok::LParen)?;
+                let mut longest = 0usize;
+                let mut total = 0usize;
+                let mut count = 0usize;
+                loop {
+                    let m = self.string_literal()?;
+                    let chars = m.chars().count();
+                    longest = longest.max(chars);
+                    total += chars;
+                    count += 1;
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(&Tok::RParen)?;
+                self.skip_charset_attrs()?;
+                let len = if up.as_slice() == b"ENUM" {
+                    longest
+                } else {
+                    total + count - 1
+                };
+                DataType::VarChar {
+                    len: len.clamp(1, 65535) as u32,
+                }
+            }
+            b"JSON" => DataType::Text { max_len: u32::MAX },
+            b"BIT" => {
+                let n = self.parse_opt_len()?.unwrap_or(1);
+                if n == 0 || n > 64 {
+                    return Err(Error::new(
+                        Code::WrongArguments,
+                        format!("Display width out of range for column '{col}' (max = 64)"),
+                    ));
+                }
+                DataType::BigInt { unsigned: true }
+            }
+            b"GEOMETRY"
+            | b"POINT"
+            | b"LINESTRING"
+            | b"POLYGON"
+            | b"MULTIPOINT"
+            | b"MULTILINESTRING"
+            | b"MULTIPOLYGON"
+            | b"GEOMETRYCOLLECTION" => return Err(self.unsupported("spatial types")),
+            _ => {
+                self.pos = self.pos.saturating_sub(1);
+                return Err(self.error());
+            }
+        };
+        Ok(t)
+    }
+
+    fn parse_drop(&mut self) -> Result<Statement> {
+        self.advance();
+        let mut buf = [0u8; 32];
+        match self.upper_word(0, &mut buf) {
+            b"DATABASE" | b"SCHEMA" => {
+                self.advance();
+                let if_exists = self.if_exists()?;
+                Ok(Statement::DropDatabase {
+                    name: self.ident()?,
+                    if_exists,
+                })
+            }
+            b"TABLE" | b"TABLES" | b"TEMPORARY" => {
+                if self.eat_kw("TEMPORARY") && !self.is_kw("TABLE") {
+                    return Err(self.error());
+                }
+                self.advance();
+                let if_exists = self.if_exists()?;
+                let mut tables = Vec::new();
+                loop {
+                    tables.push(self.object_name()?);
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+                if !self.eat_kw("RESTRICT") {
+                    self.eat_kw("CASCADE");
+                }
+                Ok(Statement::DropTable { tables, if_exists })
+            }
+            b"INDEX" => {
+                self.advance();
+                let name = self.ident_any()?;
+                self.expect_kw("ON")?;
+                let table = self.object_name()?;
+                self.skip_alter_algorithm()?;
+                Ok(Statement::DropIndex { name, table })
+            }
+            b"" => Err(self.error()),
+            other => {
+                let what = format!("DROP {}", String::from_utf8_lossy(other));
+                Err(self.unsupported(&what))
+            }
+        }
+    }
+
+    fn parse_alter(&mut self) -> Result<Statement> {
+        self.advance();
+        if !self.eat_kw("TABLE") {
+            return match self.word_at(0) {
+                Some(w) => Err(self.unsupported(&format!("ALTER {}", w.to_ascii_uppercase()))),
+                None => Err(self.error()),
+            };
+        }
+        let table = self.object_name()?;
+        let mut actions = Vec::new();
+        loop {
+            if self.eat_kw("ALGORITHM") || self.eat_kw("LOCK") {
+                self.eat_eq();
+                self.ident_any()?;
+            } else if self.is_kw("ADD") {
+                let start = self.pos;
+                self.advance();
+                if self.eat_kw("CONSTRAINT") && !self.is_kw("UNIQUE") {
+                    if self.is_ident_start() {
+                        self.ident()?;
+                    }
+                }
+                let unique = self.eat_kw("UNIQUE");
+                let is_index = self.eat_kw("INDEX") || self.eat_kw("KEY");
+                if !unique && !is_index {
+                    self.pos = start;
+                    return Err(self.alter_unsupported());
+                }
+                let name = if self.is_ident_start() && !self.is_kw("USING") {
+                    Some(self.ident()?)
+                } else {
+                    None
+                };
+                self.skip_index_type()?;
+                let columns = self.parse_index_columns()?;
+                self.skip_index_options()?;
+                actions.push(AlterAction::AddIndex {
+                    name,
+                    columns,
+                    unique,
+                });
+            } else if self.is_kw("DROP") && (self.kw_at(1, "INDEX") || self.kw_at(1, "KEY")) {
+                self.pos += 2;
+                actions.push(AlterAction::DropIndex {
+                    name: self.ident_any()?,
+                });
+            } else if self.at_end() && !actions.is_empty() {
+                break;
+            } else {
+                return Err(self.alter_unsupported());
+            }
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if actions.is_empty() {
+            return Err(self.error());
+        }
+        Ok(Statement::AlterTable { table, actions })
+    }
+
+    fn alter_unsupported(&self) -> Error {
+        if self.at_end() {
+            return self.error();
+        }
+        let mut what = String::from("ALTER TABLE");
+        for n in 0..2 {
+            match self.word_at(n) {
+                Some(w) => {
+                    what.push(' ');
+                    what.push_str(&w.to_ascii_uppercase());
+                }
+                None => break,
+            }
+        }
+        self.unsupported(&what)
+    }
+
+    // ---- SET ----
+
+    fn parse_set(&mut self) -> Result<Statement> {
+        self.advance();
+        // SET [GLOBAL|SESSION|LOCAL] TRANSACTION ...
+        let scope_kw = if self.kw_at(1, "TRANSACTION") {
+            let mut buf = [0u8; 32];
+            match self.upper_word(0, &mut buf) {
+                b"GLOBAL" => Some(Scope::Global),
+                b"SESSION" | b"LOCAL" => Some(Scope::Session),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if scope_kw.is_some() || self.is_kw("TRANSACTION") {
+            if scope_kw.is_some() {
+                self.advance();
+            }
+            self.advance();
+            return self.parse_set_transaction(scope_kw.unwrap_or(Scope::Next));
+        }
+        if self.is_any_kw(&["PASSWORD", "ROLE", "RESOURCE"])
+            || (self.is_kw("DEFAULT") && self.kw_at(1, "ROLE"))
+        {
+            return Err(self.unsupported(&format!("SET {}", self.text_at(0).to_ascii_uppercase())));
+        }
+        let mut list = Vec::new();
+        loop {
+            list.push(self.parse_set_assignment()?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        Ok(Statement::Set(list))
+    }
+
+    fn parse_set_transaction(&mut self, scope: Scope) -> Result<Statement> {
+        let mut isolation = None;
+        let mut read_only = None;
+        loop {
+            if self.eat_kw("ISOLATION") {
+                self.expect_kw("LEVEL")?;
+                let mut buf = [0u8; 32];
+                let level = match self.upper_word(0, &mut buf) {
+                    b"READ" => {
+                        self.advance();
+                        if self.eat_kw("UNCOMMITTED") {
+                            "READ-UNCOMMITTED"
+                        } else {
+                            self.expect_kw("COMMITTED")?;
+                            "READ-COMMITTED"
+                        }
+                    }
+                    b"REPEATABLE" => {
+                        self.advance();
+                        self.expect_kw("READ")?;
+                        "REPEATABLE-READ"
+                    }
+                    b"SERIALIZABLE" => {
+                        self.advance();
+                        "SERIALIZABLE"
+                    }
+                    _ => return Err(self.error()),
+                };
+                isolation = Some(level.to_string());
+            } else if self.eat_kw("READ") {
+                if self.eat_kw("ONLY") {
+                    read_only = Some(true);
+                } else {
+                    self.expect_kw("WRITE")?;
+                    read_only = Some(false);
+                }
+            } else {
+                return Err(self.error());
+            }
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        Ok(Statement::SetTransaction {
+            scope,
+            isolation,
+            read_only,
+        })
+    }
+
+    fn parse_set_assignment(&mut self) -> Result<SetAssignment> {
+        if self.eat_kw("NAMES") {
+            let charset = if self.eat_kw("DEFAULT") {
+                // The server default character set.
+                "utf8mb4".to_string()
+            } else {
+                self.name_or_string()?.to_ascii_lowercase()
+            };
+            let collation = if self.eat_kw("COLLATE") {
+                Some(self.name_or_string()?.to_ascii_lowercase())
+            } else {
+                None
+            };
+            return Ok(SetAssignment {
+                target: SetTarget::Names { charset, collation },
+                value: None,
+            });
+        }
+        if self.eat_kw("CHARSET") || (self.is_kw("CHARACTER") && self.kw_at(1, "SET")) {
+            if self.is_kw("CHARACTER") {
+                self.pos += 2;
+            }
+            let cs = if self.eat_kw("DEFAULT") {
+                "utf8mb4".to_string()
+            } else {
+                self.name_or_string()?.to_ascii_lowercase()
+            };
+            return Ok(SetAssignment {
+                target: SetTarget::CharacterSet(cs),
+                value: None,
+            });
+        }
+        let target = match self.peek() {
+            Tok::UserVar(_) => match self.take() {
+                Tok::UserVar(name) => SetTarget::User(name.to_ascii_lowercase()),
+                _ => return Err(self.error()),
+            },
+            Tok::AtAt => {
+                self.advance();
+                let (scope, name) = self.parse_sysvar_name()?;
+                let scope = match scope {
+                    VarScope::Global => Scope::Global,
+                    _ => Scope::Session,
+                };
+                SetTarget::System { scope, name }
+            }
+            Tok::Word | Tok::Ident(_) => {
+                let mut buf = [0u8; 32];
+                let scope = match self.upper_word(0, &mut buf) {
+                    b"GLOBAL" | b"PERSIST" | b"PERSIST_ONLY" => Some(Scope::Global),
+                    b"SESSION" | b"LOCAL" => Some(Scope::Session),
+                    _ => None,
+                };
+                // `SET session = 1` would name a variable called session.
+                let scope = match scope {
+                    Some(s) if !matches!(self.tok_at(1), Tok::Eq | Tok::Assign) => {
+                        self.advance();
+                        s
+                    }
+                    _ => Scope::Session,
+                };
+                let mut name = self.ident_any()?;
+                while self.eat(&Tok::Dot) {
+                    name.push('.');
+                    name.push_str(&self.ident_any()?);
+                }
+                name.make_ascii_lowercase();
+                SetTarget::System { scope, name }
+            }
+            _ => return Err(self.error()),
+        };
+        if !self.eat(&Tok::Eq) && !self.eat(&Tok::Assign) {
+            return Err(self.error());
+        }
+        let value = self.parse_set_value()?;
+        Ok(SetAssignment {
+            target,
+            value: Some(value),
+        })
+    }
+
+    /// A SET value; a lone bare word (ON, OFF, TRADITIONAL, binary, ...)
+    /// means that word as a string.
+    fn parse_set_value(&mut self) -> Result<Expr> {
+        if matches!(self.peek(), Tok::Word)
+            && matches!(self.tok_at(1), Tok::Comma | Tok::Semi | Tok::Eof)
+        {
+            let mut buf = [0u8; 32];
+            match self.upper_word(0, &mut buf) {
+                b"TRUE" | b"FALSE" | b"NULL" => {}
+                b"DEFAULT" => {
+                    self.advance();
+                    return Ok(Expr::Default);
+                }
+                _ => {
+                    let w = self.text_at(0);
+                    self.advance();
+                    return Ok(str_lit(w));
+                }
+            }
+        }
+        self.parse_expr()
+    }
+
+    // ---- SHOW / DESCRIBE / EXPLAIN ----
+
+    fn parse_show_filter(&mut self) -> Result<Option<ShowFilter>> {
+        if self.eat_kw("LIKE") {
+            Ok(Some(ShowFilter::Like(self.string_literal()?)))
+        } else if self.eat_kw("WHERE") {
+            Ok(Some(ShowFilter::Where(self.parse_expr()?)))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// `FROM|IN db`, if present.
+    fn parse_show_db(&mut self) -> Result<Option<String>> {
+        if self.eat_kw("FROM") || self.eat_kw("IN") {
+            Ok(Some(self.ident()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// `FROM|IN t [FROM|IN db]`
+    fn parse_show_table(&mut self) -> Result<ObjectName> {
+        if !self.eat_kw("FROM") && !self.eat_kw("IN") {
+            return Err(self.error());
+        }
+        let mut table = self.object_name()?;
+        if let Some(db) = self.parse_show_db()? {
+            table.database = Some(db);
+        }
+        Ok(table)
+    }
+
+    fn parse_show(&mut self) -> Result<Statement> {
+        self.advance();
+        let full = self.eat_kw("FULL");
+        let mut scope = Scope::Session;
+        if self.eat_kw("GLOBAL") {
+            scope = Scope::Global;
+        } else if self.eat_kw("SESSION") || self.eat_kw("LOCAL") {
+            scope = Scope::Session;
+        }
+        let mut buf = [0u8; 32];
+        let up = self.upper_word(0, &mut buf).to_vec();
+        if up.is_empty() {
+            return Err(self.error());
+        }
+        self.advance();
+        let show = match up.as_slice() {
+            b"DATABASES" | b"SCHEMAS" => Show::Databases {
+                filter: self.parse_show_filter()?,
+            },
+            b"TABLES" => Show::Tables {
+                database: self.parse_show_db()?,
+                full,
+                filter: self.parse_show_filter()?,
+            },
+            b"COLUMNS" | b"FIELDS" => Show::Columns {
+                table: self.parse_show_table()?,
+                full,
+                filter: self.parse_show_filter()?,
+            },
+            b"INDEX" | b"INDEXES" | b"KEYS" => {
+                let table = self.parse_show_table()?;
+                if self.eat_kw("WHERE") {
+                    self.parse_expr()?;
+                }
+                Show::Index { table }
+            }
+            b"CREATE" => {
+                if self.eat_kw("TABLE") {
+                    Show::CreateTable {
+                        table: self.object_name()?,
+                    }
+                } else if self.eat_kw("DATABASE") || self.eat_kw("SCHEMA") {
+                    self.if_not_exists()?;
+                    Show::CreateDatabase {
+                        name: self.ident()?,
+                    }
+                } else {
+                    return Err(self.unsupported("SHOW CREATE"));
+                }
+            }
+            b"VARIABLES" => Show::Variables {
+                scope,
+                filter: self.parse_show_filter()?,
+            },
+            b"STATUS" => Show::Status {
+                scope,
+                filter: self.parse_show_filter()?,
+            },
+            b"PROCESSLIST" => Show::ProcessList { full },
+            b"WARNINGS" | b"ERRORS" => {
+                let (_limit, _offset) = self.parse_limit(true)?;
+                if up.as_slice() == b"WARNINGS" {
+                    Show::Warnings
+                } else {
+                    Show::Errors
+                }
+            }
+            b"STORAGE" => {
+                self.expect_kw("ENGINES")?;
+                Show::Engines
+            }
+            b"ENGINES" => Show::Engines,
+            b"COLLATION" => Show::Collation {
+                filter: self.parse_show_filter()?,
+            },
+            b"CHARSET" => Show::CharacterSet {
+                filter: self.parse_show_filter()?,
+            },
+            b"CHARACTER" => {
+                self.expect_kw("SET")?;
+                Show::CharacterSet {
+                    filter: self.parse_show_filter()?,
+                }
+            }
+            b"TABLE" => {
+                self.expect_kw("STATUS")?;
+                Show::TableStatus {
+                    database: self.parse_show_db()?,
+                    filter: self.parse_show_filter()?,
+                }
+            }
+            b"GRANTS" => {
+                // GRANTS [FOR user [USING roles]]: the target is not modelled.
+                while !self.at_end() {
+                    self.advance();
+                }
+                Show::Grants
+            }
+            b"ENGINE" => {
+                self.ident_any()?;
+                if !self.eat_kw("STATUS") {
+                    self.expect_kw("MUTEX")?;
+                }
+                Show::EngineStatus
+            }
+            b"MASTER" => {
+                if self.eat_kw("LOGS") {
+                    Show::BinaryLogs
+                } else {
+                    self.expect_kw("STATUS")?;
+                    Show::MasterStatus
+                }
+            }
+            b"BINARY" => {
+                if self.eat_kw("LOGS") {
+                    Show::BinaryLogs
+                } else {
+                    self.expect_kw("LOG")?;
+                    self.expect_kw("STATUS")?;
+                    Show::MasterStatus
+                }
+            }
+            _ => {
+                self.pos = self.pos.saturating_sub(1);
+                let what = format!("SHOW {}", self.text_at(0).to_ascii_uppercase());
+                return Err(self.unsupported(&what));
+            }
+        };
+        Ok(Statement::Show(show))
+    }
+
+    fn parse_explain(&mut self) -> Result<Statement> {
+        self.advance();
+        let mut explain_opts = false;
+        loop {
+            if self.is_kw("FORMAT") && self.tok_at(1) == &Tok::Eq {
+                self.pos += 2;
+                self.ident_any()?;
+                explain_opts = true;
+            } else if self.eat_kw("EXTENDED") || self.eat_kw("PARTITIONS") {
+                explain_opts = true;
+            } else if self.is_kw("ANALYZE") {
+                return Err(self.unsupported("EXPLAIN ANALYZE"));
+            } else {
+                break;
+            }
+        }
+        if self.is_kw("FOR") && self.kw_at(1, "CONNECTION") {
+            return Err(self.unsupported("EXPLAIN FOR CONNECTION"));
+        }
+        let stmt_start = self.is(&Tok::LParen)
+            || self.is_any_kw(&[
+                "SELECT", "INSERT", "REPLACE", "UPDATE", "DELETE", "TABLE", "WITH",
+            ]);
+        if stmt_start {
+            let inner = self.parse_statement()?;
+            return Ok(Statement::Explain(Box::new(inner)));
+        }
+        if explain_opts {
+            return Err(self.error());
+        }
+        let table = self.object_name()?;
+        // An optional column name or pattern: not modelled.
+        match self.peek() {
+            Tok::Str(_) | Tok::Ident(_) | Tok::Word => self.advance(),
+            _ => {}
+        }
+        Ok(Statement::Describe { table })
+    }
+}
