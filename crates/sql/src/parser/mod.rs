@@ -8,7 +8,8 @@
 //! - Unary minus on a numeric literal is folded into the literal.
 //! - `TRIM` is `TRIM(s)` or `TRIM(mode, remstr, s)` with mode the string
 //!   'BOTH' / 'LEADING' / 'TRAILING'.
-//! - `GROUP_CONCAT` carries its separator as the first argument.
+//! - `GROUP_CONCAT(.. SEPARATOR s)` with s other than ',' becomes
+//!   `GROUP_CONCAT_SEPARATOR(s, exprs..)`.
 //! - `SUBSTR`/`MID` are `SUBSTRING`; `EXTRACT(unit FROM d)` is
 //!   `EXTRACT('UNIT', d)`; `POSITION(a IN b)` is `POSITION(a, b)`;
 //!   `a REGEXP b` is `REGEXP_LIKE(a, b)`.
@@ -74,7 +75,7 @@ pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
             .iter()
             .filter_map(|a| a.value.as_ref())
             .for_each(|e| visit_expr(e, f)),
-        Statement::Show(show) => match show {
+        Statement::Show(
             Show::Databases {
                 filter: Some(ShowFilter::Where(e)),
             }
@@ -103,9 +104,8 @@ pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
             | Show::TableStatus {
                 filter: Some(ShowFilter::Where(e)),
                 ..
-            } => visit_expr(e, f),
-            _ => {}
-        },
+            },
+        ) => visit_expr(e, f),
         Statement::Explain(s) => visit_statement(s, f),
         Statement::Kill { connection_id, .. } => visit_expr(connection_id, f),
         _ => {}

@@ -16,6 +16,12 @@ type Result<T> = std::result::Result<T, Error>;
 /// 2 MiB thread stack.
 const MAX_DEPTH: usize = 200;
 
+/// Left-deep chains (a + b + c ..., a OR b OR ..., UNION, JOIN) are parsed
+/// iteratively, but every link adds a level to the tree that the binder,
+/// `Drop` and friends walk recursively. This per-statement budget bounds
+/// the height of any tree the parser returns to about MAX_DEPTH + MAX_LINKS.
+const MAX_LINKS: usize = 4000;
+
 // Binding strength of operators, loosest first (MySQL's order). Predicates
 // (IN, LIKE, BETWEEN, REGEXP) bind tighter than comparisons: a = b IN (..)
 // is a = (b IN (..)).
@@ -38,6 +44,8 @@ pub(crate) struct Parser<'a> {
     /// Next placeholder number within the current statement.
     params: usize,
     depth: usize,
+    /// Chain links used so far in the current statement (see MAX_LINKS).
+    links: usize,
 }
 
 /// Upper-cases a short word into `buf` for keyword matching; words longer
@@ -453,6 +461,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             params: 0,
             depth: 0,
+            links: 0,
         }
     }
 
@@ -565,6 +574,15 @@ impl<'a> Parser<'a> {
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
+            return Err(self.error());
+        }
+        Ok(())
+    }
+
+    /// Accounts for one more link of a left-deep chain.
+    fn link(&mut self) -> Result<()> {
+        self.links += 1;
+        if self.links > MAX_LINKS {
             return Err(self.error());
         }
         Ok(())
@@ -712,6 +730,7 @@ impl<'a> Parser<'a> {
             }
             self.params = 0;
             self.depth = 0;
+            self.links = 0;
             let stmt = self.parse_statement()?;
             if !self.at_end() {
                 return Err(self.error());
@@ -887,6 +906,7 @@ impl<'a> Parser<'a> {
         self.enter()?;
         let mut q = self.parse_query_term()?;
         while self.eat_kw("UNION") {
+            self.link()?;
             let all = if self.eat_kw("ALL") {
                 true
             } else {
@@ -1068,13 +1088,11 @@ impl<'a> Parser<'a> {
             return Err(self.unsupported("SELECT ... INTO"));
         }
         let mut from = Vec::new();
-        if self.eat_kw("FROM") {
-            if !self.eat_kw("DUAL") {
-                loop {
-                    from.push(self.parse_table_ref()?);
-                    if !self.eat(&Tok::Comma) {
-                        break;
-                    }
+        if self.eat_kw("FROM") && !self.eat_kw("DUAL") {
+            loop {
+                from.push(self.parse_table_ref()?);
+                if !self.eat(&Tok::Comma) {
+                    break;
                 }
             }
         }
@@ -1189,6 +1207,7 @@ impl<'a> Parser<'a> {
                 b"NATURAL" => return Err(self.unsupported("NATURAL JOIN")),
                 _ => break,
             };
+            self.link()?;
             let right = self.parse_table_factor()?;
             let on = if self.eat_kw("ON") {
                 JoinCondition::On(self.parse_expr()?)
@@ -1243,6 +1262,7 @@ impl<'a> Parser<'a> {
                 self.advance();
                 let mut t = self.parse_table_ref()?;
                 while self.eat(&Tok::Comma) {
+                    self.link()?;
                     let right = self.parse_table_ref()?;
                     t = TableRef::Join {
                         left: Box::new(t),
@@ -1362,6 +1382,7 @@ impl<'a> Parser<'a> {
         let mut left = self.parse_unary()?;
         loop {
             if min <= P_CMP && self.is_kw("IS") {
+                self.link()?;
                 left = self.parse_is(left)?;
                 continue;
             }
@@ -1373,6 +1394,7 @@ impl<'a> Parser<'a> {
                 match w {
                     b"IN" | b"LIKE" | b"BETWEEN" | b"REGEXP" | b"RLIKE" => {
                         let which = w[0];
+                        self.link()?;
                         self.pos += k + 1;
                         left = match which {
                             b'I' => self.parse_in(left, negated)?,
@@ -1410,6 +1432,7 @@ impl<'a> Parser<'a> {
             if prec < min {
                 break;
             }
+            self.link()?;
             self.advance();
             if prec == P_CMP && self.is_any_kw(&["ANY", "ALL", "SOME"]) {
                 return Err(self.unsupported("ANY/ALL/SOME subquery comparison"));
@@ -1743,6 +1766,9 @@ impl<'a> Parser<'a> {
                 return match up {
                     b"CAST" | b"CONVERT" | b"EXISTS" | b"INTERVAL" | b"ROW" | b"MATCH"
                     | b"CASE" | b"CHAR" => self.parse_special_call(up.to_vec()),
+                    b"CUME_DIST" | b"DENSE_RANK" | b"FIRST_VALUE" | b"LAG" | b"LAST_VALUE"
+                    | b"LEAD" | b"NTH_VALUE" | b"NTILE" | b"PERCENT_RANK" | b"RANK"
+                    | b"ROW_NUMBER" => Err(self.unsupported("window functions")),
                     _ => Err(self.error()),
                 };
             }
@@ -2002,24 +2028,32 @@ impl<'a> Parser<'a> {
         Ok(Self::func("TRIM", args))
     }
 
-    /// GROUP_CONCAT is encoded with the separator as the FIRST argument
-    /// (a string literal, ',' by default) followed by the concatenated
-    /// expressions; its ORDER BY is parsed and dropped.
+    /// GROUP_CONCAT(exprs) keeps its expressions as arguments (the values
+    /// concatenated per row); its ORDER BY is parsed and dropped. A
+    /// separator other than ',' yields `GROUP_CONCAT_SEPARATOR(sep, exprs..)`
+    /// so that a binder unaware of separators fails loudly instead of
+    /// silently using ','.
     fn parse_group_concat(&mut self) -> Result<Expr> {
         let distinct = self.eat_kw("DISTINCT");
         let exprs = self.parse_expr_list()?;
         self.parse_order_by()?;
         let sep = if self.eat_kw("SEPARATOR") {
-            self.string_literal()?
+            Some(self.string_literal()?)
         } else {
-            ",".to_string()
+            None
         };
         self.expect(&Tok::RParen)?;
-        let mut args = Vec::with_capacity(exprs.len() + 1);
-        args.push(str_lit(&sep));
-        args.extend(exprs);
+        let (name, args) = match sep {
+            Some(sep) if sep != "," => {
+                let mut args = Vec::with_capacity(exprs.len() + 1);
+                args.push(str_lit(&sep));
+                args.extend(exprs);
+                ("GROUP_CONCAT_SEPARATOR", args)
+            }
+            _ => ("GROUP_CONCAT", exprs),
+        };
         Ok(Expr::Function {
-            name: "GROUP_CONCAT".to_string(),
+            name: name.to_string(),
             args,
             distinct,
             star: false,
@@ -2441,10 +2475,8 @@ impl<'a> Parser<'a> {
 
     /// USING BTREE|HASH
     fn skip_index_type(&mut self) -> Result<()> {
-        if self.eat_kw("USING") {
-            if !self.eat_kw("BTREE") && !self.eat_kw("HASH") {
-                return Err(self.error());
-            }
+        if self.eat_kw("USING") && !self.eat_kw("BTREE") && !self.eat_kw("HASH") {
+            return Err(self.error());
         }
         Ok(())
     }
@@ -3138,10 +3170,8 @@ impl<'a> Parser<'a> {
             } else if self.is_kw("ADD") {
                 let start = self.pos;
                 self.advance();
-                if self.eat_kw("CONSTRAINT") && !self.is_kw("UNIQUE") {
-                    if self.is_ident_start() {
-                        self.ident()?;
-                    }
+                if self.eat_kw("CONSTRAINT") && !self.is_kw("UNIQUE") && self.is_ident_start() {
+                    self.ident()?;
                 }
                 let unique = self.eat_kw("UNIQUE");
                 let is_index = self.eat_kw("INDEX") || self.eat_kw("KEY");
