@@ -188,7 +188,11 @@ pub fn encode_ok(out: &mut Vec<u8>, header: u8, ok: &OkInfo, status: u16) {
     wire::put_lenenc_int(out, ok.last_insert_id);
     wire::put_u16(out, status);
     wire::put_u16(out, ok.warnings);
-    out.extend_from_slice(ok.info.as_bytes());
+    // MySQL's server writes the info as a length-encoded string even
+    // without CLIENT_SESSION_TRACK, and libmariadb reads it that way.
+    if !ok.info.is_empty() {
+        wire::put_lenenc_bytes(out, ok.info.as_bytes());
+    }
 }
 
 pub fn encode_eof(out: &mut Vec<u8>, warnings: u16, status: u16) {

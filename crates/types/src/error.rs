@@ -80,6 +80,7 @@ error_codes! {
     OutOfSortMemory = 1038, "HY001";
     RecursionLimit = 3636, "HY000";
     QueryTimeout = 3024, "HY000";
+    DataOutOfRange = 1690, "22003";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

@@ -1,0 +1,1955 @@
+//! The binder: resolves names in the AST against the catalog and the
+//! query's scopes, and builds executable plans, choosing access paths
+//! (point, range, index-order or full scans) from the WHERE and ON
+//! conditions.
+
+use crate::expr::{BExpr, Func};
+use crate::parser::{
+    self as ast, BinaryOp, Expr, JoinCondition, JoinKind, LockClause, TableRef, VarScope,
+};
+use crate::plan::*;
+use lockstep_engine::catalog::Catalog;
+use lockstep_engine::LockMode;
+use lockstep_protocol::Column;
+use lockstep_tables::{Table, TableDef};
+use lockstep_types::error::Code;
+use lockstep_types::{DataType, Error, Value};
+use std::sync::Arc;
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// One column visible to name resolution.
+#[derive(Clone, Debug)]
+pub struct ScopeColumn {
+    pub qualifier: String,
+    pub name: String,
+    pub index: usize,
+    pub ty: DataType,
+    pub nullable: bool,
+    pub org_table: String,
+    pub database: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    pub columns: Vec<ScopeColumn>,
+    /// Width of the combined row (hidden columns included).
+    pub width: usize,
+    /// Types of every row position.
+    pub types: Vec<(DataType, bool)>,
+}
+
+impl Scope {
+    fn resolve(&self, table: Option<&str>, name: &str) -> Result<Option<&ScopeColumn>> {
+        let mut found: Option<&ScopeColumn> = None;
+        for c in &self.columns {
+            if !c.name.eq_ignore_ascii_case(name) {
+                continue;
+            }
+            if let Some(t) = table {
+                if c.qualifier != t {
+                    continue;
+                }
+            }
+            if let Some(prev) = found {
+                if prev.index != c.index {
+                    return Err(Error::new(
+                        Code::NonUniq,
+                        format!("Column '{name}' in field list is ambiguous"),
+                    ));
+                }
+            }
+            found = Some(c);
+        }
+        Ok(found)
+    }
+}
+
+/// Aggregation context while binding the SELECT list, HAVING and ORDER BY
+/// of an aggregate query.
+struct AggContext {
+    group_ast: Vec<Expr>,
+    group_bound: Vec<BExpr>,
+    group_types: Vec<(DataType, bool)>,
+    calls: Vec<AggCall>,
+    call_types: Vec<(DataType, bool)>,
+}
+
+pub struct Binder<'a> {
+    pub catalog: &'a Catalog,
+    pub database: Option<String>,
+    /// Enclosing scopes, innermost last.
+    outer: Vec<Scope>,
+    /// Set when an expression referred to an enclosing scope.
+    correlated: bool,
+}
+
+pub fn is_aggregate_name(name: &str) -> bool {
+    matches!(
+        name,
+        "COUNT"
+            | "SUM"
+            | "AVG"
+            | "MIN"
+            | "MAX"
+            | "GROUP_CONCAT"
+            | "BIT_AND"
+            | "BIT_OR"
+            | "BIT_XOR"
+            | "ANY_VALUE"
+    )
+}
+
+fn contains_aggregate(e: &Expr) -> bool {
+    match e {
+        Expr::Function { name, args, .. } => {
+            is_aggregate_name(name) || args.iter().any(contains_aggregate)
+        }
+        Expr::Unary { expr, .. }
+        | Expr::IsNull { expr, .. }
+        | Expr::IsBool { expr, .. }
+        | Expr::Cast { expr, .. } => contains_aggregate(expr),
+        Expr::Binary { left, right, .. } => contains_aggregate(left) || contains_aggregate(right),
+        Expr::InList { expr, list, .. } => {
+            contains_aggregate(expr) || list.iter().any(contains_aggregate)
+        }
+        Expr::Between {
+            expr, low, high, ..
+        } => contains_aggregate(expr) || contains_aggregate(low) || contains_aggregate(high),
+        Expr::Like { expr, pattern, .. } => contains_aggregate(expr) || contains_aggregate(pattern),
+        Expr::Case {
+            operand,
+            branches,
+            else_result,
+        } => {
+            operand.as_deref().is_some_and(contains_aggregate)
+                || branches
+                    .iter()
+                    .any(|(a, b)| contains_aggregate(a) || contains_aggregate(b))
+                || else_result.as_deref().is_some_and(contains_aggregate)
+        }
+        Expr::Row(items) => items.iter().any(contains_aggregate),
+        _ => false,
+    }
+}
+
+pub fn lock_mode(l: Option<LockClause>) -> Option<LockMode> {
+    l.map(|l| match l {
+        LockClause::Update => LockMode::Exclusive,
+        LockClause::Share => LockMode::Shared,
+    })
+}
+
+/// Display name of an expression, as MySQL names an unaliased column.
+pub fn display(e: &Expr) -> String {
+    match e {
+        Expr::Literal(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+        Expr::Literal(v) => v.to_string(),
+        Expr::Column { name, .. } => name.clone(),
+        Expr::Param(_) => "?".into(),
+        Expr::UserVar(n) => format!("@{n}"),
+        Expr::SystemVar { scope, name } => match scope {
+            VarScope::Default => format!("@@{name}"),
+            VarScope::Session => format!("@@session.{name}"),
+            VarScope::Global => format!("@@global.{name}"),
+        },
+        Expr::Function {
+            name,
+            args,
+            distinct,
+            star,
+        } => {
+            let inner = if *star {
+                "*".to_string()
+            } else {
+                args.iter().map(display).collect::<Vec<_>>().join(",")
+            };
+            format!(
+                "{}({}{})",
+                name,
+                if *distinct { "DISTINCT " } else { "" },
+                inner
+            )
+        }
+        Expr::Binary { op, left, right } => {
+            format!("{} {} {}", display(left), op_text(*op), display(right))
+        }
+        Expr::Unary {
+            op: ast::UnaryOp::Minus,
+            expr,
+        } => format!("-{}", display(expr)),
+        Expr::Unary {
+            op: ast::UnaryOp::Not,
+            expr,
+        } => format!("NOT {}", display(expr)),
+        _ => "expr".into(),
+    }
+}
+
+fn op_text(op: BinaryOp) -> &'static str {
+    use BinaryOp::*;
+    match op {
+        Or => "OR",
+        And => "AND",
+        Xor => "XOR",
+        Eq => "=",
+        NullSafeEq => "<=>",
+        NotEq => "<>",
+        Lt => "<",
+        LtEq => "<=",
+        Gt => ">",
+        GtEq => ">=",
+        Plus => "+",
+        Minus => "-",
+        Multiply => "*",
+        Divide => "/",
+        IntDivide => "DIV",
+        Modulo => "%",
+        BitAnd => "&",
+        BitOr => "|",
+        BitXor => "^",
+        ShiftLeft => "<<",
+        ShiftRight => ">>",
+    }
+}
+
+pub fn column_meta(name: &str, ty: DataType, nullable: bool) -> Column {
+    Column {
+        schema: String::new(),
+        table: String::new(),
+        org_table: String::new(),
+        name: name.to_string(),
+        org_name: String::new(),
+        data_type: ty,
+        nullable,
+        flags: 0,
+    }
+}
+
+impl<'a> Binder<'a> {
+    pub fn new(catalog: &'a Catalog, database: Option<String>) -> Self {
+        Binder {
+            catalog,
+            database,
+            outer: Vec::new(),
+            correlated: false,
+        }
+    }
+
+    pub fn table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+        let db = match &name.database {
+            Some(d) => d.clone(),
+            None => self.database.clone().ok_or_else(Error::no_db)?,
+        };
+        self.catalog
+            .table(&db, &name.name)
+            .ok_or_else(|| Error::no_such_table(&db, &name.name))
+    }
+
+    // ---------- queries ----------
+
+    pub fn bind_query(&mut self, q: &ast::Query) -> Result<QueryPlan> {
+        match &q.body {
+            ast::QueryBody::Select(s) => self.bind_select(s, q),
+            ast::QueryBody::Union { left, right, all } => {
+                let l = self.bind_query(left)?;
+                let r = self.bind_query(right)?;
+                if l.columns.len() != r.columns.len() {
+                    return Err(Error::new(
+                        Code::WrongArguments,
+                        "The used SELECT statements have a different number of columns",
+                    ));
+                }
+                let columns = l.columns.clone();
+                let mut order = Vec::new();
+                for item in &q.order_by {
+                    let pos = match &item.expr {
+                        Expr::Literal(Value::Int(n))
+                            if *n >= 1 && (*n as usize) <= columns.len() =>
+                        {
+                            *n as usize - 1
+                        }
+                        Expr::Column { name, .. } => columns
+                            .iter()
+                            .position(|c| c.name.eq_ignore_ascii_case(name))
+                            .ok_or_else(|| Error::bad_field(name, "order clause"))?,
+                        _ => return Err(Error::unsupported("expressions in ORDER BY of a UNION")),
+                    };
+                    order.push((pos, item.desc));
+                }
+                let correlated = l.correlated || r.correlated;
+                let empty = Scope::default();
+                let limit = q
+                    .limit
+                    .as_ref()
+                    .map(|e| self.bind_expr(e, &empty))
+                    .transpose()?;
+                let offset = q
+                    .offset
+                    .as_ref()
+                    .map(|e| self.bind_expr(e, &empty))
+                    .transpose()?;
+                Ok(QueryPlan {
+                    body: QueryBody::Union {
+                        left: Box::new(l),
+                        right: Box::new(r),
+                        all: *all,
+                        order,
+                        limit,
+                        offset,
+                    },
+                    columns,
+                    correlated,
+                })
+            }
+        }
+    }
+
+    fn bind_select(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
+        let was_correlated = std::mem::replace(&mut self.correlated, false);
+        let mut scope = Scope::default();
+        let mut sources = Vec::new();
+        for item in &s.from {
+            sources.push(self.bind_table_ref(item, &mut scope)?);
+        }
+        let mut source = match sources.len() {
+            0 => Source::Dual,
+            _ => {
+                let mut it = sources.into_iter();
+                let first = it.next().expect("at least one FROM item");
+                it.fold(first, |left, right| Source::Join {
+                    left: Box::new(left),
+                    right: Box::new(right),
+                    kind: JoinKind::Inner,
+                    on: None,
+                })
+            }
+        };
+        let filter = s
+            .selection
+            .as_ref()
+            .map(|e| self.bind_expr(e, &scope))
+            .transpose()?;
+
+        // Expand the select list.
+        let mut items: Vec<(Expr, String, Option<&ScopeColumn>)> = Vec::new();
+        for item in &s.projection {
+            match item {
+                ast::SelectItem::Wildcard => {
+                    if scope.columns.is_empty() {
+                        return Err(Error::new(Code::NoDb, "No tables used"));
+                    }
+                    for c in &scope.columns {
+                        items.push((
+                            Expr::Column {
+                                table: Some(c.qualifier.clone()),
+                                name: c.name.clone(),
+                            },
+                            c.name.clone(),
+                            Some(c),
+                        ));
+                    }
+                }
+                ast::SelectItem::QualifiedWildcard(t) => {
+                    let cols: Vec<_> = scope.columns.iter().filter(|c| &c.qualifier == t).collect();
+                    if cols.is_empty() {
+                        return Err(Error::new(Code::BadTable, format!("Unknown table '{t}'")));
+                    }
+                    for c in cols {
+                        items.push((
+                            Expr::Column {
+                                table: Some(c.qualifier.clone()),
+                                name: c.name.clone(),
+                            },
+                            c.name.clone(),
+                            Some(c),
+                        ));
+                    }
+                }
+                ast::SelectItem::Expr { expr, alias } => {
+                    let origin = match expr {
+                        Expr::Column { table, name } => {
+                            scope.resolve(table.as_deref(), name).ok().flatten()
+                        }
+                        _ => None,
+                    };
+                    items.push((
+                        expr.clone(),
+                        alias.clone().unwrap_or_else(|| display(expr)),
+                        origin,
+                    ));
+                }
+            }
+        }
+
+        let aggregate_query = !s.group_by.is_empty()
+            || items.iter().any(|(e, _, _)| contains_aggregate(e))
+            || s.having.as_ref().is_some_and(contains_aggregate)
+            || q.order_by.iter().any(|o| contains_aggregate(&o.expr));
+
+        let mut projection = Vec::new();
+        let mut columns = Vec::new();
+        let mut agg = None;
+        let mut having = None;
+        let mut order = Vec::new();
+        if aggregate_query {
+            let mut ctx = AggContext {
+                group_ast: Vec::new(),
+                group_bound: Vec::new(),
+                group_types: Vec::new(),
+                calls: Vec::new(),
+                call_types: Vec::new(),
+            };
+            for g in &s.group_by {
+                // GROUP BY may name a select alias or position.
+                let g = self.resolve_alias(g, &items)?;
+                let b = self.bind_expr(&g, &scope)?;
+                ctx.group_types.push(infer(&b, &scope.types));
+                ctx.group_ast.push(g);
+                ctx.group_bound.push(b);
+            }
+            for (e, _, _) in &items {
+                projection.push(self.bind_agg_expr(e, &scope, &mut ctx)?);
+            }
+            if let Some(h) = &s.having {
+                let h = self.substitute_aliases(h, &items);
+                having = Some(self.bind_agg_expr(&h, &scope, &mut ctx)?);
+            }
+            for o in &q.order_by {
+                let e = self.resolve_alias(&o.expr, &items)?;
+                order.push((self.bind_agg_expr(&e, &scope, &mut ctx)?, o.desc));
+            }
+            let mut types = ctx.group_types.clone();
+            types.extend(ctx.call_types.iter().cloned());
+            for ((_, name, origin), p) in items.iter().zip(&projection) {
+                columns.push(self.meta(name, p, &types, *origin));
+            }
+            agg = Some(AggregatePlan {
+                group_by: ctx.group_bound,
+                calls: ctx.calls,
+            });
+        } else {
+            for (e, name, origin) in &items {
+                let b = self.bind_expr(e, &scope)?;
+                columns.push(self.meta(name, &b, &scope.types, *origin));
+                projection.push(b);
+            }
+            if let Some(h) = &s.having {
+                let h = self.substitute_aliases(h, &items);
+                having = Some(self.bind_expr(&h, &scope)?);
+            }
+            for o in &q.order_by {
+                let e = self.resolve_alias(&o.expr, &items)?;
+                order.push((self.bind_expr(&e, &scope)?, o.desc));
+            }
+        }
+
+        let lock = lock_mode(q.lock);
+        let empty = Scope::default();
+        let limit = q
+            .limit
+            .as_ref()
+            .map(|e| self.bind_expr(e, &empty))
+            .transpose()?;
+        let offset = q
+            .offset
+            .as_ref()
+            .map(|e| self.bind_expr(e, &empty))
+            .transpose()?;
+
+        // Access paths from WHERE (and ON) conditions.
+        let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
+        choose_accesses(&mut source, &conjuncts, true);
+        let mut ordered_by_index = false;
+        if agg.is_none() && !s.distinct && !order.is_empty() {
+            if let Source::Table(scan) = &mut source {
+                ordered_by_index = use_index_order(scan, &order, &conjuncts);
+            }
+        }
+
+        let correlated = self.correlated;
+        self.correlated = was_correlated || correlated;
+        Ok(QueryPlan {
+            body: QueryBody::Select(Box::new(SelectPlan {
+                source,
+                filter,
+                aggregate: agg,
+                having,
+                projection,
+                order,
+                ordered_by_index,
+                distinct: s.distinct,
+                limit,
+                offset,
+                lock,
+            })),
+            columns,
+            correlated,
+        })
+    }
+
+    /// ORDER BY / GROUP BY may name a select-list alias or position.
+    fn resolve_alias(
+        &self,
+        e: &Expr,
+        items: &[(Expr, String, Option<&ScopeColumn>)],
+    ) -> Result<Expr> {
+        match e {
+            Expr::Literal(Value::Int(n)) => {
+                let n = *n;
+                if n >= 1 && (n as usize) <= items.len() {
+                    Ok(items[n as usize - 1].0.clone())
+                } else {
+                    Err(Error::bad_field(&n.to_string(), "order clause"))
+                }
+            }
+            Expr::Column { table: None, name } => {
+                match items.iter().find(|(ex, alias, _)| alias.eq_ignore_ascii_case(name) && !matches!(ex, Expr::Column { name: n2, .. } if n2.eq_ignore_ascii_case(name))) {
+                    Some((ex, _, _)) => Ok(ex.clone()),
+                    None => Ok(e.clone()),
+                }
+            }
+            _ => Ok(e.clone()),
+        }
+    }
+
+    /// HAVING may use select aliases anywhere inside it.
+    fn substitute_aliases(&self, e: &Expr, items: &[(Expr, String, Option<&ScopeColumn>)]) -> Expr {
+        match e {
+            Expr::Column { table: None, name } => items
+                .iter()
+                .find(|(_, alias, _)| alias.eq_ignore_ascii_case(name))
+                .map(|(ex, _, _)| ex.clone())
+                .unwrap_or_else(|| e.clone()),
+            Expr::Binary { op, left, right } => Expr::Binary {
+                op: *op,
+                left: Box::new(self.substitute_aliases(left, items)),
+                right: Box::new(self.substitute_aliases(right, items)),
+            },
+            Expr::Unary { op, expr } => Expr::Unary {
+                op: *op,
+                expr: Box::new(self.substitute_aliases(expr, items)),
+            },
+            _ => e.clone(),
+        }
+    }
+
+    fn meta(
+        &self,
+        name: &str,
+        e: &BExpr,
+        types: &[(DataType, bool)],
+        origin: Option<&ScopeColumn>,
+    ) -> Column {
+        let (ty, nullable) = infer(e, types);
+        let mut c = column_meta(name, ty, nullable);
+        if let (Some(o), BExpr::Column(_)) = (origin, e) {
+            c.table = o.qualifier.clone();
+            c.org_table = o.org_table.clone();
+            c.org_name = o.name.clone();
+            c.schema = o.database.clone();
+        }
+        c
+    }
+
+    fn bind_agg_expr(&mut self, e: &Expr, scope: &Scope, ctx: &mut AggContext) -> Result<BExpr> {
+        if let Some(i) = ctx.group_ast.iter().position(|g| g == e) {
+            return Ok(BExpr::Column(i));
+        }
+        let ngroups = ctx.group_ast.len();
+        match e {
+            Expr::Function {
+                name,
+                args,
+                distinct,
+                star,
+            } if is_aggregate_name(name) => {
+                let func = match (name.as_str(), *star) {
+                    ("COUNT", true) => AggFunc::CountStar,
+                    ("COUNT", false) => AggFunc::Count,
+                    ("SUM", _) => AggFunc::Sum,
+                    ("AVG", _) => AggFunc::Avg,
+                    ("MIN", _) => AggFunc::Min,
+                    ("MAX", _) => AggFunc::Max,
+                    ("GROUP_CONCAT", _) => AggFunc::GroupConcat,
+                    ("BIT_AND", _) => AggFunc::BitAnd,
+                    ("BIT_OR", _) => AggFunc::BitOr,
+                    ("BIT_XOR", _) => AggFunc::BitXor,
+                    _ => AggFunc::AnyValue,
+                };
+                let arg = if *star {
+                    None
+                } else {
+                    let bound: Vec<BExpr> = args
+                        .iter()
+                        .map(|a| self.bind_expr(a, scope))
+                        .collect::<Result<_>>()?;
+                    match bound.len() {
+                        0 => return Err(Error::parse(format!("{name}()"))),
+                        1 => bound.into_iter().next(),
+                        // COUNT(DISTINCT a, b) and GROUP_CONCAT(a, b): a row value.
+                        _ => Some(BExpr::Row(bound)),
+                    }
+                };
+                let arg_ty = arg
+                    .as_ref()
+                    .map(|a| infer(a, &scope.types))
+                    .unwrap_or((DataType::BigInt { unsigned: false }, false));
+                let ty = match func {
+                    AggFunc::CountStar | AggFunc::Count => {
+                        (DataType::BigInt { unsigned: false }, false)
+                    }
+                    AggFunc::Sum => (sum_type(arg_ty.0), true),
+                    AggFunc::Avg => (avg_type(arg_ty.0), true),
+                    AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => (arg_ty.0, true),
+                    AggFunc::GroupConcat => (DataType::Text { max_len: 65535 }, true),
+                    AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
+                        (DataType::BigInt { unsigned: true }, false)
+                    }
+                };
+                let call = AggCall {
+                    func,
+                    arg,
+                    distinct: *distinct,
+                };
+                ctx.calls.push(call);
+                ctx.call_types.push(ty);
+                Ok(BExpr::Column(ngroups + ctx.calls.len() - 1))
+            }
+            Expr::Column { .. } => {
+                let b = self.bind_expr(e, scope)?;
+                if let Some(i) = ctx
+                    .group_bound
+                    .iter()
+                    .position(|g| matches!((g, &b), (BExpr::Column(x), BExpr::Column(y)) if x == y))
+                {
+                    return Ok(BExpr::Column(i));
+                }
+                if matches!(b, BExpr::Outer { .. }) {
+                    return Ok(b);
+                }
+                // Not grouped: any value of the group (MySQL without ONLY_FULL_GROUP_BY).
+                let ty = infer(&b, &scope.types);
+                ctx.calls.push(AggCall {
+                    func: AggFunc::AnyValue,
+                    arg: Some(b),
+                    distinct: false,
+                });
+                ctx.call_types.push(ty);
+                Ok(BExpr::Column(ngroups + ctx.calls.len() - 1))
+            }
+            Expr::Binary { op, left, right } => Ok(BExpr::Binary(
+                *op,
+                Box::new(self.bind_agg_expr(left, scope, ctx)?),
+                Box::new(self.bind_agg_expr(right, scope, ctx)?),
+            )),
+            Expr::Unary { op, expr } => Ok(BExpr::Unary(
+                *op,
+                Box::new(self.bind_agg_expr(expr, scope, ctx)?),
+            )),
+            Expr::Function { name, args, .. } => {
+                let bound = args
+                    .iter()
+                    .map(|a| self.bind_agg_expr(a, scope, ctx))
+                    .collect::<Result<Vec<_>>>()?;
+                self.function(name, bound)
+            }
+            Expr::IsNull { expr, negated } => Ok(BExpr::IsNull(
+                Box::new(self.bind_agg_expr(expr, scope, ctx)?),
+                *negated,
+            )),
+            Expr::Case {
+                operand,
+                branches,
+                else_result,
+            } => Ok(BExpr::Case {
+                operand: operand
+                    .as_ref()
+                    .map(|o| self.bind_agg_expr(o, scope, ctx).map(Box::new))
+                    .transpose()?,
+                branches: branches
+                    .iter()
+                    .map(|(w, t)| {
+                        Ok((
+                            self.bind_agg_expr(w, scope, ctx)?,
+                            self.bind_agg_expr(t, scope, ctx)?,
+                        ))
+                    })
+                    .collect::<Result<_>>()?,
+                else_result: else_result
+                    .as_ref()
+                    .map(|o| self.bind_agg_expr(o, scope, ctx).map(Box::new))
+                    .transpose()?,
+            }),
+            Expr::Cast { expr, to } => Ok(BExpr::Cast(
+                Box::new(self.bind_agg_expr(expr, scope, ctx)?),
+                *to,
+            )),
+            // Anything else cannot see source columns once grouped; bind it
+            // against an empty scope (literals, parameters, subqueries).
+            other => self.bind_expr(other, &Scope::default()),
+        }
+    }
+
+    fn bind_table_ref(&mut self, item: &TableRef, scope: &mut Scope) -> Result<Source> {
+        match item {
+            TableRef::Table { name, alias } => {
+                let table = self.table(name)?;
+                let def = table.def();
+                let offset = scope.width;
+                let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
+                if scope.columns.iter().any(|c| c.qualifier == qualifier) {
+                    return Err(Error::new(
+                        Code::NonUniq,
+                        format!("Not unique table/alias: '{qualifier}'"),
+                    ));
+                }
+                for (i, c) in def.columns.iter().enumerate() {
+                    scope.types.push((c.data_type, c.nullable));
+                    if Some(i) == def.hidden_row_id {
+                        continue;
+                    }
+                    scope.columns.push(ScopeColumn {
+                        qualifier: qualifier.clone(),
+                        name: c.name.clone(),
+                        index: offset + i,
+                        ty: c.data_type,
+                        nullable: c.nullable,
+                        org_table: def.name.clone(),
+                        database: def.database.clone(),
+                    });
+                }
+                scope.width += def.columns.len();
+                Ok(Source::Table(TableScan {
+                    table,
+                    def,
+                    offset,
+                    access: Access::full(),
+                }))
+            }
+            TableRef::Derived { query, alias } => {
+                let plan = Arc::new(self.bind_query(query)?);
+                let offset = scope.width;
+                for (i, c) in plan.columns.iter().enumerate() {
+                    scope.types.push((c.data_type, c.nullable));
+                    scope.columns.push(ScopeColumn {
+                        qualifier: alias.clone(),
+                        name: c.name.clone(),
+                        index: offset + i,
+                        ty: c.data_type,
+                        nullable: c.nullable,
+                        org_table: alias.clone(),
+                        database: String::new(),
+                    });
+                }
+                scope.width += plan.columns.len();
+                Ok(Source::Derived { plan, offset })
+            }
+            TableRef::Join {
+                left,
+                right,
+                kind,
+                on,
+            } => {
+                let (left, right, kind) = match kind {
+                    JoinKind::Right => {
+                        return Err(Error::unsupported("RIGHT JOIN (rewrite as LEFT JOIN)"))
+                    }
+                    k => (left, right, *k),
+                };
+                let l = self.bind_table_ref(left, scope)?;
+                let left_cols = scope.columns.len();
+                let r = self.bind_table_ref(right, scope)?;
+                let on = match on {
+                    JoinCondition::On(e) => Some(self.bind_expr(e, scope)?),
+                    JoinCondition::Using(cols) => {
+                        let mut cond: Option<BExpr> = None;
+                        for c in cols {
+                            let lc = scope.columns[..left_cols]
+                                .iter()
+                                .find(|x| x.name.eq_ignore_ascii_case(c));
+                            let rc = scope.columns[left_cols..]
+                                .iter()
+                                .find(|x| x.name.eq_ignore_ascii_case(c));
+                            let (Some(lc), Some(rc)) = (lc, rc) else {
+                                return Err(Error::bad_field(c, "from clause"));
+                            };
+                            let eq = BExpr::Binary(
+                                BinaryOp::Eq,
+                                Box::new(BExpr::Column(lc.index)),
+                                Box::new(BExpr::Column(rc.index)),
+                            );
+                            cond = Some(match cond {
+                                None => eq,
+                                Some(prev) => {
+                                    BExpr::Binary(BinaryOp::And, Box::new(prev), Box::new(eq))
+                                }
+                            });
+                        }
+                        cond
+                    }
+                    JoinCondition::None => None,
+                };
+                Ok(Source::Join {
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    kind,
+                    on,
+                })
+            }
+        }
+    }
+
+    // ---------- expressions ----------
+
+    pub fn bind_expr(&mut self, e: &Expr, scope: &Scope) -> Result<BExpr> {
+        Ok(match e {
+            Expr::Literal(v) => BExpr::Literal(v.clone()),
+            Expr::Column { table, name } => {
+                if let Some(c) = scope.resolve(table.as_deref(), name)? {
+                    BExpr::Column(c.index)
+                } else {
+                    // Correlated reference to an enclosing query.
+                    let mut found = None;
+                    for (depth, outer) in self.outer.iter().rev().enumerate() {
+                        if let Some(c) = outer.resolve(table.as_deref(), name)? {
+                            found = Some(BExpr::Outer {
+                                depth,
+                                index: c.index,
+                            });
+                            break;
+                        }
+                    }
+                    match found {
+                        Some(b) => {
+                            self.correlated = true;
+                            b
+                        }
+                        None => {
+                            let full = match table {
+                                Some(t) => format!("{t}.{name}"),
+                                None => name.clone(),
+                            };
+                            return Err(Error::bad_field(
+                                &full,
+                                if scope.columns.is_empty() {
+                                    "field list"
+                                } else {
+                                    "where clause"
+                                },
+                            ));
+                        }
+                    }
+                }
+            }
+            Expr::Param(i) => BExpr::Param(*i),
+            Expr::UserVar(n) => BExpr::UserVar(n.to_ascii_lowercase()),
+            Expr::SystemVar { scope: s, name } => BExpr::SystemVar {
+                global: *s == VarScope::Global,
+                name: name.to_ascii_lowercase(),
+            },
+            Expr::Unary { op, expr } => BExpr::Unary(*op, Box::new(self.bind_expr(expr, scope)?)),
+            Expr::Binary { op, left, right } => {
+                if let (Expr::Row(l), Expr::Row(r)) = (&**left, &**right) {
+                    return self.row_comparison(*op, l, r, scope);
+                }
+                BExpr::Binary(
+                    *op,
+                    Box::new(self.bind_expr(left, scope)?),
+                    Box::new(self.bind_expr(right, scope)?),
+                )
+            }
+            Expr::IsNull { expr, negated } => {
+                BExpr::IsNull(Box::new(self.bind_expr(expr, scope)?), *negated)
+            }
+            Expr::IsBool {
+                expr,
+                value,
+                negated,
+            } => BExpr::IsBool {
+                expr: Box::new(self.bind_expr(expr, scope)?),
+                value: *value,
+                negated: *negated,
+            },
+            Expr::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                if let Expr::Row(cols) = &**expr {
+                    // (a, b) IN ((1, 2), (3, 4)): OR of row equalities.
+                    let mut any: Option<BExpr> = None;
+                    for item in list {
+                        let Expr::Row(vals) = item else {
+                            return Err(Error::new(
+                                Code::OperandColumns,
+                                "Operand should contain 2 column(s)",
+                            ));
+                        };
+                        let eq = self.row_comparison(BinaryOp::Eq, cols, vals, scope)?;
+                        any = Some(match any {
+                            None => eq,
+                            Some(p) => BExpr::Binary(BinaryOp::Or, Box::new(p), Box::new(eq)),
+                        });
+                    }
+                    let any = any.unwrap_or(BExpr::Literal(Value::Int(0)));
+                    return Ok(if *negated {
+                        BExpr::Unary(ast::UnaryOp::Not, Box::new(any))
+                    } else {
+                        any
+                    });
+                }
+                BExpr::InList {
+                    expr: Box::new(self.bind_expr(expr, scope)?),
+                    list: list
+                        .iter()
+                        .map(|x| self.bind_expr(x, scope))
+                        .collect::<Result<_>>()?,
+                    negated: *negated,
+                }
+            }
+            Expr::InSubquery {
+                expr,
+                query,
+                negated,
+            } => BExpr::InSubquery {
+                expr: Box::new(self.bind_expr(expr, scope)?),
+                query: self.subquery(query, scope)?,
+                negated: *negated,
+            },
+            Expr::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => BExpr::Between {
+                expr: Box::new(self.bind_expr(expr, scope)?),
+                low: Box::new(self.bind_expr(low, scope)?),
+                high: Box::new(self.bind_expr(high, scope)?),
+                negated: *negated,
+            },
+            Expr::Like {
+                expr,
+                pattern,
+                escape,
+                negated,
+            } => {
+                let escape = match escape.as_deref() {
+                    Some(Expr::Literal(Value::Bytes(b))) if b.len() == 1 => b[0],
+                    None => b'\\',
+                    Some(_) => {
+                        return Err(Error::new(
+                            Code::WrongArguments,
+                            "Incorrect arguments to ESCAPE",
+                        ))
+                    }
+                };
+                BExpr::Like {
+                    expr: Box::new(self.bind_expr(expr, scope)?),
+                    pattern: Box::new(self.bind_expr(pattern, scope)?),
+                    escape,
+                    negated: *negated,
+                }
+            }
+            Expr::Exists { query, negated } => BExpr::Exists {
+                query: self.subquery(query, scope)?,
+                negated: *negated,
+            },
+            Expr::Subquery(query) => {
+                let q = self.subquery(query, scope)?;
+                if q.columns.len() != 1 {
+                    return Err(Error::new(
+                        Code::OperandColumns,
+                        "Operand should contain 1 column(s)",
+                    ));
+                }
+                BExpr::Subquery(q)
+            }
+            Expr::Function { name, args, .. } => {
+                if is_aggregate_name(name) {
+                    return Err(Error::new(
+                        Code::WrongArguments,
+                        format!("Invalid use of group function {name}"),
+                    ));
+                }
+                if name == "DATE_ADD"
+                    || name == "DATE_SUB"
+                    || name == "ADDDATE"
+                    || name == "SUBDATE"
+                {
+                    return self.date_arith(
+                        name.starts_with("DATE_SUB") || name == "SUBDATE",
+                        args,
+                        scope,
+                    );
+                }
+                let bound = args
+                    .iter()
+                    .map(|a| self.bind_expr(a, scope))
+                    .collect::<Result<Vec<_>>>()?;
+                self.function(name, bound)?
+            }
+            Expr::Case {
+                operand,
+                branches,
+                else_result,
+            } => BExpr::Case {
+                operand: operand
+                    .as_ref()
+                    .map(|o| self.bind_expr(o, scope).map(Box::new))
+                    .transpose()?,
+                branches: branches
+                    .iter()
+                    .map(|(w, t)| Ok((self.bind_expr(w, scope)?, self.bind_expr(t, scope)?)))
+                    .collect::<Result<_>>()?,
+                else_result: else_result
+                    .as_ref()
+                    .map(|o| self.bind_expr(o, scope).map(Box::new))
+                    .transpose()?,
+            },
+            Expr::Cast { expr, to } => BExpr::Cast(Box::new(self.bind_expr(expr, scope)?), *to),
+            Expr::Interval { .. } => return Err(Error::parse("INTERVAL")),
+            Expr::Default => BExpr::Default,
+            Expr::Row(items) => BExpr::Row(
+                items
+                    .iter()
+                    .map(|x| self.bind_expr(x, scope))
+                    .collect::<Result<_>>()?,
+            ),
+        })
+    }
+
+    fn date_arith(&mut self, subtract: bool, args: &[Expr], scope: &Scope) -> Result<BExpr> {
+        let [date, interval] = args else {
+            return Err(Error::parse("DATE_ADD"));
+        };
+        let (value, unit) = match interval {
+            Expr::Interval { value, unit } => (&**value, unit.to_ascii_uppercase()),
+            other => (other, "DAY".to_string()),
+        };
+        let days = match unit.as_str() {
+            "DAY" => self.bind_expr(value, scope)?,
+            "WEEK" => BExpr::Binary(
+                BinaryOp::Multiply,
+                Box::new(self.bind_expr(value, scope)?),
+                Box::new(BExpr::Literal(Value::Int(7))),
+            ),
+            _ => return Err(Error::unsupported(format!("INTERVAL unit {unit}"))),
+        };
+        let days = if subtract {
+            BExpr::Unary(ast::UnaryOp::Minus, Box::new(days))
+        } else {
+            days
+        };
+        Ok(BExpr::Func(
+            Func::DateAddDays,
+            vec![self.bind_expr(date, scope)?, days],
+        ))
+    }
+
+    fn row_comparison(
+        &mut self,
+        op: BinaryOp,
+        l: &[Expr],
+        r: &[Expr],
+        scope: &Scope,
+    ) -> Result<BExpr> {
+        if l.len() != r.len() {
+            return Err(Error::new(
+                Code::OperandColumns,
+                format!("Operand should contain {} column(s)", l.len()),
+            ));
+        }
+        if op != BinaryOp::Eq && op != BinaryOp::NotEq {
+            return Err(Error::unsupported("row comparison other than = and <>"));
+        }
+        let mut all: Option<BExpr> = None;
+        for (a, b) in l.iter().zip(r) {
+            let eq = BExpr::Binary(
+                BinaryOp::Eq,
+                Box::new(self.bind_expr(a, scope)?),
+                Box::new(self.bind_expr(b, scope)?),
+            );
+            all = Some(match all {
+                None => eq,
+                Some(p) => BExpr::Binary(BinaryOp::And, Box::new(p), Box::new(eq)),
+            });
+        }
+        let all = all.unwrap_or(BExpr::Literal(Value::Int(1)));
+        Ok(if op == BinaryOp::NotEq {
+            BExpr::Unary(ast::UnaryOp::Not, Box::new(all))
+        } else {
+            all
+        })
+    }
+
+    fn function(&self, name: &str, args: Vec<BExpr>) -> Result<BExpr> {
+        let Some(f) = Func::lookup(name) else {
+            return Err(Error::new(
+                Code::NotSupportedYet,
+                format!("FUNCTION {name} does not exist"),
+            ));
+        };
+        Ok(BExpr::Func(f, args))
+    }
+
+    fn subquery(&mut self, q: &ast::Query, scope: &Scope) -> Result<Arc<QueryPlan>> {
+        self.outer.push(scope.clone());
+        let saved = std::mem::replace(&mut self.correlated, false);
+        let plan = self.bind_query(q);
+        self.outer.pop();
+        let inner_correlated = self.correlated;
+        self.correlated = saved;
+        let plan = plan?;
+        // A reference two levels out also makes the enclosing query correlated.
+        if inner_correlated && !self.outer.is_empty() {
+            self.correlated = true;
+        }
+        Ok(Arc::new(plan))
+    }
+}
+
+pub fn sum_type(t: DataType) -> DataType {
+    match t {
+        DataType::Float | DataType::Double => DataType::Double,
+        DataType::Decimal { precision, scale } => DataType::Decimal {
+            precision: (precision + 22).min(65),
+            scale,
+        },
+        _ => DataType::Decimal {
+            precision: 32,
+            scale: 0,
+        },
+    }
+}
+
+pub fn avg_type(t: DataType) -> DataType {
+    match t {
+        DataType::Float | DataType::Double => DataType::Double,
+        DataType::Decimal { precision, scale } => DataType::Decimal {
+            precision: (precision + 4).min(65),
+            scale: (scale + 4).min(30),
+        },
+        _ => DataType::Decimal {
+            precision: 14,
+            scale: 4,
+        },
+    }
+}
+
+/// Type and nullability of an expression over a row of the given types.
+pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
+    let big = DataType::BigInt { unsigned: false };
+    let vc = |n: u32| DataType::VarChar { len: n };
+    match e {
+        BExpr::Literal(v) => literal_type(v),
+        BExpr::Column(i) => types.get(*i).copied().unwrap_or((vc(255), true)),
+        BExpr::Outer { .. } | BExpr::Param(_) | BExpr::UserVar(_) => (vc(255), true),
+        BExpr::SystemVar { name, .. } if crate::vars::is_integer_var(name) => (big, true),
+        BExpr::SystemVar { .. } => (vc(255), true),
+        BExpr::Unary(_, x) => {
+            let (t, n) = infer(x, types);
+            (if t.is_integer() { big } else { t }, n)
+        }
+        BExpr::Binary(op, l, r) => {
+            use BinaryOp::*;
+            let (lt, ln) = infer(l, types);
+            let (rt, rn) = infer(r, types);
+            let n = ln || rn;
+            match op {
+                Plus | Minus | Multiply | Modulo => {
+                    if matches!(lt, DataType::Double | DataType::Float)
+                        || matches!(rt, DataType::Double | DataType::Float)
+                        || lt.is_string()
+                        || rt.is_string()
+                    {
+                        (DataType::Double, n)
+                    } else if let (DataType::Decimal { scale: a, .. }, _)
+                    | (_, DataType::Decimal { scale: a, .. }) = (lt, rt)
+                    {
+                        let b = match (lt, rt) {
+                            (
+                                DataType::Decimal { scale: x, .. },
+                                DataType::Decimal { scale: y, .. },
+                            ) => {
+                                if *op == Multiply {
+                                    x + y
+                                } else {
+                                    x.max(y)
+                                }
+                            }
+                            _ => a,
+                        };
+                        (
+                            DataType::Decimal {
+                                precision: 65,
+                                scale: b.min(30),
+                            },
+                            n,
+                        )
+                    } else {
+                        (
+                            DataType::BigInt {
+                                unsigned: lt.is_unsigned() && rt.is_unsigned(),
+                            },
+                            n,
+                        )
+                    }
+                }
+                Divide => {
+                    if matches!(lt, DataType::Double | DataType::Float)
+                        || matches!(rt, DataType::Double | DataType::Float)
+                    {
+                        (DataType::Double, true)
+                    } else {
+                        let s = match lt {
+                            DataType::Decimal { scale, .. } => scale,
+                            _ => 0,
+                        };
+                        (
+                            DataType::Decimal {
+                                precision: 65,
+                                scale: (s + 4).min(30),
+                            },
+                            true,
+                        )
+                    }
+                }
+                IntDivide => (big, true),
+                BitAnd | BitOr | BitXor | ShiftLeft | ShiftRight => {
+                    (DataType::BigInt { unsigned: true }, n)
+                }
+                NullSafeEq => (big, false),
+                _ => (big, n),
+            }
+        }
+        BExpr::IsNull(..) | BExpr::IsBool { .. } | BExpr::Exists { .. } => (big, false),
+        BExpr::InList { .. }
+        | BExpr::InSubquery { .. }
+        | BExpr::Between { .. }
+        | BExpr::Like { .. } => (big, true),
+        BExpr::Subquery(q) => q
+            .columns
+            .first()
+            .map(|c| (c.data_type, true))
+            .unwrap_or((vc(255), true)),
+        BExpr::Func(f, args) => {
+            let first = args
+                .first()
+                .map(|a| infer(a, types))
+                .unwrap_or((vc(255), true));
+            match f {
+                Func::Database | Func::User => (vc(64), true),
+                Func::Version => (vc(64), false),
+                Func::ConnectionId | Func::LastInsertId | Func::FoundRows => {
+                    (DataType::BigInt { unsigned: true }, false)
+                }
+                Func::RowCount
+                | Func::UnixTimestamp
+                | Func::Length
+                | Func::CharLength
+                | Func::Year
+                | Func::Month
+                | Func::Day
+                | Func::Sign
+                | Func::Instr
+                | Func::Sleep => (big, true),
+                Func::Now => (DataType::DateTime { fsp: 0 }, false),
+                Func::CurDate | Func::Date => (DataType::Date, true),
+                Func::DateAddDays => (first.0, true),
+                Func::Abs | Func::Ceil | Func::Floor | Func::Round | Func::Truncate | Func::Mod => {
+                    (
+                        if first.0.is_string() {
+                            DataType::Double
+                        } else {
+                            first.0
+                        },
+                        true,
+                    )
+                }
+                Func::Greatest | Func::Least | Func::Coalesce | Func::IfNull => {
+                    (merge_types(args.iter().map(|a| infer(a, types))), true)
+                }
+                Func::NullIf => (first.0, true),
+                Func::If => (
+                    merge_types(args.iter().skip(1).map(|a| infer(a, types))),
+                    true,
+                ),
+                Func::Rand | Func::Sqrt | Func::Pow => (DataType::Double, true),
+                _ => (vc(255), true),
+            }
+        }
+        BExpr::Case {
+            branches,
+            else_result,
+            ..
+        } => {
+            let all = branches
+                .iter()
+                .map(|(_, t)| infer(t, types))
+                .chain(else_result.iter().map(|e| infer(e, types)));
+            (merge_types(all), true)
+        }
+        BExpr::Cast(_, to) => (
+            match to {
+                ast::CastType::Signed => big,
+                ast::CastType::Unsigned => DataType::BigInt { unsigned: true },
+                ast::CastType::Char => vc(255),
+                ast::CastType::Binary => DataType::VarBinary { len: 255 },
+                ast::CastType::Decimal { precision, scale } => DataType::Decimal {
+                    precision: *precision,
+                    scale: *scale,
+                },
+                ast::CastType::Double => DataType::Double,
+                ast::CastType::Date => DataType::Date,
+                ast::CastType::DateTime => DataType::DateTime { fsp: 0 },
+            },
+            true,
+        ),
+        BExpr::Row(_) | BExpr::Default => (vc(255), true),
+    }
+}
+
+/// The type of a result that may come from any of several expressions
+/// (CASE, IF, COALESCE...): NULLs don't count; integers stay integers,
+/// numbers widen to DECIMAL or DOUBLE, anything else becomes a string.
+pub fn merge_types(types: impl Iterator<Item = (DataType, bool)>) -> DataType {
+    let mut out: Option<DataType> = None;
+    for (t, _) in types {
+        if t == (DataType::Binary { len: 0 }) {
+            continue; // a NULL literal
+        }
+        out = Some(match out {
+            None => t,
+            Some(o) if o == t => o,
+            Some(o) if o.is_integer() && t.is_integer() => DataType::BigInt {
+                unsigned: o.is_unsigned() && t.is_unsigned(),
+            },
+            Some(o) if crate::exec::is_numeric_type(o) && crate::exec::is_numeric_type(t) => {
+                if matches!(o, DataType::Double | DataType::Float)
+                    || matches!(t, DataType::Double | DataType::Float)
+                {
+                    DataType::Double
+                } else {
+                    DataType::Decimal {
+                        precision: 65,
+                        scale: 10,
+                    }
+                }
+            }
+            Some(o) if o.is_string() && t.is_string() => DataType::VarChar {
+                len: o
+                    .max_bytes()
+                    .unwrap_or(255)
+                    .max(t.max_bytes().unwrap_or(255)),
+            },
+            Some(_) => DataType::VarChar { len: 255 },
+        });
+    }
+    out.unwrap_or(DataType::Binary { len: 0 })
+}
+
+pub fn literal_type(v: &Value) -> (DataType, bool) {
+    match v {
+        Value::Null => (DataType::Binary { len: 0 }, true),
+        Value::Int(_) => (DataType::BigInt { unsigned: false }, false),
+        Value::UInt(_) => (DataType::BigInt { unsigned: true }, false),
+        Value::Double(_) => (DataType::Double, false),
+        Value::Decimal(d) => (
+            DataType::Decimal {
+                precision: (d.to_string().len() as u8).min(65),
+                scale: d.scale() as u8,
+            },
+            false,
+        ),
+        Value::Bytes(b) => (
+            DataType::VarChar {
+                len: (b.len() as u32).max(1),
+            },
+            false,
+        ),
+        Value::Date(_) => (DataType::Date, false),
+        Value::DateTime(_) => (DataType::DateTime { fsp: 0 }, false),
+    }
+}
+
+// ---------- access path selection ----------
+
+pub fn split_conjuncts(e: &BExpr) -> Vec<BExpr> {
+    let mut out = Vec::new();
+    fn walk(e: &BExpr, out: &mut Vec<BExpr>) {
+        if let BExpr::Binary(BinaryOp::And, l, r) = e {
+            walk(l, out);
+            walk(r, out);
+        } else {
+            out.push(e.clone());
+        }
+    }
+    walk(e, &mut out);
+    out
+}
+
+/// Whether `e` can be evaluated before the table at `offset` is read:
+/// it refers only to columns left of it, parameters and constants.
+fn available(e: &BExpr, offset: usize) -> bool {
+    match e {
+        BExpr::Literal(_)
+        | BExpr::Param(_)
+        | BExpr::UserVar(_)
+        | BExpr::SystemVar { .. }
+        | BExpr::Outer { .. } => true,
+        BExpr::Column(i) => *i < offset,
+        BExpr::Unary(_, x) | BExpr::Cast(x, _) => available(x, offset),
+        BExpr::Binary(_, l, r) => available(l, offset) && available(r, offset),
+        BExpr::Func(f, args) => {
+            !matches!(f, Func::Rand | Func::Sleep | Func::LastInsertId)
+                && args.iter().all(|a| available(a, offset))
+        }
+        _ => false,
+    }
+}
+
+/// Per column of a table: what the conditions say about it.
+#[derive(Default, Clone)]
+struct ColumnConstraint {
+    eq: Option<BExpr>,
+    in_list: Option<Vec<BExpr>>,
+    lower: Option<(BExpr, bool)>,
+    upper: Option<(BExpr, bool)>,
+    /// OR of ranges (each lower, upper).
+    ranges: Option<Vec<(Option<(BExpr, bool)>, Option<(BExpr, bool)>)>>,
+}
+
+fn column_of(e: &BExpr, lo: usize, hi: usize) -> Option<usize> {
+    match e {
+        BExpr::Column(i) if *i >= lo && *i < hi => Some(*i - lo),
+        _ => None,
+    }
+}
+
+/// A single-column range condition: (column, lower, upper, is equality).
+fn range_of(
+    e: &BExpr,
+    lo: usize,
+    hi: usize,
+) -> Option<(usize, Option<(BExpr, bool)>, Option<(BExpr, bool)>, bool)> {
+    match e {
+        BExpr::Binary(op, l, r) => {
+            let (col, val, flipped) =
+                if let (Some(c), true) = (column_of(l, lo, hi), available(r, lo)) {
+                    (c, (**r).clone(), false)
+                } else if let (Some(c), true) = (column_of(r, lo, hi), available(l, lo)) {
+                    (c, (**l).clone(), true)
+                } else {
+                    return None;
+                };
+            use BinaryOp::*;
+            let op = if flipped {
+                match op {
+                    Lt => Gt,
+                    LtEq => GtEq,
+                    Gt => Lt,
+                    GtEq => LtEq,
+                    o => *o,
+                }
+            } else {
+                *op
+            };
+            match op {
+                Eq => Some((col, Some((val.clone(), true)), Some((val, true)), true)),
+                Lt => Some((col, None, Some((val, false)), false)),
+                LtEq => Some((col, None, Some((val, true)), false)),
+                Gt => Some((col, Some((val, false)), None, false)),
+                GtEq => Some((col, Some((val, true)), None, false)),
+                _ => None,
+            }
+        }
+        BExpr::Between {
+            expr,
+            low,
+            high,
+            negated: false,
+        } => {
+            let c = column_of(expr, lo, hi)?;
+            if available(low, lo) && available(high, lo) {
+                Some((
+                    c,
+                    Some(((**low).clone(), true)),
+                    Some(((**high).clone(), true)),
+                    false,
+                ))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn constraints(conjuncts: &[BExpr], lo: usize, width: usize) -> Vec<ColumnConstraint> {
+    let hi = lo + width;
+    let mut cons = vec![ColumnConstraint::default(); width];
+    for c in conjuncts {
+        if let Some((col, lower, upper, is_eq)) = range_of(c, lo, hi) {
+            let cc = &mut cons[col];
+            if is_eq {
+                cc.eq = lower.map(|(v, _)| v);
+            } else {
+                if lower.is_some() {
+                    cc.lower = lower;
+                }
+                if upper.is_some() {
+                    cc.upper = upper;
+                }
+            }
+            continue;
+        }
+        match c {
+            BExpr::InList {
+                expr,
+                list,
+                negated: false,
+            } => {
+                if let Some(col) = column_of(expr, lo, hi) {
+                    if list.iter().all(|x| available(x, lo)) && !list.is_empty() {
+                        cons[col].in_list = Some(list.clone());
+                    }
+                }
+            }
+            BExpr::Binary(BinaryOp::Or, _, _) => {
+                // OR of ranges on one column (select_random_ranges).
+                let mut parts = Vec::new();
+                fn disjuncts(e: &BExpr, out: &mut Vec<BExpr>) {
+                    if let BExpr::Binary(BinaryOp::Or, l, r) = e {
+                        disjuncts(l, out);
+                        disjuncts(r, out);
+                    } else {
+                        out.push(e.clone());
+                    }
+                }
+                disjuncts(c, &mut parts);
+                let mut col_seen = None;
+                let mut ranges = Vec::new();
+                let mut ok = true;
+                for p in &parts {
+                    match range_of(p, lo, hi) {
+                        Some((col, l, u, _)) if col_seen.is_none_or(|s| s == col) => {
+                            col_seen = Some(col);
+                            ranges.push((l, u));
+                        }
+                        _ => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                if ok {
+                    if let Some(col) = col_seen {
+                        cons[col].ranges = Some(ranges);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    cons
+}
+
+/// Picks the access path of every table in the source tree.
+pub fn choose_accesses(source: &mut Source, conjuncts: &[BExpr], where_applies: bool) {
+    match source {
+        Source::Dual | Source::Derived { .. } => {}
+        Source::Table(scan) => {
+            scan.access = best_access(&scan.def, scan.offset, conjuncts);
+        }
+        Source::Join {
+            left,
+            right,
+            kind,
+            on,
+        } => {
+            let mut left_conj = if where_applies {
+                conjuncts.to_vec()
+            } else {
+                Vec::new()
+            };
+            let mut right_conj = if where_applies && *kind != JoinKind::Left {
+                conjuncts.to_vec()
+            } else {
+                Vec::new()
+            };
+            if let Some(on) = on {
+                let on_conj = split_conjuncts(on);
+                right_conj.extend(on_conj.iter().cloned());
+                if *kind == JoinKind::Inner || *kind == JoinKind::Cross {
+                    left_conj.extend(on_conj);
+                }
+            }
+            choose_accesses(left, &left_conj, true);
+            let right_where = where_applies && *kind != JoinKind::Left;
+            choose_accesses(right, &right_conj, right_where || !right_conj.is_empty());
+        }
+    }
+}
+
+pub fn best_access(def: &TableDef, offset: usize, conjuncts: &[BExpr]) -> Access {
+    let cons = constraints(conjuncts, offset, def.columns.len());
+    let mut best = Access::full();
+    let mut best_score = 0i64;
+    for (idx, index) in def.indexes.iter().enumerate() {
+        let mut ranges = vec![KeyRange::default()];
+        let mut score = 0i64;
+        let mut complete_eq = true;
+        for &col in &index.columns {
+            let c = &cons[col];
+            if let Some(v) = &c.eq {
+                for r in &mut ranges {
+                    r.eq.push(v.clone());
+                }
+                score += 100;
+                continue;
+            }
+            if let Some(list) = &c.in_list {
+                if list.len() <= 1000 {
+                    let mut next = Vec::new();
+                    for r in &ranges {
+                        for v in list {
+                            let mut r2 = r.clone();
+                            r2.eq.push(v.clone());
+                            next.push(r2);
+                        }
+                    }
+                    ranges = next;
+                    score += 90;
+                    continue;
+                }
+            }
+            complete_eq = false;
+            if c.lower.is_some() || c.upper.is_some() {
+                for r in &mut ranges {
+                    r.lower = c.lower.clone();
+                    r.upper = c.upper.clone();
+                }
+                score += 50;
+            } else if let Some(rs) = &c.ranges {
+                let mut next = Vec::new();
+                for r in &ranges {
+                    for (l, u) in rs {
+                        let mut r2 = r.clone();
+                        r2.lower = l.clone();
+                        r2.upper = u.clone();
+                        next.push(r2);
+                    }
+                }
+                ranges = next;
+                score += 40;
+            }
+            break;
+        }
+        if score == 0 {
+            continue;
+        }
+        if complete_eq && index.unique {
+            score += 1000;
+        }
+        // The clustered index needs no second lookup.
+        if idx == 0 {
+            score += 5;
+        }
+        if score > best_score {
+            best_score = score;
+            best = Access {
+                index: idx,
+                ranges,
+                reverse: false,
+            };
+        }
+    }
+    best
+}
+
+/// Serves ORDER BY from an index when the sort columns follow the
+/// access path's equality prefix in an index. Returns whether it did.
+pub fn use_index_order(scan: &mut TableScan, order: &[(BExpr, bool)], conjuncts: &[BExpr]) -> bool {
+    let desc = order[0].1;
+    if order.iter().any(|(_, d)| *d != desc) {
+        return false;
+    }
+    let mut cols = Vec::new();
+    for (e, _) in order {
+        match column_of(e, scan.offset, scan.offset + scan.def.columns.len()) {
+            Some(c) => cols.push(c),
+            None => return false,
+        }
+    }
+    let fits = |access: &Access| -> bool {
+        if access.ranges.len() != 1 {
+            return false;
+        }
+        let index = &scan.def.indexes[access.index];
+        let eq = access.ranges[0].eq.len();
+        index.columns.len() >= eq + cols.len() && index.columns[eq..eq + cols.len()] == cols[..]
+    };
+    if fits(&scan.access) {
+        scan.access.reverse = desc;
+        return true;
+    }
+    if scan.access.is_full_scan() {
+        // A full scan in the order of an index that starts with the sort columns.
+        let _ = conjuncts;
+        for (idx, index) in scan.def.indexes.iter().enumerate() {
+            if index.columns.len() >= cols.len() && index.columns[..cols.len()] == cols[..] {
+                scan.access = Access {
+                    index: idx,
+                    ranges: vec![KeyRange::default()],
+                    reverse: desc,
+                };
+                return true;
+            }
+        }
+    }
+    false
+}
+
+// ---------- DML ----------
+
+/// Scope of a single table's stored row, at offset 0.
+pub fn table_scope(def: &TableDef, qualifier: &str) -> Scope {
+    let mut scope = Scope::default();
+    for (i, c) in def.columns.iter().enumerate() {
+        scope.types.push((c.data_type, c.nullable));
+        if Some(i) == def.hidden_row_id {
+            continue;
+        }
+        scope.columns.push(ScopeColumn {
+            qualifier: qualifier.to_string(),
+            name: c.name.clone(),
+            index: i,
+            ty: c.data_type,
+            nullable: c.nullable,
+            org_table: def.name.clone(),
+            database: def.database.clone(),
+        });
+    }
+    scope.width = def.columns.len();
+    scope
+}
+
+impl Binder<'_> {
+    fn column_position(def: &TableDef, name: &str) -> Result<usize> {
+        def.column_index(name)
+            .filter(|i| Some(*i) != def.hidden_row_id)
+            .ok_or_else(|| Error::bad_field(name, "field list"))
+    }
+
+    pub fn bind_insert(&mut self, ins: &ast::Insert) -> Result<InsertPlan> {
+        let table = self.table(&ins.table)?;
+        let def = table.def();
+        let targets: Vec<usize> = if ins.columns.is_empty() {
+            def.visible_columns().map(|(i, _)| i).collect()
+        } else {
+            ins.columns
+                .iter()
+                .map(|c| Self::column_position(&def, c))
+                .collect::<Result<_>>()?
+        };
+        let empty = Scope::default();
+        let source = match &ins.source {
+            ast::InsertSource::Values(rows) => {
+                let mut out = Vec::with_capacity(rows.len());
+                for (n, r) in rows.iter().enumerate() {
+                    if r.len() != targets.len() {
+                        return Err(Error::new(
+                            Code::WrongValueCountOnRow,
+                            format!("Column count doesn't match value count at row {}", n + 1),
+                        ));
+                    }
+                    out.push(
+                        r.iter()
+                            .map(|e| self.bind_expr(e, &empty))
+                            .collect::<Result<Vec<_>>>()?,
+                    );
+                }
+                InsertSource::Values(out)
+            }
+            ast::InsertSource::Query(q) => InsertSource::Query(Arc::new(self.bind_query(q)?)),
+        };
+        // ON DUPLICATE KEY UPDATE sees the existing row at 0.. and the
+        // row being inserted at width.. (VALUES(col)).
+        let mut on_duplicate = Vec::new();
+        if !ins.on_duplicate.is_empty() {
+            let scope = table_scope(&def, &def.name);
+            let width = def.columns.len();
+            for (col, e) in &ins.on_duplicate {
+                let pos = Self::column_position(&def, col)?;
+                let e = rewrite_values(e, &def, width)?;
+                on_duplicate.push((pos, self.bind_expr_with_values(&e, &scope)?));
+            }
+        }
+        Ok(InsertPlan {
+            table,
+            def,
+            targets,
+            source,
+            ignore: ins.ignore,
+            replace: ins.replace,
+            on_duplicate,
+        })
+    }
+
+    fn bind_expr_with_values(&mut self, e: &Expr, scope: &Scope) -> Result<BExpr> {
+        // VALUES(col) was rewritten into a reference "__values.<pos>".
+        match e {
+            Expr::Column {
+                table: Some(t),
+                name,
+            } if t == "__values" => {
+                let pos: usize = name
+                    .parse()
+                    .map_err(|_| Error::internal("bad VALUES() rewrite"))?;
+                Ok(BExpr::Column(pos))
+            }
+            Expr::Binary { op, left, right } => Ok(BExpr::Binary(
+                *op,
+                Box::new(self.bind_expr_with_values(left, scope)?),
+                Box::new(self.bind_expr_with_values(right, scope)?),
+            )),
+            Expr::Function { name, args, .. }
+                if !is_aggregate_name(name) && Func::lookup(name).is_some() =>
+            {
+                let bound = args
+                    .iter()
+                    .map(|a| self.bind_expr_with_values(a, scope))
+                    .collect::<Result<Vec<_>>>()?;
+                self.function(name, bound)
+            }
+            other => self.bind_expr(other, scope),
+        }
+    }
+
+    pub fn bind_update(&mut self, u: &ast::Update) -> Result<ModifyPlan> {
+        let table = self.table(&u.table)?;
+        let def = table.def();
+        let qualifier = u.alias.clone().unwrap_or_else(|| u.table.name.clone());
+        let scope = table_scope(&def, &qualifier);
+        let mut assignments = Vec::new();
+        for (col, e) in &u.assignments {
+            let name = col.rsplit('.').next().unwrap_or(col);
+            let pos = Self::column_position(&def, name)?;
+            let b = match e {
+                Expr::Default => {
+                    BExpr::Literal(def.columns[pos].default.clone().unwrap_or(Value::Null))
+                }
+                e => self.bind_expr(e, &scope)?,
+            };
+            assignments.push((pos, b));
+        }
+        self.bind_modify(
+            table,
+            def,
+            &scope,
+            &u.selection,
+            &u.order_by,
+            &u.limit,
+            assignments,
+        )
+    }
+
+    pub fn bind_delete(&mut self, d: &ast::Delete) -> Result<ModifyPlan> {
+        let table = self.table(&d.table)?;
+        let def = table.def();
+        let qualifier = d.alias.clone().unwrap_or_else(|| d.table.name.clone());
+        let scope = table_scope(&def, &qualifier);
+        self.bind_modify(
+            table,
+            def,
+            &scope,
+            &d.selection,
+            &d.order_by,
+            &d.limit,
+            Vec::new(),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bind_modify(
+        &mut self,
+        table: Arc<Table>,
+        def: Arc<TableDef>,
+        scope: &Scope,
+        selection: &Option<Expr>,
+        order_by: &[ast::OrderItem],
+        limit: &Option<Expr>,
+        assignments: Vec<(usize, BExpr)>,
+    ) -> Result<ModifyPlan> {
+        let filter = selection
+            .as_ref()
+            .map(|e| self.bind_expr(e, scope))
+            .transpose()?;
+        let mut order = Vec::new();
+        for o in order_by {
+            order.push((self.bind_expr(&o.expr, scope)?, o.desc));
+        }
+        let limit = limit
+            .as_ref()
+            .map(|e| self.bind_expr(e, &Scope::default()))
+            .transpose()?;
+        let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
+        let mut scan = TableScan {
+            table: table.clone(),
+            def: def.clone(),
+            offset: 0,
+            access: best_access(&def, 0, &conjuncts),
+        };
+        let ordered_by_index = !order.is_empty() && use_index_order(&mut scan, &order, &conjuncts);
+        Ok(ModifyPlan {
+            table,
+            def,
+            access: scan.access,
+            filter,
+            order,
+            ordered_by_index,
+            limit,
+            assignments,
+        })
+    }
+}
+
+/// Replaces VALUES(col) in an ON DUPLICATE KEY UPDATE expression with a
+/// reference to the inserted row's column.
+fn rewrite_values(e: &Expr, def: &TableDef, width: usize) -> Result<Expr> {
+    Ok(match e {
+        Expr::Function { name, args, .. } if name == "VALUES" => {
+            let Some(Expr::Column { name: col, .. }) = args.first() else {
+                return Err(Error::parse("VALUES("));
+            };
+            let pos = def
+                .column_index(col)
+                .ok_or_else(|| Error::bad_field(col, "field list"))?;
+            Expr::Column {
+                table: Some("__values".into()),
+                name: (width + pos).to_string(),
+            }
+        }
+        Expr::Binary { op, left, right } => Expr::Binary {
+            op: *op,
+            left: Box::new(rewrite_values(left, def, width)?),
+            right: Box::new(rewrite_values(right, def, width)?),
+        },
+        Expr::Function {
+            name,
+            args,
+            distinct,
+            star,
+        } => Expr::Function {
+            name: name.clone(),
+            args: args
+                .iter()
+                .map(|a| rewrite_values(a, def, width))
+                .collect::<Result<_>>()?,
+            distinct: *distinct,
+            star: *star,
+        },
+        other => other.clone(),
+    })
+}

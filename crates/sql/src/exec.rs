@@ -1,0 +1,1174 @@
+//! The executor: runs plans against the engine inside a transaction.
+//! Execution is synchronous; when a row lock must be waited for, the
+//! engine returns `Error::LockWait` and the session rolls the statement
+//! back, awaits the lock without holding a thread, and runs it again.
+
+use crate::expr::{eval, key_value, store_value, BExpr, Env, SubqueryRef};
+use crate::plan::*;
+use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
+use lockstep_tables::{Row, TableDef};
+use lockstep_types::error::Code;
+use lockstep_types::{DataType, Decimal, Error, Value};
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+use std::ops::Bound;
+use std::sync::Arc;
+
+pub type Result<T> = std::result::Result<T, EngineError>;
+
+/// Session state expressions can read (and LAST_INSERT_ID(x) can set).
+pub struct SessionCtx {
+    pub database: Option<String>,
+    pub connection_id: u64,
+    pub user: String,
+    pub user_vars: HashMap<String, Value>,
+    pub last_insert_id: u64,
+    pub found_rows: u64,
+    pub row_count: i64,
+    pub warnings: Vec<(u16, String)>,
+    /// Reads a system variable (session or global).
+    pub system_var:
+        Arc<dyn Fn(&SessionCtx, bool, &str) -> std::result::Result<Value, Error> + Send + Sync>,
+    pub session_vars: HashMap<String, Value>,
+    /// Upper bound on rows a sort or aggregate may hold (memory guard).
+    pub max_rows_in_memory: usize,
+}
+
+/// Expression environment without engine access (for filters evaluated
+/// inside an index scan).
+struct ScanEnv<'a> {
+    ctx: &'a mut SessionCtx,
+    params: &'a [Value],
+    outer: &'a [Vec<Value>],
+}
+
+impl Env for ScanEnv<'_> {
+    fn param(&self, i: usize) -> std::result::Result<Value, Error> {
+        self.params
+            .get(i)
+            .cloned()
+            .ok_or_else(|| Error::new(Code::WrongArguments, "Incorrect arguments to EXECUTE"))
+    }
+    fn user_var(&self, name: &str) -> Value {
+        self.ctx.user_vars.get(name).cloned().unwrap_or(Value::Null)
+    }
+    fn system_var(&self, global: bool, name: &str) -> std::result::Result<Value, Error> {
+        (self.ctx.system_var.clone())(self.ctx, global, name)
+    }
+    fn outer(&self, depth: usize, index: usize) -> Value {
+        self.outer
+            .len()
+            .checked_sub(depth + 1)
+            .and_then(|i| self.outer[i].get(index).cloned())
+            .unwrap_or(Value::Null)
+    }
+    fn database(&self) -> Option<String> {
+        self.ctx.database.clone()
+    }
+    fn connection_id(&self) -> u64 {
+        self.ctx.connection_id
+    }
+    fn last_insert_id(&self) -> u64 {
+        self.ctx.last_insert_id
+    }
+    fn set_last_insert_id(&mut self, v: u64) {
+        self.ctx.last_insert_id = v;
+    }
+    fn found_rows(&self) -> u64 {
+        self.ctx.found_rows
+    }
+    fn row_count(&self) -> i64 {
+        self.ctx.row_count
+    }
+    fn user(&self) -> String {
+        self.ctx.user.clone()
+    }
+    fn subquery(
+        &mut self,
+        _q: &SubqueryRef,
+        _row: &[Value],
+    ) -> std::result::Result<Vec<Vec<Value>>, Error> {
+        Err(Error::internal("subquery evaluated inside an index scan"))
+    }
+}
+
+pub struct Exec<'a> {
+    pub engine: &'a Engine,
+    pub txn: &'a mut Txn,
+    pub ctx: &'a mut SessionCtx,
+    pub params: &'a [Value],
+    outer: Vec<Vec<Value>>,
+    /// Results of uncorrelated subqueries, computed once per statement.
+    cache: HashMap<usize, Vec<Vec<Value>>>,
+    /// A lock wait hit inside a subquery (Env returns SQL errors only).
+    pending: Option<EngineError>,
+}
+
+fn has_subquery(e: &BExpr) -> bool {
+    match e {
+        BExpr::InSubquery { .. } | BExpr::Exists { .. } | BExpr::Subquery(_) => true,
+        BExpr::Unary(_, x) | BExpr::IsNull(x, _) | BExpr::Cast(x, _) => has_subquery(x),
+        BExpr::IsBool { expr, .. } => has_subquery(expr),
+        BExpr::Binary(_, l, r) => has_subquery(l) || has_subquery(r),
+        BExpr::InList { expr, list, .. } => has_subquery(expr) || list.iter().any(has_subquery),
+        BExpr::Between {
+            expr, low, high, ..
+        } => has_subquery(expr) || has_subquery(low) || has_subquery(high),
+        BExpr::Like { expr, pattern, .. } => has_subquery(expr) || has_subquery(pattern),
+        BExpr::Func(_, args) | BExpr::Row(args) => args.iter().any(has_subquery),
+        BExpr::Case {
+            operand,
+            branches,
+            else_result,
+        } => {
+            operand.as_deref().is_some_and(has_subquery)
+                || branches
+                    .iter()
+                    .any(|(a, b)| has_subquery(a) || has_subquery(b))
+                || else_result.as_deref().is_some_and(has_subquery)
+        }
+        _ => false,
+    }
+}
+
+impl Env for Exec<'_> {
+    fn param(&self, i: usize) -> std::result::Result<Value, Error> {
+        self.params
+            .get(i)
+            .cloned()
+            .ok_or_else(|| Error::new(Code::WrongArguments, "Incorrect arguments to EXECUTE"))
+    }
+    fn user_var(&self, name: &str) -> Value {
+        self.ctx.user_vars.get(name).cloned().unwrap_or(Value::Null)
+    }
+    fn system_var(&self, global: bool, name: &str) -> std::result::Result<Value, Error> {
+        (self.ctx.system_var.clone())(self.ctx, global, name)
+    }
+    fn outer(&self, depth: usize, index: usize) -> Value {
+        self.outer
+            .len()
+            .checked_sub(depth + 1)
+            .and_then(|i| self.outer[i].get(index).cloned())
+            .unwrap_or(Value::Null)
+    }
+    fn database(&self) -> Option<String> {
+        self.ctx.database.clone()
+    }
+    fn connection_id(&self) -> u64 {
+        self.ctx.connection_id
+    }
+    fn last_insert_id(&self) -> u64 {
+        self.ctx.last_insert_id
+    }
+    fn set_last_insert_id(&mut self, v: u64) {
+        self.ctx.last_insert_id = v;
+    }
+    fn found_rows(&self) -> u64 {
+        self.ctx.found_rows
+    }
+    fn row_count(&self) -> i64 {
+        self.ctx.row_count
+    }
+    fn user(&self) -> String {
+        self.ctx.user.clone()
+    }
+    fn subquery(
+        &mut self,
+        q: &SubqueryRef,
+        row: &[Value],
+    ) -> std::result::Result<Vec<Vec<Value>>, Error> {
+        let key = Arc::as_ptr(q) as usize;
+        if !q.correlated {
+            if let Some(rows) = self.cache.get(&key) {
+                return Ok(rows.clone());
+            }
+        }
+        self.outer.push(row.to_vec());
+        let result = self.query(q);
+        self.outer.pop();
+        match result {
+            Ok(rows) => {
+                if !q.correlated {
+                    self.cache.insert(key, rows.clone());
+                }
+                Ok(rows)
+            }
+            Err(EngineError::Sql(e)) => Err(e),
+            Err(wait) => {
+                // Surface the lock wait after the expression unwinds.
+                self.pending = Some(wait);
+                Err(Error::new(Code::LockWaitTimeout, "lock wait pending"))
+            }
+        }
+    }
+}
+
+/// Encoded [lower, upper) bounds for one key range.
+type Bounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+impl<'a> Exec<'a> {
+    pub fn new(
+        engine: &'a Engine,
+        txn: &'a mut Txn,
+        ctx: &'a mut SessionCtx,
+        params: &'a [Value],
+    ) -> Self {
+        Exec {
+            engine,
+            txn,
+            ctx,
+            params,
+            outer: Vec::new(),
+            cache: HashMap::new(),
+            pending: None,
+        }
+    }
+
+    pub fn eval(&mut self, e: &BExpr, row: &[Value]) -> Result<Value> {
+        match eval(e, row, self) {
+            Ok(v) => Ok(v),
+            Err(err) => Err(self.pending.take().unwrap_or(EngineError::Sql(err))),
+        }
+    }
+
+    fn truth(&mut self, e: &Option<BExpr>, row: &[Value]) -> Result<bool> {
+        match e {
+            None => Ok(true),
+            Some(e) => Ok(self.eval(e, row)?.truth() == Some(true)),
+        }
+    }
+
+    // ---------- queries ----------
+
+    pub fn query(&mut self, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
+        match &plan.body {
+            QueryBody::Select(s) => self.select(s),
+            QueryBody::Union {
+                left,
+                right,
+                all,
+                order,
+                limit,
+                offset,
+            } => {
+                let mut rows = self.query(left)?;
+                rows.extend(self.query(right)?);
+                if !*all {
+                    dedupe(&mut rows, |r| r.clone());
+                }
+                if !order.is_empty() {
+                    rows.sort_by(|a, b| {
+                        for (i, desc) in order {
+                            let o = a[*i].sort_cmp(&b[*i]);
+                            if o != Ordering::Equal {
+                                return if *desc { o.reverse() } else { o };
+                            }
+                        }
+                        Ordering::Equal
+                    });
+                }
+                self.apply_limit(&mut rows, limit, offset)?;
+                Ok(rows)
+            }
+        }
+    }
+
+    fn apply_limit(
+        &mut self,
+        rows: &mut Vec<Vec<Value>>,
+        limit: &Option<BExpr>,
+        offset: &Option<BExpr>,
+    ) -> Result<()> {
+        let off = match offset {
+            Some(e) => self.eval(e, &[])?.to_i64().unwrap_or(0).max(0) as usize,
+            None => 0,
+        };
+        if off > 0 {
+            rows.drain(..off.min(rows.len()));
+        }
+        if let Some(l) = limit {
+            let l = self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize;
+            rows.truncate(l);
+        }
+        Ok(())
+    }
+
+    fn limit_count(
+        &mut self,
+        limit: &Option<BExpr>,
+        offset: &Option<BExpr>,
+    ) -> Result<Option<usize>> {
+        let Some(l) = limit else { return Ok(None) };
+        let l = self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize;
+        let off = match offset {
+            Some(e) => self.eval(e, &[])?.to_i64().unwrap_or(0).max(0) as usize,
+            None => 0,
+        };
+        Ok(Some(l.saturating_add(off)))
+    }
+
+    fn select(&mut self, p: &SelectPlan) -> Result<Vec<Vec<Value>>> {
+        // Stop scanning early where LIMIT allows it.
+        let early =
+            if p.aggregate.is_none() && !p.distinct && (p.order.is_empty() || p.ordered_by_index) {
+                self.limit_count(&p.limit, &p.offset)?
+            } else {
+                None
+            };
+        let rows = self.source_rows(&p.source, &p.filter, p.lock, early)?;
+        let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+        match &p.aggregate {
+            None => {
+                for row in &rows {
+                    let mut proj = Vec::with_capacity(p.projection.len());
+                    for e in &p.projection {
+                        proj.push(self.eval(e, row)?);
+                    }
+                    let mut keys = Vec::with_capacity(p.order.len());
+                    if !p.ordered_by_index {
+                        for (e, _) in &p.order {
+                            keys.push(self.eval(e, row)?);
+                        }
+                    }
+                    out.push((proj, keys));
+                }
+            }
+            Some(agg) => {
+                let groups = self.aggregate(agg, &rows)?;
+                for g in &groups {
+                    if !self.truth(&p.having, g)? {
+                        continue;
+                    }
+                    let mut proj = Vec::with_capacity(p.projection.len());
+                    for e in &p.projection {
+                        proj.push(self.eval(e, g)?);
+                    }
+                    let mut keys = Vec::with_capacity(p.order.len());
+                    for (e, _) in &p.order {
+                        keys.push(self.eval(e, g)?);
+                    }
+                    out.push((proj, keys));
+                }
+            }
+        }
+        if p.aggregate.is_none() && p.having.is_some() {
+            let mut kept = Vec::new();
+            for (i, (proj, keys)) in out.into_iter().enumerate() {
+                if self.truth(&p.having, &rows[i])? {
+                    kept.push((proj, keys));
+                }
+            }
+            out = kept;
+        }
+        if p.distinct {
+            let mut seen = HashSet::new();
+            out.retain(|(proj, _)| {
+                let mut k = Vec::new();
+                for v in proj {
+                    v.group_key(&mut k);
+                }
+                seen.insert(k)
+            });
+        }
+        if !p.order.is_empty() && !p.ordered_by_index {
+            let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
+            out.sort_by(|a, b| {
+                for (i, d) in desc.iter().enumerate() {
+                    let o = a.1[i].sort_cmp(&b.1[i]);
+                    if o != Ordering::Equal {
+                        return if *d { o.reverse() } else { o };
+                    }
+                }
+                Ordering::Equal
+            });
+        }
+        let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(p, _)| p).collect();
+        self.apply_limit(&mut rows, &p.limit, &p.offset)?;
+        Ok(rows)
+    }
+
+    fn aggregate(&mut self, agg: &AggregatePlan, rows: &[Vec<Value>]) -> Result<Vec<Vec<Value>>> {
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut groups: Vec<(Vec<Value>, Vec<AggState>)> = Vec::new();
+        for row in rows {
+            let mut key = Vec::new();
+            let mut gvals = Vec::with_capacity(agg.group_by.len());
+            for g in &agg.group_by {
+                let v = self.eval(g, row)?;
+                v.group_key(&mut key);
+                gvals.push(v);
+            }
+            let gi = match index.get(&key) {
+                Some(&i) => i,
+                None => {
+                    if groups.len() >= self.ctx.max_rows_in_memory {
+                        return Err(EngineError::Sql(Error::new(
+                            Code::OutOfSortMemory,
+                            "Out of sort memory, consider increasing server sort buffer size",
+                        )));
+                    }
+                    groups.push((
+                        gvals,
+                        agg.calls.iter().map(|_| AggState::default()).collect(),
+                    ));
+                    index.insert(key, groups.len() - 1);
+                    groups.len() - 1
+                }
+            };
+            for (ci, call) in agg.calls.iter().enumerate() {
+                let v = match &call.arg {
+                    Some(BExpr::Row(items)) => {
+                        let mut vals = Vec::new();
+                        for it in items {
+                            vals.push(self.eval(it, row)?);
+                        }
+                        AggInput::Row(vals)
+                    }
+                    Some(e) => AggInput::One(self.eval(e, row)?),
+                    None => AggInput::One(Value::Int(1)),
+                };
+                groups[gi].1[ci].add(call, v)?;
+            }
+        }
+        if groups.is_empty() && agg.group_by.is_empty() {
+            groups.push((
+                Vec::new(),
+                agg.calls.iter().map(|_| AggState::default()).collect(),
+            ));
+        }
+        Ok(groups
+            .into_iter()
+            .map(|(mut g, states)| {
+                for (state, call) in states.into_iter().zip(&agg.calls) {
+                    g.push(state.finish(call));
+                }
+                g
+            })
+            .collect())
+    }
+
+    /// Rows of a source that pass `filter`, combined across joins.
+    fn source_rows(
+        &mut self,
+        src: &Source,
+        filter: &Option<BExpr>,
+        lock: Option<LockMode>,
+        limit: Option<usize>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let mut out = Vec::new();
+        self.produce(src, &[], filter, lock, limit, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends to `out` every combination of `prefix` with rows of `src`
+    /// that satisfies `filter` (applied to complete rows only).
+    fn produce(
+        &mut self,
+        src: &Source,
+        prefix: &[Value],
+        filter: &Option<BExpr>,
+        lock: Option<LockMode>,
+        limit: Option<usize>,
+        out: &mut Vec<Vec<Value>>,
+    ) -> Result<()> {
+        match src {
+            Source::Dual => {
+                if self.truth(filter, prefix)? {
+                    out.push(prefix.to_vec());
+                }
+            }
+            Source::Table(scan) => {
+                let inline = filter.as_ref().filter(|f| !has_subquery(f));
+                let rows = self.table_rows(
+                    scan,
+                    prefix,
+                    inline,
+                    lock,
+                    limit.map(|l| l.saturating_sub(out.len())),
+                )?;
+                for (_, row) in rows {
+                    if inline.is_none() && !self.truth(filter, &row)? {
+                        continue;
+                    }
+                    out.push(row);
+                    if limit.is_some_and(|l| out.len() >= l) {
+                        break;
+                    }
+                }
+            }
+            Source::Derived { plan, .. } => {
+                let rows = self.query(plan)?;
+                for r in rows {
+                    let mut row = prefix.to_vec();
+                    row.extend(r);
+                    if self.truth(filter, &row)? {
+                        out.push(row);
+                    }
+                }
+            }
+            Source::Join {
+                left,
+                right,
+                kind,
+                on,
+            } => {
+                let mut lefts = Vec::new();
+                self.produce(left, prefix, &None, lock, None, &mut lefts)?;
+                let right_width = source_width(right);
+                for l in lefts {
+                    let mut matched = Vec::new();
+                    self.produce(right, &l, on, lock, None, &mut matched)?;
+                    if matched.is_empty() && *kind == crate::parser::JoinKind::Left {
+                        let mut row = l.clone();
+                        row.extend(std::iter::repeat_n(Value::Null, right_width));
+                        matched.push(row);
+                    }
+                    for row in matched {
+                        if self.truth(filter, &row)? {
+                            out.push(row);
+                            if limit.is_some_and(|lim| out.len() >= lim) {
+                                return Ok(());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Encodes the key ranges of an access path for the current prefix row.
+    fn key_bounds(
+        &mut self,
+        def: &TableDef,
+        access: &Access,
+        prefix: &[Value],
+    ) -> Result<Vec<Bounds>> {
+        let cols = &def.indexes[access.index].columns;
+        let mut out = Vec::with_capacity(access.ranges.len());
+        'ranges: for r in &access.ranges {
+            let mut p = Vec::new();
+            for (i, e) in r.eq.iter().enumerate() {
+                let v = self.eval(e, prefix)?;
+                match key_value(&v, def.columns[cols[i]].data_type) {
+                    Some(k) => k.encode_key(&mut p),
+                    None => continue 'ranges, // no row can be equal
+                }
+            }
+            let col_ty = cols.get(r.eq.len()).map(|&c| def.columns[c].data_type);
+            let bound =
+                |b: &Option<(BExpr, bool)>, this: &mut Self| -> Result<Option<(Vec<u8>, bool)>> {
+                    let (Some((e, incl)), Some(ty)) = (b, col_ty) else {
+                        return Ok(None);
+                    };
+                    let v = this.eval(e, prefix)?;
+                    if v.is_null() {
+                        return Ok(Some((Vec::new(), false))); // NULL bound: empty range
+                    }
+                    Ok(key_value(&v, ty).map(|k| {
+                        let mut key = p.clone();
+                        k.encode_key(&mut key);
+                        (key, *incl)
+                    }))
+                };
+            let lower = bound(&r.lower, self)?;
+            let upper = bound(&r.upper, self)?;
+            if matches!(&lower, Some((k, false)) if k.is_empty())
+                || matches!(&upper, Some((k, false)) if k.is_empty())
+            {
+                continue;
+            }
+            let lo = match lower {
+                Some((k, true)) => Bound::Included(k),
+                Some((k, false)) => Bound::Included(successor_prefix(&k)),
+                None if p.is_empty() => Bound::Unbounded,
+                // Past the NULLs of the range column: they never match a range.
+                None if r.lower.is_some() || r.upper.is_some() => {
+                    let mut k = p.clone();
+                    k.push(0x01);
+                    Bound::Included(k)
+                }
+                None => Bound::Included(p.clone()),
+            };
+            let hi = match upper {
+                Some((k, true)) => Bound::Excluded(successor_prefix(&k)),
+                Some((k, false)) => Bound::Excluded(k),
+                None if p.is_empty() => Bound::Unbounded,
+                None => Bound::Excluded(successor_prefix(&p)),
+            };
+            out.push((lo, hi));
+        }
+        Ok(out)
+    }
+
+    /// Rows of one table for the prefix row: (primary key, prefix ++ row).
+    fn table_rows(
+        &mut self,
+        scan: &TableScan,
+        prefix: &[Value],
+        filter: Option<&BExpr>,
+        lock: Option<LockMode>,
+        limit: Option<usize>,
+    ) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
+        let def = &scan.def;
+        let access = &scan.access;
+        let bounds = self.key_bounds(def, access, prefix)?;
+        let mut out: Vec<(Vec<u8>, Vec<Value>)> = Vec::new();
+        let full_point = access.index == 0
+            && access
+                .ranges
+                .first()
+                .is_some_and(|r| r.eq.len() == def.indexes[0].columns.len());
+        let Exec {
+            engine,
+            txn,
+            ctx,
+            params,
+            outer,
+            ..
+        } = self;
+        let mut env = ScanEnv { ctx, params, outer };
+        let mut visit =
+            |pk: &[u8], row: Row, out: &mut Vec<(Vec<u8>, Vec<Value>)>| -> Result<bool> {
+                let mut combined = Vec::with_capacity(prefix.len() + row.len());
+                combined.extend_from_slice(prefix);
+                combined.extend(row.iter().cloned());
+                if let Some(f) = filter {
+                    if eval(f, &combined, &mut env)
+                        .map_err(EngineError::Sql)?
+                        .truth()
+                        != Some(true)
+                    {
+                        return Ok(true);
+                    }
+                }
+                out.push((pk.to_vec(), combined));
+                Ok(!limit.is_some_and(|l| out.len() >= l))
+            };
+        for (lo, hi) in &bounds {
+            if limit.is_some_and(|l| out.len() >= l) {
+                break;
+            }
+            if full_point {
+                // A whole primary key: one lookup, no range iteration.
+                if let Bound::Included(key) = lo {
+                    let row = match lock {
+                        None => engine.read(txn, &scan.table, key),
+                        Some(mode) => engine.read_locked(txn, &scan.table, key, mode)?,
+                    };
+                    if let Some(row) = row {
+                        if !visit(key, row, &mut out)? {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+            }
+            let lo_ref = as_ref_bound(lo);
+            let hi_ref = as_ref_bound(hi);
+            let mut collect =
+                |pk: &[u8], row: Row| -> lockstep_engine::Result<bool> { visit(pk, row, &mut out) };
+            if access.index == 0 {
+                engine.scan_primary(
+                    txn,
+                    &scan.table,
+                    lo_ref,
+                    hi_ref,
+                    access.reverse,
+                    lock,
+                    &mut collect,
+                )?;
+            } else {
+                let schema = scan.table.schema();
+                engine.scan_secondary(
+                    txn,
+                    &scan.table,
+                    &schema,
+                    access.index,
+                    lo_ref,
+                    hi_ref,
+                    access.reverse,
+                    lock,
+                    &mut collect,
+                )?;
+            }
+        }
+        if bounds.len() > 1 && access.index != 0 {
+            // Overlapping ranges over a secondary index may meet a row twice.
+            let mut seen = HashSet::new();
+            out.retain(|(pk, _)| seen.insert(pk.clone()));
+        }
+        Ok(out)
+    }
+
+    // ---------- modifications ----------
+
+    /// Rows an UPDATE or DELETE acts on, locked exclusively.
+    fn target_rows(&mut self, p: &ModifyPlan) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
+        let scan = TableScan {
+            table: p.table.clone(),
+            def: p.def.clone(),
+            offset: 0,
+            access: p.access.clone(),
+        };
+        let inline = p.filter.as_ref().filter(|f| !has_subquery(f));
+        let early = if p.order.is_empty() || p.ordered_by_index {
+            match &p.limit {
+                Some(l) => Some(self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize),
+                None => None,
+            }
+        } else {
+            None
+        };
+        let rows = self.table_rows(&scan, &[], inline, Some(LockMode::Exclusive), early)?;
+        let mut kept = Vec::with_capacity(rows.len());
+        for (pk, row) in rows {
+            if inline.is_none() && !self.truth(&p.filter, &row)? {
+                continue;
+            }
+            kept.push((pk, row));
+        }
+        if !p.order.is_empty() && !p.ordered_by_index {
+            let mut keyed = Vec::with_capacity(kept.len());
+            for (pk, row) in kept {
+                let mut keys = Vec::new();
+                for (e, _) in &p.order {
+                    keys.push(self.eval(e, &row)?);
+                }
+                keyed.push((keys, pk, row));
+            }
+            keyed.sort_by(|a, b| {
+                for (i, (_, desc)) in p.order.iter().enumerate() {
+                    let o = a.0[i].sort_cmp(&b.0[i]);
+                    if o != Ordering::Equal {
+                        return if *desc { o.reverse() } else { o };
+                    }
+                }
+                Ordering::Equal
+            });
+            kept = keyed.into_iter().map(|(_, pk, row)| (pk, row)).collect();
+        }
+        if let Some(l) = &p.limit {
+            let l = self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize;
+            kept.truncate(l);
+        }
+        Ok(kept)
+    }
+
+    /// Returns (rows matched, rows changed).
+    pub fn update(&mut self, p: &ModifyPlan) -> Result<(u64, u64)> {
+        let rows = self.target_rows(p)?;
+        let schema = p.table.schema();
+        let (mut matched, mut changed) = (0, 0);
+        for (pk, old) in rows {
+            matched += 1;
+            let mut new = old.clone();
+            for (col, e) in &p.assignments {
+                let v = self.eval(e, &new)?;
+                let c = &p.def.columns[*col];
+                let v = check_null(v, c)?;
+                new[*col] = store_value(v, c.data_type, &c.name)?;
+            }
+            if new
+                .iter()
+                .zip(&old)
+                .all(|(a, b)| a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null())
+            {
+                continue;
+            }
+            for (i, c) in p.def.columns.iter().enumerate() {
+                if c.on_update_now && !p.assignments.iter().any(|(col, _)| *col == i) {
+                    new[i] = store_value(
+                        Value::DateTime(lockstep_types::DateTime::now()),
+                        c.data_type,
+                        &c.name,
+                    )?;
+                }
+            }
+            let old_row: Row = Arc::from(old);
+            match self
+                .engine
+                .update(self.txn, &p.table, &schema, &pk, &old_row, new)?
+            {
+                Ok(()) => changed += 1,
+                Err(dup) => {
+                    return Err(EngineError::Sql(Error::dup_entry(
+                        &dup.key_text,
+                        &dup.index,
+                    )))
+                }
+            }
+        }
+        Ok((matched, changed))
+    }
+
+    pub fn delete(&mut self, p: &ModifyPlan) -> Result<u64> {
+        let rows = self.target_rows(p)?;
+        let schema = p.table.schema();
+        let mut n = 0;
+        for (pk, old) in rows {
+            let old_row: Row = Arc::from(old);
+            self.engine
+                .delete(self.txn, &p.table, &schema, &pk, &old_row)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Returns (affected rows, first generated AUTO_INCREMENT value).
+    pub fn insert(&mut self, p: &InsertPlan) -> Result<(u64, Option<u64>)> {
+        let source_rows: Vec<Vec<Option<Value>>> = match &p.source {
+            InsertSource::Values(rows) => {
+                let mut out = Vec::with_capacity(rows.len());
+                for r in rows {
+                    if r.len() != p.targets.len() {
+                        return Err(EngineError::Sql(Error::new(
+                            Code::WrongValueCountOnRow,
+                            "Column count doesn't match value count at row 1",
+                        )));
+                    }
+                    let mut vals = Vec::with_capacity(r.len());
+                    for e in r {
+                        vals.push(match e {
+                            BExpr::Default => None,
+                            e => Some(self.eval(e, &[])?),
+                        });
+                    }
+                    out.push(vals);
+                }
+                out
+            }
+            InsertSource::Query(q) => {
+                let rows = self.query(q)?;
+                if rows.first().is_some_and(|r| r.len() != p.targets.len()) {
+                    return Err(EngineError::Sql(Error::new(
+                        Code::WrongValueCountOnRow,
+                        "Column count doesn't match value count at row 1",
+                    )));
+                }
+                rows.into_iter()
+                    .map(|r| r.into_iter().map(Some).collect())
+                    .collect()
+            }
+        };
+        let schema = p.table.schema();
+        let def = &schema.def;
+        let auto_col = def.auto_increment_column();
+        let mut affected = 0u64;
+        let mut first_auto: Option<u64> = None;
+        for vals in source_rows {
+            let mut row: Vec<Value> = Vec::with_capacity(def.columns.len());
+            let mut given = vec![false; def.columns.len()];
+            for c in &def.columns {
+                row.push(if c.default_now {
+                    Value::DateTime(lockstep_types::DateTime::now())
+                } else {
+                    c.default.clone().unwrap_or(Value::Null)
+                });
+            }
+            for (&col, v) in p.targets.iter().zip(vals) {
+                if let Some(v) = v {
+                    row[col] = v;
+                    given[col] = true;
+                }
+            }
+            for (i, c) in def.columns.iter().enumerate() {
+                if Some(i) == auto_col {
+                    let v = &row[i];
+                    if v.is_null() || v.to_i64() == Some(0) {
+                        let next = p
+                            .table
+                            .auto_increment
+                            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        row[i] = Value::UInt(next);
+                        first_auto.get_or_insert(next);
+                    } else {
+                        let v = store_value(v.clone(), c.data_type, &c.name)?;
+                        if let Some(n) = v.to_i64() {
+                            if n > 0 {
+                                p.table
+                                    .auto_increment
+                                    .fetch_max(n as u64 + 1, std::sync::atomic::Ordering::SeqCst);
+                            }
+                        }
+                        row[i] = v;
+                    }
+                } else if Some(i) == def.hidden_row_id {
+                    row[i] = Value::UInt(
+                        p.table
+                            .next_row_id
+                            .fetch_add(1, std::sync::atomic::Ordering::SeqCst),
+                    );
+                } else if row[i].is_null() && !c.nullable {
+                    if given[i] {
+                        return Err(EngineError::Sql(Error::new(
+                            Code::BadNull,
+                            format!("Column '{}' cannot be null", c.name),
+                        )));
+                    }
+                    if c.default.is_none() && !c.default_now {
+                        return Err(EngineError::Sql(Error::new(
+                            Code::NoDefaultForField,
+                            format!("Field '{}' doesn't have a default value", c.name),
+                        )));
+                    }
+                }
+                let v = std::mem::take(&mut row[i]);
+                row[i] = store_value(v, c.data_type, &c.name)?;
+            }
+            match self
+                .engine
+                .insert(self.txn, &p.table, &schema, row.clone())?
+            {
+                Ok(_) => affected += 1,
+                Err(dup) => {
+                    if p.replace {
+                        // Delete every row the new one collides with (on
+                        // the primary key or any unique key), then insert.
+                        let mut dup = dup;
+                        let mut attempts = 0;
+                        loop {
+                            self.engine.delete(
+                                self.txn,
+                                &p.table,
+                                &schema,
+                                &dup.primary_key,
+                                &dup.row,
+                            )?;
+                            affected += 1;
+                            attempts += 1;
+                            match self
+                                .engine
+                                .insert(self.txn, &p.table, &schema, row.clone())?
+                            {
+                                Ok(_) => {
+                                    affected += 1;
+                                    break;
+                                }
+                                Err(d) if attempts <= def.indexes.len() => dup = d,
+                                Err(d) => {
+                                    return Err(EngineError::Sql(Error::dup_entry(
+                                        &d.key_text,
+                                        &d.index,
+                                    )))
+                                }
+                            }
+                        }
+                    } else if !p.on_duplicate.is_empty() {
+                        let mut both: Vec<Value> = dup.row.to_vec();
+                        both.extend(row.iter().cloned());
+                        let mut new = dup.row.to_vec();
+                        for (col, e) in &p.on_duplicate {
+                            let mut ctx_row = new.clone();
+                            ctx_row.extend(row.iter().cloned());
+                            let v = self.eval(e, &ctx_row)?;
+                            let c = &def.columns[*col];
+                            new[*col] = store_value(check_null(v, c)?, c.data_type, &c.name)?;
+                        }
+                        let _ = both;
+                        let same = new.iter().zip(dup.row.iter()).all(|(a, b)| {
+                            a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null()
+                        });
+                        if !same {
+                            match self.engine.update(
+                                self.txn,
+                                &p.table,
+                                &schema,
+                                &dup.primary_key,
+                                &dup.row,
+                                new,
+                            )? {
+                                Ok(()) => affected += 2,
+                                Err(d) => {
+                                    return Err(EngineError::Sql(Error::dup_entry(
+                                        &d.key_text,
+                                        &d.index,
+                                    )))
+                                }
+                            }
+                        }
+                    } else if p.ignore {
+                        self.ctx.warnings.push((
+                            1062,
+                            format!("Duplicate entry '{}' for key '{}'", dup.key_text, dup.index),
+                        ));
+                    } else {
+                        return Err(EngineError::Sql(Error::dup_entry(
+                            &dup.key_text,
+                            &dup.index,
+                        )));
+                    }
+                }
+            }
+        }
+        Ok((affected, first_auto))
+    }
+}
+
+fn check_null(v: Value, c: &lockstep_tables::ColumnDef) -> std::result::Result<Value, Error> {
+    if v.is_null() && !c.nullable && !c.auto_increment {
+        return Err(Error::new(
+            Code::BadNull,
+            format!("Column '{}' cannot be null", c.name),
+        ));
+    }
+    Ok(v)
+}
+
+fn as_ref_bound(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(k) => Bound::Included(k.as_slice()),
+        Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+pub fn source_width(src: &Source) -> usize {
+    match src {
+        Source::Dual => 0,
+        Source::Table(t) => t.def.columns.len(),
+        Source::Derived { plan, .. } => plan.columns.len(),
+        Source::Join { left, right, .. } => source_width(left) + source_width(right),
+    }
+}
+
+fn dedupe(rows: &mut Vec<Vec<Value>>, key: impl Fn(&Vec<Value>) -> Vec<Value>) {
+    let mut seen = HashSet::new();
+    rows.retain(|r| {
+        let mut k = Vec::new();
+        for v in key(r) {
+            v.group_key(&mut k);
+        }
+        seen.insert(k)
+    });
+}
+
+enum AggInput {
+    One(Value),
+    Row(Vec<Value>),
+}
+
+#[derive(Default)]
+struct AggState {
+    count: u64,
+    sum: Option<Value>,
+    best: Option<Value>,
+    bits: Option<u64>,
+    parts: Vec<Vec<u8>>,
+    seen: Option<HashSet<Vec<u8>>>,
+}
+
+impl AggState {
+    fn add(&mut self, call: &AggCall, input: AggInput) -> Result<()> {
+        let (v, any_null, key_vals): (Value, bool, Vec<Value>) = match input {
+            AggInput::One(v) => {
+                let n = v.is_null();
+                (v.clone(), n, vec![v])
+            }
+            AggInput::Row(vals) => {
+                let n = vals.iter().any(|x| x.is_null());
+                let concat = Value::Bytes(
+                    vals.iter()
+                        .flat_map(|x| x.to_text().unwrap_or_default())
+                        .collect(),
+                );
+                (concat, n, vals)
+            }
+        };
+        if call.func == AggFunc::CountStar {
+            self.count += 1;
+            return Ok(());
+        }
+        if any_null {
+            return Ok(());
+        }
+        if call.distinct {
+            let mut k = Vec::new();
+            for x in &key_vals {
+                x.group_key(&mut k);
+            }
+            if !self.seen.get_or_insert_with(HashSet::new).insert(k) {
+                return Ok(());
+            }
+        }
+        self.count += 1;
+        match call.func {
+            AggFunc::Sum | AggFunc::Avg => {
+                let x = match &v {
+                    Value::Double(_) | Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
+                    other => Value::Decimal(other.to_decimal().unwrap_or_default()),
+                };
+                self.sum = Some(match self.sum.take() {
+                    None => x,
+                    Some(s) => crate::expr::binary(crate::parser::BinaryOp::Plus, s, x)
+                        .map_err(EngineError::Sql)?,
+                });
+            }
+            AggFunc::Min | AggFunc::Max => {
+                let replace = match &self.best {
+                    None => true,
+                    Some(b) => {
+                        let o = v.sort_cmp(b);
+                        (call.func == AggFunc::Min && o == Ordering::Less)
+                            || (call.func == AggFunc::Max && o == Ordering::Greater)
+                    }
+                };
+                if replace {
+                    self.best = Some(v);
+                }
+            }
+            AggFunc::AnyValue => {
+                if self.best.is_none() {
+                    self.best = Some(v);
+                }
+            }
+            AggFunc::GroupConcat => self.parts.push(v.to_text().unwrap_or_default()),
+            AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
+                let x = v.to_i64().unwrap_or(0) as u64;
+                self.bits = Some(match (self.bits, call.func) {
+                    (None, _) => x,
+                    (Some(b), AggFunc::BitAnd) => b & x,
+                    (Some(b), AggFunc::BitOr) => b | x,
+                    (Some(b), _) => b ^ x,
+                });
+            }
+            AggFunc::Count | AggFunc::CountStar => {}
+        }
+        Ok(())
+    }
+
+    fn finish(self, call: &AggCall) -> Value {
+        match call.func {
+            AggFunc::CountStar | AggFunc::Count => Value::Int(self.count as i64),
+            AggFunc::Sum => self.sum.unwrap_or(Value::Null),
+            AggFunc::Avg => match self.sum {
+                None => Value::Null,
+                Some(Value::Double(d)) => Value::Double(d / self.count as f64),
+                Some(s) => {
+                    let d = s.to_decimal().unwrap_or_default();
+                    let scale = d.scale() + 4;
+                    Value::Decimal((d / Decimal::from(self.count)).round_dp(scale.min(28)))
+                }
+            },
+            AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => self.best.unwrap_or(Value::Null),
+            AggFunc::GroupConcat => {
+                if self.count == 0 {
+                    Value::Null
+                } else {
+                    Value::Bytes(self.parts.join(&b","[..]))
+                }
+            }
+            AggFunc::BitAnd => Value::UInt(self.bits.unwrap_or(u64::MAX)),
+            AggFunc::BitOr | AggFunc::BitXor => Value::UInt(self.bits.unwrap_or(0)),
+        }
+    }
+}
+
+/// Column type of a stored value for result metadata checks.
+pub fn is_numeric_type(t: DataType) -> bool {
+    t.is_integer()
+        || matches!(
+            t,
+            DataType::Decimal { .. } | DataType::Float | DataType::Double
+        )
+}

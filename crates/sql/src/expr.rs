@@ -1,0 +1,1282 @@
+//! Bound expressions: column references resolved to row positions,
+//! functions resolved to their implementation. Evaluation follows MySQL's
+//! rules for NULL, numeric promotion (integer → DECIMAL → DOUBLE) and
+//! comparison.
+
+use crate::parser::{BinaryOp, CastType, UnaryOp};
+use lockstep_types::error::Code;
+use lockstep_types::{DataType, Date, DateTime, Decimal, Error, Value};
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// A subquery inside an expression, planned once and run by the executor.
+pub type SubqueryRef = Arc<crate::plan::QueryPlan>;
+
+#[derive(Clone, Debug)]
+pub enum BExpr {
+    Literal(Value),
+    /// Position in the row being evaluated.
+    Column(usize),
+    /// Position in an enclosing query's row (correlated subquery): how many
+    /// levels out, and the position there.
+    Outer {
+        depth: usize,
+        index: usize,
+    },
+    Param(usize),
+    UserVar(String),
+    SystemVar {
+        global: bool,
+        name: String,
+    },
+    Unary(UnaryOp, Box<BExpr>),
+    Binary(BinaryOp, Box<BExpr>, Box<BExpr>),
+    IsNull(Box<BExpr>, bool),
+    IsBool {
+        expr: Box<BExpr>,
+        value: bool,
+        negated: bool,
+    },
+    InList {
+        expr: Box<BExpr>,
+        list: Vec<BExpr>,
+        negated: bool,
+    },
+    InSubquery {
+        expr: Box<BExpr>,
+        query: SubqueryRef,
+        negated: bool,
+    },
+    Between {
+        expr: Box<BExpr>,
+        low: Box<BExpr>,
+        high: Box<BExpr>,
+        negated: bool,
+    },
+    Like {
+        expr: Box<BExpr>,
+        pattern: Box<BExpr>,
+        escape: u8,
+        negated: bool,
+    },
+    Exists {
+        query: SubqueryRef,
+        negated: bool,
+    },
+    Subquery(SubqueryRef),
+    Func(Func, Vec<BExpr>),
+    Case {
+        operand: Option<Box<BExpr>>,
+        branches: Vec<(BExpr, BExpr)>,
+        else_result: Option<Box<BExpr>>,
+    },
+    Cast(Box<BExpr>, CastType),
+    Row(Vec<BExpr>),
+    /// DEFAULT in INSERT VALUES: the column's default.
+    Default,
+}
+
+/// Scalar functions lockstep implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    Database,
+    Version,
+    ConnectionId,
+    LastInsertId,
+    Now,
+    CurDate,
+    UnixTimestamp,
+    User,
+    Concat,
+    ConcatWs,
+    Length,
+    CharLength,
+    Lower,
+    Upper,
+    Substring,
+    Trim,
+    Ltrim,
+    Rtrim,
+    Replace,
+    Left,
+    Right,
+    Lpad,
+    Rpad,
+    Abs,
+    Ceil,
+    Floor,
+    Round,
+    Truncate,
+    Mod,
+    Greatest,
+    Least,
+    Coalesce,
+    IfNull,
+    NullIf,
+    If,
+    Rand,
+    Sqrt,
+    Pow,
+    Date,
+    Year,
+    Month,
+    Day,
+    FoundRows,
+    RowCount,
+    Sleep,
+    Hex,
+    Sign,
+    Instr,
+    DateAddDays,
+}
+
+impl Func {
+    pub fn lookup(name: &str) -> Option<Func> {
+        Some(match name {
+            "DATABASE" | "SCHEMA" => Func::Database,
+            "VERSION" => Func::Version,
+            "CONNECTION_ID" => Func::ConnectionId,
+            "LAST_INSERT_ID" => Func::LastInsertId,
+            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
+            | "UTC_TIMESTAMP" => Func::Now,
+            "CURDATE" | "CURRENT_DATE" | "UTC_DATE" => Func::CurDate,
+            "UNIX_TIMESTAMP" => Func::UnixTimestamp,
+            "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => Func::User,
+            "CONCAT" => Func::Concat,
+            "CONCAT_WS" => Func::ConcatWs,
+            "LENGTH" | "OCTET_LENGTH" => Func::Length,
+            "CHAR_LENGTH" | "CHARACTER_LENGTH" => Func::CharLength,
+            "LOWER" | "LCASE" => Func::Lower,
+            "UPPER" | "UCASE" => Func::Upper,
+            "SUBSTRING" | "SUBSTR" | "MID" => Func::Substring,
+            "TRIM" => Func::Trim,
+            "LTRIM" => Func::Ltrim,
+            "RTRIM" => Func::Rtrim,
+            "REPLACE" => Func::Replace,
+            "LEFT" => Func::Left,
+            "RIGHT" => Func::Right,
+            "LPAD" => Func::Lpad,
+            "RPAD" => Func::Rpad,
+            "ABS" => Func::Abs,
+            "CEIL" | "CEILING" => Func::Ceil,
+            "FLOOR" => Func::Floor,
+            "ROUND" => Func::Round,
+            "TRUNCATE" => Func::Truncate,
+            "MOD" => Func::Mod,
+            "GREATEST" => Func::Greatest,
+            "LEAST" => Func::Least,
+            "COALESCE" => Func::Coalesce,
+            "IFNULL" => Func::IfNull,
+            "NULLIF" => Func::NullIf,
+            "IF" => Func::If,
+            "RAND" => Func::Rand,
+            "SQRT" => Func::Sqrt,
+            "POW" | "POWER" => Func::Pow,
+            "DATE" => Func::Date,
+            "YEAR" => Func::Year,
+            "MONTH" => Func::Month,
+            "DAY" | "DAYOFMONTH" => Func::Day,
+            "FOUND_ROWS" => Func::FoundRows,
+            "ROW_COUNT" => Func::RowCount,
+            "SLEEP" => Func::Sleep,
+            "HEX" => Func::Hex,
+            "SIGN" => Func::Sign,
+            "INSTR" => Func::Instr,
+            _ => return None,
+        })
+    }
+}
+
+/// What an expression needs from outside the row: parameters, session
+/// state, enclosing rows, and a way to run subqueries.
+pub trait Env {
+    fn param(&self, i: usize) -> Result<Value, Error>;
+    fn user_var(&self, name: &str) -> Value;
+    fn system_var(&self, global: bool, name: &str) -> Result<Value, Error>;
+    fn outer(&self, depth: usize, index: usize) -> Value;
+    fn database(&self) -> Option<String>;
+    fn connection_id(&self) -> u64;
+    fn last_insert_id(&self) -> u64;
+    fn set_last_insert_id(&mut self, v: u64);
+    fn found_rows(&self) -> u64;
+    fn row_count(&self) -> i64;
+    fn user(&self) -> String;
+    /// Runs a subquery with `row` as the innermost enclosing row.
+    fn subquery(&mut self, query: &SubqueryRef, row: &[Value]) -> Result<Vec<Vec<Value>>, Error>;
+}
+
+pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
+    Ok(match e {
+        BExpr::Literal(v) => v.clone(),
+        BExpr::Column(i) => row.get(*i).cloned().unwrap_or(Value::Null),
+        BExpr::Outer { depth, index } => env.outer(*depth, *index),
+        BExpr::Param(i) => env.param(*i)?,
+        BExpr::UserVar(n) => env.user_var(n),
+        BExpr::SystemVar { global, name } => env.system_var(*global, name)?,
+        BExpr::Unary(op, x) => unary(*op, eval(x, row, env)?)?,
+        BExpr::Binary(BinaryOp::And, l, r) => {
+            let a = eval(l, row, env)?.truth();
+            if a == Some(false) {
+                return Ok(Value::Int(0));
+            }
+            let b = eval(r, row, env)?.truth();
+            match (a, b) {
+                (_, Some(false)) => Value::Int(0),
+                (Some(true), Some(true)) => Value::Int(1),
+                _ => Value::Null,
+            }
+        }
+        BExpr::Binary(BinaryOp::Or, l, r) => {
+            let a = eval(l, row, env)?.truth();
+            if a == Some(true) {
+                return Ok(Value::Int(1));
+            }
+            let b = eval(r, row, env)?.truth();
+            match (a, b) {
+                (_, Some(true)) => Value::Int(1),
+                (Some(false), Some(false)) => Value::Int(0),
+                _ => Value::Null,
+            }
+        }
+        BExpr::Binary(op, l, r) => {
+            let (a, b) = (eval(l, row, env)?, eval(r, row, env)?);
+            binary(*op, a, b)?
+        }
+        BExpr::IsNull(x, negated) => bool_value(eval(x, row, env)?.is_null() != *negated),
+        BExpr::IsBool {
+            expr,
+            value,
+            negated,
+        } => {
+            let t = eval(expr, row, env)?.truth();
+            bool_value((t == Some(*value)) != *negated)
+        }
+        BExpr::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            let v = eval(expr, row, env)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            let mut saw_null = false;
+            for item in list {
+                let x = eval(item, row, env)?;
+                match v.sql_cmp(&x) {
+                    Some(Ordering::Equal) => return Ok(bool_value(!*negated)),
+                    None => saw_null = true,
+                    _ => {}
+                }
+            }
+            if saw_null {
+                Value::Null
+            } else {
+                bool_value(*negated)
+            }
+        }
+        BExpr::InSubquery {
+            expr,
+            query,
+            negated,
+        } => {
+            let v = eval(expr, row, env)?;
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            let rows = env.subquery(query, row)?;
+            let mut saw_null = false;
+            for r in rows {
+                match r.first().and_then(|x| v.sql_cmp(x)) {
+                    Some(Ordering::Equal) => return Ok(bool_value(!*negated)),
+                    None => saw_null = true,
+                    _ => {}
+                }
+            }
+            if saw_null {
+                Value::Null
+            } else {
+                bool_value(*negated)
+            }
+        }
+        BExpr::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } => {
+            let v = eval(expr, row, env)?;
+            let lo = eval(low, row, env)?;
+            let hi = eval(high, row, env)?;
+            match (v.sql_cmp(&lo), v.sql_cmp(&hi)) {
+                (Some(a), Some(b)) => {
+                    bool_value((a != Ordering::Less && b != Ordering::Greater) != *negated)
+                }
+                _ => Value::Null,
+            }
+        }
+        BExpr::Like {
+            expr,
+            pattern,
+            escape,
+            negated,
+        } => {
+            let v = eval(expr, row, env)?;
+            let p = eval(pattern, row, env)?;
+            if v.is_null() || p.is_null() {
+                return Ok(Value::Null);
+            }
+            let (v, p) = (text(&v), text(&p));
+            bool_value(like(&v, &p, *escape) != *negated)
+        }
+        BExpr::Exists { query, negated } => {
+            let rows = env.subquery(query, row)?;
+            bool_value(rows.is_empty() == *negated)
+        }
+        BExpr::Subquery(query) => {
+            let rows = env.subquery(query, row)?;
+            match rows.len() {
+                0 => Value::Null,
+                1 => rows
+                    .into_iter()
+                    .next()
+                    .and_then(|r| r.into_iter().next())
+                    .unwrap_or(Value::Null),
+                _ => {
+                    return Err(Error::new(
+                        Code::SubqueryMoreThanOneRow,
+                        "Subquery returns more than 1 row",
+                    ))
+                }
+            }
+        }
+        BExpr::Func(f, args) => func(*f, args, row, env)?,
+        BExpr::Case {
+            operand,
+            branches,
+            else_result,
+        } => {
+            let op = match operand {
+                Some(o) => Some(eval(o, row, env)?),
+                None => None,
+            };
+            for (when, then) in branches {
+                let w = eval(when, row, env)?;
+                let hit = match &op {
+                    Some(o) => o.sql_cmp(&w) == Some(Ordering::Equal),
+                    None => w.truth() == Some(true),
+                };
+                if hit {
+                    return eval(then, row, env);
+                }
+            }
+            match else_result {
+                Some(e) => eval(e, row, env)?,
+                None => Value::Null,
+            }
+        }
+        BExpr::Cast(x, to) => cast(eval(x, row, env)?, *to)?,
+        BExpr::Row(_) => {
+            return Err(Error::new(
+                Code::OperandColumns,
+                "Operand should contain 1 column(s)",
+            ))
+        }
+        BExpr::Default => return Err(Error::parse("DEFAULT")),
+    })
+}
+
+pub fn bool_value(b: bool) -> Value {
+    Value::Int(b as i64)
+}
+
+fn text(v: &Value) -> Vec<u8> {
+    v.to_text().unwrap_or_default()
+}
+
+fn unary(op: UnaryOp, v: Value) -> Result<Value, Error> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    Ok(match op {
+        UnaryOp::Not => bool_value(v.truth() == Some(false)),
+        UnaryOp::Plus => v,
+        UnaryOp::Minus => match v {
+            Value::Int(i) => i
+                .checked_neg()
+                .map(Value::Int)
+                .ok_or_else(|| out_of_range("BIGINT", &format!("-({i})")))?,
+            Value::UInt(u) if u <= i64::MAX as u64 + 1 => {
+                Value::Int((u as i128).wrapping_neg() as i64)
+            }
+            Value::UInt(u) => Value::Decimal(-Decimal::from(u)),
+            Value::Decimal(d) => Value::Decimal(-d),
+            Value::Double(d) => Value::Double(-d),
+            other => Value::Double(-other.to_f64().unwrap_or(0.0)),
+        },
+        UnaryOp::BitNot => Value::UInt(!(v.to_i64().unwrap_or(0) as u64)),
+    })
+}
+
+fn out_of_range(ty: &str, expr: &str) -> Error {
+    Error::new(
+        Code::DataOutOfRange,
+        format!("{ty} value is out of range in '{expr}'"),
+    )
+}
+
+/// Numeric class of an operand for arithmetic.
+enum Num {
+    Int(i128),
+    Dec,
+    Dbl,
+}
+
+fn num(v: &Value) -> Num {
+    match v {
+        Value::Int(i) => Num::Int(*i as i128),
+        Value::UInt(u) => Num::Int(*u as i128),
+        Value::Decimal(_) => Num::Dec,
+        Value::Double(_) => Num::Dbl,
+        Value::Bytes(_) => Num::Dbl,
+        other => Num::Int(other.to_i64().unwrap_or(0) as i128),
+    }
+}
+
+/// An integer result: unsigned when an operand was unsigned (MySQL's
+/// rule), and an error (1690) when it does not fit.
+fn int_result(i: i128, unsigned: bool) -> Result<Value, Error> {
+    if unsigned {
+        return u64::try_from(i)
+            .map(Value::UInt)
+            .map_err(|_| out_of_range("BIGINT UNSIGNED", &i.to_string()));
+    }
+    i64::try_from(i)
+        .map(Value::Int)
+        .map_err(|_| out_of_range("BIGINT", &i.to_string()))
+}
+
+pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
+    use BinaryOp::*;
+    if op == NullSafeEq {
+        return Ok(bool_value(match (a.is_null(), b.is_null()) {
+            (true, true) => true,
+            (false, false) => a.sql_cmp(&b) == Some(Ordering::Equal),
+            _ => false,
+        }));
+    }
+    if a.is_null() || b.is_null() {
+        return Ok(Value::Null);
+    }
+    let cmp = |f: fn(Ordering) -> bool| -> Value {
+        a.sql_cmp(&b)
+            .map(|o| bool_value(f(o)))
+            .unwrap_or(Value::Null)
+    };
+    Ok(match op {
+        Eq => cmp(|o| o == Ordering::Equal),
+        NotEq => cmp(|o| o != Ordering::Equal),
+        Lt => cmp(|o| o == Ordering::Less),
+        LtEq => cmp(|o| o != Ordering::Greater),
+        Gt => cmp(|o| o == Ordering::Greater),
+        GtEq => cmp(|o| o != Ordering::Less),
+        Xor => bool_value(a.truth() != b.truth()),
+        Plus | Minus | Multiply => {
+            let unsigned = matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_));
+            match (num(&a), num(&b)) {
+                (Num::Dbl, _) | (_, Num::Dbl) => {
+                    let (x, y) = (a.to_f64().unwrap_or(0.0), b.to_f64().unwrap_or(0.0));
+                    let r = match op {
+                        Plus => x + y,
+                        Minus => x - y,
+                        _ => x * y,
+                    };
+                    if !r.is_finite() {
+                        return Err(out_of_range("DOUBLE", &format!("{a} op {b}")));
+                    }
+                    Value::Double(r)
+                }
+                (Num::Int(x), Num::Int(y)) => {
+                    let r = match op {
+                        Plus => x + y,
+                        Minus => x - y,
+                        _ => x
+                            .checked_mul(y)
+                            .ok_or_else(|| out_of_range("BIGINT", &format!("{x} * {y}")))?,
+                    };
+                    int_result(r, unsigned).map_err(|_| {
+                        let ty = if unsigned {
+                            "BIGINT UNSIGNED"
+                        } else {
+                            "BIGINT"
+                        };
+                        let sym = match op {
+                            Plus => "+",
+                            Minus => "-",
+                            _ => "*",
+                        };
+                        out_of_range(ty, &format!("({a} {sym} {b})"))
+                    })?
+                }
+                _ => {
+                    let (x, y) = (
+                        a.to_decimal().unwrap_or_default(),
+                        b.to_decimal().unwrap_or_default(),
+                    );
+                    let r = match op {
+                        Plus => x.checked_add(y),
+                        Minus => x.checked_sub(y),
+                        _ => x.checked_mul(y),
+                    };
+                    Value::Decimal(
+                        r.ok_or_else(|| out_of_range("DECIMAL", &format!("{a} op {b}")))?,
+                    )
+                }
+            }
+        }
+        Divide => match (num(&a), num(&b)) {
+            (Num::Dbl, _) | (_, Num::Dbl) => {
+                let y = b.to_f64().unwrap_or(0.0);
+                if y == 0.0 {
+                    Value::Null
+                } else {
+                    Value::Double(a.to_f64().unwrap_or(0.0) / y)
+                }
+            }
+            _ => {
+                let y = b.to_decimal().unwrap_or_default();
+                if y.is_zero() {
+                    Value::Null
+                } else {
+                    let mut r = a.to_decimal().unwrap_or_default() / y;
+                    // MySQL: scale of a division is the dividend's scale + 4.
+                    let scale = a.to_decimal().map(|d| d.scale()).unwrap_or(0) + 4;
+                    r = r.round_dp(scale.min(28));
+                    Value::Decimal(r)
+                }
+            }
+        },
+        IntDivide => {
+            let y = b.to_decimal().unwrap_or_default();
+            if y.is_zero() {
+                Value::Null
+            } else {
+                let q = (a.to_decimal().unwrap_or_default() / y).trunc();
+                int_result(q.try_into().unwrap_or(0i64) as i128, false)?
+            }
+        }
+        Modulo => match (num(&a), num(&b)) {
+            (Num::Int(x), Num::Int(y)) => {
+                if y == 0 {
+                    Value::Null
+                } else {
+                    int_result(x % y, false)?
+                }
+            }
+            (Num::Dbl, _) | (_, Num::Dbl) => {
+                let y = b.to_f64().unwrap_or(0.0);
+                if y == 0.0 {
+                    Value::Null
+                } else {
+                    Value::Double(a.to_f64().unwrap_or(0.0) % y)
+                }
+            }
+            _ => {
+                let y = b.to_decimal().unwrap_or_default();
+                if y.is_zero() {
+                    Value::Null
+                } else {
+                    Value::Decimal(a.to_decimal().unwrap_or_default() % y)
+                }
+            }
+        },
+        BitAnd | BitOr | BitXor | ShiftLeft | ShiftRight => {
+            let (x, y) = (
+                a.to_i64().unwrap_or(0) as u64,
+                b.to_i64().unwrap_or(0) as u64,
+            );
+            Value::UInt(match op {
+                BitAnd => x & y,
+                BitOr => x | y,
+                BitXor => x ^ y,
+                ShiftLeft => x.checked_shl(y as u32).unwrap_or(0),
+                _ => x.checked_shr(y as u32).unwrap_or(0),
+            })
+        }
+        And | Or | NullSafeEq => unreachable!("handled above"),
+    })
+}
+
+/// SQL LIKE with % and _ (byte-wise; `escape` escapes the next byte).
+pub fn like(s: &[u8], p: &[u8], escape: u8) -> bool {
+    // Iterative matcher with backtracking to the last %.
+    let (mut si, mut pi) = (0usize, 0usize);
+    let (mut star_p, mut star_s) = (usize::MAX, 0usize);
+    while si < s.len() {
+        if pi < p.len() {
+            let c = p[pi];
+            if c == escape && pi + 1 < p.len() {
+                if p[pi + 1] == s[si] {
+                    si += 1;
+                    pi += 2;
+                    continue;
+                }
+            } else if c == b'%' {
+                star_p = pi;
+                star_s = si;
+                pi += 1;
+                continue;
+            } else if c == b'_' || c == s[si] {
+                si += 1;
+                pi += 1;
+                continue;
+            }
+        }
+        if star_p != usize::MAX {
+            pi = star_p + 1;
+            star_s += 1;
+            si = star_s;
+            continue;
+        }
+        return false;
+    }
+    while pi < p.len() && p[pi] == b'%' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+pub fn cast(v: Value, to: CastType) -> Result<Value, Error> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    Ok(match to {
+        CastType::Signed => Value::Int(v.to_i64().unwrap_or(0)),
+        CastType::Unsigned => Value::UInt(v.to_i64().unwrap_or(0) as u64),
+        CastType::Char | CastType::Binary => Value::Bytes(text(&v)),
+        CastType::Double => Value::Double(v.to_f64().unwrap_or(0.0)),
+        CastType::Decimal { scale, .. } => {
+            Value::Decimal(v.to_decimal().unwrap_or_default().round_dp(scale as u32))
+        }
+        CastType::Date => match to_datetime(&v) {
+            Some(dt) => Value::Date(dt.date),
+            None => Value::Null,
+        },
+        CastType::DateTime => match to_datetime(&v) {
+            Some(dt) => Value::DateTime(dt),
+            None => Value::Null,
+        },
+    })
+}
+
+pub fn to_datetime(v: &Value) -> Option<DateTime> {
+    match v {
+        Value::DateTime(dt) => Some(*dt),
+        Value::Date(d) => Some(DateTime {
+            date: *d,
+            ..Default::default()
+        }),
+        Value::Bytes(b) => DateTime::parse(std::str::from_utf8(b).ok()?),
+        _ => None,
+    }
+}
+
+fn arg(args: &[BExpr], i: usize, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
+    match args.get(i) {
+        Some(a) => eval(a, row, env),
+        None => Ok(Value::Null),
+    }
+}
+
+fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
+    let mut vals = Vec::with_capacity(args.len());
+    // Functions that must not evaluate every argument.
+    match f {
+        Func::Coalesce => {
+            for a in args {
+                let v = eval(a, row, env)?;
+                if !v.is_null() {
+                    return Ok(v);
+                }
+            }
+            return Ok(Value::Null);
+        }
+        Func::If => {
+            let c = arg(args, 0, row, env)?;
+            return arg(args, if c.truth() == Some(true) { 1 } else { 2 }, row, env);
+        }
+        Func::IfNull => {
+            let v = arg(args, 0, row, env)?;
+            return if v.is_null() {
+                arg(args, 1, row, env)
+            } else {
+                Ok(v)
+            };
+        }
+        Func::LastInsertId if !args.is_empty() => {
+            let v = arg(args, 0, row, env)?;
+            env.set_last_insert_id(v.to_i64().unwrap_or(0) as u64);
+            return Ok(v);
+        }
+        _ => {}
+    }
+    for a in args {
+        vals.push(eval(a, row, env)?);
+    }
+    let any_null = vals.iter().any(|v| v.is_null());
+    let s = |i: usize| vals.get(i).map(text).unwrap_or_default();
+    let n = |i: usize| vals.get(i).and_then(|v| v.to_i64()).unwrap_or(0);
+    Ok(match f {
+        Func::Database => env
+            .database()
+            .map(|d| Value::str(&d))
+            .unwrap_or(Value::Null),
+        Func::Version => env.system_var(false, "version")?,
+        Func::ConnectionId => Value::UInt(env.connection_id()),
+        Func::LastInsertId => Value::UInt(env.last_insert_id()),
+        Func::Now => Value::DateTime(DateTime::now().truncate(n(0).clamp(0, 6) as u8)),
+        Func::CurDate => Value::Date(DateTime::now().date),
+        Func::UnixTimestamp => match vals.first() {
+            None => Value::Int(DateTime::now().to_unix_micros() / 1_000_000),
+            Some(v) => to_datetime(v)
+                .map(|d| Value::Int(d.to_unix_micros() / 1_000_000))
+                .unwrap_or(Value::Null),
+        },
+        Func::User => Value::str(&env.user()),
+        Func::FoundRows => Value::UInt(env.found_rows()),
+        Func::RowCount => Value::Int(env.row_count()),
+        _ if any_null
+            && !matches!(
+                f,
+                Func::ConcatWs | Func::Greatest | Func::Least | Func::Rand
+            ) =>
+        {
+            Value::Null
+        }
+        Func::Concat => Value::Bytes(vals.iter().flat_map(text).collect()),
+        Func::ConcatWs => {
+            if vals.first().is_none_or(|v| v.is_null()) {
+                return Ok(Value::Null);
+            }
+            let sep = s(0);
+            let parts: Vec<Vec<u8>> = vals[1..]
+                .iter()
+                .filter(|v| !v.is_null())
+                .map(text)
+                .collect();
+            Value::Bytes(parts.join(&sep[..]))
+        }
+        Func::Length => Value::Int(s(0).len() as i64),
+        Func::CharLength => Value::Int(String::from_utf8_lossy(&s(0)).chars().count() as i64),
+        Func::Lower => Value::str(&String::from_utf8_lossy(&s(0)).to_lowercase()),
+        Func::Upper => Value::str(&String::from_utf8_lossy(&s(0)).to_uppercase()),
+        Func::Substring => {
+            let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
+            let len = chars.len() as i64;
+            let pos = n(1);
+            let start = if pos > 0 {
+                pos - 1
+            } else if pos < 0 {
+                len + pos
+            } else {
+                return Ok(Value::str(""));
+            };
+            if start < 0 || start >= len {
+                return Ok(Value::str(""));
+            }
+            let count = if vals.len() > 2 { n(2).max(0) } else { len };
+            let end = (start + count).min(len);
+            Value::str(
+                &chars[start as usize..end as usize]
+                    .iter()
+                    .collect::<String>(),
+            )
+        }
+        Func::Trim => {
+            Value::str(String::from_utf8_lossy(&s(vals.len().saturating_sub(1))).trim_matches(' '))
+        }
+        Func::Ltrim => Value::str(String::from_utf8_lossy(&s(0)).trim_start_matches(' ')),
+        Func::Rtrim => Value::str(String::from_utf8_lossy(&s(0)).trim_end_matches(' ')),
+        Func::Replace => {
+            let (a, b, c) = (String::from_utf8_lossy(&s(0)).into_owned(), s(1), s(2));
+            let from = String::from_utf8_lossy(&b).into_owned();
+            if from.is_empty() {
+                Value::str(&a)
+            } else {
+                Value::str(&a.replace(&from, &String::from_utf8_lossy(&c)))
+            }
+        }
+        Func::Left | Func::Right => {
+            let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
+            let k = (n(1).max(0) as usize).min(chars.len());
+            let slice = if f == Func::Left {
+                &chars[..k]
+            } else {
+                &chars[chars.len() - k..]
+            };
+            Value::str(&slice.iter().collect::<String>())
+        }
+        Func::Lpad | Func::Rpad => {
+            let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
+            let want = n(1).max(0) as usize;
+            let pad: Vec<char> = String::from_utf8_lossy(&s(2)).chars().collect();
+            if want <= chars.len() {
+                Value::str(&chars[..want].iter().collect::<String>())
+            } else if pad.is_empty() {
+                Value::Null
+            } else {
+                let fill: String = pad.iter().cycle().take(want - chars.len()).collect();
+                let body: String = chars.iter().collect();
+                Value::str(&if f == Func::Lpad {
+                    fill + &body
+                } else {
+                    body + &fill
+                })
+            }
+        }
+        Func::Abs => match &vals[0] {
+            Value::Int(i) => Value::Int(
+                i.checked_abs()
+                    .ok_or_else(|| out_of_range("BIGINT", "abs"))?,
+            ),
+            Value::Decimal(d) => Value::Decimal(d.abs()),
+            Value::UInt(u) => Value::UInt(*u),
+            v => Value::Double(v.to_f64().unwrap_or(0.0).abs()),
+        },
+        Func::Sign => Value::Int(match vals[0].to_f64().unwrap_or(0.0) {
+            x if x > 0.0 => 1,
+            x if x < 0.0 => -1,
+            _ => 0,
+        }),
+        Func::Ceil | Func::Floor => match &vals[0] {
+            Value::Int(_) | Value::UInt(_) => vals[0].clone(),
+            Value::Decimal(d) => Value::Int(
+                (if f == Func::Ceil { d.ceil() } else { d.floor() })
+                    .try_into()
+                    .unwrap_or(0i64),
+            ),
+            v => {
+                let x = v.to_f64().unwrap_or(0.0);
+                Value::Double(if f == Func::Ceil { x.ceil() } else { x.floor() })
+            }
+        },
+        Func::Round | Func::Truncate => {
+            let places = if vals.len() > 1 { n(1) } else { 0 };
+            match &vals[0] {
+                Value::Int(_) | Value::UInt(_) if places >= 0 => vals[0].clone(),
+                Value::Double(x) => {
+                    let m = 10f64.powi(places as i32);
+                    Value::Double(if f == Func::Round {
+                        (x * m).round() / m
+                    } else {
+                        (x * m).trunc() / m
+                    })
+                }
+                v => {
+                    let d = v.to_decimal().unwrap_or_default();
+                    let dp = places.clamp(0, 28) as u32;
+                    Value::Decimal(if f == Func::Round {
+                        d.round_dp_with_strategy(
+                            dp,
+                            rust_decimal::RoundingStrategy::MidpointAwayFromZero,
+                        )
+                    } else {
+                        d.trunc_with_scale(dp)
+                    })
+                }
+            }
+        }
+        Func::Mod => binary(BinaryOp::Modulo, vals[0].clone(), vals[1].clone())?,
+        Func::Greatest | Func::Least => {
+            if any_null {
+                return Ok(Value::Null);
+            }
+            let mut best = vals[0].clone();
+            for v in &vals[1..] {
+                let o = v.sort_cmp(&best);
+                if (f == Func::Greatest && o == Ordering::Greater)
+                    || (f == Func::Least && o == Ordering::Less)
+                {
+                    best = v.clone();
+                }
+            }
+            best
+        }
+        Func::NullIf => {
+            if vals[0].sql_cmp(&vals[1]) == Some(Ordering::Equal) {
+                Value::Null
+            } else {
+                vals[0].clone()
+            }
+        }
+        Func::Rand => Value::Double(rand_f64()),
+        Func::Sqrt => {
+            let x = vals[0].to_f64().unwrap_or(0.0);
+            if x < 0.0 {
+                Value::Null
+            } else {
+                Value::Double(x.sqrt())
+            }
+        }
+        Func::Pow => Value::Double(
+            vals[0]
+                .to_f64()
+                .unwrap_or(0.0)
+                .powf(vals[1].to_f64().unwrap_or(0.0)),
+        ),
+        Func::Date => to_datetime(&vals[0])
+            .map(|d| Value::Date(d.date))
+            .unwrap_or(Value::Null),
+        Func::Year => to_datetime(&vals[0])
+            .map(|d| Value::Int(d.date.year as i64))
+            .unwrap_or(Value::Null),
+        Func::Month => to_datetime(&vals[0])
+            .map(|d| Value::Int(d.date.month as i64))
+            .unwrap_or(Value::Null),
+        Func::Day => to_datetime(&vals[0])
+            .map(|d| Value::Int(d.date.day as i64))
+            .unwrap_or(Value::Null),
+        Func::DateAddDays => match to_datetime(&vals[0]) {
+            Some(mut d) => {
+                d.date = Date::from_days(d.date.to_days() + n(1));
+                let date_only = match &vals[0] {
+                    Value::Date(_) => true,
+                    Value::Bytes(b) => !b.contains(&b':'),
+                    _ => false,
+                };
+                if date_only {
+                    Value::Date(d.date)
+                } else {
+                    Value::DateTime(d)
+                }
+            }
+            None => Value::Null,
+        },
+        Func::Sleep => {
+            // Bounded: a statement's sleep is capped so a client cannot park a worker for long.
+            std::thread::sleep(std::time::Duration::from_millis(
+                (vals[0].to_f64().unwrap_or(0.0).clamp(0.0, 5.0) * 1000.0) as u64,
+            ));
+            Value::Int(0)
+        }
+        Func::Hex => match &vals[0] {
+            Value::Int(_) | Value::UInt(_) => Value::str(&format!("{:X}", n(0))),
+            v => Value::str(
+                &text(v)
+                    .iter()
+                    .map(|b| format!("{b:02X}"))
+                    .collect::<String>(),
+            ),
+        },
+        Func::Instr => {
+            let (h, needle) = (s(0), s(1));
+            let pos = h
+                .windows(needle.len().max(1))
+                .position(|w| w == &needle[..])
+                .map(|p| p + 1)
+                .unwrap_or(0);
+            Value::Int(if needle.is_empty() { 1 } else { pos as i64 })
+        }
+        Func::Coalesce | Func::If | Func::IfNull => unreachable!("handled above"),
+    })
+}
+
+fn rand_f64() -> f64 {
+    use std::cell::Cell;
+    thread_local!(static STATE: Cell<u64> = Cell::new(0x9E37_79B9_7F4A_7C15 ^ std::process::id() as u64));
+    STATE.with(|s| {
+        let mut x = s.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        s.set(x);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    })
+}
+
+/// Converts `v` to a column of type `ty` for storing, as MySQL's strict
+/// mode does: out-of-range numbers and over-long strings are errors.
+pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let bad = |v: &Value| {
+        Error::new(
+            Code::TruncatedWrongValueForField,
+            format!(
+                "Incorrect {} value: '{}' for column '{}' at row 1",
+                type_word(ty),
+                v,
+                column
+            ),
+        )
+    };
+    if let Some((min, max)) = ty.integer_range() {
+        let i: i128 = match &v {
+            Value::Int(i) => *i as i128,
+            Value::UInt(u) => *u as i128,
+            Value::Decimal(d) => d.round().try_into().unwrap_or(i128::MAX),
+            Value::Double(d) => {
+                if d.is_finite() {
+                    d.round() as i128
+                } else {
+                    i128::MAX
+                }
+            }
+            Value::Bytes(b) => {
+                let s = std::str::from_utf8(b).map_err(|_| bad(&v))?.trim();
+                if let Ok(i) = s.parse::<i128>() {
+                    i
+                } else if let Ok(d) = s.parse::<Decimal>() {
+                    d.round().try_into().unwrap_or(i128::MAX)
+                } else if let Ok(f) = s.parse::<f64>() {
+                    f.round() as i128
+                } else {
+                    return Err(bad(&v));
+                }
+            }
+            other => other.to_i64().unwrap_or(0) as i128,
+        };
+        if i < min || i > max {
+            return Err(Error::new(
+                Code::WarnDataOutOfRange,
+                format!("Out of range value for column '{column}' at row 1"),
+            ));
+        }
+        return Ok(if ty.is_unsigned() {
+            Value::UInt(i as u64)
+        } else {
+            Value::Int(i as i64)
+        });
+    }
+    Ok(match ty {
+        DataType::Decimal { precision, scale } => {
+            let d = match &v {
+                Value::Bytes(b) => std::str::from_utf8(b)
+                    .ok()
+                    .and_then(|s| s.trim().parse::<Decimal>().ok())
+                    .ok_or_else(|| bad(&v))?,
+                other => other.to_decimal().ok_or_else(|| bad(&v))?,
+            };
+            let d = d.round_dp_with_strategy(
+                scale as u32,
+                rust_decimal::RoundingStrategy::MidpointAwayFromZero,
+            );
+            let int_digits = precision as i64 - scale as i64;
+            let limit =
+                Decimal::from_i128_with_scale(10i128.pow(int_digits.clamp(0, 28) as u32), 0);
+            if d.abs() >= limit {
+                return Err(Error::new(
+                    Code::WarnDataOutOfRange,
+                    format!("Out of range value for column '{column}' at row 1"),
+                ));
+            }
+            let mut d = d;
+            d.rescale(scale as u32);
+            Value::Decimal(d)
+        }
+        DataType::Float | DataType::Double => {
+            let f = match &v {
+                Value::Bytes(b) => std::str::from_utf8(b)
+                    .ok()
+                    .and_then(|s| s.trim().parse::<f64>().ok())
+                    .ok_or_else(|| bad(&v))?,
+                other => other.to_f64().unwrap_or(0.0),
+            };
+            Value::Double(if ty == DataType::Float {
+                f as f32 as f64
+            } else {
+                f
+            })
+        }
+        DataType::Date => Value::Date(to_datetime(&v).ok_or_else(|| bad_date(&v, column))?.date),
+        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(
+            to_datetime(&v)
+                .ok_or_else(|| bad_date(&v, column))?
+                .truncate(fsp),
+        ),
+        _ => {
+            let bytes = text(&v);
+            let max = ty.max_bytes().unwrap_or(u32::MAX) as usize;
+            let len = if ty.is_string() {
+                String::from_utf8_lossy(&bytes).chars().count()
+            } else {
+                bytes.len()
+            };
+            if len > max {
+                return Err(Error::new(
+                    Code::DataTooLong,
+                    format!("Data too long for column '{column}' at row 1"),
+                ));
+            }
+            let mut bytes = bytes;
+            if let DataType::Char { .. } = ty {
+                // CHAR drops trailing spaces when read back (PAD semantics).
+                while bytes.last() == Some(&b' ') {
+                    bytes.pop();
+                }
+            }
+            if let DataType::Binary { len } = ty {
+                bytes.resize(len as usize, 0);
+            }
+            Value::Bytes(bytes)
+        }
+    })
+}
+
+fn bad_date(v: &Value, column: &str) -> Error {
+    Error::new(
+        Code::TruncatedWrongValue,
+        format!("Incorrect datetime value: '{v}' for column '{column}' at row 1"),
+    )
+}
+
+fn type_word(ty: DataType) -> &'static str {
+    if ty.is_integer() {
+        "integer"
+    } else {
+        "decimal"
+    }
+}
+
+/// Converts a search value to a column's type for an index key. Returns
+/// None where no exact key exists (the caller then widens or empties the
+/// range; the full predicate is applied to every row anyway).
+pub fn key_value(v: &Value, ty: DataType) -> Option<Value> {
+    if v.is_null() {
+        return None;
+    }
+    if ty.is_integer() {
+        let d = v.to_decimal()?;
+        if !d.fract().is_zero() {
+            return None;
+        }
+        if let Value::Bytes(b) = v {
+            std::str::from_utf8(b).ok()?.trim().parse::<i128>().ok()?;
+        }
+        let i: i128 = d.try_into().ok()?;
+        let (min, max) = ty.integer_range()?;
+        if i < min || i > max {
+            return None;
+        }
+        return Some(if ty.is_unsigned() {
+            Value::UInt(i as u64)
+        } else {
+            Value::Int(i as i64)
+        });
+    }
+    match ty {
+        DataType::Decimal { scale, .. } => {
+            let mut d = v.to_decimal()?;
+            if d.scale() > scale as u32 && d.round_dp(scale as u32) != d {
+                return None;
+            }
+            d.rescale(scale as u32);
+            Some(Value::Decimal(d))
+        }
+        DataType::Float | DataType::Double => {
+            if matches!(v, Value::Bytes(_)) {
+                return None;
+            }
+            Some(Value::Double(v.to_f64()?))
+        }
+        DataType::Date => match v {
+            Value::Date(_) => Some(v.clone()),
+            _ => None,
+        },
+        DataType::DateTime { .. } | DataType::Timestamp { .. } => match v {
+            Value::DateTime(_) => Some(v.clone()),
+            Value::Bytes(b) => DateTime::parse(std::str::from_utf8(b).ok()?).map(Value::DateTime),
+            _ => None,
+        },
+        _ => match v {
+            Value::Bytes(b) => {
+                let mut b = b.clone();
+                if matches!(ty, DataType::Char { .. }) {
+                    while b.last() == Some(&b' ') {
+                        b.pop();
+                    }
+                }
+                Some(Value::Bytes(b))
+            }
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => None,
+            other => other.to_text().map(Value::Bytes),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_patterns() {
+        assert!(like(b"hello", b"h%o", b'\\'));
+        assert!(like(b"hello", b"_ello", b'\\'));
+        assert!(!like(b"hello", b"h%x", b'\\'));
+        assert!(like(b"50%", b"50\\%", b'\\'));
+        assert!(!like(b"500", b"50\\%", b'\\'));
+        assert!(like(b"", b"%", b'\\'));
+    }
+
+    #[test]
+    fn arithmetic_promotes() {
+        let d = |s: &str| Value::Decimal(s.parse().expect("decimal"));
+        assert_eq!(
+            binary(BinaryOp::Plus, d("0.1"), d("0.2"))
+                .expect("adds")
+                .to_string(),
+            "0.3"
+        );
+        assert!(matches!(
+            binary(BinaryOp::Plus, Value::Int(1), Value::Int(2)),
+            Ok(Value::Int(3))
+        ));
+        assert_eq!(
+            binary(BinaryOp::Plus, Value::Int(i64::MAX), Value::Int(1))
+                .expect_err("overflow")
+                .number(),
+            1690
+        );
+        assert!(binary(BinaryOp::Multiply, Value::Int(i64::MAX), Value::Int(4)).is_err());
+        assert!(binary(BinaryOp::Divide, Value::Int(1), Value::Int(0))
+            .expect("null")
+            .is_null());
+        assert_eq!(
+            binary(BinaryOp::Divide, Value::Int(1), Value::Int(3))
+                .expect("div")
+                .to_string(),
+            "0.3333"
+        );
+    }
+
+    #[test]
+    fn store_checks_ranges() {
+        let tiny = DataType::TinyInt { unsigned: false };
+        assert!(store_value(Value::Int(127), tiny, "a").is_ok());
+        assert_eq!(
+            store_value(Value::Int(128), tiny, "a")
+                .expect_err("range")
+                .number(),
+            1264
+        );
+        let dec = DataType::Decimal {
+            precision: 5,
+            scale: 2,
+        };
+        assert_eq!(
+            store_value(Value::str("1.005"), dec, "a")
+                .expect("fits")
+                .to_string(),
+            "1.01"
+        );
+        assert!(store_value(Value::str("1000"), dec, "a").is_err());
+        let vc = DataType::VarChar { len: 3 };
+        assert_eq!(
+            store_value(Value::str("abcd"), vc, "a")
+                .expect_err("long")
+                .number(),
+            1406
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! SQL for lockstep: the MySQL-dialect parser, the binder that resolves
+//! names and picks access paths, the executor, and client sessions.
+
+pub mod bind;
+pub mod ddl;
+pub mod exec;
+pub mod expr;
+pub mod infoschema;
+pub mod parser;
+pub mod plan;
+pub mod session;
+pub mod vars;
+
+pub use session::{Server, Session};
+pub use vars::Globals;

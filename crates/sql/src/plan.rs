@@ -1,0 +1,198 @@
+//! Executable plans: what the binder produces from the AST and the
+//! executor runs. Plans hold resolved tables and bound expressions, so a
+//! prepared statement keeps its plan across executions (12.5).
+
+use crate::expr::BExpr;
+use crate::parser::JoinKind;
+use lockstep_engine::LockMode;
+use lockstep_protocol::Column;
+use lockstep_tables::{Table, TableDef};
+use std::sync::Arc;
+
+/// A query: SELECT or UNION, with the output column metadata.
+#[derive(Debug)]
+pub struct QueryPlan {
+    pub body: QueryBody,
+    pub columns: Vec<Column>,
+    /// Refers to an enclosing query's row (so it cannot be cached).
+    pub correlated: bool,
+}
+
+#[derive(Debug)]
+pub enum QueryBody {
+    Select(Box<SelectPlan>),
+    Union {
+        left: Box<QueryPlan>,
+        right: Box<QueryPlan>,
+        all: bool,
+        /// ORDER BY over output columns.
+        order: Vec<(usize, bool)>,
+        limit: Option<BExpr>,
+        offset: Option<BExpr>,
+    },
+}
+
+#[derive(Debug)]
+pub struct SelectPlan {
+    pub source: Source,
+    /// WHERE, over the source row.
+    pub filter: Option<BExpr>,
+    pub aggregate: Option<AggregatePlan>,
+    /// HAVING, over the aggregate row.
+    pub having: Option<BExpr>,
+    /// Output expressions, over the source row (or the aggregate row).
+    pub projection: Vec<BExpr>,
+    /// Sort keys, in the same space as the projection.
+    pub order: Vec<(BExpr, bool)>,
+    /// The source already yields rows in ORDER BY order (index order).
+    pub ordered_by_index: bool,
+    pub distinct: bool,
+    pub limit: Option<BExpr>,
+    pub offset: Option<BExpr>,
+    pub lock: Option<LockMode>,
+}
+
+/// Aggregation: the aggregate row is the GROUP BY values followed by one
+/// value per aggregate call.
+#[derive(Debug)]
+pub struct AggregatePlan {
+    pub group_by: Vec<BExpr>,
+    pub calls: Vec<AggCall>,
+}
+
+#[derive(Debug, Clone)]
+pub struct AggCall {
+    pub func: AggFunc,
+    pub arg: Option<BExpr>,
+    pub distinct: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggFunc {
+    CountStar,
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    /// A non-aggregated column under GROUP BY: any value of the group.
+    AnyValue,
+    GroupConcat,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+/// Where rows come from. Each source fills a slice of the combined row
+/// starting at its offset.
+#[derive(Debug)]
+pub enum Source {
+    /// No FROM: one empty row.
+    Dual,
+    Table(TableScan),
+    Derived {
+        plan: Arc<QueryPlan>,
+        offset: usize,
+    },
+    /// Nested-loop join; the right side's access may use left columns.
+    Join {
+        left: Box<Source>,
+        right: Box<Source>,
+        kind: JoinKind,
+        on: Option<BExpr>,
+    },
+}
+
+#[derive(Debug)]
+pub struct TableScan {
+    pub table: Arc<Table>,
+    pub def: Arc<TableDef>,
+    pub offset: usize,
+    pub access: Access,
+}
+
+/// An access path: index 0 is the clustered index.
+#[derive(Debug, Clone)]
+pub struct Access {
+    pub index: usize,
+    pub ranges: Vec<KeyRange>,
+    pub reverse: bool,
+}
+
+/// Rows whose index key starts with `eq` and whose next key column lies
+/// between `lower` and `upper` (each with inclusiveness).
+#[derive(Debug, Clone, Default)]
+pub struct KeyRange {
+    pub eq: Vec<BExpr>,
+    pub lower: Option<(BExpr, bool)>,
+    pub upper: Option<(BExpr, bool)>,
+}
+
+impl Access {
+    pub fn full() -> Access {
+        Access {
+            index: 0,
+            ranges: vec![KeyRange::default()],
+            reverse: false,
+        }
+    }
+
+    pub fn is_full_scan(&self) -> bool {
+        self.ranges.len() == 1
+            && self.ranges[0].eq.is_empty()
+            && self.ranges[0].lower.is_none()
+            && self.ranges[0].upper.is_none()
+    }
+
+    pub fn describe(&self, def: &TableDef) -> String {
+        let name = &def.indexes[self.index].name;
+        if self.is_full_scan() {
+            if self.index == 0 {
+                return "full scan".into();
+            }
+            return format!("index scan on {name}");
+        }
+        let points = self
+            .ranges
+            .iter()
+            .all(|r| r.eq.len() == def.indexes[self.index].columns.len());
+        if points {
+            format!("{} point lookup(s) on {name}", self.ranges.len())
+        } else {
+            format!("{} range(s) on {name}", self.ranges.len())
+        }
+    }
+}
+
+/// UPDATE or DELETE of one table.
+#[derive(Debug)]
+pub struct ModifyPlan {
+    pub table: Arc<Table>,
+    pub def: Arc<TableDef>,
+    pub access: Access,
+    pub filter: Option<BExpr>,
+    pub order: Vec<(BExpr, bool)>,
+    pub ordered_by_index: bool,
+    pub limit: Option<BExpr>,
+    /// For UPDATE: (column, value over the old row).
+    pub assignments: Vec<(usize, BExpr)>,
+}
+
+#[derive(Debug)]
+pub struct InsertPlan {
+    pub table: Arc<Table>,
+    pub def: Arc<TableDef>,
+    /// Stored column position for each supplied value.
+    pub targets: Vec<usize>,
+    pub source: InsertSource,
+    pub ignore: bool,
+    pub replace: bool,
+    /// ON DUPLICATE KEY UPDATE: (column, value over existing row ++ new row).
+    pub on_duplicate: Vec<(usize, BExpr)>,
+}
+
+#[derive(Debug)]
+pub enum InsertSource {
+    Values(Vec<Vec<BExpr>>),
+    Query(Arc<QueryPlan>),
+}

@@ -1,0 +1,1513 @@
+//! A client session: current database, variables, the open transaction,
+//! prepared statements. Runs statements: binds them (or reuses a prepared
+//! plan), executes them, waits for row locks without holding a thread, and
+//! commits in autocommit mode.
+
+use crate::bind::{column_meta, Binder};
+use crate::exec::{Exec, SessionCtx};
+use crate::expr::like;
+use crate::parser::{self, Scope as AstScope, SetTarget, Show, ShowFilter, Statement};
+use crate::plan::{InsertPlan, ModifyPlan, QueryPlan};
+use crate::vars::{bool_setting, Globals};
+use lockstep_engine::{Engine, Error as EngineError, Isolation, Txn};
+use lockstep_protocol::{Column, OkInfo, PreparedInfo, Response, ResultSet, Status};
+use lockstep_types::error::Code;
+use lockstep_types::{DataType, Error, Value};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What every session shares: the engine, global variables, and the list
+/// of connections (SHOW PROCESSLIST, KILL).
+pub struct Server {
+    pub engine: Arc<Engine>,
+    pub globals: Globals,
+    pub processes: Mutex<HashMap<u64, Arc<ProcessInfo>>>,
+    pub started: Instant,
+    pub queries: AtomicU64,
+}
+
+pub struct ProcessInfo {
+    pub id: u64,
+    pub user: String,
+    pub host: String,
+    pub database: Mutex<Option<String>>,
+    pub command: Mutex<&'static str>,
+    pub info: Mutex<Option<String>>,
+    pub since: Mutex<Instant>,
+    /// KILL QUERY: the running statement stops at its next check.
+    pub kill_query: AtomicBool,
+    /// KILL CONNECTION: the connection closes.
+    pub kill_connection: AtomicBool,
+    /// Wakes a statement waiting for a row lock when it is killed.
+    pub kill_notify: tokio::sync::Notify,
+}
+
+impl Server {
+    pub fn new(engine: Arc<Engine>, globals: Globals) -> Arc<Server> {
+        Arc::new(Server {
+            engine,
+            globals,
+            processes: Mutex::new(HashMap::new()),
+            started: Instant::now(),
+            queries: AtomicU64::new(0),
+        })
+    }
+}
+
+enum Bound {
+    Query(Arc<QueryPlan>),
+    Insert(InsertPlan),
+    Update(ModifyPlan),
+    Delete(ModifyPlan),
+}
+
+struct Prepared {
+    statement: Statement,
+    params: usize,
+    plan: Option<Arc<Bound>>,
+    version: u64,
+}
+
+pub struct Session {
+    pub server: Arc<Server>,
+    engine: Arc<Engine>,
+    pub ctx: SessionCtx,
+    pub process: Arc<ProcessInfo>,
+    txn: Txn,
+    /// BEGIN was given (or autocommit is off and work was done).
+    explicit: bool,
+    autocommit: bool,
+    isolation: Isolation,
+    /// SET TRANSACTION (no scope): the next transaction's level only.
+    next_isolation: Option<Isolation>,
+    prepared: HashMap<u32, Prepared>,
+    next_statement_id: u32,
+    lock_wait_timeout: Duration,
+}
+
+type R<T> = std::result::Result<T, Error>;
+
+fn ok(affected: u64) -> Response {
+    Response::Ok(OkInfo {
+        affected_rows: affected,
+        ..Default::default()
+    })
+}
+
+fn text_col(name: &str) -> Column {
+    column_meta(name, DataType::VarChar { len: 255 }, true)
+}
+
+/// A result set whose column types follow its values (integers where
+/// every value is one, text otherwise).
+fn rows(names: &[&str], rows: Vec<Vec<Value>>) -> Response {
+    let columns = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let mut values = rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .filter(|v| !v.is_null())
+                .peekable();
+            let integer = values.peek().is_some()
+                && values.all(|v| matches!(v, Value::Int(_) | Value::UInt(_)));
+            if integer {
+                column_meta(n, DataType::BigInt { unsigned: false }, true)
+            } else {
+                text_col(n)
+            }
+        })
+        .collect();
+    Response::Rows(ResultSet { columns, rows })
+}
+
+/// Variables SHOW VARIABLES prints as ON/OFF.
+fn is_boolean_var(name: &str) -> bool {
+    matches!(
+        name,
+        "autocommit"
+            | "foreign_key_checks"
+            | "unique_checks"
+            | "sql_auto_is_null"
+            | "sql_safe_updates"
+            | "transaction_read_only"
+            | "tx_read_only"
+            | "log_bin"
+            | "performance_schema"
+    )
+}
+
+fn like_ci(s: &str, pattern: &str) -> bool {
+    like(
+        s.to_ascii_lowercase().as_bytes(),
+        pattern.to_ascii_lowercase().as_bytes(),
+        b'\\',
+    )
+}
+
+impl Session {
+    pub fn new(server: Arc<Server>, connection_id: u64, user: &str, host: &str) -> Session {
+        let engine = server.engine.clone();
+        let isolation = server
+            .globals
+            .get("transaction_isolation")
+            .and_then(|v| Isolation::parse(&v.to_string()))
+            .unwrap_or(Isolation::RepeatableRead);
+        let lock_wait = server
+            .globals
+            .get("innodb_lock_wait_timeout")
+            .and_then(|v| v.to_i64())
+            .unwrap_or(50);
+        let autocommit = server
+            .globals
+            .get("autocommit")
+            .and_then(|v| v.truth())
+            .unwrap_or(true);
+        let process = Arc::new(ProcessInfo {
+            id: connection_id,
+            user: user.to_string(),
+            host: host.to_string(),
+            database: Mutex::new(None),
+            command: Mutex::new("Sleep"),
+            info: Mutex::new(None),
+            since: Mutex::new(Instant::now()),
+            kill_query: AtomicBool::new(false),
+            kill_connection: AtomicBool::new(false),
+            kill_notify: tokio::sync::Notify::new(),
+        });
+        server
+            .processes
+            .lock()
+            .insert(connection_id, process.clone());
+        let srv = server.clone();
+        let ctx = SessionCtx {
+            database: None,
+            connection_id,
+            user: format!("{user}@{host}"),
+            user_vars: HashMap::new(),
+            last_insert_id: 0,
+            found_rows: 0,
+            row_count: -1,
+            warnings: Vec::new(),
+            system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
+                system_var(&srv, ctx, global, name)
+            }),
+            session_vars: HashMap::new(),
+            max_rows_in_memory: 10_000_000,
+        };
+        Session {
+            server,
+            txn: engine.begin(isolation),
+            engine,
+            ctx,
+            process,
+            explicit: false,
+            autocommit,
+            isolation,
+            next_isolation: None,
+            prepared: HashMap::new(),
+            next_statement_id: 1,
+            lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        Status {
+            in_transaction: self.explicit || self.txn.has_writes(),
+            autocommit: self.autocommit,
+        }
+    }
+
+    pub fn use_database(&mut self, db: &str) -> R<()> {
+        if !self.engine.catalog.database_exists(db) && !is_system_db(db) {
+            return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
+        }
+        self.ctx.database = Some(db.to_string());
+        *self.process.database.lock() = Some(db.to_string());
+        Ok(())
+    }
+
+    /// Runs one COM_QUERY: one or more statements.
+    pub async fn query(&mut self, sql: &str, multi: bool) -> Vec<R<Response>> {
+        self.server.queries.fetch_add(1, Ordering::Relaxed);
+        *self.process.command.lock() = "Query";
+        *self.process.info.lock() = Some(sql.chars().take(1024).collect());
+        *self.process.since.lock() = Instant::now();
+        let statements = match parser::parse(sql) {
+            Ok(s) => s,
+            Err(e) => return vec![Err(e)],
+        };
+        if statements.len() > 1 && !multi {
+            return vec![Err(Error::parse(
+                sql.split(';').nth(1).unwrap_or("").trim(),
+            ))];
+        }
+        let mut out = Vec::with_capacity(statements.len());
+        for stmt in &statements {
+            if !matches!(stmt, Statement::Show(Show::Warnings | Show::Errors)) {
+                self.ctx.warnings.clear();
+            }
+            let r = self.run(stmt, &[], None).await;
+            let failed = r.is_err();
+            out.push(r);
+            if failed {
+                break;
+            }
+        }
+        *self.process.command.lock() = "Sleep";
+        *self.process.info.lock() = None;
+        self.process.kill_query.store(false, Ordering::Relaxed);
+        out
+    }
+
+    pub fn prepare(&mut self, sql: &str) -> R<PreparedInfo> {
+        let mut statements = parser::parse(sql)?;
+        if statements.len() != 1 {
+            return Err(Error::new(
+                Code::UnknownError,
+                "This command is not supported in the prepared statement protocol yet",
+            ));
+        }
+        let statement = statements.remove(0);
+        let params = parser::param_count(&statement);
+        let version = self.engine.ddl_version.load(Ordering::SeqCst);
+        let plan = self.bind(&statement).ok().flatten().map(Arc::new);
+        let columns = match plan.as_deref() {
+            Some(Bound::Query(q)) => q.columns.clone(),
+            _ => Vec::new(),
+        };
+        let id = self.next_statement_id;
+        self.next_statement_id = self.next_statement_id.wrapping_add(1).max(1);
+        self.prepared.insert(
+            id,
+            Prepared {
+                statement,
+                params,
+                plan,
+                version,
+            },
+        );
+        Ok(PreparedInfo {
+            statement_id: id,
+            params: (0..params)
+                .map(|_| column_meta("?", DataType::VarChar { len: 0 }, true))
+                .collect(),
+            columns,
+        })
+    }
+
+    pub async fn execute(&mut self, id: u32, params: Vec<Value>) -> R<Response> {
+        self.server.queries.fetch_add(1, Ordering::Relaxed);
+        self.ctx.warnings.clear();
+        let version = self.engine.ddl_version.load(Ordering::SeqCst);
+        let Some(p) = self.prepared.get_mut(&id) else {
+            return Err(Error::new(
+                Code::UnknownStmtHandler,
+                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+            ));
+        };
+        if params.len() != p.params {
+            return Err(Error::new(
+                Code::WrongArguments,
+                "Incorrect arguments to mysqld_stmt_execute",
+            ));
+        }
+        let statement = p.statement.clone();
+        let stale = p.version != version || p.plan.is_none();
+        let mut plan = p.plan.clone();
+        if stale {
+            plan = self.bind(&statement)?.map(Arc::new);
+            if let Some(p) = self.prepared.get_mut(&id) {
+                p.plan = plan.clone();
+                p.version = version;
+            }
+        }
+        self.run(&statement, &params, plan).await
+    }
+
+    pub fn close_statement(&mut self, id: u32) {
+        self.prepared.remove(&id);
+    }
+
+    /// Ends the session: open work is rolled back.
+    pub fn disconnect(&mut self) {
+        self.engine.rollback(&mut self.txn);
+        self.server.processes.lock().remove(&self.ctx.connection_id);
+    }
+
+    pub fn reset(&mut self) {
+        self.engine.rollback(&mut self.txn);
+        self.explicit = false;
+        self.prepared.clear();
+        self.ctx.user_vars.clear();
+        self.ctx.session_vars.clear();
+        self.autocommit = true;
+    }
+
+    pub fn killed(&self) -> bool {
+        self.process.kill_connection.load(Ordering::Relaxed)
+    }
+
+    fn bind(&self, stmt: &Statement) -> R<Option<Bound>> {
+        let mut b = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+        Ok(Some(match stmt {
+            Statement::Select(q) => {
+                if let Some(resp) = self.system_query(q) {
+                    let _ = resp;
+                    return Ok(None);
+                }
+                Bound::Query(Arc::new(b.bind_query(q)?))
+            }
+            Statement::Insert(i) => Bound::Insert(b.bind_insert(i)?),
+            Statement::Update(u) => Bound::Update(b.bind_update(u)?),
+            Statement::Delete(d) => Bound::Delete(b.bind_delete(d)?),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Queries on information_schema/performance_schema tables we do not
+    /// store: answered by `information_schema`.
+    fn system_query(&self, q: &parser::Query) -> Option<()> {
+        if let parser::QueryBody::Select(s) = &q.body {
+            for t in &s.from {
+                if let parser::TableRef::Table { name, .. } = t {
+                    if name.database.as_deref().is_some_and(is_system_db)
+                        || self.ctx.database.as_deref().is_some_and(is_system_db)
+                    {
+                        return Some(());
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    // ---------- statement dispatch ----------
+
+    async fn run(
+        &mut self,
+        stmt: &Statement,
+        params: &[Value],
+        plan: Option<Arc<Bound>>,
+    ) -> R<Response> {
+        match stmt {
+            Statement::Select(q) if self.system_query(q).is_some() => {
+                crate::infoschema::query(self, q)
+            }
+            Statement::Select(_)
+            | Statement::Insert(_)
+            | Statement::Update(_)
+            | Statement::Delete(_) => {
+                let plan = match plan {
+                    Some(p) => p,
+                    None => match self.bind(stmt)? {
+                        Some(b) => Arc::new(b),
+                        None => return Err(Error::internal("statement has no plan")),
+                    },
+                };
+                self.run_dml(&plan, params).await
+            }
+            Statement::Begin {
+                consistent_snapshot,
+                ..
+            } => {
+                self.commit().await?;
+                self.explicit = true;
+                self.engine.admit(&mut self.txn).await;
+                if *consistent_snapshot {
+                    // The view is taken now, not at the first read.
+                    self.engine.snapshot_now(&mut self.txn);
+                }
+                Ok(ok(0))
+            }
+            Statement::Commit => {
+                self.commit().await?;
+                Ok(ok(0))
+            }
+            Statement::Rollback => {
+                self.engine.rollback(&mut self.txn);
+                self.explicit = false;
+                self.apply_next_isolation();
+                Ok(ok(0))
+            }
+            Statement::Use { database } => {
+                self.use_database(database)?;
+                Ok(ok(0))
+            }
+            Statement::Set(assignments) => {
+                for a in assignments {
+                    self.set(a, params).await?;
+                }
+                Ok(ok(0))
+            }
+            Statement::SetTransaction {
+                scope,
+                isolation,
+                read_only: _,
+            } => {
+                if let Some(level) = isolation {
+                    let iso = Isolation::parse(level).ok_or_else(|| Error::parse(level))?;
+                    match scope {
+                        AstScope::Global => {
+                            self.server
+                                .globals
+                                .set("transaction_isolation", Value::str(iso.name()))?;
+                            self.server
+                                .globals
+                                .set("tx_isolation", Value::str(iso.name()))?;
+                        }
+                        AstScope::Session => self.set_isolation(iso),
+                        AstScope::Next => {
+                            if self.explicit && self.txn.has_writes() {
+                                return Err(Error::new(Code::UnknownError, "Transaction characteristics can't be changed while a transaction is in progress"));
+                            }
+                            self.next_isolation = Some(iso);
+                            self.txn.isolation = iso;
+                        }
+                    }
+                }
+                Ok(ok(0))
+            }
+            Statement::CreateDatabase {
+                name,
+                if_not_exists,
+            } => {
+                self.commit().await?;
+                let created = self.engine.create_database(name, *if_not_exists).await?;
+                Ok(ok(created as u64))
+            }
+            Statement::DropDatabase { name, if_exists } => {
+                self.commit().await?;
+                let n = self.engine.drop_database(name, *if_exists).await?;
+                if self.ctx.database.as_deref() == Some(name.as_str()) {
+                    self.ctx.database = None;
+                }
+                Ok(ok(n as u64))
+            }
+            Statement::CreateTable(ct) => {
+                self.commit().await?;
+                let db = match &ct.name.database {
+                    Some(d) => d.clone(),
+                    None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
+                };
+                if !self.engine.catalog.database_exists(&db) {
+                    return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
+                }
+                if self.engine.catalog.table(&db, &ct.name.name).is_some() {
+                    if ct.if_not_exists {
+                        self.ctx
+                            .warnings
+                            .push((1050, format!("Table '{}' already exists", ct.name.name)));
+                        return Ok(ok(0));
+                    }
+                    return Err(Error::new(
+                        Code::TableExists,
+                        format!("Table '{}' already exists", ct.name.name),
+                    ));
+                }
+                let def = match &ct.like {
+                    Some(other) => {
+                        let b = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+                        let src = b.table(other)?.def();
+                        let mut d = (*src).clone();
+                        d.name = ct.name.name.clone();
+                        d.database = db.clone();
+                        d
+                    }
+                    None => crate::ddl::table_def(&db, ct)?,
+                };
+                self.engine.create_table(def).await?;
+                Ok(ok(0))
+            }
+            Statement::DropTable { tables, if_exists } => {
+                self.commit().await?;
+                let b = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+                let mut missing = Vec::new();
+                for t in tables {
+                    match b.table(t) {
+                        Ok(table) => self.engine.drop_table(&table).await?,
+                        Err(e) if e.code == Code::NoSuchTable => missing.push(format!(
+                            "{}.{}",
+                            t.database
+                                .clone()
+                                .or(self.ctx.database.clone())
+                                .unwrap_or_default(),
+                            t.name
+                        )),
+                        Err(e) => return Err(e),
+                    }
+                }
+                if !missing.is_empty() && !if_exists {
+                    return Err(Error::new(
+                        Code::BadTable,
+                        format!("Unknown table '{}'", missing.join(",")),
+                    ));
+                }
+                Ok(ok(0))
+            }
+            Statement::Truncate { table } => {
+                self.commit().await?;
+                let t =
+                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                self.engine.truncate_table(&t).await?;
+                Ok(ok(0))
+            }
+            Statement::CreateIndex {
+                name,
+                table,
+                columns,
+                unique,
+            } => {
+                self.commit().await?;
+                self.create_index(table, Some(name.clone()), columns, *unique)
+                    .await?;
+                Ok(ok(0))
+            }
+            Statement::DropIndex { name, table } => {
+                self.commit().await?;
+                let t =
+                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                self.engine.drop_index(&t, name).await?;
+                Ok(ok(0))
+            }
+            Statement::AlterTable { table, actions } => {
+                self.commit().await?;
+                for a in actions {
+                    match a {
+                        parser::AlterAction::AddIndex {
+                            name,
+                            columns,
+                            unique,
+                        } => {
+                            self.create_index(table, name.clone(), columns, *unique)
+                                .await?
+                        }
+                        parser::AlterAction::DropIndex { name } => {
+                            let t = Binder::new(&self.engine.catalog, self.ctx.database.clone())
+                                .table(table)?;
+                            self.engine.drop_index(&t, name).await?;
+                        }
+                    }
+                }
+                Ok(ok(0))
+            }
+            Statement::Show(show) => self.show(show),
+            Statement::Describe { table } => self.show(&Show::Columns {
+                table: table.clone(),
+                full: false,
+                filter: None,
+            }),
+            Statement::Explain(inner) => self.explain(inner),
+            Statement::Kill {
+                connection_id,
+                query_only,
+            } => {
+                let id = match connection_id {
+                    parser::Expr::Literal(v) => v.to_i64().unwrap_or(-1),
+                    parser::Expr::Param(i) => params.get(*i).and_then(|v| v.to_i64()).unwrap_or(-1),
+                    _ => -1,
+                };
+                let target = self.server.processes.lock().get(&(id as u64)).cloned();
+                match target {
+                    Some(p) => {
+                        p.kill_query.store(true, Ordering::Relaxed);
+                        if !query_only {
+                            p.kill_connection.store(true, Ordering::Relaxed);
+                        }
+                        p.kill_notify.notify_one();
+                        Ok(ok(0))
+                    }
+                    None => Err(Error::new(
+                        Code::NoSuchThread,
+                        format!("Unknown thread id: {id}"),
+                    )),
+                }
+            }
+            Statement::Ignored(_) => Ok(ok(0)),
+        }
+    }
+
+    async fn create_index(
+        &mut self,
+        table: &parser::ObjectName,
+        name: Option<String>,
+        columns: &[String],
+        unique: bool,
+    ) -> R<()> {
+        let t = Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+        let def = t.def();
+        let mut pos = Vec::new();
+        for c in columns {
+            pos.push(def.column_index(c).ok_or_else(|| {
+                Error::new(
+                    Code::BadField,
+                    format!("Key column '{c}' doesn't exist in table"),
+                )
+            })?);
+        }
+        let name = name.unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
+        self.engine
+            .create_index(
+                &t,
+                lockstep_tables::IndexDef {
+                    name,
+                    columns: pos,
+                    unique,
+                },
+            )
+            .await
+    }
+
+    fn set_isolation(&mut self, iso: Isolation) {
+        self.isolation = iso;
+        self.ctx
+            .session_vars
+            .insert("transaction_isolation".into(), Value::str(iso.name()));
+        self.ctx
+            .session_vars
+            .insert("tx_isolation".into(), Value::str(iso.name()));
+        if !self.txn.has_writes() && !self.explicit {
+            self.txn.isolation = iso;
+        }
+    }
+
+    fn apply_next_isolation(&mut self) {
+        self.next_isolation = None;
+        self.txn.isolation = self.isolation;
+    }
+
+    async fn set(&mut self, a: &parser::SetAssignment, params: &[Value]) -> R<()> {
+        let value = match &a.value {
+            None => Value::Null,
+            Some(parser::Expr::Default) => Value::Null,
+            Some(e) => {
+                let mut binder = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+                let b = binder.bind_expr(e, &crate::bind::Scope::default())?;
+                let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
+                match exec.eval(&b, &[]) {
+                    Ok(v) => v,
+                    Err(EngineError::Sql(e)) => return Err(e),
+                    Err(EngineError::LockWait(_)) => {
+                        return Err(Error::internal("lock wait in SET"))
+                    }
+                }
+            }
+        };
+        match &a.target {
+            SetTarget::User(name) => {
+                self.ctx.user_vars.insert(name.to_ascii_lowercase(), value);
+            }
+            SetTarget::Names { .. } | SetTarget::CharacterSet(_) => {}
+            SetTarget::System { scope, name } => {
+                let name = name.to_ascii_lowercase();
+                let default = matches!(a.value, Some(parser::Expr::Default));
+                let Some(var_scope) = self.server.globals.scope(&name) else {
+                    return Err(crate::vars::unknown(&name));
+                };
+                if var_scope == crate::vars::VarScope::ReadOnly {
+                    return Err(crate::vars::read_only(&name));
+                }
+                if *scope == AstScope::Global {
+                    let v = if default {
+                        self.server.globals.get(&name).unwrap_or(Value::Null)
+                    } else {
+                        value.clone()
+                    };
+                    self.apply_global(&name, v)?;
+                    return Ok(());
+                }
+                if var_scope == crate::vars::VarScope::Global {
+                    return Err(Error::new(Code::GlobalVariable, format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL")));
+                }
+                if default {
+                    self.ctx.session_vars.remove(&name);
+                }
+                match name.as_str() {
+                    "autocommit" => {
+                        let on = if default {
+                            true
+                        } else {
+                            bool_setting(&name, &value)?
+                        };
+                        if on && !self.autocommit {
+                            self.commit().await?;
+                        }
+                        self.autocommit = on;
+                        self.ctx.session_vars.insert(name, Value::Int(on as i64));
+                    }
+                    "transaction_isolation" | "tx_isolation" => {
+                        let iso = if default {
+                            Isolation::RepeatableRead
+                        } else {
+                            Isolation::parse(&value.to_string()).ok_or_else(|| {
+                                Error::new(
+                                    Code::WrongValueForVar,
+                                    format!(
+                                        "Variable '{name}' can't be set to the value of '{value}'"
+                                    ),
+                                )
+                            })?
+                        };
+                        self.set_isolation(iso);
+                    }
+                    "innodb_lock_wait_timeout" => {
+                        let secs = value.to_i64().unwrap_or(50).clamp(1, 1 << 30);
+                        self.lock_wait_timeout = Duration::from_secs(secs as u64);
+                        self.ctx.session_vars.insert(name, Value::Int(secs));
+                    }
+                    _ => {
+                        if !default {
+                            self.ctx.session_vars.insert(name, value);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_global(&self, name: &str, v: Value) -> R<()> {
+        match name {
+            "lockstep_throttle_limit" => {
+                let n = v.to_i64().unwrap_or(0).max(0) as usize;
+                self.engine.trx_sys.set_throttle_limit(n);
+                self.server.globals.set(name, Value::Int(n as i64))
+            }
+            "lockstep_grant_policy" => {
+                let p = match v.to_string().to_ascii_uppercase().as_str() {
+                    "FIFO" => lockstep_engine::GrantPolicy::Fifo,
+                    "CATS" => lockstep_engine::GrantPolicy::Cats,
+                    other => {
+                        return Err(Error::new(
+                            Code::WrongValueForVar,
+                            format!("Variable '{name}' can't be set to the value of '{other}'"),
+                        ))
+                    }
+                };
+                self.engine.lock_sys.set_policy(p);
+                self.server
+                    .globals
+                    .set(name, Value::str(&v.to_string().to_ascii_uppercase()))
+            }
+            "transaction_isolation" | "tx_isolation" => {
+                let iso = Isolation::parse(&v.to_string()).ok_or_else(|| {
+                    Error::new(
+                        Code::WrongValueForVar,
+                        format!("Variable '{name}' can't be set to the value of '{v}'"),
+                    )
+                })?;
+                self.server
+                    .globals
+                    .set("transaction_isolation", Value::str(iso.name()))?;
+                self.server
+                    .globals
+                    .set("tx_isolation", Value::str(iso.name()))
+            }
+            _ => self.server.globals.set(name, v),
+        }
+    }
+
+    async fn commit(&mut self) -> R<()> {
+        let r = self.engine.commit(&mut self.txn).await;
+        self.explicit = false;
+        self.apply_next_isolation();
+        r
+    }
+
+    /// Runs a DML statement or query in the session's transaction, waiting
+    /// for row locks and retrying the statement after each wait.
+    async fn run_dml(&mut self, plan: &Bound, params: &[Value]) -> R<Response> {
+        if !self.txn.admitted() {
+            self.engine.admit(&mut self.txn).await;
+        }
+        let deadline = Instant::now() + self.lock_wait_timeout;
+        let result = loop {
+            if self.process.kill_query.swap(false, Ordering::Relaxed) {
+                self.engine.rollback_statement(&mut self.txn);
+                break Err(Error::new(
+                    Code::QueryInterrupted,
+                    "Query execution was interrupted",
+                ));
+            }
+            self.txn.start_statement();
+            let attempt = {
+                let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
+                match plan {
+                    Bound::Query(q) => exec.query(q).map(|rows| {
+                        Response::Rows(ResultSet {
+                            columns: q.columns.clone(),
+                            rows,
+                        })
+                    }),
+                    Bound::Insert(p) => exec.insert(p).map(|(n, id)| {
+                        if let Some(id) = id {
+                            exec.ctx.last_insert_id = id;
+                        }
+                        Response::Ok(OkInfo {
+                            affected_rows: n,
+                            last_insert_id: id.unwrap_or(0),
+                            warnings: exec.ctx.warnings.len() as u16,
+                            info: String::new(),
+                        })
+                    }),
+                    Bound::Update(p) => exec.update(p).map(|(matched, changed)| {
+                        Response::Ok(OkInfo {
+                            affected_rows: changed,
+                            last_insert_id: 0,
+                            warnings: 0,
+                            info: format!(
+                                "Rows matched: {matched}  Changed: {changed}  Warnings: 0"
+                            ),
+                        })
+                    }),
+                    Bound::Delete(p) => exec.delete(p).map(ok),
+                }
+            };
+            match attempt {
+                Ok(resp) => break Ok(resp),
+                Err(EngineError::LockWait(mut wait)) => {
+                    self.engine.rollback_statement(&mut self.txn);
+                    *self.process.command.lock() = "Query";
+                    let remaining = deadline.saturating_duration_since(Instant::now());
+                    let key = wait.key();
+                    let granted = loop {
+                        let outcome = tokio::select! {
+                            r = tokio::time::timeout(remaining, &mut wait) => Some(r),
+                            _ = self.process.kill_notify.notified() => None,
+                        };
+                        match outcome {
+                            Some(Ok(r)) => break r,
+                            // Timed out: cancel, unless granted at the last moment.
+                            Some(Err(_)) => break wait.timeout(),
+                            None if self.process.kill_query.load(Ordering::Relaxed) => {
+                                if wait.timeout().is_ok() {
+                                    self.engine.lock_granted(&mut self.txn, key);
+                                } else {
+                                    self.engine.lock_abandoned(&mut self.txn);
+                                }
+                                break Err(lockstep_engine::LockError::Timeout);
+                            }
+                            None => {}
+                        }
+                    };
+                    if self.process.kill_query.swap(false, Ordering::Relaxed) {
+                        break Err(Error::new(
+                            Code::QueryInterrupted,
+                            "Query execution was interrupted",
+                        ));
+                    }
+                    match granted {
+                        Ok(()) => {
+                            self.engine.lock_granted(&mut self.txn, key);
+                            continue;
+                        }
+                        Err(lockstep_engine::LockError::Deadlock) => {
+                            self.engine.rollback(&mut self.txn);
+                            self.explicit = false;
+                            break Err(Error::deadlock());
+                        }
+                        Err(_) => {
+                            self.engine.lock_abandoned(&mut self.txn);
+                            break Err(Error::lock_wait_timeout());
+                        }
+                    }
+                }
+                Err(EngineError::Sql(e)) => {
+                    self.engine.rollback_statement(&mut self.txn);
+                    if e.rolls_back_transaction() {
+                        self.engine.rollback(&mut self.txn);
+                        self.explicit = false;
+                    }
+                    break Err(e);
+                }
+            }
+        };
+        let in_trx = self.explicit || !self.autocommit;
+        match result {
+            Ok(resp) => {
+                self.ctx.row_count = match &resp {
+                    Response::Ok(o) => o.affected_rows as i64,
+                    Response::Rows(_) => -1,
+                };
+                if let Response::Rows(rs) = &resp {
+                    self.ctx.found_rows = rs.rows.len() as u64;
+                }
+                if !in_trx {
+                    self.commit().await?;
+                }
+                Ok(resp)
+            }
+            Err(e) => {
+                if !in_trx {
+                    self.engine.rollback(&mut self.txn);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    // ---------- SHOW and EXPLAIN ----------
+
+    fn explain(&mut self, stmt: &Statement) -> R<Response> {
+        let bound = self
+            .bind(stmt)?
+            .ok_or_else(|| Error::unsupported("EXPLAIN of this statement"))?;
+        let mut out = Vec::new();
+        fn walk(src: &crate::plan::Source, out: &mut Vec<Vec<Value>>) {
+            match src {
+                crate::plan::Source::Table(t) => out.push(vec![
+                    Value::str(&t.def.name),
+                    Value::str(&t.access.describe(&t.def)),
+                ]),
+                crate::plan::Source::Join { left, right, .. } => {
+                    walk(left, out);
+                    walk(right, out);
+                }
+                crate::plan::Source::Derived { .. } => {
+                    out.push(vec![Value::str("<derived>"), Value::str("materialized")])
+                }
+                crate::plan::Source::Dual => {
+                    out.push(vec![Value::str(""), Value::str("no tables")])
+                }
+            }
+        }
+        match &bound {
+            Bound::Query(q) => {
+                if let crate::plan::QueryBody::Select(s) = &q.body {
+                    walk(&s.source, &mut out);
+                    if s.ordered_by_index {
+                        out.push(vec![Value::str(""), Value::str("order by index")]);
+                    }
+                }
+            }
+            Bound::Update(m) | Bound::Delete(m) => out.push(vec![
+                Value::str(&m.def.name),
+                Value::str(&m.access.describe(&m.def)),
+            ]),
+            Bound::Insert(i) => out.push(vec![Value::str(&i.def.name), Value::str("insert")]),
+        }
+        Ok(rows(&["table", "access"], out))
+    }
+
+    fn show(&mut self, show: &Show) -> R<Response> {
+        let filter = |name: &str, f: &Option<ShowFilter>| -> bool {
+            match f {
+                Some(ShowFilter::Like(p)) => like_ci(name, p),
+                _ => true,
+            }
+        };
+        match show {
+            Show::Databases { filter: f } => {
+                let mut dbs = vec![
+                    "information_schema".to_string(),
+                    "mysql".into(),
+                    "performance_schema".into(),
+                    "sys".into(),
+                ];
+                dbs.extend(self.engine.catalog.databases());
+                dbs.sort();
+                let r = dbs
+                    .into_iter()
+                    .filter(|d| filter(d, f))
+                    .map(|d| vec![Value::str(&d)])
+                    .collect();
+                let header = match f {
+                    Some(ShowFilter::Like(p)) => format!("Database ({p})"),
+                    _ => "Database".to_string(),
+                };
+                Ok(rows(&[&header], r))
+            }
+            Show::Tables {
+                database,
+                full,
+                filter: f,
+            } => {
+                let db = database
+                    .clone()
+                    .or(self.ctx.database.clone())
+                    .ok_or_else(Error::no_db)?;
+                if !self.engine.catalog.database_exists(&db) && !is_system_db(&db) {
+                    return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
+                }
+                let name = format!("Tables_in_{db}");
+                let r: Vec<Vec<Value>> = self
+                    .engine
+                    .catalog
+                    .tables(&db)
+                    .iter()
+                    .map(|t| t.def().name.clone())
+                    .filter(|n| filter(n, f))
+                    .map(|n| {
+                        if *full {
+                            vec![Value::str(&n), Value::str("BASE TABLE")]
+                        } else {
+                            vec![Value::str(&n)]
+                        }
+                    })
+                    .collect();
+                if *full {
+                    Ok(rows(&[&name, "Table_type"], r))
+                } else {
+                    Ok(rows(&[&name], r))
+                }
+            }
+            Show::Columns {
+                table,
+                full,
+                filter: f,
+            } => {
+                let t =
+                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                let def = t.def();
+                let mut r = Vec::new();
+                for (i, c) in def.visible_columns() {
+                    if !filter(&c.name, f) {
+                        continue;
+                    }
+                    let key =
+                        if def.has_declared_primary_key() && def.indexes[0].columns.contains(&i) {
+                            "PRI"
+                        } else if def
+                            .indexes
+                            .iter()
+                            .skip(1)
+                            .any(|x| x.unique && x.columns.first() == Some(&i))
+                        {
+                            "UNI"
+                        } else if def
+                            .indexes
+                            .iter()
+                            .skip(1)
+                            .any(|x| x.columns.first() == Some(&i))
+                        {
+                            "MUL"
+                        } else {
+                            ""
+                        };
+                    let default = if c.default_now {
+                        Value::str("CURRENT_TIMESTAMP")
+                    } else {
+                        c.default
+                            .as_ref()
+                            .map(|d| Value::str(&d.to_string()))
+                            .unwrap_or(Value::Null)
+                    };
+                    let extra = if c.auto_increment {
+                        "auto_increment"
+                    } else if c.default_now {
+                        "DEFAULT_GENERATED"
+                    } else {
+                        ""
+                    };
+                    let mut row = vec![Value::str(&c.name), Value::str(&c.data_type.to_string())];
+                    if *full {
+                        row.push(if c.data_type.is_string() {
+                            Value::str("utf8mb4_0900_ai_ci")
+                        } else {
+                            Value::Null
+                        });
+                    }
+                    row.extend([
+                        Value::str(if c.nullable { "YES" } else { "NO" }),
+                        Value::str(key),
+                        default,
+                        Value::str(extra),
+                    ]);
+                    if *full {
+                        row.extend([
+                            Value::str("select,insert,update,references"),
+                            Value::str(""),
+                        ]);
+                    }
+                    r.push(row);
+                }
+                if *full {
+                    Ok(rows(
+                        &[
+                            "Field",
+                            "Type",
+                            "Collation",
+                            "Null",
+                            "Key",
+                            "Default",
+                            "Extra",
+                            "Privileges",
+                            "Comment",
+                        ],
+                        r,
+                    ))
+                } else {
+                    Ok(rows(
+                        &["Field", "Type", "Null", "Key", "Default", "Extra"],
+                        r,
+                    ))
+                }
+            }
+            Show::Index { table } => {
+                let t =
+                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                let def = t.def();
+                let mut r = Vec::new();
+                for (n, ix) in def.indexes.iter().enumerate() {
+                    if n == 0 && !def.has_declared_primary_key() {
+                        continue;
+                    }
+                    for (seq, &c) in ix.columns.iter().enumerate() {
+                        r.push(vec![
+                            Value::str(&def.name),
+                            Value::Int(if ix.unique { 0 } else { 1 }),
+                            Value::str(&ix.name),
+                            Value::Int(seq as i64 + 1),
+                            Value::str(&def.columns[c].name),
+                            Value::str("A"),
+                            Value::Int(t.approximate_rows() as i64),
+                            Value::Null,
+                            Value::Null,
+                            Value::str(if def.columns[c].nullable { "YES" } else { "" }),
+                            Value::str("BTREE"),
+                            Value::str(""),
+                            Value::str(""),
+                            Value::str("YES"),
+                            Value::Null,
+                        ]);
+                    }
+                }
+                Ok(rows(
+                    &[
+                        "Table",
+                        "Non_unique",
+                        "Key_name",
+                        "Seq_in_index",
+                        "Column_name",
+                        "Collation",
+                        "Cardinality",
+                        "Sub_part",
+                        "Packed",
+                        "Null",
+                        "Index_type",
+                        "Comment",
+                        "Index_comment",
+                        "Visible",
+                        "Expression",
+                    ],
+                    r,
+                ))
+            }
+            Show::CreateTable { table } => {
+                let t =
+                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                let def = t.def();
+                let text =
+                    crate::ddl::show_create_table(&def, t.auto_increment.load(Ordering::Relaxed));
+                Ok(rows(
+                    &["Table", "Create Table"],
+                    vec![vec![Value::str(&def.name), Value::str(&text)]],
+                ))
+            }
+            Show::CreateDatabase { name } => {
+                if !self.engine.catalog.database_exists(name) {
+                    return Err(Error::new(
+                        Code::BadDb,
+                        format!("Unknown database '{name}'"),
+                    ));
+                }
+                let text = format!("CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci */");
+                Ok(rows(
+                    &["Database", "Create Database"],
+                    vec![vec![Value::str(name), Value::str(&text)]],
+                ))
+            }
+            Show::Variables { scope, filter: f } => {
+                let mut r = Vec::new();
+                for (name, global) in self.server.globals.all() {
+                    let v = if *scope == AstScope::Global {
+                        system_var(&self.server, &self.ctx, true, &name).unwrap_or(global)
+                    } else {
+                        system_var(&self.server, &self.ctx, false, &name).unwrap_or(global)
+                    };
+                    let keep = match f {
+                        Some(ShowFilter::Like(p)) => like_ci(&name, p),
+                        Some(ShowFilter::Where(_)) => true,
+                        None => true,
+                    };
+                    if keep {
+                        let text = match v.to_i64() {
+                            Some(n) if is_boolean_var(&name) => {
+                                (if n != 0 { "ON" } else { "OFF" }).to_string()
+                            }
+                            _ => v.to_string(),
+                        };
+                        r.push(vec![Value::str(&name), Value::str(&text)]);
+                    }
+                }
+                Ok(rows(&["Variable_name", "Value"], r))
+            }
+            Show::Status { filter: f, .. } => {
+                let e = &self.engine;
+                let lock = e.lock_sys.stats();
+                let stats: Vec<(&str, String)> = vec![
+                    (
+                        "Uptime",
+                        self.server.started.elapsed().as_secs().to_string(),
+                    ),
+                    (
+                        "Threads_connected",
+                        self.server.processes.lock().len().to_string(),
+                    ),
+                    (
+                        "Questions",
+                        self.server.queries.load(Ordering::Relaxed).to_string(),
+                    ),
+                    (
+                        "Queries",
+                        self.server.queries.load(Ordering::Relaxed).to_string(),
+                    ),
+                    (
+                        "Com_commit",
+                        e.stats.commits.load(Ordering::Relaxed).to_string(),
+                    ),
+                    (
+                        "Com_rollback",
+                        e.stats.rollbacks.load(Ordering::Relaxed).to_string(),
+                    ),
+                    ("Innodb_row_lock_waits", lock.waits.to_string()),
+                    ("Innodb_deadlocks", lock.deadlocks.to_string()),
+                    ("Lockstep_log_lsn", e.log.current_lsn().to_string()),
+                    ("Lockstep_log_durable_lsn", e.log.durable_lsn().to_string()),
+                    (
+                        "Lockstep_active_transactions",
+                        e.trx_sys.active_count().to_string(),
+                    ),
+                ];
+                let r = stats
+                    .into_iter()
+                    .filter(|(n, _)| filter(n, f))
+                    .map(|(n, v)| vec![Value::str(n), Value::str(&v)])
+                    .collect();
+                Ok(rows(&["Variable_name", "Value"], r))
+            }
+            Show::ProcessList { full } => {
+                let procs: Vec<Arc<ProcessInfo>> =
+                    self.server.processes.lock().values().cloned().collect();
+                let mut r: Vec<Vec<Value>> = procs
+                    .iter()
+                    .map(|p| {
+                        let info = p.info.lock().clone().map(|s| {
+                            if *full {
+                                s
+                            } else {
+                                s.chars().take(100).collect()
+                            }
+                        });
+                        vec![
+                            Value::UInt(p.id),
+                            Value::str(&p.user),
+                            Value::str(&p.host),
+                            p.database
+                                .lock()
+                                .clone()
+                                .map(|d| Value::str(&d))
+                                .unwrap_or(Value::Null),
+                            Value::str(*p.command.lock()),
+                            Value::Int(p.since.lock().elapsed().as_secs() as i64),
+                            Value::str(""),
+                            info.map(|s| Value::str(&s)).unwrap_or(Value::Null),
+                        ]
+                    })
+                    .collect();
+                r.sort_by(|a, b| a[0].sort_cmp(&b[0]));
+                Ok(rows(
+                    &[
+                        "Id", "User", "Host", "db", "Command", "Time", "State", "Info",
+                    ],
+                    r,
+                ))
+            }
+            Show::Warnings | Show::Errors => {
+                let r = self
+                    .ctx
+                    .warnings
+                    .iter()
+                    .map(|(code, msg)| {
+                        vec![
+                            Value::str("Warning"),
+                            Value::Int(*code as i64),
+                            Value::str(msg),
+                        ]
+                    })
+                    .collect();
+                Ok(rows(&["Level", "Code", "Message"], r))
+            }
+            Show::Engines => Ok(rows(
+                &[
+                    "Engine",
+                    "Support",
+                    "Comment",
+                    "Transactions",
+                    "XA",
+                    "Savepoints",
+                ],
+                vec![vec![
+                    Value::str("InnoDB"),
+                    Value::str("DEFAULT"),
+                    Value::str("lockstep MVCC engine"),
+                    Value::str("YES"),
+                    Value::str("NO"),
+                    Value::str("NO"),
+                ]],
+            )),
+            Show::Collation { .. } => Ok(rows(
+                &[
+                    "Collation",
+                    "Charset",
+                    "Id",
+                    "Default",
+                    "Compiled",
+                    "Sortlen",
+                    "Pad_attribute",
+                ],
+                vec![vec![
+                    Value::str("utf8mb4_0900_ai_ci"),
+                    Value::str("utf8mb4"),
+                    Value::Int(255),
+                    Value::str("Yes"),
+                    Value::str("Yes"),
+                    Value::Int(0),
+                    Value::str("NO PAD"),
+                ]],
+            )),
+            Show::CharacterSet { .. } => Ok(rows(
+                &["Charset", "Description", "Default collation", "Maxlen"],
+                vec![vec![
+                    Value::str("utf8mb4"),
+                    Value::str("UTF-8 Unicode"),
+                    Value::str("utf8mb4_0900_ai_ci"),
+                    Value::Int(4),
+                ]],
+            )),
+            Show::TableStatus {
+                database,
+                filter: f,
+            } => {
+                let db = database
+                    .clone()
+                    .or(self.ctx.database.clone())
+                    .ok_or_else(Error::no_db)?;
+                let r = self
+                    .engine
+                    .catalog
+                    .tables(&db)
+                    .iter()
+                    .filter(|t| filter(&t.def().name, f))
+                    .map(|t| {
+                        vec![
+                            Value::str(&t.def().name),
+                            Value::str("InnoDB"),
+                            Value::Int(10),
+                            Value::str("Dynamic"),
+                            Value::Int(t.approximate_rows() as i64),
+                        ]
+                    })
+                    .collect();
+                Ok(rows(
+                    &["Name", "Engine", "Version", "Row_format", "Rows"],
+                    r,
+                ))
+            }
+            Show::Grants => Ok(rows(
+                &["Grants for root@%"],
+                vec![vec![Value::str(
+                    "GRANT ALL PRIVILEGES ON *.* TO `root`@`%` WITH GRANT OPTION",
+                )]],
+            )),
+            Show::EngineStatus => Ok(rows(&["Type", "Name", "Status"], vec![])),
+            Show::MasterStatus => Ok(rows(
+                &[
+                    "File",
+                    "Position",
+                    "Binlog_Do_DB",
+                    "Binlog_Ignore_DB",
+                    "Executed_Gtid_Set",
+                ],
+                vec![vec![
+                    Value::str("log"),
+                    Value::UInt(self.engine.log.current_lsn()),
+                    Value::str(""),
+                    Value::str(""),
+                    Value::str(&self.engine.gtid_executed()),
+                ]],
+            )),
+            Show::BinaryLogs => Ok(rows(
+                &["Log_name", "File_size"],
+                vec![vec![
+                    Value::str("log"),
+                    Value::UInt(self.engine.log.current_lsn()),
+                ]],
+            )),
+        }
+    }
+
+    pub fn field_list(&self, table: &str) -> R<Vec<Column>> {
+        let name = parser::ObjectName {
+            database: None,
+            name: table.to_string(),
+        };
+        let t = Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(&name)?;
+        let def = t.def();
+        Ok(def
+            .visible_columns()
+            .map(|(_, c)| {
+                let mut col = column_meta(&c.name, c.data_type, c.nullable);
+                col.table = def.name.clone();
+                col.org_table = def.name.clone();
+                col.org_name = c.name.clone();
+                col.schema = def.database.clone();
+                col
+            })
+            .collect())
+    }
+
+    pub fn database(&self) -> Option<&str> {
+        self.ctx.database.as_deref()
+    }
+
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+}
+
+pub fn is_system_db(db: &str) -> bool {
+    matches!(
+        db.to_ascii_lowercase().as_str(),
+        "information_schema" | "performance_schema" | "mysql" | "sys"
+    )
+}
+
+/// Reads a system variable as the session sees it.
+pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -> R<Value> {
+    let name = name.to_ascii_lowercase();
+    let name = match name.as_str() {
+        "session.transaction_isolation" => "transaction_isolation".to_string(),
+        _ => name,
+    };
+    match name.as_str() {
+        "server_uuid" => return Ok(Value::str(&server.engine.server_uuid())),
+        "gtid_executed" => return Ok(Value::str(&server.engine.gtid_executed())),
+        "warning_count" => return Ok(Value::Int(ctx.warnings.len() as i64)),
+        "identity" | "last_insert_id" => return Ok(Value::UInt(ctx.last_insert_id)),
+        _ => {}
+    }
+    if !global {
+        if let Some(v) = ctx.session_vars.get(&name) {
+            return Ok(v.clone());
+        }
+    }
+    server
+        .globals
+        .get(&name)
+        .ok_or_else(|| crate::vars::unknown(&name))
+}
