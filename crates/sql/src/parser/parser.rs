@@ -3154,6 +3154,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_alter(&mut self) -> Result<Statement> {
+        let start = self.pos;
         self.advance();
         if !self.eat_kw("TABLE") {
             return match self.word_at(0) {
@@ -3162,6 +3163,14 @@ impl<'a> Parser<'a> {
             };
         }
         let table = self.object_name()?;
+        // mysqldump wraps data loads in DISABLE/ENABLE KEYS: no-ops here.
+        if (self.is_kw("DISABLE") || self.is_kw("ENABLE"))
+            && self.kw_at(1, "KEYS")
+            && matches!(self.tok_at(2), Tok::Semi | Tok::Eof)
+        {
+            self.pos = start;
+            return Ok(self.parse_ignored());
+        }
         let mut actions = Vec::new();
         loop {
             if self.eat_kw("ALGORITHM") || self.eat_kw("LOCK") {

@@ -1443,6 +1443,57 @@ fn transactions_and_misc() {
 }
 
 #[test]
+fn mysqldump_script() {
+    let script = "-- MySQL dump 10.13
+/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;
+/*!50503 SET NAMES utf8mb4 */;
+/*!40103 SET @OLD_TIME_ZONE=@@TIME_ZONE */;
+/*!40103 SET TIME_ZONE='+00:00' */;
+/*!40014 SET @OLD_UNIQUE_CHECKS=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0 */;
+/*!40101 SET @OLD_SQL_MODE=@@SQL_MODE, SQL_MODE='NO_AUTO_VALUE_ON_ZERO' */;
+/*!40111 SET @OLD_SQL_NOTES=@@SQL_NOTES, SQL_NOTES=0 */;
+DROP TABLE IF EXISTS `t`;
+/*!40101 SET @saved_cs_client     = @@character_set_client */;
+CREATE TABLE `t` (
+  `id` int NOT NULL AUTO_INCREMENT,
+  `v` varchar(20) COLLATE utf8mb4_bin DEFAULT NULL,
+  PRIMARY KEY (`id`),
+  KEY `v` (`v`)
+) ENGINE=InnoDB AUTO_INCREMENT=3 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+/*!40101 SET character_set_client = @saved_cs_client */;
+LOCK TABLES `t` WRITE;
+/*!40000 ALTER TABLE `t` DISABLE KEYS */;
+INSERT INTO `t` VALUES (1,'a'),(2,'it\\'s');
+/*!40000 ALTER TABLE `t` ENABLE KEYS */;
+UNLOCK TABLES;
+/*!40103 SET TIME_ZONE=@OLD_TIME_ZONE */;
+-- Dump completed on 2024-01-01 00:00:00
+";
+    let v = parse(script).unwrap();
+    assert_eq!(v.len(), 17);
+    assert!(matches!(&v[9], Statement::CreateTable(ct) if ct.indexes.len() == 1));
+    assert_eq!(
+        v[12],
+        Statement::Ignored("ALTER TABLE `t` DISABLE KEYS".into())
+    );
+    match &v[13] {
+        Statement::Insert(i) => assert_eq!(
+            i.source,
+            InsertSource::Values(vec![
+                vec![Expr::Literal(Value::Int(1)), Expr::Literal(Value::str("a"))],
+                vec![
+                    Expr::Literal(Value::Int(2)),
+                    Expr::Literal(Value::str("it's"))
+                ],
+            ])
+        ),
+        s => panic!("{s:?}"),
+    }
+    // A versioned comment newer than us is a comment: nothing to run.
+    assert_eq!(err("/*!99999 SET x = 1 */").code, Code::EmptyQuery);
+}
+
+#[test]
 fn show_statements() {
     let t = |name: &str| ObjectName {
         database: None,
