@@ -3266,8 +3266,11 @@ impl<'a> Parser<'a> {
             return Err(self.unsupported(&format!("SET {}", self.text_at(0).to_ascii_uppercase())));
         }
         let mut list = Vec::new();
+        // MySQL: the latest GLOBAL/SESSION modifier applies to the following
+        // assignments that have none.
+        let mut scope = Scope::Session;
         loop {
-            list.push(self.parse_set_assignment()?);
+            list.push(self.parse_set_assignment(&mut scope)?);
             if !self.eat(&Tok::Comma) {
                 break;
             }
@@ -3325,7 +3328,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn parse_set_assignment(&mut self) -> Result<SetAssignment> {
+    fn parse_set_assignment(&mut self, current: &mut Scope) -> Result<SetAssignment> {
         if self.eat_kw("NAMES") {
             let charset = if self.eat_kw("DEFAULT") {
                 // The server default character set.
@@ -3382,9 +3385,10 @@ impl<'a> Parser<'a> {
                 let scope = match scope {
                     Some(s) if !matches!(self.tok_at(1), Tok::Eq | Tok::Assign) => {
                         self.advance();
+                        *current = s;
                         s
                     }
-                    _ => Scope::Session,
+                    _ => *current,
                 };
                 let mut name = self.ident_any()?;
                 while self.eat(&Tok::Dot) {

@@ -666,6 +666,16 @@ fn set_statements() {
         }
     );
     assert_eq!(sx(v[0].value.as_ref().unwrap()), "(Plus 1000 1)");
+    let v = assign("SET GLOBAL a = 1, b = 2, SESSION c = 3, d = 4, @@global.e = 5, f = 6");
+    let scopes: Vec<Scope> = v
+        .iter()
+        .map(|a| match &a.target {
+            SetTarget::System { scope, .. } => *scope,
+            t => panic!("{t:?}"),
+        })
+        .collect();
+    use Scope::{Global as G, Session as S};
+    assert_eq!(scopes, [G, G, S, S, G, S]);
     let v = assign("SET NAMES 'utf8mb4' COLLATE 'utf8mb4_unicode_ci'");
     assert_eq!(
         v[0].target,
