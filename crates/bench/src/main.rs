@@ -1,1 +1,201 @@
-fn main() {}
+//! `lockstep-bench tpcc load|run|check`: see the crate docs.
+
+use clap::{Args, Parser, Subcommand};
+use lockstep_bench::connect_retry;
+use lockstep_bench::tpcc::{check, load, run};
+use lockstep_client::Opts;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "lockstep-bench",
+    about = "Benchmarks against any MySQL-compatible server"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Bench,
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// TPC-C on BenchmarkSQL's schema.
+    Tpcc {
+        #[command(subcommand)]
+        cmd: Tpcc,
+    },
+}
+
+#[derive(Subcommand)]
+enum Tpcc {
+    /// Create the schema and load the initial population.
+    Load(LoadArgs),
+    /// Run terminals for a while and report tpmC, throughput and latency.
+    Run(RunArgs),
+    /// Check consistency conditions 1-4 (exit code 1 if one fails).
+    Check(Common),
+}
+
+#[derive(Args, Clone)]
+struct Common {
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    #[arg(long, default_value_t = 3306)]
+    port: u16,
+    #[arg(long, default_value = "root")]
+    user: String,
+    #[arg(long, default_value = "")]
+    password: String,
+    #[arg(long, default_value = "tpcc")]
+    database: String,
+    /// Runtime worker threads (default: number of CPUs).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+impl Common {
+    fn opts(&self) -> Opts {
+        Opts::new(&self.host, self.port, &self.user, &self.password).database(&self.database)
+    }
+}
+
+#[derive(Args)]
+struct LoadArgs {
+    #[command(flatten)]
+    common: Common,
+    #[arg(long, default_value_t = 1)]
+    warehouses: i64,
+    /// Loader tasks at once (one per warehouse plus one for items are queued).
+    #[arg(long, default_value_t = 8)]
+    loaders: usize,
+    /// Rows per INSERT.
+    #[arg(long, default_value_t = 500)]
+    batch: usize,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Defaults to the count in bmsql_config.
+    #[arg(long)]
+    warehouses: Option<i64>,
+    #[arg(long, default_value_t = 10)]
+    terminals: usize,
+    /// Measured seconds (after the warmup).
+    #[arg(long, default_value_t = 60.0)]
+    duration: f64,
+    #[arg(long, default_value_t = 0.0)]
+    warmup: f64,
+    /// Seconds between time-series lines.
+    #[arg(long, default_value_t = 5.0)]
+    interval: f64,
+    /// Mean keying time in ms before each transaction (0 = none).
+    #[arg(long, default_value_t = 0.0)]
+    keying_ms: f64,
+    /// Mean think time in ms after each transaction (0 = none).
+    #[arg(long, default_value_t = 0.0)]
+    think_ms: f64,
+    /// Pick a random warehouse for each transaction instead of a home one.
+    #[arg(long)]
+    random_warehouse: bool,
+    /// Retries of a transaction that hit a deadlock (1213) or lock wait timeout (1205).
+    #[arg(long, default_value_t = 10)]
+    max_retries: u32,
+    /// Seconds terminals get to finish after the run before they are abandoned.
+    #[arg(long, default_value_t = 60.0)]
+    grace: f64,
+    /// Write the final report as JSON here.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+    /// No time-series lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(s.max(0.0))
+}
+
+async fn main_async(cmd: Tpcc) -> Result<(), String> {
+    match cmd {
+        Tpcc::Load(a) => {
+            load::load(
+                &a.common.opts(),
+                &load::LoadOptions {
+                    warehouses: a.warehouses.max(1),
+                    workers: a.loaders,
+                    batch: a.batch.max(1),
+                },
+            )
+            .await
+        }
+        Tpcc::Run(a) => {
+            let report = run::run(
+                &a.common.opts(),
+                run::RunOptions {
+                    terminals: a.terminals.max(1),
+                    warehouses: a.warehouses,
+                    duration: secs(a.duration),
+                    warmup: secs(a.warmup),
+                    interval: secs(a.interval.max(0.1)),
+                    keying: secs(a.keying_ms / 1000.0),
+                    think: secs(a.think_ms / 1000.0),
+                    random_warehouse: a.random_warehouse,
+                    max_retries: a.max_retries,
+                    grace: secs(a.grace),
+                    quiet: a.quiet,
+                },
+            )
+            .await?;
+            run::print_report(&report);
+            if let Some(path) = a.json {
+                let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            Ok(())
+        }
+        Tpcc::Check(a) => {
+            let mut c = connect_retry(&a.opts(), Duration::from_secs(30)).await?;
+            let failures = check::check(&mut c).await?;
+            if failures.is_empty() {
+                println!("consistency conditions 1-4: OK");
+                Ok(())
+            } else {
+                for f in &failures {
+                    println!("FAILED {f}");
+                }
+                Err(format!("{} consistency check(s) failed", failures.len()))
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Bench::Tpcc { cmd } = cli.cmd;
+    let threads = match &cmd {
+        Tpcc::Load(a) => a.common.threads,
+        Tpcc::Run(a) => a.common.threads,
+        Tpcc::Check(a) => a.threads,
+    };
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    rt.enable_all();
+    if let Some(n) = threads {
+        rt.worker_threads(n.max(1));
+    }
+    let rt = match rt.build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("lockstep-bench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(main_async(cmd)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lockstep-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -216,6 +216,16 @@ pub struct Conn {
     scratch: Vec<u8>,
 }
 
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conn")
+            .field("server_version", &self.server_version)
+            .field("connection_id", &self.connection_id)
+            .field("cached_statements", &self.stmts.len())
+            .finish()
+    }
+}
+
 fn err_packet(p: &[u8]) -> Error {
     let mut c = Cursor::new(p);
     let _ = c.u8();

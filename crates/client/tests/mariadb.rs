@@ -117,12 +117,11 @@ async fn against_mariadb() {
         .expect("connect db");
     let e = Conn::connect(&opts(port).database("nope"))
         .await
-        .err()
-        .expect("bad db");
+        .expect_err("bad db");
     assert_eq!(e.code(), Some(1049), "{e}");
     let mut bad = opts(port);
     bad.password = "wrong".into();
-    let e = Conn::connect(&bad).await.err().expect("bad password");
+    let e = Conn::connect(&bad).await.expect_err("bad password");
     assert_eq!(e.code(), Some(1045), "{e}");
 
     // Text protocol: types, NULLs, affected rows, errors with SQLSTATE.
@@ -156,11 +155,10 @@ async fn against_mariadb() {
     let e = c
         .query("INSERT INTO t VALUES (1, 'dup', 0, NULL, 0)")
         .await
-        .err()
-        .expect("dup");
+        .expect_err("dup");
     assert_eq!(e.code(), Some(1062));
     assert!(matches!(&e, lockstep_client::Error::Server { sqlstate, .. } if sqlstate == "23000"));
-    let e = c.query("SELEC 1").await.err().expect("parse error");
+    let e = c.query("SELEC 1").await.expect_err("parse error");
     assert_eq!(e.code(), Some(1064));
     // Still usable after errors; empty result sets work.
     let r = c
@@ -218,14 +216,12 @@ async fn against_mariadb() {
             ],
         )
         .await
-        .err()
-        .expect("dup ps");
+        .expect_err("dup ps");
     assert_eq!(e.code(), Some(1062));
     let e = c
         .execute("SELECT nope FROM t", &[])
         .await
-        .err()
-        .expect("bad column");
+        .expect_err("bad column");
     assert_eq!(e.code(), Some(1054));
     c.close_statements().await.expect("close stmts");
     assert_eq!(c.cached_statements(), 0);
@@ -251,8 +247,7 @@ async fn against_mariadb() {
     let e = c2
         .execute("SELECT id FROM t WHERE id = ? FOR UPDATE", &[Value::Int(1)])
         .await
-        .err()
-        .expect("lock wait timeout");
+        .expect_err("lock wait timeout");
     assert!(e.is_lock_timeout(), "{e}");
     c.query_drop("COMMIT").await.expect("commit");
     c2.query_drop("ROLLBACK").await.expect("rollback");

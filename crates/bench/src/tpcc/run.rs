@@ -1,0 +1,486 @@
+//! The measured run: N terminals (tokio tasks, one connection each) running
+//! the mix back to back (or with keying/think time), with deadlock and
+//! lock-timeout retries, a time series, and a final report.
+
+use super::rng::{NuRandC, TpccRng};
+use super::txn::{Ctx, Outcome, Terminal, TxnError, TxnType};
+use crate::connect_retry;
+use crate::hist::Histogram;
+use lockstep_client::{Conn, Opts};
+use parking_lot::Mutex;
+use rand::Rng;
+use serde_json::{json, Value as Json};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub struct RunOptions {
+    pub terminals: usize,
+    /// Taken from bmsql_config when None.
+    pub warehouses: Option<i64>,
+    pub duration: Duration,
+    pub warmup: Duration,
+    pub interval: Duration,
+    /// Mean keying time before and think time after each transaction
+    /// (spec 5.2.5); 0 = back to back, as the book's tests run.
+    pub keying: Duration,
+    pub think: Duration,
+    /// Terminals pick a random warehouse per transaction instead of a home one.
+    pub random_warehouse: bool,
+    pub max_retries: u32,
+    /// Extra time terminals get to finish after the run before they are
+    /// abandoned.
+    pub grace: Duration,
+    pub quiet: bool,
+}
+
+/// Counters the reporter reads while the run goes on.
+#[derive(Default)]
+struct Live {
+    done: [AtomicU64; 5],
+    errors: AtomicU64,
+}
+
+/// What one terminal measured (merged at the end).
+#[derive(Default)]
+struct TermStats {
+    hist: [Histogram; 5],
+    rollbacks: u64,
+    retries: u64,
+    failed: [u64; 5],
+    errors: BTreeMap<String, u64>,
+    /// First message seen for each error key, to show in the report.
+    samples: BTreeMap<String, String>,
+}
+
+impl TermStats {
+    fn error(&mut self, key: String, msg: String) {
+        *self.errors.entry(key.clone()).or_default() += 1;
+        self.samples.entry(key).or_insert(msg);
+    }
+
+    fn merge(&mut self, o: &TermStats) {
+        for i in 0..5 {
+            self.hist[i].merge(&o.hist[i]);
+            self.failed[i] += o.failed[i];
+        }
+        self.rollbacks += o.rollbacks;
+        self.retries += o.retries;
+        for (k, v) in &o.errors {
+            *self.errors.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &o.samples {
+            self.samples.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+}
+
+struct Shared {
+    live: Live,
+    measuring: AtomicBool,
+    stop: AtomicBool,
+    stats: Mutex<TermStats>,
+}
+
+fn error_key(e: &TxnError) -> (String, bool) {
+    match e {
+        TxnError::Client(c) => match c.code() {
+            Some(code) => (code.to_string(), false),
+            None => ("connection".into(), true),
+        },
+        TxnError::Missing(_) => ("missing_row".into(), false),
+    }
+}
+
+fn exp_delay(rng: &mut TpccRng, mean: Duration) -> Duration {
+    if mean.is_zero() {
+        return Duration::ZERO;
+    }
+    // Negative exponential, truncated at 10x the mean (spec 5.2.5.4).
+    let u: f64 = rng.rng.gen_range(f64::MIN_POSITIVE..1.0);
+    mean.mul_f64((-u.ln()).min(10.0))
+}
+
+async fn session(opts: &Opts) -> Result<Conn, String> {
+    let mut c = connect_retry(opts, Duration::from_secs(60)).await?;
+    for sql in [
+        "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+        "SET autocommit = 0",
+    ] {
+        c.query_drop(sql).await.map_err(|e| format!("{sql}: {e}"))?;
+    }
+    Ok(c)
+}
+
+async fn terminal(
+    opts: Opts,
+    shared: Arc<Shared>,
+    term: Terminal,
+    c: NuRandC,
+    // This terminal's history ids: first, then every `stride` after it.
+    (mut hist_id, hist_stride): (i64, i64),
+    o: Arc<RunOptions>,
+    mut conn: Conn,
+) {
+    let mut rng = TpccRng::new(c);
+    let mut st = TermStats::default();
+    while !shared.stop.load(Ordering::Relaxed) {
+        let t = TxnType::pick(&mut rng);
+        let mut term = term;
+        if o.random_warehouse {
+            term.w_id = rng.uniform(1, term.warehouses);
+            term.d_id = rng.uniform(1, 10);
+        }
+        let keying = exp_delay(&mut rng, o.keying);
+        if !keying.is_zero() {
+            tokio::time::sleep(keying).await;
+        }
+        let start = Instant::now();
+        let mut attempt = 0;
+        let result = loop {
+            let mut ctx = Ctx {
+                conn: &mut conn,
+                rng: &mut rng,
+                term,
+                next_hist_id: &mut hist_id,
+                hist_stride,
+            };
+            let r = ctx.run(t).await;
+            let Err(e) = r else { break r };
+            let (key, fatal) = error_key(&e);
+            let measuring = shared.measuring.load(Ordering::Relaxed);
+            if measuring {
+                st.error(key, e.to_string());
+            }
+            shared.live.errors.fetch_add(1, Ordering::Relaxed);
+            if fatal {
+                // Reconnect (the server may be restarting); the transaction
+                // is lost.
+                loop {
+                    if shared.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    match session(&opts).await {
+                        Ok(c) => {
+                            conn = c;
+                            break;
+                        }
+                        Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+                    }
+                }
+                break Err(e);
+            }
+            let _ = conn.query_drop("ROLLBACK").await;
+            let retryable =
+                matches!(&e, TxnError::Client(c) if c.is_deadlock() || c.is_lock_timeout());
+            if retryable && attempt < o.max_retries && !shared.stop.load(Ordering::Relaxed) {
+                attempt += 1;
+                if measuring {
+                    st.retries += 1;
+                }
+                continue;
+            }
+            break Err(e);
+        };
+        let elapsed = start.elapsed();
+        let i = t as usize;
+        match result {
+            Ok(outcome) => {
+                shared.live.done[i].fetch_add(1, Ordering::Relaxed);
+                if shared.measuring.load(Ordering::Relaxed) {
+                    st.hist[i].record(elapsed.as_micros() as u64);
+                    if outcome == Outcome::RolledBack {
+                        st.rollbacks += 1;
+                    }
+                }
+            }
+            Err(_) => {
+                if shared.measuring.load(Ordering::Relaxed) {
+                    st.failed[i] += 1;
+                }
+            }
+        }
+        let think = exp_delay(&mut rng, o.think);
+        if !think.is_zero() {
+            tokio::time::sleep(think).await;
+        }
+    }
+    let _ = conn.query_drop("ROLLBACK").await;
+    let _ = conn.close().await;
+    shared.stats.lock().merge(&st);
+}
+
+fn ms(us: u64) -> f64 {
+    us as f64 / 1000.0
+}
+
+pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
+    let o = Arc::new(o);
+    let mut setup = session(opts).await?;
+    let e = |e: lockstep_client::Error| e.to_string();
+    let cfg = setup
+        .query("SELECT cfg_name, cfg_value FROM bmsql_config")
+        .await
+        .map_err(|err| format!("reading bmsql_config (did you run load?): {err}"))?;
+    let mut config = BTreeMap::new();
+    for r in &cfg.rows {
+        config.insert(
+            r[0].to_string(),
+            r[1].to_string().parse::<i64>().unwrap_or(0),
+        );
+    }
+    let warehouses = match o.warehouses {
+        Some(w) => w,
+        None => *config
+            .get("warehouses")
+            .ok_or("bmsql_config has no 'warehouses' row")?,
+    };
+    let c_load = config.get("nURandCLast").copied().unwrap_or(0);
+    let c_run = NuRandC::for_run(c_load, &mut rand::thread_rng());
+    let max_hist = setup
+        .query("SELECT MAX(hist_id) FROM bmsql_history")
+        .await
+        .map_err(e)?;
+    let hist_base = max_hist.scalar().and_then(|v| v.to_i64()).unwrap_or(0) + 1;
+    let _ = setup.query_drop("COMMIT").await;
+    let _ = setup.close().await;
+
+    let shared = Arc::new(Shared {
+        live: Live::default(),
+        measuring: AtomicBool::new(o.warmup.is_zero()),
+        stop: AtomicBool::new(false),
+        stats: Mutex::new(TermStats::default()),
+    });
+
+    // Connect every terminal before the clock starts.
+    let connect_start = Instant::now();
+    let mut conns = Vec::with_capacity(o.terminals);
+    {
+        let mut pending = tokio::task::JoinSet::new();
+        for i in 0..o.terminals {
+            let opts = opts.clone();
+            pending.spawn(async move { (i, session(&opts).await) });
+        }
+        let mut slots: Vec<Option<Conn>> = (0..o.terminals).map(|_| None).collect();
+        while let Some(r) = pending.join_next().await {
+            let (i, c) = r.map_err(|e| e.to_string())?;
+            slots[i] = Some(c.map_err(|e| format!("terminal {i}: {e}"))?);
+        }
+        conns.extend(slots.into_iter().flatten());
+    }
+    if !o.quiet {
+        eprintln!(
+            "{} terminals connected in {:.1}s; {} warehouses; running {}s (+{}s warmup)",
+            o.terminals,
+            connect_start.elapsed().as_secs_f64(),
+            warehouses,
+            o.duration.as_secs(),
+            o.warmup.as_secs()
+        );
+    }
+
+    let mut handles = Vec::with_capacity(o.terminals);
+    let stride = o.terminals as i64;
+    for (i, conn) in conns.into_iter().enumerate() {
+        // Terminals are spread round robin over the warehouses, and over
+        // the districts within a warehouse (the district is Stock-Level's).
+        let w = i as i64 % warehouses;
+        let term = Terminal {
+            w_id: w + 1,
+            d_id: (i as i64 / warehouses) % 10 + 1,
+            warehouses,
+        };
+        handles.push(tokio::spawn(terminal(
+            opts.clone(),
+            shared.clone(),
+            term,
+            c_run,
+            (hist_base + i as i64, stride),
+            o.clone(),
+            conn,
+        )));
+    }
+
+    let start = Instant::now();
+    let total = o.warmup + o.duration;
+    let mut series = Vec::new();
+    let mut last = [0u64; 5];
+    let mut last_err = 0;
+    let mut last_t = start;
+    let mut measure_start = if o.warmup.is_zero() {
+        Some(start)
+    } else {
+        None
+    };
+    let mut next_tick = start + o.interval;
+    loop {
+        let now = Instant::now();
+        let end = start + total;
+        let warmup_end = start + o.warmup;
+        if now >= end {
+            break;
+        }
+        let mut wake = next_tick.min(end);
+        if measure_start.is_none() {
+            wake = wake.min(warmup_end);
+        }
+        tokio::time::sleep_until(wake.into()).await;
+        let now = Instant::now();
+        if measure_start.is_none() && now >= warmup_end {
+            shared.measuring.store(true, Ordering::Relaxed);
+            measure_start = Some(now);
+        }
+        if now >= next_tick || now >= end {
+            let cur: Vec<u64> = shared
+                .live
+                .done
+                .iter()
+                .map(|a| a.load(Ordering::Relaxed))
+                .collect();
+            let errs = shared.live.errors.load(Ordering::Relaxed);
+            let dt = now.duration_since(last_t).as_secs_f64().max(1e-9);
+            let txns: u64 = cur.iter().zip(&last).map(|(a, b)| a - b).sum();
+            let tps = txns as f64 / dt;
+            let tpmc = (cur[0] - last[0]) as f64 / dt * 60.0;
+            let t = now.duration_since(start).as_secs_f64();
+            let warm = now <= warmup_end;
+            if !o.quiet {
+                eprintln!(
+                    "[{t:6.1}s] tps {tps:9.1}  tpmC {tpmc:10.0}  errors {:5}{}",
+                    errs - last_err,
+                    if warm { "  (warmup)" } else { "" }
+                );
+            }
+            series.push(
+                json!({"t": (t * 10.0).round() / 10.0, "tps": tps, "tpmC": tpmc,
+                               "errors": errs - last_err, "warmup": warm}),
+            );
+            last.copy_from_slice(&cur);
+            last_err = errs;
+            last_t = now;
+            while next_tick <= now {
+                next_tick += o.interval;
+            }
+        }
+    }
+    shared.measuring.store(false, Ordering::Relaxed);
+    shared.stop.store(true, Ordering::Relaxed);
+    let measured = measure_start
+        .map(|m| Instant::now().duration_since(m))
+        .unwrap_or_default()
+        .as_secs_f64()
+        .max(1e-9);
+
+    // Let terminals finish their transaction; abandon any that hang.
+    let deadline = Instant::now() + o.grace;
+    let mut unfinished = 0;
+    for h in handles {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let abort = h.abort_handle();
+        if tokio::time::timeout(left, h).await.is_err() {
+            abort.abort();
+            unfinished += 1;
+        }
+    }
+
+    let st = shared.stats.lock();
+    let mut txn = serde_json::Map::new();
+    let mut all = Histogram::default();
+    let mut committed_total = 0;
+    for t in TxnType::ALL {
+        let h = &st.hist[t as usize];
+        all.merge(h);
+        committed_total += h.count();
+        txn.insert(
+            t.name().into(),
+            json!({
+                "count": h.count(),
+                "failed": st.failed[t as usize],
+                "per_sec": h.count() as f64 / measured,
+                "mean_ms": h.mean() / 1000.0,
+                "p50_ms": ms(h.quantile(0.50)),
+                "p95_ms": ms(h.quantile(0.95)),
+                "p99_ms": ms(h.quantile(0.99)),
+                "max_ms": ms(h.max()),
+            }),
+        );
+    }
+    let new_orders = st.hist[0].count();
+    let errors_total: u64 = st.errors.values().sum();
+    let report = json!({
+        "benchmark": "tpcc",
+        "warehouses": warehouses,
+        "terminals": o.terminals,
+        "duration_s": measured,
+        "warmup_s": o.warmup.as_secs_f64(),
+        "tpmC": new_orders as f64 / measured * 60.0,
+        "tps": committed_total as f64 / measured,
+        "transactions": committed_total,
+        "new_order_rollbacks": st.rollbacks,
+        "retries": st.retries,
+        "errors_total": errors_total,
+        "errors": st.errors,
+        "error_samples": st.samples,
+        "unfinished_terminals": unfinished,
+        "latency_all": {
+            "p50_ms": ms(all.quantile(0.50)),
+            "p95_ms": ms(all.quantile(0.95)),
+            "p99_ms": ms(all.quantile(0.99)),
+            "max_ms": ms(all.max()),
+        },
+        "txn": txn,
+        "series": series,
+    });
+    Ok(report)
+}
+
+/// Human-readable summary of a report.
+pub fn print_report(r: &Json) {
+    let f = |k: &str| r[k].as_f64().unwrap_or(0.0);
+    println!(
+        "tpmC {:.0}  (New-Order commits per minute, incl. {} rolled back by spec)",
+        f("tpmC"),
+        r["new_order_rollbacks"]
+    );
+    println!(
+        "total {:.1} txn/s over {:.1}s, {} terminals, {} warehouses",
+        f("tps"),
+        f("duration_s"),
+        r["terminals"],
+        r["warehouses"]
+    );
+    println!(
+        "{:<13} {:>9} {:>7} {:>9} {:>9} {:>9} {:>9}",
+        "transaction", "count", "failed", "p50 ms", "p95 ms", "p99 ms", "max ms"
+    );
+    for t in TxnType::ALL {
+        let x = &r["txn"][t.name()];
+        let g = |k: &str| x[k].as_f64().unwrap_or(0.0);
+        println!(
+            "{:<13} {:>9} {:>7} {:>9.2} {:>9.2} {:>9.2} {:>9.2}",
+            t.name(),
+            x["count"].as_u64().unwrap_or(0),
+            x["failed"].as_u64().unwrap_or(0),
+            g("p50_ms"),
+            g("p95_ms"),
+            g("p99_ms"),
+            g("max_ms")
+        );
+    }
+    println!(
+        "retries {}  errors {}  {}",
+        r["retries"], r["errors_total"], r["errors"]
+    );
+    if let Some(s) = r["error_samples"].as_object() {
+        for (k, v) in s {
+            println!("  {k}: {}", v.as_str().unwrap_or(""));
+        }
+    }
+    if r["unfinished_terminals"].as_u64().unwrap_or(0) > 0 {
+        println!(
+            "WARNING: {} terminals did not finish within the grace period",
+            r["unfinished_terminals"]
+        );
+    }
+}
