@@ -89,6 +89,9 @@ impl Histogram {
             return 0;
         }
         let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
+        if rank == self.total {
+            return self.max;
+        }
         let mut seen = 0;
         for (i, c) in self.counts.iter().enumerate() {
             seen += c;
