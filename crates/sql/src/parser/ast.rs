@@ -1,0 +1,495 @@
+//! The abstract syntax tree of the MySQL dialect lockstep speaks. The
+//! parser produces it; the binder (`plan`) resolves names against the
+//! catalog and turns it into executable plans.
+
+use lockstep_types::{DataType, Value};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    Select(Box<Query>),
+    Insert(Box<Insert>),
+    Update(Box<Update>),
+    Delete(Box<Delete>),
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
+    DropDatabase {
+        name: String,
+        if_exists: bool,
+    },
+    CreateTable(Box<CreateTable>),
+    DropTable {
+        tables: Vec<ObjectName>,
+        if_exists: bool,
+    },
+    CreateIndex {
+        name: String,
+        table: ObjectName,
+        columns: Vec<String>,
+        unique: bool,
+    },
+    DropIndex {
+        name: String,
+        table: ObjectName,
+    },
+    /// ALTER TABLE t ADD [UNIQUE] INDEX|KEY name (cols) / DROP INDEX name.
+    AlterTable {
+        table: ObjectName,
+        actions: Vec<AlterAction>,
+    },
+    Truncate {
+        table: ObjectName,
+    },
+    Use {
+        database: String,
+    },
+    /// BEGIN / START TRANSACTION [READ ONLY|READ WRITE|WITH CONSISTENT SNAPSHOT].
+    Begin {
+        read_only: bool,
+        consistent_snapshot: bool,
+    },
+    Commit,
+    Rollback,
+    /// SET a=..., @@session.b=..., @u=..., NAMES x [COLLATE y], ...
+    Set(Vec<SetAssignment>),
+    /// SET [GLOBAL|SESSION] TRANSACTION ISOLATION LEVEL ... / READ ONLY.
+    SetTransaction {
+        scope: Scope,
+        isolation: Option<String>,
+        read_only: Option<bool>,
+    },
+    Show(Show),
+    /// DESCRIBE / DESC / EXPLAIN <table> (same as SHOW COLUMNS).
+    Describe {
+        table: ObjectName,
+    },
+    /// EXPLAIN <statement>: prints the plan.
+    Explain(Box<Statement>),
+    Kill {
+        connection_id: Expr,
+        query_only: bool,
+    },
+    /// Statements accepted and ignored for compatibility (LOCK TABLES,
+    /// ANALYZE TABLE, FLUSH, ...): the text is kept for the log.
+    Ignored(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AlterAction {
+    AddIndex {
+        name: Option<String>,
+        columns: Vec<String>,
+        unique: bool,
+    },
+    DropIndex {
+        name: String,
+    },
+}
+
+/// [database.]name
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ObjectName {
+    pub database: Option<String>,
+    pub name: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Session,
+    Global,
+    /// Only the next transaction (SET TRANSACTION without a scope).
+    Next,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SetTarget {
+    /// A system variable, with the scope given (SET x / SET SESSION x /
+    /// SET @@x / SET @@global.x).
+    System { scope: Scope, name: String },
+    /// A user variable @name.
+    User(String),
+    /// SET NAMES charset [COLLATE collation]
+    Names {
+        charset: String,
+        collation: Option<String>,
+    },
+    /// SET CHARACTER SET x
+    CharacterSet(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetAssignment {
+    pub target: SetTarget,
+    /// None for NAMES/CHARACTER SET; `Expr::Default` for `= DEFAULT`.
+    pub value: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Show {
+    Databases {
+        filter: Option<ShowFilter>,
+    },
+    Tables {
+        database: Option<String>,
+        full: bool,
+        filter: Option<ShowFilter>,
+    },
+    Columns {
+        table: ObjectName,
+        full: bool,
+        filter: Option<ShowFilter>,
+    },
+    Index {
+        table: ObjectName,
+    },
+    CreateTable {
+        table: ObjectName,
+    },
+    CreateDatabase {
+        name: String,
+    },
+    Variables {
+        scope: Scope,
+        filter: Option<ShowFilter>,
+    },
+    Status {
+        scope: Scope,
+        filter: Option<ShowFilter>,
+    },
+    ProcessList {
+        full: bool,
+    },
+    Warnings,
+    Errors,
+    Engines,
+    Collation {
+        filter: Option<ShowFilter>,
+    },
+    CharacterSet {
+        filter: Option<ShowFilter>,
+    },
+    TableStatus {
+        database: Option<String>,
+        filter: Option<ShowFilter>,
+    },
+    Grants,
+    /// SHOW ENGINE INNODB STATUS and similar: empty result.
+    EngineStatus,
+    MasterStatus,
+    BinaryLogs,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShowFilter {
+    Like(String),
+    Where(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    pub body: QueryBody,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub lock: Option<LockClause>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueryBody {
+    Select(Box<Select>),
+    /// UNION [ALL] of two queries.
+    Union {
+        left: Box<Query>,
+        right: Box<Query>,
+        all: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockClause {
+    /// FOR UPDATE
+    Update,
+    /// LOCK IN SHARE MODE / FOR SHARE
+    Share,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Select {
+    pub distinct: bool,
+    pub projection: Vec<SelectItem>,
+    /// FROM items, comma-separated; each may carry joins.
+    pub from: Vec<TableRef>,
+    pub selection: Option<Expr>,
+    pub group_by: Vec<Expr>,
+    pub having: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SelectItem {
+    /// *
+    Wildcard,
+    /// t.*
+    QualifiedWildcard(String),
+    Expr {
+        expr: Expr,
+        alias: Option<String>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TableRef {
+    Table {
+        name: ObjectName,
+        alias: Option<String>,
+    },
+    Derived {
+        query: Box<Query>,
+        alias: String,
+    },
+    Join {
+        left: Box<TableRef>,
+        right: Box<TableRef>,
+        kind: JoinKind,
+        on: JoinCondition,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Cross,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum JoinCondition {
+    On(Expr),
+    Using(Vec<String>),
+    None,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OrderItem {
+    pub expr: Expr,
+    pub desc: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Insert {
+    pub table: ObjectName,
+    pub columns: Vec<String>,
+    pub source: InsertSource,
+    pub ignore: bool,
+    pub replace: bool,
+    /// ON DUPLICATE KEY UPDATE col = expr, ...
+    pub on_duplicate: Vec<(String, Expr)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum InsertSource {
+    /// VALUES (...), (...) — also INSERT ... SET a=1, b=2 (one row).
+    Values(Vec<Vec<Expr>>),
+    Query(Box<Query>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Update {
+    pub table: ObjectName,
+    pub alias: Option<String>,
+    pub assignments: Vec<(String, Expr)>,
+    pub selection: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delete {
+    pub table: ObjectName,
+    pub alias: Option<String>,
+    pub selection: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateTable {
+    pub name: ObjectName,
+    pub if_not_exists: bool,
+    pub columns: Vec<ColumnSpec>,
+    /// PRIMARY KEY (...) given as a table constraint.
+    pub primary_key: Option<Vec<String>>,
+    /// Secondary indexes: UNIQUE [KEY|INDEX] name (...), KEY|INDEX name (...).
+    pub indexes: Vec<IndexSpec>,
+    /// CREATE TABLE ... LIKE other
+    pub like: Option<ObjectName>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexSpec {
+    pub name: Option<String>,
+    pub columns: Vec<String>,
+    pub unique: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnSpec {
+    pub name: String,
+    pub data_type: DataType,
+    /// NOT NULL given (PRIMARY KEY implies it too).
+    pub not_null: bool,
+    pub default: Option<Expr>,
+    pub auto_increment: bool,
+    pub primary_key: bool,
+    pub unique: bool,
+    /// ON UPDATE CURRENT_TIMESTAMP
+    pub on_update_now: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Or,
+    And,
+    Xor,
+    Eq,
+    /// <=> (NULL-safe equality)
+    NullSafeEq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    Plus,
+    Minus,
+    Multiply,
+    Divide,
+    /// DIV (integer division)
+    IntDivide,
+    Modulo,
+    BitAnd,
+    BitOr,
+    BitXor,
+    ShiftLeft,
+    ShiftRight,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Not,
+    Minus,
+    Plus,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarScope {
+    Session,
+    Global,
+    /// @@name without a scope: session value.
+    Default,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Literal(Value),
+    /// Column reference: [table.]column
+    Column {
+        table: Option<String>,
+        name: String,
+    },
+    /// `?` placeholder, numbered from 0 in order of appearance.
+    Param(usize),
+    /// @name
+    UserVar(String),
+    /// @@[session.|global.]name
+    SystemVar {
+        scope: VarScope,
+        name: String,
+    },
+    Unary {
+        op: UnaryOp,
+        expr: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    IsNull {
+        expr: Box<Expr>,
+        negated: bool,
+    },
+    /// IS [NOT] TRUE / FALSE
+    IsBool {
+        expr: Box<Expr>,
+        value: bool,
+        negated: bool,
+    },
+    InList {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    InSubquery {
+        expr: Box<Expr>,
+        query: Box<Query>,
+        negated: bool,
+    },
+    Between {
+        expr: Box<Expr>,
+        low: Box<Expr>,
+        high: Box<Expr>,
+        negated: bool,
+    },
+    Like {
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        escape: Option<Box<Expr>>,
+        negated: bool,
+    },
+    Exists {
+        query: Box<Query>,
+        negated: bool,
+    },
+    /// (SELECT ...) as a value.
+    Subquery(Box<Query>),
+    /// Function call; aggregates too (COUNT, SUM, ...). `distinct` for
+    /// COUNT(DISTINCT x) and friends. COUNT(*) has `star`.
+    Function {
+        name: String,
+        args: Vec<Expr>,
+        distinct: bool,
+        star: bool,
+    },
+    Case {
+        operand: Option<Box<Expr>>,
+        branches: Vec<(Expr, Expr)>,
+        else_result: Option<Box<Expr>>,
+    },
+    Cast {
+        expr: Box<Expr>,
+        to: CastType,
+    },
+    /// INTERVAL n unit, only inside date arithmetic (DATE_ADD, + INTERVAL).
+    Interval {
+        value: Box<Expr>,
+        unit: String,
+    },
+    /// DEFAULT (in INSERT VALUES / UPDATE SET) or VALUES(col) in ON DUPLICATE KEY UPDATE.
+    Default,
+    /// Row constructor (a, b) — used by IN ((1,2),(3,4)) and row comparisons.
+    Row(Vec<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastType {
+    Signed,
+    Unsigned,
+    Char,
+    Binary,
+    Decimal { precision: u8, scale: u8 },
+    Double,
+    Date,
+    DateTime,
+}
