@@ -29,7 +29,7 @@ fi
 
 if [ "${LOCKSTEP_SKIP_CARGO:-0}" != 1 ]; then
     step "cargo build --release -p lockstep-server"
-    cargo build --release -p lockstep-server
+    cargo build --release -p lockstep-server -p lockstep-bench
     step "cargo test --workspace --release"
     cargo test --workspace --release
 fi
