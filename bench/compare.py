@@ -1,0 +1,562 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark of lockstep and MariaDB on this machine, in one run.
+
+Started by bench/compare.sh (which installs sysbench/MariaDB if missing and
+builds the binaries). Starts a private lockstep and a private MariaDB with
+the same durability and isolation, loads the same data into both, and runs
+interleaved sweeps (for every point: lockstep, then MariaDB):
+
+  sysbench oltp_point_select, oltp_read_write, oltp_write_only
+  lockstep-bench TPC-C
+
+at 1, 4, 16, 64, 256, 1024 threads/terminals. Writes
+bench/results/<date>-<commit>.md with a table and SVG charts of throughput
+and p95 latency against concurrency (drawn here, no dependencies).
+
+  --quick   small tables, 1 warehouse, ~10 s per point (minutes in total)
+  (full)    --tables=4 --table-size=100000, 10 warehouses, 60 s per point
+
+Servers are always stopped at the end (also on errors and Ctrl-C).
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST = "127.0.0.1"
+SERVERS = ("lockstep", "mariadb")
+SYSBENCH_TESTS = ("oltp_point_select", "oltp_read_write", "oltp_write_only")
+
+
+def log(msg):
+    print(f"[{datetime.datetime.now():%H:%M:%S}] {msg}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def can_connect(port):
+    try:
+        with socket.create_connection((HOST, port), timeout=1) as s:
+            s.settimeout(2)
+            return len(s.recv(4)) > 0  # the server's greeting
+    except OSError:
+        return False
+
+
+class Server:
+    def __init__(self, kind, workdir, args):
+        self.kind = kind
+        self.dir = os.path.join(workdir, kind)
+        self.data = os.path.join(self.dir, "data")
+        self.port = free_port()
+        self.args = args
+        self.proc = None
+        os.makedirs(self.dir, exist_ok=True)
+        self.log_path = os.path.join(self.dir, "server.log")
+
+    def command(self):
+        if self.kind == "lockstep":
+            return [self.args.lockstep_bin, "serve", "--port", str(self.port),
+                    "--datadir", self.data, "--transaction-isolation", "READ-COMMITTED",
+                    "--max-connections", "2100"]
+        return [
+            "mariadbd", "--no-defaults", f"--datadir={self.data}", f"--port={self.port}",
+            "--bind-address=127.0.0.1", f"--socket={os.path.join(self.dir, 'mysqld.sock')}",
+            f"--pid-file={os.path.join(self.dir, 'mysqld.pid')}", "--user=root",
+            "--skip-name-resolve",
+            # Same durability and isolation as lockstep's defaults (issue 3):
+            "--innodb-flush-log-at-trx-commit=1", "--sync-binlog=1",
+            f"--log-bin={os.path.join(self.data, 'binlog')}", "--binlog-format=ROW",
+            "--server-id=1", "--transaction-isolation=READ-COMMITTED",
+            # Room for the sweep's 1024 clients and the data:
+            "--max-connections=2000", "--max-prepared-stmt-count=1048576",
+            f"--innodb-buffer-pool-size={self.args.buffer_pool}", "--innodb-log-file-size=1G",
+            "--table-open-cache=4000",
+            "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
+            "--performance-schema=OFF", f"--log-error={self.log_path}",
+        ]
+
+    def start(self):
+        if self.kind == "mariadb" and not os.path.isdir(os.path.join(self.data, "mysql")):
+            os.makedirs(self.data, exist_ok=True)
+            r = subprocess.run(
+                ["mariadb-install-db", "--no-defaults", f"--datadir={self.data}", "--user=root",
+                 "--auth-root-authentication-method=normal", "--skip-test-db",
+                 "--skip-name-resolve"],
+                capture_output=True, text=True, timeout=300)
+            if r.returncode != 0:
+                raise RuntimeError(f"mariadb-install-db failed:\n{r.stdout}\n{r.stderr}")
+        logf = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=logf,
+                                     stderr=subprocess.STDOUT, cwd=self.dir,
+                                     start_new_session=True)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.kind} exited during start-up:\n{self.log_tail()}")
+            if can_connect(self.port):
+                log(f"{self.kind} ready on port {self.port} (pid {self.proc.pid})")
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"{self.kind} not ready after 180 s:\n{self.log_tail()}")
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self):
+        if not self.alive():
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(120)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(30)
+        log(f"{self.kind} stopped")
+
+    def log_tail(self, n=3000):
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - n))
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def sql(self, statement):
+        return subprocess.run(
+            ["mariadb", "--no-defaults", f"-h{HOST}", f"-P{self.port}", "-uroot",
+             "--protocol=TCP", "-N", "-e", statement],
+            capture_output=True, text=True, timeout=300)
+
+    def rss_mb(self):
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) // 1024
+        except OSError:
+            pass
+        return None
+
+
+# ---- sysbench -----------------------------------------------------------
+
+def sysbench_cmd(server, args, test, threads, command):
+    return ["sysbench", test, "--db-driver=mysql", f"--mysql-host={HOST}",
+            f"--mysql-port={server.port}", "--mysql-user=root", "--mysql-password=",
+            "--mysql-db=sbtest", f"--tables={args.tables}", f"--table-size={args.table_size}",
+            f"--threads={threads}", f"--time={args.time}", "--events=0",
+            "--rand-type=uniform", "--report-interval=0", "--db-ps-mode=auto",
+            "--mysql-ignore-errors=1213,1205,1020", "--forced-shutdown=60", command]
+
+
+def sysbench_prepare(server, args):
+    r = server.sql("DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest")
+    if r.returncode != 0:
+        raise RuntimeError(f"{server.kind}: create sbtest failed: {r.stderr}")
+    cmd = sysbench_cmd(server, args, "oltp_read_write", min(args.tables, 4), "prepare")
+    t = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if r.returncode != 0:
+        raise RuntimeError(f"{server.kind}: sysbench prepare failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+    log(f"{server.kind}: sysbench tables prepared in {time.monotonic() - t:.0f}s")
+
+
+def run_sysbench(server, args, test, threads):
+    cmd = sysbench_cmd(server, args, test, threads, "run")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.time + 300)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "throughput": 0, "p95": None, "errors": None,
+                "note": "timed out"}
+    out = r.stdout + r.stderr
+
+    def num(pattern):
+        m = re.search(pattern, out, re.M)
+        return float(m.group(1)) if m else None
+
+    tps = num(r"transactions:\s+\d+\s+\(([\d.]+) per sec")
+    p95 = num(r"95th percentile:\s+([\d.]+)")
+    ignored = num(r"ignored errors:\s+(\d+)")
+    ok = r.returncode == 0 and tps is not None
+    note = "" if ok else f"exit {r.returncode}: " + " | ".join(
+        l.strip() for l in out.splitlines() if "FATAL" in l or "error" in l.lower())[:300]
+    return {"ok": ok, "throughput": tps or 0.0, "p95": p95, "errors": int(ignored or 0),
+            "note": note}
+
+
+# ---- TPC-C --------------------------------------------------------------
+
+def bench_cmd(server, args, *rest):
+    return [args.bench_bin, "tpcc", rest[0], f"--host={HOST}", f"--port={server.port}",
+            "--user=root", "--password=", "--database=tpcc", *rest[1:]]
+
+
+def tpcc_load(server, args):
+    t = time.monotonic()
+    r = subprocess.run(bench_cmd(server, args, "load", f"--warehouses={args.warehouses}"),
+                       capture_output=True, text=True, timeout=7200)
+    if r.returncode != 0:
+        raise RuntimeError(f"{server.kind}: tpcc load failed:\n{r.stderr[-3000:]}")
+    log(f"{server.kind}: TPC-C {args.warehouses} warehouses loaded in {time.monotonic() - t:.0f}s")
+
+
+def tpcc_check(server, args):
+    r = subprocess.run(bench_cmd(server, args, "check"), capture_output=True, text=True,
+                       timeout=1800)
+    return r.returncode == 0, (r.stdout + r.stderr).strip()
+
+
+def run_tpcc(server, args, terminals, workdir):
+    path = os.path.join(workdir, f"tpcc-{server.kind}-{terminals}.json")
+    cmd = bench_cmd(server, args, "run", f"--terminals={terminals}", f"--duration={args.time}",
+                    f"--warmup={args.warmup}", "--interval=5", f"--json={path}", "--quiet",
+                    "--grace=60")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=args.time + args.warmup + 600)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "throughput": 0, "p95": None, "errors": None, "note": "timed out"}
+    if r.returncode != 0 or not os.path.exists(path):
+        return {"ok": False, "throughput": 0, "p95": None, "errors": None,
+                "note": f"exit {r.returncode}: {r.stderr.strip()[-300:]}"}
+    with open(path) as f:
+        rep = json.load(f)
+    note = ""
+    samples = rep.get("error_samples") or {}
+    if samples:
+        note = "; ".join(f"{k}: {v[:120]}" for k, v in samples.items())
+    if rep.get("unfinished_terminals"):
+        note = f"{rep['unfinished_terminals']} terminals hung; " + note
+    return {"ok": True, "throughput": rep["tpmC"], "tps": rep["tps"],
+            "p95": rep["latency_all"]["p95_ms"],
+            "p95_new_order": rep["txn"]["new_order"]["p95_ms"],
+            "errors": rep["errors_total"], "note": note}
+
+
+# ---- report -------------------------------------------------------------
+
+COLORS = {"lockstep": "#1f77b4", "mariadb": "#d62728"}
+
+
+def svg_charts(results, tests, metric, title, log_y=False):
+    """Small multiples: one panel per test, x = concurrency (log2), one line per server."""
+    pw, ph, ml, mr, mt, mb = 330, 240, 62, 12, 34, 40
+    cols = 2
+    rows = math.ceil(len(tests) / cols)
+    W, H = cols * pw, rows * ph + 30
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{W / 2}" y="18" text-anchor="middle" font-size="14">{title}</text>']
+    for i, test in enumerate(tests):
+        ox, oy = (i % cols) * pw, 30 + (i // cols) * ph
+        pts = {s: [(r["threads"], r[s][metric]) for r in results
+                   if r["test"] == test and r[s].get("ok") and r[s].get(metric)]
+               for s in SERVERS}
+        xs = sorted({r["threads"] for r in results if r["test"] == test}) or [1]
+        ys = [v for s in SERVERS for _, v in pts[s]] or [1]
+        x0, x1 = math.log2(min(xs)), math.log2(max(xs))
+        if x1 == x0:
+            x1 = x0 + 1
+        if log_y:
+            y0 = math.log10(max(min(ys), 1e-3))
+            y1 = math.log10(max(ys))
+            y0, y1 = math.floor(y0), math.ceil(y1) if math.ceil(y1) > math.floor(y0) else math.floor(y0) + 1
+        else:
+            y0, y1 = 0, max(ys) * 1.1 or 1
+        px0, px1, py0, py1 = ox + ml, ox + pw - mr, oy + ph - mb, oy + mt
+
+        def X(v):
+            return px0 + (math.log2(v) - x0) / (x1 - x0) * (px1 - px0)
+
+        def Y(v):
+            t = (math.log10(max(v, 1e-3)) - y0) / (y1 - y0) if log_y else (v - y0) / (y1 - y0)
+            return py0 - t * (py0 - py1)
+
+        out.append(f'<text x="{(px0 + px1) / 2}" y="{oy + 20}" text-anchor="middle" '
+                   f'font-weight="bold">{test}</text>')
+        out.append(f'<rect x="{px0}" y="{py1}" width="{px1 - px0}" height="{py0 - py1}" '
+                   f'fill="none" stroke="#999"/>')
+        for x in xs:
+            out.append(f'<line x1="{X(x):.1f}" y1="{py0}" x2="{X(x):.1f}" y2="{py0 + 4}" stroke="#999"/>')
+            out.append(f'<text x="{X(x):.1f}" y="{py0 + 15}" text-anchor="middle">{x}</text>')
+        ticks = ([10 ** e for e in range(int(y0), int(y1) + 1)] if log_y
+                 else [y0 + (y1 - y0) * k / 4 for k in range(5)])
+        for v in ticks:
+            label = f"{v:g}" if log_y or v < 1000 else f"{v / 1000:.0f}k" if v >= 10000 else f"{v / 1000:.1f}k"
+            out.append(f'<line x1="{px0}" y1="{Y(v):.1f}" x2="{px1}" y2="{Y(v):.1f}" stroke="#eee"/>')
+            out.append(f'<text x="{px0 - 4}" y="{Y(v) + 4:.1f}" text-anchor="end">{label}</text>')
+        out.append(f'<text x="{(px0 + px1) / 2}" y="{py0 + 30}" text-anchor="middle">'
+                   f'{"terminals" if test == "tpcc" else "threads"}</text>')
+        for s in SERVERS:
+            p = pts[s]
+            if not p:
+                continue
+            path = " ".join(f"{'M' if k == 0 else 'L'}{X(x):.1f},{Y(y):.1f}" for k, (x, y) in enumerate(p))
+            out.append(f'<path d="{path}" fill="none" stroke="{COLORS[s]}" stroke-width="2"/>')
+            for x, y in p:
+                out.append(f'<circle cx="{X(x):.1f}" cy="{Y(y):.1f}" r="3" fill="{COLORS[s]}"/>')
+        for k, s in enumerate(SERVERS):
+            lx, ly = px0 + 8, py1 + 14 + k * 14
+            out.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 16}" y2="{ly - 4}" '
+                       f'stroke="{COLORS[s]}" stroke-width="2"/>')
+            out.append(f'<text x="{lx + 20}" y="{ly}">{s}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}"
+    return f"{v:,}"
+
+
+def write_report(results, args, meta, checks, out_dir, stem):
+    os.makedirs(out_dir, exist_ok=True)
+    tests = [t for t in (*SYSBENCH_TESTS, "tpcc") if any(r["test"] == t for r in results)]
+    with open(os.path.join(out_dir, f"{stem}-throughput.svg"), "w") as f:
+        f.write(svg_charts(results, tests, "throughput",
+                           "Throughput vs concurrency (sysbench: transactions/s; TPC-C: tpmC)"))
+    with open(os.path.join(out_dir, f"{stem}-p95.svg"), "w") as f:
+        f.write(svg_charts(results, tests, "p95", "p95 latency (ms, log scale) vs concurrency",
+                           log_y=True))
+    L = [f"# lockstep vs MariaDB: {meta['date']} at {meta['commit']}", ""]
+    L.append(f"Mode: **{'quick' if args.quick else 'full'}**; {args.time} s per point"
+             + (f" (+{args.warmup} s TPC-C warmup)" if args.warmup else "")
+             + "; for every point lockstep ran first, then MariaDB, on the same machine in the same run.")
+    L.append("")
+    L.append(f"- Machine: {meta['cpu']}, {meta['cores']} cores, {meta['mem_gb']} GB RAM, {meta['kernel']}")
+    L.append(f"- lockstep {meta['commit']}: `{' '.join(meta['lockstep_cmd'])}`")
+    L.append(f"- MariaDB {meta['mariadb_version']}: innodb_flush_log_at_trx_commit=1, sync_binlog=1, "
+             f"log_bin, binlog_format=ROW, transaction_isolation=READ-COMMITTED, max_connections=2000, "
+             f"innodb_buffer_pool_size={args.buffer_pool}, innodb_log_file_size=1G")
+    L.append(f"- sysbench {meta['sysbench_version']}: --tables={args.tables} --table-size={args.table_size} "
+             f"--rand-type=uniform --db-ps-mode=auto (server-side prepared statements), "
+             f"deadlocks/lock timeouts ignored and counted as errors")
+    L.append(f"- TPC-C: lockstep-bench, {args.warehouses} warehouse(s), terminals bound round robin to "
+             f"warehouses, no think time, READ COMMITTED, prepared statements; throughput is tpmC "
+             f"(New-Order commits per minute), p95 over all five transaction types, errors = deadlocks/"
+             f"lock timeouts (retried) and others")
+    L.append("")
+    L.append("![throughput](%s-throughput.svg)" % stem)
+    L.append("")
+    L.append("![p95](%s-p95.svg)" % stem)
+    L.append("")
+    L.append("| test | threads | lockstep throughput | lockstep p95 ms | lockstep errors | "
+             "MariaDB throughput | MariaDB p95 ms | MariaDB errors | ratio |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        a, b = r["lockstep"], r["mariadb"]
+        ratio = (f"{a['throughput'] / b['throughput']:.2f}x"
+                 if a.get("ok") and b.get("ok") and b["throughput"] else "-")
+        cells = []
+        for s in (a, b):
+            if s.get("ok"):
+                cells += [fmt(s["throughput"]), fmt(s["p95"], 2), fmt(s["errors"])]
+            else:
+                cells += ["FAILED", "-", "-"]
+        L.append(f"| {r['test']} | {r['threads']} | " + " | ".join(cells) + f" | {ratio} |")
+    L.append("")
+    L.append("## Peaks and behaviour at the highest concurrency")
+    L.append("")
+    L.append("| test | lockstep peak (at) | MariaDB peak (at) | peak ratio | lockstep at max conc. / own peak | MariaDB at max conc. / own peak |")
+    L.append("|---|---:|---:|---:|---:|---:|")
+    for t in tests:
+        rows = [r for r in results if r["test"] == t]
+        peaks, keep = {}, {}
+        for s in SERVERS:
+            ok = [(r[s]["throughput"], r["threads"]) for r in rows if r[s].get("ok")]
+            peaks[s] = max(ok) if ok else (0, None)
+            top = max(rows, key=lambda r: r["threads"])
+            keep[s] = (top[s]["throughput"] / peaks[s][0] if top[s].get("ok") and peaks[s][0]
+                       else None)
+        ratio = (f"{peaks['lockstep'][0] / peaks['mariadb'][0]:.2f}x" if peaks["mariadb"][0] else "-")
+        L.append(f"| {t} | {fmt(peaks['lockstep'][0])} ({peaks['lockstep'][1]}) | "
+                 f"{fmt(peaks['mariadb'][0])} ({peaks['mariadb'][1]}) | {ratio} | "
+                 + " | ".join(f"{keep[s] * 100:.0f}%" if keep[s] is not None else "-" for s in SERVERS)
+                 + " |")
+    L.append("")
+    if checks:
+        L.append("## TPC-C consistency checks (conditions 1-4) after the sweep")
+        L.append("")
+        for s, (ok, text) in checks.items():
+            L.append(f"- {s}: {'OK' if ok else 'FAILED'}" + ("" if ok else f"\n\n```\n{text[-2000:]}\n```"))
+        L.append("")
+    notes = [(r["test"], r["threads"], s, r[s]["note"]) for r in results for s in SERVERS
+             if r[s].get("note")]
+    if notes:
+        L.append("## Notes and errors")
+        L.append("")
+        for t, n, s, note in notes:
+            L.append(f"- {t} @ {n}, {s}: {note}")
+        L.append("")
+    if meta.get("rss"):
+        L.append("Resident memory at the end: " + ", ".join(f"{k} {v} MB" for k, v in meta["rss"].items()))
+        L.append("")
+    path = os.path.join(out_dir, f"{stem}.md")
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+    with open(os.path.join(out_dir, f"{stem}.json"), "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=1, default=str)
+    return path
+
+
+def machine_meta(args):
+    def cmd(c):
+        try:
+            return subprocess.run(c, capture_output=True, text=True, timeout=30).stdout.strip()
+        except Exception:
+            return "?"
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = 0
+    try:
+        with open("/proc/meminfo") as f:
+            mem = int(f.readline().split()[1]) // (1024 * 1024)
+    except OSError:
+        pass
+    return {
+        "date": datetime.date.today().isoformat(),
+        "commit": cmd(["git", "-C", REPO, "rev-parse", "--short", "HEAD"]) or "unknown",
+        "cpu": cpu, "cores": os.cpu_count(), "mem_gb": mem, "kernel": platform.release(),
+        "mariadb_version": cmd(["mariadbd", "--version"]).split(" Ver ")[-1].split(" for ")[0],
+        "sysbench_version": cmd(["sysbench", "--version"]),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", default="1,4,16,64,256,1024")
+    ap.add_argument("--tests", default="oltp_point_select,oltp_read_write,oltp_write_only,tpcc",
+                    help="comma-separated subset")
+    ap.add_argument("--time", type=int, help="seconds per point (quick 10, full 60)")
+    ap.add_argument("--warmup", type=int, help="TPC-C warmup seconds per point (quick 2, full 10)")
+    ap.add_argument("--tables", type=int)
+    ap.add_argument("--table-size", type=int)
+    ap.add_argument("--warehouses", type=int)
+    ap.add_argument("--buffer-pool", help="MariaDB innodb_buffer_pool_size (quick 1G, full 4G)")
+    ap.add_argument("--servers", default="lockstep,mariadb")
+    ap.add_argument("--lockstep-bin", default=os.environ.get(
+        "LOCKSTEP_BIN", os.path.join(REPO, "target", "release", "lockstep")))
+    ap.add_argument("--bench-bin", default=os.environ.get(
+        "LOCKSTEP_BENCH_BIN", os.path.join(REPO, "target", "release", "lockstep-bench")))
+    ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
+    ap.add_argument("--workdir", help="server datadirs (default: a temp dir, removed at the end)")
+    args = ap.parse_args()
+    q = args.quick
+    args.time = args.time or (10 if q else 60)
+    args.warmup = args.warmup if args.warmup is not None else (2 if q else 10)
+    args.tables = args.tables or 4
+    args.table_size = args.table_size or (10000 if q else 100000)
+    args.warehouses = args.warehouses or (1 if q else 10)
+    args.buffer_pool = args.buffer_pool or ("1G" if q else "4G")
+    threads = [int(t) for t in args.threads.split(",")]
+    tests = [t for t in args.tests.split(",") if t]
+    kinds = [s for s in args.servers.split(",") if s]
+    for t in tests:
+        if t not in (*SYSBENCH_TESTS, "tpcc"):
+            ap.error(f"unknown test {t}")
+    for b in (args.lockstep_bin, args.bench_bin):
+        if "lockstep" in kinds and not os.access(b, os.X_OK):
+            ap.error(f"{b} not found (bench/compare.sh builds it)")
+
+    workdir = args.workdir or tempfile.mkdtemp(prefix="lockstep-compare-")
+    servers = {}
+
+    def cleanup(*_):
+        for s in servers.values():
+            try:
+                s.stop()
+            except Exception as e:  # keep stopping the others
+                log(f"stopping {s.kind}: {e}")
+        if not args.workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def on_signal(signum, _frame):
+        log(f"signal {signum}: stopping servers")
+        cleanup()
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    meta = machine_meta(args)
+    results, checks = [], {}
+    started = time.monotonic()
+    try:
+        for k in kinds:
+            servers[k] = Server(k, workdir, args)
+            servers[k].start()
+        meta["lockstep_cmd"] = (servers["lockstep"].command() if "lockstep" in servers else [])
+        # Same data in both: sysbench tables and TPC-C warehouses.
+        if any(t in SYSBENCH_TESTS for t in tests):
+            for s in servers.values():
+                sysbench_prepare(s, args)
+        if "tpcc" in tests:
+            for s in servers.values():
+                tpcc_load(s, args)
+        for test in tests:
+            for n in threads:
+                row = {"test": test, "threads": n}
+                for k in SERVERS:
+                    if k not in servers:
+                        row[k] = {"ok": False, "throughput": 0, "p95": None, "errors": None,
+                                  "note": "not run"}
+                        continue
+                    s = servers[k]
+                    if not s.alive():
+                        row[k] = {"ok": False, "throughput": 0, "p95": None, "errors": None,
+                                  "note": "server died: " + s.log_tail(300).replace("\n", " ")}
+                        continue
+                    row[k] = (run_tpcc(s, args, n, workdir) if test == "tpcc"
+                              else run_sysbench(s, args, test, n))
+                    r = row[k]
+                    log(f"{test:18} {n:5} {k:9} "
+                        + (f"{r['throughput']:12.1f} p95 {fmt(r['p95'], 2):>9} ms errors {r['errors']}"
+                           if r["ok"] else f"FAILED {r.get('note', '')[:200]}"))
+                results.append(row)
+                # Keep partial results if something goes wrong later.
+                write_report(results, args, meta, checks, args.out,
+                             f"{meta['date']}-{meta['commit']}")
+        if "tpcc" in tests:
+            for k, s in servers.items():
+                if s.alive():
+                    checks[k] = tpcc_check(s, args)
+                    log(f"{k}: TPC-C consistency {'OK' if checks[k][0] else 'FAILED'}")
+        meta["rss"] = {k: s.rss_mb() for k, s in servers.items() if s.alive()}
+        meta["total_minutes"] = round((time.monotonic() - started) / 60, 1)
+        path = write_report(results, args, meta, checks, args.out, f"{meta['date']}-{meta['commit']}")
+        log(f"report: {path}")
+    finally:
+        cleanup()
+
+
+if __name__ == "__main__":
+    main()
