@@ -1020,8 +1020,13 @@ impl Engine {
                     continue;
                 }
                 let mut key = Vec::new();
+                let def = table.def();
                 for &c in &index.columns {
-                    row[c].encode_key(&mut key);
+                    lockstep_tables::schema::encode_column_key(
+                        &row[c],
+                        def.columns[c].data_type,
+                        &mut key,
+                    );
                 }
                 if !seen.insert(key) {
                     let text = index

@@ -58,19 +58,32 @@ pub struct Config {
 impl Config {
     /// Applies a config file under the flags given explicitly.
     pub fn merge_file(mut self, explicit: &[String]) -> Result<Config, String> {
-        let Some(path) = self.config.clone() else { return Ok(self) };
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        let Some(path) = self.config.clone() else {
+            return Ok(self);
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("reading {}: {e}", path.display()))?;
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() || line.starts_with('[') {
                 continue;
             }
             let Some((k, v)) = line.split_once('=') else {
-                return Err(format!("{}:{}: expected key = value", path.display(), n + 1));
+                return Err(format!(
+                    "{}:{}: expected key = value",
+                    path.display(),
+                    n + 1
+                ));
             };
             let key = k.trim().replace('-', "_");
             let v = v.trim().trim_matches('"').to_string();
-            if explicit.iter().any(|f| f.trim_start_matches('-').split('=').next().map(|x| x.replace('-', "_")) == Some(key.clone())) {
+            if explicit.iter().any(|f| {
+                f.trim_start_matches('-')
+                    .split('=')
+                    .next()
+                    .map(|x| x.replace('-', "_"))
+                    == Some(key.clone())
+            }) {
                 continue;
             }
             let bad = |e: String| format!("{}:{}: {key}: {e}", path.display(), n + 1);
@@ -101,7 +114,13 @@ impl Config {
                 "connect_timeout" => self.connect_timeout = num(&v).map_err(bad)?,
                 "wait_timeout" => self.wait_timeout = num(&v).map_err(bad)?,
                 "worker_threads" => self.worker_threads = num(&v).map_err(bad)?,
-                other => return Err(format!("{}:{}: unknown setting '{other}'", path.display(), n + 1)),
+                other => {
+                    return Err(format!(
+                        "{}:{}: unknown setting '{other}'",
+                        path.display(),
+                        n + 1
+                    ))
+                }
             }
         }
         Ok(self)

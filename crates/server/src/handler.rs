@@ -1,6 +1,8 @@
 //! Bridges the wire protocol to a SQL session: one per connection.
 
-use lockstep_protocol::{native_password, Column, Handler, Handshake, PreparedInfo, Response, Status};
+use lockstep_protocol::{
+    native_password, Column, Handler, Handshake, PreparedInfo, Response, Status,
+};
 use lockstep_sql::Session;
 use lockstep_types::error::Code;
 use lockstep_types::{Error, Value};
@@ -15,14 +17,20 @@ pub struct Connection {
 impl Handler for Connection {
     fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<(), Error> {
         let host = hs.peer.ip().to_string();
-        if hs.user != "root" || !native_password::verify(hs.scramble, hs.auth_response, &self.root_stage2) {
+        if hs.user != "root"
+            || !native_password::verify(hs.scramble, hs.auth_response, &self.root_stage2)
+        {
             return Err(Error::new(
                 Code::AccessDenied,
                 format!(
                     "Access denied for user '{}'@'{}' (using password: {})",
                     hs.user,
                     host,
-                    if hs.auth_response.is_empty() { "NO" } else { "YES" }
+                    if hs.auth_response.is_empty() {
+                        "NO"
+                    } else {
+                        "YES"
+                    }
                 ),
             ));
         }

@@ -66,7 +66,10 @@ fn print_binlog(file: &std::path::Path) -> Result<(), String> {
     for item in reader {
         let (lsn, payload) = item.map_err(|e| e.to_string())?;
         match lockstep_engine::binlog::TrxRecord::decode(&payload) {
-            Ok(rec) => print!("{}", lockstep_engine::binlog::describe(lsn, &rec, &|t| format!("table#{t}"))),
+            Ok(rec) => print!(
+                "{}",
+                lockstep_engine::binlog::describe(lsn, &rec, &|t| format!("table#{t}"))
+            ),
             Err(e) => println!("# at {lsn}: undecodable record: {e}"),
         }
     }
@@ -74,7 +77,10 @@ fn print_binlog(file: &std::path::Path) -> Result<(), String> {
 }
 
 fn serve(cfg: Config) -> Result<(), String> {
-    let ip: IpAddr = cfg.bind.parse().map_err(|e| format!("--bind {}: {e}", cfg.bind))?;
+    let ip: IpAddr = cfg
+        .bind
+        .parse()
+        .map_err(|e| format!("--bind {}: {e}", cfg.bind))?;
     if !ip.is_loopback() && cfg.root_password.is_empty() {
         return Err(format!(
             "refusing to listen on {ip} while root has no password: set --root-password or bind to 127.0.0.1"
@@ -84,12 +90,20 @@ fn serve(cfg: Config) -> Result<(), String> {
         0 => FlushMode::PerSecond,
         1 => FlushMode::EveryCommit,
         2 => FlushMode::WriteOnly,
-        n => return Err(format!("innodb_flush_log_at_trx_commit must be 0, 1 or 2, not {n}")),
+        n => {
+            return Err(format!(
+                "innodb_flush_log_at_trx_commit must be 0, 1 or 2, not {n}"
+            ))
+        }
     };
     let grant_policy = match cfg.lock_grant_policy.to_ascii_uppercase().as_str() {
         "FIFO" => GrantPolicy::Fifo,
         "CATS" => GrantPolicy::Cats,
-        other => return Err(format!("lock grant policy must be FIFO or CATS, not {other}")),
+        other => {
+            return Err(format!(
+                "lock grant policy must be FIFO or CATS, not {other}"
+            ))
+        }
     };
     let isolation = lockstep_engine::Isolation::parse(&cfg.transaction_isolation)
         .ok_or_else(|| format!("unknown isolation level {}", cfg.transaction_isolation))?;
@@ -101,19 +115,38 @@ fn serve(cfg: Config) -> Result<(), String> {
     ecfg.log_buffer_size = cfg.log_buffer_size.next_power_of_two();
     let started = std::time::Instant::now();
     let engine = Engine::open(ecfg)?;
-    eprintln!("lockstep: data directory {} opened in {:?}", cfg.datadir.display(), started.elapsed());
+    eprintln!(
+        "lockstep: data directory {} opened in {:?}",
+        cfg.datadir.display(),
+        started.elapsed()
+    );
 
     let globals = Globals::new(&[
         ("port", Value::Int(cfg.port as i64)),
         ("datadir", Value::str(&cfg.datadir.display().to_string())),
         ("max_connections", Value::Int(cfg.max_connections as i64)),
-        ("max_allowed_packet", Value::Int(cfg.max_allowed_packet as i64)),
-        ("innodb_flush_log_at_trx_commit", Value::Int(cfg.innodb_flush_log_at_trx_commit as i64)),
-        ("innodb_lock_wait_timeout", Value::Int(cfg.innodb_lock_wait_timeout as i64)),
+        (
+            "max_allowed_packet",
+            Value::Int(cfg.max_allowed_packet as i64),
+        ),
+        (
+            "innodb_flush_log_at_trx_commit",
+            Value::Int(cfg.innodb_flush_log_at_trx_commit as i64),
+        ),
+        (
+            "innodb_lock_wait_timeout",
+            Value::Int(cfg.innodb_lock_wait_timeout as i64),
+        ),
         ("transaction_isolation", Value::str(isolation.name())),
         ("tx_isolation", Value::str(isolation.name())),
-        ("lockstep_throttle_limit", Value::Int(cfg.throttle_limit as i64)),
-        ("lockstep_grant_policy", Value::str(&cfg.lock_grant_policy.to_ascii_uppercase())),
+        (
+            "lockstep_throttle_limit",
+            Value::Int(cfg.throttle_limit as i64),
+        ),
+        (
+            "lockstep_grant_policy",
+            Value::str(&cfg.lock_grant_policy.to_ascii_uppercase()),
+        ),
         ("connect_timeout", Value::Int(cfg.connect_timeout as i64)),
         ("wait_timeout", Value::Int(cfg.wait_timeout as i64)),
     ]);
@@ -127,7 +160,9 @@ fn serve(cfg: Config) -> Result<(), String> {
     if cfg.worker_threads > 0 {
         rt.worker_threads(cfg.worker_threads);
     }
-    let rt = rt.build().map_err(|e| format!("starting the runtime: {e}"))?;
+    let rt = rt
+        .build()
+        .map_err(|e| format!("starting the runtime: {e}"))?;
     let result = rt.block_on(run(cfg, server.clone()));
     // Connections have ended: checkpoint so the next start is quick, then
     // flush the log and stop its threads.
@@ -144,7 +179,9 @@ fn serve(cfg: Config) -> Result<(), String> {
 
 async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
     let addr = SocketAddr::new(cfg.bind.parse().map_err(|e| format!("{e}"))?, cfg.port);
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     eprintln!("lockstep: ready for connections on {addr} (version 8.0.36-lockstep)");
     let protocol = Arc::new(lockstep_protocol::Config {
         server_version: "8.0.36-lockstep".into(),
@@ -156,7 +193,8 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let live = Arc::new(AtomicUsize::new(0));
     let next_id = AtomicU32::new(1);
-    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| e.to_string())?;
     loop {
         let (stream, peer) = tokio::select! {
             r = listener.accept() => match r {
@@ -173,14 +211,22 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
         let _ = stream.set_nodelay(true);
         if live.load(Ordering::SeqCst) >= cfg.max_connections {
             tokio::spawn(async move {
-                let _ = lockstep_protocol::refuse(stream, &Error::new(Code::ConCount, "Too many connections")).await;
+                let _ = lockstep_protocol::refuse(
+                    stream,
+                    &Error::new(Code::ConCount, "Too many connections"),
+                )
+                .await;
             });
             continue;
         }
         live.fetch_add(1, Ordering::SeqCst);
         let id = next_id.fetch_add(1, Ordering::Relaxed);
         let session = Session::new(server.clone(), id as u64, "root", &peer.ip().to_string());
-        let conn = handler::Connection { session, root_stage2: stage2, server: server.clone() };
+        let conn = handler::Connection {
+            session,
+            root_stage2: stage2,
+            server: server.clone(),
+        };
         let protocol = protocol.clone();
         let live = live.clone();
         let mut stop = stop_rx.clone();
@@ -188,11 +234,15 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
             let shutdown = async move {
                 let _ = stop.wait_for(|s| *s).await;
             };
-            let _ = lockstep_protocol::serve_until(stream, id, peer, conn, &protocol, shutdown).await;
+            let _ =
+                lockstep_protocol::serve_until(stream, id, peer, conn, &protocol, shutdown).await;
             live.fetch_sub(1, Ordering::SeqCst);
         });
     }
-    eprintln!("lockstep: shutting down: closing {} connections", live.load(Ordering::SeqCst));
+    eprintln!(
+        "lockstep: shutting down: closing {} connections",
+        live.load(Ordering::SeqCst)
+    );
     let _ = stop_tx.send(true);
     // In-flight statements finish (a commit in progress completes); idle
     // sessions close and roll back their open transactions.

@@ -93,6 +93,7 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "MIN"
             | "MAX"
             | "GROUP_CONCAT"
+            | "GROUP_CONCAT_SEPARATOR"
             | "BIT_AND"
             | "BIT_OR"
             | "BIT_XOR"
@@ -328,7 +329,7 @@ impl<'a> Binder<'a> {
         let filter = s
             .selection
             .as_ref()
-            .map(|e| self.bind_expr(e, &scope))
+            .map(|e| self.bind_expr(e, &scope).map(|b| collated(b, &scope.types)))
             .transpose()?;
 
         // Expand the select list.
@@ -421,6 +422,18 @@ impl<'a> Binder<'a> {
             }
             let mut types = ctx.group_types.clone();
             types.extend(ctx.call_types.iter().cloned());
+            projection = projection
+                .into_iter()
+                .map(|p| collated(p, &types))
+                .collect();
+            having = having.map(|h| collated(h, &types));
+            order = order
+                .into_iter()
+                .map(|(e, d)| {
+                    let text = infer(&e, &types).0.is_string();
+                    (crate::expr::collate_key(e, text), d)
+                })
+                .collect();
             for ((_, name, origin), p) in items.iter().zip(&projection) {
                 columns.push(self.meta(name, p, &types, *origin));
             }
@@ -430,17 +443,19 @@ impl<'a> Binder<'a> {
             });
         } else {
             for (e, name, origin) in &items {
-                let b = self.bind_expr(e, &scope)?;
+                let b = collated(self.bind_expr(e, &scope)?, &scope.types);
                 columns.push(self.meta(name, &b, &scope.types, *origin));
                 projection.push(b);
             }
             if let Some(h) = &s.having {
                 let h = self.substitute_aliases(h, &items);
-                having = Some(self.bind_expr(&h, &scope)?);
+                having = Some(collated(self.bind_expr(&h, &scope)?, &scope.types));
             }
             for o in &q.order_by {
                 let e = self.resolve_alias(&o.expr, &items)?;
-                order.push((self.bind_expr(&e, &scope)?, o.desc));
+                let b = self.bind_expr(&e, &scope)?;
+                let text = infer(&b, &scope.types).0.is_string();
+                order.push((crate::expr::collate_key(b, text), o.desc));
             }
         }
 
@@ -571,11 +586,17 @@ impl<'a> Binder<'a> {
                     ("AVG", _) => AggFunc::Avg,
                     ("MIN", _) => AggFunc::Min,
                     ("MAX", _) => AggFunc::Max,
-                    ("GROUP_CONCAT", _) => AggFunc::GroupConcat,
+                    ("GROUP_CONCAT", _) | ("GROUP_CONCAT_SEPARATOR", _) => AggFunc::GroupConcat,
                     ("BIT_AND", _) => AggFunc::BitAnd,
                     ("BIT_OR", _) => AggFunc::BitOr,
                     ("BIT_XOR", _) => AggFunc::BitXor,
                     _ => AggFunc::AnyValue,
+                };
+                let (separator, args) = match (name.as_str(), args.split_first()) {
+                    ("GROUP_CONCAT_SEPARATOR", Some((Expr::Literal(Value::Bytes(sep)), rest))) => {
+                        (sep.clone(), rest)
+                    }
+                    _ => (b",".to_vec(), &args[..]),
                 };
                 let arg = if *star {
                     None
@@ -611,6 +632,7 @@ impl<'a> Binder<'a> {
                     func,
                     arg,
                     distinct: *distinct,
+                    separator,
                 };
                 ctx.calls.push(call);
                 ctx.call_types.push(ty);
@@ -634,6 +656,7 @@ impl<'a> Binder<'a> {
                     func: AggFunc::AnyValue,
                     arg: Some(b),
                     distinct: false,
+                    separator: Vec::new(),
                 });
                 ctx.call_types.push(ty);
                 Ok(BExpr::Column(ngroups + ctx.calls.len() - 1))
@@ -761,7 +784,7 @@ impl<'a> Binder<'a> {
                 let left_cols = scope.columns.len();
                 let r = self.bind_table_ref(right, scope)?;
                 let on = match on {
-                    JoinCondition::On(e) => Some(self.bind_expr(e, scope)?),
+                    JoinCondition::On(e) => Some(collated(self.bind_expr(e, scope)?, &scope.types)),
                     JoinCondition::Using(cols) => {
                         let mut cond: Option<BExpr> = None;
                         for c in cols {
@@ -1109,6 +1132,11 @@ impl<'a> Binder<'a> {
     }
 }
 
+/// Comparisons on text columns under the default collation.
+fn collated(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+    crate::expr::collate(e, &|x| infer(x, types).0.is_string())
+}
+
 pub fn sum_type(t: DataType) -> DataType {
     match t {
         DataType::Float | DataType::Double => DataType::Double,
@@ -1420,8 +1448,16 @@ struct ColumnConstraint {
     ranges: Option<Vec<(Option<(BExpr, bool)>, Option<(BExpr, bool)>)>>,
 }
 
-fn column_of(e: &BExpr, lo: usize, hi: usize) -> Option<usize> {
+/// The expression under a collation fold (index keys are folded too).
+fn unfold(e: &BExpr) -> &BExpr {
     match e {
+        BExpr::Func(Func::FoldCase, args) if args.len() == 1 => &args[0],
+        e => e,
+    }
+}
+
+fn column_of(e: &BExpr, lo: usize, hi: usize) -> Option<usize> {
+    match unfold(e) {
         BExpr::Column(i) if *i >= lo && *i < hi => Some(*i - lo),
         _ => None,
     }
@@ -1437,9 +1473,9 @@ fn range_of(
         BExpr::Binary(op, l, r) => {
             let (col, val, flipped) =
                 if let (Some(c), true) = (column_of(l, lo, hi), available(r, lo)) {
-                    (c, (**r).clone(), false)
+                    (c, unfold(r).clone(), false)
                 } else if let (Some(c), true) = (column_of(r, lo, hi), available(l, lo)) {
-                    (c, (**l).clone(), true)
+                    (c, unfold(l).clone(), true)
                 } else {
                     return None;
                 };
@@ -1884,11 +1920,13 @@ impl Binder<'_> {
     ) -> Result<ModifyPlan> {
         let filter = selection
             .as_ref()
-            .map(|e| self.bind_expr(e, scope))
+            .map(|e| self.bind_expr(e, scope).map(|b| collated(b, &scope.types)))
             .transpose()?;
         let mut order = Vec::new();
         for o in order_by {
-            order.push((self.bind_expr(&o.expr, scope)?, o.desc));
+            let b = self.bind_expr(&o.expr, scope)?;
+            let text = infer(&b, &scope.types).0.is_string();
+            order.push((crate::expr::collate_key(b, text), o.desc));
         }
         let limit = limit
             .as_ref()

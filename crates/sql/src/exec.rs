@@ -6,6 +6,7 @@
 use crate::expr::{eval, key_value, store_value, BExpr, Env, SubqueryRef};
 use crate::plan::*;
 use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
+use lockstep_tables::schema::encode_column_key;
 use lockstep_tables::{Row, TableDef};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Decimal, Error, Value};
@@ -550,8 +551,9 @@ impl<'a> Exec<'a> {
             let mut p = Vec::new();
             for (i, e) in r.eq.iter().enumerate() {
                 let v = self.eval(e, prefix)?;
-                match key_value(&v, def.columns[cols[i]].data_type) {
-                    Some(k) => k.encode_key(&mut p),
+                let ty = def.columns[cols[i]].data_type;
+                match key_value(&v, ty) {
+                    Some(k) => encode_column_key(&k, ty, &mut p),
                     None => continue 'ranges, // no row can be equal
                 }
             }
@@ -567,7 +569,7 @@ impl<'a> Exec<'a> {
                     }
                     Ok(key_value(&v, ty).map(|k| {
                         let mut key = p.clone();
-                        k.encode_key(&mut key);
+                        encode_column_key(&k, ty, &mut key);
                         (key, *incl)
                     }))
                 };

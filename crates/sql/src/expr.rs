@@ -128,6 +128,9 @@ pub enum Func {
     Sign,
     Instr,
     DateAddDays,
+    /// Case/accent folding inserted by the binder where text is compared
+    /// under the default collation.
+    FoldCase,
 }
 
 impl Func {
@@ -968,6 +971,10 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                     .collect::<String>(),
             ),
         },
+        Func::FoldCase => match &vals[0] {
+            Value::Bytes(b) => Value::Bytes(lockstep_types::value::fold_ci(b).into_owned()),
+            other => other.clone(),
+        },
         Func::Instr => {
             let (h, needle) = (s(0), s(1));
             let pos = h
@@ -1278,5 +1285,78 @@ mod tests {
                 .number(),
             1406
         );
+    }
+}
+
+fn fold(e: BExpr) -> BExpr {
+    match e {
+        BExpr::Literal(Value::Bytes(b)) => BExpr::Literal(Value::Bytes(
+            lockstep_types::value::fold_ci(&b).into_owned(),
+        )),
+        e @ BExpr::Func(Func::FoldCase, _) => e,
+        e => BExpr::Func(Func::FoldCase, vec![e]),
+    }
+}
+
+/// Applies the default collation (case- and accent-insensitive) to
+/// comparisons that involve a text column: both operands are folded.
+/// `is_text` tells whether an operand is of a text (non-binary string)
+/// type.
+pub fn collate(e: BExpr, is_text: &dyn Fn(&BExpr) -> bool) -> BExpr {
+    use BinaryOp::*;
+    match e {
+        BExpr::Binary(op @ (Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq), l, r)
+            if is_text(&l) || is_text(&r) =>
+        {
+            BExpr::Binary(op, Box::new(fold(*l)), Box::new(fold(*r)))
+        }
+        BExpr::Binary(op, l, r) => BExpr::Binary(
+            op,
+            Box::new(collate(*l, is_text)),
+            Box::new(collate(*r, is_text)),
+        ),
+        BExpr::Unary(op, x) => BExpr::Unary(op, Box::new(collate(*x, is_text))),
+        BExpr::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } if is_text(&expr) => BExpr::Between {
+            expr: Box::new(fold(*expr)),
+            low: Box::new(fold(*low)),
+            high: Box::new(fold(*high)),
+            negated,
+        },
+        BExpr::InList {
+            expr,
+            list,
+            negated,
+        } if is_text(&expr) => BExpr::InList {
+            expr: Box::new(fold(*expr)),
+            list: list.into_iter().map(fold).collect(),
+            negated,
+        },
+        BExpr::Like {
+            expr,
+            pattern,
+            escape,
+            negated,
+        } if is_text(&expr) => BExpr::Like {
+            expr: Box::new(fold(*expr)),
+            pattern: Box::new(fold(*pattern)),
+            escape,
+            negated,
+        },
+        BExpr::IsNull(x, n) => BExpr::IsNull(Box::new(collate(*x, is_text)), n),
+        other => other,
+    }
+}
+
+/// Sort or group key of a text expression under the default collation.
+pub fn collate_key(e: BExpr, text: bool) -> BExpr {
+    if text {
+        fold(e)
+    } else {
+        e
     }
 }

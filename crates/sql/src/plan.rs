@@ -65,6 +65,8 @@ pub struct AggCall {
     pub func: AggFunc,
     pub arg: Option<BExpr>,
     pub distinct: bool,
+    /// GROUP_CONCAT's separator.
+    pub separator: Vec<u8>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

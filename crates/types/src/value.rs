@@ -392,3 +392,72 @@ pub fn encoded_prefix_len(key: &[u8], columns: usize) -> Option<usize> {
     }
     (pos <= key.len()).then_some(pos)
 }
+
+/// Folds a string for case- and accent-insensitive comparison, as the
+/// default collation (utf8mb4_0900_ai_ci) compares: lower case, and Latin
+/// letters with diacritics reduced to their base letter. Index keys of
+/// text columns are built from the folded form, so lookups agree with
+/// comparisons.
+pub fn fold_ci(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if b.iter().all(|c| c.is_ascii() && !c.is_ascii_uppercase()) {
+        return std::borrow::Cow::Borrowed(b);
+    }
+    if b.is_ascii() {
+        return std::borrow::Cow::Owned(b.to_ascii_lowercase());
+    }
+    let Ok(s) = std::str::from_utf8(b) else {
+        return std::borrow::Cow::Owned(b.to_ascii_lowercase());
+    };
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        for lc in ch.to_lowercase() {
+            match base_letter(lc) {
+                Some(base) => out.push_str(base),
+                None => out.push(lc),
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out.into_bytes())
+}
+
+/// Base letter of a lower-case Latin letter with a diacritic.
+fn base_letter(c: char) -> Option<&'static str> {
+    Some(match c {
+        'à'..='å' | 'ā' | 'ă' | 'ą' => "a",
+        'æ' => "ae",
+        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => "c",
+        'ď' | 'đ' => "d",
+        'è'..='ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => "e",
+        'ĝ' | 'ğ' | 'ġ' | 'ģ' => "g",
+        'ĥ' | 'ħ' => "h",
+        'ì'..='ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => "i",
+        'ĵ' => "j",
+        'ķ' => "k",
+        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => "l",
+        'ñ' | 'ń' | 'ņ' | 'ň' => "n",
+        'ò'..='ö' | 'ø' | 'ō' | 'ŏ' | 'ő' => "o",
+        'œ' => "oe",
+        'ŕ' | 'ŗ' | 'ř' => "r",
+        'ś' | 'ŝ' | 'ş' | 'š' => "s",
+        'ß' => "ss",
+        'ţ' | 'ť' | 'ŧ' => "t",
+        'ù'..='ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => "u",
+        'ŵ' => "w",
+        'ý' | 'ÿ' | 'ŷ' => "y",
+        'ź' | 'ż' | 'ž' => "z",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod fold_tests {
+    use super::fold_ci;
+
+    #[test]
+    fn folds_case_and_accents() {
+        assert_eq!(&*fold_ci("HÉLLO☃".as_bytes()), "hello☃".as_bytes());
+        assert_eq!(&*fold_ci(b"abc"), b"abc");
+        assert_eq!(&*fold_ci(b"AbC"), b"abc");
+        assert_eq!(&*fold_ci("Straße".as_bytes()), "strasse".as_bytes());
+    }
+}

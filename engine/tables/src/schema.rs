@@ -69,7 +69,7 @@ impl TableDef {
     pub fn index_key(&self, index: usize, row: &[Value]) -> Vec<u8> {
         let mut out = Vec::with_capacity(16);
         for &c in &self.indexes[index].columns {
-            row[c].encode_key(&mut out);
+            encode_column_key(&row[c], self.columns[c].data_type, &mut out);
         }
         out
     }
@@ -89,5 +89,17 @@ impl TableDef {
             .columns
             .iter()
             .any(|&c| row[c].is_null())
+    }
+}
+
+/// Appends the index-key encoding of a column value: text columns use the
+/// case- and accent-folded form (the default collation), so that equal
+/// strings under the collation have equal keys.
+pub fn encode_column_key(v: &Value, ty: lockstep_types::DataType, out: &mut Vec<u8>) {
+    match v {
+        Value::Bytes(b) if ty.is_string() => {
+            Value::Bytes(lockstep_types::value::fold_ci(b).into_owned()).encode_key(out)
+        }
+        other => other.encode_key(out),
     }
 }
