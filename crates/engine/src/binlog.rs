@@ -32,7 +32,8 @@ const SEQUENCE_OFFSET: usize = LAST_COMMITTED_OFFSET + 8;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub enum Event {
-    /// Row events carry full row images (binlog_row_image=FULL).
+    /// Row events; Insert/Update/Delete carry full row images
+    /// (binlog_row_image=FULL).
     Insert {
         table: u32,
         row: Vec<Value>,
@@ -45,6 +46,18 @@ pub enum Event {
     Delete {
         table: u32,
         before: Vec<Value>,
+    },
+    /// binlog_row_image=MINIMAL: primary-key values, then (column, value)
+    /// for each changed column.
+    UpdateRow {
+        table: u32,
+        key: Vec<Value>,
+        set: Vec<(u16, Value)>,
+    },
+    /// binlog_row_image=MINIMAL: primary-key values.
+    DeleteRow {
+        table: u32,
+        key: Vec<Value>,
     },
     CreateDatabase {
         name: String,
@@ -157,7 +170,57 @@ pub fn describe(lsn: u64, r: &TrxRecord, tables: &dyn Fn(u32) -> String) -> Stri
                 tables(*table),
                 row(before)
             ),
-            other => writeln!(s, "### DDL {other:?}"),
+            Event::UpdateRow { table, key, set } => {
+                let set: Vec<String> = set
+                    .iter()
+                    .map(|(c, v)| format!("@{}={}", c + 1, v))
+                    .collect();
+                writeln!(
+                    s,
+                    "### UPDATE {} WHERE PRIMARY=({}) SET {}",
+                    tables(*table),
+                    row(key),
+                    set.join(" ")
+                )
+            }
+            Event::DeleteRow { table, key } => {
+                writeln!(
+                    s,
+                    "### DELETE FROM {} WHERE PRIMARY=({})",
+                    tables(*table),
+                    row(key)
+                )
+            }
+            Event::CreateDatabase { name } => writeln!(s, "### CREATE DATABASE `{name}`"),
+            Event::DropDatabase { name } => writeln!(s, "### DROP DATABASE `{name}`"),
+            Event::CreateTable { def } => {
+                let cols: Vec<String> = def
+                    .columns
+                    .iter()
+                    .map(|c| format!("`{}` {}", c.name, c.data_type))
+                    .collect();
+                writeln!(
+                    s,
+                    "### CREATE TABLE `{}`.`{}` ({}) /* table#{} */",
+                    def.database,
+                    def.name,
+                    cols.join(", "),
+                    def.id
+                )
+            }
+            Event::DropTable { table } => writeln!(s, "### DROP TABLE {}", tables(*table)),
+            Event::CreateIndex { table, index } => writeln!(
+                s,
+                "### CREATE {}INDEX `{}` ON {} (columns {:?})",
+                if index.unique { "UNIQUE " } else { "" },
+                index.name,
+                tables(*table),
+                index.columns
+            ),
+            Event::DropIndex { table, name } => {
+                writeln!(s, "### DROP INDEX `{name}` ON {}", tables(*table))
+            }
+            Event::Truncate { table } => writeln!(s, "### TRUNCATE TABLE {}", tables(*table)),
         };
     }
     s

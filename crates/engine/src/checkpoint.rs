@@ -56,7 +56,7 @@ pub fn list(dir: &Path) -> Vec<(u64, PathBuf)> {
             Some((lsn, e.path()))
         })
         .collect();
-    v.sort_by(|a, b| b.0.cmp(&a.0));
+    v.sort_by_key(|e| std::cmp::Reverse(e.0));
     v
 }
 

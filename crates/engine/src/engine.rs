@@ -46,6 +46,9 @@ pub struct EngineConfig {
     pub trx_registry_shards: usize,
     pub throttle_limit: usize,
     pub log_buffer_size: usize,
+    /// binlog_row_image=MINIMAL: updates log the primary key and the changed
+    /// columns, deletes the primary key only.
+    pub minimal_row_image: bool,
 }
 
 impl EngineConfig {
@@ -58,6 +61,7 @@ impl EngineConfig {
             trx_registry_shards: 64,
             throttle_limit: 0,
             log_buffer_size: 16 << 20,
+            minimal_row_image: false,
         }
     }
 }
@@ -126,7 +130,7 @@ struct PurgeItem {
     trx: u64,
     table: u32,
     pk: Vec<u8>,
-    before: Vec<Value>,
+    before: Row,
 }
 
 #[derive(Default)]
@@ -553,17 +557,40 @@ impl Engine {
                 row: Some(new.clone()),
             },
         );
+        let mut moved = false;
         for (i, index) in schema.secondary.iter().enumerate() {
             let idx = i + 1;
             if def.index_key(idx, old) != def.index_key(idx, &new) {
                 index.insert(def.secondary_entry(idx, &new, pk), ());
+                moved = true;
             }
         }
+        if moved {
+            // The old entries go once no view needs them.
+            txn.purge.push((table.id, pk.to_vec(), old.clone()));
+        }
         txn.writeset.push(lock_key(table.id, 0, pk).0);
-        txn.events.push(Event::Update {
-            table: table.id,
-            before: old.to_vec(),
-            after: new.to_vec(),
+        txn.events.push(if self.config.minimal_row_image {
+            let set = new
+                .iter()
+                .zip(old.iter())
+                .enumerate()
+                .filter(|(_, (a, b))| {
+                    a.sort_cmp(b) != std::cmp::Ordering::Equal || a.is_null() != b.is_null()
+                })
+                .map(|(i, (a, _))| (i as u16, a.clone()))
+                .collect();
+            Event::UpdateRow {
+                table: table.id,
+                key: primary_values(def, old),
+                set,
+            }
+        } else {
+            Event::Update {
+                table: table.id,
+                before: old.to_vec(),
+                after: new.to_vec(),
+            }
         });
         Ok(Ok(()))
     }
@@ -590,9 +617,17 @@ impl Engine {
         let id = self.ensure_id(txn);
         self.write_version(txn, table, pk, Version { trx: id, row: None });
         txn.writeset.push(lock_key(table.id, 0, pk).0);
-        txn.events.push(Event::Delete {
-            table: table.id,
-            before: old.to_vec(),
+        txn.purge.push((table.id, pk.to_vec(), old.clone()));
+        txn.events.push(if self.config.minimal_row_image {
+            Event::DeleteRow {
+                table: table.id,
+                key: primary_values(def, old),
+            }
+        } else {
+            Event::Delete {
+                table: table.id,
+                before: old.to_vec(),
+            }
         });
         Ok(())
     }
@@ -608,41 +643,6 @@ impl Engine {
             key: pk.to_vec(),
             prior_own,
         });
-    }
-
-    /// Purge items for a committing transaction's events: deletes, and
-    /// updates that moved a secondary key.
-    fn purge_work(&self, trx: u64, events: &[Event]) -> Vec<PurgeItem> {
-        let mut out = Vec::new();
-        for e in events {
-            let (table, before, after) = match e {
-                Event::Delete { table, before } => (*table, before, None),
-                Event::Update {
-                    table,
-                    before,
-                    after,
-                } => (*table, before, Some(after)),
-                _ => continue,
-            };
-            let Some(t) = self.catalog.table_by_id(table) else {
-                continue;
-            };
-            let def = t.def();
-            if let Some(after) = after {
-                let moved = (1..def.indexes.len())
-                    .any(|i| def.index_key(i, before) != def.index_key(i, after));
-                if !moved && def.index_key(0, before) == def.index_key(0, after) {
-                    continue;
-                }
-            }
-            out.push(PurgeItem {
-                trx,
-                table,
-                pk: def.index_key(0, before),
-                before: before.clone(),
-            });
-        }
-        out
     }
 
     /// Runs purge over queued items whose writer every view sees: removes
@@ -789,7 +789,15 @@ impl Engine {
             timestamp_us: now_us(),
             events: std::mem::take(&mut txn.events),
         };
-        let purge = self.purge_work(id, &record.events);
+        let purge: Vec<PurgeItem> = std::mem::take(&mut txn.purge)
+            .into_iter()
+            .map(|(table, pk, before)| PurgeItem {
+                trx: id,
+                table,
+                pk,
+                before,
+            })
+            .collect();
         let mut bytes = record.encode();
         let (reservation, _in_flight) = {
             let mut order = self.order.lock();
@@ -1104,6 +1112,34 @@ impl Engine {
                         t.remove_record(&key);
                     }
                 }
+                Event::UpdateRow { table, key, set } => {
+                    if let Some(t) = self.catalog.table_by_id(*table) {
+                        let def = t.def();
+                        let old_key = primary_key_of(&def, key);
+                        if let Some(mut row) = t
+                            .record(&old_key)
+                            .and_then(|r| r.latest())
+                            .and_then(|v| v.row)
+                            .map(|r| r.to_vec())
+                        {
+                            for (c, v) in set {
+                                if let Some(slot) = row.get_mut(*c as usize) {
+                                    *slot = v.clone();
+                                }
+                            }
+                            let new_key = def.index_key(0, &row);
+                            if new_key != old_key {
+                                t.remove_record(&old_key);
+                            }
+                            t.load_row(new_key, Some(Arc::from(row)));
+                        }
+                    }
+                }
+                Event::DeleteRow { table, key } => {
+                    if let Some(t) = self.catalog.table_by_id(*table) {
+                        t.remove_record(&primary_key_of(&t.def(), key));
+                    }
+                }
                 Event::CreateDatabase { name } => self.catalog.add_database(name),
                 Event::DropDatabase { name } => {
                     self.catalog.remove_database(name);
@@ -1297,6 +1333,25 @@ impl Engine {
     pub fn shutdown(&self) {
         self.log.shutdown();
     }
+}
+
+/// The primary-key column values of a row (what a minimal row image keeps
+/// to find the row).
+fn primary_values(def: &TableDef, row: &[Value]) -> Vec<Value> {
+    def.indexes[0]
+        .columns
+        .iter()
+        .map(|&c| row[c].clone())
+        .collect()
+}
+
+/// Encoded primary key from primary-key column values.
+fn primary_key_of(def: &TableDef, values: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (&c, v) in def.indexes[0].columns.iter().zip(values) {
+        lockstep_tables::schema::encode_column_key(v, def.columns[c].data_type, &mut out);
+    }
+    out
 }
 
 fn undo_changes(trx: Option<u64>, undo: Vec<Undo>) {

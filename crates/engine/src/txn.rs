@@ -72,6 +72,9 @@ pub struct Txn {
     pub(crate) ticket: Option<Ticket>,
     /// A lock request being waited for; recorded as held once granted.
     pub(crate) pending_lock: Option<(LockKey, LockMode)>,
+    /// Row images this transaction deleted or moved out of a secondary
+    /// index: purge work once it commits (table, primary key, image).
+    pub(crate) purge: Vec<(u32, Vec<u8>, lockstep_tables::Row)>,
 }
 
 impl Txn {
@@ -88,6 +91,7 @@ impl Txn {
             mark: Mark::default(),
             ticket: None,
             pending_lock: None,
+            purge: Vec::new(),
         }
     }
 

@@ -64,14 +64,15 @@ fn rows(engine: &Engine) -> Vec<(i64, i64)> {
 async fn insert(engine: &Arc<Engine>, id: i64, v: i64, commit: bool) {
     let table = engine.catalog.table("d", "t").expect("table exists");
     let mut txn = engine.begin(Isolation::RepeatableRead);
-    let schema = table.schema();
-    let r = engine.insert(
-        &mut txn,
-        &table,
-        &schema,
-        vec![Value::Int(id), Value::Int(v)],
-    );
-    drop(schema);
+    let r = {
+        let schema = table.schema();
+        engine.insert(
+            &mut txn,
+            &table,
+            &schema,
+            vec![Value::Int(id), Value::Int(v)],
+        )
+    };
     assert!(matches!(r, Ok(Ok(_))), "insert succeeds");
     if commit {
         engine.commit(&mut txn).await.expect("commit");
@@ -118,5 +119,50 @@ async fn committed_rows_survive_restart_and_checkpoint() {
         assert_eq!(schema.secondary[0].len(), 61);
         engine.shutdown();
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn minimal_row_images_replay() {
+    let dir = std::env::temp_dir().join(format!("lockstep-engine-minimal-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = EngineConfig::new(&dir);
+    cfg.minimal_row_image = true;
+    {
+        let engine = Engine::open(cfg.clone()).expect("open");
+        engine.create_database("d", false).await.expect("create db");
+        engine.create_table(def()).await.expect("create table");
+        for i in 0..10 {
+            insert(&engine, i, i, true).await;
+        }
+        let table = engine.catalog.table("d", "t").expect("table");
+        let mut txn = engine.begin(Isolation::RepeatableRead);
+        {
+            let schema = table.schema();
+            let key = |id: i64| schema.def.index_key(0, &[Value::Int(id), Value::Int(0)]);
+            let old = engine.read(&mut txn, &table, &key(3)).expect("row 3");
+            let r = engine.update(
+                &mut txn,
+                &table,
+                &schema,
+                &key(3),
+                &old,
+                vec![Value::Int(3), Value::Int(333)],
+            );
+            assert!(matches!(r, Ok(Ok(()))));
+            let old = engine.read(&mut txn, &table, &key(4)).expect("row 4");
+            assert!(engine
+                .delete(&mut txn, &table, &schema, &key(4), &old)
+                .is_ok());
+        }
+        engine.commit(&mut txn).await.expect("commit");
+        engine.shutdown();
+    }
+    let engine = Engine::open(cfg).expect("reopen");
+    let r = rows(&engine);
+    assert_eq!(r.len(), 9, "the delete replayed");
+    assert!(r.contains(&(3, 333)), "the update replayed: {r:?}");
+    assert!(!r.iter().any(|(id, _)| *id == 4));
+    engine.shutdown();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -43,6 +43,9 @@ pub struct Config {
     /// Max transactions admitted into the transaction system at once; 0 = no limit (8.3.2).
     #[arg(long, default_value_t = 0)]
     pub throttle_limit: usize,
+    /// Row images in the log: FULL (whole rows) or MINIMAL (primary key and changed columns).
+    #[arg(long, default_value = "FULL")]
+    pub binlog_row_image: String,
     /// Log buffer size in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub log_buffer_size: usize,
@@ -109,6 +112,7 @@ impl Config {
                 "transaction_isolation" => self.transaction_isolation = v,
                 "lock_shards" => self.lock_shards = num(&v).map_err(bad)?,
                 "lock_grant_policy" => self.lock_grant_policy = v,
+                "binlog_row_image" => self.binlog_row_image = v,
                 "throttle_limit" => self.throttle_limit = num(&v).map_err(bad)?,
                 "log_buffer_size" => self.log_buffer_size = num(&v).map_err(bad)?,
                 "connect_timeout" => self.connect_timeout = num(&v).map_err(bad)?,

@@ -27,6 +27,7 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once at start
 enum Command {
     /// Start a database node.
     Serve(Config),
@@ -62,15 +63,34 @@ fn main() {
 }
 
 fn print_binlog(file: &std::path::Path) -> Result<(), String> {
+    use lockstep_engine::binlog::{describe, Event, TrxRecord};
+    use std::io::Write;
     let reader = lockstep_log::SegmentReader::open(file).map_err(|e| e.to_string())?;
+    // Table names come from the CREATE TABLE events seen so far.
+    let mut names: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
     for item in reader {
         let (lsn, payload) = item.map_err(|e| e.to_string())?;
-        match lockstep_engine::binlog::TrxRecord::decode(&payload) {
-            Ok(rec) => print!(
-                "{}",
-                lockstep_engine::binlog::describe(lsn, &rec, &|t| format!("table#{t}"))
-            ),
-            Err(e) => println!("# at {lsn}: undecodable record: {e}"),
+        let text = match TrxRecord::decode(&payload) {
+            Ok(rec) => {
+                for e in &rec.events {
+                    if let Event::CreateTable { def } = e {
+                        names.insert(def.id, format!("`{}`.`{}`", def.database, def.name));
+                    }
+                }
+                describe(lsn, &rec, &|t| {
+                    names
+                        .get(&t)
+                        .cloned()
+                        .unwrap_or_else(|| format!("table#{t}"))
+                })
+            }
+            Err(e) => format!("# at {lsn}: undecodable record: {e}\n"),
+        };
+        // A closed pipe (e.g. `| head`) ends the listing quietly.
+        if out.write_all(text.as_bytes()).is_err() {
+            return Ok(());
         }
     }
     Ok(())
@@ -113,6 +133,15 @@ fn serve(cfg: Config) -> Result<(), String> {
     ecfg.grant_policy = grant_policy;
     ecfg.throttle_limit = cfg.throttle_limit;
     ecfg.log_buffer_size = cfg.log_buffer_size.next_power_of_two();
+    ecfg.minimal_row_image = match cfg.binlog_row_image.to_ascii_uppercase().as_str() {
+        "FULL" => false,
+        "MINIMAL" => true,
+        other => {
+            return Err(format!(
+                "binlog_row_image must be FULL or MINIMAL, not {other}"
+            ))
+        }
+    };
     let started = std::time::Instant::now();
     let engine = Engine::open(ecfg)?;
     eprintln!(
@@ -148,6 +177,10 @@ fn serve(cfg: Config) -> Result<(), String> {
             Value::str(&cfg.lock_grant_policy.to_ascii_uppercase()),
         ),
         ("connect_timeout", Value::Int(cfg.connect_timeout as i64)),
+        (
+            "binlog_row_image",
+            Value::str(&cfg.binlog_row_image.to_ascii_uppercase()),
+        ),
         ("wait_timeout", Value::Int(cfg.wait_timeout as i64)),
     ]);
     let server = Server::new(engine.clone(), globals);

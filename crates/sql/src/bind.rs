@@ -1437,6 +1437,9 @@ fn available(e: &BExpr, offset: usize) -> bool {
     }
 }
 
+/// One end of a range: the bound and whether it is inclusive.
+type RangeBound = Option<(BExpr, bool)>;
+
 /// Per column of a table: what the conditions say about it.
 #[derive(Default, Clone)]
 struct ColumnConstraint {
@@ -1445,7 +1448,7 @@ struct ColumnConstraint {
     lower: Option<(BExpr, bool)>,
     upper: Option<(BExpr, bool)>,
     /// OR of ranges (each lower, upper).
-    ranges: Option<Vec<(Option<(BExpr, bool)>, Option<(BExpr, bool)>)>>,
+    ranges: Option<Vec<(RangeBound, RangeBound)>>,
 }
 
 /// The expression under a collation fold (index keys are folded too).
@@ -1464,11 +1467,7 @@ fn column_of(e: &BExpr, lo: usize, hi: usize) -> Option<usize> {
 }
 
 /// A single-column range condition: (column, lower, upper, is equality).
-fn range_of(
-    e: &BExpr,
-    lo: usize,
-    hi: usize,
-) -> Option<(usize, Option<(BExpr, bool)>, Option<(BExpr, bool)>, bool)> {
+fn range_of(e: &BExpr, lo: usize, hi: usize) -> Option<(usize, RangeBound, RangeBound, bool)> {
     match e {
         BExpr::Binary(op, l, r) => {
             let (col, val, flipped) =

@@ -17,6 +17,10 @@ use std::sync::Arc;
 
 pub type Result<T> = std::result::Result<T, EngineError>;
 
+/// Reads a system variable (session or global) for a session.
+pub type SystemVarReader =
+    Arc<dyn Fn(&SessionCtx, bool, &str) -> std::result::Result<Value, Error> + Send + Sync>;
+
 /// Session state expressions can read (and LAST_INSERT_ID(x) can set).
 pub struct SessionCtx {
     pub database: Option<String>,
@@ -28,8 +32,7 @@ pub struct SessionCtx {
     pub row_count: i64,
     pub warnings: Vec<(u16, String)>,
     /// Reads a system variable (session or global).
-    pub system_var:
-        Arc<dyn Fn(&SessionCtx, bool, &str) -> std::result::Result<Value, Error> + Send + Sync>,
+    pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
     /// Upper bound on rows a sort or aggregate may hold (memory guard).
     pub max_rows_in_memory: usize,
@@ -645,7 +648,7 @@ impl<'a> Exec<'a> {
                     }
                 }
                 out.push((pk.to_vec(), combined));
-                Ok(!limit.is_some_and(|l| out.len() >= l))
+                Ok(limit.is_none_or(|l| out.len() < l))
             };
         for (lo, hi) in &bounds {
             if limit.is_some_and(|l| out.len() >= l) {

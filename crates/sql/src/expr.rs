@@ -1212,6 +1212,79 @@ pub fn key_value(v: &Value, ty: DataType) -> Option<Value> {
     }
 }
 
+fn fold(e: BExpr) -> BExpr {
+    match e {
+        BExpr::Literal(Value::Bytes(b)) => BExpr::Literal(Value::Bytes(
+            lockstep_types::value::fold_ci(&b).into_owned(),
+        )),
+        e @ BExpr::Func(Func::FoldCase, _) => e,
+        e => BExpr::Func(Func::FoldCase, vec![e]),
+    }
+}
+
+/// Applies the default collation (case- and accent-insensitive) to
+/// comparisons that involve a text column: both operands are folded.
+/// `is_text` tells whether an operand is of a text (non-binary string)
+/// type.
+pub fn collate(e: BExpr, is_text: &dyn Fn(&BExpr) -> bool) -> BExpr {
+    use BinaryOp::*;
+    match e {
+        BExpr::Binary(op @ (Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq), l, r)
+            if is_text(&l) || is_text(&r) =>
+        {
+            BExpr::Binary(op, Box::new(fold(*l)), Box::new(fold(*r)))
+        }
+        BExpr::Binary(op, l, r) => BExpr::Binary(
+            op,
+            Box::new(collate(*l, is_text)),
+            Box::new(collate(*r, is_text)),
+        ),
+        BExpr::Unary(op, x) => BExpr::Unary(op, Box::new(collate(*x, is_text))),
+        BExpr::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } if is_text(&expr) => BExpr::Between {
+            expr: Box::new(fold(*expr)),
+            low: Box::new(fold(*low)),
+            high: Box::new(fold(*high)),
+            negated,
+        },
+        BExpr::InList {
+            expr,
+            list,
+            negated,
+        } if is_text(&expr) => BExpr::InList {
+            expr: Box::new(fold(*expr)),
+            list: list.into_iter().map(fold).collect(),
+            negated,
+        },
+        BExpr::Like {
+            expr,
+            pattern,
+            escape,
+            negated,
+        } if is_text(&expr) => BExpr::Like {
+            expr: Box::new(fold(*expr)),
+            pattern: Box::new(fold(*pattern)),
+            escape,
+            negated,
+        },
+        BExpr::IsNull(x, n) => BExpr::IsNull(Box::new(collate(*x, is_text)), n),
+        other => other,
+    }
+}
+
+/// Sort or group key of a text expression under the default collation.
+pub fn collate_key(e: BExpr, text: bool) -> BExpr {
+    if text {
+        fold(e)
+    } else {
+        e
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1285,78 +1358,5 @@ mod tests {
                 .number(),
             1406
         );
-    }
-}
-
-fn fold(e: BExpr) -> BExpr {
-    match e {
-        BExpr::Literal(Value::Bytes(b)) => BExpr::Literal(Value::Bytes(
-            lockstep_types::value::fold_ci(&b).into_owned(),
-        )),
-        e @ BExpr::Func(Func::FoldCase, _) => e,
-        e => BExpr::Func(Func::FoldCase, vec![e]),
-    }
-}
-
-/// Applies the default collation (case- and accent-insensitive) to
-/// comparisons that involve a text column: both operands are folded.
-/// `is_text` tells whether an operand is of a text (non-binary string)
-/// type.
-pub fn collate(e: BExpr, is_text: &dyn Fn(&BExpr) -> bool) -> BExpr {
-    use BinaryOp::*;
-    match e {
-        BExpr::Binary(op @ (Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq), l, r)
-            if is_text(&l) || is_text(&r) =>
-        {
-            BExpr::Binary(op, Box::new(fold(*l)), Box::new(fold(*r)))
-        }
-        BExpr::Binary(op, l, r) => BExpr::Binary(
-            op,
-            Box::new(collate(*l, is_text)),
-            Box::new(collate(*r, is_text)),
-        ),
-        BExpr::Unary(op, x) => BExpr::Unary(op, Box::new(collate(*x, is_text))),
-        BExpr::Between {
-            expr,
-            low,
-            high,
-            negated,
-        } if is_text(&expr) => BExpr::Between {
-            expr: Box::new(fold(*expr)),
-            low: Box::new(fold(*low)),
-            high: Box::new(fold(*high)),
-            negated,
-        },
-        BExpr::InList {
-            expr,
-            list,
-            negated,
-        } if is_text(&expr) => BExpr::InList {
-            expr: Box::new(fold(*expr)),
-            list: list.into_iter().map(fold).collect(),
-            negated,
-        },
-        BExpr::Like {
-            expr,
-            pattern,
-            escape,
-            negated,
-        } if is_text(&expr) => BExpr::Like {
-            expr: Box::new(fold(*expr)),
-            pattern: Box::new(fold(*pattern)),
-            escape,
-            negated,
-        },
-        BExpr::IsNull(x, n) => BExpr::IsNull(Box::new(collate(*x, is_text)), n),
-        other => other,
-    }
-}
-
-/// Sort or group key of a text expression under the default collation.
-pub fn collate_key(e: BExpr, text: bool) -> BExpr {
-    if text {
-        fold(e)
-    } else {
-        e
     }
 }

@@ -356,8 +356,7 @@ impl Session {
         let mut b = Binder::new(&self.engine.catalog, self.ctx.database.clone());
         Ok(Some(match stmt {
             Statement::Select(q) => {
-                if let Some(resp) = self.system_query(q) {
-                    let _ = resp;
+                if self.system_query(q) {
                     return Ok(None);
                 }
                 Bound::Query(Arc::new(b.bind_query(q)?))
@@ -371,19 +370,19 @@ impl Session {
 
     /// Queries on information_schema/performance_schema tables we do not
     /// store: answered by `information_schema`.
-    fn system_query(&self, q: &parser::Query) -> Option<()> {
+    fn system_query(&self, q: &parser::Query) -> bool {
         if let parser::QueryBody::Select(s) = &q.body {
             for t in &s.from {
                 if let parser::TableRef::Table { name, .. } = t {
                     if name.database.as_deref().is_some_and(is_system_db)
                         || self.ctx.database.as_deref().is_some_and(is_system_db)
                     {
-                        return Some(());
+                        return true;
                     }
                 }
             }
         }
-        None
+        false
     }
 
     // ---------- statement dispatch ----------
@@ -395,9 +394,7 @@ impl Session {
         plan: Option<Arc<Bound>>,
     ) -> R<Response> {
         match stmt {
-            Statement::Select(q) if self.system_query(q).is_some() => {
-                crate::infoschema::query(self, q)
-            }
+            Statement::Select(q) if self.system_query(q) => crate::infoschema::query(self, q),
             Statement::Select(_)
             | Statement::Insert(_)
             | Statement::Update(_)

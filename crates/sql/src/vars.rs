@@ -31,7 +31,7 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("auto_increment_increment", i(1), Both),
             ("auto_increment_offset", i(1), Both),
             ("binlog_format", s("ROW"), Both),
-            ("binlog_row_image", s("FULL"), Both),
+            ("binlog_row_image", s("FULL"), ReadOnly),
             ("character_set_client", s("utf8mb4"), Both),
             ("character_set_connection", s("utf8mb4"), Both),
             ("character_set_database", s("utf8mb4"), Both),
