@@ -220,7 +220,7 @@ def tpcc_load(server, args):
 
 def tpcc_check(server, args):
     r = subprocess.run(bench_cmd(server, args, "check"), capture_output=True, text=True,
-                       timeout=1800)
+                       timeout=600)
     return r.returncode == 0, (r.stdout + r.stderr).strip()
 
 

@@ -102,15 +102,22 @@ fn exp_delay(rng: &mut TpccRng, mean: Duration) -> Duration {
     mean.mul_f64((-u.ln()).min(10.0))
 }
 
+/// A terminal's connection, set up for the run. Bounded in time: an
+/// overloaded server must fail the run, not hang it.
 async fn session(opts: &Opts) -> Result<Conn, String> {
-    let mut c = connect_retry(opts, Duration::from_secs(60)).await?;
-    for sql in [
-        "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-        "SET autocommit = 0",
-    ] {
-        c.query_drop(sql).await.map_err(|e| format!("{sql}: {e}"))?;
-    }
-    Ok(c)
+    let setup = async {
+        let mut c = connect_retry(opts, Duration::from_secs(60)).await?;
+        for sql in [
+            "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+            "SET autocommit = 0",
+        ] {
+            c.query_drop(sql).await.map_err(|e| format!("{sql}: {e}"))?;
+        }
+        Ok(c)
+    };
+    tokio::time::timeout(Duration::from_secs(90), setup)
+        .await
+        .map_err(|_| "connection setup timed out after 90 s".to_string())?
 }
 
 async fn terminal(
