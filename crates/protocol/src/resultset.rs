@@ -577,7 +577,8 @@ mod tests {
             info: "Rows matched: 1".into(),
         };
         encode_ok(&mut out, 0, &ok, 3);
-        assert_eq!(&out[..10], &[0, 0xFC, 0x2C, 0x01, 5, 3, 0, 1, 0, b'R']);
+        // Info is a length-encoded string, as MySQL's server sends it.
+        assert_eq!(&out[..11], &[0, 0xFC, 0x2C, 0x01, 5, 3, 0, 1, 0, 15, b'R']);
         out.clear();
         encode_eof(&mut out, 0, 2);
         assert_eq!(out, [0xFE, 0, 0, 2, 0]);
