@@ -481,6 +481,10 @@ impl<'a> Binder<'a> {
                 ordered_by_index = use_index_order(scan, &order, &conjuncts);
             }
         }
+        let first_row_only = match (&agg, &mut source) {
+            (Some(a), Source::Table(scan)) => min_max_from_index(a, scan),
+            _ => false,
+        };
 
         let correlated = self.correlated;
         self.correlated = was_correlated || correlated;
@@ -493,6 +497,7 @@ impl<'a> Binder<'a> {
                 projection,
                 order,
                 ordered_by_index,
+                first_row_only,
                 distinct: s.distinct,
                 limit,
                 offset,
@@ -1701,6 +1706,36 @@ pub fn best_access(def: &TableDef, offset: usize, conjuncts: &[BExpr]) -> Access
         }
     }
     best
+}
+
+/// MIN(col)/MAX(col) without GROUP BY where `col` follows the access
+/// path's equality prefix in its index: the first row in index order (the
+/// last, for MAX) that passes the filter is the answer, so the scan stops
+/// there instead of reading the whole range.
+fn min_max_from_index(agg: &AggregatePlan, scan: &mut TableScan) -> bool {
+    let [call] = &agg.calls[..] else { return false };
+    if !agg.group_by.is_empty()
+        || call.distinct
+        || !matches!(call.func, AggFunc::Min | AggFunc::Max)
+    {
+        return false;
+    }
+    let Some(col) = call
+        .arg
+        .as_ref()
+        .and_then(|a| column_of(a, scan.offset, scan.offset + scan.def.columns.len()))
+    else {
+        return false;
+    };
+    if scan.def.columns[col].nullable || scan.access.ranges.len() != 1 {
+        return false;
+    }
+    let index = &scan.def.indexes[scan.access.index];
+    if index.columns.get(scan.access.ranges[0].eq.len()) != Some(&col) {
+        return false;
+    }
+    scan.access.reverse = call.func == AggFunc::Max;
+    true
 }
 
 /// Serves ORDER BY from an index when the sort columns follow the

@@ -316,6 +316,8 @@ impl<'a> Exec<'a> {
         let early =
             if p.aggregate.is_none() && !p.distinct && (p.order.is_empty() || p.ordered_by_index) {
                 self.limit_count(&p.limit, &p.offset)?
+            } else if p.first_row_only {
+                Some(1)
             } else {
                 None
             };

@@ -46,6 +46,8 @@ pub struct SelectPlan {
     pub order: Vec<(BExpr, bool)>,
     /// The source already yields rows in ORDER BY order (index order).
     pub ordered_by_index: bool,
+    /// MIN/MAX answered by the first row of an index scan.
+    pub first_row_only: bool,
     pub distinct: bool,
     pub limit: Option<BExpr>,
     pub offset: Option<BExpr>,
