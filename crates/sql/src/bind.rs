@@ -279,17 +279,7 @@ impl<'a> Binder<'a> {
                     order.push((pos, item.desc));
                 }
                 let correlated = l.correlated || r.correlated;
-                let empty = Scope::default();
-                let limit = q
-                    .limit
-                    .as_ref()
-                    .map(|e| self.bind_expr(e, &empty))
-                    .transpose()?;
-                let offset = q
-                    .offset
-                    .as_ref()
-                    .map(|e| self.bind_expr(e, &empty))
-                    .transpose()?;
+                let (limit, offset) = self.bind_limit(q)?;
                 Ok(QueryPlan {
                     body: QueryBody::Union {
                         left: Box::new(l),
@@ -460,17 +450,7 @@ impl<'a> Binder<'a> {
         }
 
         let lock = lock_mode(q.lock);
-        let empty = Scope::default();
-        let limit = q
-            .limit
-            .as_ref()
-            .map(|e| self.bind_expr(e, &empty))
-            .transpose()?;
-        let offset = q
-            .offset
-            .as_ref()
-            .map(|e| self.bind_expr(e, &empty))
-            .transpose()?;
+        let (limit, offset) = self.bind_limit(q)?;
 
         // Access paths from WHERE (and ON) conditions.
         let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
@@ -506,6 +486,22 @@ impl<'a> Binder<'a> {
             columns,
             correlated,
         })
+    }
+
+    /// LIMIT and OFFSET: constants or parameters.
+    fn bind_limit(&mut self, q: &ast::Query) -> Result<(Option<BExpr>, Option<BExpr>)> {
+        let empty = Scope::default();
+        let limit = q
+            .limit
+            .as_ref()
+            .map(|e| self.bind_expr(e, &empty))
+            .transpose()?;
+        let offset = q
+            .offset
+            .as_ref()
+            .map(|e| self.bind_expr(e, &empty))
+            .transpose()?;
+        Ok((limit, offset))
     }
 
     /// ORDER BY / GROUP BY may name a select-list alias or position.

@@ -38,6 +38,53 @@ pub struct SessionCtx {
     pub max_rows_in_memory: usize,
 }
 
+/// The `Env` methods that only read session state: shared by the scan
+/// environment and the executor (both have `ctx`, `params` and `outer`).
+macro_rules! session_env_methods {
+    () => {
+        fn param(&self, i: usize) -> std::result::Result<Value, Error> {
+            self.params
+                .get(i)
+                .cloned()
+                .ok_or_else(|| Error::new(Code::WrongArguments, "Incorrect arguments to EXECUTE"))
+        }
+        fn user_var(&self, name: &str) -> Value {
+            self.ctx.user_vars.get(name).cloned().unwrap_or(Value::Null)
+        }
+        fn system_var(&self, global: bool, name: &str) -> std::result::Result<Value, Error> {
+            (self.ctx.system_var.clone())(self.ctx, global, name)
+        }
+        fn outer(&self, depth: usize, index: usize) -> Value {
+            self.outer
+                .len()
+                .checked_sub(depth + 1)
+                .and_then(|i| self.outer[i].get(index).cloned())
+                .unwrap_or(Value::Null)
+        }
+        fn database(&self) -> Option<String> {
+            self.ctx.database.clone()
+        }
+        fn connection_id(&self) -> u64 {
+            self.ctx.connection_id
+        }
+        fn last_insert_id(&self) -> u64 {
+            self.ctx.last_insert_id
+        }
+        fn set_last_insert_id(&mut self, v: u64) {
+            self.ctx.last_insert_id = v;
+        }
+        fn found_rows(&self) -> u64 {
+            self.ctx.found_rows
+        }
+        fn row_count(&self) -> i64 {
+            self.ctx.row_count
+        }
+        fn user(&self) -> String {
+            self.ctx.user.clone()
+        }
+    };
+}
+
 /// Expression environment without engine access (for filters evaluated
 /// inside an index scan).
 struct ScanEnv<'a> {
@@ -47,46 +94,7 @@ struct ScanEnv<'a> {
 }
 
 impl Env for ScanEnv<'_> {
-    fn param(&self, i: usize) -> std::result::Result<Value, Error> {
-        self.params
-            .get(i)
-            .cloned()
-            .ok_or_else(|| Error::new(Code::WrongArguments, "Incorrect arguments to EXECUTE"))
-    }
-    fn user_var(&self, name: &str) -> Value {
-        self.ctx.user_vars.get(name).cloned().unwrap_or(Value::Null)
-    }
-    fn system_var(&self, global: bool, name: &str) -> std::result::Result<Value, Error> {
-        (self.ctx.system_var.clone())(self.ctx, global, name)
-    }
-    fn outer(&self, depth: usize, index: usize) -> Value {
-        self.outer
-            .len()
-            .checked_sub(depth + 1)
-            .and_then(|i| self.outer[i].get(index).cloned())
-            .unwrap_or(Value::Null)
-    }
-    fn database(&self) -> Option<String> {
-        self.ctx.database.clone()
-    }
-    fn connection_id(&self) -> u64 {
-        self.ctx.connection_id
-    }
-    fn last_insert_id(&self) -> u64 {
-        self.ctx.last_insert_id
-    }
-    fn set_last_insert_id(&mut self, v: u64) {
-        self.ctx.last_insert_id = v;
-    }
-    fn found_rows(&self) -> u64 {
-        self.ctx.found_rows
-    }
-    fn row_count(&self) -> i64 {
-        self.ctx.row_count
-    }
-    fn user(&self) -> String {
-        self.ctx.user.clone()
-    }
+    session_env_methods!();
     fn subquery(
         &mut self,
         _q: &SubqueryRef,
@@ -136,46 +144,7 @@ fn has_subquery(e: &BExpr) -> bool {
 }
 
 impl Env for Exec<'_> {
-    fn param(&self, i: usize) -> std::result::Result<Value, Error> {
-        self.params
-            .get(i)
-            .cloned()
-            .ok_or_else(|| Error::new(Code::WrongArguments, "Incorrect arguments to EXECUTE"))
-    }
-    fn user_var(&self, name: &str) -> Value {
-        self.ctx.user_vars.get(name).cloned().unwrap_or(Value::Null)
-    }
-    fn system_var(&self, global: bool, name: &str) -> std::result::Result<Value, Error> {
-        (self.ctx.system_var.clone())(self.ctx, global, name)
-    }
-    fn outer(&self, depth: usize, index: usize) -> Value {
-        self.outer
-            .len()
-            .checked_sub(depth + 1)
-            .and_then(|i| self.outer[i].get(index).cloned())
-            .unwrap_or(Value::Null)
-    }
-    fn database(&self) -> Option<String> {
-        self.ctx.database.clone()
-    }
-    fn connection_id(&self) -> u64 {
-        self.ctx.connection_id
-    }
-    fn last_insert_id(&self) -> u64 {
-        self.ctx.last_insert_id
-    }
-    fn set_last_insert_id(&mut self, v: u64) {
-        self.ctx.last_insert_id = v;
-    }
-    fn found_rows(&self) -> u64 {
-        self.ctx.found_rows
-    }
-    fn row_count(&self) -> i64 {
-        self.ctx.row_count
-    }
-    fn user(&self) -> String {
-        self.ctx.user.clone()
-    }
+    session_env_methods!();
     fn subquery(
         &mut self,
         q: &SubqueryRef,
