@@ -263,20 +263,8 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
             if v.is_null() {
                 return Ok(Value::Null);
             }
-            let mut saw_null = false;
-            for item in list {
-                let x = eval(item, row, env)?;
-                match v.sql_cmp(&x) {
-                    Some(Ordering::Equal) => return Ok(bool_value(!*negated)),
-                    None => saw_null = true,
-                    _ => {}
-                }
-            }
-            if saw_null {
-                Value::Null
-            } else {
-                bool_value(*negated)
-            }
+            let mut items = list.iter().map(|item| eval(item, row, env));
+            in_set(&v, &mut items, *negated)?
         }
         BExpr::InSubquery {
             expr,
@@ -288,19 +276,10 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
                 return Ok(Value::Null);
             }
             let rows = env.subquery(query, row)?;
-            let mut saw_null = false;
-            for r in rows {
-                match r.first().and_then(|x| v.sql_cmp(x)) {
-                    Some(Ordering::Equal) => return Ok(bool_value(!*negated)),
-                    None => saw_null = true,
-                    _ => {}
-                }
-            }
-            if saw_null {
-                Value::Null
-            } else {
-                bool_value(*negated)
-            }
+            let mut items = rows
+                .into_iter()
+                .map(|r| Ok(r.into_iter().next().unwrap_or(Value::Null)));
+            in_set(&v, &mut items, *negated)?
         }
         BExpr::Between {
             expr,
@@ -386,6 +365,28 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
             ))
         }
         BExpr::Default => return Err(Error::parse("DEFAULT")),
+    })
+}
+
+/// `v [NOT] IN (items)` with SQL's NULL rules: true on a match, NULL when
+/// nothing matched but an item was NULL, false otherwise.
+fn in_set(
+    v: &Value,
+    items: &mut dyn Iterator<Item = Result<Value, Error>>,
+    negated: bool,
+) -> Result<Value, Error> {
+    let mut saw_null = false;
+    for item in items {
+        match v.sql_cmp(&item?) {
+            Some(Ordering::Equal) => return Ok(bool_value(!negated)),
+            None => saw_null = true,
+            _ => {}
+        }
+    }
+    Ok(if saw_null {
+        Value::Null
+    } else {
+        bool_value(negated)
     })
 }
 
