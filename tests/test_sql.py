@@ -384,6 +384,24 @@ def test_aggregates_group_by_having(people):
     assert all_rows(cur, "SELECT dept_id, COUNT(*) FROM emp WHERE id > 100 GROUP BY dept_id") == []
 
 
+def test_grouping_follows_collation(cur):
+    """GROUP BY, DISTINCT, COUNT(DISTINCT) and UNION treat text equal under
+    the default collation (case- and accent-insensitive) as one value, as
+    utf8mb4_0900_ai_ci does; binary strings stay byte-wise."""
+    cur.execute("CREATE TABLE words (id INT PRIMARY KEY, w VARCHAR(20), b VARBINARY(20))")
+    cur.execute("INSERT INTO words VALUES (1, 'apple', 'apple'), (2, 'Apple', 'Apple'), "
+                "(3, 'APPLE', 'APPLE'), (4, 'pear', 'pear'), (5, 'caf\u00e9', 'x'), (6, 'cafe', 'x')")
+    groups = all_rows(cur, "SELECT COUNT(*) FROM words GROUP BY w ORDER BY COUNT(*)")
+    assert sorted(g[0] for g in groups) == [1, 2, 3]
+    assert scalar(cur, "SELECT COUNT(*) FROM (SELECT DISTINCT w FROM words) d") == 3
+    assert scalar(cur, "SELECT COUNT(DISTINCT w) FROM words") == 3
+    assert scalar(cur, "SELECT COUNT(DISTINCT b) FROM words") == 5
+    assert scalar(cur, "SELECT COUNT(*) FROM (SELECT DISTINCT b FROM words) d") == 5
+    assert scalar(cur, "SELECT COUNT(*) FROM (SELECT w FROM words WHERE id = 1 UNION "
+                       "SELECT w FROM words WHERE id = 3) u") == 1
+    assert scalar(cur, "SELECT COUNT(*) FROM (SELECT lower(w) FROM words GROUP BY w) g") == 3
+
+
 def test_subqueries(people):
     """IN / NOT IN / EXISTS / NOT EXISTS subqueries (correlated too) and a scalar subquery."""
     cur = people

@@ -428,6 +428,7 @@ impl<'a> Binder<'a> {
                 columns.push(self.meta(name, p, &types, *origin));
             }
             agg = Some(AggregatePlan {
+                group_text: ctx.group_types.iter().map(|t| t.0.is_string()).collect(),
                 group_by: ctx.group_bound,
                 calls: ctx.calls,
             });
@@ -479,6 +480,7 @@ impl<'a> Binder<'a> {
                 ordered_by_index,
                 first_row_only,
                 distinct: s.distinct,
+                text_columns: columns.iter().map(|c| c.data_type.is_string()).collect(),
                 limit,
                 offset,
                 lock,
@@ -629,10 +631,19 @@ impl<'a> Binder<'a> {
                         (DataType::BigInt { unsigned: true }, false)
                     }
                 };
+                let text = match &arg {
+                    Some(BExpr::Row(items)) => items
+                        .iter()
+                        .map(|i| infer(i, &scope.types).0.is_string())
+                        .collect(),
+                    Some(_) => vec![arg_ty.0.is_string()],
+                    None => Vec::new(),
+                };
                 let call = AggCall {
                     func,
                     arg,
                     distinct: *distinct,
+                    text,
                     separator,
                 };
                 ctx.calls.push(call);
@@ -657,6 +668,7 @@ impl<'a> Binder<'a> {
                     func: AggFunc::AnyValue,
                     arg: Some(b),
                     distinct: false,
+                    text: Vec::new(),
                     separator: Vec::new(),
                 });
                 ctx.call_types.push(ty);

@@ -227,7 +227,13 @@ impl<'a> Exec<'a> {
                 let mut rows = self.query(left)?;
                 rows.extend(self.query(right)?);
                 if !*all {
-                    dedupe(&mut rows, |r| r.clone());
+                    let text: Vec<bool> = plan
+                        .columns
+                        .iter()
+                        .map(|c| c.data_type.is_string())
+                        .collect();
+                    let mut seen = HashSet::new();
+                    rows.retain(|r| seen.insert(collation_key(r, &text)));
                 }
                 if !order.is_empty() {
                     rows.sort_by(|a, b| {
@@ -337,13 +343,7 @@ impl<'a> Exec<'a> {
         }
         if p.distinct {
             let mut seen = HashSet::new();
-            out.retain(|(proj, _)| {
-                let mut k = Vec::new();
-                for v in proj {
-                    v.group_key(&mut k);
-                }
-                seen.insert(k)
-            });
+            out.retain(|(proj, _)| seen.insert(collation_key(proj, &p.text_columns)));
         }
         if !p.order.is_empty() && !p.ordered_by_index {
             let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
@@ -366,13 +366,11 @@ impl<'a> Exec<'a> {
         let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
         let mut groups: Vec<(Vec<Value>, Vec<AggState>)> = Vec::new();
         for row in rows {
-            let mut key = Vec::new();
             let mut gvals = Vec::with_capacity(agg.group_by.len());
             for g in &agg.group_by {
-                let v = self.eval(g, row)?;
-                v.group_key(&mut key);
-                gvals.push(v);
+                gvals.push(self.eval(g, row)?);
             }
+            let key = collation_key(&gvals, &agg.group_text);
             let gi = match index.get(&key) {
                 Some(&i) => i,
                 None => {
@@ -1008,15 +1006,20 @@ pub fn source_width(src: &Source) -> usize {
     }
 }
 
-fn dedupe(rows: &mut Vec<Vec<Value>>, key: impl Fn(&Vec<Value>) -> Vec<Value>) {
-    let mut seen = HashSet::new();
-    rows.retain(|r| {
-        let mut k = Vec::new();
-        for v in key(r) {
-            v.group_key(&mut k);
+/// Key under which values count as equal for GROUP BY, DISTINCT and
+/// UNION: numbers by value, text (where `text[i]`) under the default
+/// collation, everything else byte-wise.
+fn collation_key(vals: &[Value], text: &[bool]) -> Vec<u8> {
+    let mut key = Vec::new();
+    for (i, v) in vals.iter().enumerate() {
+        match v {
+            Value::Bytes(b) if text.get(i).copied().unwrap_or(false) => {
+                Value::Bytes(lockstep_types::value::fold_ci(b).into_owned()).encode_key(&mut key)
+            }
+            v => v.group_key(&mut key),
         }
-        seen.insert(k)
-    });
+    }
+    key
 }
 
 enum AggInput {
@@ -1059,10 +1062,7 @@ impl AggState {
             return Ok(());
         }
         if call.distinct {
-            let mut k = Vec::new();
-            for x in &key_vals {
-                x.group_key(&mut k);
-            }
+            let k = collation_key(&key_vals, &call.text);
             if !self.seen.get_or_insert_with(HashSet::new).insert(k) {
                 return Ok(());
             }

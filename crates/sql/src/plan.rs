@@ -49,6 +49,9 @@ pub struct SelectPlan {
     /// MIN/MAX answered by the first row of an index scan.
     pub first_row_only: bool,
     pub distinct: bool,
+    /// Which projected values are text (DISTINCT compares them under the
+    /// collation).
+    pub text_columns: Vec<bool>,
     pub limit: Option<BExpr>,
     pub offset: Option<BExpr>,
     pub lock: Option<LockMode>,
@@ -59,6 +62,8 @@ pub struct SelectPlan {
 #[derive(Debug)]
 pub struct AggregatePlan {
     pub group_by: Vec<BExpr>,
+    /// Which GROUP BY values are text: grouped under the collation.
+    pub group_text: Vec<bool>,
     pub calls: Vec<AggCall>,
 }
 
@@ -67,6 +72,9 @@ pub struct AggCall {
     pub func: AggFunc,
     pub arg: Option<BExpr>,
     pub distinct: bool,
+    /// Which argument values are text (DISTINCT compares them under the
+    /// collation).
+    pub text: Vec<bool>,
     /// GROUP_CONCAT's separator.
     pub separator: Vec<u8>,
 }
