@@ -341,3 +341,41 @@ def test_many_concurrent_transfers_keep_total(setup, connect, pool):
     assert not errors, errors
     assert total > 0
     assert q(conns[0], "SELECT SUM(v) FROM acct")[0][0] == 100
+
+
+def test_range_lock_blocks_phantom_inserts(setup, connect):
+    """Repeatable Read: a locking range read also locks the gaps (next-key
+    locks), so another transaction cannot insert into the range or the gap
+    after it until the reader ends; under Read Committed it can. Rows are
+    1, 2, 3, 4 plus 10 and 20 added here."""
+    setup.execute("INSERT INTO acct VALUES (10, 100), (20, 200)")
+    reader = session(connect)
+    writer = session(connect, lock_wait=1)
+    q(reader, "BEGIN")
+    assert len(q(reader, "SELECT id FROM acct WHERE id BETWEEN 3 AND 12 FOR UPDATE")) == 3
+    # Inside the range, and in the gap (10, 20) the scan ended in: 1205.
+    for new_id in (5, 11, 15):
+        assert code_of(lambda: q(writer, "INSERT INTO acct VALUES (%s, 0)", (new_id,))) == 1205
+    # Past the next key the table is open.
+    assert code_of(lambda: q(writer, "INSERT INTO acct VALUES (25, 0)")) is None
+    assert len(q(reader, "SELECT id FROM acct WHERE id BETWEEN 3 AND 12 FOR UPDATE")) == 3
+    q(reader, "COMMIT")
+    assert code_of(lambda: q(writer, "INSERT INTO acct VALUES (5, 0)")) is None
+
+    rc = session(connect, isolation="READ COMMITTED")
+    q(rc, "BEGIN")
+    assert len(q(rc, "SELECT id FROM acct WHERE id BETWEEN 3 AND 12 FOR UPDATE")) == 4
+    assert code_of(lambda: q(writer, "INSERT INTO acct VALUES (6, 0)")) is None
+    q(rc, "COMMIT")
+
+
+def test_missing_row_for_update_locks_its_gap(setup, connect):
+    """SELECT ... FOR UPDATE of a missing key under Repeatable Read keeps it
+    missing: the insert that would create it waits."""
+    reader = session(connect)
+    writer = session(connect, lock_wait=1)
+    q(reader, "BEGIN")
+    assert q(reader, "SELECT id FROM acct WHERE id = 7 FOR UPDATE") == ()
+    assert code_of(lambda: q(writer, "INSERT INTO acct VALUES (7, 0)")) == 1205
+    q(reader, "COMMIT")
+    assert code_of(lambda: q(writer, "INSERT INTO acct VALUES (7, 0)")) is None

@@ -5,6 +5,7 @@
 
 use crate::binlog::{Event, TrxRecord, FORMAT_VERSION};
 use crate::catalog::Catalog;
+use crate::gap::{Entries, Step};
 use crate::txn::{Isolation, Txn, Undo};
 use crate::writeset::WritesetHistory;
 use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
@@ -284,7 +285,7 @@ impl Engine {
         }
     }
 
-    fn ensure_id(&self, txn: &mut Txn) -> u64 {
+    pub(crate) fn ensure_id(&self, txn: &mut Txn) -> u64 {
         match txn.id {
             Some(id) => id,
             None => {
@@ -323,6 +324,12 @@ impl Engine {
     pub fn lock_granted(&self, txn: &mut Txn, key: LockKey) {
         if let Some((k, mode)) = txn.pending_lock.take() {
             debug_assert_eq!(k, key, "granted the lock that was waited for");
+            if std::mem::take(&mut txn.pending_transient) {
+                // An insert intention: it only had to wait its turn.
+                let id = txn.id.expect("a transaction that waited has an id");
+                self.lock_sys.release_all(id, &[k]);
+                return;
+            }
             let entry = txn.locks.entry(k).or_insert(mode);
             if mode == LockMode::Exclusive {
                 *entry = mode;
@@ -336,6 +343,7 @@ impl Engine {
     /// The wait was given up (timeout): the request was cancelled.
     pub fn lock_abandoned(&self, txn: &mut Txn) {
         txn.pending_lock = None;
+        txn.pending_transient = false;
     }
 
     /// Consistent (non-locking) read of the row at `key`.
@@ -345,7 +353,9 @@ impl Engine {
         record.read(|w| txn.sees(w))
     }
 
-    /// Locking read: locks the row, then returns its newest version.
+    /// Locking read: locks the row, then returns its newest version. Under
+    /// Repeatable Read a missing row locks the gap it would be in, so it
+    /// stays missing until the transaction ends.
     pub fn read_locked(
         &self,
         txn: &mut Txn,
@@ -353,15 +363,25 @@ impl Engine {
         key: &[u8],
         mode: LockMode,
     ) -> Result<Option<Row>> {
-        let Some(record) = table.record(key) else {
-            return Ok(None);
-        };
-        self.lock(txn, lock_key(table.id, 0, key), mode)?;
-        Ok(record.latest().and_then(|v| v.row))
+        loop {
+            if let Some(record) = table.record(key) {
+                self.lock(txn, lock_key(table.id, 0, key), mode)?;
+                return Ok(record.latest().and_then(|v| v.row));
+            }
+            if !txn.isolation.gap_locking() {
+                return Ok(None);
+            }
+            let from = Bound::Included(key);
+            let next = table.first(from, Bound::Unbounded);
+            if self.lock_gap(txn, table.id, 0, table, from, next.as_deref())? {
+                return Ok(None);
+            }
+        }
     }
 
     /// Visits rows of the clustered index in [lower, upper] (encoded keys).
-    /// With `locking`, each row is locked and its newest version returned.
+    /// With `locking`, each row is locked and its newest version returned
+    /// (under Repeatable Read with next-key locks, see `gap`).
     /// The visitor returns false to stop.
     #[allow(clippy::too_many_arguments)]
     pub fn scan_primary(
@@ -375,25 +395,38 @@ impl Engine {
         visit: &mut dyn FnMut(&[u8], Row) -> Result<bool>,
     ) -> Result<()> {
         self.ensure_view(txn);
-        for (key, record) in table.range(lower, upper, reverse) {
-            let row = match locking {
-                None => record.read(|w| txn.sees(w)),
-                Some(mode) => {
-                    // Skip rows that do not exist for anyone before locking.
-                    if record.latest().and_then(|v| v.row).is_none() {
-                        continue;
+        let mut cursor = self.cursor(txn, table.id, 0, table, lower, upper, reverse, locking)?;
+        'pass: loop {
+            let start = cursor.start();
+            for (key, record) in table.range(cursor.from(&start), cursor.end(), reverse) {
+                let row = match locking {
+                    None => record.read(|w| txn.sees(w)),
+                    Some(mode) => {
+                        match cursor.enter(self, txn, table, &key)? {
+                            Step::Visit => {}
+                            Step::Restart => continue 'pass,
+                            Step::Stop => return Ok(()),
+                        }
+                        // Without gap locks, rows that exist for nobody are
+                        // skipped; with them they are locked too: their key
+                        // is part of the range the transaction has read.
+                        if !cursor.next_key && record.latest().and_then(|v| v.row).is_none() {
+                            continue;
+                        }
+                        self.lock(txn, lock_key(table.id, 0, &key), mode)?;
+                        record.latest().and_then(|v| v.row)
                     }
-                    self.lock(txn, lock_key(table.id, 0, &key), mode)?;
-                    record.latest().and_then(|v| v.row)
-                }
-            };
-            if let Some(row) = row {
-                if !visit(&key, row)? {
-                    break;
+                };
+                if let Some(row) = row {
+                    if !visit(&key, row)? {
+                        return Ok(());
+                    }
                 }
             }
+            if cursor.finish(self, txn, table)? {
+                return Ok(());
+            }
         }
-        Ok(())
     }
 
     /// Visits rows through secondary index `index` with index keys in
@@ -417,42 +450,57 @@ impl Engine {
         let map = &schema.secondary[index - 1];
         // Bounds are over whole entries (index key ++ primary key); the
         // caller builds them from key prefixes.
-        let range = map.range::<[u8], _>((lower, upper));
-        let entries: Box<dyn Iterator<Item = _>> = if reverse {
-            Box::new(range.rev())
-        } else {
-            Box::new(range)
-        };
-        for entry in entries {
-            let bytes = entry.key();
-            let Some(split) = encoded_prefix_len(bytes, ncols) else {
-                continue;
+        let mut cursor = self.cursor(txn, table.id, index, map, lower, upper, reverse, locking)?;
+        'pass: loop {
+            let start = cursor.start();
+            let range = map.range::<[u8], _>((cursor.from(&start), cursor.end()));
+            let entries: Box<dyn Iterator<Item = _>> = if reverse {
+                Box::new(range.rev())
+            } else {
+                Box::new(range)
             };
-            let (index_key, pk) = bytes.split_at(split);
-            let Some(record) = table.record(pk) else {
-                continue;
-            };
-            let row = match locking {
-                None => record.read(|w| txn.sees(w)),
-                Some(mode) => {
-                    let latest = record.latest().and_then(|v| v.row);
-                    match latest {
-                        Some(r) if schema.def.index_key(index, &r) == index_key => {}
-                        _ => continue,
+            for entry in entries {
+                let bytes = entry.key();
+                if locking.is_some() {
+                    match cursor.enter(self, txn, map, bytes)? {
+                        Step::Visit => {}
+                        Step::Restart => continue 'pass,
+                        Step::Stop => return Ok(()),
                     }
-                    self.lock(txn, lock_key(table.id, 0, pk), mode)?;
-                    record.latest().and_then(|v| v.row)
                 }
-            };
-            let Some(row) = row else { continue };
-            if schema.def.index_key(index, &row) != index_key {
-                continue;
+                let Some(split) = encoded_prefix_len(bytes, ncols) else {
+                    continue;
+                };
+                let (index_key, pk) = bytes.split_at(split);
+                let Some(record) = table.record(pk) else {
+                    continue;
+                };
+                let row = match locking {
+                    None => record.read(|w| txn.sees(w)),
+                    Some(mode) => {
+                        if !cursor.next_key {
+                            let latest = record.latest().and_then(|v| v.row);
+                            match latest {
+                                Some(r) if schema.def.index_key(index, &r) == index_key => {}
+                                _ => continue,
+                            }
+                        }
+                        self.lock(txn, lock_key(table.id, 0, pk), mode)?;
+                        record.latest().and_then(|v| v.row)
+                    }
+                };
+                let Some(row) = row else { continue };
+                if schema.def.index_key(index, &row) != index_key {
+                    continue;
+                }
+                if !visit(pk, row)? {
+                    return Ok(());
+                }
             }
-            if !visit(pk, row)? {
-                break;
+            if cursor.finish(self, txn, map)? {
+                return Ok(());
             }
         }
-        Ok(())
     }
 
     /// Inserts `row` (already converted to column types, defaults filled).
@@ -492,6 +540,13 @@ impl Engine {
         }
         let id = self.ensure_id(txn);
         let row: Row = Arc::from(row);
+        // A key no record holds yet splits a gap: after adding the entry,
+        // wait for any gap lock on it (insert intention, see `gap`).
+        let fresh = table.record(&pk).is_none_or(|r| r.latest().is_none());
+        let fresh_secondary: Vec<(usize, Vec<u8>)> = (1..def.indexes.len())
+            .map(|i| (i, def.secondary_entry(i, &row, &pk)))
+            .filter(|(i, e)| !schema.secondary[i - 1].contains_key(e))
+            .collect();
         self.write_version(
             txn,
             table,
@@ -502,6 +557,12 @@ impl Engine {
             },
         );
         table.index_row(schema, &pk, &row);
+        if fresh {
+            self.insert_intention(txn, table.id, 0, table.as_ref(), &pk)?;
+        }
+        for (i, entry) in &fresh_secondary {
+            self.insert_intention(txn, table.id, *i, &schema.secondary[i - 1], entry)?;
+        }
         txn.writeset.push(lock_key(table.id, 0, &pk).0);
         txn.events.push(Event::Insert {
             table: table.id,
@@ -557,17 +618,24 @@ impl Engine {
                 row: Some(new.clone()),
             },
         );
-        let mut moved = false;
+        let (mut moved, mut fresh) = (false, Vec::new());
         for (i, index) in schema.secondary.iter().enumerate() {
             let idx = i + 1;
             if def.index_key(idx, old) != def.index_key(idx, &new) {
-                index.insert(def.secondary_entry(idx, &new, pk), ());
                 moved = true;
+                let entry = def.secondary_entry(idx, &new, pk);
+                if !index.contains_key(&entry) {
+                    index.insert(entry.clone(), ());
+                    fresh.push((idx, entry));
+                }
             }
         }
         if moved {
             // The old entries go once no view needs them.
             txn.purge.push((table.id, pk.to_vec(), old.clone()));
+        }
+        for (idx, entry) in &fresh {
+            self.insert_intention(txn, table.id, *idx, &schema.secondary[idx - 1], entry)?;
         }
         txn.writeset.push(lock_key(table.id, 0, pk).0);
         txn.events.push(if self.config.minimal_row_image {
@@ -666,7 +734,11 @@ impl Engine {
             };
             let schema = table.schema();
             let def = &schema.def;
-            table.purge_record(&item.pk, horizon);
+            // Removing an entry merges its gap into the next one, so an
+            // entry whose gap is locked stays until the lock is gone.
+            let mut blocked = !self.remove_entry_unless_gap_locked(table.id, 0, &item.pk, || {
+                table.purge_record(&item.pk, horizon);
+            });
             let images = table
                 .record(&item.pk)
                 .map(|r| r.images())
@@ -674,20 +746,25 @@ impl Engine {
             for (i, index) in schema.secondary.iter().enumerate() {
                 let idx = i + 1;
                 let key = def.index_key(idx, &item.before);
-                if images.iter().any(|row| def.index_key(idx, row) == key) {
+                if blocked || images.iter().any(|row| def.index_key(idx, row) == key) {
                     continue;
                 }
                 let entry = def.secondary_entry(idx, &item.before, &item.pk);
-                index.remove(&entry);
-                // A writer may have given the row this key again meanwhile
-                // (it adds its entry after its version): check again.
-                let again = table
-                    .record(&item.pk)
-                    .map(|r| r.images())
-                    .unwrap_or_default();
-                if again.iter().any(|row| def.index_key(idx, row) == key) {
-                    index.insert(entry, ());
-                }
+                blocked = !self.remove_entry_unless_gap_locked(table.id, idx, &entry, || {
+                    index.remove(&entry);
+                    // A writer may have given the row this key again
+                    // meanwhile (it adds its entry after its version).
+                    let again = table
+                        .record(&item.pk)
+                        .map(|r| r.images())
+                        .unwrap_or_default();
+                    if again.iter().any(|row| def.index_key(idx, row) == key) {
+                        index.insert(entry.clone(), ());
+                    }
+                });
+            }
+            if blocked {
+                self.purge_queue.lock().push_back(item);
             }
         }
         done

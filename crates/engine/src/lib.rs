@@ -6,6 +6,7 @@ pub mod binlog;
 pub mod catalog;
 pub mod checkpoint;
 pub mod engine;
+pub mod gap;
 pub mod txn;
 pub mod writeset;
 

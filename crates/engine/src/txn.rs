@@ -38,6 +38,12 @@ impl Isolation {
         }
     }
 
+    /// Whether locking reads also lock the gaps between the rows they read
+    /// (next-key locking, see `gap`).
+    pub fn gap_locking(self) -> bool {
+        matches!(self, Isolation::RepeatableRead | Isolation::Serializable)
+    }
+
     /// Whether a consistent read keeps one view for the whole transaction.
     pub fn view_per_transaction(self) -> bool {
         matches!(self, Isolation::RepeatableRead | Isolation::Serializable)
@@ -72,6 +78,8 @@ pub struct Txn {
     pub(crate) ticket: Option<Ticket>,
     /// A lock request being waited for; recorded as held once granted.
     pub(crate) pending_lock: Option<(LockKey, LockMode)>,
+    /// The pending request is an insert intention: given back once granted.
+    pub(crate) pending_transient: bool,
     /// Row images this transaction deleted or moved out of a secondary
     /// index: purge work once it commits (table, primary key, image).
     pub(crate) purge: Vec<(u32, Vec<u8>, lockstep_tables::Row)>,
@@ -91,6 +99,7 @@ impl Txn {
             mark: Mark::default(),
             ticket: None,
             pending_lock: None,
+            pending_transient: false,
             purge: Vec::new(),
         }
     }

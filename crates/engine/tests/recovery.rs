@@ -2,44 +2,12 @@
 //! without a checkpoint, and what was not committed does not.
 
 use lockstep_engine::{Engine, EngineConfig, Isolation};
-use lockstep_tables::{ColumnDef, IndexDef, TableDef};
-use lockstep_types::{DataType, Value};
+use lockstep_types::Value;
 use std::ops::Bound;
 use std::sync::Arc;
 
-fn def() -> TableDef {
-    let col = |name: &str, ty| ColumnDef {
-        name: name.into(),
-        data_type: ty,
-        nullable: false,
-        default: None,
-        auto_increment: false,
-        default_now: false,
-        on_update_now: false,
-    };
-    TableDef {
-        id: 0,
-        database: "d".into(),
-        name: "t".into(),
-        columns: vec![
-            col("id", DataType::BigInt { unsigned: false }),
-            col("v", DataType::BigInt { unsigned: false }),
-        ],
-        indexes: vec![
-            IndexDef {
-                name: "PRIMARY".into(),
-                columns: vec![0],
-                unique: true,
-            },
-            IndexDef {
-                name: "v".into(),
-                columns: vec![1],
-                unique: false,
-            },
-        ],
-        hidden_row_id: None,
-    }
-}
+mod common;
+use common::id_v_table as def;
 
 fn rows(engine: &Engine) -> Vec<(i64, i64)> {
     let table = engine.catalog.table("d", "t").expect("table exists");

@@ -726,6 +726,16 @@ impl LockSys {
         sh.queues.get(&key).and_then(|q| q.granted.mode_of(trx))
     }
 
+    /// Whether a transaction other than `trx` holds a lock on `key` — a
+    /// look without queueing (an insert intention that finds its gap free
+    /// need not take anything).
+    pub fn held_by_other(&self, trx: TrxId, key: LockKey) -> bool {
+        let sh = self.inner.shard(key).lock();
+        sh.queues
+            .get(&key)
+            .is_some_and(|q| q.granted.iter().any(|&(t, _)| t != trx))
+    }
+
     /// Number of keys with a queue (tests: everything released → 0).
     pub fn queue_count(&self) -> usize {
         self.inner
