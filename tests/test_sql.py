@@ -105,14 +105,34 @@ def test_decimal_is_exact(cur):
     assert scalar(cur, "SELECT amt FROM m WHERE id = 5002") == Decimal("1.01")
 
 
-@pytest.mark.xfail(os.environ.get("LOCKSTEP_TARGET", "lockstep") == "lockstep", strict=True,
-                   reason="lockstep's DECIMAL holds 28 significant digits; MySQL allows 65")
 def test_decimal_beyond_28_digits(cur):
-    """DECIMAL(30,10) keeps all 30 digits."""
-    cur.execute("CREATE TABLE wide (id INT PRIMARY KEY, big DECIMAL(30,10))")
-    cur.execute("INSERT INTO wide VALUES (1, 12345678901234567890.0123456789)")
+    """DECIMAL keeps up to 65 digits, 30 after the point, exactly: storage,
+    arithmetic, aggregates, comparisons, index keys and out-of-range."""
+    cur.execute("CREATE TABLE wide (id INT PRIMARY KEY, big DECIMAL(30,10), "
+                "huge DECIMAL(65,30), KEY (huge))")
+    cur.execute("INSERT INTO wide VALUES (1, 12345678901234567890.0123456789, "
+                "12345678901234567890123456789012345.123456789012345678901234567891)")
     assert scalar(cur, "SELECT big FROM wide WHERE id = 1") == \
         Decimal("12345678901234567890.0123456789")
+    assert scalar(cur, "SELECT huge FROM wide WHERE id = 1") == \
+        Decimal("12345678901234567890123456789012345.123456789012345678901234567891")
+    cur.execute("INSERT INTO wide VALUES (2, -0.0000000001, "
+                "-0.000000000000000000000000000001)")
+    cur.execute("INSERT INTO wide VALUES (3, 1, 12345678901234567890123456789012345.123456789012345678901234567890)")
+    assert scalar(cur, "SELECT SUM(big) FROM wide") == Decimal("12345678901234567891.0123456788")
+    assert scalar(cur, "SELECT big * 2 FROM wide WHERE id = 1") == \
+        Decimal("24691357802469135780.0246913578")
+    assert scalar(cur, "SELECT big / 3 FROM wide WHERE id = 3") == Decimal("0.33333333333333")
+    # Index range and point lookups on the 65-digit column tell neighbours apart.
+    assert all_rows(cur, "SELECT id FROM wide WHERE huge > "
+                    "12345678901234567890123456789012345.12345678901234567890123456789 ORDER BY id") == [(1,)]
+    assert all_rows(cur, "SELECT id FROM wide WHERE huge = "
+                    "12345678901234567890123456789012345.123456789012345678901234567890") == [(3,)]
+    assert all_rows(cur, "SELECT id FROM wide ORDER BY huge") == [(2,), (3,), (1,)]
+    # 36 digits before the point do not fit DECIMAL(65,30): 1264.
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        cur.execute("INSERT INTO wide VALUES (4, 0, 1" + "0" * 35 + ")")
+    assert e.value.args[0] == 1264
 
 
 def test_float_double(cur):

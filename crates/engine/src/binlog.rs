@@ -7,7 +7,8 @@ use lockstep_tables::{IndexDef, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 
-pub const FORMAT_VERSION: u8 = 1;
+/// 2: DECIMAL values are a 256-bit mantissa and a scale (65 digits).
+pub const FORMAT_VERSION: u8 = 2;
 
 /// One committed transaction (or DDL statement) in the log.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"LSCKPT01";
+// 02: DECIMAL values are a 256-bit mantissa and a scale.
+const MAGIC: &[u8; 8] = b"LSCKPT02";
 
 #[derive(Serialize, Deserialize)]
 pub struct Snapshot {

@@ -1122,8 +1122,9 @@ impl AggState {
                 Some(Value::Double(d)) => Value::Double(d / self.count as f64),
                 Some(s) => {
                     let d = s.to_decimal().unwrap_or_default();
-                    let scale = d.scale() + 4;
-                    Value::Decimal((d / Decimal::from(self.count)).round_dp(scale.min(28)))
+                    // The scale of SUM + div_precision_increment, as MySQL.
+                    let avg = d.checked_div(Decimal::from(self.count), d.scale() + 4);
+                    avg.map_or(Value::Null, Value::Decimal)
                 }
             },
             AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => self.best.unwrap_or(Value::Null),

@@ -552,10 +552,12 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
                 if y.is_zero() {
                     Value::Null
                 } else {
-                    let mut r = a.to_decimal().unwrap_or_default() / y;
-                    // MySQL: scale of a division is the dividend's scale + 4.
-                    let scale = a.to_decimal().map(|d| d.scale()).unwrap_or(0) + 4;
-                    r = r.round_dp(scale.min(28));
+                    let x = a.to_decimal().unwrap_or_default();
+                    // MySQL: scale of a division is the dividend's scale +
+                    // div_precision_increment (4).
+                    let r = x
+                        .checked_div(y, x.scale() + 4)
+                        .ok_or_else(|| out_of_range("DECIMAL", &format!("({a} / {b})")))?;
                     Value::Decimal(r)
                 }
             }
@@ -565,8 +567,13 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
             if y.is_zero() {
                 Value::Null
             } else {
-                let q = (a.to_decimal().unwrap_or_default() / y).trunc();
-                int_result(q.try_into().unwrap_or(0i64) as i128, false)?
+                let q = a
+                    .to_decimal()
+                    .unwrap_or_default()
+                    .checked_div(y, 1)
+                    .and_then(|q| q.to_i128())
+                    .ok_or_else(|| out_of_range("BIGINT", &format!("({a} DIV {b})")))?;
+                int_result(q, false)?
             }
         }
         Modulo => match (num(&a), num(&b)) {
@@ -590,7 +597,10 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
                 if y.is_zero() {
                     Value::Null
                 } else {
-                    Value::Decimal(a.to_decimal().unwrap_or_default() % y)
+                    let r = a.to_decimal().unwrap_or_default().checked_rem(y);
+                    Value::Decimal(
+                        r.ok_or_else(|| out_of_range("DECIMAL", &format!("({a} % {b})")))?,
+                    )
                 }
             }
         },
@@ -856,8 +866,8 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             Value::Int(_) | Value::UInt(_) => vals[0].clone(),
             Value::Decimal(d) => Value::Int(
                 (if f == Func::Ceil { d.ceil() } else { d.floor() })
-                    .try_into()
-                    .unwrap_or(0i64),
+                    .to_i64()
+                    .ok_or_else(|| out_of_range("BIGINT", "ceil/floor"))?,
             ),
             v => {
                 let x = v.to_f64().unwrap_or(0.0);
@@ -878,14 +888,11 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                 }
                 v => {
                     let d = v.to_decimal().unwrap_or_default();
-                    let dp = places.clamp(0, 28) as u32;
+                    let dp = places.clamp(0, 30) as u32;
                     Value::Decimal(if f == Func::Round {
-                        d.round_dp_with_strategy(
-                            dp,
-                            rust_decimal::RoundingStrategy::MidpointAwayFromZero,
-                        )
+                        d.round_dp(dp)
                     } else {
-                        d.trunc_with_scale(dp)
+                        d.trunc_dp(dp)
                     })
                 }
             }
@@ -1023,7 +1030,7 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
         let i: i128 = match &v {
             Value::Int(i) => *i as i128,
             Value::UInt(u) => *u as i128,
-            Value::Decimal(d) => d.round().try_into().unwrap_or(i128::MAX),
+            Value::Decimal(d) => d.round().to_i128().unwrap_or(i128::MAX),
             Value::Double(d) => {
                 if d.is_finite() {
                     d.round() as i128
@@ -1036,7 +1043,7 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
                 if let Ok(i) = s.parse::<i128>() {
                     i
                 } else if let Ok(d) = s.parse::<Decimal>() {
-                    d.round().try_into().unwrap_or(i128::MAX)
+                    d.round().to_i128().unwrap_or(i128::MAX)
                 } else if let Ok(f) = s.parse::<f64>() {
                     f.round() as i128
                 } else {
@@ -1066,14 +1073,10 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
                     .ok_or_else(|| bad(&v))?,
                 other => other.to_decimal().ok_or_else(|| bad(&v))?,
             };
-            let d = d.round_dp_with_strategy(
-                scale as u32,
-                rust_decimal::RoundingStrategy::MidpointAwayFromZero,
-            );
-            let int_digits = precision as i64 - scale as i64;
-            let limit =
-                Decimal::from_i128_with_scale(10i128.pow(int_digits.clamp(0, 28) as u32), 0);
-            if d.abs() >= limit {
+            let d = d.round_dp(scale as u32);
+            // At most precision - scale digits before the point.
+            let int_digits = (precision as usize).saturating_sub(scale as usize);
+            if d.integer_digits() as usize > int_digits {
                 return Err(Error::new(
                     Code::WarnDataOutOfRange,
                     format!("Out of range value for column '{column}' at row 1"),
@@ -1156,13 +1159,13 @@ pub fn key_value(v: &Value, ty: DataType) -> Option<Value> {
     }
     if ty.is_integer() {
         let d = v.to_decimal()?;
-        if !d.fract().is_zero() {
+        if d.trunc() != d {
             return None;
         }
         if let Value::Bytes(b) = v {
             std::str::from_utf8(b).ok()?.trim().parse::<i128>().ok()?;
         }
-        let i: i128 = d.try_into().ok()?;
+        let i: i128 = d.to_i128()?;
         let (min, max) = ty.integer_range()?;
         if i < min || i > max {
             return None;

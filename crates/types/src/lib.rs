@@ -2,12 +2,13 @@
 //! and errors that carry a MySQL error code and SQLSTATE.
 
 pub mod datatype;
+pub mod decimal;
 pub mod error;
 pub mod time;
 pub mod value;
 
 pub use datatype::DataType;
+pub use decimal::Decimal;
 pub use error::{Error, Result};
-pub use rust_decimal::Decimal;
 pub use time::{Date, DateTime};
 pub use value::Value;

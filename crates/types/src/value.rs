@@ -2,8 +2,7 @@
 //! order-preserving byte encoding that index keys are built from.
 
 use crate::time::{Date, DateTime};
-use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
-use rust_decimal::Decimal;
+use crate::Decimal;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -184,12 +183,8 @@ impl Value {
                 out.extend_from_slice(&ordered.to_be_bytes());
             }
             Value::Decimal(d) => {
-                // Normalized to a fixed scale so that mantissas compare.
-                out.push(KEY_FIXED16);
-                let mut d = *d;
-                d.rescale(10);
-                let m = d.mantissa();
-                out.extend_from_slice(&((m as u128) ^ (1 << 127)).to_be_bytes());
+                out.push(KEY_DECIMAL);
+                d.encode_key(out);
             }
             Value::Bytes(b) => {
                 // 0x00 escaped as 0x00 0xFF, terminated by 0x00 0x00, so that
@@ -218,8 +213,17 @@ impl Value {
     /// joins: numbers that compare equal produce the same key.
     pub fn group_key(&self, out: &mut Vec<u8>) {
         match self {
-            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => match self.to_decimal() {
-                Some(d) => Value::Decimal(d.normalize()).encode_key(out),
+            Value::Int(_) => self.encode_key(out),
+            // Integral values share the integer form, so 5, 5.0 and an
+            // unsigned 5 group together.
+            Value::UInt(u) if *u <= i64::MAX as u64 => Value::Int(*u as i64).encode_key(out),
+            Value::UInt(_) | Value::Decimal(_) => match self.to_decimal() {
+                Some(d) => match d.normalize() {
+                    n if n.scale() == 0 && n.to_i64().is_some() => {
+                        Value::Int(n.to_i64().expect("checked above")).encode_key(out)
+                    }
+                    n => Value::Decimal(n).encode_key(out),
+                },
                 None => self.encode_key(out),
             },
             Value::Double(d) if d.fract() == 0.0 && d.abs() < 1e18 => {
@@ -361,7 +365,8 @@ mod tests {
 /// width of what follows, so encoded keys are self-delimiting.
 const KEY_NULL: u8 = 0x00;
 const KEY_FIXED8: u8 = 0x10;
-const KEY_FIXED16: u8 = 0x11;
+/// Integer part (32 bytes) and fraction (16 bytes), see `Decimal::encode_key`.
+const KEY_DECIMAL: u8 = 0x11;
 const KEY_BYTES: u8 = 0x12;
 
 /// Length in bytes of the first `columns` encoded values at the start of
@@ -375,7 +380,7 @@ pub fn encoded_prefix_len(key: &[u8], columns: usize) -> Option<usize> {
         match tag {
             KEY_NULL => {}
             KEY_FIXED8 => pos += 8,
-            KEY_FIXED16 => pos += 16,
+            KEY_DECIMAL => pos += 48,
             KEY_BYTES => loop {
                 let b = *key.get(pos)?;
                 pos += 1;

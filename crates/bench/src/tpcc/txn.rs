@@ -284,8 +284,11 @@ impl Ctx<'_> {
                 ],
             )
             .await?;
-            let amount = (price * Decimal::from(qty)).round_dp(2);
-            total += amount;
+            let amount = price
+                .checked_mul(Decimal::from(qty))
+                .ok_or_else(|| missing("a representable order-line amount"))?
+                .round_dp(2);
+            total = total.checked_add(amount).unwrap_or(total);
             self.q(
                 NO_INSERT_ORDER_LINE,
                 &[
@@ -303,7 +306,12 @@ impl Ctx<'_> {
             .await?;
         }
         // The total the terminal would display (2.4.2.2); not stored.
-        let _ = total * (Decimal::ONE - c_discount) * (Decimal::ONE + w_tax + d_tax);
+        let _ = (|| {
+            let tax = Decimal::ONE.checked_add(w_tax)?.checked_add(d_tax)?;
+            total
+                .checked_mul(Decimal::ONE.checked_sub(c_discount)?)?
+                .checked_mul(tax)
+        })();
         self.commit().await
     }
 

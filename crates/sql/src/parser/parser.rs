@@ -1600,7 +1600,7 @@ impl<'a> Parser<'a> {
                     Ok(Value::Int(v))
                 } else if let Ok(v) = text.parse::<u64>() {
                     Ok(Value::UInt(v))
-                } else if let Ok(d) = Decimal::from_str(text) {
+                } else if let Some(d) = decimal_literal(text) {
                     Ok(Value::Decimal(d))
                 } else {
                     text.parse::<f64>()
@@ -1609,16 +1609,11 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::Dec => {
-                let t = text.strip_suffix('.').unwrap_or(text);
-                let parsed = if t.starts_with('.') {
-                    Decimal::from_str(&format!("0{t}"))
-                } else {
-                    Decimal::from_str(t)
-                };
-                match parsed {
-                    Ok(d) => Ok(Value::Decimal(d)),
-                    // Beyond rust_decimal's 28 digits: fall back to a double.
-                    Err(_) => text
+                match decimal_literal(text.strip_suffix('.').unwrap_or(text)) {
+                    Some(d) => Ok(Value::Decimal(d)),
+                    // Beyond DECIMAL's 65 digits a literal is a DOUBLE, as
+                    // in MySQL.
+                    None => text
                         .parse::<f64>()
                         .map(Value::Double)
                         .map_err(|_| self.error()),
@@ -3635,4 +3630,10 @@ impl<'a> Parser<'a> {
         }
         Ok(Statement::Describe { table })
     }
+}
+/// An exact literal (`123`, `1.50`, `.5`) as DECIMAL, if it has at most 65
+/// significant digits (MySQL's DECIMAL limit); longer ones are DOUBLE.
+fn decimal_literal(text: &str) -> Option<Decimal> {
+    let d = Decimal::from_str(text).ok()?;
+    (d.integer_digits() + d.scale() <= lockstep_types::decimal::MAX_PRECISION).then_some(d)
 }
