@@ -469,22 +469,24 @@ impl<'a> Binder<'a> {
 
         let correlated = self.correlated;
         self.correlated = was_correlated || correlated;
+        let mut select = SelectPlan {
+            source,
+            filter,
+            aggregate: agg,
+            having,
+            projection,
+            order,
+            ordered_by_index,
+            first_row_only,
+            distinct: s.distinct,
+            text_columns: columns.iter().map(|c| c.data_type.is_string()).collect(),
+            limit,
+            offset,
+            lock,
+        };
+        crate::prune::prune(&mut select);
         Ok(QueryPlan {
-            body: QueryBody::Select(Box::new(SelectPlan {
-                source,
-                filter,
-                aggregate: agg,
-                having,
-                projection,
-                order,
-                ordered_by_index,
-                first_row_only,
-                distinct: s.distinct,
-                text_columns: columns.iter().map(|c| c.data_type.is_string()).collect(),
-                limit,
-                offset,
-                lock,
-            })),
+            body: QueryBody::Select(Box::new(select)),
             columns,
             correlated,
         })
@@ -761,6 +763,7 @@ impl<'a> Binder<'a> {
                     def,
                     offset,
                     access: Access::full(),
+                    needed: None,
                 }))
             }
             TableRef::Derived { query, alias } => {
@@ -1980,6 +1983,7 @@ impl Binder<'_> {
             def: def.clone(),
             offset: 0,
             access: best_access(&def, 0, &conjuncts),
+            needed: None,
         };
         let ordered_by_index = !order.is_empty() && use_index_order(&mut scan, &order, &conjuncts);
         Ok(ModifyPlan {

@@ -116,33 +116,6 @@ pub struct Exec<'a> {
     pending: Option<EngineError>,
 }
 
-fn has_subquery(e: &BExpr) -> bool {
-    match e {
-        BExpr::InSubquery { .. } | BExpr::Exists { .. } | BExpr::Subquery(_) => true,
-        BExpr::Unary(_, x) | BExpr::IsNull(x, _) | BExpr::Cast(x, _) => has_subquery(x),
-        BExpr::IsBool { expr, .. } => has_subquery(expr),
-        BExpr::Binary(_, l, r) => has_subquery(l) || has_subquery(r),
-        BExpr::InList { expr, list, .. } => has_subquery(expr) || list.iter().any(has_subquery),
-        BExpr::Between {
-            expr, low, high, ..
-        } => has_subquery(expr) || has_subquery(low) || has_subquery(high),
-        BExpr::Like { expr, pattern, .. } => has_subquery(expr) || has_subquery(pattern),
-        BExpr::Func(_, args) | BExpr::Row(args) => args.iter().any(has_subquery),
-        BExpr::Case {
-            operand,
-            branches,
-            else_result,
-        } => {
-            operand.as_deref().is_some_and(has_subquery)
-                || branches
-                    .iter()
-                    .any(|(a, b)| has_subquery(a) || has_subquery(b))
-                || else_result.as_deref().is_some_and(has_subquery)
-        }
-        _ => false,
-    }
-}
-
 impl Env for Exec<'_> {
     session_env_methods!();
     fn subquery(
@@ -451,7 +424,7 @@ impl<'a> Exec<'a> {
                 }
             }
             Source::Table(scan) => {
-                let inline = filter.as_ref().filter(|f| !has_subquery(f));
+                let inline = filter.as_ref().filter(|f| !f.has_subquery());
                 let rows = self.table_rows(
                     scan,
                     prefix,
@@ -606,7 +579,16 @@ impl<'a> Exec<'a> {
             |pk: &[u8], row: Row, out: &mut Vec<(Vec<u8>, Vec<Value>)>| -> Result<bool> {
                 let mut combined = Vec::with_capacity(prefix.len() + row.len());
                 combined.extend_from_slice(prefix);
-                combined.extend(row.iter().cloned());
+                match &scan.needed {
+                    None => combined.extend(row.iter().cloned()),
+                    Some(needed) => combined.extend(row.iter().zip(needed).map(|(v, &n)| {
+                        if n {
+                            v.clone()
+                        } else {
+                            Value::Null
+                        }
+                    })),
+                }
                 if let Some(f) = filter {
                     if eval(f, &combined, &mut env)
                         .map_err(EngineError::Sql)?
@@ -684,8 +666,9 @@ impl<'a> Exec<'a> {
             def: p.def.clone(),
             offset: 0,
             access: p.access.clone(),
+            needed: None,
         };
-        let inline = p.filter.as_ref().filter(|f| !has_subquery(f));
+        let inline = p.filter.as_ref().filter(|f| !f.has_subquery());
         let early = if p.order.is_empty() || p.ordered_by_index {
             match &p.limit {
                 Some(l) => Some(self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize),
@@ -1031,6 +1014,9 @@ enum AggInput {
 struct AggState {
     count: u64,
     sum: Option<Value>,
+    /// Integer inputs of SUM/AVG, added in an i128 and folded into `sum`
+    /// (DECIMAL) only at the end: no decimal arithmetic per row.
+    int_sum: Option<i128>,
     best: Option<Value>,
     bits: Option<u64>,
     parts: Vec<Vec<u8>>,
@@ -1070,6 +1056,15 @@ impl AggState {
         self.count += 1;
         match call.func {
             AggFunc::Sum | AggFunc::Avg => {
+                let int = match v {
+                    Value::Int(i) => Some(i as i128),
+                    Value::UInt(u) => Some(u as i128),
+                    _ => None,
+                };
+                if let Some(t) = int.and_then(|i| self.int_sum.unwrap_or(0).checked_add(i)) {
+                    self.int_sum = Some(t);
+                    return Ok(());
+                }
                 let x = match &v {
                     Value::Double(_) | Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
                     other => Value::Decimal(other.to_decimal().unwrap_or_default()),
@@ -1113,7 +1108,20 @@ impl AggState {
         Ok(())
     }
 
-    fn finish(self, call: &AggCall) -> Value {
+    /// SUM of everything added: the decimal/double part plus the integers.
+    fn total(&mut self) -> Option<Value> {
+        let ints = self
+            .int_sum
+            .take()
+            .map(|i| Value::Decimal(Decimal::from_i128_with_scale(i, 0)));
+        match (self.sum.take(), ints) {
+            (Some(s), Some(i)) => crate::expr::binary(crate::parser::BinaryOp::Plus, s, i).ok(),
+            (s, i) => s.or(i),
+        }
+    }
+
+    fn finish(mut self, call: &AggCall) -> Value {
+        self.sum = self.total();
         match call.func {
             AggFunc::CountStar | AggFunc::Count => Value::Int(self.count as i64),
             AggFunc::Sum => self.sum.unwrap_or(Value::Null),

@@ -76,6 +76,76 @@ pub enum BExpr {
     Default,
 }
 
+impl BExpr {
+    /// Calls `f` on each direct sub-expression of this row's scope (a
+    /// subquery's own plan is not entered; IN's left operand is).
+    pub fn for_each_child(&self, f: &mut dyn FnMut(&BExpr)) {
+        match self {
+            BExpr::Literal(_)
+            | BExpr::Column(_)
+            | BExpr::Outer { .. }
+            | BExpr::Param(_)
+            | BExpr::UserVar(_)
+            | BExpr::SystemVar { .. }
+            | BExpr::Exists { .. }
+            | BExpr::Subquery(_)
+            | BExpr::Default => {}
+            BExpr::Unary(_, x) | BExpr::IsNull(x, _) | BExpr::Cast(x, _) => f(x),
+            BExpr::IsBool { expr, .. } | BExpr::InSubquery { expr, .. } => f(expr),
+            BExpr::Binary(_, l, r)
+            | BExpr::Like {
+                expr: l,
+                pattern: r,
+                ..
+            } => {
+                f(l);
+                f(r);
+            }
+            BExpr::InList { expr, list, .. } => {
+                f(expr);
+                list.iter().for_each(f);
+            }
+            BExpr::Between {
+                expr, low, high, ..
+            } => {
+                f(expr);
+                f(low);
+                f(high);
+            }
+            BExpr::Func(_, args) | BExpr::Row(args) => args.iter().for_each(f),
+            BExpr::Case {
+                operand,
+                branches,
+                else_result,
+            } => {
+                if let Some(o) = operand {
+                    f(o);
+                }
+                for (when, then) in branches {
+                    f(when);
+                    f(then);
+                }
+                if let Some(e) = else_result {
+                    f(e);
+                }
+            }
+        }
+    }
+
+    /// Whether the expression contains a subquery anywhere.
+    pub fn has_subquery(&self) -> bool {
+        if matches!(
+            self,
+            BExpr::InSubquery { .. } | BExpr::Exists { .. } | BExpr::Subquery(_)
+        ) {
+            return true;
+        }
+        let mut found = false;
+        self.for_each_child(&mut |c| found = found || c.has_subquery());
+        found
+    }
+}
+
 /// Scalar functions lockstep implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {

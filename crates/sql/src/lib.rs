@@ -8,6 +8,7 @@ pub mod expr;
 pub mod infoschema;
 pub mod parser;
 pub mod plan;
+pub mod prune;
 pub mod session;
 pub mod vars;
 

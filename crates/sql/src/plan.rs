@@ -121,6 +121,9 @@ pub struct TableScan {
     pub def: Arc<TableDef>,
     pub offset: usize,
     pub access: Access,
+    /// Which columns the statement reads (None: all); the others are
+    /// left NULL in the combined row instead of copied (`prune`).
+    pub needed: Option<Vec<bool>>,
 }
 
 /// An access path: index 0 is the clustered index.
