@@ -65,7 +65,8 @@ enum Bound {
 }
 
 struct Prepared {
-    statement: Statement,
+    /// Shared so that an execution does not copy the syntax tree.
+    statement: Arc<Statement>,
     params: usize,
     plan: Option<Arc<Bound>>,
     version: u64,
@@ -285,7 +286,7 @@ impl Session {
         self.prepared.insert(
             id,
             Prepared {
-                statement,
+                statement: Arc::new(statement),
                 params,
                 plan,
                 version,
