@@ -96,6 +96,9 @@ fn print_binlog(file: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Stack of each runtime worker thread (statements run on them).
+const WORKER_STACK: usize = 32 << 20;
+
 fn serve(cfg: Config) -> Result<(), String> {
     let ip: IpAddr = cfg
         .bind
@@ -182,6 +185,16 @@ fn serve(cfg: Config) -> Result<(), String> {
             Value::str(&cfg.binlog_row_image.to_ascii_uppercase()),
         ),
         ("wait_timeout", Value::Int(cfg.wait_timeout as i64)),
+        ("sort_buffer_size", Value::Int(cfg.sort_buffer_size as i64)),
+        ("tmp_table_size", Value::Int(cfg.tmp_table_size as i64)),
+        (
+            "max_heap_table_size",
+            Value::Int(cfg.max_heap_table_size as i64),
+        ),
+        (
+            "query_memory_limit",
+            Value::Int(cfg.query_memory_limit as i64),
+        ),
     ]);
     let server = Server::new(engine.clone(), globals);
     // Checkpoint whenever 256 MiB of log accumulated (5.14).
@@ -190,6 +203,11 @@ fn serve(cfg: Config) -> Result<(), String> {
 
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     rt.enable_all();
+    // Binding and evaluation recurse over expression trees as tall as the
+    // parser allows (about MAX_DEPTH + MAX_LINKS levels, e.g. a 4000-term
+    // a+a+...); 2 MiB (tokio's default) overflows on those. Workers are one
+    // per core, and untouched stack pages cost nothing.
+    rt.thread_stack_size(WORKER_STACK);
     if cfg.worker_threads > 0 {
         rt.worker_threads(cfg.worker_threads);
     }

@@ -757,7 +757,13 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         {
             Value::Null
         }
-        Func::Concat => Value::Bytes(vals.iter().flat_map(text).collect()),
+        Func::Concat => {
+            let parts: Vec<Vec<u8>> = vals.iter().map(text).collect();
+            if !result_fits(parts.iter().map(Vec::len).sum(), env) {
+                return Ok(Value::Null);
+            }
+            Value::Bytes(parts.concat())
+        }
         Func::ConcatWs => {
             if vals.first().is_none_or(|v| v.is_null()) {
                 return Ok(Value::Null);
@@ -768,6 +774,10 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                 .filter(|v| !v.is_null())
                 .map(text)
                 .collect();
+            let len = parts.iter().map(|p| p.len() + sep.len()).sum();
+            if !result_fits(len, env) {
+                return Ok(Value::Null);
+            }
             Value::Bytes(parts.join(&sep[..]))
         }
         Func::Length => Value::Int(s(0).len() as i64),
@@ -807,6 +817,10 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             if from.is_empty() {
                 Value::str(&a)
             } else {
+                let grows = a.matches(from.as_str()).count().saturating_mul(c.len());
+                if !result_fits(a.len().saturating_add(grows), env) {
+                    return Ok(Value::Null);
+                }
                 Value::str(&a.replace(&from, &String::from_utf8_lossy(&c)))
             }
         }
@@ -826,7 +840,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             let pad: Vec<char> = String::from_utf8_lossy(&s(2)).chars().collect();
             if want <= chars.len() {
                 Value::str(&chars[..want].iter().collect::<String>())
-            } else if pad.is_empty() {
+            } else if pad.is_empty() || !result_fits(want.saturating_mul(4), env) {
                 Value::Null
             } else {
                 let fill: String = pad.iter().cycle().take(want - chars.len()).collect();
@@ -987,6 +1001,20 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         }
         Func::Coalesce | Func::If | Func::IfNull => unreachable!("handled above"),
     })
+}
+
+/// Whether a string result of `len` bytes may be built: as MySQL, one longer
+/// than max_allowed_packet is NULL instead (checked before allocating, so
+/// LPAD('', 1e12, 'x') or nested REPLACEs cannot exhaust memory).
+fn result_fits(len: usize, env: &mut dyn Env) -> bool {
+    // The smallest max_allowed_packet MySQL accepts: no lookup needed below it.
+    const ALWAYS_FITS: usize = 1 << 10;
+    len <= ALWAYS_FITS
+        || env
+            .system_var(false, "max_allowed_packet")
+            .ok()
+            .and_then(|v| v.to_i64())
+            .is_some_and(|max| len as u64 <= max.max(0) as u64)
 }
 
 fn rand_f64() -> f64 {

@@ -78,6 +78,7 @@ error_codes! {
     TruncatedWrongValueForField = 1366, "HY000";
     DataTooLong = 1406, "22001";
     OutOfSortMemory = 1038, "HY001";
+    OutOfResources = 1041, "HY000";
     RecursionLimit = 3636, "HY000";
     QueryTimeout = 3024, "HY000";
     DataOutOfRange = 1690, "22003";
