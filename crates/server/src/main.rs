@@ -96,6 +96,23 @@ fn print_binlog(file: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
+/// One of max_connections, given back when the connection's task ends,
+/// even by a panic (a bug must not leak slots until every client gets 1040).
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    fn take(live: &Arc<AtomicUsize>) -> Slot {
+        live.fetch_add(1, Ordering::SeqCst);
+        Slot(live.clone())
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Stack of each runtime worker thread (statements run on them).
 const WORKER_STACK: usize = 32 << 20;
 
@@ -270,7 +287,7 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
             });
             continue;
         }
-        live.fetch_add(1, Ordering::SeqCst);
+        let slot = Slot::take(&live);
         let id = next_id.fetch_add(1, Ordering::Relaxed);
         let session = Session::new(server.clone(), id as u64, "root", &peer.ip().to_string());
         let conn = handler::Connection {
@@ -279,15 +296,14 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
             server: server.clone(),
         };
         let protocol = protocol.clone();
-        let live = live.clone();
         let mut stop = stop_rx.clone();
         tokio::spawn(async move {
+            let _slot = slot;
             let shutdown = async move {
                 let _ = stop.wait_for(|s| *s).await;
             };
             let _ =
                 lockstep_protocol::serve_until(stream, id, peer, conn, &protocol, shutdown).await;
-            live.fetch_sub(1, Ordering::SeqCst);
         });
     }
     eprintln!(

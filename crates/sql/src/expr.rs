@@ -134,6 +134,27 @@ pub enum Func {
 }
 
 impl Func {
+    /// Fewest and most arguments a call may pass (MySQL's; the binder
+    /// refuses others with 1582, so evaluation can index its arguments).
+    pub fn arity(self) -> (usize, usize) {
+        use Func::*;
+        const ANY: usize = usize::MAX;
+        match self {
+            Database | Version | ConnectionId | CurDate | User | FoundRows | RowCount => (0, 0),
+            LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
+            Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
+            | Date | Year | Month | Day | Sleep | Hex | Sign | FoldCase => (1, 1),
+            // TRIM(s) or, from the parser, TRIM(mode, remstr, s).
+            Trim => (1, 3),
+            Round => (1, 2),
+            Substring => (2, 3),
+            Left | Right | Truncate | Mod | IfNull | NullIf | Pow | Instr | DateAddDays => (2, 2),
+            Replace | Lpad | Rpad | If => (3, 3),
+            Concat | Coalesce => (1, ANY),
+            ConcatWs | Greatest | Least => (2, ANY),
+        }
+    }
+
     pub fn lookup(name: &str) -> Option<Func> {
         Some(match name {
             "DATABASE" | "SCHEMA" => Func::Database,

@@ -13,3 +13,6 @@ pub mod vars;
 
 pub use session::{Server, Session};
 pub use vars::Globals;
+
+#[cfg(test)]
+mod hostile_tests;

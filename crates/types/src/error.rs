@@ -82,6 +82,7 @@ error_codes! {
     RecursionLimit = 3636, "HY000";
     QueryTimeout = 3024, "HY000";
     DataOutOfRange = 1690, "22003";
+    WrongParamcountToNativeFct = 1582, "42000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.
