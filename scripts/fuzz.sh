@@ -35,9 +35,12 @@ for t in "${targets[@]}"; do
     mkdir -p "$scratch/$t"
     dict=()
     [ -f "dict/$t.dict" ] && dict=("-dict=dict/$t.dict")
+    set +e
     cargo +nightly fuzz run "${flags[@]}" "$t" "$scratch/$t" "corpus/$t" -- \
         -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 "${dict[@]}" 2>&1 \
-        | grep -E "^(#[0-9]+ +DONE|Done|stat::number_of_executed_units|==[0-9]+==|SUMMARY|.*panicked|.*artifact)" || true
-    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz target $t failed; see fuzz/artifacts/$t/"; exit 1; }
+        | grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==|SUMMARY|thread .* panicked|Failing input|.*artifact)"
+    status=${PIPESTATUS[0]}
+    set -e
+    [ "$status" -eq 0 ] || { echo "fuzz target $t failed; see fuzz/artifacts/$t/"; exit 1; }
 done
