@@ -10,7 +10,9 @@
 #   LOCKSTEP_SUITE=quick|full   size of sysbench/crash tests (default quick)
 #   LOCKSTEP_TARGET=lockstep|mariadb  server the e2e tests start (default lockstep)
 #   LOCKSTEP_SKIP_DEPS=1        don't run scripts/install-deps.sh
-#   LOCKSTEP_SKIP_CARGO=1       don't build or run the Rust unit tests
+#   LOCKSTEP_SKIP_CARGO=1       don't build or run the Rust unit tests (nor fuzz)
+#   LOCKSTEP_SKIP_FUZZ=1        don't build and run the fuzz targets (scripts/fuzz.sh)
+#   LOCKSTEP_FUZZ_SECONDS=N     seconds per fuzz target (default 40)
 #   PYTEST_ARGS="..."           extra pytest arguments (e.g. "-k sysbench -x")
 set -euo pipefail
 
@@ -32,6 +34,10 @@ if [ "${LOCKSTEP_SKIP_CARGO:-0}" != 1 ]; then
     cargo build --release -p lockstep-server -p lockstep-bench
     step "cargo test --workspace --release"
     cargo test --workspace --release
+    if [ "${LOCKSTEP_SKIP_FUZZ:-0}" != 1 ]; then
+        step "fuzz targets, ${LOCKSTEP_FUZZ_SECONDS:-40}s each"
+        bash scripts/fuzz.sh
+    fi
 fi
 
 step "pytest tests (target=$LOCKSTEP_TARGET suite=$LOCKSTEP_SUITE)"

@@ -15,8 +15,8 @@ def pytest_report_header(config):
     return f"lockstep suite: target={TARGET} suite={SUITE}"
 
 
-def _start(tmp_path_factory, name):
-    server = Server(tmp_path_factory.mktemp(name), name=name)
+def _start(tmp_path_factory, name, args=()):
+    server = Server(tmp_path_factory.mktemp(name), name=name, args=args)
     try:
         server.start()
         return server
@@ -36,12 +36,13 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def server_factory(tmp_path_factory):
-    """Start private servers (for tests that kill or restart them); all are
-    stopped when the test ends, pass or fail."""
+    """Start private servers (for tests that kill or restart them, or need
+    flags: make(args=["--max-connections", "20"])); all are stopped when the
+    test ends, pass or fail."""
     started = []
 
-    def make(name="node"):
-        s = _start(tmp_path_factory, name)
+    def make(name="node", args=()):
+        s = _start(tmp_path_factory, name, args)
         started.append(s)
         return s
 

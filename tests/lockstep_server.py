@@ -50,8 +50,11 @@ class ServerError(RuntimeError):
 class Server:
     """One server process on a fixed port and datadir, restartable in place."""
 
-    def __init__(self, workdir, target=TARGET, name="node"):
+    def __init__(self, workdir, target=TARGET, name="node", args=()):
         self.target = target
+        # Extra server flags, lockstep spelling (`--max-connections 20`);
+        # for MariaDB each `--flag value` pair becomes `--flag=value`.
+        self.args = list(args)
         self.workdir = os.path.abspath(workdir)
         self.name = name
         self.datadir = os.path.join(self.workdir, "data")
@@ -74,7 +77,12 @@ class Server:
                     f"{binary} not found or not executable: build it with "
                     "`cargo build --release -p lockstep-server` (or set LOCKSTEP_BIN, "
                     "or LOCKSTEP_TARGET=mariadb to test against MariaDB)")
-            return [binary, "serve", "--port", str(self.port), "--datadir", self.datadir]
+            return [binary, "serve", "--port", str(self.port), "--datadir",
+                    self.datadir] + self.args
+        return self._mariadb_command() + [
+            f"{a}={b}" for a, b in zip(self.args[::2], self.args[1::2])]
+
+    def _mariadb_command(self):
         return [
             "mariadbd", "--no-defaults",
             f"--datadir={self.datadir}",

@@ -72,6 +72,23 @@ impl Column {
             flags: 0,
         }
     }
+
+    /// A nullable expression column whose type fits `v` (text for NULL).
+    pub fn typed_after(name: impl Into<String>, v: &Value) -> Column {
+        let data_type = match v {
+            Value::Int(_) => DataType::BigInt { unsigned: false },
+            Value::UInt(_) => DataType::BigInt { unsigned: true },
+            Value::Double(_) => DataType::Double,
+            Value::Decimal(d) => DataType::Decimal {
+                precision: 30,
+                scale: d.scale().min(28) as u8,
+            },
+            Value::Date(_) => DataType::Date,
+            Value::DateTime(_) => DataType::DateTime { fsp: 6 },
+            Value::Null | Value::Bytes(_) => DataType::VarChar { len: 255 },
+        };
+        Column::new(name, data_type)
+    }
 }
 
 /// What an OK packet reports.

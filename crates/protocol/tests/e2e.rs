@@ -58,21 +58,6 @@ fn table_rows() -> Vec<Vec<Value>> {
     ]
 }
 
-fn column_for(v: &Value) -> DataType {
-    match v {
-        Value::Int(_) => DataType::BigInt { unsigned: false },
-        Value::UInt(_) => DataType::BigInt { unsigned: true },
-        Value::Double(_) => DataType::Double,
-        Value::Decimal(_) => DataType::Decimal {
-            precision: 10,
-            scale: 2,
-        },
-        Value::Date(_) => DataType::Date,
-        Value::DateTime(_) => DataType::DateTime { fsp: 6 },
-        Value::Null | Value::Bytes(_) => DataType::VarChar { len: 255 },
-    }
-}
-
 impl Mock {
     fn new(disconnected: Arc<AtomicBool>) -> Self {
         Mock {
@@ -188,7 +173,7 @@ impl Handler for Mock {
             columns: params
                 .iter()
                 .enumerate()
-                .map(|(i, v)| Column::new(format!("p{i}"), column_for(v)))
+                .map(|(i, v)| Column::typed_after(format!("p{i}"), v))
                 .collect(),
             rows: vec![params],
         }))

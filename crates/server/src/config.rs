@@ -55,6 +55,20 @@ pub struct Config {
     pub connect_timeout: u64,
     #[arg(long, default_value_t = 28800)]
     pub wait_timeout: u64,
+    /// Bytes an ORDER BY that no index serves may sort (default for sessions;
+    /// no disk spill: past it the statement fails with 1038).
+    #[arg(long, default_value_t = 256 << 20)]
+    pub sort_buffer_size: usize,
+    /// With max_heap_table_size (the smaller wins): bytes of one in-memory
+    /// temporary table (GROUP BY, DISTINCT, UNION, derived tables,
+    /// materialized subqueries); past it 1114.
+    #[arg(long, default_value_t = 256 << 20)]
+    pub tmp_table_size: usize,
+    #[arg(long, default_value_t = 256 << 20)]
+    pub max_heap_table_size: usize,
+    /// Bytes one statement may buffer in all (rows read, joined, returned); past it 1041.
+    #[arg(long, default_value_t = 1 << 30)]
+    pub query_memory_limit: usize,
     /// Worker threads of the async runtime (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub worker_threads: usize,
@@ -120,6 +134,10 @@ impl Config {
                 "connect_timeout" => self.connect_timeout = num(&v).map_err(bad)?,
                 "wait_timeout" => self.wait_timeout = num(&v).map_err(bad)?,
                 "worker_threads" => self.worker_threads = num(&v).map_err(bad)?,
+                "sort_buffer_size" => self.sort_buffer_size = num(&v).map_err(bad)?,
+                "tmp_table_size" => self.tmp_table_size = num(&v).map_err(bad)?,
+                "max_heap_table_size" => self.max_heap_table_size = num(&v).map_err(bad)?,
+                "query_memory_limit" => self.query_memory_limit = num(&v).map_err(bad)?,
                 other => {
                     return Err(format!(
                         "{}:{}: unknown setting '{other}'",

@@ -14,6 +14,15 @@ pub struct Connection {
     pub server: Arc<lockstep_sql::Server>,
 }
 
+impl Drop for Connection {
+    fn drop(&mut self) {
+        // A panic skipped `disconnect`: still roll back and release locks.
+        if std::thread::panicking() {
+            self.session.disconnect();
+        }
+    }
+}
+
 impl Handler for Connection {
     fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<(), Error> {
         let host = hs.peer.ip().to_string();

@@ -103,6 +103,26 @@ fn print_binlog(file: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
+/// One of max_connections, given back when the connection's task ends,
+/// even by a panic (a bug must not leak slots until every client gets 1040).
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    fn take(live: &Arc<AtomicUsize>) -> Slot {
+        live.fetch_add(1, Ordering::SeqCst);
+        Slot(live.clone())
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Stack of each runtime worker thread (statements run on them).
+const WORKER_STACK: usize = 32 << 20;
+
 fn serve(cfg: Config) -> Result<(), String> {
     let ip: IpAddr = cfg
         .bind
@@ -189,6 +209,16 @@ fn serve(cfg: Config) -> Result<(), String> {
             Value::str(&cfg.binlog_row_image.to_ascii_uppercase()),
         ),
         ("wait_timeout", Value::Int(cfg.wait_timeout as i64)),
+        ("sort_buffer_size", Value::Int(cfg.sort_buffer_size as i64)),
+        ("tmp_table_size", Value::Int(cfg.tmp_table_size as i64)),
+        (
+            "max_heap_table_size",
+            Value::Int(cfg.max_heap_table_size as i64),
+        ),
+        (
+            "query_memory_limit",
+            Value::Int(cfg.query_memory_limit as i64),
+        ),
     ]);
     let server = Server::new(engine.clone(), globals);
     // Checkpoint whenever 256 MiB of log accumulated (5.14).
@@ -197,6 +227,11 @@ fn serve(cfg: Config) -> Result<(), String> {
 
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     rt.enable_all();
+    // Binding and evaluation recurse over expression trees as tall as the
+    // parser allows (about MAX_DEPTH + MAX_LINKS levels, e.g. a 4000-term
+    // a+a+...); 2 MiB (tokio's default) overflows on those. Workers are one
+    // per core, and untouched stack pages cost nothing.
+    rt.thread_stack_size(WORKER_STACK);
     if cfg.worker_threads > 0 {
         rt.worker_threads(cfg.worker_threads);
     }
@@ -259,7 +294,7 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
             });
             continue;
         }
-        live.fetch_add(1, Ordering::SeqCst);
+        let slot = Slot::take(&live);
         let id = next_id.fetch_add(1, Ordering::Relaxed);
         let session = Session::new(server.clone(), id as u64, "root", &peer.ip().to_string());
         let conn = handler::Connection {
@@ -268,15 +303,14 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
             server: server.clone(),
         };
         let protocol = protocol.clone();
-        let live = live.clone();
         let mut stop = stop_rx.clone();
         tokio::spawn(async move {
+            let _slot = slot;
             let shutdown = async move {
                 let _ = stop.wait_for(|s| *s).await;
             };
             let _ =
                 lockstep_protocol::serve_until(stream, id, peer, conn, &protocol, shutdown).await;
-            live.fetch_sub(1, Ordering::SeqCst);
         });
     }
     eprintln!(

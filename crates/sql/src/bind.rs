@@ -1129,6 +1129,13 @@ impl<'a> Binder<'a> {
                 format!("FUNCTION {name} does not exist"),
             ));
         };
+        let (min, max) = f.arity();
+        if args.len() < min || args.len() > max {
+            return Err(Error::new(
+                Code::WrongParamcountToNativeFct,
+                format!("Incorrect parameter count in the call to native function '{name}'"),
+            ));
+        }
         Ok(BExpr::Func(f, args))
     }
 

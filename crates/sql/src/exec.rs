@@ -34,8 +34,85 @@ pub struct SessionCtx {
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
-    /// Upper bound on rows a sort or aggregate may hold (memory guard).
-    pub max_rows_in_memory: usize,
+    /// What one statement may buffer (sort_buffer_size, tmp_table_size, ...).
+    pub memory: MemoryLimits,
+}
+
+/// Bytes one statement may hold in memory, under the names MySQL users
+/// know. lockstep never spills to disk, so these are hard caps: a statement
+/// that needs more fails with MySQL's error instead of growing until the
+/// server is killed for running out of memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryLimits {
+    /// `sort_buffer_size`: rows held by an ORDER BY that no index serves
+    /// (1038 ER_OUT_OF_SORTMEMORY).
+    pub sort: usize,
+    /// min(`tmp_table_size`, `max_heap_table_size`): GROUP BY groups,
+    /// DISTINCT and UNION sets, derived tables, materialized subquery
+    /// results (1114 ER_RECORD_FILE_FULL).
+    pub temp_table: usize,
+    /// `query_memory_limit`: every row a statement buffers, scans, joins
+    /// and its result included (1041 ER_OUT_OF_RESOURCES).
+    pub statement: usize,
+}
+
+impl MemoryLimits {
+    pub const DEFAULT_SORT: usize = 256 << 20;
+    pub const DEFAULT_TEMP_TABLE: usize = 256 << 20;
+    pub const DEFAULT_STATEMENT: usize = 1 << 30;
+}
+
+impl Default for MemoryLimits {
+    fn default() -> Self {
+        MemoryLimits {
+            sort: Self::DEFAULT_SORT,
+            temp_table: Self::DEFAULT_TEMP_TABLE,
+            statement: Self::DEFAULT_STATEMENT,
+        }
+    }
+}
+
+/// What a statement has buffered so far: plain counters, bumped as rows are
+/// buffered (approximate sizes), checked against [`MemoryLimits`].
+#[derive(Default)]
+struct MemoryUse {
+    statement: usize,
+    temp_table: usize,
+}
+
+/// Approximate heap footprint of a buffered value.
+fn value_bytes(v: &Value) -> usize {
+    std::mem::size_of::<Value>()
+        + match v {
+            Value::Bytes(b) => b.len(),
+            _ => 0,
+        }
+}
+
+/// Approximate heap footprint of a buffered row.
+fn row_bytes(row: &[Value]) -> usize {
+    std::mem::size_of::<Vec<Value>>() + row.iter().map(value_bytes).sum::<usize>()
+}
+
+fn charge_statement(used: &mut MemoryUse, limits: &MemoryLimits, bytes: usize) -> Result<()> {
+    used.statement += bytes;
+    if used.statement > limits.statement {
+        return Err(EngineError::Sql(Error::new(
+            Code::OutOfResources,
+            format!(
+                "Out of memory: the statement needs more than query_memory_limit ({} bytes); raise it or make the query read fewer rows",
+                limits.statement
+            ),
+        )));
+    }
+    Ok(())
+}
+
+fn out_of_sort_memory() -> EngineError {
+    EngineError::Sql(Error::new(
+        Code::OutOfSortMemory,
+        "Out of sort memory, consider increasing server sort buffer size",
+    ))
 }
 
 /// The `Env` methods that only read session state: shared by the scan
@@ -114,6 +191,7 @@ pub struct Exec<'a> {
     cache: HashMap<usize, Vec<Vec<Value>>>,
     /// A lock wait hit inside a subquery (Env returns SQL errors only).
     pending: Option<EngineError>,
+    memory: MemoryUse,
 }
 
 impl Env for Exec<'_> {
@@ -130,8 +208,19 @@ impl Env for Exec<'_> {
             }
         }
         self.outer.push(row.to_vec());
+        // What the subquery buffers is freed when it returns; only a cached
+        // result stays (as a materialized temporary table).
+        let before = self.memory.statement;
         let result = self.query(q);
+        self.memory.statement = before;
         self.outer.pop();
+        let result = result.and_then(|rows| {
+            if !q.correlated {
+                let bytes = rows.iter().map(|r| row_bytes(r)).sum();
+                self.charge_temp(bytes)?;
+            }
+            Ok(rows)
+        });
         match result {
             Ok(rows) => {
                 if !q.correlated {
@@ -167,7 +256,27 @@ impl<'a> Exec<'a> {
             outer: Vec::new(),
             cache: HashMap::new(),
             pending: None,
+            memory: MemoryUse::default(),
         }
+    }
+
+    /// Counts `bytes` more buffered by the statement (1041 past
+    /// query_memory_limit).
+    fn charge(&mut self, bytes: usize) -> Result<()> {
+        charge_statement(&mut self.memory, &self.ctx.memory, bytes)
+    }
+
+    /// Counts `bytes` more held in an in-memory temporary table (1114 past
+    /// tmp_table_size / max_heap_table_size).
+    fn charge_temp(&mut self, bytes: usize) -> Result<()> {
+        self.memory.temp_table += bytes;
+        if self.memory.temp_table > self.ctx.memory.temp_table {
+            return Err(EngineError::Sql(Error::new(
+                Code::TableFull,
+                format!("The table '/tmp/#sql{}_0' is full", self.ctx.connection_id),
+            )));
+        }
+        self.charge(bytes)
     }
 
     pub fn eval(&mut self, e: &BExpr, row: &[Value]) -> Result<Value> {
@@ -206,9 +315,20 @@ impl<'a> Exec<'a> {
                         .map(|c| c.data_type.is_string())
                         .collect();
                     let mut seen = HashSet::new();
-                    rows.retain(|r| seen.insert(collation_key(r, &text)));
+                    let mut kept = Vec::with_capacity(rows.len());
+                    for r in rows {
+                        let key = collation_key(&r, &text);
+                        let bytes = key.len() + std::mem::size_of::<Vec<u8>>();
+                        if seen.insert(key) {
+                            self.charge_temp(bytes)?;
+                            kept.push(r);
+                        }
+                    }
+                    rows = kept;
                 }
                 if !order.is_empty() {
+                    let bytes = rows.iter().map(|r| row_bytes(r)).sum();
+                    self.check_sort(bytes)?;
                     rows.sort_by(|a, b| {
                         for (i, desc) in order {
                             let o = a[*i].sort_cmp(&b[*i]);
@@ -223,6 +343,14 @@ impl<'a> Exec<'a> {
                 Ok(rows)
             }
         }
+    }
+
+    /// A sort of `bytes` must fit in sort_buffer_size.
+    fn check_sort(&self, bytes: usize) -> Result<()> {
+        if bytes > self.ctx.memory.sort {
+            return Err(out_of_sort_memory());
+        }
+        Ok(())
     }
 
     fn apply_limit(
@@ -271,6 +399,9 @@ impl<'a> Exec<'a> {
             };
         let rows = self.source_rows(&p.source, &p.filter, p.lock, early)?;
         let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+        let sorting = !p.order.is_empty() && !p.ordered_by_index;
+        // Bytes of `out`: the result (and, when sorting, the sort buffer).
+        let mut out_bytes = 0usize;
         match &p.aggregate {
             None => {
                 for row in &rows {
@@ -284,6 +415,12 @@ impl<'a> Exec<'a> {
                             keys.push(self.eval(e, row)?);
                         }
                     }
+                    let bytes = row_bytes(&proj) + row_bytes(&keys);
+                    out_bytes += bytes;
+                    if sorting {
+                        self.check_sort(out_bytes)?;
+                    }
+                    self.charge(bytes)?;
                     out.push((proj, keys));
                 }
             }
@@ -301,6 +438,12 @@ impl<'a> Exec<'a> {
                     for (e, _) in &p.order {
                         keys.push(self.eval(e, g)?);
                     }
+                    let bytes = row_bytes(&proj) + row_bytes(&keys);
+                    out_bytes += bytes;
+                    if sorting {
+                        self.check_sort(out_bytes)?;
+                    }
+                    self.charge(bytes)?;
                     out.push((proj, keys));
                 }
             }
@@ -316,9 +459,18 @@ impl<'a> Exec<'a> {
         }
         if p.distinct {
             let mut seen = HashSet::new();
-            out.retain(|(proj, _)| seen.insert(collation_key(proj, &p.text_columns)));
+            let mut kept = Vec::with_capacity(out.len());
+            for (proj, keys) in out {
+                let key = collation_key(&proj, &p.text_columns);
+                let bytes = key.len() + std::mem::size_of::<Vec<u8>>();
+                if seen.insert(key) {
+                    self.charge_temp(bytes)?;
+                    kept.push((proj, keys));
+                }
+            }
+            out = kept;
         }
-        if !p.order.is_empty() && !p.ordered_by_index {
+        if sorting {
             let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
             out.sort_by(|a, b| {
                 for (i, d) in desc.iter().enumerate() {
@@ -347,12 +499,11 @@ impl<'a> Exec<'a> {
             let gi = match index.get(&key) {
                 Some(&i) => i,
                 None => {
-                    if groups.len() >= self.ctx.max_rows_in_memory {
-                        return Err(EngineError::Sql(Error::new(
-                            Code::OutOfSortMemory,
-                            "Out of sort memory, consider increasing server sort buffer size",
-                        )));
-                    }
+                    // One more row of the group-by temporary table.
+                    let bytes = row_bytes(&gvals)
+                        + 2 * key.len()
+                        + agg.calls.len() * std::mem::size_of::<AggState>();
+                    self.charge_temp(bytes)?;
                     groups.push((
                         gvals,
                         agg.calls.iter().map(|_| AggState::default()).collect(),
@@ -373,7 +524,10 @@ impl<'a> Exec<'a> {
                     Some(e) => AggInput::One(self.eval(e, row)?),
                     None => AggInput::One(Value::Int(1)),
                 };
-                groups[gi].1[ci].add(call, v)?;
+                let grown = groups[gi].1[ci].add(call, v)?;
+                if grown > 0 {
+                    self.charge_temp(grown)?;
+                }
             }
         }
         if groups.is_empty() && agg.group_by.is_empty() {
@@ -444,10 +598,13 @@ impl<'a> Exec<'a> {
             }
             Source::Derived { plan, .. } => {
                 let rows = self.query(plan)?;
+                // The derived table is materialized, as MySQL does.
+                self.charge_temp(rows.iter().map(|r| row_bytes(r)).sum())?;
                 for r in rows {
                     let mut row = prefix.to_vec();
                     row.extend(r);
                     if self.truth(filter, &row)? {
+                        self.charge(row_bytes(&row))?;
                         out.push(row);
                     }
                 }
@@ -467,6 +624,7 @@ impl<'a> Exec<'a> {
                     if matched.is_empty() && *kind == crate::parser::JoinKind::Left {
                         let mut row = l.clone();
                         row.extend(std::iter::repeat_n(Value::Null, right_width));
+                        self.charge(row_bytes(&row))?;
                         matched.push(row);
                     }
                     for row in matched {
@@ -566,12 +724,14 @@ impl<'a> Exec<'a> {
                 .ranges
                 .first()
                 .is_some_and(|r| r.eq.len() == def.indexes[0].columns.len());
+        let limits = self.ctx.memory;
         let Exec {
             engine,
             txn,
             ctx,
             params,
             outer,
+            memory,
             ..
         } = self;
         let mut env = ScanEnv { ctx, params, outer };
@@ -598,6 +758,7 @@ impl<'a> Exec<'a> {
                         return Ok(true);
                     }
                 }
+                charge_statement(memory, &limits, row_bytes(&combined) + pk.len())?;
                 out.push((pk.to_vec(), combined));
                 Ok(limit.is_none_or(|l| out.len() < l))
             };
@@ -687,11 +848,14 @@ impl<'a> Exec<'a> {
         }
         if !p.order.is_empty() && !p.ordered_by_index {
             let mut keyed = Vec::with_capacity(kept.len());
+            let mut sort_bytes = 0;
             for (pk, row) in kept {
                 let mut keys = Vec::new();
                 for (e, _) in &p.order {
                     keys.push(self.eval(e, &row)?);
                 }
+                sort_bytes += row_bytes(&keys) + row_bytes(&row) + pk.len();
+                self.check_sort(sort_bytes)?;
                 keyed.push((keys, pk, row));
             }
             keyed.sort_by(|a, b| {
@@ -1024,7 +1188,9 @@ struct AggState {
 }
 
 impl AggState {
-    fn add(&mut self, call: &AggCall, input: AggInput) -> Result<()> {
+    /// Adds one input; returns the bytes the state grew by (DISTINCT sets
+    /// and GROUP_CONCAT parts grow, everything else is fixed-size).
+    fn add(&mut self, call: &AggCall, input: AggInput) -> Result<usize> {
         let (v, any_null, key_vals): (Value, bool, Vec<Value>) = match input {
             AggInput::One(v) => {
                 let n = v.is_null();
@@ -1042,15 +1208,17 @@ impl AggState {
         };
         if call.func == AggFunc::CountStar {
             self.count += 1;
-            return Ok(());
+            return Ok(0);
         }
         if any_null {
-            return Ok(());
+            return Ok(0);
         }
+        let mut grown = 0;
         if call.distinct {
             let k = collation_key(&key_vals, &call.text);
+            grown += k.len() + std::mem::size_of::<Vec<u8>>();
             if !self.seen.get_or_insert_with(HashSet::new).insert(k) {
-                return Ok(());
+                return Ok(0);
             }
         }
         self.count += 1;
@@ -1093,7 +1261,11 @@ impl AggState {
                     self.best = Some(v);
                 }
             }
-            AggFunc::GroupConcat => self.parts.push(v.to_text().unwrap_or_default()),
+            AggFunc::GroupConcat => {
+                let part = v.to_text().unwrap_or_default();
+                grown += part.len() + std::mem::size_of::<Vec<u8>>();
+                self.parts.push(part);
+            }
             AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
                 let x = v.to_i64().unwrap_or(0) as u64;
                 self.bits = Some(match (self.bits, call.func) {
@@ -1105,7 +1277,7 @@ impl AggState {
             }
             AggFunc::Count | AggFunc::CountStar => {}
         }
-        Ok(())
+        Ok(grown)
     }
 
     /// SUM of everything added: the decimal/double part plus the integers.

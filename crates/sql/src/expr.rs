@@ -204,6 +204,27 @@ pub enum Func {
 }
 
 impl Func {
+    /// Fewest and most arguments a call may pass (MySQL's; the binder
+    /// refuses others with 1582, so evaluation can index its arguments).
+    pub fn arity(self) -> (usize, usize) {
+        use Func::*;
+        const ANY: usize = usize::MAX;
+        match self {
+            Database | Version | ConnectionId | CurDate | User | FoundRows | RowCount => (0, 0),
+            LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
+            Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
+            | Date | Year | Month | Day | Sleep | Hex | Sign | FoldCase => (1, 1),
+            // TRIM(s) or, from the parser, TRIM(mode, remstr, s).
+            Trim => (1, 3),
+            Round => (1, 2),
+            Substring => (2, 3),
+            Left | Right | Truncate | Mod | IfNull | NullIf | Pow | Instr | DateAddDays => (2, 2),
+            Replace | Lpad | Rpad | If => (3, 3),
+            Concat | Coalesce => (1, ANY),
+            ConcatWs | Greatest | Least => (2, ANY),
+        }
+    }
+
     pub fn lookup(name: &str) -> Option<Func> {
         Some(match name {
             "DATABASE" | "SCHEMA" => Func::Database,
@@ -837,7 +858,13 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         {
             Value::Null
         }
-        Func::Concat => Value::Bytes(vals.iter().flat_map(text).collect()),
+        Func::Concat => {
+            let parts: Vec<Vec<u8>> = vals.iter().map(text).collect();
+            if !result_fits(parts.iter().map(Vec::len).sum(), env) {
+                return Ok(Value::Null);
+            }
+            Value::Bytes(parts.concat())
+        }
         Func::ConcatWs => {
             if vals.first().is_none_or(|v| v.is_null()) {
                 return Ok(Value::Null);
@@ -848,6 +875,10 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                 .filter(|v| !v.is_null())
                 .map(text)
                 .collect();
+            let len = parts.iter().map(|p| p.len() + sep.len()).sum();
+            if !result_fits(len, env) {
+                return Ok(Value::Null);
+            }
             Value::Bytes(parts.join(&sep[..]))
         }
         Func::Length => Value::Int(s(0).len() as i64),
@@ -887,6 +918,10 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             if from.is_empty() {
                 Value::str(&a)
             } else {
+                let grows = a.matches(from.as_str()).count().saturating_mul(c.len());
+                if !result_fits(a.len().saturating_add(grows), env) {
+                    return Ok(Value::Null);
+                }
                 Value::str(&a.replace(&from, &String::from_utf8_lossy(&c)))
             }
         }
@@ -906,7 +941,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             let pad: Vec<char> = String::from_utf8_lossy(&s(2)).chars().collect();
             if want <= chars.len() {
                 Value::str(&chars[..want].iter().collect::<String>())
-            } else if pad.is_empty() {
+            } else if pad.is_empty() || !result_fits(want.saturating_mul(4), env) {
                 Value::Null
             } else {
                 let fill: String = pad.iter().cycle().take(want - chars.len()).collect();
@@ -1064,6 +1099,20 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         }
         Func::Coalesce | Func::If | Func::IfNull => unreachable!("handled above"),
     })
+}
+
+/// Whether a string result of `len` bytes may be built: as MySQL, one longer
+/// than max_allowed_packet is NULL instead (checked before allocating, so
+/// LPAD('', 1e12, 'x') or nested REPLACEs cannot exhaust memory).
+fn result_fits(len: usize, env: &mut dyn Env) -> bool {
+    // The smallest max_allowed_packet MySQL accepts: no lookup needed below it.
+    const ALWAYS_FITS: usize = 1 << 10;
+    len <= ALWAYS_FITS
+        || env
+            .system_var(false, "max_allowed_packet")
+            .ok()
+            .and_then(|v| v.to_i64())
+            .is_some_and(|max| len as u64 <= max.max(0) as u64)
 }
 
 fn rand_f64() -> f64 {

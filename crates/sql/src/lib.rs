@@ -14,3 +14,6 @@ pub mod vars;
 
 pub use session::{Server, Session};
 pub use vars::Globals;
+
+#[cfg(test)]
+mod hostile_tests;

@@ -4,7 +4,7 @@
 //! commits in autocommit mode.
 
 use crate::bind::{column_meta, Binder};
-use crate::exec::{Exec, SessionCtx};
+use crate::exec::{Exec, MemoryLimits, SessionCtx};
 use crate::expr::like;
 use crate::parser::{self, Scope as AstScope, SetTarget, Show, ShowFilter, Statement};
 use crate::plan::{InsertPlan, ModifyPlan, QueryPlan};
@@ -90,6 +90,32 @@ pub struct Session {
 }
 
 type R<T> = std::result::Result<T, Error>;
+
+/// The settings behind [`MemoryLimits`] (a pattern for `match`).
+macro_rules! memory_vars {
+    () => {
+        "sort_buffer_size" | "tmp_table_size" | "max_heap_table_size" | "query_memory_limit"
+    };
+}
+
+/// A byte-size setting: an integer (1232 otherwise), not negative (1231).
+fn size_setting(name: &str, v: &Value) -> R<i64> {
+    let n = match v {
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) => v.to_i64(),
+        _ => None,
+    };
+    match n {
+        Some(n) if n >= 0 => Ok(n),
+        Some(_) => Err(Error::new(
+            Code::WrongValueForVar,
+            format!("Variable '{name}' can't be set to the value of '{v}'"),
+        )),
+        None => Err(Error::new(
+            Code::WrongTypeForVar,
+            format!("Incorrect argument type to variable '{name}'"),
+        )),
+    }
+}
 
 fn ok(affected: u64) -> Response {
     Response::Ok(OkInfo {
@@ -198,9 +224,9 @@ impl Session {
                 system_var(&srv, ctx, global, name)
             }),
             session_vars: HashMap::new(),
-            max_rows_in_memory: 10_000_000,
+            memory: MemoryLimits::default(),
         };
-        Session {
+        let mut session = Session {
             server,
             txn: engine.begin(isolation),
             engine,
@@ -213,7 +239,25 @@ impl Session {
             prepared: HashMap::new(),
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
-        }
+        };
+        session.refresh_memory_limits();
+        session
+    }
+
+    /// Caches the memory limits of the session's settings in `ctx`, so
+    /// statements read three integers instead of the variable maps.
+    fn refresh_memory_limits(&mut self) {
+        let get = |name: &str| {
+            system_var(&self.server, &self.ctx, false, name)
+                .ok()
+                .and_then(|v| v.to_i64())
+                .map_or(usize::MAX, |n| n.max(0) as usize)
+        };
+        self.ctx.memory = MemoryLimits {
+            sort: get("sort_buffer_size"),
+            temp_table: get("tmp_table_size").min(get("max_heap_table_size")),
+            statement: get("query_memory_limit"),
+        };
     }
 
     pub fn status(&self) -> Status {
@@ -346,6 +390,7 @@ impl Session {
         self.prepared.clear();
         self.ctx.user_vars.clear();
         self.ctx.session_vars.clear();
+        self.refresh_memory_limits();
         self.autocommit = true;
     }
 
@@ -757,6 +802,13 @@ impl Session {
                         self.lock_wait_timeout = Duration::from_secs(secs as u64);
                         self.ctx.session_vars.insert(name, Value::Int(secs));
                     }
+                    memory_vars!() => {
+                        if !default {
+                            let bytes = size_setting(&name, &value)?;
+                            self.ctx.session_vars.insert(name, Value::Int(bytes));
+                        }
+                        self.refresh_memory_limits();
+                    }
                     _ => {
                         if !default {
                             self.ctx.session_vars.insert(name, value);
@@ -804,6 +856,10 @@ impl Session {
                 self.server
                     .globals
                     .set("tx_isolation", Value::str(iso.name()))
+            }
+            memory_vars!() => {
+                let bytes = size_setting(name, &v)?;
+                self.server.globals.set(name, Value::Int(bytes))
             }
             _ => self.server.globals.set(name, v),
         }

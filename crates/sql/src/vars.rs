@@ -1,6 +1,7 @@
 //! System variables: the global values (shared by all sessions) and their
 //! defaults. Sessions keep their own overrides of session-scoped ones.
 
+use crate::exec::MemoryLimits;
 use lockstep_types::error::Code;
 use lockstep_types::{Error, Value};
 use parking_lot::RwLock;
@@ -62,6 +63,7 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("max_allowed_packet", i(67108864), Both),
             ("max_connections", i(1040), Global),
             ("max_execution_time", i(0), Both),
+            ("max_heap_table_size", i(MemoryLimits::DEFAULT_TEMP_TABLE as i64), Both),
             ("net_buffer_length", i(16384), Both),
             ("net_read_timeout", i(30), Both),
             ("net_write_timeout", i(60), Both),
@@ -69,8 +71,10 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("port", i(3306), ReadOnly),
             ("protocol_version", i(10), ReadOnly),
             ("query_cache_size", i(0), ReadOnly),
+            ("query_memory_limit", i(MemoryLimits::DEFAULT_STATEMENT as i64), Both),
             ("query_cache_type", s("OFF"), ReadOnly),
             ("server_id", i(1), Global),
+            ("sort_buffer_size", i(MemoryLimits::DEFAULT_SORT as i64), Both),
             ("server_uuid", s(""), ReadOnly),
             ("gtid_executed", s(""), ReadOnly),
             ("sql_mode", s("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"), Both),
@@ -80,6 +84,7 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("sync_binlog", i(1), ReadOnly),
             ("system_time_zone", s("UTC"), ReadOnly),
             ("time_zone", s("SYSTEM"), Both),
+            ("tmp_table_size", i(MemoryLimits::DEFAULT_TEMP_TABLE as i64), Both),
             ("transaction_isolation", s("REPEATABLE-READ"), Both),
             ("transaction_read_only", i(0), Both),
             ("tx_isolation", s("REPEATABLE-READ"), Both),

@@ -78,9 +78,11 @@ error_codes! {
     TruncatedWrongValueForField = 1366, "HY000";
     DataTooLong = 1406, "22001";
     OutOfSortMemory = 1038, "HY001";
+    OutOfResources = 1041, "HY000";
     RecursionLimit = 3636, "HY000";
     QueryTimeout = 3024, "HY000";
     DataOutOfRange = 1690, "22003";
+    WrongParamcountToNativeFct = 1582, "42000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

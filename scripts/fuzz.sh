@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Build the cargo-fuzz targets (fuzz/) and run each one briefly from its
+# committed seeds. A crash fails the run; the input is left under
+# fuzz/artifacts/<target>/ (reproduce: cargo +nightly fuzz run <target> <file>).
+#
+#   bash scripts/fuzz.sh                    # every target, 40 s each
+#   LOCKSTEP_FUZZ_SECONDS=600 bash scripts/fuzz.sh sql_session
+#
+# Builds without a sanitizer but with debug assertions (overflow checks):
+# the code under test has no unsafe, and ASan builds take too long on small
+# machines.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+[ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+seconds="${LOCKSTEP_FUZZ_SECONDS:-40}"
+
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+    rustup toolchain install nightly --profile minimal
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+fi
+
+cd fuzz
+flags=(-s none --debug-assertions)
+cargo +nightly fuzz build "${flags[@]}"
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && mapfile -t targets < <(cargo +nightly fuzz list)
+# What a run discovers goes to a scratch corpus; only the seeds are committed.
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch" /tmp/lockstep-fuzz-*' EXIT
+for t in "${targets[@]}"; do
+    echo "---- fuzz $t for ${seconds}s"
+    mkdir -p "$scratch/$t"
+    dict=()
+    [ -f "dict/$t.dict" ] && dict=("-dict=dict/$t.dict")
+    set +e
+    cargo +nightly fuzz run "${flags[@]}" "$t" "$scratch/$t" "corpus/$t" -- \
+        -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 "${dict[@]}" 2>&1 \
+        | grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==|SUMMARY|thread .* panicked|Failing input|.*artifact)"
+    status=${PIPESTATUS[0]}
+    set -e
+    [ "$status" -eq 0 ] || { echo "fuzz target $t failed; see fuzz/artifacts/$t/"; exit 1; }
+done
