@@ -1231,7 +1231,7 @@ impl AggState {
                 };
                 if let Some(t) = int.and_then(|i| self.int_sum.unwrap_or(0).checked_add(i)) {
                     self.int_sum = Some(t);
-                    return Ok(());
+                    return Ok(grown);
                 }
                 let x = match &v {
                     Value::Double(_) | Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
