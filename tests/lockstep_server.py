@@ -60,6 +60,7 @@ class Server:
         self.log_path = os.path.join(self.workdir, "server.log")
         self._log = None
         self.starts = 0
+        self.extra_args = []  # more `lockstep serve` flags (lockstep target only)
         if target not in ("lockstep", "mariadb"):
             raise ServerError(f"LOCKSTEP_TARGET must be lockstep or mariadb, not {target!r}")
         os.makedirs(self.workdir, exist_ok=True)
@@ -74,7 +75,8 @@ class Server:
                     f"{binary} not found or not executable: build it with "
                     "`cargo build --release -p lockstep-server` (or set LOCKSTEP_BIN, "
                     "or LOCKSTEP_TARGET=mariadb to test against MariaDB)")
-            return [binary, "serve", "--port", str(self.port), "--datadir", self.datadir]
+            return [binary, "serve", "--port", str(self.port), "--datadir", self.datadir,
+                    *self.extra_args]
         return [
             "mariadbd", "--no-defaults",
             f"--datadir={self.datadir}",
@@ -185,6 +187,15 @@ class Server:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def log_since_start(self):
+        """The server log written since the latest start (or start attempt)."""
+        try:
+            with open(self.log_path, "rb") as f:
+                text = f.read().decode(errors="replace")
+        except OSError:
+            return ""
+        return text[text.rfind("\n==== start #"):]
 
     def log_tail(self, nbytes=4000):
         try:
