@@ -171,3 +171,32 @@ async fn unreadable_checkpoints_with_the_log_start_deleted_refuse_to_open() {
     assert!(err.contains("missing"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn failed_log_write_makes_the_node_read_only_until_restart() {
+    let dir = temp_dir("eio");
+    let cfg = EngineConfig::new(&dir);
+    {
+        let engine = Engine::open(cfg.clone()).expect("open");
+        create(&engine).await;
+        insert(&engine, 1, 1).await.expect("commit");
+        engine.log.inject_io_failure();
+        // The commit whose write failed: in doubt, rolled back in memory.
+        let e = insert(&engine, 2, 2).await.expect_err("write fails");
+        assert_eq!(e.code, Code::ErrorOnWrite, "{e}");
+        assert!(e.message.contains("decided by recovery at restart"), "{e}");
+        // Later writes: refused, the server is read-only; reads still work.
+        let e = insert(&engine, 3, 3).await.expect_err("read-only");
+        assert_eq!(e.code, Code::OptionPrevents, "{e}");
+        assert_eq!(rows(&engine), vec![(1, 1)]);
+        engine.shutdown();
+    }
+    let engine = Engine::open(cfg).expect("reopen");
+    let r = rows(&engine);
+    assert!(r == vec![(1, 1)] || r == vec![(1, 1), (2, 2)], "{r:?}");
+    insert(&engine, 4, 4)
+        .await
+        .expect("writes work after the restart");
+    engine.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
+}
