@@ -145,15 +145,21 @@ def test_disk_full_refuses_writes_keeps_reads_and_recovers(node, small_fs):
         with pytest.raises(pymysql.err.MySQLError) as e:
             cur.execute("UPDATE full.t SET v = 'again' WHERE id = 0")
         expect_disk_full(e.value)
+    with conn.cursor() as cur:  # DDL is logged before it takes effect
+        with pytest.raises(pymysql.err.MySQLError) as e:
+            cur.execute("CREATE TABLE full.u (id INT PRIMARY KEY)")
+        expect_disk_full(e.value)
     other.close()
     conn.close()
     assert rows(server) == expected(acked)
+    assert server.sql("SHOW TABLES", db="full") == (("t",),)
 
     # A clean shutdown cannot write its checkpoint: the old one stays intact,
     # no temp file is left behind, and the restart (still full) recovers.
     assert server.stop() == 0
     log = server.log_since_start()
-    assert "final writing checkpoint" in log and "No space left on device" in log, log[-3000:]
+    assert "final checkpoint failed, the previous checkpoint and the log are kept: " \
+        "No space left on device" in log, log[-3000:]
     assert logfiles.checkpoints(server.datadir) == [ckpt]
     with open(ckpt, "rb") as f:
         assert f.read() == ckpt_bytes, "the previous checkpoint changed"

@@ -1305,8 +1305,9 @@ impl Engine {
             databases: self.catalog.databases(),
             tables,
         };
-        crate::checkpoint::write(&self.config.datadir, &snap)
-            .map_err(|e| format!("writing checkpoint: {e}"))?;
+        crate::checkpoint::write(&self.config.datadir, &snap).map_err(|e| {
+            format!("checkpoint failed, the previous checkpoint and the log are kept: {e}")
+        })?;
         // Keep the previous checkpoint and the log from its start, as the
         // fallback should the new file be damaged; drop anything older.
         let previous = *last;
