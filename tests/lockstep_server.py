@@ -63,6 +63,8 @@ class Server:
         self.log_path = os.path.join(self.workdir, "server.log")
         self._log = None
         self.starts = 0
+        # Flags set after construction (a restart picks them up); lockstep only.
+        self.extra_args = []
         if target not in ("lockstep", "mariadb"):
             raise ServerError(f"LOCKSTEP_TARGET must be lockstep or mariadb, not {target!r}")
         os.makedirs(self.workdir, exist_ok=True)
@@ -78,7 +80,7 @@ class Server:
                     "`cargo build --release -p lockstep-server` (or set LOCKSTEP_BIN, "
                     "or LOCKSTEP_TARGET=mariadb to test against MariaDB)")
             return [binary, "serve", "--port", str(self.port), "--datadir",
-                    self.datadir] + self.args
+                    self.datadir] + self.args + self.extra_args
         return self._mariadb_command() + [
             f"{a}={b}" for a, b in zip(self.args[::2], self.args[1::2])]
 
@@ -193,6 +195,15 @@ class Server:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def log_since_start(self):
+        """The server log written since the latest start (or start attempt)."""
+        try:
+            with open(self.log_path, "rb") as f:
+                text = f.read().decode(errors="replace")
+        except OSError:
+            return ""
+        return text[text.rfind("\n==== start #"):]
 
     def log_tail(self, nbytes=4000):
         try:

@@ -61,38 +61,76 @@ pub fn list(dir: &Path) -> Vec<(u64, PathBuf)> {
     v
 }
 
-/// Writes the snapshot durably: temp file, fsync, rename, fsync dir.
+/// Writes the snapshot durably: temp file, fsync, rename, fsync dir. On
+/// failure (e.g. disk full) the temp file is removed and the previous
+/// checkpoints are untouched.
 pub fn write(dir: &Path, snap: &Snapshot) -> std::io::Result<PathBuf> {
     let body = bincode::serialize(snap).map_err(std::io::Error::other)?;
     let crc = crc32fast::hash(&body);
     let path = dir.join(file_name(snap.start_lsn));
-    let tmp = dir.join(format!("{}.tmp", file_name(snap.start_lsn)));
-    {
+    let tmp = dir.join(format!("{}{TMP_SUFFIX}", file_name(snap.start_lsn)));
+    let written = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(MAGIC)?;
         f.write_all(&(body.len() as u64).to_le_bytes())?;
         f.write_all(&crc.to_le_bytes())?;
         f.write_all(&body)?;
-        f.sync_all()?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
     std::fs::rename(&tmp, &path)?;
     std::fs::File::open(dir)?.sync_all()?;
     Ok(path)
 }
 
+const TMP_SUFFIX: &str = ".tmp";
+
+/// Loads the newest intact checkpoint, falling back to older ones, and says
+/// on stderr which file was damaged and which one is used instead. Removes
+/// temp files of checkpoints that never completed.
+pub fn load_newest(dir: &Path) -> Result<Option<Snapshot>, String> {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("checkpoint-") && name.ends_with(TMP_SUFFIX) {
+            std::fs::remove_file(e.path())
+                .map_err(|err| format!("removing incomplete checkpoint {name}: {err}"))?;
+            eprintln!("lockstep: recovery: removed incomplete checkpoint {name}");
+        }
+    }
+    let mut damaged = Vec::new();
+    for (lsn, path) in list(dir) {
+        match read(&path) {
+            Ok(snap) => {
+                for d in damaged {
+                    eprintln!("lockstep: recovery: {d}, using {}", file_name(lsn));
+                }
+                return Ok(Some(snap));
+            }
+            Err(e) => damaged.push(format!("{} damaged ({e})", file_name(lsn))),
+        }
+    }
+    for d in damaged {
+        eprintln!(
+            "lockstep: recovery: {d}, no intact checkpoint left: replaying the log from its start"
+        );
+    }
+    Ok(None)
+}
+
 /// Reads and verifies a snapshot file.
 pub fn read(path: &Path) -> Result<Snapshot, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     if bytes.len() < 20 || &bytes[..8] != MAGIC {
-        return Err("not a checkpoint file".into());
+        return Err("bad header: not a checkpoint file".into());
     }
     let len = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")) as usize;
     let crc = u32::from_le_bytes(bytes[16..20].try_into().expect("4 bytes"));
-    let body = bytes
-        .get(20..20 + len)
-        .ok_or("checkpoint file is truncated")?;
+    let body = bytes.get(20..20 + len).ok_or("truncated")?;
     if crc32fast::hash(body) != crc {
-        return Err("checkpoint checksum mismatch".into());
+        return Err("crc mismatch".into());
     }
     bincode::deserialize(body).map_err(|e| e.to_string())
 }

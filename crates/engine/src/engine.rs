@@ -9,7 +9,7 @@ use crate::gap::{Entries, Step};
 use crate::txn::{Isolation, Txn, Undo};
 use crate::writeset::WritesetHistory;
 use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
-use lockstep_log::{FlushMode, Log, LogConfig};
+use lockstep_log::{FlushMode, Log, LogConfig, LogError};
 use lockstep_tables::table::Schema;
 use lockstep_tables::{IndexDef, Row, Table, TableDef, Version};
 use lockstep_trx::{TrxConfig, TrxSys};
@@ -47,6 +47,8 @@ pub struct EngineConfig {
     pub trx_registry_shards: usize,
     pub throttle_limit: usize,
     pub log_buffer_size: usize,
+    /// Bytes per log segment file (each is preallocated before use).
+    pub log_segment_size: u64,
     /// binlog_row_image=MINIMAL: updates log the primary key and the changed
     /// columns, deletes the primary key only.
     pub minimal_row_image: bool,
@@ -62,6 +64,7 @@ impl EngineConfig {
             trx_registry_shards: 64,
             throttle_limit: 0,
             log_buffer_size: 16 << 20,
+            log_segment_size: 64 << 20,
             minimal_row_image: false,
         }
     }
@@ -168,23 +171,10 @@ impl Engine {
         let log_config = LogConfig {
             dir: config.datadir.join("log"),
             buffer_size: config.log_buffer_size,
-            segment_size: 64 << 20,
+            segment_size: config.log_segment_size,
             flush_mode: config.flush_mode,
         };
-        // The newest intact checkpoint, else the one before it.
-        let mut snapshot = None;
-        for (lsn, path) in crate::checkpoint::list(&config.datadir) {
-            match crate::checkpoint::read(&path) {
-                Ok(snap) => {
-                    snapshot = Some(snap);
-                    break;
-                }
-                Err(e) => eprintln!(
-                    "lockstep: recovery: skipping checkpoint at lsn {lsn} ({}): {e}",
-                    path.display()
-                ),
-            }
-        }
+        let snapshot = crate::checkpoint::load_newest(&config.datadir)?;
         let start_lsn = snapshot.as_ref().map(|s| s.start_lsn).unwrap_or(0);
         let (log, recovered) =
             Log::open(log_config, start_lsn).map_err(|e| format!("opening the log: {e}"))?;
@@ -223,8 +213,8 @@ impl Engine {
         let mut max_gno = 0;
         if let Some(snap) = snapshot {
             eprintln!(
-                "lockstep: recovery: loading checkpoint at lsn {} ({} tables)",
-                snap.start_lsn,
+                "lockstep: recovery: loading {} ({} tables)",
+                crate::checkpoint::file_name(snap.start_lsn),
                 snap.tables.len()
             );
             max_gno = snap.next_gno.saturating_sub(1);
@@ -238,13 +228,12 @@ impl Engine {
         }
         engine.order.lock().next_gno = max_gno + 1;
         engine.finish_recovery();
-        if !recovered.records.is_empty() {
-            eprintln!(
-                "lockstep: recovery: replayed {} transactions up to lsn {}",
-                recovered.records.len(),
-                recovered.end_lsn
-            );
-        }
+        eprintln!(
+            "lockstep: recovery: replayed {} transactions ({} bytes of log from lsn {start_lsn} to {})",
+            recovered.records.len(),
+            recovered.end_lsn.saturating_sub(start_lsn),
+            recovered.end_lsn
+        );
         Ok(Arc::new(engine))
     }
 
@@ -876,29 +865,36 @@ impl Engine {
             })
             .collect();
         let mut bytes = record.encode();
-        let (reservation, _in_flight) = {
+        let reserved = {
             let mut order = self.order.lock();
-            let gno = order.next_gno;
-            order.next_gno += 1;
-            let last_committed = order.history.commit(&txn.writeset, gno);
-            TrxRecord::patch_order(&mut bytes, gno, last_committed, gno);
-            (self.log.reserve(bytes.len()), self.enter_flight(&order))
+            // Reserve first: a refused write (disk full, failed log) takes
+            // no GTID and leaves no trace in the writeset history.
+            self.log.reserve(bytes.len()).map(|r| {
+                let gno = order.next_gno;
+                order.next_gno += 1;
+                let last_committed = order.history.commit(&txn.writeset, gno);
+                TrxRecord::patch_order(&mut bytes, gno, last_committed, gno);
+                (r, self.enter_flight(&order))
+            })
         };
-        let durable = match reservation {
-            Ok(r) => match r.write(&bytes) {
-                Ok(end) => self.log.wait_durable(end).await,
-                Err(e) => Err(e),
-            },
+        let (reservation, _in_flight) = match reserved {
+            Ok(r) => r,
+            Err(e) => {
+                // Nothing of it reached the log: undo it in memory and go on.
+                self.rollback(txn);
+                return Err(log_error(&self.log, e, false));
+            }
+        };
+        let durable = match reservation.write(&bytes) {
+            Ok(end) => self.log.wait_durable(end).await,
             Err(e) => Err(e),
         };
         if let Err(e) = durable {
-            // The record may or may not be on disk; the log refuses all
-            // further writes, so the node must restart and recover.
+            // The record may or may not be on disk, and the log accepts no
+            // more writes: roll back in memory (nobody can commit on top of
+            // it any more) and let recovery at restart decide.
             self.rollback(txn);
-            return Err(SqlError::new(
-                Code::GetErrno,
-                format!("Got error writing the transaction log: {e}"),
-            ));
+            return Err(log_error(&self.log, e, true));
         }
         self.trx_sys.finish(id);
         self.end(txn);
@@ -949,35 +945,23 @@ impl Engine {
             events: vec![event],
         };
         let mut bytes = record.encode();
-        let reservation = {
+        let (reservation, in_flight) = {
             let mut order = self.order.lock();
+            let r = self
+                .log
+                .reserve(bytes.len())
+                .map_err(|e| log_error(&self.log, e, false))?;
             let gno = order.next_gno;
             order.next_gno += 1;
             // DDL depends on everything before it.
             TrxRecord::patch_order(&mut bytes, gno, gno - 1, gno);
-            (self.log.reserve(bytes.len()), self.enter_flight(&order))
+            (r, self.enter_flight(&order))
         };
-        let (reservation, in_flight) = reservation;
-        let end = reservation
-            .map_err(|e| {
-                SqlError::new(
-                    Code::GetErrno,
-                    format!("Got error writing the transaction log: {e}"),
-                )
-            })?
-            .write(&bytes)
-            .map_err(|e| {
-                SqlError::new(
-                    Code::GetErrno,
-                    format!("Got error writing the transaction log: {e}"),
-                )
-            })?;
-        self.log.wait_durable(end).await.map_err(|e| {
-            SqlError::new(
-                Code::GetErrno,
-                format!("Got error writing the transaction log: {e}"),
-            )
-        })?;
+        let written = match reservation.write(&bytes) {
+            Ok(end) => self.log.wait_durable(end).await,
+            Err(e) => Err(e),
+        };
+        written.map_err(|e| log_error(&self.log, e, true))?;
         Ok(in_flight)
     }
 
@@ -1321,8 +1305,9 @@ impl Engine {
             databases: self.catalog.databases(),
             tables,
         };
-        crate::checkpoint::write(&self.config.datadir, &snap)
-            .map_err(|e| format!("writing checkpoint: {e}"))?;
+        crate::checkpoint::write(&self.config.datadir, &snap).map_err(|e| {
+            format!("checkpoint failed, the previous checkpoint and the log are kept: {e}")
+        })?;
         // Keep the previous checkpoint and the log from its start, as the
         // fallback should the new file be damaged; drop anything older.
         let previous = *last;
@@ -1409,6 +1394,52 @@ impl Engine {
     /// Stops the log threads after flushing.
     pub fn shutdown(&self) {
         self.log.shutdown();
+    }
+}
+
+/// The client's error for a commit (or DDL) the log did not take. `reserved`:
+/// whether the record got log space, so it may be on disk after all.
+fn log_error(log: &Log, e: LogError, reserved: bool) -> SqlError {
+    let dir = log.config().dir.display();
+    let os = |e: &LogError, msg: &str| {
+        let errno = e.errno().unwrap_or(5);
+        // "No space left on device (os error 28)" -> MySQL's "(errno: 28 - ...)".
+        let text = msg.split(" (os error").next().unwrap_or(msg).to_string();
+        (errno, text)
+    };
+    match &e {
+        LogError::NoSpace { msg, .. } if !reserved => {
+            let (errno, text) = os(&e, msg);
+            SqlError::new(
+                Code::ErrorOnWrite,
+                format!(
+                    "Error writing file '{dir}' (errno: {errno} - {text}); the transaction was rolled back, writes resume once space is available"
+                ),
+            )
+        }
+        LogError::Failed(inner) if !reserved => SqlError::new(
+            Code::OptionPrevents,
+            format!(
+                "The lockstep server is read-only after a transaction log failure ({inner}) so it cannot execute this statement; restart it to recover"
+            ),
+        ),
+        LogError::Shutdown => SqlError::new(Code::ServerShutdown, "Server shutdown in progress"),
+        LogError::Failed(inner) => {
+            let (errno, text) = match &**inner {
+                LogError::Io { msg, .. } | LogError::NoSpace { msg, .. } => os(inner, msg),
+                other => (5, other.to_string()),
+            };
+            SqlError::new(
+                Code::ErrorOnWrite,
+                format!(
+                    "Error writing file '{dir}' (errno: {errno} - {text}); the commit's outcome is decided by recovery at restart, the server is read-only until then"
+                ),
+            )
+        }
+        _ => SqlError::new(
+            Code::GetErrno,
+            format!("Got error writing the transaction log: {e}"),
+        ),
     }
 }
 

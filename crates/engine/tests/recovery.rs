@@ -3,45 +3,13 @@
 
 use lockstep_engine::{Engine, EngineConfig, Isolation};
 use lockstep_types::Value;
-use std::ops::Bound;
 use std::sync::Arc;
 
 mod common;
-use common::id_v_table as def;
-
-fn rows(engine: &Engine) -> Vec<(i64, i64)> {
-    let table = engine.catalog.table("d", "t").expect("table exists");
-    let mut txn = engine.begin(Isolation::RepeatableRead);
-    let mut out = Vec::new();
-    let _ = engine.scan_primary(
-        &mut txn,
-        &table,
-        Bound::Unbounded,
-        Bound::Unbounded,
-        false,
-        None,
-        &mut |_, r| {
-            out.push((r[0].to_i64().expect("int"), r[1].to_i64().expect("int")));
-            Ok(true)
-        },
-    );
-    engine.rollback(&mut txn);
-    out
-}
+use common::{id_v_table as def, insert_row, rows};
 
 async fn insert(engine: &Arc<Engine>, id: i64, v: i64, commit: bool) {
-    let table = engine.catalog.table("d", "t").expect("table exists");
-    let mut txn = engine.begin(Isolation::RepeatableRead);
-    let r = {
-        let schema = table.schema();
-        engine.insert(
-            &mut txn,
-            &table,
-            &schema,
-            vec![Value::Int(id), Value::Int(v)],
-        )
-    };
-    assert!(matches!(r, Ok(Ok(_))), "insert succeeds");
+    let mut txn = insert_row(engine, id, v);
     if commit {
         engine.commit(&mut txn).await.expect("commit");
     } else {

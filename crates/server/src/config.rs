@@ -51,6 +51,10 @@ pub struct Config {
     /// Log buffer size in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub log_buffer_size: usize,
+    /// Bytes per log segment file; the next one is preallocated before it is
+    /// needed (at least 4096).
+    #[arg(long, default_value_t = 64 << 20)]
+    pub log_segment_size: u64,
     #[arg(long, default_value_t = 10)]
     pub connect_timeout: u64,
     #[arg(long, default_value_t = 28800)]
@@ -131,6 +135,7 @@ impl Config {
                 "binlog_row_image" => self.binlog_row_image = v,
                 "throttle_limit" => self.throttle_limit = num(&v).map_err(bad)?,
                 "log_buffer_size" => self.log_buffer_size = num(&v).map_err(bad)?,
+                "log_segment_size" => self.log_segment_size = num(&v).map_err(bad)?,
                 "connect_timeout" => self.connect_timeout = num(&v).map_err(bad)?,
                 "wait_timeout" => self.wait_timeout = num(&v).map_err(bad)?,
                 "worker_threads" => self.worker_threads = num(&v).map_err(bad)?,

@@ -160,6 +160,7 @@ fn serve(cfg: Config) -> Result<(), String> {
     ecfg.grant_policy = grant_policy;
     ecfg.throttle_limit = cfg.throttle_limit;
     ecfg.log_buffer_size = cfg.log_buffer_size.next_power_of_two();
+    ecfg.log_segment_size = cfg.log_segment_size;
     ecfg.minimal_row_image = match cfg.binlog_row_image.to_ascii_uppercase().as_str() {
         "FULL" => false,
         "MINIMAL" => true,

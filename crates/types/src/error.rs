@@ -26,8 +26,10 @@ error_codes! {
     DbCreateExists = 1007, "HY000";
     DbDropExists = 1008, "HY000";
     DiskFull = 1021, "HY000";
+    ErrorOnWrite = 1026, "HY000";
     GetErrno = 1030, "HY000";
     ConCount = 1040, "08004";
+    ServerShutdown = 1053, "08S01";
     AccessDenied = 1045, "28000";
     DbAccessDenied = 1044, "42000";
     NoDb = 1046, "3D000";

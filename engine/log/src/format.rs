@@ -58,6 +58,7 @@ pub(crate) fn io_err(op: &'static str, path: &Path, e: std::io::Error) -> LogErr
         op,
         path: path.to_path_buf(),
         kind: e.kind(),
+        errno: e.raw_os_error().unwrap_or(0),
         msg: e.to_string(),
     }
 }
@@ -92,8 +93,8 @@ impl SegHeader {
         if &b[0..8] != MAGIC {
             return Err("bad magic".into());
         }
-        let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
-        let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+        let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
+        let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
         if u32_at(40) != crc32fast::hash(&b[0..40]) {
             return Err("header checksum mismatch".into());
         }
@@ -205,6 +206,22 @@ impl Stream {
         &self.segs
     }
 
+    /// "segment <file> offset <n>": where stream byte `pos` is on disk.
+    pub fn describe(&self, pos: Lsn) -> String {
+        let i = self.segs.partition_point(|s| s.start() <= pos);
+        match i.checked_sub(1).map(|i| &self.segs[i]) {
+            Some(s) => format!(
+                "segment {} offset {}",
+                s.path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                SEG_HEADER + pos - s.start()
+            ),
+            None => format!("LSN {pos} before the first segment"),
+        }
+    }
+
     /// One past the last stream byte present on disk.
     pub fn end(&self) -> Lsn {
         self.segs
@@ -256,7 +273,7 @@ impl Stream {
         }
         let n = CACHE.min(self.segs[si].data_len - off) as usize;
         self.cache.resize(n, 0);
-        let (_, f) = self.file.as_ref().unwrap();
+        let (_, f) = self.file.as_ref().expect("opened above");
         f.read_exact_at(&mut self.cache, SEG_HEADER + off)
             .map_err(|e| io_err("read", &self.segs[si].path, e))?;
         self.cache_seg = si;
@@ -291,8 +308,8 @@ pub(crate) fn probe(s: &mut Stream, pos: Lsn) -> Result<Probe, LogError> {
     if !s.read(pos, &mut h)? {
         return Ok(Probe::Bad("short record header".into()));
     }
-    let len_field = u32::from_le_bytes(h[0..4].try_into().unwrap());
-    let crc = u32::from_le_bytes(h[4..8].try_into().unwrap());
+    let len_field = u32::from_le_bytes(h[0..4].try_into().expect("4 bytes"));
+    let crc = u32::from_le_bytes(h[4..8].try_into().expect("4 bytes"));
     if len_field == 0 && crc == 0 {
         return Ok(Probe::Bad("zeroed record header".into()));
     }
@@ -319,19 +336,21 @@ pub(crate) fn probe(s: &mut Stream, pos: Lsn) -> Result<Probe, LogError> {
 }
 
 /// After a bad record at `bad`: is there an intact record anywhere later? A hit
-/// must be followed by another intact record or end exactly at the end of the
-/// data, so that random bytes matching a CRC (2^-32) are not enough.
+/// must be followed by another intact record or by nothing but zeros up to the
+/// end of the data (the last record before the preallocated rest), so that
+/// random bytes matching a CRC (2^-32) are not enough.
 pub(crate) fn resync(s: &mut Stream, bad: Lsn) -> Result<Option<Lsn>, LogError> {
     let end = s.end();
     let mut q = bad + 1;
     let mut h = [0u8; REC_HEADER];
     while q + (REC_HEADER as u64) < end {
         if s.read(q, &mut h)? {
-            let len = (u32::from_le_bytes(h[0..4].try_into().unwrap()) & !PAD_FLAG) as u64;
+            let len = (u32::from_le_bytes(h[0..4].try_into().expect("4 bytes")) & !PAD_FLAG) as u64;
             if len > 0 && q + REC_HEADER as u64 + len <= end {
                 if let Probe::Good { payload, .. } = probe(s, q)? {
                     let n = Probe::next(q, &payload);
-                    if n == end || matches!(probe(s, n)?, Probe::Good { .. }) {
+                    // Zeros after it are the preallocated end of the data.
+                    if matches!(probe(s, n)?, Probe::Good { .. }) || all_zero(s, n, end)? {
                         return Ok(Some(q));
                     }
                 }
@@ -340,20 +359,6 @@ pub(crate) fn resync(s: &mut Stream, bad: Lsn) -> Result<Option<Lsn>, LogError> 
         q += 1;
     }
     Ok(None)
-}
-
-/// Opens a fresh segment file and writes its header (caller fsyncs).
-pub(crate) fn create_segment(dir: &Path, hdr: SegHeader) -> Result<File, LogError> {
-    let path = dir.join(seg_name(hdr.start));
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .map_err(|e| io_err("create", &path, e))?;
-    f.write_all_at(&hdr.encode(), 0)
-        .map_err(|e| io_err("write", &path, e))?;
-    Ok(f)
 }
 
 /// Name of the segment being zero-filled ahead of use (not a `log-*.seg`
@@ -396,11 +401,17 @@ pub(crate) fn prepare_segment(
         .truncate(true)
         .open(&path)
         .map_err(|e| io_err("create", &path, e))?;
-    if !zero_fill(&f, 0, SEG_HEADER + cap, stop).map_err(|e| io_err("write", &path, e))? {
+    // On any failure the partial file goes, so it does not hold the space.
+    let filled = zero_fill(&f, 0, SEG_HEADER + cap, stop)
+        .and_then(|done| f.sync_all().map(|()| done))
+        .map_err(|e| {
+            let _ = fs::remove_file(&path);
+            io_err("write", &path, e)
+        })?;
+    if !filled {
         let _ = fs::remove_file(&path);
         return Ok(None);
     }
-    f.sync_all().map_err(|e| io_err("fsync", &path, e))?;
     Ok(Some(f))
 }
 
@@ -542,6 +553,7 @@ impl Iterator for SegmentReader {
                     return match resync(&mut self.stream, pos) {
                         Ok(Some(next_good)) => Some(Err(LogError::CorruptMiddle {
                             lsn: pos,
+                            where_: self.stream.describe(pos),
                             next_good,
                             reason,
                         })),

@@ -84,13 +84,28 @@ pub enum LogError {
         op: &'static str,
         path: PathBuf,
         kind: std::io::ErrorKind,
+        /// The OS error number, 0 if there was none.
+        errno: i32,
         msg: String,
     },
-    #[error("corrupt log record at LSN {lsn} ({reason}) followed by intact records at LSN {next_good}: damage in the middle of the log, refusing to drop committed data")]
+    #[error("corrupt log record at LSN {lsn} ({where_}, {reason}) followed by intact records at LSN {next_good}: damage in the middle of the log; refusing to start rather than drop the committed transactions after it (restore the file, or move the damaged segment and everything after it away to accept the loss)")]
     CorruptMiddle {
         lsn: Lsn,
+        /// "segment <file> offset <n>".
+        where_: String,
         next_good: Lsn,
         reason: String,
+    },
+    #[error("the log needed from LSN {from} starts at LSN {first}: the records in between are missing (deleted after a checkpoint that is now unreadable?); refusing to start without them")]
+    Missing { from: Lsn, first: Lsn },
+    /// No preallocated segment is ready for the log to grow into (the disk
+    /// is full): new writes are refused, nothing is half-written, and they
+    /// are accepted again once the next segment could be prepared.
+    #[error("cannot prepare the next log segment in {dir}: {msg}")]
+    NoSpace {
+        dir: PathBuf,
+        errno: i32,
+        msg: String,
     },
     #[error("bad log segment {path}: {reason}")]
     BadSegment { path: PathBuf, reason: String },
@@ -110,6 +125,35 @@ pub enum LogError {
     Failed(Box<LogError>),
     #[error("log is shut down")]
     Shutdown,
+}
+
+impl LogError {
+    /// The refusal `reserve` returns while segment preparation fails with `e`.
+    pub(crate) fn no_space(dir: &std::path::Path, e: LogError) -> LogError {
+        match e {
+            LogError::Io { errno, msg, .. } => LogError::NoSpace {
+                dir: dir.to_path_buf(),
+                errno,
+                msg,
+            },
+            other => LogError::NoSpace {
+                dir: dir.to_path_buf(),
+                errno: 0,
+                msg: other.to_string(),
+            },
+        }
+    }
+
+    /// The OS error number behind this error, if there is one (28 = ENOSPC).
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            LogError::Io { errno, .. } | LogError::NoSpace { errno, .. } if *errno != 0 => {
+                Some(*errno)
+            }
+            LogError::Failed(inner) => inner.errno(),
+            _ => None,
+        }
+    }
 }
 
 /// What `open` found on disk.
@@ -152,6 +196,13 @@ pub(crate) struct Shared {
 
     pub failed: AtomicBool,
     pub error: Mutex<Option<LogError>>,
+    /// Set while no next segment is prepared because preparing one failed
+    /// (disk full): `reserve` refuses with `NoSpace`. Cleared by the
+    /// preparer once it succeeds again.
+    pub no_space: AtomicBool,
+    pub no_space_error: Mutex<Option<LogError>>,
+    #[doc(hidden)]
+    pub fail_prepare: AtomicBool,
     pub stopping: AtomicBool,
     pub writer_done: AtomicBool,
     pub flusher_done: AtomicBool,
@@ -208,6 +259,10 @@ impl Shared {
         {
             let mut g = self.error.lock();
             if g.is_none() {
+                // Once: the operator must know writes stopped and why.
+                eprintln!(
+                    "lockstep: log: {e}; the log accepts no more writes, the node is read-only until it is restarted"
+                );
                 *g = Some(e);
             }
         }
@@ -234,11 +289,49 @@ impl Shared {
         }
     }
 
-    /// `Err` if the log can no longer accept or finish work.
+    /// Why new writes are refused right now (cold path of `check_alive`).
+    #[cold]
+    fn no_space_now(&self) -> LogError {
+        self.no_space_error
+            .lock()
+            .clone()
+            .unwrap_or_else(|| LogError::NoSpace {
+                dir: self.cfg.dir.clone(),
+                errno: 0,
+                msg: "no segment prepared".into(),
+            })
+    }
+
+    /// Records whether the next segment could be prepared; prints the
+    /// transitions so the server log shows when writes stop and resume.
+    pub fn set_no_space(&self, err: Option<LogError>) {
+        match err {
+            Some(e) => {
+                if !self.no_space.swap(true, Ordering::SeqCst) {
+                    eprintln!("lockstep: log: {e}; refusing writes until space is available");
+                }
+                *self.no_space_error.lock() = Some(e);
+            }
+            None => {
+                if self.no_space.swap(false, Ordering::SeqCst) {
+                    eprintln!(
+                        "lockstep: log: next segment prepared in {}; accepting writes again",
+                        self.cfg.dir.display()
+                    );
+                }
+            }
+        }
+    }
+
+    /// `Err` if the log can no longer accept or finish work, or refuses new
+    /// writes for lack of space.
     #[inline]
     fn check_alive(&self) -> Result<(), LogError> {
         if self.failed.load(Ordering::Acquire) {
             return Err(self.failure());
+        }
+        if self.no_space.load(Ordering::Acquire) {
+            return Err(self.no_space_now());
         }
         if self.stopping.load(Ordering::Acquire) || self.crash.load(Ordering::Acquire) {
             return Err(LogError::Shutdown);
@@ -490,6 +583,20 @@ impl Log {
         self.shared.fail_next_io.store(true, Ordering::SeqCst);
     }
 
+    /// Test hook: make preparing segments fail with ENOSPC while `on`.
+    #[doc(hidden)]
+    pub fn inject_prepare_failure(&self, on: bool) {
+        self.shared.fail_prepare.store(on, Ordering::SeqCst);
+        if let Some(t) = self.shared.preparer_thread.get() {
+            t.unpark();
+        }
+    }
+
+    /// Whether new writes are refused for lack of space right now.
+    pub fn out_of_space(&self) -> bool {
+        self.shared.no_space.load(Ordering::Acquire)
+    }
+
     fn stop(&self, crash: bool) {
         let s = &*self.shared;
         if crash {
@@ -713,3 +820,5 @@ pub(crate) const fn link_slots(buffer_size: usize) -> usize {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_failure;

@@ -88,8 +88,14 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
     };
     let next_seg = segs.last().map(|l| l.end_cap()).unwrap_or(end);
     // The first append needs a new segment: have it preallocated already.
+    // Failing that (disk full) the node still opens, for reads; writes are
+    // refused until the preparer thread succeeds.
+    let mut no_space = None;
     let prepared = match cur {
-        None => format::prepare_segment(&cfg.dir, cfg.segment_size, || false)?,
+        None => format::prepare_segment(&cfg.dir, cfg.segment_size, || false).unwrap_or_else(|e| {
+            no_space = Some(LogError::no_space(&cfg.dir, e));
+            None
+        }),
         Some(_) => None,
     };
     let shared = Arc::new(Shared {
@@ -102,6 +108,9 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         ack: CachePadded::new(AtomicU64::new(end)),
         failed: AtomicBool::new(false),
         error: Mutex::new(None),
+        no_space: AtomicBool::new(false),
+        no_space_error: Mutex::new(None),
+        fail_prepare: AtomicBool::new(false),
         stopping: AtomicBool::new(false),
         writer_done: AtomicBool::new(false),
         flusher_done: AtomicBool::new(false),
@@ -133,6 +142,9 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         wakeups: AtomicU64::new(0),
         cfg,
     });
+    if no_space.is_some() {
+        shared.set_no_space(no_space);
+    }
     let writer = Writer {
         s: shared.clone(),
         w: end,
@@ -221,11 +233,13 @@ fn scan(stream: &mut Stream, from: Lsn, rec: &mut Recovered) -> Result<Lsn, LogE
             .push("no record start found in any segment".into());
         return Ok(segs[0].start());
     };
-    let mut p = segs[si].hdr.first_rec;
-    if p > from && si > 0 {
-        rec.notes
-            .push(format!("records before LSN {p} were not readable"));
+    let p0 = segs[si].hdr.first_rec;
+    if p0 > from {
+        // The segments that held [from, p0) are gone: replaying without
+        // them would silently drop committed transactions.
+        return Err(LogError::Missing { from, first: p0 });
     }
+    let mut p = p0;
     loop {
         match probe(stream, p)? {
             Probe::End => return Ok(p),
@@ -244,14 +258,25 @@ fn scan(stream: &mut Stream, from: Lsn, rec: &mut Recovered) -> Result<Lsn, LogE
                 if let Some(next_good) = resync(stream, p)? {
                     return Err(LogError::CorruptMiddle {
                         lsn: p,
+                        where_: stream.describe(p),
                         next_good,
                         reason,
                     });
                 }
-                let dropped = format::nonzero_end(stream, p, stream.end())? - p;
+                // Bytes on disk after the last good record; in a segment still
+                // preallocated to its full size, up to the last non-zero one.
+                let end = stream.end();
+                let preallocated = stream.segs().last().is_some_and(|l| end == l.end_cap());
+                let data_end = if preallocated {
+                    format::nonzero_end(stream, p, end)?
+                } else {
+                    end
+                };
+                let dropped = data_end - p;
                 rec.dropped_tail_bytes = dropped;
                 rec.notes.push(format!(
-                    "log tail at LSN {p} is torn or corrupt ({reason}): dropped {dropped} bytes"
+                    "log: torn tail at {} (LSN {p}, {reason}): skipped {dropped} bytes; recovered up to LSN {p}",
+                    stream.describe(p)
                 ));
                 return Ok(p);
             }

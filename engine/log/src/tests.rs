@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use super::*;
 
-struct TempDir(PathBuf);
+pub(super) struct TempDir(pub(super) PathBuf);
 
 impl TempDir {
-    fn new(tag: &str) -> Self {
+    pub(super) fn new(tag: &str) -> Self {
         static N: AtomicUsize = AtomicUsize::new(0);
         let p = std::env::temp_dir().join(format!(
             "lockstep-log-test-{}-{}-{}",
@@ -30,7 +30,7 @@ impl Drop for TempDir {
     }
 }
 
-fn cfg(dir: &Path, buffer: usize, seg: u64) -> LogConfig {
+pub(super) fn cfg(dir: &Path, buffer: usize, seg: u64) -> LogConfig {
     LogConfig {
         dir: dir.to_path_buf(),
         buffer_size: buffer,
@@ -40,7 +40,7 @@ fn cfg(dir: &Path, buffer: usize, seg: u64) -> LogConfig {
 }
 
 /// Deterministic payload of `len` bytes tagged by (a, b).
-fn payload(a: usize, b: usize, len: usize) -> Vec<u8> {
+pub(super) fn payload(a: usize, b: usize, len: usize) -> Vec<u8> {
     let mut v = Vec::with_capacity(len);
     let mut x = (a as u64 * 1_000_003 + b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     for _ in 0..len {
@@ -52,7 +52,7 @@ fn payload(a: usize, b: usize, len: usize) -> Vec<u8> {
     v
 }
 
-fn segment_files(dir: &Path) -> Vec<PathBuf> {
+pub(super) fn segment_files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<_> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -63,7 +63,7 @@ fn segment_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// File and offset holding stream byte `lsn`.
-fn locate(dir: &Path, lsn: Lsn) -> (PathBuf, u64) {
+pub(super) fn locate(dir: &Path, lsn: Lsn) -> (PathBuf, u64) {
     let segs = segment_files(dir);
     let mut best = None;
     for p in segs {
@@ -75,7 +75,7 @@ fn locate(dir: &Path, lsn: Lsn) -> (PathBuf, u64) {
     best.unwrap()
 }
 
-fn flip(dir: &Path, lsn: Lsn) {
+pub(super) fn flip(dir: &Path, lsn: Lsn) {
     let (p, off) = locate(dir, lsn);
     let f = fs::OpenOptions::new()
         .read(true)
@@ -212,7 +212,7 @@ fn crash_reopen_keeps_everything_durable() {
     assert!(rec.records[..durable.len()] == durable[..]);
 }
 
-fn fill_simple(d: &Path, n: usize, seg: u64) -> Vec<(Lsn, Vec<u8>)> {
+pub(super) fn fill_simple(d: &Path, n: usize, seg: u64) -> Vec<(Lsn, Vec<u8>)> {
     let (log, _) = Log::open(cfg(d, 64 << 10, seg), 0).unwrap();
     let mut v = Vec::new();
     for i in 0..n {
@@ -364,7 +364,7 @@ impl Wake for CountWaker {
     }
 }
 
-fn wait_until(mut f: impl FnMut() -> bool) {
+pub(super) fn wait_until(mut f: impl FnMut() -> bool) {
     let t = Instant::now();
     while !f() {
         assert!(t.elapsed() < Duration::from_secs(10), "timed out");

@@ -151,7 +151,7 @@ impl Writer {
             if !covered {
                 self.switch_segment()?;
             }
-            let cur = self.cur.as_ref().unwrap();
+            let cur = self.cur.as_ref().expect("switch_segment set it");
             debug_assert!(cur.start <= x);
             let y = e.min(cur.start + cur.cap);
             // SAFETY: see above; the slices stay valid until we publish `written`.
@@ -209,14 +209,38 @@ impl Writer {
             cap: s.cfg.segment_size,
             first_rec,
         };
-        // Hold the lock across the rename: the preparer reuses the temp name.
-        let mut prepared = s.prepared.lock();
-        let file = Arc::new(match prepared.take() {
-            Some(f) => format::install_prepared(&s.cfg.dir, f, hdr)?,
-            // The preparer fell behind: do not stall commits, append-grow instead.
-            None => format::create_segment(&s.cfg.dir, hdr)?,
-        });
-        drop(prepared);
+        // Only ever grow into a preallocated segment: growing a file could
+        // fail for lack of space halfway through a record. Without one (the
+        // preparer is behind, or the disk is full and `reserve` already
+        // refuses new records), the records reserved before wait here.
+        let mut waiting = false;
+        let file = loop {
+            {
+                // Hold the lock across the rename: the preparer reuses the temp name.
+                let mut prepared = s.prepared.lock();
+                if let Some(f) = prepared.take() {
+                    break Arc::new(format::install_prepared(&s.cfg.dir, f, hdr)?);
+                }
+            }
+            if s.crash.load(Ordering::Acquire) {
+                return Err(LogError::Shutdown);
+            }
+            if s.no_space.load(Ordering::Acquire) {
+                if s.stopping.load(Ordering::Acquire) {
+                    return Err(s.no_space_now());
+                }
+                if !waiting {
+                    eprintln!(
+                        "lockstep: log: waiting for space for the segment at LSN {start} (Disk full)"
+                    );
+                    waiting = true;
+                }
+            } else if let Some(t) = s.preparer_thread.get() {
+                // Hurry it, unless it is backing off after a failure.
+                t.unpark();
+            }
+            std::thread::park_timeout(Duration::from_millis(10));
+        };
         if let Some(t) = s.preparer_thread.get() {
             t.unpark();
         }
@@ -344,21 +368,43 @@ pub(crate) fn notifier(s: Arc<Shared>) {
 /// next segment, so appends overwrite preallocated blocks and each fdatasync
 /// does not also have to commit a file-size change.
 pub(crate) fn preparer(s: Arc<Shared>) {
+    // Runs until the writer is done: a clean shutdown may still need a segment.
     let stop = || {
-        s.stopping.load(Ordering::Relaxed)
+        s.writer_done.load(Ordering::Relaxed)
             || s.crash.load(Ordering::Relaxed)
             || s.failed.load(Ordering::Relaxed)
     };
     while !stop() {
         if s.prepared.lock().is_none() {
-            match format::prepare_segment(&s.cfg.dir, s.cfg.segment_size, stop) {
-                Ok(Some(f)) => *s.prepared.lock() = Some(f),
+            let r = if s.fail_prepare.load(Ordering::SeqCst) {
+                Err(io_err(
+                    "write",
+                    &s.cfg.dir.join(format::PREP_NAME),
+                    std::io::Error::from_raw_os_error(28),
+                ))
+            } else {
+                format::prepare_segment(&s.cfg.dir, s.cfg.segment_size, stop)
+            };
+            match r {
+                Ok(Some(f)) => {
+                    *s.prepared.lock() = Some(f);
+                    s.set_no_space(None);
+                    if let Some(t) = s.writer_thread.get() {
+                        t.unpark();
+                    }
+                }
                 Ok(None) => return,
-                // Not fatal: the writer falls back to growing a new file.
-                Err(_) => std::thread::park_timeout(Duration::from_secs(1)),
+                // Usually ENOSPC: refuse new writes until a retry succeeds.
+                Err(e) => {
+                    s.set_no_space(Some(LogError::no_space(&s.cfg.dir, e)));
+                    std::thread::park_timeout(PREPARE_RETRY);
+                }
             }
             continue;
         }
         std::thread::park_timeout(Duration::from_millis(200));
     }
 }
+
+/// How often a failed segment preparation (disk full) is retried.
+const PREPARE_RETRY: Duration = Duration::from_millis(300);

@@ -1,7 +1,11 @@
 //! Shared by the engine's integration tests.
 
+#![allow(dead_code)] // each test file uses its own subset
+
+use lockstep_engine::{Engine, Isolation, Txn};
 use lockstep_tables::{ColumnDef, IndexDef, TableDef};
-use lockstep_types::DataType;
+use lockstep_types::{DataType, Value};
+use std::ops::Bound;
 
 /// `d.t (id BIGINT PRIMARY KEY, v BIGINT, INDEX v (v))`.
 pub fn id_v_table() -> TableDef {
@@ -33,4 +37,42 @@ pub fn id_v_table() -> TableDef {
         ],
         hidden_row_id: None,
     }
+}
+
+/// The committed (id, v) rows of `d.t`, in primary-key order.
+pub fn rows(engine: &Engine) -> Vec<(i64, i64)> {
+    let table = engine.catalog.table("d", "t").expect("table exists");
+    let mut txn = engine.begin(Isolation::RepeatableRead);
+    let mut out = Vec::new();
+    let _ = engine.scan_primary(
+        &mut txn,
+        &table,
+        Bound::Unbounded,
+        Bound::Unbounded,
+        false,
+        None,
+        &mut |_, r| {
+            out.push((r[0].to_i64().expect("int"), r[1].to_i64().expect("int")));
+            Ok(true)
+        },
+    );
+    engine.rollback(&mut txn);
+    out
+}
+
+/// A transaction that inserted (id, v) into `d.t`, not yet committed.
+pub fn insert_row(engine: &Engine, id: i64, v: i64) -> Txn {
+    let table = engine.catalog.table("d", "t").expect("table exists");
+    let mut txn = engine.begin(Isolation::RepeatableRead);
+    let r = {
+        let schema = table.schema();
+        engine.insert(
+            &mut txn,
+            &table,
+            &schema,
+            vec![Value::Int(id), Value::Int(v)],
+        )
+    };
+    assert!(matches!(r, Ok(Ok(_))), "insert of {id} succeeds");
+    txn
 }
