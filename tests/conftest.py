@@ -15,8 +15,8 @@ def pytest_report_header(config):
     return f"lockstep suite: target={TARGET} suite={SUITE}"
 
 
-def _start(tmp_path_factory, name):
-    server = Server(tmp_path_factory.mktemp(name), name=name)
+def _start(tmp_path_factory, name, **server_kw):
+    server = Server(tmp_path_factory.mktemp(name), name=name, **server_kw)
     try:
         server.start()
         return server
@@ -40,8 +40,9 @@ def server_factory(tmp_path_factory):
     stopped when the test ends, pass or fail."""
     started = []
 
-    def make(name="node"):
-        s = _start(tmp_path_factory, name)
+    def make(name="node", **server_kw):
+        """server_kw: Server options, e.g. extra_args=[...] (serve flags)."""
+        s = _start(tmp_path_factory, name, **server_kw)
         started.append(s)
         return s
 

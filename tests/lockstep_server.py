@@ -50,8 +50,12 @@ class ServerError(RuntimeError):
 class Server:
     """One server process on a fixed port and datadir, restartable in place."""
 
-    def __init__(self, workdir, target=TARGET, name="node"):
+    def __init__(self, workdir, target=TARGET, name="node", extra_args=(), connect_kw=None):
         self.target = target
+        # Extra `lockstep serve` flags, and PyMySQL options for the root
+        # connections (e.g. ssl when plain text is refused).
+        self.extra_args = list(extra_args)
+        self.connect_kw = dict(connect_kw or {})
         self.workdir = os.path.abspath(workdir)
         self.name = name
         self.datadir = os.path.join(self.workdir, "data")
@@ -74,7 +78,8 @@ class Server:
                     f"{binary} not found or not executable: build it with "
                     "`cargo build --release -p lockstep-server` (or set LOCKSTEP_BIN, "
                     "or LOCKSTEP_TARGET=mariadb to test against MariaDB)")
-            return [binary, "serve", "--port", str(self.port), "--datadir", self.datadir]
+            return [binary, "serve", "--port", str(self.port), "--datadir", self.datadir,
+                    *self.extra_args]
         return [
             "mariadbd", "--no-defaults",
             f"--datadir={self.datadir}",
@@ -199,8 +204,12 @@ class Server:
 
     def connect(self, db=None, autocommit=True, connect_timeout=10, read_timeout=60,
                 write_timeout=60, **kw):
-        """A PyMySQL connection as root with an empty password."""
-        return pymysql.connect(host=HOST, port=self.port, user="root", password="",
+        """A PyMySQL connection, as root with an empty password unless
+        `user`/`password` are given."""
+        kw = {**self.connect_kw, **kw}
+        kw.setdefault("user", "root")
+        kw.setdefault("password", "")
+        return pymysql.connect(host=HOST, port=self.port,
                                database=db, autocommit=autocommit,
                                connect_timeout=connect_timeout, read_timeout=read_timeout,
                                write_timeout=write_timeout, charset="utf8mb4", **kw)

@@ -10,13 +10,16 @@
 //! may not be in it; replaying them is harmless because row events carry
 //! full images applied by primary key (5.15).
 
+use crate::accounts::Account;
 use lockstep_tables::TableDef;
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"LSCKPT01";
+const MAGIC: &[u8; 8] = b"LSCKPT02";
+/// Snapshots written before accounts existed: read, never written.
+const MAGIC_V1: &[u8; 8] = b"LSCKPT01";
 
 #[derive(Serialize, Deserialize)]
 pub struct Snapshot {
@@ -26,6 +29,17 @@ pub struct Snapshot {
     pub next_gno: u64,
     pub databases: Vec<String>,
     pub tables: Vec<TableSnapshot>,
+    /// Stored user accounts with their grants.
+    pub accounts: Vec<Account>,
+}
+
+/// The LSCKPT01 layout: a Snapshot without accounts.
+#[derive(Deserialize)]
+struct SnapshotV1 {
+    start_lsn: u64,
+    next_gno: u64,
+    databases: Vec<String>,
+    tables: Vec<TableSnapshot>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -82,7 +96,7 @@ pub fn write(dir: &Path, snap: &Snapshot) -> std::io::Result<PathBuf> {
 /// Reads and verifies a snapshot file.
 pub fn read(path: &Path) -> Result<Snapshot, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    if bytes.len() < 20 || &bytes[..8] != MAGIC {
+    if bytes.len() < 20 || (&bytes[..8] != MAGIC && &bytes[..8] != MAGIC_V1) {
         return Err("not a checkpoint file".into());
     }
     let len = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")) as usize;
@@ -92,6 +106,16 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         .ok_or("checkpoint file is truncated")?;
     if crc32fast::hash(body) != crc {
         return Err("checkpoint checksum mismatch".into());
+    }
+    if &bytes[..8] == MAGIC_V1 {
+        let v1: SnapshotV1 = bincode::deserialize(body).map_err(|e| e.to_string())?;
+        return Ok(Snapshot {
+            start_lsn: v1.start_lsn,
+            next_gno: v1.next_gno,
+            databases: v1.databases,
+            tables: v1.tables,
+            accounts: Vec::new(),
+        });
     }
     bincode::deserialize(body).map_err(|e| e.to_string())
 }

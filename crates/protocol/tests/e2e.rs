@@ -8,8 +8,8 @@ use lockstep_protocol::packet::{PacketReader, PacketWriter};
 use lockstep_protocol::resultset::{status_flags, types};
 use lockstep_protocol::wire::{self, Cursor};
 use lockstep_protocol::{
-    column_flags, native_password, serve, Column, Config, Handler, Handshake, OkInfo, PreparedInfo,
-    Response, ResultSet, Status,
+    column_flags, native_password, serve, Auth, Column, Config, Handler, Handshake, OkInfo,
+    PreparedInfo, Response, ResultSet, Status,
 };
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, DateTime, Error, Value};
@@ -118,7 +118,11 @@ impl Mock {
 }
 
 impl Handler for Mock {
-    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<(), Error> {
+    fn account_plugin(&mut self, user: &str, _peer: SocketAddr) -> Option<&'static str> {
+        (user == "root").then_some(native_password::PLUGIN_NAME)
+    }
+
+    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
         let ok = hs.user == "root"
             && hs.auth_plugin == native_password::PLUGIN_NAME
             && native_password::verify(
@@ -136,7 +140,7 @@ impl Handler for Mock {
             ));
         }
         match hs.database {
-            None | Some("test") => Ok(()),
+            None | Some("test") => Ok(Auth::Accepted),
             Some(db) => Err(Error::new(Code::BadDb, format!("Unknown database '{db}'"))),
         }
     }

@@ -8,7 +8,9 @@ pub mod expr;
 pub mod infoschema;
 pub mod parser;
 pub mod plan;
+pub mod privileges;
 pub mod session;
+pub mod users;
 pub mod vars;
 
 pub use session::{Server, Session};
