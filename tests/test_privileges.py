@@ -103,6 +103,11 @@ def test_levels_and_errors(server, db, users):
     assert err(lambda: run(w, "SELECT * FROM t JOIN secret USING (id)")) == 1142
     assert err(lambda: run(w, "DELETE FROM t WHERE id = 2")) == 1142
     assert err(lambda: run(w, "SELECT * FROM secret")) == 1142
+    # COM_STMT_PREPARE is checked too, and SHOW lists only what is reachable.
+    assert err(lambda: mysql_binary.prepare(w, "SELECT * FROM secret")) == 1142
+    assert [row[0] for row in run(w, "SHOW TABLES")] == ["t"]
+    system = {"information_schema", "mysql", "performance_schema", "sys"}
+    assert set(row[0] for row in run(r, "SHOW DATABASES")) == system | {db}
     # The admin sees and may kill everyone.
     a = login(server, admin, "apw")
     assert root_id in [row[0] for row in run(a, "SHOW PROCESSLIST")]

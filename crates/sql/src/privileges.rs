@@ -131,6 +131,32 @@ impl Grants {
         }
     }
 
+    /// SHOW DATABASES lists only databases the account reaches (all with
+    /// the SHOW DATABASES privilege).
+    pub fn sees_database(&self, db: &str) -> bool {
+        self.superuser
+            || self.has_global(Privs::SHOW_DATABASES)
+            || is_system_db(db)
+            || self.account.touches_database(db)
+    }
+
+    /// SHOW TABLES lists only tables with some privilege on them.
+    pub fn sees_table(&self, db: &str, table: &str) -> bool {
+        let any = Privs::all_at(Level::Table);
+        self.superuser
+            || !(self.account.global & any).is_empty()
+            || self
+                .account
+                .databases
+                .get(db)
+                .is_some_and(|p| !(*p & any).is_empty())
+            || self
+                .account
+                .tables
+                .get(&(db.to_string(), table.to_string()))
+                .is_some_and(|p| !p.is_empty())
+    }
+
     /// Whether `stmt` may run. `db` is the session's current database.
     pub fn check(&self, stmt: &Statement, db: Option<&str>) -> Result<(), Error> {
         if self.superuser {
@@ -188,6 +214,12 @@ impl Grants {
             }
             Statement::AlterTable { table, .. } => on_table(Privs::ALTER, "ALTER", table),
             Statement::Use { database } => self.check_use(database),
+            Statement::Show(Show::Tables { database, .. } | Show::TableStatus { database, .. }) => {
+                match database.as_deref().or(db) {
+                    Some(d) => self.check_use(d),
+                    None => Ok(()),
+                }
+            }
             Statement::Describe { table }
             | Statement::Show(
                 Show::Columns { table, .. } | Show::Index { table } | Show::CreateTable { table },
@@ -465,6 +497,12 @@ mod tests {
         assert_eq!(
             code(g.check(&stmt("SELECT * FROM information_schema.tables"), db)),
             None
+        );
+        assert!(g.sees_database("db") && !g.sees_database("other"));
+        assert!(g.sees_table("db", "x") && !g.sees_table("other", "x"));
+        assert_eq!(
+            code(g.check(&stmt("SHOW TABLES FROM nope"), db)),
+            Some(1044)
         );
         let root = Grants::all("root", "localhost");
         assert!(root.superuser());

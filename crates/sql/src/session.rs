@@ -292,6 +292,10 @@ impl Session {
             ));
         }
         let statement = statements.remove(0);
+        // Checked here (no metadata of unreadable tables) and again at EXECUTE.
+        self.grants.refresh(&self.engine.accounts);
+        self.grants
+            .check(&statement, self.ctx.database.as_deref())?;
         let params = parser::param_count(&statement);
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let plan = self.bind(&statement).ok().flatten().map(Arc::new);
@@ -1058,7 +1062,7 @@ impl Session {
                 dbs.sort();
                 let r = dbs
                     .into_iter()
-                    .filter(|d| filter(d, f))
+                    .filter(|d| filter(d, f) && self.grants.sees_database(d))
                     .map(|d| vec![Value::str(&d)])
                     .collect();
                 let header = match f {
@@ -1086,7 +1090,7 @@ impl Session {
                     .tables(&db)
                     .iter()
                     .map(|t| t.def().name.clone())
-                    .filter(|n| filter(n, f))
+                    .filter(|n| filter(n, f) && self.grants.sees_table(&db, n))
                     .map(|n| {
                         if *full {
                             vec![Value::str(&n), Value::str("BASE TABLE")]
@@ -1533,11 +1537,16 @@ impl Session {
         }
     }
 
-    pub fn field_list(&self, table: &str) -> R<Vec<Column>> {
+    pub fn field_list(&mut self, table: &str) -> R<Vec<Column>> {
         let name = parser::ObjectName {
             database: None,
             name: table.to_string(),
         };
+        let show = Statement::Describe {
+            table: name.clone(),
+        };
+        self.grants.refresh(&self.engine.accounts);
+        self.grants.check(&show, self.ctx.database.as_deref())?;
         let t = Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(&name)?;
         let def = t.def();
         Ok(def
