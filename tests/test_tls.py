@@ -89,6 +89,17 @@ def test_given_certificate(server_factory, tmp_path):
     conn.close()
 
 
+def test_require_ssl_per_user(server_factory):
+    s = server_factory("requiressl")
+    s.sql("CREATE USER careful IDENTIFIED WITH mysql_native_password BY 'c' REQUIRE SSL")
+    assert err(lambda: s.connect(user="careful", password="c", ssl_disabled=True)) == 1045
+    s.connect(user="careful", password="c", **TLS).close()
+    s.restart(crash=True)
+    assert err(lambda: s.connect(user="careful", password="c", ssl_disabled=True)) == 1045
+    s.sql("ALTER USER careful REQUIRE NONE")
+    s.connect(user="careful", password="c", ssl_disabled=True).close()
+
+
 def no_rsa(*_a, **_kw):
     raise AssertionError("RSA exchange used where the fast path was expected")
 

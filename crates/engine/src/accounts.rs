@@ -173,6 +173,8 @@ pub struct Account {
     pub databases: BTreeMap<String, Privs>,
     /// Table-level grants by (database, table).
     pub tables: BTreeMap<(String, String), Privs>,
+    /// REQUIRE SSL: logins over plain text are refused.
+    pub require_ssl: bool,
 }
 
 impl Account {
@@ -184,6 +186,7 @@ impl Account {
             global: Privs::NONE,
             databases: BTreeMap::new(),
             tables: BTreeMap::new(),
+            require_ssl: false,
         }
     }
 

@@ -123,6 +123,8 @@ impl Handler for Connection {
         let account = self.account.clone().ok_or_else(denied)?;
         match self.verify(&account, hs) {
             Err(()) => return Err(denied()),
+            // REQUIRE SSL: MySQL answers a plain login like a wrong password.
+            Ok(_) if account.require_ssl && hs.tls.is_none() => return Err(denied()),
             Ok(Auth::FullAuthRequired) => return Ok(Auth::FullAuthRequired),
             Ok(Auth::Accepted) => {}
         }

@@ -99,7 +99,9 @@ fn changes(
                 }
                 let plugin = spec.plugin.as_deref().unwrap_or(DEFAULT_PLUGIN);
                 let cred = credential(plugin, spec.password.as_deref().unwrap_or(""))?;
-                out.push(AccountChange::Put(Account::new(&u, &h, cred)));
+                let mut a = Account::new(&u, &h, cred);
+                a.require_ssl = spec.require_ssl.unwrap_or(false);
+                out.push(AccountChange::Put(a));
             }
         }
         Statement::DropUser { if_exists, users } => {
@@ -144,6 +146,7 @@ fn changes(
                 name: user.clone(),
                 password: Some(password.clone()),
                 plugin: None,
+                require_ssl: None,
             };
             match alter(accounts, grants, &spec, "SET PASSWORD")? {
                 Some(a) => out.push(AccountChange::Put(a)),
@@ -265,6 +268,9 @@ fn alter(accounts: &Accounts, grants: &Grants, spec: &UserSpec, op: &str) -> R<O
             .as_deref()
             .unwrap_or(current.credential.plugin());
         a.credential = credential(plugin, spec.password.as_deref().unwrap_or(""))?;
+    }
+    if let Some(ssl) = spec.require_ssl {
+        a.require_ssl = ssl;
     }
     Ok(Some(a))
 }

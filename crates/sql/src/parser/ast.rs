@@ -122,6 +122,8 @@ pub struct UserSpec {
     pub name: Option<UserName>,
     pub password: Option<String>,
     pub plugin: Option<String>,
+    /// REQUIRE SSL (true) / REQUIRE NONE (false); None: not given.
+    pub require_ssl: Option<bool>,
 }
 
 /// The privileges of a GRANT/REVOKE: named ones, or ALL [PRIVILEGES]

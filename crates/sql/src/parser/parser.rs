@@ -3756,10 +3756,21 @@ impl Parser<'_> {
                 name,
                 password,
                 plugin,
+                require_ssl: None,
             });
             if !self.eat(&Tok::Comma) {
                 break;
             }
+        }
+        if self.eat_kw("REQUIRE") {
+            let ssl = if self.eat_kw("NONE") {
+                false
+            } else if self.eat_kw("SSL") {
+                true
+            } else {
+                return Err(self.unsupported("REQUIRE X509/ISSUER/SUBJECT/CIPHER"));
+            };
+            users.iter_mut().for_each(|u| u.require_ssl = Some(ssl));
         }
         if self.is_any_kw(ACCOUNT_OPTIONS) {
             while !self.at_end() {

@@ -2036,12 +2036,14 @@ fn account_statements() {
                 UserSpec {
                     name: Some(u("a", "localhost")),
                     password: Some("pw".into()),
-                    plugin: None
+                    plugin: None,
+                    require_ssl: None,
                 },
                 UserSpec {
                     name: Some(u("b", "%")),
                     password: Some("x".into()),
-                    plugin: Some("mysql_native_password".into())
+                    plugin: Some("mysql_native_password".into()),
+                    require_ssl: None,
                 },
             ],
         }
@@ -2053,7 +2055,8 @@ fn account_statements() {
             users: vec![UserSpec {
                 name: Some(u("c", "127.0.0.1")),
                 password: Some("p".into()),
-                plugin: Some("caching_sha2_password".into())
+                plugin: Some("caching_sha2_password".into()),
+                require_ssl: Some(false),
             }],
         }
     );
