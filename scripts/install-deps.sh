@@ -47,6 +47,8 @@ fi
 py_missing=()
 python3 -c 'import pytest' >/dev/null 2>&1 || py_missing+=(pytest)
 python3 -c 'import pymysql' >/dev/null 2>&1 || py_missing+=(pymysql)
+# PyMySQL's caching_sha2_password RSA exchange (tests/test_tls.py).
+python3 -c 'import cryptography' >/dev/null 2>&1 || py_missing+=(cryptography)
 if [ "${#py_missing[@]}" -gt 0 ]; then
     echo "install-deps: python modules ${py_missing[*]}"
     if [ "$(command -v python3)" = /usr/bin/python3 ]; then
@@ -64,7 +66,7 @@ if [ "${#py_missing[@]}" -gt 0 ]; then
             || python3 -m pip install -q --break-system-packages "${py_missing[@]}"
     fi
 fi
-python3 -c 'import pytest, pymysql' || { echo "install-deps: python modules still missing" >&2; exit 1; }
+python3 -c 'import pytest, pymysql, cryptography' || { echo "install-deps: python modules still missing" >&2; exit 1; }
 
 if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
     echo "install-deps: cargo not found; install Rust with rustup (https://rustup.rs)" >&2

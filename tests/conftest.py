@@ -15,8 +15,8 @@ def pytest_report_header(config):
     return f"lockstep suite: target={TARGET} suite={SUITE}"
 
 
-def _start(tmp_path_factory, name, args=()):
-    server = Server(tmp_path_factory.mktemp(name), name=name, args=args)
+def _start(tmp_path_factory, name, **server_kw):
+    server = Server(tmp_path_factory.mktemp(name), name=name, **server_kw)
     try:
         server.start()
         return server
@@ -41,8 +41,9 @@ def server_factory(tmp_path_factory):
     test ends, pass or fail."""
     started = []
 
-    def make(name="node", args=()):
-        s = _start(tmp_path_factory, name, args)
+    def make(name="node", **server_kw):
+        """server_kw: Server options, e.g. extra_args=[...] (serve flags)."""
+        s = _start(tmp_path_factory, name, **server_kw)
         started.append(s)
         return s
 

@@ -50,11 +50,17 @@ class ServerError(RuntimeError):
 class Server:
     """One server process on a fixed port and datadir, restartable in place."""
 
-    def __init__(self, workdir, target=TARGET, name="node", args=()):
+    def __init__(self, workdir, target=TARGET, name="node", args=(), extra_args=(),
+                 connect_kw=None):
         self.target = target
         # Extra server flags, lockstep spelling (`--max-connections 20`);
         # for MariaDB each `--flag value` pair becomes `--flag=value`.
         self.args = list(args)
+        # More `lockstep serve` flags (lockstep only; a test may set them
+        # before a restart), and PyMySQL options for the root connections
+        # (e.g. ssl when plain text is refused).
+        self.extra_args = list(extra_args)
+        self.connect_kw = dict(connect_kw or {})
         self.workdir = os.path.abspath(workdir)
         self.name = name
         self.datadir = os.path.join(self.workdir, "data")
@@ -63,8 +69,6 @@ class Server:
         self.log_path = os.path.join(self.workdir, "server.log")
         self._log = None
         self.starts = 0
-        # Flags set after construction (a restart picks them up); lockstep only.
-        self.extra_args = []
         if target not in ("lockstep", "mariadb"):
             raise ServerError(f"LOCKSTEP_TARGET must be lockstep or mariadb, not {target!r}")
         os.makedirs(self.workdir, exist_ok=True)
@@ -218,8 +222,12 @@ class Server:
 
     def connect(self, db=None, autocommit=True, connect_timeout=10, read_timeout=60,
                 write_timeout=60, **kw):
-        """A PyMySQL connection as root with an empty password."""
-        return pymysql.connect(host=HOST, port=self.port, user="root", password="",
+        """A PyMySQL connection, as root with an empty password unless
+        `user`/`password` are given."""
+        kw = {**self.connect_kw, **kw}
+        kw.setdefault("user", "root")
+        kw.setdefault("password", "")
+        return pymysql.connect(host=HOST, port=self.port,
                                database=db, autocommit=autocommit,
                                connect_timeout=connect_timeout, read_timeout=read_timeout,
                                write_timeout=write_timeout, charset="utf8mb4", **kw)

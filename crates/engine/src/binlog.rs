@@ -3,6 +3,7 @@
 //! record carries what replication needs — GTID, last_committed and
 //! sequence_number (5.9, 9.4.3) — and row events that recovery replays.
 
+use crate::accounts::Account;
 use lockstep_tables::{IndexDef, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
@@ -82,6 +83,15 @@ pub enum Event {
     },
     Truncate {
         table: u32,
+    },
+    /// CREATE USER / ALTER USER / GRANT / REVOKE: the account's whole new
+    /// state, so replaying it twice changes nothing.
+    PutAccount {
+        account: Account,
+    },
+    DropAccount {
+        user: String,
+        host: String,
     },
 }
 
@@ -222,6 +232,14 @@ pub fn describe(lsn: u64, r: &TrxRecord, tables: &dyn Fn(u32) -> String) -> Stri
                 writeln!(s, "### DROP INDEX `{name}` ON {}", tables(*table))
             }
             Event::Truncate { table } => writeln!(s, "### TRUNCATE TABLE {}", tables(*table)),
+            Event::PutAccount { account } => writeln!(
+                s,
+                "### ACCOUNT '{}'@'{}' ({})",
+                account.user,
+                account.host,
+                account.credential.plugin()
+            ),
+            Event::DropAccount { user, host } => writeln!(s, "### DROP USER '{user}'@'{host}'"),
         };
     }
     s

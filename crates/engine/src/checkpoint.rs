@@ -10,14 +10,17 @@
 //! may not be in it; replaying them is harmless because row events carry
 //! full images applied by primary key (5.15).
 
+use crate::accounts::Account;
 use lockstep_tables::TableDef;
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-// 02: DECIMAL values are a 256-bit mantissa and a scale.
-const MAGIC: &[u8; 8] = b"LSCKPT02";
+// 03: DECIMAL values are a 256-bit mantissa and a scale, and the snapshot
+// carries the accounts. Older snapshots are not read: their DECIMAL values
+// have another encoding.
+const MAGIC: &[u8; 8] = b"LSCKPT03";
 
 #[derive(Serialize, Deserialize)]
 pub struct Snapshot {
@@ -27,6 +30,8 @@ pub struct Snapshot {
     pub next_gno: u64,
     pub databases: Vec<String>,
     pub tables: Vec<TableSnapshot>,
+    /// Stored user accounts with their grants.
+    pub accounts: Vec<Account>,
 }
 
 #[derive(Serialize, Deserialize)]

@@ -3,6 +3,7 @@
 //! writes under MVCC and row locks, commit (log, then wait for durability,
 //! then become visible and release locks), rollback, DDL and recovery.
 
+use crate::accounts::{Account, Accounts};
 use crate::binlog::{Event, TrxRecord, FORMAT_VERSION};
 use crate::catalog::Catalog;
 use crate::gap::{Entries, Step};
@@ -93,6 +94,12 @@ impl Drop for InFlight<'_> {
     }
 }
 
+/// One change of `Engine::change_accounts`.
+pub enum AccountChange {
+    Put(Account),
+    Drop { user: String, host: String },
+}
+
 /// The conflicting row found by an insert.
 pub struct Duplicate {
     pub index: String,
@@ -103,6 +110,10 @@ pub struct Duplicate {
 
 pub struct Engine {
     pub catalog: Catalog,
+    /// Users and grants; changed only through `change_accounts`.
+    pub accounts: Accounts,
+    /// Serializes account changes (read-modify-write of an account).
+    account_ddl: tokio::sync::Mutex<()>,
     pub trx_sys: TrxSys,
     pub lock_sys: LockSys,
     pub log: Log,
@@ -180,6 +191,8 @@ impl Engine {
             Log::open(log_config, start_lsn).map_err(|e| format!("opening the log: {e}"))?;
         let engine = Engine {
             catalog: Catalog::new(),
+            accounts: Accounts::default(),
+            account_ddl: tokio::sync::Mutex::new(()),
             trx_sys: TrxSys::new(TrxConfig {
                 registry_shards: config.trx_registry_shards,
                 throttle_limit: config.throttle_limit,
@@ -935,6 +948,11 @@ impl Engine {
     /// keeps it "in flight" for checkpoints until the caller has applied it.
     async fn log_ddl(&self, event: Event) -> std::result::Result<InFlight<'_>, SqlError> {
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        self.log_events(vec![event]).await
+    }
+
+    /// Logs events as one record and waits until it is durable.
+    async fn log_events(&self, events: Vec<Event>) -> std::result::Result<InFlight<'_>, SqlError> {
         let record = TrxRecord {
             version: FORMAT_VERSION,
             server_uuid: self.server_uuid,
@@ -942,7 +960,7 @@ impl Engine {
             last_committed: 0,
             sequence_number: 0,
             timestamp_us: now_us(),
-            events: vec![event],
+            events,
         };
         let mut bytes = record.encode();
         let (reservation, in_flight) = {
@@ -963,6 +981,41 @@ impl Engine {
         };
         written.map_err(|e| log_error(&self.log, e, true))?;
         Ok(in_flight)
+    }
+
+    /// Changes accounts: `decide` sees the current accounts (no other
+    /// change runs meanwhile) and returns the changes, which are logged as
+    /// one durable record and then applied. Returns how many there were.
+    pub async fn change_accounts<F>(&self, decide: F) -> std::result::Result<usize, SqlError>
+    where
+        F: FnOnce(&Accounts) -> std::result::Result<Vec<AccountChange>, SqlError>,
+    {
+        let _serial = self.account_ddl.lock().await;
+        let changes = decide(&self.accounts)?;
+        if changes.is_empty() {
+            return Ok(0);
+        }
+        let events = changes
+            .iter()
+            .map(|c| match c {
+                AccountChange::Put(account) => Event::PutAccount {
+                    account: account.clone(),
+                },
+                AccountChange::Drop { user, host } => Event::DropAccount {
+                    user: user.clone(),
+                    host: host.clone(),
+                },
+            })
+            .collect();
+        let _in_flight = self.log_events(events).await?;
+        let n = changes.len();
+        for c in changes {
+            match c {
+                AccountChange::Put(account) => self.accounts.put(account),
+                AccountChange::Drop { user, host } => self.accounts.remove(&user, &host),
+            }
+        }
+        Ok(n)
     }
 
     pub async fn create_database(
@@ -1228,6 +1281,8 @@ impl Engine {
                         t.clear();
                     }
                 }
+                Event::PutAccount { account } => self.accounts.put(account.clone()),
+                Event::DropAccount { user, host } => self.accounts.remove(user, host),
             }
         }
     }
@@ -1304,6 +1359,12 @@ impl Engine {
             next_gno,
             databases: self.catalog.databases(),
             tables,
+            accounts: self
+                .accounts
+                .stored()
+                .iter()
+                .map(|a| (**a).clone())
+                .collect(),
         };
         crate::checkpoint::write(&self.config.datadir, &snap).map_err(|e| {
             format!("checkpoint failed, the previous checkpoint and the log are kept: {e}")
@@ -1374,6 +1435,9 @@ impl Engine {
     }
 
     fn load_snapshot(&self, snap: crate::checkpoint::Snapshot) {
+        for account in snap.accounts {
+            self.accounts.put(account);
+        }
         for db in &snap.databases {
             self.catalog.add_database(db);
         }

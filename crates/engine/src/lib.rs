@@ -2,6 +2,7 @@
 //! engine/tables, log, recovery): what a SQL statement reads and writes
 //! through, and what a commit goes through.
 
+pub mod accounts;
 pub mod binlog;
 pub mod catalog;
 pub mod checkpoint;
@@ -10,7 +11,8 @@ pub mod gap;
 pub mod txn;
 pub mod writeset;
 
-pub use engine::{lock_key, Duplicate, Engine, EngineConfig, Error, Result};
+pub use accounts::{Account, Accounts, Credential, Level, Privs};
+pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error, Result};
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;
 pub use txn::{Isolation, Txn};

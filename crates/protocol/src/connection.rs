@@ -4,9 +4,10 @@
 
 use crate::command::{self, decode_command, decode_execute_params, Command, ParamType};
 use crate::handshake::{self, caps, ClientHello};
-use crate::native_password;
 use crate::packet::{PacketReader, PacketWriter};
 use crate::resultset::{self, status_flags};
+use crate::transport::Transport;
+use crate::{caching_sha2, native_password, Auth};
 use crate::{wire, Config, Handler, Handshake, OkInfo, ProtocolError, Response};
 use lockstep_types::error::Code;
 use lockstep_types::Error;
@@ -29,6 +30,7 @@ const ER_NET_PACKETS_OUT_OF_ORDER: u16 = 1156;
 const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
 const ER_MALFORMED_PACKET: u16 = 1835;
 const ER_CLIENT_INTERACTION_TIMEOUT: u16 = 4031;
+const ER_SECURE_TRANSPORT_REQUIRED: u16 = 3159;
 
 /// Per prepared statement: what the protocol must remember between
 /// COM_STMT_* commands.
@@ -88,7 +90,7 @@ pub async fn serve<H: Handler, S: AsyncRead + AsyncWrite + Unpin + Send>(
 /// completes while it waits for a command (server shutdown, or KILL of an
 /// idle session). A command in progress is finished first.
 pub async fn serve_until<H, S, F>(
-    mut stream: S,
+    stream: S,
     connection_id: u32,
     peer: SocketAddr,
     handler: H,
@@ -112,6 +114,7 @@ where
         connection_id,
         peer,
     };
+    let mut stream = Transport::Plain(stream);
     let result = session.run(&mut stream, &mut reader, shutdown).await;
     session.handler.disconnect();
     let _ = stream.shutdown().await;
@@ -192,7 +195,7 @@ impl<H: Handler> Session<'_, H> {
 
     async fn run<S, F>(
         &mut self,
-        stream: &mut S,
+        stream: &mut Transport<S>,
         reader: &mut PacketReader,
         shutdown: F,
     ) -> Result<(), ProtocolError>
@@ -255,94 +258,223 @@ impl<H: Handler> Session<'_, H> {
         }
     }
 
-    async fn handshake<S>(
+    /// Sends the buffered packets and reads the client's next one; the
+    /// writer continues the sequence after it.
+    async fn round_trip<'r, S>(
         &mut self,
         stream: &mut S,
+        reader: &'r mut PacketReader,
+    ) -> Result<&'r [u8], ProtocolError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        self.writer.flush(stream).await?;
+        let mut seq = self.writer.seq();
+        let payload = reader
+            .read(stream, &mut seq, PRE_AUTH_MAX_PACKET)
+            .await?
+            .ok_or(ProtocolError::UnexpectedEof)?;
+        self.writer.set_seq(seq);
+        Ok(payload)
+    }
+
+    /// Sends an ERR packet and ends the connection with `why`.
+    async fn fail<S>(
+        &mut self,
+        stream: &mut S,
+        code: u16,
+        state: Option<&str>,
+        message: &str,
+        why: ProtocolError,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        self.writer
+            .packet(|o| resultset::encode_err(o, code, state, message));
+        self.writer.flush(stream).await?;
+        Err(why)
+    }
+
+    async fn handshake<S>(
+        &mut self,
+        stream: &mut Transport<S>,
         reader: &mut PacketReader,
     ) -> Result<(), ProtocolError>
     where
         S: AsyncRead + AsyncWrite + Unpin + Send,
     {
         let scramble = handshake::new_scramble();
+        let offered = match self.config.tls {
+            Some(_) => handshake::SERVER_CAPABILITIES | caps::SSL,
+            None => handshake::SERVER_CAPABILITIES,
+        };
         self.writer.set_seq(0);
         let (version, id) = (&self.config.server_version, self.connection_id);
         self.writer.packet(|o| {
-            handshake::encode_handshake(o, version, id, &scramble, status_flags::AUTOCOMMIT)
+            handshake::encode_handshake(
+                o,
+                version,
+                id,
+                &scramble,
+                status_flags::AUTOCOMMIT,
+                offered,
+            )
         });
-        self.writer.flush(stream).await?;
-
-        let mut seq = 1;
-        let payload = reader
-            .read(stream, &mut seq, PRE_AUTH_MAX_PACKET)
-            .await?
-            .ok_or(ProtocolError::UnexpectedEof)?;
-        self.writer.set_seq(seq);
-        let bad_handshake = |s: &mut Self, with_state: bool| {
-            let state = with_state.then_some("08S01");
-            s.writer
-                .packet(|o| resultset::encode_err(o, ER_HANDSHAKE_ERROR, state, "Bad handshake"));
-        };
+        let mut payload = self.round_trip(stream, reader).await?;
+        let bad = "Bad handshake";
+        let mut tls = None;
+        if let (Ok(ClientHello::SslRequest), Some(config)) = (
+            handshake::parse_handshake_response(payload),
+            self.config.tls.clone(),
+        ) {
+            // The handshake response follows, encrypted, with the next sequence id.
+            let buffered = reader.take_buffered();
+            tls = Some(stream.upgrade(config, buffered).await?);
+            let mut seq = self.writer.seq();
+            payload = reader
+                .read(stream, &mut seq, PRE_AUTH_MAX_PACKET)
+                .await?
+                .ok_or(ProtocolError::UnexpectedEof)?;
+            self.writer.set_seq(seq);
+        }
         let resp = match handshake::parse_handshake_response(payload) {
             Ok(ClientHello::Response(r)) => r,
             Ok(ClientHello::SslRequest) => {
-                bad_handshake(self, true);
-                self.writer.flush(stream).await?;
-                return Err(ProtocolError::Unsupported("TLS was requested"));
+                let why = ProtocolError::Unsupported("TLS was requested");
+                return self
+                    .fail(stream, ER_HANDSHAKE_ERROR, Some("08S01"), bad, why)
+                    .await;
             }
             Ok(ClientHello::Protocol320) => {
-                bad_handshake(self, false);
-                self.writer.flush(stream).await?;
-                return Err(ProtocolError::Unsupported("pre-4.1 client"));
+                let why = ProtocolError::Unsupported("pre-4.1 client");
+                return self.fail(stream, ER_HANDSHAKE_ERROR, None, bad, why).await;
             }
             Err(e) => {
-                bad_handshake(self, true);
-                self.writer.flush(stream).await?;
-                return Err(e.into());
+                return self
+                    .fail(stream, ER_HANDSHAKE_ERROR, Some("08S01"), bad, e.into())
+                    .await;
             }
         };
         let (Ok(user), Ok(database)) = (
             std::str::from_utf8(resp.user),
             resp.database.map(std::str::from_utf8).transpose(),
         ) else {
-            bad_handshake(self, true);
-            self.writer.flush(stream).await?;
-            return Err(wire::Malformed("user or database is not UTF-8").into());
+            let why = wire::Malformed("user or database is not UTF-8").into();
+            return self
+                .fail(stream, ER_HANDSHAKE_ERROR, Some("08S01"), bad, why)
+                .await;
         };
+        if self.config.require_secure_transport && tls.is_none() {
+            let why = ProtocolError::Unsupported("plain connection while TLS is required");
+            let msg = "Connections using insecure transport are prohibited while --require_secure_transport=ON.";
+            return self
+                .fail(
+                    stream,
+                    ER_SECURE_TRANSPORT_REQUIRED,
+                    Some("HY000"),
+                    msg,
+                    why,
+                )
+                .await;
+        }
         // Owned copies: the read buffer is needed again for an auth switch.
         let (user, database) = (user.to_owned(), database.map(str::to_owned));
-        self.caps = resp.capabilities & handshake::SERVER_CAPABILITIES;
+        self.caps = resp.capabilities & offered;
         self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
         let mut auth_response = resp.auth_response.to_vec();
-        let native = native_password::PLUGIN_NAME;
-        let plugin = resp.auth_plugin.unwrap_or(native.as_bytes());
-        if resp.capabilities & caps::PLUGIN_AUTH != 0 && plugin != native.as_bytes() {
-            // E.g. caching_sha2_password from MySQL 8 clients.
+        let client_plugin = resp
+            .auth_plugin
+            .unwrap_or(native_password::PLUGIN_NAME.as_bytes())
+            .to_vec();
+        let account = self.handler.account_plugin(&user, self.peer);
+        let plugin = handshake::choose_plugin(&client_plugin, account);
+        if resp.capabilities & caps::PLUGIN_AUTH != 0 && plugin.as_bytes() != client_plugin {
+            // E.g. caching_sha2_password from MySQL 8 clients for a native
+            // account, or the reverse.
             self.writer
-                .packet(|o| handshake::encode_auth_switch(o, native, &scramble));
-            self.writer.flush(stream).await?;
-            let mut seq = self.writer.seq();
-            let payload = reader
-                .read(stream, &mut seq, PRE_AUTH_MAX_PACKET)
-                .await?
-                .ok_or(ProtocolError::UnexpectedEof)?;
-            auth_response = payload.to_vec();
-            self.writer.set_seq(seq);
+                .packet(|o| handshake::encode_auth_switch(o, plugin, &scramble));
+            auth_response = self.round_trip(stream, reader).await?.to_vec();
         }
-        let hs = Handshake {
+        let mut hs = Handshake {
             user: &user,
             database: database.as_deref(),
-            auth_plugin: native,
+            auth_plugin: plugin,
             scramble: &scramble,
             auth_response: &auth_response,
+            cleartext: false,
             capabilities: self.caps,
             peer: self.peer,
+            tls: tls.as_ref(),
         };
-        let result = self.handler.authenticate(&hs);
+        let mut result = self.handler.authenticate(&hs);
+        let password;
+        if let Ok(Auth::FullAuthRequired) = result {
+            let keys = self.config.rsa_keys.clone();
+            let keys = keys.as_deref().and_then(|k| k.get());
+            let more = [
+                caching_sha2::AUTH_MORE_DATA,
+                caching_sha2::PERFORM_FULL_AUTHENTICATION,
+            ];
+            self.writer.write_packet(&more);
+            let mut packet = self.round_trip(stream, reader).await?.to_vec();
+            let mut step = caching_sha2::full_auth_step(&packet, tls.is_some(), &scramble, keys);
+            if let caching_sha2::FullAuth::SendPublicKey(pem) = step {
+                self.writer.packet(|o| {
+                    o.push(caching_sha2::AUTH_MORE_DATA);
+                    o.extend_from_slice(pem.as_bytes());
+                });
+                packet = self.round_trip(stream, reader).await?.to_vec();
+                step = match caching_sha2::full_auth_step(&packet, false, &scramble, keys) {
+                    caching_sha2::FullAuth::SendPublicKey(_) => {
+                        caching_sha2::FullAuth::Refuse("the public key was requested twice")
+                    }
+                    other => other,
+                };
+            }
+            result = match step {
+                caching_sha2::FullAuth::Password(p) => {
+                    password = p;
+                    hs.auth_response = &password;
+                    hs.cleartext = true;
+                    self.handler.authenticate(&hs)
+                }
+                _ => {
+                    hs.auth_response = &[];
+                    hs.cleartext = true;
+                    // The handler words the access-denied error.
+                    self.handler
+                        .authenticate(&hs)
+                        .and(Ok(Auth::FullAuthRequired))
+                }
+            };
+        }
         match result {
-            Ok(()) => {
+            Ok(Auth::Accepted) => {
+                if plugin == caching_sha2::PLUGIN_NAME
+                    && !hs.cleartext
+                    && !hs.auth_response.is_empty()
+                {
+                    self.writer.write_packet(&[
+                        caching_sha2::AUTH_MORE_DATA,
+                        caching_sha2::FAST_AUTH_SUCCESS,
+                    ]);
+                }
                 self.send_ok(&OkInfo::default(), 0);
                 self.writer.flush(stream).await?;
                 Ok(())
+            }
+            Ok(Auth::FullAuthRequired) => {
+                let e = Error::new(
+                    Code::AccessDenied,
+                    format!(
+                        "Access denied for user '{user}'@'{}' (using password: YES)",
+                        self.peer.ip()
+                    ),
+                );
+                self.send_error(&e);
+                self.writer.flush(stream).await?;
+                Err(ProtocolError::Auth(e))
             }
             Err(e) => {
                 self.send_error(&e);

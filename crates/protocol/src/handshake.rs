@@ -1,8 +1,8 @@
 //! Connection phase: the server's HandshakeV10, the client's
 //! HandshakeResponse41 (or SSLRequest), and AuthSwitchRequest.
 
-use crate::native_password;
 use crate::wire::{self, Cursor, Malformed};
+use crate::{caching_sha2, native_password};
 
 /// Capability flags (MySQL's CLIENT_*).
 pub mod caps {
@@ -36,7 +36,7 @@ pub mod caps {
     pub const QUERY_ATTRIBUTES: u32 = 1 << 27;
 }
 
-/// What lockstep offers. Not offered: SSL (no TLS yet), COMPRESS,
+/// What lockstep offers (SSL is added when TLS is configured). Not offered: COMPRESS,
 /// LOCAL_FILES, SESSION_TRACK, QUERY_ATTRIBUTES, OPTIONAL_RESULTSET_METADATA
 /// (each would change packet formats we do not implement).
 pub const SERVER_CAPABILITIES: u32 = caps::LONG_PASSWORD
@@ -78,23 +78,35 @@ pub fn new_scramble() -> [u8; 20] {
     s
 }
 
-/// HandshakeV10, the first packet of a connection.
+/// The plugin a login is checked with: the account's; for an unknown
+/// user the client's if lockstep has it (so the failure looks the same),
+/// else mysql_native_password.
+pub fn choose_plugin(client: &[u8], account: Option<&'static str>) -> &'static str {
+    let known = [native_password::PLUGIN_NAME, caching_sha2::PLUGIN_NAME];
+    account
+        .or_else(|| known.into_iter().find(|p| p.as_bytes() == client))
+        .unwrap_or(native_password::PLUGIN_NAME)
+}
+
+/// HandshakeV10, the first packet of a connection. `capabilities`:
+/// SERVER_CAPABILITIES, plus SSL when TLS is configured.
 pub fn encode_handshake(
     out: &mut Vec<u8>,
     server_version: &str,
     connection_id: u32,
     scramble: &[u8; 20],
     status_flags: u16,
+    capabilities: u32,
 ) {
     out.push(10);
     wire::put_null_terminated(out, server_version.as_bytes());
     wire::put_u32(out, connection_id);
     out.extend_from_slice(&scramble[..8]);
     out.push(0);
-    wire::put_u16(out, SERVER_CAPABILITIES as u16);
+    wire::put_u16(out, capabilities as u16);
     out.push(UTF8MB4_COLLATION);
     wire::put_u16(out, status_flags);
-    wire::put_u16(out, (SERVER_CAPABILITIES >> 16) as u16);
+    wire::put_u16(out, (capabilities >> 16) as u16);
     out.push(21); // length of the auth data including its NUL
     out.extend_from_slice(&[0; 10]);
     out.extend_from_slice(&scramble[8..]);
@@ -187,7 +199,14 @@ mod tests {
     fn greeting_layout() {
         let scramble = *b"ABCDEFGHIJKLMNOPQRST";
         let mut out = Vec::new();
-        encode_handshake(&mut out, "8.0.36-lockstep", 7, &scramble, 2);
+        encode_handshake(
+            &mut out,
+            "8.0.36-lockstep",
+            7,
+            &scramble,
+            2,
+            SERVER_CAPABILITIES,
+        );
         let mut c = Cursor::new(&out);
         assert_eq!(c.u8(), Ok(10));
         assert_eq!(c.null_terminated(), Ok(&b"8.0.36-lockstep"[..]));
@@ -205,6 +224,17 @@ mod tests {
         assert_eq!(c.null_terminated(), Ok(&b"IJKLMNOPQRST"[..]));
         assert_eq!(c.null_terminated(), Ok(&b"mysql_native_password"[..]));
         assert!(c.is_empty());
+    }
+
+    #[test]
+    fn plugin_choice() {
+        let sha2 = caching_sha2::PLUGIN_NAME;
+        let native = native_password::PLUGIN_NAME;
+        // The account decides; the client's choice only for unknown users.
+        assert_eq!(choose_plugin(native.as_bytes(), Some(sha2)), sha2);
+        assert_eq!(choose_plugin(sha2.as_bytes(), Some(native)), native);
+        assert_eq!(choose_plugin(sha2.as_bytes(), None), sha2);
+        assert_eq!(choose_plugin(b"dialog", None), native);
     }
 
     fn response(caps: u32, tail: &[u8]) -> Vec<u8> {

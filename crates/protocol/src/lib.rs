@@ -3,7 +3,8 @@
 //!
 //! The server accepts a socket and calls [`serve`] with a [`Handler`] that
 //! runs SQL; this crate does everything between the socket and the handler:
-//! framing, the v10 handshake with mysql_native_password, command decoding,
+//! framing, TLS, the v10 handshake with mysql_native_password and
+//! caching_sha2_password, command decoding,
 //! prepared-statement parameter decoding, and text/binary result sets.
 //!
 //! ```ignore
@@ -23,6 +24,7 @@
 //! Handler methods run on the connection's task: a handler that blocks
 //! (rather than awaiting) in `query`/`execute` holds a runtime thread.
 
+pub mod caching_sha2;
 pub mod command;
 mod connection;
 mod error;
@@ -30,16 +32,19 @@ pub mod handshake;
 pub mod native_password;
 pub mod packet;
 pub mod resultset;
+mod transport;
 pub mod wire;
 
 use lockstep_types::{DataType, Error, Value};
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use connection::{refuse, serve, serve_until};
 pub use error::ProtocolError;
 pub use resultset::column_flags;
+pub use transport::TlsInfo;
 
 /// Metadata of one result-set column or prepared-statement parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,21 +137,42 @@ pub struct Status {
 pub struct Handshake<'a> {
     pub user: &'a str,
     pub database: Option<&'a str>,
-    /// Plugin the `auth_response` belongs to (always mysql_native_password
-    /// once `authenticate` is called, after a switch if needed).
+    /// Plugin the `auth_response` belongs to (after a switch if needed):
+    /// [`native_password::PLUGIN_NAME`] or [`caching_sha2::PLUGIN_NAME`].
     pub auth_plugin: &'a str,
     pub scramble: &'a [u8; 20],
     pub auth_response: &'a [u8],
+    /// `auth_response` is the password itself (caching_sha2_password full
+    /// authentication, over TLS or RSA-decrypted).
+    pub cleartext: bool,
     /// Capabilities in effect (client's & server's), see [`handshake::caps`].
     pub capabilities: u32,
     pub peer: SocketAddr,
+    /// Set when the connection is TLS.
+    pub tls: Option<&'a TlsInfo>,
+}
+
+/// A successful answer of [`Handler::authenticate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Auth {
+    Accepted,
+    /// caching_sha2_password: the scramble cannot be checked (nothing
+    /// cached); ask the client for its password.
+    FullAuthRequired,
 }
 
 /// The SQL side of a connection. `serve` turns every command into calls of
 /// these methods and sends their results to the client.
 pub trait Handler: Send {
-    /// Verify credentials (use native_password::verify) and select the initial database.
-    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<(), Error>;
+    /// The authentication plugin of the account `user` logs in as from
+    /// `peer` (None: no such account; the client's plugin is used and the
+    /// login fails in `authenticate`).
+    fn account_plugin(&mut self, _user: &str, _peer: SocketAddr) -> Option<&'static str> {
+        None
+    }
+    /// Verify credentials (native_password::verify, caching_sha2) and
+    /// select the initial database.
+    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error>;
     /// Run a COM_QUERY. `multi` = client set CLIENT_MULTI_STATEMENTS (or
     /// COM_SET_OPTION on). Returns one result per statement; stops after the
     /// first error (the error is the last element).
@@ -189,6 +215,13 @@ pub struct Config {
     pub connect_timeout: Duration,
     /// Limit for the idle time between commands.
     pub wait_timeout: Duration,
+    /// Set: CLIENT_SSL is offered and an SSLRequest upgrades to TLS.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// Refuse plain connections (error 3159).
+    pub require_secure_transport: bool,
+    /// RSA key for caching_sha2_password full authentication over plain
+    /// connections (None: such clients must use TLS).
+    pub rsa_keys: Option<Arc<caching_sha2::LazyRsaKeys>>,
 }
 
 impl Default for Config {
@@ -198,6 +231,9 @@ impl Default for Config {
             max_allowed_packet: 64 << 20,
             connect_timeout: Duration::from_secs(10),
             wait_timeout: Duration::from_secs(8 * 3600),
+            tls: None,
+            require_secure_transport: false,
+            rsa_keys: None,
         }
     }
 }

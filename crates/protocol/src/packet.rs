@@ -56,6 +56,15 @@ impl PacketReader {
         self.end > self.start
     }
 
+    /// Takes the bytes read past the last packet (the TLS upgrade hands
+    /// them to the TLS layer).
+    pub fn take_buffered(&mut self) -> Vec<u8> {
+        let v = self.buf[self.start..self.end].to_vec();
+        self.start = 0;
+        self.end = 0;
+        v
+    }
+
     /// Ensures `need` bytes are buffered. Returns false on a clean end of
     /// stream (no byte buffered at all) when `eof_ok`.
     async fn fill<R: AsyncRead + Unpin>(

@@ -8,8 +8,8 @@ use lockstep_protocol::packet::{PacketReader, PacketWriter};
 use lockstep_protocol::resultset::{status_flags, types};
 use lockstep_protocol::wire::{self, Cursor};
 use lockstep_protocol::{
-    column_flags, native_password, serve, Column, Config, Handler, Handshake, OkInfo, PreparedInfo,
-    Response, ResultSet, Status,
+    caching_sha2, column_flags, native_password, serve, Auth, Column, Config, Handler, Handshake,
+    OkInfo, PreparedInfo, Response, ResultSet, Status,
 };
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, DateTime, Error, Value};
@@ -103,7 +103,18 @@ impl Mock {
 }
 
 impl Handler for Mock {
-    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<(), Error> {
+    fn account_plugin(&mut self, user: &str, _peer: SocketAddr) -> Option<&'static str> {
+        match user {
+            "root" => Some(native_password::PLUGIN_NAME),
+            "sha" => Some(caching_sha2::PLUGIN_NAME),
+            _ => None,
+        }
+    }
+
+    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
+        if hs.user == "sha" {
+            return sha2_authenticate(hs);
+        }
         let ok = hs.user == "root"
             && hs.auth_plugin == native_password::PLUGIN_NAME
             && native_password::verify(
@@ -121,7 +132,7 @@ impl Handler for Mock {
             ));
         }
         match hs.database {
-            None | Some("test") => Ok(()),
+            None | Some("test") => Ok(Auth::Accepted),
             Some(db) => Err(Error::new(Code::BadDb, format!("Unknown database '{db}'"))),
         }
     }
@@ -217,6 +228,38 @@ impl Handler for Mock {
     }
 }
 
+/// The "sha" account (caching_sha2_password, password "s3"): its stored
+/// hash and the server's cache, shared by every connection of the test.
+static SHA2: std::sync::Mutex<Option<Sha2Account>> = std::sync::Mutex::new(None);
+
+/// (stored hash, cached SHA256(SHA256(password))).
+type Sha2Account = (Vec<u8>, Option<[u8; 32]>);
+
+fn sha2_authenticate(hs: &Handshake<'_>) -> Result<Auth, Error> {
+    let mut state = SHA2.lock().expect("not poisoned");
+    let (stored, cache) = state.get_or_insert_with(|| (caching_sha2::stored_hash(b"s3"), None));
+    let ok = if hs.cleartext {
+        let good = caching_sha2::verify_password(hs.auth_response, stored);
+        if good {
+            *cache = Some(caching_sha2::cache_digest(hs.auth_response));
+        }
+        good
+    } else {
+        match cache {
+            Some(digest) => caching_sha2::verify_scramble(hs.scramble, hs.auth_response, digest),
+            None => return Ok(Auth::FullAuthRequired),
+        }
+    };
+    if ok {
+        Ok(Auth::Accepted)
+    } else {
+        Err(Error::new(
+            Code::AccessDenied,
+            "Access denied for user 'sha'@'localhost' (using password: YES)",
+        ))
+    }
+}
+
 fn peer() -> SocketAddr {
     "127.0.0.1:5555".parse().expect("socket address")
 }
@@ -303,6 +346,26 @@ fn parse_column(p: &[u8]) -> (String, u8, u16, u8) {
     (name, ty, flags, decimals)
 }
 
+/// Reads HandshakeV10; returns the next sequence id and the scramble.
+async fn read_greeting(stream: &mut DuplexStream, reader: &mut PacketReader) -> (u8, [u8; 20]) {
+    let mut seq = 0;
+    let greeting = reader
+        .read(stream, &mut seq, 1 << 20)
+        .await
+        .expect("greeting")
+        .expect("greeting present")
+        .to_vec();
+    let mut c = Cursor::new(&greeting);
+    assert_eq!(c.u8(), Ok(10));
+    c.null_terminated().expect("version");
+    assert_eq!(c.u32(), Ok(7), "connection id");
+    let mut scramble = [0u8; 20];
+    scramble[..8].copy_from_slice(c.bytes(8).expect("part 1"));
+    c.skip(1 + 2 + 1 + 2 + 2 + 1 + 10).expect("fixed part");
+    scramble[8..].copy_from_slice(c.bytes(12).expect("part 2"));
+    (seq, scramble)
+}
+
 impl Client {
     async fn connect(
         mut stream: DuplexStream,
@@ -313,21 +376,7 @@ impl Client {
         deprecate_eof: bool,
     ) -> Result<Client, Reply> {
         let mut reader = PacketReader::new();
-        let mut seq = 0;
-        let greeting = reader
-            .read(&mut stream, &mut seq, 1 << 20)
-            .await
-            .expect("greeting")
-            .expect("greeting present")
-            .to_vec();
-        let mut c = Cursor::new(&greeting);
-        assert_eq!(c.u8(), Ok(10));
-        c.null_terminated().expect("version");
-        assert_eq!(c.u32(), Ok(7), "connection id");
-        let mut scramble = [0u8; 20];
-        scramble[..8].copy_from_slice(c.bytes(8).expect("part 1"));
-        c.skip(1 + 2 + 1 + 2 + 2 + 1 + 10).expect("fixed part");
-        scramble[8..].copy_from_slice(c.bytes(12).expect("part 2"));
+        let (mut seq, scramble) = read_greeting(&mut stream, &mut reader).await;
 
         let mut flags = caps::PROTOCOL_41
             | caps::SECURE_CONNECTION
@@ -1066,4 +1115,100 @@ async fn mariadb_command_line_client() {
     let out = run("select 1", "wrong").await.expect("client thread");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("ERROR 1045 (28000)"), "{stderr}");
+}
+
+/// A caching_sha2_password login as a MySQL 8 client does it; returns the
+/// packets the server sent after the handshake response.
+async fn sha2_login(mut stream: DuplexStream, password: &str) -> Vec<Vec<u8>> {
+    use rsa::pkcs8::DecodePublicKey;
+    let mut reader = PacketReader::new();
+    let (seq, nonce) = read_greeting(&mut stream, &mut reader).await;
+    let mut w = PacketWriter::new();
+    w.set_seq(seq);
+    w.packet(|o| {
+        let flags = caps::PROTOCOL_41
+            | caps::SECURE_CONNECTION
+            | caps::PLUGIN_AUTH
+            | caps::PLUGIN_AUTH_LENENC_CLIENT_DATA;
+        wire::put_u32(o, flags);
+        wire::put_u32(o, 1 << 24);
+        o.push(255);
+        o.extend_from_slice(&[0; 23]);
+        wire::put_null_terminated(o, b"sha");
+        wire::put_lenenc_bytes(
+            o,
+            &caching_sha2::client_response(password.as_bytes(), &nonce),
+        );
+        wire::put_null_terminated(o, caching_sha2::PLUGIN_NAME.as_bytes());
+    });
+    let mut seen = Vec::new();
+    loop {
+        w.flush(&mut stream).await.expect("send");
+        let mut seq = w.seq();
+        let reply = reader
+            .read(&mut stream, &mut seq, 1 << 20)
+            .await
+            .expect("reply")
+            .expect("reply present")
+            .to_vec();
+        w.set_seq(seq);
+        seen.push(reply.clone());
+        match reply.as_slice() {
+            [0x01, 0x03] => {
+                let mut seq = w.seq();
+                let ok = reader.read(&mut stream, &mut seq, 1 << 20).await;
+                seen.push(ok.expect("ok").expect("ok present").to_vec());
+                return seen;
+            }
+            [0x01, 0x04] => w.write_packet(&[caching_sha2::REQUEST_PUBLIC_KEY]),
+            [0x01, pem @ ..] => {
+                let pem = std::str::from_utf8(pem).expect("PEM text");
+                let key = rsa::RsaPublicKey::from_public_key_pem(pem).expect("public key");
+                let mut plain = password.as_bytes().to_vec();
+                plain.push(0);
+                caching_sha2::xor_nonce(&mut plain, &nonce);
+                let sealed = key
+                    .encrypt(
+                        &mut rand::thread_rng(),
+                        rsa::Oaep::new::<sha1::Sha1>(),
+                        &plain,
+                    )
+                    .expect("encrypt");
+                w.write_packet(&sealed);
+            }
+            _ => return seen,
+        }
+    }
+}
+
+#[tokio::test]
+async fn caching_sha2_full_then_fast() {
+    let dir = std::env::temp_dir().join(format!("lockstep-e2e-rsa-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let config = Config {
+        rsa_keys: Some(Arc::new(caching_sha2::LazyRsaKeys::new(&dir))),
+        ..Config::default()
+    };
+    // Nothing cached: full authentication, the key requested, then OK.
+    let (stream, _server) = start(config.clone());
+    let seen = sha2_login(stream, "s3").await;
+    assert_eq!(seen[0], [0x01, 0x04]);
+    assert!(seen[1].starts_with(b"\x01-----BEGIN PUBLIC KEY-----"));
+    assert_eq!(seen[2][0], 0x00, "OK after full authentication");
+    // Cached: fast_auth_success then OK.
+    let (stream, _server) = start(config.clone());
+    let seen = sha2_login(stream, "s3").await;
+    assert_eq!(seen[0], [0x01, 0x03]);
+    assert_eq!(seen[1][0], 0x00);
+    // A wrong password fails on the fast path.
+    let (stream, _server) = start(config.clone());
+    let seen = sha2_login(stream, "nope").await;
+    assert!(matches!(parse_err(&seen[0]), Reply::Err { code: 1045, .. }));
+    // Without a key, plain-text full authentication is refused.
+    *SHA2.lock().expect("not poisoned") = None;
+    let (stream, _server) = start(Config::default());
+    let seen = sha2_login(stream, "s3").await;
+    assert_eq!(seen[0], [0x01, 0x04]);
+    assert!(matches!(parse_err(&seen[1]), Reply::Err { code: 1045, .. }));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -76,6 +76,17 @@ pub struct Config {
     /// Worker threads of the async runtime (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub worker_threads: usize,
+    /// TLS certificate chain (PEM), with --ssl-key. Neither given: a
+    /// self-signed pair is generated into the data directory on first start.
+    #[arg(long)]
+    pub ssl_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long)]
+    pub ssl_key: Option<PathBuf>,
+    /// Refuse connections that do not use TLS (error 3159).
+    #[arg(long, num_args = 0..=1, default_value_t = false, default_missing_value = "ON",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub require_secure_transport: bool,
 }
 
 impl Config {
@@ -143,6 +154,15 @@ impl Config {
                 "tmp_table_size" => self.tmp_table_size = num(&v).map_err(bad)?,
                 "max_heap_table_size" => self.max_heap_table_size = num(&v).map_err(bad)?,
                 "query_memory_limit" => self.query_memory_limit = num(&v).map_err(bad)?,
+                "ssl_cert" => self.ssl_cert = Some(v.into()),
+                "ssl_key" => self.ssl_key = Some(v.into()),
+                "require_secure_transport" => {
+                    self.require_secure_transport = match v.to_ascii_uppercase().as_str() {
+                        "ON" | "1" | "TRUE" | "YES" => true,
+                        "OFF" | "0" | "FALSE" | "NO" => false,
+                        _ => return Err(bad(format!("expected ON or OFF, not {v}"))),
+                    }
+                }
                 other => {
                     return Err(format!(
                         "{}:{}: unknown setting '{other}'",

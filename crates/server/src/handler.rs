@@ -1,17 +1,101 @@
 //! Bridges the wire protocol to a SQL session: one per connection.
 
+use lockstep_engine::{Account, Credential};
 use lockstep_protocol::{
-    native_password, Column, Handler, Handshake, PreparedInfo, Response, Status,
+    caching_sha2, native_password, Auth, Column, Handler, Handshake, PreparedInfo, Response, Status,
 };
 use lockstep_sql::Session;
 use lockstep_types::error::Code;
 use lockstep_types::{Error, Value};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::Arc;
+
+/// caching_sha2_password's cache: per account, SHA256(SHA256(password))
+/// after a successful full authentication, with the stored hash it was
+/// checked against (a changed password no longer matches it). Memory only.
+#[derive(Default)]
+pub struct Sha2Cache {
+    entries: Mutex<HashMap<(String, String), CachedDigest>>,
+}
+
+/// (the stored hash it was verified against, SHA256(SHA256(password))).
+type CachedDigest = (Vec<u8>, [u8; 32]);
 
 pub struct Connection {
     pub session: Session,
-    pub root_stage2: [u8; 20],
     pub server: Arc<lockstep_sql::Server>,
+    pub sha2_cache: Arc<Sha2Cache>,
+    /// The account this login is checked against (from `account_plugin`).
+    account: Option<Arc<Account>>,
+}
+
+impl Connection {
+    pub fn new(
+        session: Session,
+        server: Arc<lockstep_sql::Server>,
+        sha2_cache: Arc<Sha2Cache>,
+    ) -> Connection {
+        Connection {
+            session,
+            server,
+            sha2_cache,
+            account: None,
+        }
+    }
+
+    /// Checks the proof against the account's credential.
+    fn verify(&self, account: &Account, hs: &Handshake<'_>) -> Result<Auth, ()> {
+        let ok = |b: bool| if b { Ok(Auth::Accepted) } else { Err(()) };
+        match &account.credential {
+            Credential::Native(stage2) if hs.auth_plugin == native_password::PLUGIN_NAME => {
+                ok(!hs.cleartext && native_password::verify(hs.scramble, hs.auth_response, stage2))
+            }
+            Credential::CachingSha2(stored) if hs.auth_plugin == caching_sha2::PLUGIN_NAME => {
+                let key = account.key();
+                if hs.cleartext {
+                    let good = caching_sha2::verify_password(hs.auth_response, stored);
+                    if good {
+                        let digest = caching_sha2::cache_digest(hs.auth_response);
+                        self.sha2_cache
+                            .entries
+                            .lock()
+                            .insert(key, (stored.clone(), digest));
+                    }
+                    return ok(good);
+                }
+                // Clients send nothing (or one NUL) for an empty password.
+                if matches!(hs.auth_response, [] | [0]) {
+                    return ok(stored.is_empty());
+                }
+                match self.sha2_cache.entries.lock().get(&key) {
+                    Some((cached_for, digest)) if cached_for == stored => ok(
+                        caching_sha2::verify_scramble(hs.scramble, hs.auth_response, digest),
+                    ),
+                    _ => Ok(Auth::FullAuthRequired),
+                }
+            }
+            // The client could not switch to the account's plugin.
+            _ => Err(()),
+        }
+    }
+}
+
+/// The host part MySQL shows for a client: 'localhost' for loopback.
+pub fn client_host(peer: SocketAddr) -> String {
+    let ip = match peer.ip() {
+        std::net::IpAddr::V6(v6) => v6
+            .to_ipv4_mapped()
+            .map(std::net::IpAddr::V4)
+            .unwrap_or(peer.ip()),
+        v4 => v4,
+    };
+    if ip.is_loopback() {
+        "localhost".to_string()
+    } else {
+        ip.to_string()
+    }
 }
 
 impl Drop for Connection {
@@ -24,29 +108,41 @@ impl Drop for Connection {
 }
 
 impl Handler for Connection {
-    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<(), Error> {
-        let host = hs.peer.ip().to_string();
-        if hs.user != "root"
-            || !native_password::verify(hs.scramble, hs.auth_response, &self.root_stage2)
-        {
-            return Err(Error::new(
+    fn account_plugin(&mut self, user: &str, peer: SocketAddr) -> Option<&'static str> {
+        self.account = self.server.engine.accounts.find_login(user, peer.ip());
+        self.account.as_ref().map(|a| a.credential.plugin())
+    }
+
+    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
+        let host = client_host(hs.peer);
+        let denied = || {
+            Error::new(
                 Code::AccessDenied,
                 format!(
-                    "Access denied for user '{}'@'{}' (using password: {})",
+                    "Access denied for user '{}'@'{host}' (using password: {})",
                     hs.user,
-                    host,
                     if hs.auth_response.is_empty() {
                         "NO"
                     } else {
                         "YES"
                     }
                 ),
-            ));
+            )
+        };
+        let account = self.account.clone().ok_or_else(denied)?;
+        match self.verify(&account, hs) {
+            Err(()) => return Err(denied()),
+            // REQUIRE SSL: MySQL answers a plain login like a wrong password.
+            Ok(_) if account.require_ssl && hs.tls.is_none() => return Err(denied()),
+            Ok(Auth::FullAuthRequired) => return Ok(Auth::FullAuthRequired),
+            Ok(Auth::Accepted) => {}
         }
+        self.session.tls = hs.tls.cloned();
+        self.session.login(account, hs.user, &host);
         if let Some(db) = hs.database.filter(|d| !d.is_empty()) {
             self.session.use_database(db)?;
         }
-        Ok(())
+        Ok(Auth::Accepted)
     }
 
     async fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Response, Error>> {

@@ -6,6 +6,7 @@
 
 mod config;
 mod handler;
+mod tls;
 
 use clap::{Parser, Subcommand};
 use config::Config;
@@ -221,6 +222,17 @@ fn serve(cfg: Config) -> Result<(), String> {
             Value::Int(cfg.query_memory_limit as i64),
         ),
     ]);
+    // Built-in root: every privilege, the password of --root-password; never logged.
+    let mut root = lockstep_engine::Account::new(
+        "root",
+        "%",
+        lockstep_engine::Credential::Native(lockstep_protocol::native_password::stage2_hash(
+            &cfg.root_password,
+        )),
+    );
+    root.global = lockstep_engine::Privs::all_at(lockstep_engine::Level::Global)
+        | lockstep_engine::Privs::GRANT_OPTION;
+    engine.accounts.set_builtin(root);
     let server = Server::new(engine.clone(), globals);
     // Checkpoint whenever 256 MiB of log accumulated (5.14).
     engine.start_checkpointer(256 << 20);
@@ -259,13 +271,23 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     eprintln!("lockstep: ready for connections on {addr} (version 8.0.36-lockstep)");
+    let tls = tls::server_config(
+        cfg.ssl_cert.as_deref(),
+        cfg.ssl_key.as_deref(),
+        &cfg.datadir,
+    )?;
     let protocol = Arc::new(lockstep_protocol::Config {
         server_version: "8.0.36-lockstep".into(),
         max_allowed_packet: cfg.max_allowed_packet,
         connect_timeout: Duration::from_secs(cfg.connect_timeout),
         wait_timeout: Duration::from_secs(cfg.wait_timeout),
+        tls: Some(tls),
+        require_secure_transport: cfg.require_secure_transport,
+        rsa_keys: Some(Arc::new(lockstep_protocol::caching_sha2::LazyRsaKeys::new(
+            &cfg.datadir,
+        ))),
     });
-    let stage2 = lockstep_protocol::native_password::stage2_hash(&cfg.root_password);
+    let sha2_cache = Arc::new(handler::Sha2Cache::default());
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let live = Arc::new(AtomicUsize::new(0));
     let next_id = AtomicU32::new(1);
@@ -297,12 +319,9 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
         }
         let slot = Slot::take(&live);
         let id = next_id.fetch_add(1, Ordering::Relaxed);
-        let session = Session::new(server.clone(), id as u64, "root", &peer.ip().to_string());
-        let conn = handler::Connection {
-            session,
-            root_stage2: stage2,
-            server: server.clone(),
-        };
+        // The user is known after authentication (Session::login).
+        let session = Session::new(server.clone(), id as u64, "", &handler::client_host(peer));
+        let conn = handler::Connection::new(session, server.clone(), sha2_cache.clone());
         let protocol = protocol.clone();
         let mut stop = stop_rx.clone();
         tokio::spawn(async move {

@@ -208,7 +208,7 @@ fn build(session: &Session) -> Catalog {
         .map(|p| {
             vec![
                 Value::UInt(p.id),
-                s(&p.user),
+                s(&p.user.lock()),
                 s(&p.host),
                 p.database
                     .lock()

@@ -8,8 +8,10 @@ pub mod expr;
 pub mod infoschema;
 pub mod parser;
 pub mod plan;
+pub mod privileges;
 pub mod prune;
 pub mod session;
+pub mod users;
 pub mod vars;
 
 pub use session::{Server, Session};

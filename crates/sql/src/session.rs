@@ -8,9 +8,10 @@ use crate::exec::{Exec, MemoryLimits, SessionCtx};
 use crate::expr::like;
 use crate::parser::{self, Scope as AstScope, SetTarget, Show, ShowFilter, Statement};
 use crate::plan::{InsertPlan, ModifyPlan, QueryPlan};
+use crate::privileges::Grants;
 use crate::vars::{bool_setting, Globals};
 use lockstep_engine::{Engine, Error as EngineError, Isolation, Txn};
-use lockstep_protocol::{Column, OkInfo, PreparedInfo, Response, ResultSet, Status};
+use lockstep_protocol::{Column, OkInfo, PreparedInfo, Response, ResultSet, Status, TlsInfo};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
 use parking_lot::Mutex;
@@ -31,7 +32,8 @@ pub struct Server {
 
 pub struct ProcessInfo {
     pub id: u64,
-    pub user: String,
+    /// Set at login (the connection exists before its user is known).
+    pub user: Mutex<String>,
     pub host: String,
     pub database: Mutex<Option<String>>,
     pub command: Mutex<&'static str>,
@@ -87,6 +89,10 @@ pub struct Session {
     prepared: HashMap<u32, Prepared>,
     next_statement_id: u32,
     lock_wait_timeout: Duration,
+    /// The logged-in account's privileges, cached (privileges.rs).
+    pub grants: Grants,
+    /// TLS parameters when the connection is encrypted (SHOW STATUS Ssl_*).
+    pub tls: Option<TlsInfo>,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -196,7 +202,7 @@ impl Session {
             .unwrap_or(true);
         let process = Arc::new(ProcessInfo {
             id: connection_id,
-            user: user.to_string(),
+            user: Mutex::new(user.to_string()),
             host: host.to_string(),
             database: Mutex::new(None),
             command: Mutex::new("Sleep"),
@@ -239,6 +245,8 @@ impl Session {
             prepared: HashMap::new(),
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
+            grants: Grants::all(user, host),
+            tls: None,
         };
         session.refresh_memory_limits();
         session
@@ -260,6 +268,15 @@ impl Session {
         };
     }
 
+    /// The connection authenticated as `account` (login name `user` from
+    /// `client_host`): from now on its privileges apply.
+    pub fn login(&mut self, account: Arc<lockstep_engine::Account>, user: &str, client_host: &str) {
+        let version = self.engine.accounts.version();
+        self.grants = Grants::new(account, version, user, client_host);
+        self.ctx.user = format!("{user}@{client_host}");
+        *self.process.user.lock() = user.to_string();
+    }
+
     pub fn status(&self) -> Status {
         Status {
             in_transaction: self.explicit || self.txn.has_writes(),
@@ -268,6 +285,8 @@ impl Session {
     }
 
     pub fn use_database(&mut self, db: &str) -> R<()> {
+        self.grants.refresh(&self.engine.accounts);
+        self.grants.check_use(db)?;
         if !self.engine.catalog.database_exists(db) && !is_system_db(db) {
             return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
         }
@@ -318,6 +337,10 @@ impl Session {
             ));
         }
         let statement = statements.remove(0);
+        // Checked here (no metadata of unreadable tables) and again at EXECUTE.
+        self.grants.refresh(&self.engine.accounts);
+        self.grants
+            .check(&statement, self.ctx.database.as_deref())?;
         let params = parser::param_count(&statement);
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let plan = self.bind(&statement).ok().flatten().map(Arc::new);
@@ -439,6 +462,9 @@ impl Session {
         params: &[Value],
         plan: Option<Arc<Bound>>,
     ) -> R<Response> {
+        // One atomic load unless an account changed; nothing else for root.
+        self.grants.refresh(&self.engine.accounts);
+        self.grants.check(stmt, self.ctx.database.as_deref())?;
         match stmt {
             Statement::Select(q) if self.system_query(q) => crate::infoschema::query(self, q),
             Statement::Select(_)
@@ -656,6 +682,15 @@ impl Session {
                 };
                 let target = self.server.processes.lock().get(&(id as u64)).cloned();
                 match target {
+                    Some(p)
+                        if *p.user.lock() != self.grants.user
+                            && !self.grants.has_global(lockstep_engine::Privs::SUPER) =>
+                    {
+                        Err(Error::new(
+                            Code::KillDenied,
+                            format!("You are not owner of thread {id}"),
+                        ))
+                    }
                     Some(p) => {
                         p.kill_query.store(true, Ordering::Relaxed);
                         if !query_only {
@@ -669,6 +704,24 @@ impl Session {
                         format!("Unknown thread id: {id}"),
                     )),
                 }
+            }
+            Statement::CreateUser { .. }
+            | Statement::DropUser { .. }
+            | Statement::AlterUser { .. }
+            | Statement::SetPassword { .. }
+            | Statement::Grant { .. }
+            | Statement::Revoke { .. } => {
+                self.commit().await?;
+                let db = self.ctx.database.clone();
+                crate::users::run(
+                    &self.engine,
+                    &self.grants,
+                    db.as_deref(),
+                    stmt,
+                    &mut self.ctx.warnings,
+                )
+                .await?;
+                Ok(ok(0))
             }
             Statement::Ignored(_) => Ok(ok(0)),
         }
@@ -1066,7 +1119,7 @@ impl Session {
                 dbs.sort();
                 let r = dbs
                     .into_iter()
-                    .filter(|d| filter(d, f))
+                    .filter(|d| filter(d, f) && self.grants.sees_database(d))
                     .map(|d| vec![Value::str(&d)])
                     .collect();
                 let header = match f {
@@ -1094,7 +1147,7 @@ impl Session {
                     .tables(&db)
                     .iter()
                     .map(|t| t.def().name.clone())
-                    .filter(|n| filter(n, f))
+                    .filter(|n| filter(n, f) && self.grants.sees_table(&db, n))
                     .map(|n| {
                         if *full {
                             vec![Value::str(&n), Value::str("BASE TABLE")]
@@ -1336,6 +1389,20 @@ impl Session {
                         "Lockstep_active_transactions",
                         e.trx_sys.active_count().to_string(),
                     ),
+                    (
+                        "Ssl_cipher",
+                        self.tls
+                            .as_ref()
+                            .map(|t| t.cipher.clone())
+                            .unwrap_or_default(),
+                    ),
+                    (
+                        "Ssl_version",
+                        self.tls
+                            .as_ref()
+                            .map(|t| t.version.clone())
+                            .unwrap_or_default(),
+                    ),
                 ];
                 let r = stats
                     .into_iter()
@@ -1345,8 +1412,16 @@ impl Session {
                 Ok(rows(&["Variable_name", "Value"], r))
             }
             Show::ProcessList { full } => {
-                let procs: Vec<Arc<ProcessInfo>> =
-                    self.server.processes.lock().values().cloned().collect();
+                // Without PROCESS a user sees only its own threads.
+                let all = self.grants.has_global(lockstep_engine::Privs::PROCESS);
+                let procs: Vec<Arc<ProcessInfo>> = self
+                    .server
+                    .processes
+                    .lock()
+                    .values()
+                    .filter(|p| all || *p.user.lock() == self.grants.user)
+                    .cloned()
+                    .collect();
                 let mut r: Vec<Vec<Value>> = procs
                     .iter()
                     .map(|p| {
@@ -1359,7 +1434,7 @@ impl Session {
                         });
                         vec![
                             Value::UInt(p.id),
-                            Value::str(&p.user),
+                            Value::str(&p.user.lock()),
                             Value::str(&p.host),
                             p.database
                                 .lock()
@@ -1472,12 +1547,26 @@ impl Session {
                     r,
                 ))
             }
-            Show::Grants => Ok(rows(
-                &["Grants for root@%"],
-                vec![vec![Value::str(
-                    "GRANT ALL PRIVILEGES ON *.* TO `root`@`%` WITH GRANT OPTION",
-                )]],
-            )),
+            Show::Grants { user } => {
+                let account = match user {
+                    None => self.grants.account.clone(),
+                    Some(u) => self.engine.accounts.get(&u.user, &u.host).ok_or_else(|| {
+                        Error::new(
+                            Code::NonexistingGrant,
+                            format!(
+                                "There is no such grant defined for user '{}' on host '{}'",
+                                u.user, u.host
+                            ),
+                        )
+                    })?,
+                };
+                let title = format!("Grants for {}@{}", account.user, account.host);
+                let lines = crate::privileges::show_grants(&account)
+                    .into_iter()
+                    .map(|l| vec![Value::str(&l)])
+                    .collect();
+                Ok(rows(&[title.as_str()], lines))
+            }
             Show::EngineStatus => Ok(rows(&["Type", "Name", "Status"], vec![])),
             Show::MasterStatus => Ok(rows(
                 &[
@@ -1505,11 +1594,16 @@ impl Session {
         }
     }
 
-    pub fn field_list(&self, table: &str) -> R<Vec<Column>> {
+    pub fn field_list(&mut self, table: &str) -> R<Vec<Column>> {
         let name = parser::ObjectName {
             database: None,
             name: table.to_string(),
         };
+        let show = Statement::Describe {
+            table: name.clone(),
+        };
+        self.grants.refresh(&self.engine.accounts);
+        self.grants.check(&show, self.ctx.database.as_deref())?;
         let t = Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(&name)?;
         let def = t.def();
         Ok(def

@@ -85,6 +85,15 @@ error_codes! {
     QueryTimeout = 3024, "HY000";
     DataOutOfRange = 1690, "22003";
     WrongParamcountToNativeFct = 1582, "42000";
+    KillDenied = 1095, "HY000";
+    NonexistingGrant = 1141, "42000";
+    IllegalGrantForTable = 1144, "42000";
+    NonexistingTableGrant = 1147, "42000";
+    WrongUsage = 1221, "HY000";
+    OperationFailed = 1396, "HY000";
+    CantCreateUserWithGrant = 1410, "42000";
+    PluginIsNotLoaded = 1524, "HY000";
+    SecureTransportRequired = 3159, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

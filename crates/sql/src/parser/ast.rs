@@ -70,9 +70,78 @@ pub enum Statement {
         connection_id: Expr,
         query_only: bool,
     },
+    /// CREATE USER [IF NOT EXISTS] u [IDENTIFIED ...], ...
+    CreateUser {
+        if_not_exists: bool,
+        users: Vec<UserSpec>,
+    },
+    DropUser {
+        if_exists: bool,
+        users: Vec<UserName>,
+    },
+    /// ALTER USER [IF EXISTS] u IDENTIFIED ..., ...
+    AlterUser {
+        if_exists: bool,
+        users: Vec<UserSpec>,
+    },
+    /// SET PASSWORD [FOR u] = 'pw' (None: the current user).
+    SetPassword {
+        user: Option<UserName>,
+        password: String,
+    },
+    /// GRANT privs ON level TO users [WITH GRANT OPTION].
+    Grant {
+        privileges: PrivList,
+        level: GrantLevel,
+        users: Vec<UserName>,
+        grant_option: bool,
+    },
+    /// REVOKE privs ON level FROM users; REVOKE ALL, GRANT OPTION FROM
+    /// users has `level` None (everything at every level).
+    Revoke {
+        privileges: PrivList,
+        level: Option<GrantLevel>,
+        users: Vec<UserName>,
+    },
     /// Statements accepted and ignored for compatibility (LOCK TABLES,
     /// ANALYZE TABLE, FLUSH, ...): the text is kept for the log.
     Ignored(String),
+}
+
+/// `'user'@'host'` (host '%' when not given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserName {
+    pub user: String,
+    pub host: String,
+}
+
+/// A user and how it authenticates, in CREATE/ALTER USER. `name` None is
+/// CURRENT_USER.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserSpec {
+    pub name: Option<UserName>,
+    pub password: Option<String>,
+    pub plugin: Option<String>,
+    /// REQUIRE SSL (true) / REQUIRE NONE (false); None: not given.
+    pub require_ssl: Option<bool>,
+}
+
+/// The privileges of a GRANT/REVOKE: named ones, or ALL [PRIVILEGES]
+/// (whose meaning depends on the level).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrivList {
+    pub privs: lockstep_engine::Privs,
+    pub all: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GrantLevel {
+    /// *.*
+    Global,
+    /// db.* (None: `*`, the current database)
+    Database(Option<String>),
+    /// db.t or t
+    Table(ObjectName),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -173,7 +242,10 @@ pub enum Show {
         database: Option<String>,
         filter: Option<ShowFilter>,
     },
-    Grants,
+    /// SHOW GRANTS [FOR u] (None: the current user).
+    Grants {
+        user: Option<UserName>,
+    },
     /// SHOW ENGINE INNODB STATUS and similar: empty result.
     EngineStatus,
     MasterStatus,

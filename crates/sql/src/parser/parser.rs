@@ -829,11 +829,12 @@ impl<'a> Parser<'a> {
             }
             b"LOCK" | b"UNLOCK" | b"ANALYZE" | b"OPTIMIZE" | b"CHECK" | b"REPAIR" | b"FLUSH"
             | b"DO" => Ok(self.parse_ignored()),
-            b"SAVEPOINT" | b"RELEASE" | b"XA" | b"GRANT" | b"REVOKE" | b"RENAME" | b"PREPARE"
-            | b"EXECUTE" | b"DEALLOCATE" | b"CALL" | b"LOAD" | b"HANDLER" | b"WITH" | b"RESET"
-            | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CHECKSUM" | b"CACHE"
-            | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART"
-            | b"VALUES" => {
+            b"GRANT" => self.parse_grant(),
+            b"REVOKE" => self.parse_revoke(),
+            b"SAVEPOINT" | b"RELEASE" | b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE"
+            | b"DEALLOCATE" | b"CALL" | b"LOAD" | b"HANDLER" | b"WITH" | b"RESET" | b"PURGE"
+            | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CHECKSUM" | b"CACHE" | b"SIGNAL"
+            | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART" | b"VALUES" => {
                 let w = String::from_utf8_lossy(first).into_owned();
                 Err(self.unsupported(&w))
             }
@@ -2458,6 +2459,15 @@ impl<'a> Parser<'a> {
                     unique,
                 })
             }
+            b"USER" => {
+                self.advance();
+                let if_not_exists = self.if_not_exists()?;
+                let users = self.user_specs()?;
+                Ok(Statement::CreateUser {
+                    if_not_exists,
+                    users,
+                })
+            }
             b"TEMPORARY" => Err(self.unsupported("CREATE TEMPORARY TABLE")),
             b"FULLTEXT" | b"SPATIAL" => Err(self.unsupported("FULLTEXT/SPATIAL indexes")),
             b"" => Err(self.error()),
@@ -3140,6 +3150,12 @@ impl<'a> Parser<'a> {
                 self.skip_alter_algorithm()?;
                 Ok(Statement::DropIndex { name, table })
             }
+            b"USER" => {
+                self.advance();
+                let if_exists = self.if_exists()?;
+                let users = self.user_names()?;
+                Ok(Statement::DropUser { if_exists, users })
+            }
             b"" => Err(self.error()),
             other => {
                 let what = format!("DROP {}", String::from_utf8_lossy(other));
@@ -3151,6 +3167,11 @@ impl<'a> Parser<'a> {
     fn parse_alter(&mut self) -> Result<Statement> {
         let start = self.pos;
         self.advance();
+        if self.eat_kw("USER") {
+            let if_exists = self.if_exists()?;
+            let users = self.user_specs()?;
+            return Ok(Statement::AlterUser { if_exists, users });
+        }
         if !self.eat_kw("TABLE") {
             return match self.word_at(0) {
                 Some(w) => Err(self.unsupported(&format!("ALTER {}", w.to_ascii_uppercase()))),
@@ -3255,8 +3276,18 @@ impl<'a> Parser<'a> {
             self.advance();
             return self.parse_set_transaction(scope_kw.unwrap_or(Scope::Next));
         }
-        if self.is_any_kw(&["PASSWORD", "ROLE", "RESOURCE"])
-            || (self.is_kw("DEFAULT") && self.kw_at(1, "ROLE"))
+        if self.is_kw("PASSWORD") {
+            self.advance();
+            let user = if self.eat_kw("FOR") {
+                self.user_name()?
+            } else {
+                None
+            };
+            self.expect(&Tok::Eq)?;
+            let password = self.string_literal()?;
+            return Ok(Statement::SetPassword { user, password });
+        }
+        if self.is_any_kw(&["ROLE", "RESOURCE"]) || (self.is_kw("DEFAULT") && self.kw_at(1, "ROLE"))
         {
             return Err(self.unsupported(&format!("SET {}", self.text_at(0).to_ascii_uppercase())));
         }
@@ -3553,11 +3584,15 @@ impl<'a> Parser<'a> {
                 }
             }
             b"GRANTS" => {
-                // GRANTS [FOR user [USING roles]]: the target is not modelled.
-                while !self.at_end() {
-                    self.advance();
+                let user = if self.eat_kw("FOR") {
+                    self.user_name()?
+                } else {
+                    None
+                };
+                if self.eat_kw("USING") {
+                    return Err(self.unsupported("roles"));
                 }
-                Show::Grants
+                Show::Grants { user }
             }
             b"ENGINE" => {
                 self.ident_any()?;
@@ -3631,6 +3666,222 @@ impl<'a> Parser<'a> {
         Ok(Statement::Describe { table })
     }
 }
+
+// ---- users and privileges ----
+
+/// Options after the users of CREATE/ALTER USER that lockstep accepts and
+/// does not model (TLS requirements, resource limits, password policy).
+const ACCOUNT_OPTIONS: &[&str] = &[
+    "REQUIRE",
+    "WITH",
+    "PASSWORD",
+    "ACCOUNT",
+    "COMMENT",
+    "ATTRIBUTE",
+    "DEFAULT",
+    "FAILED_LOGIN_ATTEMPTS",
+    "PASSWORD_LOCK_TIME",
+];
+
+impl Parser<'_> {
+    /// `'u'@'host'`, `u@host`, `u` (host '%'), or CURRENT_USER[()] (None).
+    fn user_name(&mut self) -> Result<Option<UserName>> {
+        if self.eat_kw("CURRENT_USER") {
+            if self.eat(&Tok::LParen) {
+                self.expect(&Tok::RParen)?;
+            }
+            return Ok(None);
+        }
+        let user = match self.peek() {
+            Tok::Str(_) => self.string_literal()?,
+            _ => self.ident_any()?,
+        };
+        let host = match self.peek() {
+            Tok::UserVar(_) => match self.take() {
+                Tok::UserVar(h) => h,
+                _ => return Err(self.error()),
+            },
+            _ => "%".to_string(),
+        };
+        Ok(Some(UserName { user, host }))
+    }
+
+    fn user_names(&mut self) -> Result<Vec<UserName>> {
+        let mut users = Vec::new();
+        loop {
+            users.push(self.user_name()?.ok_or_else(|| self.error())?);
+            if !self.eat(&Tok::Comma) {
+                return Ok(users);
+            }
+        }
+    }
+
+    /// `user [IDENTIFIED BY 'pw' | IDENTIFIED WITH plugin [BY 'pw']], ...`
+    /// then account options, which are skipped.
+    fn user_specs(&mut self) -> Result<Vec<UserSpec>> {
+        let mut users = Vec::new();
+        loop {
+            let name = self.user_name()?;
+            let (mut password, mut plugin) = (None, None);
+            if self.eat_kw("IDENTIFIED") {
+                if self.eat_kw("WITH") {
+                    plugin = Some(self.name_or_string()?);
+                    if self.eat_kw("AS") {
+                        return Err(self.unsupported("IDENTIFIED WITH ... AS 'hash'"));
+                    }
+                    if self.eat_kw("BY") {
+                        password = Some(self.string_literal()?);
+                    }
+                } else {
+                    self.expect_kw("BY")?;
+                    if self.eat_kw("PASSWORD") {
+                        return Err(self.unsupported("IDENTIFIED BY PASSWORD 'hash'"));
+                    }
+                    password = Some(self.string_literal()?);
+                    // `IDENTIFIED BY 'pw' WITH plugin` is accepted too.
+                    if self.is_kw("WITH")
+                        && self.word_at(1).is_some_and(|w| w.ends_with("_password"))
+                    {
+                        self.advance();
+                        plugin = Some(self.ident_any()?);
+                    }
+                }
+            }
+            users.push(UserSpec {
+                name,
+                password,
+                plugin,
+                require_ssl: None,
+            });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if self.eat_kw("REQUIRE") {
+            let ssl = if self.eat_kw("NONE") {
+                false
+            } else if self.eat_kw("SSL") {
+                true
+            } else {
+                return Err(self.unsupported("REQUIRE X509/ISSUER/SUBJECT/CIPHER"));
+            };
+            users.iter_mut().for_each(|u| u.require_ssl = Some(ssl));
+        }
+        if self.is_any_kw(ACCOUNT_OPTIONS) {
+            while !self.at_end() {
+                self.advance();
+            }
+        }
+        Ok(users)
+    }
+
+    /// `ALL [PRIVILEGES]` or `priv [, priv ...]` up to ON (or FROM).
+    fn priv_list(&mut self) -> Result<PrivList> {
+        let mut list = PrivList {
+            privs: lockstep_engine::Privs::NONE,
+            all: false,
+        };
+        loop {
+            if self.eat_kw("ALL") {
+                self.eat_kw("PRIVILEGES");
+                list.all = true;
+            } else {
+                let mut words = Vec::new();
+                while let Some(w) = self.word_at(0) {
+                    if w.eq_ignore_ascii_case("ON") || w.eq_ignore_ascii_case("FROM") {
+                        break;
+                    }
+                    words.push(w.to_ascii_uppercase());
+                    self.advance();
+                }
+                if self.is(&Tok::LParen) {
+                    return Err(self.unsupported("column privileges"));
+                }
+                let name = words.join(" ");
+                if name == "USAGE" {
+                    // No privilege at all.
+                } else if name == "PROXY" || name.contains('_') {
+                    return Err(self.unsupported(&format!("the {name} privilege")));
+                } else {
+                    let p = lockstep_engine::Privs::from_name(&name).ok_or_else(|| self.error())?;
+                    list.privs = list.privs | p;
+                }
+            }
+            if !self.eat(&Tok::Comma) {
+                return Ok(list);
+            }
+        }
+    }
+
+    /// `*.*`, `*`, `db.*`, `db.t`, `t` after ON [TABLE].
+    fn grant_level(&mut self) -> Result<GrantLevel> {
+        self.eat_kw("TABLE");
+        if self.eat(&Tok::Star) {
+            if self.eat(&Tok::Dot) {
+                self.expect(&Tok::Star)?;
+                return Ok(GrantLevel::Global);
+            }
+            return Ok(GrantLevel::Database(None));
+        }
+        let first = self.ident_any()?;
+        if !self.eat(&Tok::Dot) {
+            return Ok(GrantLevel::Table(ObjectName {
+                database: None,
+                name: first,
+            }));
+        }
+        if self.eat(&Tok::Star) {
+            return Ok(GrantLevel::Database(Some(first)));
+        }
+        Ok(GrantLevel::Table(ObjectName {
+            database: Some(first),
+            name: self.ident_any()?,
+        }))
+    }
+
+    fn parse_grant(&mut self) -> Result<Statement> {
+        self.advance();
+        let privileges = self.priv_list()?;
+        if !self.eat_kw("ON") {
+            return Err(self.unsupported("GRANT of roles"));
+        }
+        let level = self.grant_level()?;
+        self.expect_kw("TO")?;
+        let users = self.user_names()?;
+        let mut grant_option = false;
+        if self.eat_kw("WITH") {
+            self.expect_kw("GRANT")?;
+            self.expect_kw("OPTION")?;
+            grant_option = true;
+        }
+        Ok(Statement::Grant {
+            privileges,
+            level,
+            users,
+            grant_option,
+        })
+    }
+
+    fn parse_revoke(&mut self) -> Result<Statement> {
+        self.advance();
+        let privileges = self.priv_list()?;
+        let level = if self.eat_kw("ON") {
+            Some(self.grant_level()?)
+        } else if privileges.all && privileges.privs == lockstep_engine::Privs::GRANT_OPTION {
+            None
+        } else {
+            return Err(self.unsupported("REVOKE of roles"));
+        };
+        self.expect_kw("FROM")?;
+        let users = self.user_names()?;
+        Ok(Statement::Revoke {
+            privileges,
+            level,
+            users,
+        })
+    }
+}
+
 /// An exact literal (`123`, `1.50`, `.5`) as DECIMAL, if it has at most 65
 /// significant digits (MySQL's DECIMAL limit); longer ones are DOUBLE.
 fn decimal_literal(text: &str) -> Option<Decimal> {

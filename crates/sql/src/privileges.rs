@@ -1,0 +1,558 @@
+//! Privilege checks: which privileges a statement needs on which objects,
+//! checked against the session's cached account (`Grants`), and the
+//! MySQL errors for what is missing (1142 table, 1044 database, 1227
+//! global). Also the SHOW GRANTS text.
+//!
+//! Hot path: an account with every global privilege (root) passes without
+//! looking at the statement; the cache is refreshed only when the
+//! accounts' version counter moved.
+
+use crate::parser::{
+    self, Expr, GrantLevel, InsertSource, ObjectName, Query, QueryBody, Show, Statement, TableRef,
+};
+use crate::session::is_system_db;
+use lockstep_engine::{Account, Accounts, Credential, Level, Privs};
+use lockstep_types::error::Code;
+use lockstep_types::Error;
+use std::sync::Arc;
+
+/// A session's view of its account.
+pub struct Grants {
+    pub account: Arc<Account>,
+    version: u64,
+    /// Every global privilege: nothing to check.
+    superuser: bool,
+    /// The login name and the client's host, for error messages.
+    pub user: String,
+    pub client_host: String,
+}
+
+impl Grants {
+    pub fn new(account: Arc<Account>, version: u64, user: &str, client_host: &str) -> Grants {
+        Grants {
+            superuser: account.global.contains(Privs::all_at(Level::Global)),
+            account,
+            version,
+            user: user.to_string(),
+            client_host: client_host.to_string(),
+        }
+    }
+
+    /// An account holding everything (sessions not created by a login).
+    pub fn all(user: &str, host: &str) -> Grants {
+        let mut a = Account::new(user, "%", Credential::Native([0; 20]));
+        a.global = Privs::all_at(Level::Global) | Privs::GRANT_OPTION;
+        Grants::new(Arc::new(a), 0, user, host)
+    }
+
+    /// Re-reads the account if any account changed since it was cached. A
+    /// dropped account keeps its session but loses every privilege.
+    pub fn refresh(&mut self, accounts: &Accounts) {
+        let v = accounts.version();
+        if v == self.version {
+            return;
+        }
+        let (user, host) = (&self.account.user, &self.account.host);
+        let account = accounts
+            .get(user, host)
+            .unwrap_or_else(|| Arc::new(Account::new(user, host, self.account.credential.clone())));
+        *self = Grants::new(account, v, &self.user.clone(), &self.client_host.clone());
+    }
+
+    pub fn superuser(&self) -> bool {
+        self.superuser
+    }
+
+    fn who(&self) -> String {
+        format!("'{}'@'{}'", self.user, self.client_host)
+    }
+
+    pub fn table_denied(&self, what: &str, table: &str) -> Error {
+        Error::new(
+            Code::TableAccessDenied,
+            format!(
+                "{what} command denied to user {} for table '{table}'",
+                self.who()
+            ),
+        )
+    }
+
+    pub fn database_denied(&self, db: &str) -> Error {
+        Error::new(
+            Code::DbAccessDenied,
+            format!("Access denied for user {} to database '{db}'", self.who()),
+        )
+    }
+
+    pub fn global_denied(names: &str) -> Error {
+        Error::new(
+            Code::SpecificAccessDenied,
+            format!(
+                "Access denied; you need (at least one of) the {names} privilege(s) for this operation"
+            ),
+        )
+    }
+
+    /// Whether the login may see and kill other users' threads.
+    pub fn has_global(&self, p: Privs) -> bool {
+        self.account.global.contains(p)
+    }
+
+    fn need_global(&self, p: Privs, names: &str) -> Result<(), Error> {
+        if self.has_global(p) {
+            Ok(())
+        } else {
+            Err(Grants::global_denied(names))
+        }
+    }
+
+    fn need_table(&self, p: Privs, what: &str, db: &str, table: &str) -> Result<(), Error> {
+        if is_system_db(db) || self.account.has_on_table(p, db, table) {
+            Ok(())
+        } else {
+            Err(self.table_denied(what, table))
+        }
+    }
+
+    fn need_database(&self, p: Privs, db: &str) -> Result<(), Error> {
+        if self.account.has_on_database(p, db) {
+            Ok(())
+        } else {
+            Err(self.database_denied(db))
+        }
+    }
+
+    /// USE db / the database of the handshake: any privilege reaching it.
+    pub fn check_use(&self, db: &str) -> Result<(), Error> {
+        if self.superuser || is_system_db(db) || self.account.touches_database(db) {
+            Ok(())
+        } else {
+            Err(self.database_denied(db))
+        }
+    }
+
+    /// SHOW DATABASES lists only databases the account reaches (all with
+    /// the SHOW DATABASES privilege).
+    pub fn sees_database(&self, db: &str) -> bool {
+        self.superuser
+            || self.has_global(Privs::SHOW_DATABASES)
+            || is_system_db(db)
+            || self.account.touches_database(db)
+    }
+
+    /// SHOW TABLES lists only tables with some privilege on them.
+    pub fn sees_table(&self, db: &str, table: &str) -> bool {
+        let any = Privs::all_at(Level::Table);
+        self.superuser
+            || !(self.account.global & any).is_empty()
+            || self
+                .account
+                .databases
+                .get(db)
+                .is_some_and(|p| !(*p & any).is_empty())
+            || self
+                .account
+                .tables
+                .get(&(db.to_string(), table.to_string()))
+                .is_some_and(|p| !p.is_empty())
+    }
+
+    /// Whether `stmt` may run. `db` is the session's current database.
+    pub fn check(&self, stmt: &Statement, db: Option<&str>) -> Result<(), Error> {
+        if self.superuser {
+            return Ok(());
+        }
+        let table = |name: &ObjectName| -> Option<(String, String)> {
+            let d = name.database.as_deref().or(db)?;
+            Some((d.to_string(), name.name.clone()))
+        };
+        // Unqualified names without a current database fail in the binder (1046).
+        let on_table = |p: Privs, what: &str, name: &ObjectName| match table(name) {
+            Some((d, t)) => self.need_table(p, what, &d, &t),
+            None => Ok(()),
+        };
+        let reads = || {
+            tables_read(stmt)
+                .iter()
+                .try_for_each(|t| on_table(Privs::SELECT, "SELECT", t))
+        };
+        match stmt {
+            Statement::Select(_) => reads(),
+            Statement::Insert(i) => {
+                on_table(Privs::INSERT, "INSERT", &i.table)?;
+                if i.replace {
+                    on_table(Privs::DELETE, "DELETE", &i.table)?;
+                }
+                if !i.on_duplicate.is_empty() {
+                    on_table(Privs::UPDATE, "UPDATE", &i.table)?;
+                }
+                reads()
+            }
+            Statement::Update(u) => {
+                on_table(Privs::UPDATE, "UPDATE", &u.table)?;
+                reads()
+            }
+            Statement::Delete(d) => {
+                on_table(Privs::DELETE, "DELETE", &d.table)?;
+                reads()
+            }
+            Statement::CreateDatabase { name, .. } => self.need_database(Privs::CREATE, name),
+            Statement::DropDatabase { name, .. } => self.need_database(Privs::DROP, name),
+            Statement::CreateTable(ct) => {
+                on_table(Privs::CREATE, "CREATE", &ct.name)?;
+                match &ct.like {
+                    Some(src) => on_table(Privs::SELECT, "SELECT", src),
+                    None => Ok(()),
+                }
+            }
+            Statement::DropTable { tables, .. } => tables
+                .iter()
+                .try_for_each(|t| on_table(Privs::DROP, "DROP", t)),
+            Statement::Truncate { table } => on_table(Privs::DROP, "DROP", table),
+            Statement::CreateIndex { table, .. } | Statement::DropIndex { table, .. } => {
+                on_table(Privs::INDEX, "INDEX", table)
+            }
+            Statement::AlterTable { table, .. } => on_table(Privs::ALTER, "ALTER", table),
+            Statement::Use { database } => self.check_use(database),
+            Statement::Show(Show::Tables { database, .. } | Show::TableStatus { database, .. }) => {
+                match database.as_deref().or(db) {
+                    Some(d) => self.check_use(d),
+                    None => Ok(()),
+                }
+            }
+            Statement::Describe { table }
+            | Statement::Show(
+                Show::Columns { table, .. } | Show::Index { table } | Show::CreateTable { table },
+            ) => on_table(Privs::SELECT, "SELECT", table),
+            Statement::Show(Show::Grants { user: Some(u) })
+                if u.user != self.account.user || u.host != self.account.host =>
+            {
+                self.need_database(Privs::SELECT, "mysql")
+            }
+            Statement::Explain(inner) => self.check(inner, db),
+            Statement::Set(list) => {
+                if list.iter().any(|a| {
+                    matches!(
+                        a.target,
+                        parser::SetTarget::System {
+                            scope: parser::Scope::Global,
+                            ..
+                        }
+                    )
+                }) {
+                    self.need_global(Privs::SUPER, "SUPER or SYSTEM_VARIABLES_ADMIN")?;
+                }
+                Ok(())
+            }
+            Statement::SetTransaction {
+                scope: parser::Scope::Global,
+                ..
+            } => self.need_global(Privs::SUPER, "SUPER or SYSTEM_VARIABLES_ADMIN"),
+            Statement::CreateUser { .. } | Statement::DropUser { .. } => {
+                self.need_global(Privs::CREATE_USER, "CREATE USER")
+            }
+            Statement::AlterUser { users, .. } => {
+                if users.iter().all(|u| self.is_self(u.name.as_ref())) {
+                    Ok(())
+                } else {
+                    self.need_global(Privs::CREATE_USER, "CREATE USER")
+                }
+            }
+            Statement::SetPassword { user, .. } => {
+                if self.is_self(user.as_ref()) {
+                    Ok(())
+                } else {
+                    self.need_global(Privs::CREATE_USER, "CREATE USER")
+                }
+            }
+            Statement::Grant {
+                privileges, level, ..
+            } => {
+                let mut p = privileges.privs;
+                if privileges.all {
+                    p = p | Privs::all_at(level_kind(level));
+                }
+                self.check_grant(p | Privs::GRANT_OPTION, level, db)
+            }
+            Statement::Revoke {
+                privileges,
+                level: Some(level),
+                ..
+            } => {
+                let mut p = privileges.privs;
+                if privileges.all {
+                    p = p | Privs::all_at(level_kind(level));
+                }
+                self.check_grant(p | Privs::GRANT_OPTION, level, db)
+            }
+            Statement::Revoke { level: None, .. } => {
+                self.need_global(Privs::CREATE_USER, "CREATE USER")
+            }
+            Statement::Ignored(text) if starts_with_word(text, "FLUSH") => {
+                self.need_global(Privs::RELOAD, "RELOAD")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// GRANT/REVOKE: the granter must hold what it grants, with GRANT
+    /// OPTION, at the level or above.
+    fn check_grant(&self, p: Privs, level: &GrantLevel, db: Option<&str>) -> Result<(), Error> {
+        match level {
+            GrantLevel::Global => {
+                if self.has_global(p) {
+                    Ok(())
+                } else {
+                    Err(Grants::global_denied("GRANT OPTION"))
+                }
+            }
+            GrantLevel::Database(name) => match name.as_deref().or(db) {
+                Some(d) => self.need_database(p, d),
+                None => Err(Error::no_db()),
+            },
+            GrantLevel::Table(t) => match t.database.as_deref().or(db) {
+                Some(d) => self.need_table(p, "GRANT", d, &t.name),
+                None => Err(Error::no_db()),
+            },
+        }
+    }
+
+    fn is_self(&self, u: Option<&parser::UserName>) -> bool {
+        u.is_none_or(|u| u.user == self.account.user && u.host == self.account.host)
+    }
+}
+
+fn starts_with_word(text: &str, word: &str) -> bool {
+    text.split_whitespace()
+        .next()
+        .is_some_and(|w| w.eq_ignore_ascii_case(word))
+}
+
+pub fn level_kind(level: &GrantLevel) -> Level {
+    match level {
+        GrantLevel::Global => Level::Global,
+        GrantLevel::Database(_) => Level::Database,
+        GrantLevel::Table(_) => Level::Table,
+    }
+}
+
+/// Every base table a statement reads: FROM items, joins, derived
+/// tables, unions and subqueries in any expression.
+fn tables_read(stmt: &Statement) -> Vec<ObjectName> {
+    let mut out = Vec::new();
+    match stmt {
+        Statement::Select(q) => from_tables(q, &mut out),
+        Statement::Insert(i) => {
+            if let InsertSource::Query(q) = &i.source {
+                from_tables(q, &mut out);
+            }
+        }
+        _ => {}
+    }
+    // The visitor reaches nested subqueries too, each reported once.
+    parser::visit_statement(stmt, &mut |e| match e {
+        Expr::Subquery(q) | Expr::Exists { query: q, .. } | Expr::InSubquery { query: q, .. } => {
+            from_tables(q, &mut out)
+        }
+        _ => {}
+    });
+    out
+}
+
+/// The FROM tables of a query (derived tables and unions included, not
+/// subqueries in expressions: the visitor reports those).
+fn from_tables(q: &Query, out: &mut Vec<ObjectName>) {
+    match &q.body {
+        QueryBody::Select(s) => s.from.iter().for_each(|t| table_ref(t, out)),
+        QueryBody::Union { left, right, .. } => {
+            from_tables(left, out);
+            from_tables(right, out);
+        }
+    }
+}
+
+fn table_ref(t: &TableRef, out: &mut Vec<ObjectName>) {
+    match t {
+        TableRef::Table { name, .. } => out.push(name.clone()),
+        TableRef::Derived { query, .. } => from_tables(query, out),
+        TableRef::Join { left, right, .. } => {
+            table_ref(left, out);
+            table_ref(right, out);
+        }
+    }
+}
+
+/// `user`@`host` as SHOW GRANTS quotes it.
+fn quoted_account(a: &Account) -> String {
+    format!("`{}`@`{}`", a.user, a.host)
+}
+
+fn grant_line(p: Privs, level_text: &str, level: Level, a: &Account) -> String {
+    let grant_option = p.contains(Privs::GRANT_OPTION);
+    let p = p.without(Privs::GRANT_OPTION);
+    // MySQL 8 spells out global privileges; at lower levels all of them
+    // read ALL PRIVILEGES.
+    let list = if p.is_empty() {
+        "USAGE".to_string()
+    } else if level != Level::Global && p.contains(Privs::all_at(level)) {
+        "ALL PRIVILEGES".to_string()
+    } else {
+        p.names().join(", ")
+    };
+    let mut s = format!("GRANT {list} ON {level_text} TO {}", quoted_account(a));
+    if grant_option {
+        s.push_str(" WITH GRANT OPTION");
+    }
+    s
+}
+
+/// SHOW GRANTS lines of an account, in MySQL's format and order.
+pub fn show_grants(a: &Account) -> Vec<String> {
+    let mut lines = vec![grant_line(a.global, "*.*", Level::Global, a)];
+    for (db, p) in &a.databases {
+        if !p.is_empty() {
+            lines.push(grant_line(*p, &format!("`{db}`.*"), Level::Database, a));
+        }
+    }
+    for ((db, t), p) in &a.tables {
+        if !p.is_empty() {
+            lines.push(grant_line(*p, &format!("`{db}`.`{t}`"), Level::Table, a));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grants(a: Account) -> Grants {
+        Grants::new(Arc::new(a), 0, "u", "localhost")
+    }
+
+    fn stmt(sql: &str) -> Statement {
+        parser::parse(sql).expect("parses").remove(0)
+    }
+
+    fn code(r: Result<(), Error>) -> Option<u16> {
+        r.err().map(|e| e.number())
+    }
+
+    #[test]
+    fn statements_need_their_privileges() {
+        let mut a = Account::new("u", "%", Credential::Native([0; 20]));
+        a.databases.insert("db".into(), Privs::SELECT);
+        a.tables
+            .insert(("db".into(), "t".into()), Privs::INSERT | Privs::UPDATE);
+        let g = grants(a);
+        let db = Some("db");
+        assert_eq!(code(g.check(&stmt("SELECT * FROM t"), db)), None);
+        assert_eq!(
+            code(g.check(&stmt("SELECT * FROM other.x"), db)),
+            Some(1142)
+        );
+        assert_eq!(
+            code(g.check(&stmt("SELECT (SELECT 1 FROM other.x)"), db)),
+            Some(1142)
+        );
+        assert_eq!(
+            code(g.check(
+                &stmt("SELECT * FROM t WHERE a IN (SELECT b FROM other.y)"),
+                db
+            )),
+            Some(1142)
+        );
+        assert_eq!(code(g.check(&stmt("INSERT INTO t VALUES (1)"), db)), None);
+        assert_eq!(
+            code(g.check(&stmt("INSERT INTO u VALUES (1)"), db)),
+            Some(1142)
+        );
+        assert_eq!(
+            code(g.check(&stmt("REPLACE INTO t VALUES (1)"), db)),
+            Some(1142)
+        );
+        assert_eq!(code(g.check(&stmt("UPDATE t SET a = 1"), db)), None);
+        assert_eq!(code(g.check(&stmt("DELETE FROM t"), db)), Some(1142));
+        assert_eq!(code(g.check(&stmt("CREATE DATABASE x"), db)), Some(1044));
+        assert_eq!(code(g.check(&stmt("DROP TABLE t"), db)), Some(1142));
+        assert_eq!(code(g.check(&stmt("USE db"), None)), None);
+        assert_eq!(code(g.check(&stmt("USE nope"), None)), Some(1044));
+        assert_eq!(code(g.check(&stmt("SET GLOBAL x = 1"), db)), Some(1227));
+        assert_eq!(code(g.check(&stmt("SET @x = 1"), db)), None);
+        assert_eq!(code(g.check(&stmt("CREATE USER v"), db)), Some(1227));
+        assert_eq!(code(g.check(&stmt("FLUSH PRIVILEGES"), db)), Some(1227));
+        assert_eq!(code(g.check(&stmt("SET PASSWORD = 'x'"), db)), None);
+        assert_eq!(
+            code(g.check(&stmt("ALTER USER u IDENTIFIED BY 'x'"), db)),
+            None
+        );
+        assert_eq!(
+            code(g.check(&stmt("ALTER USER v IDENTIFIED BY 'x'"), db)),
+            Some(1227)
+        );
+        assert_eq!(
+            code(g.check(&stmt("GRANT SELECT ON db.* TO v"), db)),
+            Some(1044)
+        );
+        assert_eq!(
+            code(g.check(&stmt("SELECT * FROM information_schema.tables"), db)),
+            None
+        );
+        assert!(g.sees_database("db") && !g.sees_database("other"));
+        assert!(g.sees_table("db", "x") && !g.sees_table("other", "x"));
+        assert_eq!(
+            code(g.check(&stmt("SHOW TABLES FROM nope"), db)),
+            Some(1044)
+        );
+        let root = Grants::all("root", "localhost");
+        assert!(root.superuser());
+        assert_eq!(code(root.check(&stmt("DROP DATABASE x"), None)), None);
+    }
+
+    #[test]
+    fn grant_option_lets_a_user_grant_what_it_has() {
+        let mut a = Account::new("u", "%", Credential::Native([0; 20]));
+        a.databases
+            .insert("db".into(), Privs::SELECT | Privs::GRANT_OPTION);
+        let g = grants(a);
+        assert_eq!(
+            code(g.check(&stmt("GRANT SELECT ON db.* TO v"), None)),
+            None
+        );
+        assert_eq!(
+            code(g.check(&stmt("GRANT SELECT ON db.t TO v"), None)),
+            None
+        );
+        assert_eq!(
+            code(g.check(&stmt("GRANT INSERT ON db.* TO v"), None)),
+            Some(1044)
+        );
+        assert_eq!(
+            code(g.check(&stmt("GRANT SELECT ON *.* TO v"), None)),
+            Some(1227)
+        );
+    }
+
+    #[test]
+    fn show_grants_format() {
+        let mut a = Account::new("u", "%", Credential::Native([0; 20]));
+        assert_eq!(show_grants(&a), vec!["GRANT USAGE ON *.* TO `u`@`%`"]);
+        a.global = Privs::PROCESS;
+        a.databases
+            .insert("db".into(), Privs::INSERT | Privs::SELECT);
+        a.databases.insert(
+            "all".into(),
+            Privs::all_at(Level::Database) | Privs::GRANT_OPTION,
+        );
+        a.tables.insert(("db".into(), "t".into()), Privs::DELETE);
+        assert_eq!(
+            show_grants(&a),
+            vec![
+                "GRANT PROCESS ON *.* TO `u`@`%`",
+                "GRANT ALL PRIVILEGES ON `all`.* TO `u`@`%` WITH GRANT OPTION",
+                "GRANT SELECT, INSERT ON `db`.* TO `u`@`%`",
+                "GRANT DELETE ON `db`.`t` TO `u`@`%`",
+            ]
+        );
+    }
+}
