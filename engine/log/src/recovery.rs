@@ -166,7 +166,7 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
     let s3 = shared.clone();
     let jn = spawn(
         "log-notifier",
-        Box::new(move || crate::threads::notifier(s3)),
+        Box::new(move || crate::threads::notifier(s3, end)),
     )?;
     let s4 = shared.clone();
     let jp = spawn(

@@ -325,8 +325,11 @@ pub(crate) fn flusher(s: Arc<Shared>) {
     }
 }
 
-pub(crate) fn notifier(s: Arc<Shared>) {
-    let mut last = s.ack.load(Ordering::Acquire);
+/// `start` is the acknowledged LSN when the log opened. It must not be read
+/// here: the thread may first run after a commit was already acknowledged,
+/// and starting from that later value would never wake its waiter.
+pub(crate) fn notifier(s: Arc<Shared>, start: Lsn) {
+    let mut last = start;
     let mut wakers: Vec<Waker> = Vec::with_capacity(1024);
     loop {
         if s.crash.load(Ordering::Acquire) {
