@@ -5,7 +5,8 @@
 use lockstep_engine::{Engine, EngineConfig, FlushMode};
 use lockstep_protocol::handshake::{caps, SERVER_CAPABILITIES};
 use lockstep_protocol::{
-    wire, Column, Config, Handler, Handshake, OkInfo, PreparedInfo, Response, ResultSet, Status,
+    wire, Auth, Column, Config, Handler, Handshake, OkInfo, PreparedInfo, Response, ResultSet,
+    Status,
 };
 use lockstep_sql::parser::{self, Scope, SetTarget, Statement};
 use lockstep_sql::{Globals, Server, Session};
@@ -34,6 +35,7 @@ pub fn serve_bytes(client: &[u8]) {
             max_allowed_packet: 64 << 10,
             connect_timeout: Duration::from_secs(5),
             wait_timeout: Duration::from_secs(5),
+            ..Config::default()
         };
         (runtime(), config)
     });
@@ -86,11 +88,11 @@ pub struct MockHandler {
 }
 
 impl Handler for MockHandler {
-    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<(), Error> {
+    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
         if hs.user == "deny" {
             return Err(Error::new(Code::AccessDenied, "Access denied"));
         }
-        Ok(())
+        Ok(Auth::Accepted)
     }
 
     async fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Response, Error>> {
