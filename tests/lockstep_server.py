@@ -32,6 +32,15 @@ START_TIMEOUT = float(os.environ.get("LOCKSTEP_START_TIMEOUT", "120"))
 STOP_TIMEOUT = float(os.environ.get("LOCKSTEP_STOP_TIMEOUT", "60"))
 
 
+def code_of(fn):
+    """Run fn; return None if it succeeded, else the MySQL error code."""
+    try:
+        fn()
+        return None
+    except pymysql.err.MySQLError as e:
+        return e.args[0]
+
+
 def free_port():
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

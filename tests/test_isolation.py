@@ -11,6 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pymysql
 import pytest
 
+from lockstep_server import code_of
+
 WAIT = 30  # upper bound for any single blocked operation in these tests
 
 
@@ -46,15 +48,6 @@ def q(conn, sql, args=None):
 
 def v(conn, id_=1, suffix=""):
     return q(conn, f"SELECT v FROM acct WHERE id = %s {suffix}", (id_,))[0][0]
-
-
-def code_of(fn):
-    """Run fn; return None if it succeeded, else the MySQL error code."""
-    try:
-        fn()
-        return None
-    except pymysql.err.MySQLError as e:
-        return e.args[0]
 
 
 def timed(fn):

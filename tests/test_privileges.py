@@ -9,20 +9,12 @@ dropped at the end."""
 import re
 import subprocess
 
-import pymysql
 import pytest
 
 import mysql_binary
-from lockstep_server import HOST, TARGET
+from lockstep_server import HOST, TARGET, code_of
 
 pytestmark = pytest.mark.skipif(TARGET != "lockstep", reason="lockstep accounts")
-
-
-def err(fn):
-    """The MySQL error number `fn()` raises."""
-    with pytest.raises(pymysql.err.MySQLError) as e:
-        fn()
-    return e.value.args[0]
 
 
 def run(conn, sql):
@@ -79,32 +71,32 @@ def test_levels_and_errors(server, db, users):
     r = login(server, reader, "rpw", db)
     assert run(r, "SELECT v FROM t") == ((10,),)
     assert run(r, "SELECT COUNT(*) FROM secret") == ((0,),)
-    assert err(lambda: run(r, "INSERT INTO t VALUES (2, 20)")) == 1142
-    assert err(lambda: run(r, "DELETE FROM t")) == 1142
-    assert err(lambda: run(r, "DROP TABLE t")) == 1142
-    assert err(lambda: run(r, "CREATE DATABASE x_denied")) == 1044
-    assert err(lambda: run(r, "USE mysql_nope")) == 1044
-    assert err(lambda: run(r, "SET GLOBAL lockstep_throttle_limit = 5")) == 1227
-    assert err(lambda: run(r, "CREATE USER zz")) == 1227
-    assert err(lambda: run(r, "FLUSH PRIVILEGES")) == 1227
-    assert err(lambda: run(r, f"GRANT SELECT ON `{db}`.* TO '{writer}'@'localhost'")) == 1044
+    assert code_of(lambda: run(r, "INSERT INTO t VALUES (2, 20)")) == 1142
+    assert code_of(lambda: run(r, "DELETE FROM t")) == 1142
+    assert code_of(lambda: run(r, "DROP TABLE t")) == 1142
+    assert code_of(lambda: run(r, "CREATE DATABASE x_denied")) == 1044
+    assert code_of(lambda: run(r, "USE mysql_nope")) == 1044
+    assert code_of(lambda: run(r, "SET GLOBAL lockstep_throttle_limit = 5")) == 1227
+    assert code_of(lambda: run(r, "CREATE USER zz")) == 1227
+    assert code_of(lambda: run(r, "FLUSH PRIVILEGES")) == 1227
+    assert code_of(lambda: run(r, f"GRANT SELECT ON `{db}`.* TO '{writer}'@'localhost'")) == 1044
     # Without PROCESS only its own threads are listed, and another user's
     # thread cannot be killed.
     root = server.connect()
     root_id = run(root, "SELECT CONNECTION_ID()")[0][0]
     ids = [row[0] for row in run(r, "SHOW PROCESSLIST")]
     assert root_id not in ids and run(r, "SELECT CONNECTION_ID()")[0][0] in ids
-    assert err(lambda: run(r, f"KILL {root_id}")) == 1095
+    assert code_of(lambda: run(r, f"KILL {root_id}")) == 1095
     # Subqueries and joins need SELECT on every table they read.
     w = login(server, writer, "wpw", db)
     run(w, "INSERT INTO t VALUES (2, 20)")
     run(w, "UPDATE t SET v = 21 WHERE id = 2")
-    assert err(lambda: run(w, "SELECT * FROM t WHERE id IN (SELECT id FROM secret)")) == 1142
-    assert err(lambda: run(w, "SELECT * FROM t JOIN secret USING (id)")) == 1142
-    assert err(lambda: run(w, "DELETE FROM t WHERE id = 2")) == 1142
-    assert err(lambda: run(w, "SELECT * FROM secret")) == 1142
+    assert code_of(lambda: run(w, "SELECT * FROM t WHERE id IN (SELECT id FROM secret)")) == 1142
+    assert code_of(lambda: run(w, "SELECT * FROM t JOIN secret USING (id)")) == 1142
+    assert code_of(lambda: run(w, "DELETE FROM t WHERE id = 2")) == 1142
+    assert code_of(lambda: run(w, "SELECT * FROM secret")) == 1142
     # COM_STMT_PREPARE is checked too, and SHOW lists only what is reachable.
-    assert err(lambda: mysql_binary.prepare(w, "SELECT * FROM secret")) == 1142
+    assert code_of(lambda: mysql_binary.prepare(w, "SELECT * FROM secret")) == 1142
     assert [row[0] for row in run(w, "SHOW TABLES")] == ["t"]
     system = {"information_schema", "mysql", "performance_schema", "sys"}
     assert set(row[0] for row in run(r, "SHOW DATABASES")) == system | {db}
@@ -113,7 +105,7 @@ def test_levels_and_errors(server, db, users):
     assert root_id in [row[0] for row in run(a, "SHOW PROCESSLIST")]
     run(a, "FLUSH PRIVILEGES")
     run(a, "SET GLOBAL lockstep_throttle_limit = 128")
-    assert err(lambda: run(a, f"SELECT * FROM `{db}`.t")) == 1142
+    assert code_of(lambda: run(a, f"SELECT * FROM `{db}`.t")) == 1142
 
     # SQLSTATEs as the mariadb client prints them.
     code, _, e = cli_as(server, reader, "rpw", "INSERT INTO t VALUES (3, 3);", db=db)
@@ -129,12 +121,12 @@ def test_levels_and_errors(server, db, users):
     assert code != 0 and "ERROR 1045 (28000)" in e, e
 
     # Bad logins.
-    assert err(lambda: login(server, reader, "nope")) == 1045
-    assert err(lambda: login(server, "no_such_user_x", "")) == 1045
+    assert code_of(lambda: login(server, reader, "nope")) == 1045
+    assert code_of(lambda: login(server, "no_such_user_x", "")) == 1045
     # The writer exists for localhost only; 127.0.0.1 is a loopback peer.
-    assert err(lambda: login(server, writer, "rpw")) == 1045
+    assert code_of(lambda: login(server, writer, "rpw")) == 1045
     # A database without any privilege is refused at connect time.
-    assert err(lambda: login(server, reader, "rpw", "mysql_nope")) == 1044
+    assert code_of(lambda: login(server, reader, "rpw", "mysql_nope")) == 1044
     for c in (r, w, a, root):
         c.close()
 
@@ -162,7 +154,7 @@ def test_show_grants_and_revoke(server, db, users):
         assert c.description[0][0] == f"Grants for {u}@%"
         assert sorted(r[0] for r in c.fetchall()) == sorted(expected)
     # Another user's grants need access to the mysql schema.
-    assert err(lambda: run(conn, "SHOW GRANTS FOR root")) == 1044
+    assert code_of(lambda: run(conn, "SHOW GRANTS FOR root")) == 1044
 
     # REVOKE takes effect for the next statement of an open session, and at
     # EXECUTE of a statement prepared before.
@@ -170,40 +162,40 @@ def test_show_grants_and_revoke(server, db, users):
     stmt = mysql_binary.prepare(conn, "SELECT id FROM t WHERE id = ?")
     assert mysql_binary.execute(stmt, 1) == [(1,)]
     server.sql(f"REVOKE INSERT ON `{db}`.* FROM {u}")
-    assert err(lambda: run(conn, "INSERT INTO t VALUES (2)")) == 1142
+    assert code_of(lambda: run(conn, "INSERT INTO t VALUES (2)")) == 1142
     server.sql(f"REVOKE SELECT ON `{db}`.* FROM {u}")
-    assert err(lambda: mysql_binary.execute(stmt, 1)) == 1142
+    assert code_of(lambda: mysql_binary.execute(stmt, 1)) == 1142
     run(conn, "DELETE FROM t WHERE id = 1")
     server.sql(f"REVOKE DELETE ON `{db}`.t FROM {u}")
-    assert err(lambda: run(conn, "DELETE FROM t")) == 1142
-    assert err(lambda: server.sql(f"REVOKE DELETE ON `{db}`.t FROM {u}")) == 1147
+    assert code_of(lambda: run(conn, "DELETE FROM t")) == 1142
+    assert code_of(lambda: server.sql(f"REVOKE DELETE ON `{db}`.t FROM {u}")) == 1147
     server.sql(f"REVOKE ALL PRIVILEGES, GRANT OPTION FROM {u}")
     assert [r[0] for r in server.sql(f"SHOW GRANTS FOR {u}")] == [f"GRANT USAGE ON *.* TO `{u}`@`%`"]
 
     # Grants that do not fit their level, and targets that do not exist.
-    assert err(lambda: server.sql(f"GRANT SUPER ON `{db}`.* TO {u}")) == 1221
-    assert err(lambda: server.sql(f"GRANT EXECUTE ON `{db}`.t TO {u}")) == 1144
-    assert err(lambda: server.sql(f"GRANT SELECT ON `{db}`.missing TO {u}")) == 1146
-    assert err(lambda: server.sql(f"GRANT SELECT ON *.* TO nobody_{u}")) == 1410
-    assert err(lambda: server.sql(f"CREATE USER {u}")) == 1396
+    assert code_of(lambda: server.sql(f"GRANT SUPER ON `{db}`.* TO {u}")) == 1221
+    assert code_of(lambda: server.sql(f"GRANT EXECUTE ON `{db}`.t TO {u}")) == 1144
+    assert code_of(lambda: server.sql(f"GRANT SELECT ON `{db}`.missing TO {u}")) == 1146
+    assert code_of(lambda: server.sql(f"GRANT SELECT ON *.* TO nobody_{u}")) == 1410
+    assert code_of(lambda: server.sql(f"CREATE USER {u}")) == 1396
     server.sql(f"CREATE USER IF NOT EXISTS {u}")
-    assert err(lambda: server.sql("DROP USER root")) == 1396
+    assert code_of(lambda: server.sql("DROP USER root")) == 1396
 
     # Passwords: ALTER USER by an admin, SET PASSWORD by the user itself.
     server.sql(f"ALTER USER {u} IDENTIFIED BY 'p2'")
-    assert err(lambda: login(server, u, "p")) == 1045
+    assert code_of(lambda: login(server, u, "p")) == 1045
     c2 = login(server, u, "p2")
     run(c2, "SET PASSWORD = 'p3'")
     login(server, u, "p3").close()
-    assert err(lambda: run(c2, "SET PASSWORD FOR root = 'x'")) == 1227
+    assert code_of(lambda: run(c2, "SET PASSWORD FOR root = 'x'")) == 1227
 
     # DROP USER: no new logins; the open session keeps no privileges.
     server.sql(f"GRANT SELECT ON `{db}`.* TO {u}")
     assert run(c2, f"SELECT COUNT(*) FROM `{db}`.t") == ((0,),)
     server.sql(f"DROP USER {u}")
-    assert err(lambda: login(server, u, "p3")) == 1045
-    assert err(lambda: run(c2, f"SELECT COUNT(*) FROM `{db}`.t")) == 1142
-    assert err(lambda: server.sql(f"DROP USER {u}")) == 1396
+    assert code_of(lambda: login(server, u, "p3")) == 1045
+    assert code_of(lambda: run(c2, f"SELECT COUNT(*) FROM `{db}`.t")) == 1142
+    assert code_of(lambda: server.sql(f"DROP USER {u}")) == 1396
     server.sql(f"DROP USER IF EXISTS {u}")
     for c in (conn, c2):
         c.close()
@@ -215,10 +207,10 @@ def test_most_specific_host_wins(server, users):
     server.sql(f"CREATE USER {u}@'%' IDENTIFIED WITH mysql_native_password BY 'any'")
     server.sql(f"CREATE USER {u}@'127.0.0.%' IDENTIFIED WITH mysql_native_password BY 'net'")
     assert run(login(server, u, "net"), "SELECT 1") == ((1,),)
-    assert err(lambda: login(server, u, "any")) == 1045
+    assert code_of(lambda: login(server, u, "any")) == 1045
     server.sql(f"CREATE USER {u}@localhost IDENTIFIED WITH mysql_native_password BY 'local'")
     assert run(login(server, u, "local"), "SELECT 1") == ((1,),)
-    assert err(lambda: login(server, u, "net")) == 1045
+    assert code_of(lambda: login(server, u, "net")) == 1045
     server.sql(f"DROP USER {u}@localhost")
     assert run(login(server, u, "net"), "SELECT 1") == ((1,),)
 
@@ -248,18 +240,18 @@ def test_accounts_survive_restart(server_factory, crash):
     after = {u: sorted(r[0] for r in s.sql(f"SHOW GRANTS FOR {u}"))
              for u in ("alice", "bob@localhost")}
     assert after == before
-    assert err(lambda: login(s, "carol", "c1")) == 1045
+    assert code_of(lambda: login(s, "carol", "c1")) == 1045
     a = login(s, "alice", "a1", "app")
     run(a, "INSERT INTO t VALUES (1)")
-    assert err(lambda: run(a, "DELETE FROM t")) == 1142
+    assert code_of(lambda: run(a, "DELETE FROM t")) == 1142
     login(s, "bob", "b1").close()
     # More changes after the restart, then a checkpoint-backed restart.
     s.sql("ALTER USER alice IDENTIFIED BY 'a2'")
     s.sql("REVOKE INSERT ON app.* FROM alice")
     s.restart(crash=crash)
-    assert err(lambda: login(s, "alice", "a1")) == 1045
+    assert code_of(lambda: login(s, "alice", "a1")) == 1045
     a = login(s, "alice", "a2", "app")
-    assert err(lambda: run(a, "INSERT INTO t VALUES (2)")) == 1142
+    assert code_of(lambda: run(a, "INSERT INTO t VALUES (2)")) == 1142
     assert run(a, "SELECT id FROM t") == ((1,),)
     if not crash:
         # A clean stop wrote a checkpoint; the log before it may be gone.

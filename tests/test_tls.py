@@ -11,17 +11,11 @@ import pymysql
 import pymysql._auth
 import pytest
 
-from lockstep_server import HOST, TARGET
+from lockstep_server import HOST, TARGET, code_of
 
 pytestmark = pytest.mark.skipif(TARGET != "lockstep", reason="lockstep TLS settings")
 
 TLS = {"ssl": {"check_hostname": False}}
-
-
-def err(fn):
-    with pytest.raises(pymysql.err.MySQLError) as e:
-        fn()
-    return e.value.args[0]
 
 
 def status(conn, name):
@@ -67,7 +61,7 @@ def test_generated_certificate_and_tls_clients(server_factory):
 
 def test_require_secure_transport(server_factory):
     s = server_factory("secure", extra_args=["--require-secure-transport"], connect_kw=TLS)
-    assert err(lambda: s.connect(ssl=None, ssl_disabled=True)) == 3159
+    assert code_of(lambda: s.connect(ssl=None, ssl_disabled=True)) == 3159
     r = cli(s, "SELECT 1;", args=["--skip-ssl"])
     assert r.returncode != 0 and "ERROR 3159 (HY000)" in r.stderr, r.stderr
     r = cli(s, "SHOW STATUS LIKE 'Ssl_version';", args=["--ssl"])
@@ -92,10 +86,10 @@ def test_given_certificate(server_factory, tmp_path):
 def test_require_ssl_per_user(server_factory):
     s = server_factory("requiressl")
     s.sql("CREATE USER careful IDENTIFIED WITH mysql_native_password BY 'c' REQUIRE SSL")
-    assert err(lambda: s.connect(user="careful", password="c", ssl_disabled=True)) == 1045
+    assert code_of(lambda: s.connect(user="careful", password="c", ssl_disabled=True)) == 1045
     s.connect(user="careful", password="c", **TLS).close()
     s.restart(crash=True)
-    assert err(lambda: s.connect(user="careful", password="c", ssl_disabled=True)) == 1045
+    assert code_of(lambda: s.connect(user="careful", password="c", ssl_disabled=True)) == 1045
     s.sql("ALTER USER careful REQUIRE NONE")
     s.connect(user="careful", password="c", ssl_disabled=True).close()
 
@@ -127,16 +121,16 @@ def test_caching_sha2_password(server_factory, monkeypatch):
     for user, pw in (("tls_user", "T0ps3cret"), ("rsa_user", "rsa-pw")):
         c = s.connect(db="app", user=user, password=pw, ssl_disabled=True)
         c.close()
-        assert err(lambda: s.connect(user=user, password=pw + "x", ssl_disabled=True)) == 1045
+        assert code_of(lambda: s.connect(user=user, password=pw + "x", ssl_disabled=True)) == 1045
     s.connect(user="empty_user", password="", ssl_disabled=True).close()
     monkeypatch.undo()
 
     # A changed password drops the cached digest; a restart empties the cache.
     s.sql("ALTER USER rsa_user IDENTIFIED BY 'new-pw'")
-    assert err(lambda: s.connect(user="rsa_user", password="rsa-pw", ssl_disabled=True)) == 1045
+    assert code_of(lambda: s.connect(user="rsa_user", password="rsa-pw", ssl_disabled=True)) == 1045
     s.connect(user="rsa_user", password="new-pw", ssl_disabled=True).close()
     s.restart()
-    assert err(lambda: s.connect(user="rsa_user", password="bad", **TLS)) == 1045
+    assert code_of(lambda: s.connect(user="rsa_user", password="bad", **TLS)) == 1045
     s.connect(user="rsa_user", password="new-pw", ssl_disabled=True).close()
 
     # The mariadb client with its caching_sha2_password plugin, both ways.
