@@ -545,9 +545,14 @@ impl Engine {
         // A key no record holds yet splits a gap: after adding the entry,
         // wait for any gap lock on it (insert intention, see `gap`).
         let fresh = table.record(&pk).is_none_or(|r| r.latest().is_none());
-        let fresh_secondary: Vec<(usize, Vec<u8>)> = (1..def.indexes.len())
-            .map(|i| (i, def.secondary_entry(i, &row, &pk)))
-            .filter(|(i, e)| !schema.secondary[i - 1].contains_key(e))
+        // Each secondary entry is built once: looked up (is it new?), then
+        // moved into its index after the version.
+        let secondary: Vec<(Vec<u8>, bool)> = (1..def.indexes.len())
+            .map(|i| {
+                let entry = def.secondary_entry(i, &row, &pk);
+                let fresh = !schema.secondary[i - 1].contains_key(&entry);
+                (entry, fresh)
+            })
             .collect();
         self.write_version(
             txn,
@@ -558,12 +563,20 @@ impl Engine {
                 row: Some(row.clone()),
             },
         );
-        table.index_row(schema, &pk, &row);
+        let added: Vec<_> = secondary
+            .into_iter()
+            .zip(schema.secondary.iter())
+            .enumerate()
+            .filter_map(|(i, ((entry, fresh), index))| {
+                let e = index.insert(entry, ());
+                fresh.then_some((i + 1, e))
+            })
+            .collect();
         if fresh {
             self.insert_intention(txn, table.id, 0, table.as_ref(), &pk)?;
         }
-        for (i, entry) in &fresh_secondary {
-            self.insert_intention(txn, table.id, *i, &schema.secondary[i - 1], entry)?;
+        for (i, entry) in &added {
+            self.insert_intention(txn, table.id, *i, &schema.secondary[i - 1], entry.key())?;
         }
         txn.writeset.push(lock_key(table.id, 0, &pk).0);
         txn.events.push(Event::Insert {
