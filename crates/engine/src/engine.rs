@@ -18,7 +18,7 @@ use lockstep_types::error::Code;
 use lockstep_types::{value::encoded_prefix_len, Error as SqlError, Value};
 use parking_lot::Mutex;
 use std::ops::Bound;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -121,6 +121,9 @@ pub struct Engine {
     /// Serializes index builds (DDL is rare).
     ddl: Mutex<()>,
     server_uuid: [u8; 16],
+    /// Held open for the engine's life: its exclusive lock keeps a second
+    /// process off this data directory.
+    _dir_lock: std::fs::File,
     pub config: EngineConfig,
     pub stats: Stats,
     /// Bumped by every DDL: prepared statements re-bind when it moved.
@@ -178,6 +181,7 @@ impl Engine {
                 config.datadir.display()
             )
         })?;
+        let dir_lock = lock_datadir(&config.datadir)?;
         let server_uuid = load_or_create_uuid(&config.datadir)?;
         let log_config = LogConfig {
             dir: config.datadir.join("log"),
@@ -210,6 +214,7 @@ impl Engine {
             }),
             ddl: Default::default(),
             server_uuid,
+            _dir_lock: dir_lock,
             config,
             stats: Stats::default(),
             ddl_version: AtomicU64::new(0),
@@ -271,9 +276,35 @@ impl Engine {
     /// Transaction throttling (8.3.2): waits in FIFO order for room in the
     /// transaction system. Called before a transaction's first statement.
     pub async fn admit(&self, txn: &mut Txn) {
-        if txn.ticket.is_none() {
-            txn.ticket = Some(self.trx_sys.admit().await);
+        if txn.ticket.is_some() {
+            return;
         }
+        if txn.id.is_some() || txn.view.is_some() || txn.holds_locks() {
+            // Parked while its client was idle: already in the transaction
+            // system, possibly holding locks admitted ones wait for.
+            txn.ticket = Some(self.trx_sys.readmit());
+            return;
+        }
+        let mut admission = self.trx_sys.admit();
+        let ticket = loop {
+            let seen = self.trx_sys.throttle_progress();
+            match tokio::time::timeout(THROTTLE_STALL, &mut admission).await {
+                Ok(ticket) => break ticket,
+                Err(_) => {
+                    if let Some(ticket) = admission.force(seen) {
+                        break ticket;
+                    }
+                }
+            }
+        };
+        txn.ticket = Some(ticket);
+    }
+
+    /// Gives back the transaction's throttling slot while its client is idle
+    /// (between statements of an open transaction). The next statement
+    /// re-enters without queueing.
+    pub fn park(&self, txn: &mut Txn) {
+        txn.ticket = None;
     }
 
     /// START TRANSACTION WITH CONSISTENT SNAPSHOT: take the view now.
@@ -1609,7 +1640,37 @@ fn now_us() -> u64 {
         .unwrap_or(0)
 }
 
-fn load_or_create_uuid(dir: &std::path::Path) -> std::result::Result<[u8; 16], String> {
+/// How long the throttling gate may make no progress (no transaction
+/// leaves) before a waiter is let in over the limit. Far above the time
+/// between commits under any real load, so it only acts when the admitted
+/// transactions are all stuck on something outside the server.
+const THROTTLE_STALL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Takes an exclusive lock on `<datadir>/lockstep.lock` (InnoDB locks
+/// ibdata1 the same way). Two processes replaying and checkpointing the same
+/// files would delete each other's checkpoints and interleave log writes. The
+/// kernel drops the lock when the process dies, so a crash leaves nothing
+/// stale behind.
+fn lock_datadir(datadir: &Path) -> std::result::Result<std::fs::File, String> {
+    let path = datadir.join("lockstep.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "data directory {} is in use by another lockstep process (lock on {})",
+            datadir.display(),
+            path.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
+}
+
+fn load_or_create_uuid(dir: &Path) -> std::result::Result<[u8; 16], String> {
     let path = dir.join("server_uuid");
     if let Ok(bytes) = std::fs::read(&path) {
         if let Ok(arr) = <[u8; 16]>::try_from(bytes.as_slice()) {

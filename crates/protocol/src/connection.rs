@@ -213,10 +213,29 @@ impl<H: Handler> Session<'_, H> {
         loop {
             let mut seq = 0u8;
             let max = self.config.max_allowed_packet;
-            let read = tokio::select! {
-                biased;
-                r = tokio::time::timeout(self.config.wait_timeout, reader.read(stream, &mut seq, max)) => r,
-                _ = &mut shutdown => return Ok(()),
+            let idle_after = self.handler.idle_after();
+            let read = {
+                let read = tokio::time::timeout(
+                    self.config.wait_timeout,
+                    reader.read(stream, &mut seq, max),
+                );
+                tokio::pin!(read);
+                // The read stays the same future across the idle call, so a
+                // packet half-received when it fires is not lost.
+                let idle = tokio::time::sleep(idle_after.unwrap_or(std::time::Duration::MAX));
+                tokio::pin!(idle);
+                let mut idled = idle_after.is_none();
+                loop {
+                    tokio::select! {
+                        biased;
+                        r = &mut read => break r,
+                        _ = &mut shutdown => return Ok(()),
+                        _ = &mut idle, if !idled => {
+                            idled = true;
+                            self.handler.idle();
+                        }
+                    }
+                }
             };
             let payload = match read {
                 Err(_) => {

@@ -203,6 +203,15 @@ pub trait Handler: Send {
     }
     /// Called once when the connection ends for any reason (roll back open work).
     fn disconnect(&mut self) {}
+    /// How long the client may stay silent before `idle` is called (None:
+    /// never). Asked before each wait for a command.
+    fn idle_after(&self) -> Option<Duration> {
+        None
+    }
+    /// The client has sent nothing for `idle_after`: give back what an idle
+    /// session should not hold (its throttling slot). The wait for the
+    /// command goes on.
+    fn idle(&mut self) {}
 }
 
 #[derive(Clone, Debug)]

@@ -196,4 +196,12 @@ impl Handler for Connection {
     fn disconnect(&mut self) {
         self.session.disconnect();
     }
+
+    fn idle_after(&self) -> Option<std::time::Duration> {
+        self.session.idle_after()
+    }
+
+    fn idle(&mut self) {
+        self.session.idle();
+    }
 }

@@ -183,6 +183,7 @@ fn serve(cfg: Config) -> Result<(), String> {
         ("port", Value::Int(cfg.port as i64)),
         ("datadir", Value::str(&cfg.datadir.display().to_string())),
         ("max_connections", Value::Int(cfg.max_connections as i64)),
+        ("back_log", Value::Int(cfg.effective_back_log() as i64)),
         (
             "max_allowed_packet",
             Value::Int(cfg.max_allowed_packet as i64),
@@ -265,10 +266,22 @@ fn serve(cfg: Config) -> Result<(), String> {
     result
 }
 
+/// A listening socket with an explicit backlog (tokio's `bind` picks its
+/// own, smaller one).
+fn listen(addr: SocketAddr, back_log: u32) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    // A restart must not wait for the old connections' TIME_WAIT.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(back_log)
+}
+
 async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
     let addr = SocketAddr::new(cfg.bind.parse().map_err(|e| format!("{e}"))?, cfg.port);
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
+    let listener = listen(addr, cfg.effective_back_log())
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     eprintln!("lockstep: ready for connections on {addr} (version 8.0.36-lockstep)");
     let tls = tls::server_config(

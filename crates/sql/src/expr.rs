@@ -1069,10 +1069,21 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             None => Value::Null,
         },
         Func::Sleep => {
-            // Bounded: a statement's sleep is capped so a client cannot park a worker for long.
-            std::thread::sleep(std::time::Duration::from_millis(
+            // Bounded: a statement's sleep is capped at 5 s.
+            let d = std::time::Duration::from_millis(
                 (vals[0].to_f64().unwrap_or(0.0).clamp(0.0, 5.0) * 1000.0) as u64,
-            ));
+            );
+            // The executor is synchronous; on the server's multi-threaded
+            // runtime the worker hands its other connections to another
+            // thread first, so two sleeping clients cannot stall a 2-core
+            // server.
+            let multi = tokio::runtime::Handle::try_current()
+                .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+            if multi {
+                tokio::task::block_in_place(|| std::thread::sleep(d));
+            } else {
+                std::thread::sleep(d);
+            }
             Value::Int(0)
         }
         Func::Hex => match &vals[0] {

@@ -417,6 +417,22 @@ impl Session {
         self.autocommit = true;
     }
 
+    /// How long the client of an open, admitted transaction may stay silent
+    /// before the transaction gives its throttling slot back (`idle`). Long
+    /// next to the gap between a busy client's statements, short next to a
+    /// client that left a transaction open (autocommit=0 and no COMMIT):
+    /// such sessions must not fill the gate and stall everyone (8.3.2).
+    pub fn idle_after(&self) -> Option<std::time::Duration> {
+        self.txn
+            .admitted()
+            .then_some(std::time::Duration::from_millis(100))
+    }
+
+    /// The client went idle inside a transaction: park its slot.
+    pub fn idle(&mut self) {
+        self.engine.park(&mut self.txn);
+    }
+
     pub fn killed(&self) -> bool {
         self.process.kill_connection.load(Ordering::Relaxed)
     }
@@ -1356,6 +1372,7 @@ impl Session {
             Show::Status { filter: f, .. } => {
                 let e = &self.engine;
                 let lock = e.lock_sys.stats();
+                let throttle = e.trx_sys.throttle_stats();
                 let stats: Vec<(&str, String)> = vec![
                     (
                         "Uptime",
@@ -1388,6 +1405,16 @@ impl Session {
                     (
                         "Lockstep_active_transactions",
                         e.trx_sys.active_count().to_string(),
+                    ),
+                    ("Lockstep_throttle_admitted", throttle.admitted.to_string()),
+                    ("Lockstep_throttle_waiting", throttle.waiting.to_string()),
+                    (
+                        "Lockstep_throttle_stalls_broken",
+                        throttle.forced.to_string(),
+                    ),
+                    (
+                        "Lockstep_throttle_readmitted",
+                        throttle.readmitted.to_string(),
                     ),
                     (
                         "Ssl_cipher",

@@ -69,6 +69,7 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("net_write_timeout", i(60), Both),
             ("performance_schema", i(0), ReadOnly),
             ("port", i(3306), ReadOnly),
+            ("back_log", i(1040), ReadOnly),
             ("protocol_version", i(10), ReadOnly),
             ("query_cache_size", i(0), ReadOnly),
             ("query_memory_limit", i(MemoryLimits::DEFAULT_STATEMENT as i64), Both),

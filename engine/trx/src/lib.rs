@@ -219,6 +219,17 @@ impl TrxSys {
         Admission::new(Arc::clone(&self.gate))
     }
 
+    /// A slot without queueing for a transaction already under way (see
+    /// `throttle`): it may hold locks that admitted transactions wait for.
+    pub fn readmit(&self) -> Ticket {
+        self.gate.readmit()
+    }
+
+    /// Changes whenever the gate makes progress; see [`Admission::force`].
+    pub fn throttle_progress(&self) -> u64 {
+        self.gate.progress()
+    }
+
     pub fn set_throttle_limit(&self, limit: usize) {
         self.gate.set_limit(limit);
     }
@@ -228,6 +239,8 @@ impl TrxSys {
             limit: self.gate.limit(),
             admitted: self.gate.admitted(),
             waiting: self.gate.waiting(),
+            forced: self.gate.forced(),
+            readmitted: self.gate.readmitted(),
         }
     }
 }
@@ -237,4 +250,8 @@ pub struct ThrottleStats {
     pub limit: usize,
     pub admitted: usize,
     pub waiting: usize,
+    /// Waiters let in over the limit because the gate was stalled.
+    pub forced: u64,
+    /// Parked transactions that re-entered without queueing.
+    pub readmitted: u64,
 }

@@ -9,12 +9,21 @@
 //! decrements `admitted` before looking at `waiting` (both SeqCst), so one
 //! of them always sees the other and no free slot is left with a waiter
 //! queued.
+//!
+//! Two escapes keep the gate from holding the server still when admitted
+//! transactions stop finishing (idle in a client, sleeping, waiting on
+//! something outside the server): a waiter that sees no progress — no
+//! transaction left and nobody let in — for a stall period is let in over
+//! the limit, one per period (`Admission::force`, MariaDB's thread pool
+//! calls the same idea `thread_pool_stall_limit`); and a transaction that
+//! gave its slot back while its client was idle re-enters without queueing
+//! (`Gate::readmit`), since it may hold locks the admitted ones wait for.
 
 use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
@@ -23,6 +32,14 @@ pub(crate) struct Gate {
     admitted: AtomicUsize,
     waiting: AtomicUsize,
     queue: Mutex<VecDeque<Arc<Node>>>,
+    /// Bumped whenever a transaction leaves or a waiter is let in over the
+    /// limit: a waiter that sees it unchanged for a stall period knows the
+    /// gate is stuck.
+    progress: AtomicU64,
+    /// Admissions over the limit: stalls broken, and parked transactions
+    /// re-entering.
+    forced: AtomicU64,
+    readmitted: AtomicU64,
 }
 
 struct Node {
@@ -41,6 +58,9 @@ impl Gate {
             admitted: AtomicUsize::new(0),
             waiting: AtomicUsize::new(0),
             queue: Mutex::new(VecDeque::new()),
+            progress: AtomicU64::new(0),
+            forced: AtomicU64::new(0),
+            readmitted: AtomicU64::new(0),
         }
     }
 
@@ -84,6 +104,7 @@ impl Gate {
 
     fn release(&self) {
         self.admitted.fetch_sub(1, SeqCst);
+        self.progress.fetch_add(1, SeqCst);
         if self.waiting.load(SeqCst) > 0 {
             self.dispatch();
         }
@@ -104,6 +125,28 @@ impl Gate {
 
     pub(crate) fn waiting(&self) -> usize {
         self.waiting.load(SeqCst)
+    }
+
+    pub(crate) fn progress(&self) -> u64 {
+        self.progress.load(SeqCst)
+    }
+
+    pub(crate) fn forced(&self) -> u64 {
+        self.forced.load(SeqCst)
+    }
+
+    pub(crate) fn readmitted(&self) -> u64 {
+        self.readmitted.load(SeqCst)
+    }
+
+    /// A slot at once, over the limit if need be, for a transaction that is
+    /// already under way (it parked its slot while its client was idle).
+    pub(crate) fn readmit(self: &Arc<Self>) -> Ticket {
+        self.admitted.fetch_add(1, SeqCst);
+        self.readmitted.fetch_add(1, SeqCst);
+        Ticket {
+            gate: Arc::clone(self),
+        }
     }
 }
 
@@ -147,6 +190,37 @@ impl Admission {
         self.node = None;
         Ticket {
             gate: Arc::clone(&self.gate),
+        }
+    }
+}
+
+impl Admission {
+    /// Lets this waiter in over the limit if the gate has made no progress
+    /// since `seen` (a [`Gate::progress`] value read a stall period ago) and
+    /// no other waiter was let in for the same stall. A waiter granted a
+    /// slot meanwhile gets it. `None`: keep waiting.
+    pub fn force(&mut self, seen: u64) -> Option<Ticket> {
+        let node = self.node.clone()?;
+        let mut q = self.gate.queue.lock();
+        match q.iter().position(|n| Arc::ptr_eq(n, &node)) {
+            Some(p) => {
+                self.gate
+                    .progress
+                    .compare_exchange(seen, seen + 1, SeqCst, SeqCst)
+                    .ok()?;
+                q.remove(p);
+                self.gate.waiting.fetch_sub(1, SeqCst);
+                self.gate.admitted.fetch_add(1, SeqCst);
+                self.gate.forced.fetch_add(1, SeqCst);
+                drop(q);
+                Some(self.ticket())
+            }
+            None => {
+                // Not queued: dispatch granted it a slot under its lock.
+                drop(q);
+                let granted = node.state.lock().granted;
+                granted.then(|| self.ticket())
+            }
         }
     }
 }

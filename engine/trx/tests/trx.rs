@@ -344,6 +344,52 @@ fn throttle_fifo_and_limit() {
     assert!(poll_once(g2.as_mut(), w).is_ready());
 }
 
+#[test]
+fn throttle_stall_escape_and_readmit() {
+    let s = TrxSys::new(TrxConfig {
+        throttle_limit: 1,
+        ..Default::default()
+    });
+    let w = Waker::noop();
+    let held = match poll_once(pin!(s.admit()), w) {
+        Poll::Ready(t) => t,
+        _ => panic!("the first transaction is admitted"),
+    };
+    let mut a = Box::pin(s.admit());
+    let mut b = Box::pin(s.admit());
+    assert!(poll_once(a.as_mut(), w).is_pending());
+    assert!(poll_once(b.as_mut(), w).is_pending());
+    // Both waiters saw the same stalled gate: only one is let in for it.
+    let seen = s.throttle_progress();
+    let forced = a
+        .as_mut()
+        .force(seen)
+        .expect("a stalled gate lets one waiter in");
+    assert!(b.as_mut().force(seen).is_none(), "one waiter per stall");
+    let st = s.throttle_stats();
+    assert_eq!((st.admitted, st.waiting, st.forced), (2, 1, 1));
+    // A parked transaction re-enters at once, over the limit.
+    let back = s.readmit();
+    assert_eq!(s.throttle_stats().admitted, 3);
+    assert_eq!(s.throttle_stats().readmitted, 1);
+    // Leaving counts as progress; the queue drains in order as the gate
+    // falls back under its limit.
+    drop(back);
+    drop(forced);
+    assert!(
+        poll_once(b.as_mut(), w).is_pending(),
+        "still one over the limit"
+    );
+    drop(held);
+    let last = match poll_once(b.as_mut(), w) {
+        Poll::Ready(t) => t,
+        _ => panic!("the waiter gets the freed slot"),
+    };
+    assert_ne!(s.throttle_progress(), seen);
+    drop(last);
+    assert_eq!(s.throttle_stats().admitted, 0);
+}
+
 /// Tiny executor: park the thread until woken.
 fn block_on<F: Future>(f: F) -> F::Output {
     struct ThreadWaker(std::thread::Thread);
