@@ -133,16 +133,27 @@ pub async fn check(c: &mut Conn) -> Result<Vec<String>, String> {
         "SELECT o_w_id, o_d_id, SUM(o_ol_cnt) FROM bmsql_oorder GROUP BY o_w_id, o_d_id",
     )
     .await?;
-    let ol_rows = q(
-        c,
-        "SELECT ol_w_id, ol_d_id, COUNT(*) FROM bmsql_order_line GROUP BY ol_w_id, ol_d_id",
-    )
-    .await?;
-    let lines: BTreeMap<Key, i64> = ol_rows
-        .rows
-        .iter()
-        .map(|r| ((int(&r[0]), int(&r[1])), int(&r[2])))
-        .collect();
+    // ORDER-LINE is the largest table (30 rows per order, growing with
+    // every run): counted one warehouse at a time, so no single statement
+    // has to group millions of rows.
+    let mut lines: BTreeMap<Key, i64> = BTreeMap::new();
+    for r in &w.rows {
+        let w_id = int(&r[0]);
+        let per_district = q(
+            c,
+            &format!(
+                "SELECT ol_d_id, COUNT(*) FROM bmsql_order_line \
+                 WHERE ol_w_id = {w_id} GROUP BY ol_d_id"
+            ),
+        )
+        .await?;
+        lines.extend(
+            per_district
+                .rows
+                .iter()
+                .map(|r| ((w_id, int(&r[0])), int(&r[1]))),
+        );
+    }
     for r in &ol_cnt.rows {
         let key = (int(&r[0]), int(&r[1]));
         let sum = int(&r[2]);
