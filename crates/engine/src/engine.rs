@@ -279,7 +279,7 @@ impl Engine {
         if txn.ticket.is_some() {
             return;
         }
-        if txn.id.is_some() || txn.view.is_some() || txn.holds_locks() {
+        if txn.under_way() {
             // Parked while its client was idle: already in the transaction
             // system, possibly holding locks admitted ones wait for.
             txn.ticket = Some(self.trx_sys.readmit());

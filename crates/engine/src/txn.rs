@@ -117,6 +117,12 @@ impl Txn {
         !self.lock_order.is_empty()
     }
 
+    /// Holds an id, a view or locks: it is inside the transaction system
+    /// whether or not it holds a throttling slot right now.
+    pub fn under_way(&self) -> bool {
+        self.id.is_some() || self.view.is_some() || self.holds_locks()
+    }
+
     pub fn admitted(&self) -> bool {
         self.ticket.is_some()
     }

@@ -235,13 +235,7 @@ impl TrxSys {
     }
 
     pub fn throttle_stats(&self) -> ThrottleStats {
-        ThrottleStats {
-            limit: self.gate.limit(),
-            admitted: self.gate.admitted(),
-            waiting: self.gate.waiting(),
-            forced: self.gate.forced(),
-            readmitted: self.gate.readmitted(),
-        }
+        self.gate.stats()
     }
 }
 

@@ -115,28 +115,18 @@ impl Gate {
         self.dispatch();
     }
 
-    pub(crate) fn limit(&self) -> usize {
-        self.limit.load(SeqCst)
-    }
-
-    pub(crate) fn admitted(&self) -> usize {
-        self.admitted.load(SeqCst)
-    }
-
-    pub(crate) fn waiting(&self) -> usize {
-        self.waiting.load(SeqCst)
+    pub(crate) fn stats(&self) -> crate::ThrottleStats {
+        crate::ThrottleStats {
+            limit: self.limit.load(SeqCst),
+            admitted: self.admitted.load(SeqCst),
+            waiting: self.waiting.load(SeqCst),
+            forced: self.forced.load(SeqCst),
+            readmitted: self.readmitted.load(SeqCst),
+        }
     }
 
     pub(crate) fn progress(&self) -> u64 {
         self.progress.load(SeqCst)
-    }
-
-    pub(crate) fn forced(&self) -> u64 {
-        self.forced.load(SeqCst)
-    }
-
-    pub(crate) fn readmitted(&self) -> u64 {
-        self.readmitted.load(SeqCst)
     }
 
     /// A slot at once, over the limit if need be, for a transaction that is
