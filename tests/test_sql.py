@@ -437,6 +437,14 @@ def test_subqueries(people):
     assert ids("SELECT id FROM emp WHERE salary = (SELECT MAX(salary) FROM emp)") == [6]
     assert all_rows(cur, "SELECT d.name, (SELECT COUNT(*) FROM emp e WHERE e.dept_id = d.id) "
                          "FROM dept d ORDER BY d.id") == [("eng", 3), ("ops", 2), ("empty", 0)]
+    # LIMIT counts rows that pass the subquery filter, not rows scanned.
+    assert ids("SELECT id FROM emp WHERE dept_id IN (SELECT id FROM dept WHERE name = 'ops') "
+               "LIMIT 1") == [3]
+    assert ids("SELECT id FROM emp WHERE salary > (SELECT MIN(salary) FROM emp) "
+               "AND dept_id IN (SELECT id FROM dept WHERE name = 'ops') ORDER BY id LIMIT 1") == [3]
+    assert cur.execute("DELETE FROM emp WHERE dept_id IN (SELECT id FROM dept "
+                       "WHERE name = 'ops') LIMIT 1") == 1
+    assert ids("SELECT id FROM emp WHERE dept_id = 2") == [4]
 
 
 def test_common_functions(cur):

@@ -94,18 +94,35 @@ fn row_bytes(row: &[Value]) -> usize {
     std::mem::size_of::<Vec<Value>>() + row.iter().map(value_bytes).sum::<usize>()
 }
 
-fn charge_statement(used: &mut MemoryUse, limits: &MemoryLimits, bytes: usize) -> Result<()> {
-    used.statement += bytes;
-    if used.statement > limits.statement {
-        return Err(EngineError::Sql(Error::new(
-            Code::OutOfResources,
-            format!(
-                "Out of memory: the statement needs more than query_memory_limit ({} bytes); raise it or make the query read fewer rows",
-                limits.statement
-            ),
-        )));
+impl MemoryUse {
+    /// Counts `bytes` more buffered by the statement (1041 past
+    /// query_memory_limit).
+    fn charge(&mut self, limits: &MemoryLimits, bytes: usize) -> Result<()> {
+        self.statement += bytes;
+        if self.statement > limits.statement {
+            return Err(EngineError::Sql(Error::new(
+                Code::OutOfResources,
+                format!(
+                    "Out of memory: the statement needs more than query_memory_limit ({} bytes); raise it or make the query read fewer rows",
+                    limits.statement
+                ),
+            )));
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Counts `bytes` more held in an in-memory temporary table (1114 past
+    /// tmp_table_size / max_heap_table_size).
+    fn charge_temp(&mut self, ctx: &SessionCtx, bytes: usize) -> Result<()> {
+        self.temp_table += bytes;
+        if self.temp_table > ctx.memory.temp_table {
+            return Err(EngineError::Sql(Error::new(
+                Code::TableFull,
+                format!("The table '/tmp/#sql{}_0' is full", ctx.connection_id),
+            )));
+        }
+        self.charge(&ctx.memory, bytes)
+    }
 }
 
 fn out_of_sort_memory() -> EngineError {
@@ -163,11 +180,23 @@ macro_rules! session_env_methods {
 }
 
 /// Expression environment without engine access (for filters evaluated
-/// inside an index scan).
+/// inside an index scan, and for row sinks fed from one), with the
+/// statement's memory account.
 struct ScanEnv<'a> {
     ctx: &'a mut SessionCtx,
     params: &'a [Value],
     outer: &'a [Vec<Value>],
+    memory: &'a mut MemoryUse,
+}
+
+impl ScanEnv<'_> {
+    fn charge(&mut self, bytes: usize) -> Result<()> {
+        self.memory.charge(&self.ctx.memory, bytes)
+    }
+
+    fn charge_temp(&mut self, bytes: usize) -> Result<()> {
+        self.memory.charge_temp(self.ctx, bytes)
+    }
 }
 
 impl Env for ScanEnv<'_> {
@@ -238,6 +267,10 @@ impl Env for Exec<'_> {
     }
 }
 
+/// Takes one table row (primary key, prefix ++ row) met by a scan; returns
+/// false to stop the scan.
+type TableRowFn<'f> = dyn FnMut(&mut ScanEnv, &[u8], Vec<Value>) -> Result<bool> + 'f;
+
 /// Encoded [lower, upper) bounds for one key range.
 type Bounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
@@ -260,23 +293,22 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Counts `bytes` more buffered by the statement (1041 past
-    /// query_memory_limit).
     fn charge(&mut self, bytes: usize) -> Result<()> {
-        charge_statement(&mut self.memory, &self.ctx.memory, bytes)
+        self.memory.charge(&self.ctx.memory, bytes)
     }
 
-    /// Counts `bytes` more held in an in-memory temporary table (1114 past
-    /// tmp_table_size / max_heap_table_size).
     fn charge_temp(&mut self, bytes: usize) -> Result<()> {
-        self.memory.temp_table += bytes;
-        if self.memory.temp_table > self.ctx.memory.temp_table {
-            return Err(EngineError::Sql(Error::new(
-                Code::TableFull,
-                format!("The table '/tmp/#sql{}_0' is full", self.ctx.connection_id),
-            )));
+        self.memory.charge_temp(self.ctx, bytes)
+    }
+
+    /// The executor's state a row sink may use (no engine access).
+    fn scan_env(&mut self) -> ScanEnv<'_> {
+        ScanEnv {
+            ctx: self.ctx,
+            params: self.params,
+            outer: &self.outer,
+            memory: &mut self.memory,
         }
-        self.charge(bytes)
     }
 
     pub fn eval(&mut self, e: &BExpr, row: &[Value]) -> Result<Value> {
@@ -388,22 +420,21 @@ impl<'a> Exec<'a> {
     }
 
     fn select(&mut self, p: &SelectPlan) -> Result<Vec<Vec<Value>>> {
-        // Stop scanning early where LIMIT allows it.
-        let early =
-            if p.aggregate.is_none() && !p.distinct && (p.order.is_empty() || p.ordered_by_index) {
-                self.limit_count(&p.limit, &p.offset)?
-            } else if p.first_row_only {
-                Some(1)
-            } else {
-                None
-            };
-        let rows = self.source_rows(&p.source, &p.filter, p.lock, early)?;
         let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
         let sorting = !p.order.is_empty() && !p.ordered_by_index;
         // Bytes of `out`: the result (and, when sorting, the sort buffer).
         let mut out_bytes = 0usize;
+        // Source rows, kept when there is no GROUP BY (HAVING reads them).
+        let mut rows = Vec::new();
         match &p.aggregate {
             None => {
+                // Stop scanning early where LIMIT allows it.
+                let early = if !p.distinct && (p.order.is_empty() || p.ordered_by_index) {
+                    self.limit_count(&p.limit, &p.offset)?
+                } else {
+                    None
+                };
+                rows = self.source_rows(&p.source, &p.filter, p.lock, early)?;
                 for row in &rows {
                     let mut proj = Vec::with_capacity(p.projection.len());
                     for e in &p.projection {
@@ -425,7 +456,7 @@ impl<'a> Exec<'a> {
                 }
             }
             Some(agg) => {
-                let groups = self.aggregate(agg, &rows)?;
+                let groups = self.aggregate(p, agg)?;
                 for g in &groups {
                     if !self.truth(&p.having, g)? {
                         continue;
@@ -487,67 +518,30 @@ impl<'a> Exec<'a> {
         Ok(rows)
     }
 
-    fn aggregate(&mut self, agg: &AggregatePlan, rows: &[Vec<Value>]) -> Result<Vec<Vec<Value>>> {
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-        let mut groups: Vec<(Vec<Value>, Vec<AggState>)> = Vec::new();
-        for row in rows {
-            let mut gvals = Vec::with_capacity(agg.group_by.len());
-            for g in &agg.group_by {
-                gvals.push(self.eval(g, row)?);
-            }
-            let key = collation_key(&gvals, &agg.group_text);
-            let gi = match index.get(&key) {
-                Some(&i) => i,
-                None => {
-                    // One more row of the group-by temporary table.
-                    let bytes = row_bytes(&gvals)
-                        + 2 * key.len()
-                        + agg.calls.len() * std::mem::size_of::<AggState>();
-                    self.charge_temp(bytes)?;
-                    groups.push((
-                        gvals,
-                        agg.calls.iter().map(|_| AggState::default()).collect(),
-                    ));
-                    index.insert(key, groups.len() - 1);
-                    groups.len() - 1
-                }
-            };
-            for (ci, call) in agg.calls.iter().enumerate() {
-                let v = match &call.arg {
-                    Some(BExpr::Row(items)) => {
-                        let mut vals = Vec::new();
-                        for it in items {
-                            vals.push(self.eval(it, row)?);
-                        }
-                        AggInput::Row(vals)
-                    }
-                    Some(e) => AggInput::One(self.eval(e, row)?),
-                    None => AggInput::One(Value::Int(1)),
+    /// The groups of an aggregate query, each row being its group's values
+    /// followed by its aggregates. Rows are folded in as the scan meets them:
+    /// a COUNT(*) over a large table holds one group, not the table.
+    fn aggregate(&mut self, p: &SelectPlan, agg: &AggregatePlan) -> Result<Vec<Vec<Value>>> {
+        // MIN/MAX served by an index need only the first row.
+        let mut fold = Fold::new(agg, p.first_row_only.then_some(1));
+        if fold.streams() {
+            self.produce(&p.source, &[], &p.filter, p.lock, &mut fold)?;
+        } else {
+            // Group keys or arguments with subqueries need the executor as
+            // their environment: collect the rows first.
+            for row in self.source_rows(&p.source, &p.filter, p.lock, fold.remaining)? {
+                let grown = match fold.add(self, &row) {
+                    Ok(grown) => grown,
+                    Err(e) => return Err(self.pending.take().unwrap_or(e)),
                 };
-                let grown = groups[gi].1[ci].add(call, v)?;
-                if grown > 0 {
-                    self.charge_temp(grown)?;
-                }
+                self.charge_temp(grown)?;
             }
         }
-        if groups.is_empty() && agg.group_by.is_empty() {
-            groups.push((
-                Vec::new(),
-                agg.calls.iter().map(|_| AggState::default()).collect(),
-            ));
-        }
-        Ok(groups
-            .into_iter()
-            .map(|(mut g, states)| {
-                for (state, call) in states.into_iter().zip(&agg.calls) {
-                    g.push(state.finish(call));
-                }
-                g
-            })
-            .collect())
+        Ok(fold.finish())
     }
 
-    /// Rows of a source that pass `filter`, combined across joins.
+    /// Rows of a source that pass `filter`, combined across joins (at most
+    /// `limit`).
     fn source_rows(
         &mut self,
         src: &Source,
@@ -555,59 +549,63 @@ impl<'a> Exec<'a> {
         lock: Option<LockMode>,
         limit: Option<usize>,
     ) -> Result<Vec<Vec<Value>>> {
-        let mut out = Vec::new();
-        self.produce(src, &[], filter, lock, limit, &mut out)?;
-        Ok(out)
+        let mut rows = Collect {
+            limit,
+            ..Collect::default()
+        };
+        if limit != Some(0) {
+            self.produce(src, &[], filter, lock, &mut rows)?;
+        }
+        Ok(rows.rows)
     }
 
-    /// Appends to `out` every combination of `prefix` with rows of `src`
-    /// that satisfies `filter` (applied to complete rows only).
+    /// Feeds `sink` every combination of `prefix` with rows of `src` that
+    /// satisfies `filter` (applied to complete rows only). Returns false
+    /// once the sink wants no more rows.
     fn produce(
         &mut self,
         src: &Source,
         prefix: &[Value],
         filter: &Option<BExpr>,
         lock: Option<LockMode>,
-        limit: Option<usize>,
-        out: &mut Vec<Vec<Value>>,
-    ) -> Result<()> {
+        sink: &mut dyn RowSink,
+    ) -> Result<bool> {
         match src {
             Source::Dual => {
                 if self.truth(filter, prefix)? {
-                    out.push(prefix.to_vec());
+                    return sink.push(&mut self.scan_env(), prefix.to_vec());
                 }
+                Ok(true)
+            }
+            Source::Table(scan) if filter.as_ref().is_some_and(|f| f.has_subquery()) => {
+                // The filter needs the executor, which the scan holds: scan
+                // everything first, filter after.
+                let mut rows = Vec::new();
+                self.table_rows(scan, prefix, None, lock, &mut |env, _, row| {
+                    env.charge(row_bytes(&row))?;
+                    rows.push(row);
+                    Ok(true)
+                })?;
+                self.pass_on(rows, filter, sink)
             }
             Source::Table(scan) => {
-                let inline = filter.as_ref().filter(|f| !f.has_subquery());
-                let rows = self.table_rows(
-                    scan,
-                    prefix,
-                    inline,
-                    lock,
-                    limit.map(|l| l.saturating_sub(out.len())),
-                )?;
-                for (_, row) in rows {
-                    if inline.is_none() && !self.truth(filter, &row)? {
-                        continue;
-                    }
-                    out.push(row);
-                    if limit.is_some_and(|l| out.len() >= l) {
-                        break;
-                    }
-                }
+                let mut more = true;
+                self.table_rows(scan, prefix, filter.as_ref(), lock, &mut |env, _, row| {
+                    more = sink.push(env, row)?;
+                    Ok(more)
+                })?;
+                Ok(more)
             }
             Source::Derived { plan, .. } => {
                 let rows = self.query(plan)?;
                 // The derived table is materialized, as MySQL does.
                 self.charge_temp(rows.iter().map(|r| row_bytes(r)).sum())?;
-                for r in rows {
+                let rows = rows.into_iter().map(|r| {
                     let mut row = prefix.to_vec();
                     row.extend(r);
-                    if self.truth(filter, &row)? {
-                        self.charge(row_bytes(&row))?;
-                        out.push(row);
-                    }
-                }
+                    row
+                });
+                self.pass_on(rows, filter, sink)
             }
             Source::Join {
                 left,
@@ -615,30 +613,42 @@ impl<'a> Exec<'a> {
                 kind,
                 on,
             } => {
-                let mut lefts = Vec::new();
-                self.produce(left, prefix, &None, lock, None, &mut lefts)?;
+                let mut lefts = Collect::default();
+                self.produce(left, prefix, &None, lock, &mut lefts)?;
                 let right_width = source_width(right);
-                for l in lefts {
-                    let mut matched = Vec::new();
-                    self.produce(right, &l, on, lock, None, &mut matched)?;
-                    if matched.is_empty() && *kind == crate::parser::JoinKind::Left {
-                        let mut row = l.clone();
+                for l in lefts.rows {
+                    let mut matched = Collect::default();
+                    self.produce(right, &l, on, lock, &mut matched)?;
+                    // One left row's matches are released once passed on.
+                    self.memory.statement -= matched.bytes;
+                    if matched.rows.is_empty() && *kind == crate::parser::JoinKind::Left {
+                        let mut row = l;
                         row.extend(std::iter::repeat_n(Value::Null, right_width));
-                        self.charge(row_bytes(&row))?;
-                        matched.push(row);
+                        matched.rows.push(row);
                     }
-                    for row in matched {
-                        if self.truth(filter, &row)? {
-                            out.push(row);
-                            if limit.is_some_and(|lim| out.len() >= lim) {
-                                return Ok(());
-                            }
-                        }
+                    if !self.pass_on(matched.rows, filter, sink)? {
+                        return Ok(false);
                     }
                 }
+                Ok(true)
             }
         }
-        Ok(())
+    }
+
+    /// Feeds `sink` the rows that satisfy `filter`; false once it wants no
+    /// more.
+    fn pass_on(
+        &mut self,
+        rows: impl IntoIterator<Item = Vec<Value>>,
+        filter: &Option<BExpr>,
+        sink: &mut dyn RowSink,
+    ) -> Result<bool> {
+        for row in rows {
+            if self.truth(filter, &row)? && !sink.push(&mut self.scan_env(), row)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Encodes the key ranges of an access path for the current prefix row.
@@ -706,25 +716,27 @@ impl<'a> Exec<'a> {
         Ok(out)
     }
 
-    /// Rows of one table for the prefix row: (primary key, prefix ++ row).
+    /// Feeds `on_row` the rows of one table for the prefix row, as (primary
+    /// key, prefix ++ row), until it returns false.
     fn table_rows(
         &mut self,
         scan: &TableScan,
         prefix: &[Value],
         filter: Option<&BExpr>,
         lock: Option<LockMode>,
-        limit: Option<usize>,
-    ) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
+        on_row: &mut TableRowFn,
+    ) -> Result<()> {
         let def = &scan.def;
         let access = &scan.access;
         let bounds = self.key_bounds(def, access, prefix)?;
-        let mut out: Vec<(Vec<u8>, Vec<Value>)> = Vec::new();
         let full_point = access.index == 0
             && access
                 .ranges
                 .first()
                 .is_some_and(|r| r.eq.len() == def.indexes[0].columns.len());
-        let limits = self.ctx.memory;
+        // Overlapping ranges over a secondary index may meet a row twice.
+        let mut seen = (bounds.len() > 1 && access.index != 0).then(HashSet::new);
+        let more = std::cell::Cell::new(true);
         let Exec {
             engine,
             txn,
@@ -734,36 +746,44 @@ impl<'a> Exec<'a> {
             memory,
             ..
         } = self;
-        let mut env = ScanEnv { ctx, params, outer };
-        let mut visit =
-            |pk: &[u8], row: Row, out: &mut Vec<(Vec<u8>, Vec<Value>)>| -> Result<bool> {
-                let mut combined = Vec::with_capacity(prefix.len() + row.len());
-                combined.extend_from_slice(prefix);
-                match &scan.needed {
-                    None => combined.extend(row.iter().cloned()),
-                    Some(needed) => combined.extend(row.iter().zip(needed).map(|(v, &n)| {
-                        if n {
-                            v.clone()
-                        } else {
-                            Value::Null
-                        }
-                    })),
-                }
-                if let Some(f) = filter {
-                    if eval(f, &combined, &mut env)
-                        .map_err(EngineError::Sql)?
-                        .truth()
-                        != Some(true)
-                    {
-                        return Ok(true);
+        let mut env = ScanEnv {
+            ctx,
+            params,
+            outer,
+            memory,
+        };
+        let mut visit = |pk: &[u8], row: Row| -> Result<bool> {
+            let mut combined = Vec::with_capacity(prefix.len() + row.len());
+            combined.extend_from_slice(prefix);
+            match &scan.needed {
+                None => combined.extend(row.iter().cloned()),
+                Some(needed) => combined.extend(row.iter().zip(needed).map(|(v, &n)| {
+                    if n {
+                        v.clone()
+                    } else {
+                        Value::Null
                     }
+                })),
+            }
+            if let Some(f) = filter {
+                if eval(f, &combined, &mut env)
+                    .map_err(EngineError::Sql)?
+                    .truth()
+                    != Some(true)
+                {
+                    return Ok(true);
                 }
-                charge_statement(memory, &limits, row_bytes(&combined) + pk.len())?;
-                out.push((pk.to_vec(), combined));
-                Ok(limit.is_none_or(|l| out.len() < l))
-            };
+            }
+            if let Some(seen) = &mut seen {
+                if !seen.insert(pk.to_vec()) {
+                    return Ok(true);
+                }
+            }
+            more.set(on_row(&mut env, pk, combined)?);
+            Ok(more.get())
+        };
         for (lo, hi) in &bounds {
-            if limit.is_some_and(|l| out.len() >= l) {
+            if !more.get() {
                 break;
             }
             if full_point {
@@ -774,17 +794,13 @@ impl<'a> Exec<'a> {
                         Some(mode) => engine.read_locked(txn, &scan.table, key, mode)?,
                     };
                     if let Some(row) = row {
-                        if !visit(key, row, &mut out)? {
-                            break;
-                        }
+                        visit(key, row)?;
                     }
                     continue;
                 }
             }
             let lo_ref = as_ref_bound(lo);
             let hi_ref = as_ref_bound(hi);
-            let mut collect =
-                |pk: &[u8], row: Row| -> lockstep_engine::Result<bool> { visit(pk, row, &mut out) };
             if access.index == 0 {
                 engine.scan_primary(
                     txn,
@@ -793,7 +809,7 @@ impl<'a> Exec<'a> {
                     hi_ref,
                     access.reverse,
                     lock,
-                    &mut collect,
+                    &mut visit,
                 )?;
             } else {
                 let schema = scan.table.schema();
@@ -806,16 +822,11 @@ impl<'a> Exec<'a> {
                     hi_ref,
                     access.reverse,
                     lock,
-                    &mut collect,
+                    &mut visit,
                 )?;
             }
         }
-        if bounds.len() > 1 && access.index != 0 {
-            // Overlapping ranges over a secondary index may meet a row twice.
-            let mut seen = HashSet::new();
-            out.retain(|(pk, _)| seen.insert(pk.clone()));
-        }
-        Ok(out)
+        Ok(())
     }
 
     // ---------- modifications ----------
@@ -830,15 +841,26 @@ impl<'a> Exec<'a> {
             needed: None,
         };
         let inline = p.filter.as_ref().filter(|f| !f.has_subquery());
-        let early = if p.order.is_empty() || p.ordered_by_index {
-            match &p.limit {
-                Some(l) => Some(self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize),
-                None => None,
+        // Stop scanning early where LIMIT allows it (not when a filter with
+        // a subquery must run after the scan).
+        let early = match &p.limit {
+            Some(l)
+                if (p.order.is_empty() || p.ordered_by_index)
+                    && (p.filter.is_none() || inline.is_some()) =>
+            {
+                Some(self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize)
             }
-        } else {
-            None
+            _ => None,
         };
-        let rows = self.table_rows(&scan, &[], inline, Some(LockMode::Exclusive), early)?;
+        let mut rows = Vec::new();
+        if early != Some(0) {
+            let lock = Some(LockMode::Exclusive);
+            self.table_rows(&scan, &[], inline, lock, &mut |env, pk, row| {
+                env.charge(row_bytes(&row) + pk.len())?;
+                rows.push((pk.to_vec(), row));
+                Ok(early.is_none_or(|l| rows.len() < l))
+            })?;
+        }
         let mut kept = Vec::with_capacity(rows.len());
         for (pk, row) in rows {
             if inline.is_none() && !self.truth(&p.filter, &row)? {
@@ -1169,6 +1191,144 @@ fn collation_key(vals: &[Value], text: &[bool]) -> Vec<u8> {
     key
 }
 
+/// Where produced rows go: collected, or folded into groups as they come.
+trait RowSink {
+    /// Takes one row; returns false once it wants no more.
+    fn push(&mut self, env: &mut ScanEnv, row: Vec<Value>) -> Result<bool>;
+}
+
+/// Collects rows (up to `limit`), each charged to the statement.
+#[derive(Default)]
+struct Collect {
+    rows: Vec<Vec<Value>>,
+    /// What the rows were charged.
+    bytes: usize,
+    limit: Option<usize>,
+}
+
+impl RowSink for Collect {
+    fn push(&mut self, env: &mut ScanEnv, row: Vec<Value>) -> Result<bool> {
+        let bytes = row_bytes(&row);
+        env.charge(bytes)?;
+        self.bytes += bytes;
+        self.rows.push(row);
+        Ok(self.limit.is_none_or(|l| self.rows.len() < l))
+    }
+}
+
+/// GROUP BY state: the groups met so far, found by their collation key.
+struct Fold<'p> {
+    agg: &'p AggregatePlan,
+    index: HashMap<Vec<u8>, usize>,
+    groups: Vec<(Vec<Value>, Vec<AggState>)>,
+    /// Rows still wanted, where only the first few count.
+    remaining: Option<usize>,
+}
+
+impl<'p> Fold<'p> {
+    fn new(agg: &'p AggregatePlan, remaining: Option<usize>) -> Self {
+        Fold {
+            agg,
+            index: HashMap::new(),
+            groups: Vec::new(),
+            remaining,
+        }
+    }
+
+    /// Whether rows can be folded in inside a scan: no group key or
+    /// argument needs a subquery.
+    fn streams(&self) -> bool {
+        !self.agg.group_by.iter().any(BExpr::has_subquery)
+            && !self
+                .agg
+                .calls
+                .iter()
+                .any(|c| c.arg.as_ref().is_some_and(BExpr::has_subquery))
+    }
+
+    /// Folds one row in; returns the bytes the groups grew by.
+    fn add(&mut self, env: &mut dyn Env, row: &[Value]) -> Result<usize> {
+        let agg = self.agg;
+        let mut grown = 0;
+        let gi = if agg.group_by.is_empty() && !self.groups.is_empty() {
+            0 // one group: no key to build
+        } else {
+            let mut gvals = Vec::with_capacity(agg.group_by.len());
+            for g in &agg.group_by {
+                gvals.push(eval(g, row, env)?);
+            }
+            let key = collation_key(&gvals, &agg.group_text);
+            match self.index.get(&key) {
+                Some(&i) => i,
+                None => {
+                    // One more row of the group-by temporary table.
+                    grown += row_bytes(&gvals)
+                        + 2 * key.len()
+                        + agg.calls.len() * std::mem::size_of::<AggState>();
+                    self.groups.push((
+                        gvals,
+                        agg.calls.iter().map(|_| AggState::default()).collect(),
+                    ));
+                    self.index.insert(key, self.groups.len() - 1);
+                    self.groups.len() - 1
+                }
+            }
+        };
+        for (ci, call) in agg.calls.iter().enumerate() {
+            let v = match &call.arg {
+                Some(BExpr::Row(items)) => {
+                    let mut vals = Vec::with_capacity(items.len());
+                    for it in items {
+                        vals.push(eval(it, row, env)?);
+                    }
+                    AggInput::Row(vals)
+                }
+                Some(e) => AggInput::One(eval(e, row, env)?),
+                None => AggInput::One(Value::Int(1)),
+            };
+            grown += self.groups[gi].1[ci].add(call, v)?;
+        }
+        Ok(grown)
+    }
+
+    /// Each group's values followed by its aggregates.
+    fn finish(mut self) -> Vec<Vec<Value>> {
+        if self.groups.is_empty() && self.agg.group_by.is_empty() {
+            // No rows: one group all the same (COUNT(*) = 0, SUM = NULL).
+            self.groups.push((
+                Vec::new(),
+                self.agg.calls.iter().map(|_| AggState::default()).collect(),
+            ));
+        }
+        let calls = &self.agg.calls;
+        self.groups
+            .into_iter()
+            .map(|(mut g, states)| {
+                for (state, call) in states.into_iter().zip(calls) {
+                    g.push(state.finish(call));
+                }
+                g
+            })
+            .collect()
+    }
+}
+
+impl RowSink for Fold<'_> {
+    fn push(&mut self, env: &mut ScanEnv, row: Vec<Value>) -> Result<bool> {
+        let grown = self.add(env, &row)?;
+        if grown > 0 {
+            env.charge_temp(grown)?;
+        }
+        Ok(match &mut self.remaining {
+            None => true,
+            Some(n) => {
+                *n = n.saturating_sub(1);
+                *n > 0
+            }
+        })
+    }
+}
+
 enum AggInput {
     One(Value),
     Row(Vec<Value>),
@@ -1191,10 +1351,10 @@ impl AggState {
     /// Adds one input; returns the bytes the state grew by (DISTINCT sets
     /// and GROUP_CONCAT parts grow, everything else is fixed-size).
     fn add(&mut self, call: &AggCall, input: AggInput) -> Result<usize> {
-        let (v, any_null, key_vals): (Value, bool, Vec<Value>) = match input {
+        let (v, any_null, row_vals): (Value, bool, Option<Vec<Value>>) = match input {
             AggInput::One(v) => {
                 let n = v.is_null();
-                (v.clone(), n, vec![v])
+                (v, n, None)
             }
             AggInput::Row(vals) => {
                 let n = vals.iter().any(|x| x.is_null());
@@ -1203,7 +1363,7 @@ impl AggState {
                         .flat_map(|x| x.to_text().unwrap_or_default())
                         .collect(),
                 );
-                (concat, n, vals)
+                (concat, n, Some(vals))
             }
         };
         if call.func == AggFunc::CountStar {
@@ -1215,7 +1375,8 @@ impl AggState {
         }
         let mut grown = 0;
         if call.distinct {
-            let k = collation_key(&key_vals, &call.text);
+            let vals = row_vals.as_deref().unwrap_or(std::slice::from_ref(&v));
+            let k = collation_key(vals, &call.text);
             grown += k.len() + std::mem::size_of::<Vec<u8>>();
             if !self.seen.get_or_insert_with(HashSet::new).insert(k) {
                 return Ok(0);

@@ -6,7 +6,7 @@
 use crate::{Globals, Server, Session};
 use lockstep_engine::{Engine, EngineConfig, FlushMode};
 use lockstep_protocol::Response;
-use lockstep_types::{Error, Value};
+use lockstep_types::{Decimal, Error, Value};
 use std::sync::Arc;
 
 /// A session on a fresh engine in a temporary directory.
@@ -92,9 +92,27 @@ fn memory_limits_fail_with_mysql_errors() {
     assert_eq!(db.err("SELECT s FROM big UNION SELECT s FROM big"), 1114);
     assert_eq!(db.err("SELECT COUNT(*) FROM (SELECT s FROM big) x"), 1114);
     assert_eq!(
-        db.err("SELECT COUNT(*) FROM big a JOIN big b ON a.k = b.k"),
+        db.err("SELECT a.id, b.id FROM big a JOIN big b ON a.k = b.k"),
         1041
     );
+    // Aggregates fold rows in as they come: counting the same join, or a
+    // table far larger than the limit, buffers almost nothing.
+    assert_eq!(
+        db.rows("SELECT COUNT(*) FROM big a JOIN big b ON a.k = b.k"),
+        vec![vec![Value::Int(2_500_000)]]
+    );
+    db.ok("SET SESSION query_memory_limit = 65536");
+    assert_eq!(
+        db.rows("SELECT COUNT(*), SUM(k), MAX(s) FROM big"),
+        vec![vec![
+            Value::Int(5000),
+            Value::Decimal(Decimal::from_i128_with_scale(22500, 0)),
+            Value::str("row-004999-padding")
+        ]]
+    );
+    assert_eq!(db.rows("SELECT k, COUNT(*) FROM big GROUP BY k").len(), 10);
+    assert_eq!(db.err("SELECT id FROM big"), 1041);
+    db.ok("SET SESSION query_memory_limit = 4194304");
     // Correlated subqueries free what each run buffered.
     let n = db.rows("SELECT COUNT(*) FROM big a WHERE a.id < 2000 AND EXISTS (SELECT 1 FROM big b WHERE b.k = a.k AND b.id < 100)");
     assert_eq!(n, vec![vec![Value::Int(2000)]]);
