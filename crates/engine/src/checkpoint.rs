@@ -14,14 +14,18 @@ use crate::accounts::Account;
 use lockstep_tables::TableDef;
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 03: DECIMAL values are a 256-bit mantissa and a scale, and the snapshot
-// carries the accounts. Older snapshots are not read: their DECIMAL values
-// have another encoding.
-const MAGIC: &[u8; 8] = b"LSCKPT03";
+// 04: the body's length and CRC, then the body written as a stream (the
+// header fields, then each table's definition and rows), so that a
+// checkpoint never holds a copy of the database in memory. 03 (one bincode blob after a length and CRC)
+// is still read.
+const MAGIC: &[u8; 8] = b"LSCKPT04";
+const MAGIC_03: &[u8; 8] = b"LSCKPT03";
 
+/// A checkpoint as recovery reads it.
 #[derive(Serialize, Deserialize)]
 pub struct Snapshot {
     /// Replay the log from here.
@@ -66,29 +70,149 @@ pub fn list(dir: &Path) -> Vec<(u64, PathBuf)> {
     v
 }
 
-/// Writes the snapshot durably: temp file, fsync, rename, fsync dir. On
-/// failure (e.g. disk full) the temp file is removed and the previous
-/// checkpoints are untouched.
-pub fn write(dir: &Path, snap: &Snapshot) -> std::io::Result<PathBuf> {
-    let body = bincode::serialize(snap).map_err(std::io::Error::other)?;
-    let crc = crc32fast::hash(&body);
-    let path = dir.join(file_name(snap.start_lsn));
-    let tmp = dir.join(format!("{}{TMP_SUFFIX}", file_name(snap.start_lsn)));
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(MAGIC)?;
-        f.write_all(&(body.len() as u64).to_le_bytes())?;
-        f.write_all(&crc.to_le_bytes())?;
-        f.write_all(&body)?;
-        f.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
+/// Counts and checksums the bytes that pass through it.
+struct Crc<T> {
+    inner: T,
+    hasher: crc32fast::Hasher,
+    len: u64,
+}
+
+impl<T> Crc<T> {
+    fn new(inner: T) -> Self {
+        Crc {
+            inner,
+            hasher: crc32fast::Hasher::new(),
+            len: 0,
+        }
     }
-    std::fs::rename(&tmp, &path)?;
-    std::fs::File::open(dir)?.sync_all()?;
-    Ok(path)
+}
+
+impl<W: Write> Write for Crc<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<R: Read> Read for Crc<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+}
+
+/// Tag before each table and each row: one follows, or the list ends.
+const MORE: u8 = 1;
+const END: u8 = 0;
+
+/// Writes a checkpoint as a stream, table by table and row by row, to a
+/// temp file; `finish` makes it durable: fsync, rename, fsync dir. Dropped
+/// unfinished (an error, e.g. disk full), it removes the temp file and the
+/// previous checkpoints stay untouched.
+pub struct SnapshotWriter {
+    out: BufWriter<Crc<File>>,
+    start_lsn: u64,
+    tmp: PathBuf,
+    finished: bool,
+}
+
+fn encode_err(e: bincode::Error) -> std::io::Error {
+    std::io::Error::other(e)
+}
+
+impl SnapshotWriter {
+    pub fn create(
+        dir: &Path,
+        start_lsn: u64,
+        next_gno: u64,
+        databases: &[String],
+        accounts: &[Account],
+    ) -> std::io::Result<Self> {
+        let tmp = dir.join(format!("{}{TMP_SUFFIX}", file_name(start_lsn)));
+        let file = File::create(&tmp)?;
+        let mut w = SnapshotWriter {
+            // Buffered before the CRC: it sees large blocks.
+            out: BufWriter::with_capacity(1 << 20, Crc::new(file)),
+            start_lsn,
+            tmp,
+            finished: false,
+        };
+        // Past the CRC (length and CRC are filled in by `finish`); from here
+        // on, an error drops `w`, which removes the temp file.
+        let file = &mut w.out.get_mut().inner;
+        file.write_all(MAGIC)?;
+        file.write_all(&[0; 12])?;
+        w.put(&start_lsn)?;
+        w.put(&next_gno)?;
+        w.put(databases)?;
+        w.put(accounts)?;
+        Ok(w)
+    }
+
+    fn put<T: Serialize + ?Sized>(&mut self, v: &T) -> std::io::Result<()> {
+        bincode::serialize_into(&mut self.out, v).map_err(encode_err)
+    }
+
+    /// Starts a table; its rows follow, then `end_table`.
+    pub fn table(
+        &mut self,
+        def: &TableDef,
+        auto_increment: u64,
+        next_row_id: u64,
+    ) -> std::io::Result<()> {
+        self.put(&MORE)?;
+        self.put(def)?;
+        self.put(&auto_increment)?;
+        self.put(&next_row_id)
+    }
+
+    pub fn row(&mut self, row: &[Value]) -> std::io::Result<()> {
+        self.put(&MORE)?;
+        self.put(row)
+    }
+
+    pub fn end_table(&mut self) -> std::io::Result<()> {
+        self.put(&END)
+    }
+
+    /// Ends the table list, fills in the body's length and CRC, and makes
+    /// the file durable under its final name.
+    pub fn finish(mut self) -> std::io::Result<PathBuf> {
+        self.put(&END)?;
+        self.out.flush()?;
+        let body = self.out.get_mut();
+        let (len, crc) = (body.len, body.hasher.clone().finalize());
+        let file = &mut body.inner;
+        file.seek(SeekFrom::Start(MAGIC.len() as u64))?;
+        file.write_all(&len.to_le_bytes())?;
+        file.write_all(&crc.to_le_bytes())?;
+        file.sync_all()?;
+        let dir = self
+            .tmp
+            .parent()
+            .expect("the temp file is in the data directory");
+        let path = dir.join(file_name(self.start_lsn));
+        std::fs::rename(&self.tmp, &path)?;
+        File::open(dir)?.sync_all()?;
+        self.finished = true;
+        Ok(path)
+    }
+}
+
+impl Drop for SnapshotWriter {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 const TMP_SUFFIX: &str = ".tmp";
@@ -127,15 +251,178 @@ pub fn load_newest(dir: &Path) -> Result<Option<Snapshot>, String> {
 
 /// Reads and verifies a snapshot file.
 pub fn read(path: &Path) -> Result<Snapshot, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    if bytes.len() < 20 || &bytes[..8] != MAGIC {
+    let mut file = File::open(path).map_err(|e| e.to_string())?;
+    let mut header = [0u8; 20];
+    file.read_exact(&mut header)
+        .map_err(|_| "bad header: not a checkpoint file")?;
+    if &header[..8] == MAGIC_03 {
+        return read_03(&header[8..], file);
+    }
+    if &header[..8] != MAGIC {
         return Err("bad header: not a checkpoint file".into());
     }
-    let len = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")) as usize;
-    let crc = u32::from_le_bytes(bytes[16..20].try_into().expect("4 bytes"));
-    let body = bytes.get(20..20 + len).ok_or("truncated")?;
+    let len = u64::from_le_bytes(header[8..16].try_into().expect("8 bytes"));
+    let crc = u32::from_le_bytes(header[16..].try_into().expect("4 bytes"));
+    // Checksummed below the buffer: the CRC sees large blocks.
+    let mut body = BufReader::with_capacity(1 << 20, Crc::new(file.take(len)));
+    let parsed = read_body(&mut body);
+    // Whatever the parse met, the CRC covers the whole body: a flipped byte
+    // is reported as such, not as whatever it made the decoder see.
+    let drained = std::io::copy(&mut body, &mut std::io::sink());
+    let body = body.into_inner();
+    if body.len != len {
+        return Err("truncated".into());
+    }
+    if body.hasher.finalize() != crc {
+        return Err("crc mismatch".into());
+    }
+    drained.map_err(|e| e.to_string())?;
+    parsed.map_err(|e| format!("damaged body: {e}"))
+}
+
+fn read_body(r: &mut impl Read) -> bincode::Result<Snapshot> {
+    fn get<T: serde::de::DeserializeOwned>(r: &mut impl Read) -> bincode::Result<T> {
+        bincode::deserialize_from(r)
+    }
+    let mut snap = Snapshot {
+        start_lsn: get(r)?,
+        next_gno: get(r)?,
+        databases: get(r)?,
+        accounts: get(r)?,
+        tables: Vec::new(),
+    };
+    while get::<u8>(r)? == MORE {
+        let mut t = TableSnapshot {
+            def: get(r)?,
+            auto_increment: get(r)?,
+            next_row_id: get(r)?,
+            rows: Vec::new(),
+        };
+        while get::<u8>(r)? == MORE {
+            t.rows.push(get(r)?);
+        }
+        snap.tables.push(t);
+    }
+    Ok(snap)
+}
+
+/// Format 03: length, CRC (in `header`), then one bincode blob.
+fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
+    let len = u64::from_le_bytes(header[..8].try_into().expect("8 bytes")) as usize;
+    let crc = u32::from_le_bytes(header[8..12].try_into().expect("4 bytes"));
+    let mut body = Vec::new();
+    file.read_to_end(&mut body).map_err(|e| e.to_string())?;
+    let body = body.get(..len).ok_or("truncated")?;
     if crc32fast::hash(body) != crc {
         return Err("crc mismatch".into());
     }
     bincode::deserialize(body).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot() -> Snapshot {
+        let def = TableDef {
+            id: 7,
+            database: "d".into(),
+            name: "t".into(),
+            columns: Vec::new(),
+            indexes: Vec::new(),
+            hidden_row_id: None,
+        };
+        let rows = (0..1000)
+            .map(|i| vec![Value::Int(i), Value::str(&"x".repeat(i as usize % 50))])
+            .collect();
+        Snapshot {
+            start_lsn: 4242,
+            next_gno: 17,
+            databases: vec!["d".into()],
+            tables: vec![TableSnapshot {
+                def,
+                auto_increment: 1001,
+                next_row_id: 3,
+                rows,
+            }],
+            accounts: Vec::new(),
+        }
+    }
+
+    fn write(dir: &Path, snap: &Snapshot) -> PathBuf {
+        let mut w = SnapshotWriter::create(
+            dir,
+            snap.start_lsn,
+            snap.next_gno,
+            &snap.databases,
+            &snap.accounts,
+        )
+        .expect("create");
+        for t in &snap.tables {
+            w.table(&t.def, t.auto_increment, t.next_row_id)
+                .expect("table");
+            for row in &t.rows {
+                w.row(row).expect("row");
+            }
+            w.end_table().expect("end");
+        }
+        w.finish().expect("finish")
+    }
+
+    fn same(a: &Snapshot, b: &Snapshot) {
+        assert_eq!((a.start_lsn, a.next_gno), (b.start_lsn, b.next_gno));
+        assert_eq!(a.databases, b.databases);
+        assert_eq!(a.tables.len(), b.tables.len());
+        for (x, y) in a.tables.iter().zip(&b.tables) {
+            assert_eq!(x.def.name, y.def.name);
+            assert_eq!(
+                (x.auto_increment, x.next_row_id),
+                (y.auto_increment, y.next_row_id)
+            );
+            assert_eq!(x.rows, y.rows);
+        }
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("lockstep-ckpt-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir
+    }
+
+    #[test]
+    fn streamed_checkpoint_reads_back_and_detects_damage() {
+        let dir = temp_dir("stream");
+        let snap = snapshot();
+        let path = write(&dir, &snap);
+        same(&read(&path).expect("intact"), &snap);
+        assert!(!dir
+            .join(format!("{}{TMP_SUFFIX}", file_name(4242)))
+            .exists());
+
+        let mut bytes = std::fs::read(&path).expect("read");
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0x40;
+        std::fs::write(&path, &bytes).expect("write");
+        assert_eq!(read(&path).err().as_deref(), Some("crc mismatch"));
+        bytes[mid] ^= 0x40;
+        std::fs::write(&path, &bytes[..bytes.len() - 10]).expect("write");
+        assert_eq!(read(&path).err().as_deref(), Some("truncated"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn format_03_is_still_read() {
+        let dir = temp_dir("v03");
+        let snap = snapshot();
+        let body = bincode::serialize(&snap).expect("serialize");
+        let mut file = MAGIC_03.to_vec();
+        file.extend((body.len() as u64).to_le_bytes());
+        file.extend(crc32fast::hash(&body).to_le_bytes());
+        file.extend(&body);
+        let path = dir.join(file_name(snap.start_lsn));
+        std::fs::write(&path, &file).expect("write");
+        same(&read(&path).expect("format 03"), &snap);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

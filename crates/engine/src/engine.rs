@@ -132,6 +132,8 @@ pub struct Engine {
     in_flight: [AtomicU64; 2],
     /// Serializes checkpoints; holds the start LSN of the newest one.
     checkpoint: Mutex<u64>,
+    /// Size of the newest checkpoint file.
+    snapshot_bytes: AtomicU64,
     /// Purge horizon, recomputed at most every millisecond: writers trim
     /// version chains with it, and computing it scans all open views.
     horizon: AtomicU64,
@@ -190,6 +192,15 @@ impl Engine {
             flush_mode: config.flush_mode,
         };
         let snapshot = crate::checkpoint::load_newest(&config.datadir)?;
+        let snapshot_bytes = snapshot
+            .as_ref()
+            .and_then(|s| {
+                let path = config
+                    .datadir
+                    .join(crate::checkpoint::file_name(s.start_lsn));
+                std::fs::metadata(path).ok()
+            })
+            .map_or(0, |m| m.len());
         let start_lsn = snapshot.as_ref().map(|s| s.start_lsn).unwrap_or(0);
         let (log, recovered) =
             Log::open(log_config, start_lsn).map_err(|e| format!("opening the log: {e}"))?;
@@ -220,6 +231,7 @@ impl Engine {
             ddl_version: AtomicU64::new(0),
             in_flight: [AtomicU64::new(0), AtomicU64::new(0)],
             checkpoint: Mutex::new(start_lsn),
+            snapshot_bytes: AtomicU64::new(snapshot_bytes),
             horizon: AtomicU64::new(0),
             horizon_at: AtomicU64::new(0),
             opened: std::time::Instant::now(),
@@ -1380,39 +1392,50 @@ impl Engine {
             }
             std::thread::sleep(std::time::Duration::from_micros(200));
         }
+        let began = std::time::Instant::now();
+        let failed = |e: std::io::Error| {
+            format!("checkpoint failed, the previous checkpoint and the log are kept: {e}")
+        };
+        let accounts: Vec<_> = self
+            .accounts
+            .stored()
+            .iter()
+            .map(|a| (**a).clone())
+            .collect();
+        // Rows go straight from the tables to the file: a checkpoint holds
+        // no copy of the database.
+        let mut out = crate::checkpoint::SnapshotWriter::create(
+            &self.config.datadir,
+            start,
+            next_gno,
+            &self.catalog.databases(),
+            &accounts,
+        )
+        .map_err(failed)?;
         let view = self.trx_sys.read_view(None);
-        let mut tables = Vec::new();
         for table in self.catalog.all_tables() {
-            let def = (*table.def()).clone();
-            let mut rows = Vec::new();
+            out.table(
+                &table.def(),
+                table.auto_increment.load(Ordering::SeqCst),
+                table.next_row_id.load(Ordering::SeqCst),
+            )
+            .map_err(failed)?;
             for (_, record) in table.range(Bound::Unbounded, Bound::Unbounded, false) {
                 if let Some(row) = record.read(|w| w == 0 || view.sees(w)) {
-                    rows.push(row.to_vec());
+                    out.row(&row).map_err(failed)?;
                 }
             }
-            tables.push(crate::checkpoint::TableSnapshot {
-                def,
-                auto_increment: table.auto_increment.load(Ordering::SeqCst),
-                next_row_id: table.next_row_id.load(Ordering::SeqCst),
-                rows,
-            });
+            out.end_table().map_err(failed)?;
         }
         drop(view);
-        let snap = crate::checkpoint::Snapshot {
-            start_lsn: start,
-            next_gno,
-            databases: self.catalog.databases(),
-            tables,
-            accounts: self
-                .accounts
-                .stored()
-                .iter()
-                .map(|a| (**a).clone())
-                .collect(),
-        };
-        crate::checkpoint::write(&self.config.datadir, &snap).map_err(|e| {
-            format!("checkpoint failed, the previous checkpoint and the log are kept: {e}")
-        })?;
+        let path = out.finish().map_err(failed)?;
+        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        self.snapshot_bytes.store(bytes, Ordering::Relaxed);
+        eprintln!(
+            "lockstep: checkpoint of {} MiB written in {:.1?}",
+            bytes >> 20,
+            began.elapsed()
+        );
         // Keep the previous checkpoint and the log from its start, as the
         // fallback should the new file be damaged; drop anything older.
         let previous = *last;
@@ -1428,9 +1451,12 @@ impl Engine {
         Ok(start)
     }
 
-    /// Starts a thread that checkpoints whenever `threshold` bytes of log
-    /// have accumulated since the last checkpoint. It stops when the
-    /// engine is dropped.
+    /// Starts a thread that checkpoints whenever `threshold` bytes of log,
+    /// and at least as many as the newest checkpoint holds, have
+    /// accumulated since it. A checkpoint rewrites the whole database, so
+    /// waiting for that much log keeps checkpoint writes no larger than log
+    /// writes, and recovery replays no more log than it loads snapshot. It
+    /// stops when the engine is dropped.
     pub fn start_checkpointer(self: &Arc<Self>, threshold: u64) {
         let weak = Arc::downgrade(self);
         std::thread::Builder::new()
@@ -1438,7 +1464,8 @@ impl Engine {
             .spawn(move || loop {
                 std::thread::sleep(std::time::Duration::from_millis(500));
                 let Some(engine) = weak.upgrade() else { return };
-                if engine.log_since_checkpoint() >= threshold {
+                let due = threshold.max(engine.snapshot_bytes.load(Ordering::Relaxed));
+                if engine.log_since_checkpoint() >= due {
                     match engine.checkpoint() {
                         Ok(lsn) => eprintln!("lockstep: checkpoint at lsn {lsn}"),
                         Err(e) => {
