@@ -176,6 +176,34 @@ def test_idle_connection_is_closed_after_wait_timeout(server_factory):
     assert_serves(limited)
 
 
+def test_session_wait_timeout_applies_to_that_session(server):
+    """SET SESSION wait_timeout closes this idle session after its own
+    timeout; other sessions keep the global one. DEFAULT restores it."""
+    short, other = server.connect(), server.connect()
+    with short.cursor() as c:
+        c.execute("SET SESSION wait_timeout = 1")
+        c.execute("SELECT @@session.wait_timeout, @@global.wait_timeout")
+        assert c.fetchone()[0] == 1
+        with pytest.raises(pymysql.err.MySQLError) as e:
+            c.execute("SET SESSION wait_timeout = 'soon'")
+        assert e.value.args[0] == 1232
+    time.sleep(2.5)
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        with short.cursor() as c:
+            c.execute("SELECT 1")
+    assert e.value.args[0] in (2006, 2013, 4031), e.value.args
+    with other.cursor() as c:
+        c.execute("SELECT 1")
+        c.execute("SET SESSION wait_timeout = 1")
+        c.execute("SET SESSION wait_timeout = DEFAULT")
+        c.execute("SELECT @@session.wait_timeout = @@global.wait_timeout")
+        assert c.fetchone() == (1,)
+    time.sleep(2)
+    with other.cursor() as c:
+        c.execute("SELECT 1")
+    other.close()
+
+
 def test_oversized_packet_gets_1153_and_close(limited):
     conn, sock = logged_in(limited)
     # Only the header and a little of a 2 MiB COM_QUERY: the server must

@@ -215,8 +215,9 @@ impl<H: Handler> Session<'_, H> {
             let max = self.config.max_allowed_packet;
             let idle_after = self.handler.idle_after();
             let read = {
+                let wait = self.handler.wait_timeout();
                 let read = tokio::time::timeout(
-                    self.config.wait_timeout,
+                    wait.unwrap_or(self.config.wait_timeout),
                     reader.read(stream, &mut seq, max),
                 );
                 tokio::pin!(read);

@@ -208,6 +208,13 @@ pub trait Handler: Send {
     fn idle_after(&self) -> Option<Duration> {
         None
     }
+    /// How long the client may stay silent between commands before the
+    /// connection is closed (None: `Config::wait_timeout`). Asked before
+    /// each wait for a command, so `SET SESSION wait_timeout` applies from
+    /// the next wait on.
+    fn wait_timeout(&self) -> Option<Duration> {
+        None
+    }
     /// The client has sent nothing for `idle_after`: give back what an idle
     /// session should not hold (its throttling slot). The wait for the
     /// command goes on.

@@ -201,6 +201,10 @@ impl Handler for Connection {
         self.session.idle_after()
     }
 
+    fn wait_timeout(&self) -> Option<std::time::Duration> {
+        Some(self.session.wait_timeout())
+    }
+
     fn idle(&mut self) {
         self.session.idle();
     }

@@ -89,6 +89,9 @@ pub struct Session {
     prepared: HashMap<u32, Prepared>,
     next_statement_id: u32,
     lock_wait_timeout: Duration,
+    /// Idle time between commands before the connection is closed
+    /// (`wait_timeout`, session or global).
+    wait_timeout: Duration,
     /// The logged-in account's privileges, cached (privileges.rs).
     pub grants: Grants,
     /// TLS parameters when the connection is encrypted (SHOW STATUS Ssl_*).
@@ -105,20 +108,30 @@ macro_rules! memory_vars {
 }
 
 /// A byte-size setting: an integer (1232 otherwise), not negative (1231).
-fn size_setting(name: &str, v: &Value) -> R<i64> {
-    let n = match v {
+/// Largest wait_timeout / innodb_lock_wait_timeout, in seconds (MySQL's
+/// limit on Linux: one year).
+const MAX_TIMEOUT: i64 = 31_536_000;
+
+/// The integer a numeric variable is set to (1232 for a non-number).
+fn int_setting(name: &str, v: &Value) -> R<i64> {
+    match v {
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) => v.to_i64(),
         _ => None,
-    };
-    match n {
-        Some(n) if n >= 0 => Ok(n),
-        Some(_) => Err(Error::new(
-            Code::WrongValueForVar,
-            format!("Variable '{name}' can't be set to the value of '{v}'"),
-        )),
-        None => Err(Error::new(
+    }
+    .ok_or_else(|| {
+        Error::new(
             Code::WrongTypeForVar,
             format!("Incorrect argument type to variable '{name}'"),
+        )
+    })
+}
+
+fn size_setting(name: &str, v: &Value) -> R<i64> {
+    match int_setting(name, v)? {
+        n if n >= 0 => Ok(n),
+        _ => Err(Error::new(
+            Code::WrongValueForVar,
+            format!("Variable '{name}' can't be set to the value of '{v}'"),
         )),
     }
 }
@@ -195,6 +208,11 @@ impl Session {
             .get("innodb_lock_wait_timeout")
             .and_then(|v| v.to_i64())
             .unwrap_or(50);
+        let wait_timeout = server
+            .globals
+            .get("wait_timeout")
+            .and_then(|v| v.to_i64())
+            .unwrap_or(28800);
         let autocommit = server
             .globals
             .get("autocommit")
@@ -245,6 +263,7 @@ impl Session {
             prepared: HashMap::new(),
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
+            wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_TIMEOUT) as u64),
             grants: Grants::all(user, host),
             tls: None,
         };
@@ -426,6 +445,11 @@ impl Session {
         self.txn
             .admitted()
             .then_some(std::time::Duration::from_millis(100))
+    }
+
+    /// How long the client may stay silent between commands.
+    pub fn wait_timeout(&self) -> Duration {
+        self.wait_timeout
     }
 
     /// The client went idle inside a transaction: park its slot.
@@ -866,10 +890,24 @@ impl Session {
                         };
                         self.set_isolation(iso);
                     }
-                    "innodb_lock_wait_timeout" => {
-                        let secs = value.to_i64().unwrap_or(50).clamp(1, 1 << 30);
-                        self.lock_wait_timeout = Duration::from_secs(secs as u64);
-                        self.ctx.session_vars.insert(name, Value::Int(secs));
+                    "wait_timeout" | "innodb_lock_wait_timeout" => {
+                        // DEFAULT: the global value, as a new session gets it.
+                        let source = if default {
+                            self.server.globals.get(&name).unwrap_or(Value::Null)
+                        } else {
+                            value
+                        };
+                        // Out of range is clamped, as MySQL does.
+                        let secs = int_setting(&name, &source)?.clamp(1, MAX_TIMEOUT);
+                        let d = Duration::from_secs(secs as u64);
+                        if name == "wait_timeout" {
+                            self.wait_timeout = d;
+                        } else {
+                            self.lock_wait_timeout = d;
+                        }
+                        if !default {
+                            self.ctx.session_vars.insert(name, Value::Int(secs));
+                        }
                     }
                     memory_vars!() => {
                         if !default {
