@@ -434,7 +434,30 @@ impl<'a> Exec<'a> {
                 } else {
                     None
                 };
-                rows = self.source_rows(&p.source, &p.filter, p.lock, early)?;
+                let streams = p.having.is_none()
+                    && !p.projection.iter().any(BExpr::has_subquery)
+                    && !p.order.iter().any(|(e, _)| e.has_subquery());
+                if streams {
+                    // Projected as the scan meets them: only the result is
+                    // held, and plain columns are moved, not copied.
+                    let mut project = Project {
+                        plan: p,
+                        moves: column_moves(p),
+                        out: Vec::new(),
+                        bytes: 0,
+                        sorting,
+                        limit: early,
+                    };
+                    if early != Some(0) {
+                        self.produce(&p.source, &[], &p.filter, p.lock, &mut project)?;
+                    }
+                    out = project.out;
+                    out_bytes = project.bytes;
+                } else {
+                    // HAVING without GROUP BY, or subqueries: the executor
+                    // evaluates over collected rows.
+                    rows = self.source_rows(&p.source, &p.filter, p.lock, early)?;
+                }
                 for row in &rows {
                     let mut proj = Vec::with_capacity(p.projection.len());
                     for e in &p.projection {
@@ -1214,6 +1237,74 @@ impl RowSink for Collect {
         self.rows.push(row);
         Ok(self.limit.is_none_or(|l| self.rows.len() < l))
     }
+}
+
+/// Projects rows as they come (a SELECT without GROUP BY or HAVING), each
+/// with its ORDER BY keys.
+struct Project<'p> {
+    plan: &'p SelectPlan,
+    /// Per projection item: the row column it takes instead of copying.
+    moves: Vec<Option<usize>>,
+    out: Vec<(Vec<Value>, Vec<Value>)>,
+    /// What `out` was charged (the sort buffer, when sorting).
+    bytes: usize,
+    sorting: bool,
+    limit: Option<usize>,
+}
+
+impl RowSink for Project<'_> {
+    fn push(&mut self, env: &mut ScanEnv, mut row: Vec<Value>) -> Result<bool> {
+        let p = self.plan;
+        let mut proj = Vec::with_capacity(p.projection.len());
+        for (e, moved) in p.projection.iter().zip(&self.moves) {
+            proj.push(match moved {
+                Some(_) => Value::Null, // filled in below
+                None => eval(e, &row, env).map_err(EngineError::Sql)?,
+            });
+        }
+        let mut keys = Vec::with_capacity(p.order.len());
+        if !p.ordered_by_index {
+            for (e, _) in &p.order {
+                keys.push(eval(e, &row, env).map_err(EngineError::Sql)?);
+            }
+        }
+        // Last: nothing else reads a moved column.
+        for (slot, moved) in proj.iter_mut().zip(&self.moves) {
+            if let Some(v) = moved.and_then(|c| row.get_mut(c)) {
+                *slot = std::mem::take(v);
+            }
+        }
+        let bytes = row_bytes(&proj) + row_bytes(&keys);
+        self.bytes += bytes;
+        if self.sorting && self.bytes > env.ctx.memory.sort {
+            return Err(out_of_sort_memory());
+        }
+        env.charge(bytes)?;
+        self.out.push((proj, keys));
+        Ok(self.limit.is_none_or(|l| self.out.len() < l))
+    }
+}
+
+/// Per projection item of `p`: the column it may move out of the source row
+/// (a plain column reference that nothing else in the projection or ORDER BY
+/// reads).
+fn column_moves(p: &SelectPlan) -> Vec<Option<usize>> {
+    fn count(e: &BExpr, refs: &mut HashMap<usize, usize>) {
+        if let BExpr::Column(i) = e {
+            *refs.entry(*i).or_default() += 1;
+        }
+        e.for_each_child(&mut |c| count(c, refs));
+    }
+    let mut refs = HashMap::new();
+    p.projection.iter().for_each(|e| count(e, &mut refs));
+    p.order.iter().for_each(|(e, _)| count(e, &mut refs));
+    p.projection
+        .iter()
+        .map(|e| match e {
+            BExpr::Column(i) if refs.get(i) == Some(&1) => Some(*i),
+            _ => None,
+        })
+        .collect()
 }
 
 /// GROUP BY state: the groups met so far, found by their collation key.
