@@ -437,7 +437,9 @@ def test_subqueries(people):
     assert ids("SELECT id FROM emp WHERE salary = (SELECT MAX(salary) FROM emp)") == [6]
     assert all_rows(cur, "SELECT d.name, (SELECT COUNT(*) FROM emp e WHERE e.dept_id = d.id) "
                          "FROM dept d ORDER BY d.id") == [("eng", 3), ("ops", 2), ("empty", 0)]
-    # LIMIT counts rows that pass the subquery filter, not rows scanned.
+    # LIMIT counts rows that pass the subquery filter (or HAVING), not rows
+    # scanned.
+    assert ids("SELECT id FROM emp HAVING id > 4 LIMIT 1") == [5]
     assert ids("SELECT id FROM emp WHERE dept_id IN (SELECT id FROM dept WHERE name = 'ops') "
                "LIMIT 1") == [3]
     assert ids("SELECT id FROM emp WHERE salary > (SELECT MIN(salary) FROM emp) "

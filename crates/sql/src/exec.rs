@@ -420,97 +420,50 @@ impl<'a> Exec<'a> {
     }
 
     fn select(&mut self, p: &SelectPlan) -> Result<Vec<Vec<Value>>> {
-        let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
-        let sorting = !p.order.is_empty() && !p.ordered_by_index;
-        // Bytes of `out`: the result (and, when sorting, the sort buffer).
-        let mut out_bytes = 0usize;
-        // Source rows, kept when there is no GROUP BY (HAVING reads them).
-        let mut rows = Vec::new();
-        match &p.aggregate {
-            None => {
-                // Stop scanning early where LIMIT allows it.
-                let early = if !p.distinct && (p.order.is_empty() || p.ordered_by_index) {
-                    self.limit_count(&p.limit, &p.offset)?
-                } else {
-                    None
+        // The sort buffer, when no index gives the order.
+        let sort_limit =
+            (!p.order.is_empty() && !p.ordered_by_index).then_some(self.ctx.memory.sort);
+        let mut project = Project::new(p, sort_limit);
+        // Stop scanning early where LIMIT allows it: nothing filters or
+        // reorders the rows after the scan.
+        let early = if p.aggregate.is_none()
+            && p.having.is_none()
+            && !p.distinct
+            && (p.order.is_empty() || p.ordered_by_index)
+        {
+            self.limit_count(&p.limit, &p.offset)?
+        } else {
+            None
+        };
+        let streams = p.aggregate.is_none()
+            && p.having.is_none()
+            && !p.projection.iter().any(BExpr::has_subquery)
+            && !p.order.iter().any(|(e, _)| e.has_subquery());
+        if streams {
+            // Projected as the scan meets them: only the result is held.
+            project.limit = early;
+            if early != Some(0) {
+                self.produce(&p.source, &[], &p.filter, p.lock, &mut project)?;
+            }
+        } else {
+            // Groups, or rows whose HAVING or projection needs the
+            // executor: projected from a collected set.
+            let rows = match &p.aggregate {
+                Some(agg) => self.aggregate(p, agg)?,
+                None => self.source_rows(&p.source, &p.filter, p.lock, early)?,
+            };
+            for mut row in rows {
+                if !self.truth(&p.having, &row)? {
+                    continue;
+                }
+                let bytes = match project.add(self, &mut row) {
+                    Ok(bytes) => bytes,
+                    Err(e) => return Err(self.pending.take().unwrap_or(e)),
                 };
-                let streams = p.having.is_none()
-                    && !p.projection.iter().any(BExpr::has_subquery)
-                    && !p.order.iter().any(|(e, _)| e.has_subquery());
-                if streams {
-                    // Projected as the scan meets them: only the result is
-                    // held, and plain columns are moved, not copied.
-                    let mut project = Project {
-                        plan: p,
-                        moves: column_moves(p),
-                        out: Vec::new(),
-                        bytes: 0,
-                        sorting,
-                        limit: early,
-                    };
-                    if early != Some(0) {
-                        self.produce(&p.source, &[], &p.filter, p.lock, &mut project)?;
-                    }
-                    out = project.out;
-                    out_bytes = project.bytes;
-                } else {
-                    // HAVING without GROUP BY, or subqueries: the executor
-                    // evaluates over collected rows.
-                    rows = self.source_rows(&p.source, &p.filter, p.lock, early)?;
-                }
-                for row in &rows {
-                    let mut proj = Vec::with_capacity(p.projection.len());
-                    for e in &p.projection {
-                        proj.push(self.eval(e, row)?);
-                    }
-                    let mut keys = Vec::with_capacity(p.order.len());
-                    if !p.ordered_by_index {
-                        for (e, _) in &p.order {
-                            keys.push(self.eval(e, row)?);
-                        }
-                    }
-                    let bytes = row_bytes(&proj) + row_bytes(&keys);
-                    out_bytes += bytes;
-                    if sorting {
-                        self.check_sort(out_bytes)?;
-                    }
-                    self.charge(bytes)?;
-                    out.push((proj, keys));
-                }
-            }
-            Some(agg) => {
-                let groups = self.aggregate(p, agg)?;
-                for g in &groups {
-                    if !self.truth(&p.having, g)? {
-                        continue;
-                    }
-                    let mut proj = Vec::with_capacity(p.projection.len());
-                    for e in &p.projection {
-                        proj.push(self.eval(e, g)?);
-                    }
-                    let mut keys = Vec::with_capacity(p.order.len());
-                    for (e, _) in &p.order {
-                        keys.push(self.eval(e, g)?);
-                    }
-                    let bytes = row_bytes(&proj) + row_bytes(&keys);
-                    out_bytes += bytes;
-                    if sorting {
-                        self.check_sort(out_bytes)?;
-                    }
-                    self.charge(bytes)?;
-                    out.push((proj, keys));
-                }
+                self.charge(bytes)?;
             }
         }
-        if p.aggregate.is_none() && p.having.is_some() {
-            let mut kept = Vec::new();
-            for (i, (proj, keys)) in out.into_iter().enumerate() {
-                if self.truth(&p.having, &rows[i])? {
-                    kept.push((proj, keys));
-                }
-            }
-            out = kept;
-        }
+        let mut out = project.out;
         if p.distinct {
             let mut seen = HashSet::new();
             let mut kept = Vec::with_capacity(out.len());
@@ -524,7 +477,7 @@ impl<'a> Exec<'a> {
             }
             out = kept;
         }
-        if sorting {
+        if sort_limit.is_some() {
             let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
             out.sort_by(|a, b| {
                 for (i, d) in desc.iter().enumerate() {
@@ -1239,33 +1192,48 @@ impl RowSink for Collect {
     }
 }
 
-/// Projects rows as they come (a SELECT without GROUP BY or HAVING), each
-/// with its ORDER BY keys.
+/// Projects rows (source rows, or groups) into result rows, each with its
+/// ORDER BY keys. As a row sink it projects rows as the scan meets them.
 struct Project<'p> {
     plan: &'p SelectPlan,
     /// Per projection item: the row column it takes instead of copying.
     moves: Vec<Option<usize>>,
     out: Vec<(Vec<Value>, Vec<Value>)>,
-    /// What `out` was charged (the sort buffer, when sorting).
+    /// Bytes of `out`.
     bytes: usize,
-    sorting: bool,
+    /// `out` is a sort buffer of at most this many bytes.
+    sort_limit: Option<usize>,
+    /// Rows wanted, as a row sink.
     limit: Option<usize>,
 }
 
-impl RowSink for Project<'_> {
-    fn push(&mut self, env: &mut ScanEnv, mut row: Vec<Value>) -> Result<bool> {
+impl<'p> Project<'p> {
+    fn new(plan: &'p SelectPlan, sort_limit: Option<usize>) -> Self {
+        Project {
+            plan,
+            moves: column_moves(plan),
+            out: Vec::new(),
+            bytes: 0,
+            sort_limit,
+            limit: None,
+        }
+    }
+
+    /// Projects `row` (which it may take columns from) into `out`; returns
+    /// the bytes to charge to the statement.
+    fn add(&mut self, env: &mut dyn Env, row: &mut [Value]) -> Result<usize> {
         let p = self.plan;
         let mut proj = Vec::with_capacity(p.projection.len());
         for (e, moved) in p.projection.iter().zip(&self.moves) {
             proj.push(match moved {
                 Some(_) => Value::Null, // filled in below
-                None => eval(e, &row, env).map_err(EngineError::Sql)?,
+                None => eval(e, row, env).map_err(EngineError::Sql)?,
             });
         }
         let mut keys = Vec::with_capacity(p.order.len());
         if !p.ordered_by_index {
             for (e, _) in &p.order {
-                keys.push(eval(e, &row, env).map_err(EngineError::Sql)?);
+                keys.push(eval(e, row, env).map_err(EngineError::Sql)?);
             }
         }
         // Last: nothing else reads a moved column.
@@ -1276,11 +1244,18 @@ impl RowSink for Project<'_> {
         }
         let bytes = row_bytes(&proj) + row_bytes(&keys);
         self.bytes += bytes;
-        if self.sorting && self.bytes > env.ctx.memory.sort {
+        if self.sort_limit.is_some_and(|l| self.bytes > l) {
             return Err(out_of_sort_memory());
         }
-        env.charge(bytes)?;
         self.out.push((proj, keys));
+        Ok(bytes)
+    }
+}
+
+impl RowSink for Project<'_> {
+    fn push(&mut self, env: &mut ScanEnv, mut row: Vec<Value>) -> Result<bool> {
+        let bytes = self.add(env, &mut row)?;
+        env.charge(bytes)?;
         Ok(self.limit.is_none_or(|l| self.out.len() < l))
     }
 }
