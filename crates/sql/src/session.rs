@@ -107,10 +107,10 @@ macro_rules! memory_vars {
     };
 }
 
-/// A byte-size setting: an integer (1232 otherwise), not negative (1231).
-/// Largest wait_timeout / innodb_lock_wait_timeout, in seconds (MySQL's
-/// limit on Linux: one year).
-const MAX_TIMEOUT: i64 = 31_536_000;
+/// Largest wait_timeout, in seconds (MySQL's limit on Linux: one year).
+const MAX_WAIT_TIMEOUT: i64 = 31_536_000;
+/// Largest innodb_lock_wait_timeout, in seconds (MySQL's).
+const MAX_LOCK_WAIT_TIMEOUT: i64 = 1 << 30;
 
 /// The integer a numeric variable is set to (1232 for a non-number).
 fn int_setting(name: &str, v: &Value) -> R<i64> {
@@ -126,6 +126,7 @@ fn int_setting(name: &str, v: &Value) -> R<i64> {
     })
 }
 
+/// A byte-size setting: an integer (1232 otherwise), not negative (1231).
 fn size_setting(name: &str, v: &Value) -> R<i64> {
     match int_setting(name, v)? {
         n if n >= 0 => Ok(n),
@@ -263,7 +264,7 @@ impl Session {
             prepared: HashMap::new(),
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
-            wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_TIMEOUT) as u64),
+            wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
             grants: Grants::all(user, host),
             tls: None,
         };
@@ -897,14 +898,14 @@ impl Session {
                         } else {
                             value
                         };
-                        // Out of range is clamped, as MySQL does.
-                        let secs = int_setting(&name, &source)?.clamp(1, MAX_TIMEOUT);
-                        let d = Duration::from_secs(secs as u64);
-                        if name == "wait_timeout" {
-                            self.wait_timeout = d;
+                        let (target, max) = if name == "wait_timeout" {
+                            (&mut self.wait_timeout, MAX_WAIT_TIMEOUT)
                         } else {
-                            self.lock_wait_timeout = d;
-                        }
+                            (&mut self.lock_wait_timeout, MAX_LOCK_WAIT_TIMEOUT)
+                        };
+                        // Out of range is clamped, as MySQL does.
+                        let secs = int_setting(&name, &source)?.clamp(1, max);
+                        *target = Duration::from_secs(secs as u64);
                         if !default {
                             self.ctx.session_vars.insert(name, Value::Int(secs));
                         }
