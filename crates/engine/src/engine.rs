@@ -443,11 +443,12 @@ impl Engine {
         let mut cursor = self.cursor(txn, table.id, 0, table, lower, upper, reverse, locking)?;
         'pass: loop {
             let start = cursor.start();
-            for (key, record) in table.range(cursor.from(&start), cursor.end(), reverse) {
+            for entry in table.range(cursor.from(&start), cursor.end(), reverse) {
+                let (key, record) = (entry.key(), entry.value());
                 let row = match locking {
                     None => record.read(|w| txn.sees(w)),
                     Some(mode) => {
-                        match cursor.enter(self, txn, table, &key)? {
+                        match cursor.enter(self, txn, table, key)? {
                             Step::Visit => {}
                             Step::Restart => continue 'pass,
                             Step::Stop => return Ok(()),
@@ -458,12 +459,12 @@ impl Engine {
                         if !cursor.next_key && record.latest().and_then(|v| v.row).is_none() {
                             continue;
                         }
-                        self.lock(txn, lock_key(table.id, 0, &key), mode)?;
+                        self.lock(txn, lock_key(table.id, 0, key), mode)?;
                         record.latest().and_then(|v| v.row)
                     }
                 };
                 if let Some(row) = row {
-                    if !visit(&key, row)? {
+                    if !visit(key, row)? {
                         return Ok(());
                     }
                 }
@@ -1192,8 +1193,8 @@ impl Engine {
             return Ok(());
         }
         let mut seen = std::collections::HashSet::new();
-        for (_, record) in table.range(Bound::Unbounded, Bound::Unbounded, false) {
-            if let Some(row) = record.latest().and_then(|v| v.row) {
+        for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
+            if let Some(row) = entry.value().latest().and_then(|v| v.row) {
                 if index.columns.iter().any(|&c| row[c].is_null()) {
                     continue;
                 }
@@ -1352,11 +1353,11 @@ impl Engine {
             let auto = def.auto_increment_column();
             let mut max_auto = 0u64;
             let mut max_row_id = 0u64;
-            for (pk, record) in table.range(Bound::Unbounded, Bound::Unbounded, false) {
-                let Some(row) = record.latest().and_then(|v| v.row) else {
+            for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
+                let Some(row) = entry.value().latest().and_then(|v| v.row) else {
                     continue;
                 };
-                table.index_row(&schema, &pk, &row);
+                table.index_row(&schema, entry.key(), &row);
                 if let Some(c) = auto {
                     max_auto = max_auto.max(row[c].to_i64().unwrap_or(0).max(0) as u64);
                 }
@@ -1420,8 +1421,8 @@ impl Engine {
                 table.next_row_id.load(Ordering::SeqCst),
             )
             .map_err(failed)?;
-            for (_, record) in table.range(Bound::Unbounded, Bound::Unbounded, false) {
-                if let Some(row) = record.read(|w| w == 0 || view.sees(w)) {
+            for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
+                if let Some(row) = entry.value().read(|w| w == 0 || view.sees(w)) {
                     out.row(&row).map_err(failed)?;
                 }
             }
@@ -1619,10 +1620,10 @@ fn add_index(table: &Table, index: IndexDef) {
     def.indexes.push(index);
     let idx = def.indexes.len() - 1;
     let map = crossbeam_skiplist_map();
-    for (pk, record) in table.range(Bound::Unbounded, Bound::Unbounded, false) {
+    for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
         // Every version gets an entry, so older views still find their rows.
-        for row in record.images() {
-            map.insert(def.secondary_entry(idx, &row, &pk), ());
+        for row in entry.value().images() {
+            map.insert(def.secondary_entry(idx, &row, entry.key()), ());
         }
     }
     schema.def = Arc::new(def);

@@ -72,6 +72,9 @@ impl Record {
     }
 }
 
+/// One clustered-index entry: encoded primary key and its record.
+pub type Entry<'a> = crossbeam_skiplist::map::Entry<'a, Vec<u8>, Arc<Record>>;
+
 /// A secondary index: entries are index key ++ primary key.
 pub type IndexMap = SkipMap<Vec<u8>, ()>;
 
@@ -131,17 +134,16 @@ impl Table {
         self.primary.get(key).map(|e| e.value().clone())
     }
 
-    /// Clustered records with keys in the given bounds, in key order.
+    /// Clustered records with keys in the given bounds, in key order. The
+    /// entries borrow key and record from the index: a scan copies nothing
+    /// per row (no key allocation, no reference-count traffic on records).
     pub fn range<'a>(
         &'a self,
         lower: Bound<&'a [u8]>,
         upper: Bound<&'a [u8]>,
         reverse: bool,
-    ) -> Box<dyn Iterator<Item = (Vec<u8>, Arc<Record>)> + 'a> {
-        let it = self
-            .primary
-            .range::<[u8], _>((lower, upper))
-            .map(|e| (e.key().clone(), e.value().clone()));
+    ) -> Box<dyn Iterator<Item = Entry<'a>> + 'a> {
+        let it = self.primary.range::<[u8], _>((lower, upper));
         if reverse {
             Box::new(it.rev())
         } else {
