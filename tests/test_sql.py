@@ -586,6 +586,49 @@ def test_ping_and_select_db(connect, db):
     assert scalar(c.cursor(), "SELECT DATABASE()") == db
 
 
+def test_conditions_a_key_range_answers(connect):
+    """A condition on an integer key that the scan's key range already
+    answers is not evaluated again per row, but only when the value is an
+    exact integer: decimals, strings and out-of-range values still filter
+    through the condition, so the answer is the same either way."""
+    c = connect()
+    cur = c.cursor()
+    cur.execute("CREATE TABLE kr (id INT PRIMARY KEY, k TINYINT, c VARCHAR(10), KEY (k))")
+    cur.execute("INSERT INTO kr VALUES (1,1,'a'),(2,2,'b'),(3,3,'c'),(4,4,'d'),(5,5,'e'),"
+                "(6,-3,'f')")
+    ids = lambda sql, args=None: [r[0] for r in all_rows(cur, sql, args)]
+    assert ids("SELECT id FROM kr WHERE id BETWEEN 2 AND 4") == [2, 3, 4]
+    assert ids("SELECT id FROM kr WHERE id BETWEEN 2.5 AND 4.5") == [3, 4]
+    assert ids("SELECT id FROM kr WHERE id > 2.5 AND id < 5") == [3, 4]
+    assert ids("SELECT id FROM kr WHERE id = 2.0") == [2]
+    assert ids("SELECT id FROM kr WHERE id = '3'") == [3]
+    assert ids("SELECT id FROM kr WHERE id > 1000") == []
+    assert ids("SELECT id FROM kr WHERE k < 1000 ORDER BY id") == [1, 2, 3, 4, 5, 6]
+    assert ids("SELECT id FROM kr WHERE k BETWEEN -200 AND 2 ORDER BY id") == [1, 2, 6]
+    # Several conditions on one column: only the one the range took is dropped.
+    assert ids("SELECT id FROM kr WHERE id >= 2 AND id >= 4") == [4, 5, 6]
+    assert ids("SELECT id FROM kr WHERE id BETWEEN 1 AND 5 AND id < 3") == [1, 2]
+    assert ids("SELECT id FROM kr WHERE id = 2 AND id = 3") == []
+    assert ids("SELECT id FROM kr WHERE id = 2 AND c = 'c'") == []
+    assert ids("SELECT id FROM kr WHERE id IN (2, 3) AND id > 2") == [3]
+    assert ids("SELECT id FROM kr WHERE id > 1 AND id < 6 AND c <> 'c'") == [2, 4, 5]
+    cur.execute("UPDATE kr SET c = 'z' WHERE id BETWEEN 2.5 AND 3.5")
+    assert cur.rowcount == 1
+    cur.execute("DELETE FROM kr WHERE id > 5.5")
+    assert cur.rowcount == 1
+    assert ids("SELECT id FROM kr WHERE c = 'z'") == [3]
+    # Prepared: the same plan meets exact and inexact values.
+    rng = mysql_binary.prepare(c, "SELECT id FROM kr WHERE id BETWEEN ? AND ?")
+    assert mysql_binary.execute(rng, 2, 4) == [(2,), (3,), (4,)]
+    assert mysql_binary.execute(rng, 1.5, 3.5) == [(2,), (3,)]
+    assert mysql_binary.execute(rng, "2.5", "4") == [(3,), (4,)]
+    assert mysql_binary.execute(rng, -(2**40), 2**40) == [(i,) for i in range(1, 6)]
+    pt = mysql_binary.prepare(c, "SELECT id FROM kr WHERE id = ?")
+    assert mysql_binary.execute(pt, 3) == [(3,)]
+    assert mysql_binary.execute(pt, 3.5) == []
+    assert mysql_binary.execute(pt, "4") == [(4,)]
+
+
 def test_server_side_prepared_statements(connect):
     """COM_STMT_PREPARE/EXECUTE/RESET/CLOSE with the binary protocol: parameter
     and column counts, typed binary rows, NULL parameters, re-execution, and

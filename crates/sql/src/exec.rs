@@ -269,7 +269,66 @@ impl Env for Exec<'_> {
 
 /// Takes one table row (primary key, prefix ++ row) met by a scan; returns
 /// false to stop the scan.
-type TableRowFn<'f> = dyn FnMut(&mut ScanEnv, &[u8], Vec<Value>) -> Result<bool> + 'f;
+type TableRowFn<'f> = dyn FnMut(&mut ScanEnv, &[u8], SourceRow) -> Result<bool> + 'f;
+
+/// A row on its way from a scan to a sink. A scan of a single table hands
+/// on the stored row image itself (no copy: a sink that keeps a value
+/// copies just that value); joins and derived tables build their rows.
+pub(crate) enum SourceRow<'r> {
+    Shared {
+        row: &'r [Value],
+        /// Columns the statement reads; the others are never looked at.
+        needed: Option<&'r [bool]>,
+    },
+    Owned(Vec<Value>),
+}
+
+impl SourceRow<'_> {
+    /// The row's columns (in a shared row, unread columns hold their
+    /// stored values, which nothing evaluates).
+    fn values(&self) -> &[Value] {
+        match self {
+            SourceRow::Shared { row, .. } => row,
+            SourceRow::Owned(row) => row,
+        }
+    }
+
+    /// Column `i`: moved out of a row built for the sink, copied from a
+    /// stored one.
+    fn take(&mut self, i: usize) -> Value {
+        match self {
+            SourceRow::Shared { row, .. } => row.get(i).cloned().unwrap_or(Value::Null),
+            SourceRow::Owned(row) => row.get_mut(i).map(std::mem::take).unwrap_or(Value::Null),
+        }
+    }
+
+    /// The row to keep, with unread columns left out (NULL).
+    fn into_owned(self) -> Vec<Value> {
+        match self {
+            SourceRow::Owned(row) => row,
+            SourceRow::Shared { row, needed } => {
+                let mut out = Vec::with_capacity(row.len());
+                extend_needed(&mut out, row, needed);
+                out
+            }
+        }
+    }
+}
+
+/// Appends the columns of `row` the statement reads (all without `needed`),
+/// the others as NULL.
+fn extend_needed(out: &mut Vec<Value>, row: &[Value], needed: Option<&[bool]>) {
+    match needed {
+        None => out.extend_from_slice(row),
+        Some(needed) => {
+            out.extend(
+                row.iter()
+                    .zip(needed)
+                    .map(|(v, &n)| if n { v.clone() } else { Value::Null }),
+            )
+        }
+    }
+}
 
 /// Encoded [lower, upper) bounds for one key range.
 type Bounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
@@ -452,11 +511,11 @@ impl<'a> Exec<'a> {
                 Some(agg) => self.aggregate(p, agg)?,
                 None => self.source_rows(&p.source, &p.filter, p.lock, early)?,
             };
-            for mut row in rows {
+            for row in rows {
                 if !self.truth(&p.having, &row)? {
                     continue;
                 }
-                let bytes = match project.add(self, &mut row) {
+                let bytes = match project.add(self, &mut SourceRow::Owned(row)) {
                     Ok(bytes) => bytes,
                     Err(e) => return Err(self.pending.take().unwrap_or(e)),
                 };
@@ -549,7 +608,7 @@ impl<'a> Exec<'a> {
         match src {
             Source::Dual => {
                 if self.truth(filter, prefix)? {
-                    return sink.push(&mut self.scan_env(), prefix.to_vec());
+                    return sink.push(&mut self.scan_env(), SourceRow::Owned(prefix.to_vec()));
                 }
                 Ok(true)
             }
@@ -558,6 +617,7 @@ impl<'a> Exec<'a> {
                 // everything first, filter after.
                 let mut rows = Vec::new();
                 self.table_rows(scan, prefix, None, lock, &mut |env, _, row| {
+                    let row = row.into_owned();
                     env.charge(row_bytes(&row))?;
                     rows.push(row);
                     Ok(true)
@@ -620,7 +680,9 @@ impl<'a> Exec<'a> {
         sink: &mut dyn RowSink,
     ) -> Result<bool> {
         for row in rows {
-            if self.truth(filter, &row)? && !sink.push(&mut self.scan_env(), row)? {
+            if self.truth(filter, &row)?
+                && !sink.push(&mut self.scan_env(), SourceRow::Owned(row))?
+            {
                 return Ok(false);
             }
         }
@@ -628,26 +690,36 @@ impl<'a> Exec<'a> {
     }
 
     /// Encodes the key ranges of an access path for the current prefix row.
+    /// Also says whether they are exact: every key value an integer given
+    /// as one, so that the ranges hold exactly the rows their conditions
+    /// select (see `TableScan::range_check`).
     fn key_bounds(
         &mut self,
         def: &TableDef,
         access: &Access,
         prefix: &[Value],
-    ) -> Result<Vec<Bounds>> {
+    ) -> Result<(Vec<Bounds>, bool)> {
         let cols = &def.indexes[access.index].columns;
         let mut out = Vec::with_capacity(access.ranges.len());
+        let mut exact = true;
+        let is_exact = |v: &Value, ty: DataType| {
+            ty.is_integer() && matches!(v, Value::Int(_) | Value::UInt(_))
+        };
         'ranges: for r in &access.ranges {
             let mut p = Vec::new();
             for (i, e) in r.eq.iter().enumerate() {
                 let v = self.eval(e, prefix)?;
                 let ty = def.columns[cols[i]].data_type;
                 match key_value(&v, ty) {
-                    Some(k) => encode_column_key(&k, ty, &mut p),
+                    Some(k) => {
+                        exact &= is_exact(&v, ty);
+                        encode_column_key(&k, ty, &mut p)
+                    }
                     None => continue 'ranges, // no row can be equal
                 }
             }
             let col_ty = cols.get(r.eq.len()).map(|&c| def.columns[c].data_type);
-            let bound =
+            let mut bound =
                 |b: &Option<(BExpr, bool)>, this: &mut Self| -> Result<Option<(Vec<u8>, bool)>> {
                     let (Some((e, incl)), Some(ty)) = (b, col_ty) else {
                         return Ok(None);
@@ -656,7 +728,10 @@ impl<'a> Exec<'a> {
                     if v.is_null() {
                         return Ok(Some((Vec::new(), false))); // NULL bound: empty range
                     }
-                    Ok(key_value(&v, ty).map(|k| {
+                    // No key: the range is left open on this side.
+                    let key = key_value(&v, ty);
+                    exact &= key.is_some() && is_exact(&v, ty);
+                    Ok(key.map(|k| {
                         let mut key = p.clone();
                         encode_column_key(&k, ty, &mut key);
                         (key, *incl)
@@ -689,7 +764,7 @@ impl<'a> Exec<'a> {
             };
             out.push((lo, hi));
         }
-        Ok(out)
+        Ok((out, exact))
     }
 
     /// Feeds `on_row` the rows of one table for the prefix row, as (primary
@@ -704,7 +779,9 @@ impl<'a> Exec<'a> {
     ) -> Result<()> {
         let def = &scan.def;
         let access = &scan.access;
-        let bounds = self.key_bounds(def, access, prefix)?;
+        let (bounds, exact) = self.key_bounds(def, access, prefix)?;
+        // Conditions the ranges guarantee, checked only where they may not.
+        let range_check = scan.range_check.as_ref().filter(|_| !exact);
         let full_point = access.index == 0
             && access
                 .ranges
@@ -729,20 +806,19 @@ impl<'a> Exec<'a> {
             memory,
         };
         let mut visit = |pk: &[u8], row: Row| -> Result<bool> {
-            let mut combined = Vec::with_capacity(prefix.len() + row.len());
-            combined.extend_from_slice(prefix);
-            match &scan.needed {
-                None => combined.extend(row.iter().cloned()),
-                Some(needed) => combined.extend(row.iter().zip(needed).map(|(v, &n)| {
-                    if n {
-                        v.clone()
-                    } else {
-                        Value::Null
-                    }
-                })),
-            }
-            if let Some(f) = filter {
-                if eval(f, &combined, &mut env)
+            let source = if prefix.is_empty() {
+                SourceRow::Shared {
+                    row: &row,
+                    needed: scan.needed.as_deref(),
+                }
+            } else {
+                let mut combined = Vec::with_capacity(prefix.len() + row.len());
+                combined.extend_from_slice(prefix);
+                extend_needed(&mut combined, &row, scan.needed.as_deref());
+                SourceRow::Owned(combined)
+            };
+            for f in range_check.iter().chain(filter.iter()) {
+                if eval(f, source.values(), &mut env)
                     .map_err(EngineError::Sql)?
                     .truth()
                     != Some(true)
@@ -755,7 +831,7 @@ impl<'a> Exec<'a> {
                     return Ok(true);
                 }
             }
-            more.set(on_row(&mut env, pk, combined)?);
+            more.set(on_row(&mut env, pk, source)?);
             Ok(more.get())
         };
         for (lo, hi) in &bounds {
@@ -815,6 +891,7 @@ impl<'a> Exec<'a> {
             offset: 0,
             access: p.access.clone(),
             needed: None,
+            range_check: p.range_check.clone(),
         };
         let inline = p.filter.as_ref().filter(|f| !f.has_subquery());
         // Stop scanning early where LIMIT allows it (not when a filter with
@@ -832,6 +909,7 @@ impl<'a> Exec<'a> {
         if early != Some(0) {
             let lock = Some(LockMode::Exclusive);
             self.table_rows(&scan, &[], inline, lock, &mut |env, pk, row| {
+                let row = row.into_owned();
                 env.charge(row_bytes(&row) + pk.len())?;
                 rows.push((pk.to_vec(), row));
                 Ok(early.is_none_or(|l| rows.len() < l))
@@ -1159,7 +1237,10 @@ fn collation_key(vals: &[Value], text: &[bool]) -> Vec<u8> {
     for (i, v) in vals.iter().enumerate() {
         match v {
             Value::Bytes(b) if text.get(i).copied().unwrap_or(false) => {
-                Value::Bytes(lockstep_types::value::fold_ci(b).into_owned()).encode_key(&mut key)
+                lockstep_types::value::encode_bytes_key(
+                    &lockstep_types::value::fold_ci(b),
+                    &mut key,
+                )
             }
             v => v.group_key(&mut key),
         }
@@ -1170,7 +1251,7 @@ fn collation_key(vals: &[Value], text: &[bool]) -> Vec<u8> {
 /// Where produced rows go: collected, or folded into groups as they come.
 trait RowSink {
     /// Takes one row; returns false once it wants no more.
-    fn push(&mut self, env: &mut ScanEnv, row: Vec<Value>) -> Result<bool>;
+    fn push(&mut self, env: &mut ScanEnv, row: SourceRow) -> Result<bool>;
 }
 
 /// Collects rows (up to `limit`), each charged to the statement.
@@ -1183,7 +1264,8 @@ struct Collect {
 }
 
 impl RowSink for Collect {
-    fn push(&mut self, env: &mut ScanEnv, row: Vec<Value>) -> Result<bool> {
+    fn push(&mut self, env: &mut ScanEnv, row: SourceRow) -> Result<bool> {
+        let row = row.into_owned();
         let bytes = row_bytes(&row);
         env.charge(bytes)?;
         self.bytes += bytes;
@@ -1221,25 +1303,25 @@ impl<'p> Project<'p> {
 
     /// Projects `row` (which it may take columns from) into `out`; returns
     /// the bytes to charge to the statement.
-    fn add(&mut self, env: &mut dyn Env, row: &mut [Value]) -> Result<usize> {
+    fn add(&mut self, env: &mut dyn Env, row: &mut SourceRow) -> Result<usize> {
         let p = self.plan;
         let mut proj = Vec::with_capacity(p.projection.len());
         for (e, moved) in p.projection.iter().zip(&self.moves) {
             proj.push(match moved {
                 Some(_) => Value::Null, // filled in below
-                None => eval(e, row, env).map_err(EngineError::Sql)?,
+                None => eval(e, row.values(), env).map_err(EngineError::Sql)?,
             });
         }
         let mut keys = Vec::with_capacity(p.order.len());
         if !p.ordered_by_index {
             for (e, _) in &p.order {
-                keys.push(eval(e, row, env).map_err(EngineError::Sql)?);
+                keys.push(eval(e, row.values(), env).map_err(EngineError::Sql)?);
             }
         }
         // Last: nothing else reads a moved column.
         for (slot, moved) in proj.iter_mut().zip(&self.moves) {
-            if let Some(v) = moved.and_then(|c| row.get_mut(c)) {
-                *slot = std::mem::take(v);
+            if let Some(c) = moved {
+                *slot = row.take(*c);
             }
         }
         let bytes = row_bytes(&proj) + row_bytes(&keys);
@@ -1253,7 +1335,7 @@ impl<'p> Project<'p> {
 }
 
 impl RowSink for Project<'_> {
-    fn push(&mut self, env: &mut ScanEnv, mut row: Vec<Value>) -> Result<bool> {
+    fn push(&mut self, env: &mut ScanEnv, mut row: SourceRow) -> Result<bool> {
         let bytes = self.add(env, &mut row)?;
         env.charge(bytes)?;
         Ok(self.limit.is_none_or(|l| self.out.len() < l))
@@ -1380,8 +1462,8 @@ impl<'p> Fold<'p> {
 }
 
 impl RowSink for Fold<'_> {
-    fn push(&mut self, env: &mut ScanEnv, row: Vec<Value>) -> Result<bool> {
-        let grown = self.add(env, &row)?;
+    fn push(&mut self, env: &mut ScanEnv, row: SourceRow) -> Result<bool> {
+        let grown = self.add(env, row.values())?;
         if grown > 0 {
             env.charge_temp(grown)?;
         }

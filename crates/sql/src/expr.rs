@@ -793,6 +793,19 @@ fn arg(args: &[BExpr], i: usize, row: &[Value], env: &mut dyn Env) -> Result<Val
     }
 }
 
+/// A value under the default collation. The common case (text that is
+/// already lower-case ASCII) keeps its bytes: no copy per row for ORDER BY
+/// and comparisons on text columns.
+fn fold_case(v: Value) -> Value {
+    match v {
+        Value::Bytes(b) => match lockstep_types::value::fold_ci(&b) {
+            std::borrow::Cow::Borrowed(_) => Value::Bytes(b),
+            std::borrow::Cow::Owned(folded) => Value::Bytes(folded),
+        },
+        other => other,
+    }
+}
+
 fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
     let mut vals = Vec::with_capacity(args.len());
     // Functions that must not evaluate every argument.
@@ -810,6 +823,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             let c = arg(args, 0, row, env)?;
             return arg(args, if c.truth() == Some(true) { 1 } else { 2 }, row, env);
         }
+        Func::FoldCase => return Ok(fold_case(arg(args, 0, row, env)?)),
         Func::IfNull => {
             let v = arg(args, 0, row, env)?;
             return if v.is_null() {
@@ -1095,10 +1109,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                     .collect::<String>(),
             ),
         },
-        Func::FoldCase => match &vals[0] {
-            Value::Bytes(b) => Value::Bytes(lockstep_types::value::fold_ci(b).into_owned()),
-            other => other.clone(),
-        },
+        Func::FoldCase => fold_case(vals.first().cloned().unwrap_or(Value::Null)),
         Func::Instr => {
             let (h, needle) = (s(0), s(1));
             let pos = h

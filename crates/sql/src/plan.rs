@@ -124,6 +124,11 @@ pub struct TableScan {
     /// Which columns the statement reads (None: all); the others are
     /// left NULL in the combined row instead of copied (`prune`).
     pub needed: Option<Vec<bool>>,
+    /// Conditions taken out of the statement's filter because the key
+    /// range of `access` guarantees them (`bind::take_implied`). They are
+    /// evaluated per row only in an execution whose key values are not
+    /// exact (say a decimal compared with an integer column).
+    pub range_check: Option<BExpr>,
 }
 
 /// An access path: index 0 is the clustered index.
@@ -186,6 +191,8 @@ pub struct ModifyPlan {
     pub def: Arc<TableDef>,
     pub access: Access,
     pub filter: Option<BExpr>,
+    /// What `TableScan::range_check` is for the scan of the target rows.
+    pub range_check: Option<BExpr>,
     pub order: Vec<(BExpr, bool)>,
     pub ordered_by_index: bool,
     pub limit: Option<BExpr>,

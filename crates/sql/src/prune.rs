@@ -58,6 +58,9 @@ fn mark_columns(e: &BExpr, used: &mut Vec<bool>, whole: &mut bool) {
 fn mark_source(src: &Source, mark: &mut dyn FnMut(&BExpr)) {
     match src {
         Source::Table(scan) => {
+            if let Some(check) = &scan.range_check {
+                mark(check);
+            }
             for r in &scan.access.ranges {
                 r.eq.iter().for_each(&mut *mark);
                 for (e, _) in r.lower.iter().chain(r.upper.iter()) {

@@ -186,18 +186,7 @@ impl Value {
                 out.push(KEY_DECIMAL);
                 d.encode_key(out);
             }
-            Value::Bytes(b) => {
-                // 0x00 escaped as 0x00 0xFF, terminated by 0x00 0x00, so that
-                // a prefix sorts before its extensions in multi-column keys.
-                out.push(KEY_BYTES);
-                for &byte in b {
-                    out.push(byte);
-                    if byte == 0 {
-                        out.push(0xFF);
-                    }
-                }
-                out.extend_from_slice(&[0, 0]);
-            }
+            Value::Bytes(b) => encode_bytes_key(b, out),
             Value::Date(d) => {
                 out.push(KEY_FIXED8);
                 out.extend_from_slice(&((d.to_days() as u64) ^ (1 << 63)).to_be_bytes());
@@ -396,6 +385,22 @@ pub fn encoded_prefix_len(key: &[u8], columns: usize) -> Option<usize> {
         }
     }
     (pos <= key.len()).then_some(pos)
+}
+
+/// The key form of a string (what `Value::Bytes(b).encode_key` writes),
+/// without building the value.
+pub fn encode_bytes_key(b: &[u8], out: &mut Vec<u8>) {
+    // 0x00 escaped as 0x00 0xFF, terminated by 0x00 0x00, so that a prefix
+    // sorts before its extensions in multi-column keys.
+    out.reserve(b.len() + 3);
+    out.push(KEY_BYTES);
+    for &byte in b {
+        out.push(byte);
+        if byte == 0 {
+            out.push(0xFF);
+        }
+    }
+    out.extend_from_slice(&[0, 0]);
 }
 
 /// Folds a string for case- and accent-insensitive comparison, as the
