@@ -6,12 +6,18 @@
 //! around its version chain. Writers must hold the row lock (engine/lock)
 //! for a record before adding a version, so a chain has at most one
 //! uncommitted version, at its head (5.5).
+//!
+//! Layout: a row read is a chain of dependent memory loads, each a likely
+//! cache miss on a large table, so the record lives inside its skip-list
+//! node and a chain of one version (the usual case once purge has run)
+//! lives inside the record: node, then row image, with nothing between.
 
 use crate::schema::{TableDef, PRIMARY};
 use crate::TrxId;
 use crossbeam_skiplist::SkipMap;
 use lockstep_types::Value;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use smallvec::SmallVec;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -35,7 +41,8 @@ pub struct Record {
 
 #[derive(Debug, Default)]
 struct Chain {
-    versions: Vec<Version>,
+    /// Oldest first; one version is stored inline.
+    versions: SmallVec<[Version; 1]>,
     /// Set by purge when the record was removed from the index; a writer
     /// that finds a dead record must insert a fresh one.
     dead: bool,
@@ -73,7 +80,19 @@ impl Record {
 }
 
 /// One clustered-index entry: encoded primary key and its record.
-pub type Entry<'a> = crossbeam_skiplist::map::Entry<'a, Vec<u8>, Arc<Record>>;
+pub type Entry<'a> = crossbeam_skiplist::map::Entry<'a, Vec<u8>, Record>;
+
+/// A record found by key. It stays valid while held, even if purge removes
+/// it from the index meanwhile (the skip list frees a node only after its
+/// last reference is gone).
+pub struct RecordRef<'a>(Entry<'a>);
+
+impl std::ops::Deref for RecordRef<'_> {
+    type Target = Record;
+    fn deref(&self) -> &Record {
+        self.0.value()
+    }
+}
 
 /// A secondary index: entries are index key ++ primary key.
 pub type IndexMap = SkipMap<Vec<u8>, ()>;
@@ -90,7 +109,7 @@ pub struct Schema {
 pub struct Table {
     pub id: u32,
     schema: RwLock<Schema>,
-    primary: SkipMap<Vec<u8>, Arc<Record>>,
+    primary: SkipMap<Vec<u8>, Record>,
     /// Next AUTO_INCREMENT value.
     pub auto_increment: AtomicU64,
     /// Next hidden row id, for tables without a primary key.
@@ -130,8 +149,8 @@ impl Table {
         self.schema.read().def.clone()
     }
 
-    pub fn record(&self, key: &[u8]) -> Option<Arc<Record>> {
-        self.primary.get(key).map(|e| e.value().clone())
+    pub fn record(&self, key: &[u8]) -> Option<RecordRef<'_>> {
+        self.primary.get(key).map(RecordRef)
     }
 
     /// Clustered records with keys in the given bounds, in key order. The
@@ -162,11 +181,14 @@ impl Table {
     /// a separate pass (9.5.4: periodic work amortized into small pieces).
     pub fn push_version(&self, key: &[u8], version: Version, horizon: TrxId) {
         loop {
-            let entry = self
-                .primary
-                .get_or_insert_with(key.to_vec(), || Arc::new(Record::default()));
-            let record = entry.value().clone();
-            let mut chain = record.chain.lock();
+            // Look up first: updates find the record without copying the key.
+            let entry = match self.primary.get(key) {
+                Some(entry) => entry,
+                None => self
+                    .primary
+                    .get_or_insert_with(key.to_vec(), Record::default),
+            };
+            let mut chain = entry.value().chain.lock();
             if chain.dead {
                 drop(chain);
                 entry.remove();
@@ -209,8 +231,7 @@ impl Table {
         let Some(entry) = self.primary.get(key) else {
             return false;
         };
-        let record = entry.value().clone();
-        let mut chain = record.chain.lock();
+        let mut chain = entry.value().chain.lock();
         trim(&mut chain.versions, horizon);
         let removable = chain.versions.is_empty()
             || (chain.versions.len() == 1
@@ -228,7 +249,7 @@ impl Table {
     /// Loads a committed row directly (recovery and checkpoint load): the
     /// version is written by transaction 0, which every view sees.
     pub fn load_row(&self, key: Vec<u8>, row: Option<Row>) {
-        let record = Arc::new(Record::default());
+        let record = Record::default();
         record.chain.lock().versions.push(Version { trx: 0, row });
         self.primary.insert(key, record);
     }
@@ -264,7 +285,7 @@ impl Table {
 
 /// Keeps the newest version that every view sees and everything newer;
 /// older versions are unreachable.
-fn trim(versions: &mut Vec<Version>, horizon: TrxId) {
+fn trim(versions: &mut SmallVec<[Version; 1]>, horizon: TrxId) {
     if versions.len() < 2 {
         return;
     }
