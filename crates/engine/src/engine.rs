@@ -145,12 +145,13 @@ pub struct Engine {
 }
 
 /// Work for purge: the row image a committed transaction deleted or
-/// replaced at `pk`.
+/// replaced at `pk` (None: replaced with the same index keys, so only the
+/// old version is to be dropped from the chain).
 struct PurgeItem {
     trx: u64,
     table: u32,
     pk: Vec<u8>,
-    before: Row,
+    before: Option<Row>,
 }
 
 #[derive(Default)]
@@ -689,10 +690,11 @@ impl Engine {
                 }
             }
         }
-        if moved {
-            // The old entries go once no view needs them.
-            txn.purge.push((table.id, pk.to_vec(), old.clone()));
-        }
+        // The old version (and its old index entries) go once no view
+        // needs them; left alone it would stay until the row's next write,
+        // doubling the memory of every updated row.
+        let before = moved.then(|| old.clone());
+        txn.purge.push((table.id, pk.to_vec(), before));
         for (idx, entry) in &fresh {
             self.insert_intention(txn, table.id, *idx, &schema.secondary[idx - 1], entry)?;
         }
@@ -744,7 +746,7 @@ impl Engine {
         let id = self.ensure_id(txn);
         self.write_version(txn, table, pk, Version { trx: id, row: None });
         txn.writeset.push(lock_key(table.id, 0, pk).0);
-        txn.purge.push((table.id, pk.to_vec(), old.clone()));
+        txn.purge.push((table.id, pk.to_vec(), Some(old.clone())));
         txn.events.push(if self.config.minimal_row_image {
             Event::DeleteRow {
                 table: table.id,
@@ -791,6 +793,10 @@ impl Engine {
             let Some(table) = self.catalog.table_by_id(item.table) else {
                 continue;
             };
+            let Some(before) = &item.before else {
+                table.trim_record(&item.pk, horizon);
+                continue;
+            };
             let schema = table.schema();
             let def = &schema.def;
             // Removing an entry merges its gap into the next one, so an
@@ -804,11 +810,11 @@ impl Engine {
                 .unwrap_or_default();
             for (i, index) in schema.secondary.iter().enumerate() {
                 let idx = i + 1;
-                let key = def.index_key(idx, &item.before);
+                let key = def.index_key(idx, before);
                 if blocked || images.iter().any(|row| def.index_key(idx, row) == key) {
                     continue;
                 }
-                let entry = def.secondary_entry(idx, &item.before, &item.pk);
+                let entry = def.secondary_entry(idx, before, &item.pk);
                 blocked = !self.remove_entry_unless_gap_locked(table.id, idx, &entry, || {
                     index.remove(&entry);
                     // A writer may have given the row this key again

@@ -82,7 +82,9 @@ pub struct Txn {
     pub(crate) pending_transient: bool,
     /// Row images this transaction deleted or moved out of a secondary
     /// index: purge work once it commits (table, primary key, image).
-    pub(crate) purge: Vec<(u32, Vec<u8>, lockstep_tables::Row)>,
+    /// No image: the row was updated in place, and only its old version
+    /// is to go.
+    pub(crate) purge: Vec<(u32, Vec<u8>, Option<lockstep_tables::Row>)>,
 }
 
 impl Txn {

@@ -246,6 +246,14 @@ impl Table {
         false
     }
 
+    /// Purge of an update: drops the versions of the record at `key` that no
+    /// view can reach any more.
+    pub fn trim_record(&self, key: &[u8], horizon: TrxId) {
+        if let Some(entry) = self.primary.get(key) {
+            trim(&mut entry.value().chain.lock().versions, horizon);
+        }
+    }
+
     /// Loads a committed row directly (recovery and checkpoint load): the
     /// version is written by transaction 0, which every view sees.
     pub fn load_row(&self, key: Vec<u8>, row: Option<Row>) {
@@ -292,6 +300,10 @@ fn trim(versions: &mut SmallVec<[Version; 1]>, horizon: TrxId) {
     if let Some(pos) = versions.iter().rposition(|v| v.trx < horizon) {
         if pos > 0 {
             versions.drain(..pos);
+            // Back into the record: one version needs no allocation.
+            if versions.len() == 1 && versions.spilled() {
+                versions.shrink_to_fit();
+            }
         }
     }
 }
@@ -361,6 +373,30 @@ mod tests {
         assert_eq!(v(rec.read(|_| false)), None);
         t.undo_version(b"k", 9);
         assert_eq!(v(rec.read(|_| true)), Some(1));
+    }
+
+    #[test]
+    fn purge_of_an_update_leaves_one_inline_version() {
+        let t = table();
+        for trx in [3, 7] {
+            t.push_version(
+                b"k",
+                Version {
+                    trx,
+                    row: row(trx as i64),
+                },
+                0,
+            );
+        }
+        let rec = t.record(b"k").expect("record was inserted");
+        // A view older than 7 still needs version 3.
+        t.trim_record(b"k", 5);
+        assert_eq!(rec.chain.lock().versions.len(), 2);
+        t.trim_record(b"k", 8);
+        let chain = rec.chain.lock();
+        assert_eq!(chain.versions.len(), 1);
+        assert_eq!(chain.versions[0].trx, 7);
+        assert!(!chain.versions.spilled(), "one version lives in the record");
     }
 
     #[test]
