@@ -347,6 +347,17 @@ mod tests {
         Some(Arc::from(vec![Value::Int(v)]))
     }
 
+    /// Each transaction writes row "k" with its own id as the value.
+    fn push_writes(t: &Table, trxs: impl IntoIterator<Item = TrxId>, horizon: TrxId) {
+        for trx in trxs {
+            let version = Version {
+                trx,
+                row: row(trx as i64),
+            };
+            t.push_version(b"k", version, horizon);
+        }
+    }
+
     #[test]
     fn readers_see_their_version() {
         let t = table();
@@ -378,16 +389,7 @@ mod tests {
     #[test]
     fn purge_of_an_update_leaves_one_inline_version() {
         let t = table();
-        for trx in [3, 7] {
-            t.push_version(
-                b"k",
-                Version {
-                    trx,
-                    row: row(trx as i64),
-                },
-                0,
-            );
-        }
+        push_writes(&t, [3, 7], 0);
         let rec = t.record(b"k").expect("record was inserted");
         // A view older than 7 still needs version 3.
         t.trim_record(b"k", 5);
@@ -402,16 +404,7 @@ mod tests {
     #[test]
     fn trim_keeps_what_views_need() {
         let t = table();
-        for trx in 1..=10 {
-            t.push_version(
-                b"k",
-                Version {
-                    trx,
-                    row: row(trx as i64),
-                },
-                6,
-            );
-        }
+        push_writes(&t, 1..=10, 6);
         let rec = t.record(b"k").expect("record was inserted");
         assert_eq!(rec.chain.lock().versions.first().map(|v| v.trx), Some(5));
         t.push_version(b"k", Version { trx: 11, row: None }, 100);
