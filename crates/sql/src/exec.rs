@@ -1346,19 +1346,20 @@ impl RowSink for Project<'_> {
 /// (a plain column reference that nothing else in the projection or ORDER BY
 /// reads).
 fn column_moves(p: &SelectPlan) -> Vec<Option<usize>> {
-    fn count(e: &BExpr, refs: &mut HashMap<usize, usize>) {
+    // Runs for every SELECT: a short list of references, not a hash map.
+    fn collect(e: &BExpr, refs: &mut Vec<usize>) {
         if let BExpr::Column(i) = e {
-            *refs.entry(*i).or_default() += 1;
+            refs.push(*i);
         }
-        e.for_each_child(&mut |c| count(c, refs));
+        e.for_each_child(&mut |c| collect(c, refs));
     }
-    let mut refs = HashMap::new();
-    p.projection.iter().for_each(|e| count(e, &mut refs));
-    p.order.iter().for_each(|(e, _)| count(e, &mut refs));
+    let mut refs = Vec::new();
+    p.projection.iter().for_each(|e| collect(e, &mut refs));
+    p.order.iter().for_each(|(e, _)| collect(e, &mut refs));
     p.projection
         .iter()
         .map(|e| match e {
-            BExpr::Column(i) if refs.get(i) == Some(&1) => Some(*i),
+            BExpr::Column(i) if refs.iter().filter(|&&r| r == *i).count() == 1 => Some(*i),
             _ => None,
         })
         .collect()
