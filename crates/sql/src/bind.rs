@@ -489,6 +489,7 @@ impl<'a> Binder<'a> {
             first_row_only,
             distinct: s.distinct,
             text_columns: columns.iter().map(|c| c.data_type.is_string()).collect(),
+            moves: Vec::new(),
             limit,
             offset,
             lock,

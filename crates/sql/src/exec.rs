@@ -1278,8 +1278,6 @@ impl RowSink for Collect {
 /// ORDER BY keys. As a row sink it projects rows as the scan meets them.
 struct Project<'p> {
     plan: &'p SelectPlan,
-    /// Per projection item: the row column it takes instead of copying.
-    moves: Vec<Option<usize>>,
     out: Vec<(Vec<Value>, Vec<Value>)>,
     /// Bytes of `out`.
     bytes: usize,
@@ -1291,9 +1289,9 @@ struct Project<'p> {
 
 impl<'p> Project<'p> {
     fn new(plan: &'p SelectPlan, sort_limit: Option<usize>) -> Self {
+        debug_assert_eq!(plan.moves.len(), plan.projection.len(), "plan was pruned");
         Project {
             plan,
-            moves: column_moves(plan),
             out: Vec::new(),
             bytes: 0,
             sort_limit,
@@ -1306,7 +1304,7 @@ impl<'p> Project<'p> {
     fn add(&mut self, env: &mut dyn Env, row: &mut SourceRow) -> Result<usize> {
         let p = self.plan;
         let mut proj = Vec::with_capacity(p.projection.len());
-        for (e, moved) in p.projection.iter().zip(&self.moves) {
+        for (e, moved) in p.projection.iter().zip(&p.moves) {
             proj.push(match moved {
                 Some(_) => Value::Null, // filled in below
                 None => eval(e, row.values(), env).map_err(EngineError::Sql)?,
@@ -1319,7 +1317,7 @@ impl<'p> Project<'p> {
             }
         }
         // Last: nothing else reads a moved column.
-        for (slot, moved) in proj.iter_mut().zip(&self.moves) {
+        for (slot, moved) in proj.iter_mut().zip(&p.moves) {
             if let Some(c) = moved {
                 *slot = row.take(*c);
             }
@@ -1340,29 +1338,6 @@ impl RowSink for Project<'_> {
         env.charge(bytes)?;
         Ok(self.limit.is_none_or(|l| self.out.len() < l))
     }
-}
-
-/// Per projection item of `p`: the column it may move out of the source row
-/// (a plain column reference that nothing else in the projection or ORDER BY
-/// reads).
-fn column_moves(p: &SelectPlan) -> Vec<Option<usize>> {
-    // Runs for every SELECT: a short list of references, not a hash map.
-    fn collect(e: &BExpr, refs: &mut Vec<usize>) {
-        if let BExpr::Column(i) = e {
-            refs.push(*i);
-        }
-        e.for_each_child(&mut |c| collect(c, refs));
-    }
-    let mut refs = Vec::new();
-    p.projection.iter().for_each(|e| collect(e, &mut refs));
-    p.order.iter().for_each(|(e, _)| collect(e, &mut refs));
-    p.projection
-        .iter()
-        .map(|e| match e {
-            BExpr::Column(i) if refs.iter().filter(|&&r| r == *i).count() == 1 => Some(*i),
-            _ => None,
-        })
-        .collect()
 }
 
 /// GROUP BY state: the groups met so far, found by their collation key.

@@ -52,6 +52,9 @@ pub struct SelectPlan {
     /// Which projected values are text (DISTINCT compares them under the
     /// collation).
     pub text_columns: Vec<bool>,
+    /// Per projection item: the source column it may move out of the row
+    /// instead of copying (`prune::column_moves`).
+    pub moves: Vec<Option<usize>>,
     pub limit: Option<BExpr>,
     pub offset: Option<BExpr>,
     pub lock: Option<LockMode>,

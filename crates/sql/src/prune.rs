@@ -11,8 +11,10 @@
 use crate::expr::BExpr;
 use crate::plan::{SelectPlan, Source};
 
-/// Marks, in every table scan of `plan`, which of its columns are read.
+/// Marks, in every table scan of `plan`, which of its columns are read,
+/// and which projected columns can be moved out of the row.
 pub fn prune(plan: &mut SelectPlan) {
+    plan.moves = column_moves(plan);
     let mut used = Vec::new();
     let mut whole = false;
     let mut mark = |e: &BExpr| mark_columns(e, &mut used, &mut whole);
@@ -37,6 +39,28 @@ pub fn prune(plan: &mut SelectPlan) {
     if !whole {
         assign(&mut plan.source, &used);
     }
+}
+
+/// Per projection item of `p`: the column it may move out of the source row
+/// (a plain column reference that nothing else in the projection or ORDER BY
+/// reads). Decided once per plan, not per execution.
+fn column_moves(p: &SelectPlan) -> Vec<Option<usize>> {
+    fn collect(e: &BExpr, refs: &mut Vec<usize>) {
+        if let BExpr::Column(i) = e {
+            refs.push(*i);
+        }
+        e.for_each_child(&mut |c| collect(c, refs));
+    }
+    let mut refs = Vec::new();
+    p.projection.iter().for_each(|e| collect(e, &mut refs));
+    p.order.iter().for_each(|(e, _)| collect(e, &mut refs));
+    p.projection
+        .iter()
+        .map(|e| match e {
+            BExpr::Column(i) if refs.iter().filter(|&&r| r == *i).count() == 1 => Some(*i),
+            _ => None,
+        })
+        .collect()
 }
 
 fn mark_columns(e: &BExpr, used: &mut Vec<bool>, whole: &mut bool) {
