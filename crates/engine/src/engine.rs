@@ -105,7 +105,7 @@ pub struct Duplicate {
     pub index: String,
     pub key_text: String,
     pub primary_key: Vec<u8>,
-    pub row: Row,
+    pub row: Vec<Value>,
 }
 
 pub struct Engine {
@@ -586,7 +586,7 @@ impl Engine {
             }
         }
         let id = self.ensure_id(txn);
-        let row: Row = Arc::from(row);
+        let stored = Row::new(&row);
         // A key no record holds yet splits a gap: after adding the entry,
         // wait for any gap lock on it (insert intention, see `gap`).
         let fresh = table.record(&pk).is_none_or(|r| r.latest().is_none());
@@ -605,7 +605,7 @@ impl Engine {
             &pk,
             Version {
                 trx: id,
-                row: Some(row.clone()),
+                row: Some(stored),
             },
         );
         let added: Vec<_> = secondary
@@ -626,7 +626,7 @@ impl Engine {
         txn.writeset.push(lock_key(table.id, 0, &pk).0);
         txn.events.push(Event::Insert {
             table: table.id,
-            row: row.to_vec(),
+            row,
         });
         Ok(Ok(pk))
     }
@@ -638,7 +638,7 @@ impl Engine {
         table: &Arc<Table>,
         schema: &Schema,
         pk: &[u8],
-        old: &Row,
+        old: &[Value],
         new: Vec<Value>,
     ) -> Result<std::result::Result<(), Duplicate>> {
         let def = &schema.def;
@@ -668,14 +668,13 @@ impl Engine {
             }
         }
         let id = self.ensure_id(txn);
-        let new: Row = Arc::from(new);
         self.write_version(
             txn,
             table,
             pk,
             Version {
                 trx: id,
-                row: Some(new.clone()),
+                row: Some(Row::new(&new)),
             },
         );
         let (mut moved, mut fresh) = (false, Vec::new());
@@ -693,7 +692,7 @@ impl Engine {
         // The old version (and its old index entries) go once no view
         // needs them; left alone it would stay until the row's next write,
         // doubling the memory of every updated row.
-        let before = moved.then(|| old.clone());
+        let before = moved.then(|| Row::new(old));
         txn.purge.push((table.id, pk.to_vec(), before));
         for (idx, entry) in &fresh {
             self.insert_intention(txn, table.id, *idx, &schema.secondary[idx - 1], entry)?;
@@ -718,7 +717,7 @@ impl Engine {
             Event::Update {
                 table: table.id,
                 before: old.to_vec(),
-                after: new.to_vec(),
+                after: new,
             }
         });
         Ok(Ok(()))
@@ -730,7 +729,7 @@ impl Engine {
         table: &Arc<Table>,
         schema: &Schema,
         pk: &[u8],
-        old: &Row,
+        old: &[Value],
     ) -> Result<()> {
         let def = &schema.def;
         self.lock(txn, lock_key(table.id, 0, pk), LockMode::Exclusive)?;
@@ -746,7 +745,7 @@ impl Engine {
         let id = self.ensure_id(txn);
         self.write_version(txn, table, pk, Version { trx: id, row: None });
         txn.writeset.push(lock_key(table.id, 0, pk).0);
-        txn.purge.push((table.id, pk.to_vec(), Some(old.clone())));
+        txn.purge.push((table.id, pk.to_vec(), Some(Row::new(old))));
         txn.events.push(if self.config.minimal_row_image {
             Event::DeleteRow {
                 table: table.id,
@@ -891,14 +890,14 @@ impl Engine {
         let key_text = def.indexes[index]
             .columns
             .iter()
-            .map(|&c| row[c].to_string())
+            .map(|&c| row.get(c).to_string())
             .collect::<Vec<_>>()
             .join("-");
         Duplicate {
             index: format!("{}.{}", def.name, def.indexes[index].name),
             key_text,
             primary_key,
-            row,
+            row: row.to_values(),
         }
     }
 
@@ -1201,6 +1200,7 @@ impl Engine {
         let mut seen = std::collections::HashSet::new();
         for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
             if let Some(row) = entry.value().latest().and_then(|v| v.row) {
+                let row = row.to_values();
                 if index.columns.iter().any(|&c| row[c].is_null()) {
                     continue;
                 }
@@ -1266,7 +1266,7 @@ impl Engine {
                 Event::Insert { table, row } => {
                     if let Some(t) = self.catalog.table_by_id(*table) {
                         let key = t.def().index_key(0, row);
-                        t.load_row(key, Some(Arc::from(row.clone())));
+                        t.load_row(key, Some(Row::new(row)));
                     }
                 }
                 Event::Update {
@@ -1280,7 +1280,7 @@ impl Engine {
                         if old != new {
                             t.remove_record(&old);
                         }
-                        t.load_row(new, Some(Arc::from(after.clone())));
+                        t.load_row(new, Some(Row::new(after)));
                     }
                 }
                 Event::Delete { table, before } => {
@@ -1297,7 +1297,7 @@ impl Engine {
                             .record(&old_key)
                             .and_then(|r| r.latest())
                             .and_then(|v| v.row)
-                            .map(|r| r.to_vec())
+                            .map(|r| r.to_values())
                         {
                             for (c, v) in set {
                                 if let Some(slot) = row.get_mut(*c as usize) {
@@ -1308,7 +1308,7 @@ impl Engine {
                             if new_key != old_key {
                                 t.remove_record(&old_key);
                             }
-                            t.load_row(new_key, Some(Arc::from(row)));
+                            t.load_row(new_key, Some(Row::new(&row)));
                         }
                     }
                 }
@@ -1365,10 +1365,10 @@ impl Engine {
                 };
                 table.index_row(&schema, entry.key(), &row);
                 if let Some(c) = auto {
-                    max_auto = max_auto.max(row[c].to_i64().unwrap_or(0).max(0) as u64);
+                    max_auto = max_auto.max(row.get(c).to_i64().unwrap_or(0).max(0) as u64);
                 }
                 if let Some(c) = def.hidden_row_id {
-                    max_row_id = max_row_id.max(row[c].to_i64().unwrap_or(0).max(0) as u64);
+                    max_row_id = max_row_id.max(row.get(c).to_i64().unwrap_or(0).max(0) as u64);
                 }
             }
             table
@@ -1429,7 +1429,7 @@ impl Engine {
             .map_err(failed)?;
             for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
                 if let Some(row) = entry.value().read(|w| w == 0 || view.sees(w)) {
-                    out.row(&row).map_err(failed)?;
+                    out.row(&row.to_values()).map_err(failed)?;
                 }
             }
             out.end_table().map_err(failed)?;
@@ -1524,7 +1524,7 @@ impl Engine {
             let def = table.def();
             for row in t.rows {
                 let key = def.index_key(0, &row);
-                table.load_row(key, Some(Arc::from(row)));
+                table.load_row(key, Some(Row::new(&row)));
             }
             table
                 .auto_increment

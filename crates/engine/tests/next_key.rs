@@ -82,7 +82,7 @@ fn lock_range(f: &Fixture, txn: &mut Txn, lo: i64, hi: i64, reverse: bool) -> Ve
         reverse,
         Some(LockMode::Exclusive),
         &mut |_, row| {
-            seen.push(row[0].to_i64().expect("int"));
+            seen.push(row.get(0).to_i64().expect("int"));
             Ok(true)
         },
     );
@@ -169,7 +169,7 @@ async fn secondary_range_lock_blocks_phantoms() {
         false,
         Some(LockMode::Shared),
         &mut |_, row| {
-            seen.push(row[0].to_i64().expect("int"));
+            seen.push(row.get(0).to_i64().expect("int"));
             Ok(true)
         },
     );
@@ -198,7 +198,7 @@ async fn purge_keeps_an_entry_whose_gap_is_locked() {
         let schema = f.table.schema();
         assert!(f
             .engine
-            .delete(&mut t3, &f.table, &schema, &key(15), &old)
+            .delete(&mut t3, &f.table, &schema, &key(15), &old.to_values())
             .is_ok());
     }
     f.engine.commit(&mut t3).await.expect("commit delete");
@@ -238,7 +238,7 @@ async fn reverse_scan_without_upper_bound_locks_the_supremum() {
         true,
         Some(LockMode::Exclusive),
         &mut |_, row| {
-            seen.push(row[0].to_i64().expect("int"));
+            seen.push(row.get(0).to_i64().expect("int"));
             Ok(seen.len() < 2)
         },
     );

@@ -75,8 +75,15 @@ async fn minimal_row_images_replay() {
         let mut txn = engine.begin(Isolation::RepeatableRead);
         {
             let schema = table.schema();
-            let key = |id: i64| schema.def.index_key(0, &[Value::Int(id), Value::Int(0)]);
-            let old = engine.read(&mut txn, &table, &key(3)).expect("row 3");
+            let key = |id: i64| {
+                schema
+                    .def
+                    .index_key(0, &vec![Value::Int(id), Value::Int(0)])
+            };
+            let old = engine
+                .read(&mut txn, &table, &key(3))
+                .expect("row 3")
+                .to_values();
             let r = engine.update(
                 &mut txn,
                 &table,
@@ -86,7 +93,10 @@ async fn minimal_row_images_replay() {
                 vec![Value::Int(3), Value::Int(333)],
             );
             assert!(matches!(r, Ok(Ok(()))));
-            let old = engine.read(&mut txn, &table, &key(4)).expect("row 4");
+            let old = engine
+                .read(&mut txn, &table, &key(4))
+                .expect("row 4")
+                .to_values();
             assert!(engine
                 .delete(&mut txn, &table, &schema, &key(4), &old)
                 .is_ok());

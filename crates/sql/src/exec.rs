@@ -271,61 +271,38 @@ impl Env for Exec<'_> {
 /// false to stop the scan.
 type TableRowFn<'f> = dyn FnMut(&mut ScanEnv, &[u8], SourceRow) -> Result<bool> + 'f;
 
-/// A row on its way from a scan to a sink. A scan of a single table hands
-/// on the stored row image itself (no copy: a sink that keeps a value
-/// copies just that value); joins and derived tables build their rows.
+/// A row on its way from a scan to a sink. A scan of a single table
+/// decodes the columns the statement reads from the stored image into a
+/// buffer it reuses from row to row (the others stay NULL); joins and
+/// derived tables build their rows. Either way the sink owns the values
+/// and may move them out.
 pub(crate) enum SourceRow<'r> {
-    Shared {
-        row: &'r [Value],
-        /// Columns the statement reads; the others are never looked at.
-        needed: Option<&'r [bool]>,
-    },
+    Scratch(&'r mut Vec<Value>),
     Owned(Vec<Value>),
 }
 
 impl SourceRow<'_> {
-    /// The row's columns (in a shared row, unread columns hold their
-    /// stored values, which nothing evaluates).
     fn values(&self) -> &[Value] {
         match self {
-            SourceRow::Shared { row, .. } => row,
+            SourceRow::Scratch(row) => row,
             SourceRow::Owned(row) => row,
         }
     }
 
-    /// Column `i`: moved out of a row built for the sink, copied from a
-    /// stored one.
+    /// Column `i`, moved out of the row.
     fn take(&mut self, i: usize) -> Value {
-        match self {
-            SourceRow::Shared { row, .. } => row.get(i).cloned().unwrap_or(Value::Null),
-            SourceRow::Owned(row) => row.get_mut(i).map(std::mem::take).unwrap_or(Value::Null),
-        }
+        let row = match self {
+            SourceRow::Scratch(row) => &mut **row,
+            SourceRow::Owned(row) => row,
+        };
+        row.get_mut(i).map(std::mem::take).unwrap_or(Value::Null)
     }
 
-    /// The row to keep, with unread columns left out (NULL).
+    /// The row to keep.
     fn into_owned(self) -> Vec<Value> {
         match self {
             SourceRow::Owned(row) => row,
-            SourceRow::Shared { row, needed } => {
-                let mut out = Vec::with_capacity(row.len());
-                extend_needed(&mut out, row, needed);
-                out
-            }
-        }
-    }
-}
-
-/// Appends the columns of `row` the statement reads (all without `needed`),
-/// the others as NULL.
-fn extend_needed(out: &mut Vec<Value>, row: &[Value], needed: Option<&[bool]>) {
-    match needed {
-        None => out.extend_from_slice(row),
-        Some(needed) => {
-            out.extend(
-                row.iter()
-                    .zip(needed)
-                    .map(|(v, &n)| if n { v.clone() } else { Value::Null }),
-            )
+            SourceRow::Scratch(row) => std::mem::take(row),
         }
     }
 }
@@ -805,16 +782,17 @@ impl<'a> Exec<'a> {
             outer,
             memory,
         };
+        let mut scratch = Vec::new();
         let mut visit = |pk: &[u8], row: Row| -> Result<bool> {
+            let needed = scan.needed.as_deref();
             let source = if prefix.is_empty() {
-                SourceRow::Shared {
-                    row: &row,
-                    needed: scan.needed.as_deref(),
-                }
+                scratch.clear();
+                row.decode_into(&mut scratch, needed);
+                SourceRow::Scratch(&mut scratch)
             } else {
                 let mut combined = Vec::with_capacity(prefix.len() + row.len());
                 combined.extend_from_slice(prefix);
-                extend_needed(&mut combined, &row, scan.needed.as_deref());
+                row.decode_into(&mut combined, needed);
                 SourceRow::Owned(combined)
             };
             for f in range_check.iter().chain(filter.iter()) {
@@ -982,10 +960,9 @@ impl<'a> Exec<'a> {
                     )?;
                 }
             }
-            let old_row: Row = Arc::from(old);
             match self
                 .engine
-                .update(self.txn, &p.table, &schema, &pk, &old_row, new)?
+                .update(self.txn, &p.table, &schema, &pk, &old, new)?
             {
                 Ok(()) => changed += 1,
                 Err(dup) => {
@@ -1004,9 +981,7 @@ impl<'a> Exec<'a> {
         let schema = p.table.schema();
         let mut n = 0;
         for (pk, old) in rows {
-            let old_row: Row = Arc::from(old);
-            self.engine
-                .delete(self.txn, &p.table, &schema, &pk, &old_row)?;
+            self.engine.delete(self.txn, &p.table, &schema, &pk, &old)?;
             n += 1;
         }
         Ok(n)

@@ -11,7 +11,6 @@ use lockstep_engine::{Error as EngineError, Isolation};
 use lockstep_protocol::{Response, ResultSet};
 use lockstep_tables::{ColumnDef, IndexDef, TableDef};
 use lockstep_types::{DataType, Error, Value};
-use std::sync::Arc;
 
 fn table(
     catalog: &Catalog,
@@ -58,7 +57,7 @@ fn table(
     for (i, mut r) in rows.into_iter().enumerate() {
         r.push(Value::UInt(i as u64 + 1));
         let key = t.def().index_key(0, &r);
-        t.load_row(key, Some(Arc::from(r)));
+        t.load_row(key, Some(lockstep_tables::Row::new(&r)));
     }
 }
 

@@ -87,6 +87,34 @@ impl Decimal {
         d.round_dp(MAX_SCALE)
     }
 
+    /// Compact storage form: the scale, then the mantissa in the fewest
+    /// little-endian two's-complement bytes that hold it (a row image
+    /// stores DECIMAL(12,2) in 1 to 6 bytes, not 48).
+    pub fn write_compact(&self, out: &mut Vec<u8>) {
+        out.push(self.scale);
+        let bytes = self.m.to_le_bytes();
+        let fill = if self.m < 0 { 0xFF } else { 0 };
+        // Drop high bytes that only repeat the sign of the byte below.
+        let mut n = bytes.len();
+        while n > 1 && bytes[n - 1] == fill && (bytes[n - 2] ^ fill) & 0x80 == 0 {
+            n -= 1;
+        }
+        out.extend_from_slice(&bytes[..n]);
+    }
+
+    /// Reads what `write_compact` wrote; None if the bytes are not such a
+    /// form.
+    pub fn read_compact(b: &[u8]) -> Option<Decimal> {
+        let (&scale, m) = b.split_first()?;
+        if m.is_empty() || m.len() > 32 {
+            return None;
+        }
+        let fill = if m[m.len() - 1] & 0x80 != 0 { 0xFF } else { 0 };
+        let mut bytes = [fill; 32];
+        bytes[..m.len()].copy_from_slice(m);
+        Decimal::make(I256::from_le_bytes(bytes), scale as u32)
+    }
+
     /// Digits after the point.
     pub fn scale(&self) -> u32 {
         self.scale as u32

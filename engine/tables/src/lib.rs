@@ -4,11 +4,13 @@
 //! the clustered record's visible version, as InnoDB does, so they stay
 //! correct under MVCC without per-version index entries.
 
+pub mod row;
 pub mod schema;
 pub mod table;
 
+pub use row::{Columns, Row};
 pub use schema::{ColumnDef, IndexDef, TableDef};
-pub use table::{Record, Row, Table, Version};
+pub use table::{Record, Table, Version};
 
 /// Transaction id as the transaction system assigns it.
 pub type TrxId = u64;

@@ -1,5 +1,6 @@
 //! Table definitions: columns, indexes, and how index keys are encoded.
 
+use crate::row::Columns;
 use lockstep_types::{DataType, Value};
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -66,17 +67,22 @@ impl TableDef {
     }
 
     /// Encoded key of `row` in index `index`.
-    pub fn index_key(&self, index: usize, row: &[Value]) -> Vec<u8> {
+    pub fn index_key<R: Columns + ?Sized>(&self, index: usize, row: &R) -> Vec<u8> {
         let mut out = Vec::with_capacity(16);
         for &c in &self.indexes[index].columns {
-            encode_column_key(&row[c], self.columns[c].data_type, &mut out);
+            encode_column_key(&row.column(c), self.columns[c].data_type, &mut out);
         }
         out
     }
 
     /// Entry key of a secondary index: index key followed by the primary
     /// key, so that equal index keys of different rows are distinct entries.
-    pub fn secondary_entry(&self, index: usize, row: &[Value], primary: &[u8]) -> Vec<u8> {
+    pub fn secondary_entry<R: Columns + ?Sized>(
+        &self,
+        index: usize,
+        row: &R,
+        primary: &[u8],
+    ) -> Vec<u8> {
         let mut out = self.index_key(index, row);
         out.extend_from_slice(primary);
         out
@@ -84,11 +90,11 @@ impl TableDef {
 
     /// Whether a unique index key may conflict: SQL lets any number of rows
     /// hold NULL in a unique column.
-    pub fn unique_key_has_null(&self, index: usize, row: &[Value]) -> bool {
+    pub fn unique_key_has_null<R: Columns + ?Sized>(&self, index: usize, row: &R) -> bool {
         self.indexes[index]
             .columns
             .iter()
-            .any(|&c| row[c].is_null())
+            .any(|&c| row.column_is_null(c))
     }
 }
 

@@ -12,18 +12,15 @@
 //! node and a chain of one version (the usual case once purge has run)
 //! lives inside the record: node, then row image, with nothing between.
 
+use crate::row::{Columns, Row};
 use crate::schema::{TableDef, PRIMARY};
 use crate::TrxId;
 use crossbeam_skiplist::SkipMap;
-use lockstep_types::Value;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use smallvec::SmallVec;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// A row image, shared between the version chain and readers.
-pub type Row = Arc<[Value]>;
 
 #[derive(Clone, Debug)]
 pub struct Version {
@@ -280,7 +277,7 @@ impl Table {
     }
 
     /// Adds the secondary entries of `row`, stored under primary key `pk`.
-    pub fn index_row(&self, schema: &Schema, pk: &[u8], row: &[Value]) {
+    pub fn index_row<R: Columns + ?Sized>(&self, schema: &Schema, pk: &[u8], row: &R) {
         for (i, index) in schema.secondary.iter().enumerate() {
             index.insert(schema.def.secondary_entry(i + 1, row, pk), ());
         }
@@ -318,7 +315,7 @@ pub fn secondary_position(index: usize) -> usize {
 mod tests {
     use super::*;
     use crate::schema::{ColumnDef, IndexDef};
-    use lockstep_types::DataType;
+    use lockstep_types::{DataType, Value};
 
     fn table() -> Table {
         Table::new(TableDef {
@@ -344,7 +341,7 @@ mod tests {
     }
 
     fn row(v: i64) -> Option<Row> {
-        Some(Arc::from(vec![Value::Int(v)]))
+        Some(Row::new(&[Value::Int(v)]))
     }
 
     /// Each transaction writes row "k" with its own id as the value.
@@ -378,7 +375,7 @@ mod tests {
             0,
         );
         let rec = t.record(b"k").expect("record was inserted");
-        let v = |r: Option<Row>| r.map(|r| r[0].to_i64().expect("int"));
+        let v = |r: Option<Row>| r.map(|r| r.get(0).to_i64().expect("int"));
         assert_eq!(v(rec.read(|id| id < 9)), Some(1));
         assert_eq!(v(rec.read(|_| true)), Some(2));
         assert_eq!(v(rec.read(|_| false)), None);

@@ -52,7 +52,10 @@ pub fn rows(engine: &Engine) -> Vec<(i64, i64)> {
         false,
         None,
         &mut |_, r| {
-            out.push((r[0].to_i64().expect("int"), r[1].to_i64().expect("int")));
+            out.push((
+                r.get(0).to_i64().expect("int"),
+                r.get(1).to_i64().expect("int"),
+            ));
             Ok(true)
         },
     );
