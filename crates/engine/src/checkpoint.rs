@@ -11,22 +11,24 @@
 //! full images applied by primary key (5.15).
 
 use crate::accounts::Account;
-use lockstep_tables::TableDef;
+use lockstep_tables::{Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 04: the body's length and CRC, then the body written as a stream (the
+// 05: the body's length and CRC, then the body written as a stream (the
 // header fields, then each table's definition and rows), so that a
-// checkpoint never holds a copy of the database in memory. 03 (one bincode blob after a length and CRC)
-// is still read.
-const MAGIC: &[u8; 8] = b"LSCKPT04";
+// checkpoint never holds a copy of the database in memory; each row is its
+// stored image (`tables::Row`) behind its length, written and read back
+// without decoding a value. Still read: 04 (the same stream with rows as
+// bincode values) and 03 (one bincode blob after a length and CRC).
+const MAGIC: &[u8; 8] = b"LSCKPT05";
+const MAGIC_04: &[u8; 8] = b"LSCKPT04";
 const MAGIC_03: &[u8; 8] = b"LSCKPT03";
 
 /// A checkpoint as recovery reads it.
-#[derive(Serialize, Deserialize)]
 pub struct Snapshot {
     /// Replay the log from here.
     pub start_lsn: u64,
@@ -38,12 +40,29 @@ pub struct Snapshot {
     pub accounts: Vec<Account>,
 }
 
-#[derive(Serialize, Deserialize)]
 pub struct TableSnapshot {
     pub def: TableDef,
     pub auto_increment: u64,
     pub next_row_id: u64,
-    pub rows: Vec<Vec<Value>>,
+    pub rows: Vec<Row>,
+}
+
+/// Format 03's blob: rows as values.
+#[derive(Serialize, Deserialize)]
+struct Snapshot03 {
+    start_lsn: u64,
+    next_gno: u64,
+    databases: Vec<String>,
+    tables: Vec<TableSnapshot03>,
+    accounts: Vec<Account>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct TableSnapshot03 {
+    def: TableDef,
+    auto_increment: u64,
+    next_row_id: u64,
+    rows: Vec<Vec<Value>>,
 }
 
 pub fn file_name(start_lsn: u64) -> String {
@@ -174,9 +193,12 @@ impl SnapshotWriter {
         self.put(&next_row_id)
     }
 
-    pub fn row(&mut self, row: &[Value]) -> std::io::Result<()> {
-        self.put(&MORE)?;
-        self.put(row)
+    pub fn row(&mut self, row: &Row) -> std::io::Result<()> {
+        let bytes = row.as_bytes();
+        let len = u32::try_from(bytes.len()).expect("a row image is below 4 GiB");
+        self.out.write_all(&[MORE])?;
+        self.out.write_all(&len.to_le_bytes())?;
+        self.out.write_all(bytes)
     }
 
     pub fn end_table(&mut self) -> std::io::Result<()> {
@@ -258,14 +280,16 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
     if &header[..8] == MAGIC_03 {
         return read_03(&header[8..], file);
     }
-    if &header[..8] != MAGIC {
-        return Err("bad header: not a checkpoint file".into());
-    }
+    let images = match &header[..8] {
+        m if m == MAGIC => true,
+        m if m == MAGIC_04 => false,
+        _ => return Err("bad header: not a checkpoint file".into()),
+    };
     let len = u64::from_le_bytes(header[8..16].try_into().expect("8 bytes"));
     let crc = u32::from_le_bytes(header[16..].try_into().expect("4 bytes"));
     // Checksummed below the buffer: the CRC sees large blocks.
     let mut body = BufReader::with_capacity(1 << 20, Crc::new(file.take(len)));
-    let parsed = read_body(&mut body);
+    let parsed = read_body(&mut body, images);
     // Whatever the parse met, the CRC covers the whole body: a flipped byte
     // is reported as such, not as whatever it made the decoder see.
     let drained = std::io::copy(&mut body, &mut std::io::sink());
@@ -280,7 +304,9 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
     parsed.map_err(|e| format!("damaged body: {e}"))
 }
 
-fn read_body(r: &mut impl Read) -> bincode::Result<Snapshot> {
+/// Reads the stream; `images`: rows are stored images (05), else bincode
+/// values (04).
+fn read_body(r: &mut impl Read, images: bool) -> bincode::Result<Snapshot> {
     fn get<T: serde::de::DeserializeOwned>(r: &mut impl Read) -> bincode::Result<T> {
         bincode::deserialize_from(r)
     }
@@ -298,8 +324,24 @@ fn read_body(r: &mut impl Read) -> bincode::Result<Snapshot> {
             next_row_id: get(r)?,
             rows: Vec::new(),
         };
+        let mut buf = Vec::new();
         while get::<u8>(r)? == MORE {
-            t.rows.push(get(r)?);
+            let row = if images {
+                // A length is not trusted before the CRC is checked (after
+                // the parse): `take` reads no further than the body does.
+                let len = get::<u32>(r)? as u64;
+                buf.clear();
+                r.take(len).read_to_end(&mut buf)?;
+                (buf.len() as u64 == len)
+                    .then(|| Row::from_bytes(&buf))
+                    .flatten()
+                    .ok_or_else(|| {
+                        Box::new(bincode::ErrorKind::Custom("damaged row image".into()))
+                    })?
+            } else {
+                Row::new(&get::<Vec<Value>>(r)?)
+            };
+            t.rows.push(row);
         }
         snap.tables.push(t);
     }
@@ -316,7 +358,23 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
     if crc32fast::hash(body) != crc {
         return Err("crc mismatch".into());
     }
-    bincode::deserialize(body).map_err(|e| e.to_string())
+    let old: Snapshot03 = bincode::deserialize(body).map_err(|e| e.to_string())?;
+    Ok(Snapshot {
+        start_lsn: old.start_lsn,
+        next_gno: old.next_gno,
+        databases: old.databases,
+        accounts: old.accounts,
+        tables: old
+            .tables
+            .into_iter()
+            .map(|t| TableSnapshot {
+                def: t.def,
+                auto_increment: t.auto_increment,
+                next_row_id: t.next_row_id,
+                rows: t.rows.iter().map(|r| Row::new(r)).collect(),
+            })
+            .collect(),
+    })
 }
 
 #[cfg(test)]
@@ -333,7 +391,7 @@ mod tests {
             hidden_row_id: None,
         };
         let rows = (0..1000)
-            .map(|i| vec![Value::Int(i), Value::str(&"x".repeat(i as usize % 50))])
+            .map(|i| Row::new(&[Value::Int(i), Value::str(&"x".repeat(i as usize % 50))]))
             .collect();
         Snapshot {
             start_lsn: 4242,
@@ -411,11 +469,64 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// The same snapshot with rows as values, as formats 03 and 04 hold them.
+    fn as_03(snap: &Snapshot) -> Snapshot03 {
+        Snapshot03 {
+            start_lsn: snap.start_lsn,
+            next_gno: snap.next_gno,
+            databases: snap.databases.clone(),
+            accounts: Vec::new(),
+            tables: snap
+                .tables
+                .iter()
+                .map(|t| TableSnapshot03 {
+                    def: t.def.clone(),
+                    auto_increment: t.auto_increment,
+                    next_row_id: t.next_row_id,
+                    rows: t.rows.iter().map(Row::to_values).collect(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn format_04_is_still_read() {
+        let dir = temp_dir("v04");
+        let snap = snapshot();
+        let old = as_03(&snap);
+        let mut body = Vec::new();
+        for v in [old.start_lsn, old.next_gno] {
+            body.extend(bincode::serialize(&v).expect("serialize"));
+        }
+        body.extend(bincode::serialize(&old.databases).expect("serialize"));
+        body.extend(bincode::serialize(&old.accounts).expect("serialize"));
+        for t in &old.tables {
+            body.push(MORE);
+            body.extend(bincode::serialize(&t.def).expect("serialize"));
+            body.extend(bincode::serialize(&t.auto_increment).expect("serialize"));
+            body.extend(bincode::serialize(&t.next_row_id).expect("serialize"));
+            for row in &t.rows {
+                body.push(MORE);
+                body.extend(bincode::serialize(row).expect("serialize"));
+            }
+            body.push(END);
+        }
+        body.push(END);
+        let mut file = MAGIC_04.to_vec();
+        file.extend((body.len() as u64).to_le_bytes());
+        file.extend(crc32fast::hash(&body).to_le_bytes());
+        file.extend(&body);
+        let path = dir.join(file_name(snap.start_lsn));
+        std::fs::write(&path, &file).expect("write");
+        same(&read(&path).expect("format 04"), &snap);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn format_03_is_still_read() {
         let dir = temp_dir("v03");
         let snap = snapshot();
-        let body = bincode::serialize(&snap).expect("serialize");
+        let body = bincode::serialize(&as_03(&snap)).expect("serialize");
         let mut file = MAGIC_03.to_vec();
         file.extend((body.len() as u64).to_le_bytes());
         file.extend(crc32fast::hash(&body).to_le_bytes());

@@ -1429,7 +1429,7 @@ impl Engine {
             .map_err(failed)?;
             for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
                 if let Some(row) = entry.value().read(|w| w == 0 || view.sees(w)) {
-                    out.row(&row.to_values()).map_err(failed)?;
+                    out.row(&row).map_err(failed)?;
                 }
             }
             out.end_table().map_err(failed)?;
@@ -1524,7 +1524,7 @@ impl Engine {
             let def = table.def();
             for row in t.rows {
                 let key = def.index_key(0, &row);
-                table.load_row(key, Some(Row::new(&row)));
+                table.load_row(key, Some(row));
             }
             table
                 .auto_increment

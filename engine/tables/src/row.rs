@@ -213,6 +213,50 @@ impl Row {
         (tag, &self.0[data + start..data + end_at(i)])
     }
 
+    /// The encoded image (what checkpoints store).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// A row from an encoded image read back from disk, checked so that no
+    /// damaged image is ever decoded: None unless `bytes` is exactly what
+    /// `Row::new` writes for some row.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Row> {
+        let header = u16::from_le_bytes(bytes.get(..2)?.try_into().ok()?);
+        let n = (header & !WIDE) as usize;
+        let width = if header & WIDE != 0 { 4 } else { 2 };
+        let data = 2 + n * (1 + width);
+        let data_len = bytes.len().checked_sub(data)?;
+        let mut start = 0;
+        for i in 0..n {
+            let at = 2 + n + i * width;
+            let end = if width == 4 {
+                u32::from_le_bytes(bytes[at..at + 4].try_into().ok()?) as usize
+            } else {
+                u16::from_le_bytes([bytes[at], bytes[at + 1]]) as usize
+            };
+            if end < start || end > data_len {
+                return None;
+            }
+            let b = &bytes[data + start..data + end];
+            let fits = match bytes[2 + i] {
+                TAG_NULL => b.is_empty(),
+                TAG_INT | TAG_UINT => b.len() <= 8,
+                TAG_DOUBLE => b.len() == 8,
+                TAG_DECIMAL => Decimal::read_compact(b).is_some(),
+                TAG_BYTES => true,
+                TAG_DATE => b.len() == 4,
+                TAG_DATETIME => b.len() == 11,
+                _ => false,
+            };
+            if !fits {
+                return None;
+            }
+            start = end;
+        }
+        (start == data_len).then(|| Row(Arc::from(bytes)))
+    }
+
     /// Column `i` as a value.
     pub fn get(&self, i: usize) -> Value {
         let (tag, b) = self.span(i);
@@ -373,6 +417,23 @@ mod tests {
     fn a_row_over_64k_switches_to_wide_offsets() {
         let big = Value::Bytes(vec![7; 70_000]);
         round_trip(vec![Value::Int(1), big, Value::Bytes(b"tail".to_vec())]);
+    }
+
+    #[test]
+    fn only_intact_images_are_read_back() {
+        let row = Row::new(&[Value::Int(-7), Value::str("abc"), Value::Null]);
+        let back = Row::from_bytes(row.as_bytes()).expect("intact");
+        assert_eq!(back, row);
+        let bytes = row.as_bytes();
+        for cut in 0..bytes.len() {
+            assert!(Row::from_bytes(&bytes[..cut]).is_none(), "cut at {cut}");
+        }
+        let mut bad_tag = bytes.to_vec();
+        bad_tag[2] = 99;
+        assert!(Row::from_bytes(&bad_tag).is_none());
+        let mut long = bytes.to_vec();
+        long.push(0);
+        assert!(Row::from_bytes(&long).is_none());
     }
 
     #[test]
