@@ -761,11 +761,7 @@ impl Engine {
     }
 
     fn write_version(&self, txn: &mut Txn, table: &Arc<Table>, pk: &[u8], version: Version) {
-        let prior_own = table
-            .record(pk)
-            .and_then(|r| r.latest())
-            .filter(|v| v.trx == version.trx);
-        table.push_version(pk, version, self.purge_horizon());
+        let prior_own = table.push_version(pk, version, self.purge_horizon());
         txn.undo.push(Undo {
             table: table.clone(),
             key: pk.to_vec(),

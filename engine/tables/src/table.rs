@@ -176,7 +176,9 @@ impl Table {
     /// view can reach any more (older than the newest version below the
     /// purge horizon) are dropped on the way, so chains stay short without
     /// a separate pass (9.5.4: periodic work amortized into small pieces).
-    pub fn push_version(&self, key: &[u8], version: Version, horizon: TrxId) {
+    /// Returns the version it replaced: the same transaction's earlier
+    /// write of this row, which a statement rollback restores.
+    pub fn push_version(&self, key: &[u8], version: Version, horizon: TrxId) -> Option<Version> {
         loop {
             // Look up first: updates find the record without copying the key.
             let entry = match self.primary.get(key) {
@@ -192,14 +194,15 @@ impl Table {
                 continue;
             }
             // Rewriting its own version in one transaction replaces it.
-            if chain.versions.last().is_some_and(|v| v.trx == version.trx) {
-                let last = chain.versions.len() - 1;
-                chain.versions[last] = version;
-            } else {
-                chain.versions.push(version);
-            }
+            let replaced = match chain.versions.last_mut() {
+                Some(last) if last.trx == version.trx => Some(std::mem::replace(last, version)),
+                _ => {
+                    chain.versions.push(version);
+                    None
+                }
+            };
             trim(&mut chain.versions, horizon);
-            return;
+            return replaced;
         }
     }
 
