@@ -673,7 +673,7 @@ impl<H: Handler> Session<'_, H> {
             Response::Rows(rs) => rs,
         };
         let status = self.status_flags() | more;
-        let columns = &rs.columns;
+        let columns = &rs.columns[..];
         self.writer
             .packet(|o| wire::put_lenenc_int(o, columns.len() as u64));
         for c in columns {

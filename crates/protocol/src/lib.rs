@@ -107,7 +107,7 @@ pub struct OkInfo {
 
 #[derive(Clone, Debug, Default)]
 pub struct ResultSet {
-    pub columns: Vec<Column>,
+    pub columns: std::sync::Arc<[Column]>,
     pub rows: Vec<Vec<Value>>,
 }
 

@@ -71,14 +71,14 @@ impl Mock {
         let lower = sql.trim().to_ascii_lowercase();
         if lower.starts_with("select") && lower.contains("from t") {
             Ok(Response::Rows(ResultSet {
-                columns: table_columns(),
+                columns: table_columns().into(),
                 rows: table_rows(),
             }))
         } else if lower.starts_with("select") {
             // Echo the literal after SELECT as a one-row string result.
             let text = sql.trim()[6..].trim().to_string();
             Ok(Response::Rows(ResultSet {
-                columns: vec![Column::new(text.clone(), DataType::VarChar { len: 64 })],
+                columns: vec![Column::new(text.clone(), DataType::VarChar { len: 64 })].into(),
                 rows: vec![vec![Value::Bytes(text.into_bytes())]],
             }))
         } else if lower.starts_with("insert") {
@@ -175,7 +175,7 @@ impl Handler for Mock {
     async fn execute(&mut self, _id: u32, params: Vec<Value>) -> Result<Response, Error> {
         if params.is_empty() {
             return Ok(Response::Rows(ResultSet {
-                columns: table_columns(),
+                columns: table_columns().into(),
                 rows: table_rows(),
             }));
         }

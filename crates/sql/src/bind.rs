@@ -497,7 +497,7 @@ impl<'a> Binder<'a> {
         crate::prune::prune(&mut select);
         Ok(QueryPlan {
             body: QueryBody::Select(Box::new(select)),
-            columns,
+            columns: columns.into(),
             correlated,
         })
     }
@@ -2088,12 +2088,12 @@ impl Binder<'_> {
         };
         let ordered_by_index = !order.is_empty() && use_index_order(&mut scan, &order, &conjuncts);
         let (filter, range_check) = take_implied(conjuncts, &def, 0, &scan.access);
+        scan.range_check = range_check;
         Ok(ModifyPlan {
             table,
             def,
-            access: scan.access,
+            scan,
             filter,
-            range_check,
             order,
             ordered_by_index,
             limit,

@@ -863,14 +863,6 @@ impl<'a> Exec<'a> {
 
     /// Rows an UPDATE or DELETE acts on, locked exclusively.
     fn target_rows(&mut self, p: &ModifyPlan) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
-        let scan = TableScan {
-            table: p.table.clone(),
-            def: p.def.clone(),
-            offset: 0,
-            access: p.access.clone(),
-            needed: None,
-            range_check: p.range_check.clone(),
-        };
         let inline = p.filter.as_ref().filter(|f| !f.has_subquery());
         // Stop scanning early where LIMIT allows it (not when a filter with
         // a subquery must run after the scan).
@@ -886,7 +878,7 @@ impl<'a> Exec<'a> {
         let mut rows = Vec::new();
         if early != Some(0) {
             let lock = Some(LockMode::Exclusive);
-            self.table_rows(&scan, &[], inline, lock, &mut |env, pk, row| {
+            self.table_rows(&p.scan, &[], inline, lock, &mut |env, pk, row| {
                 let row = row.into_owned();
                 env.charge(row_bytes(&row) + pk.len())?;
                 rows.push((pk.to_vec(), row));

@@ -13,7 +13,7 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub struct QueryPlan {
     pub body: QueryBody,
-    pub columns: Vec<Column>,
+    pub columns: std::sync::Arc<[Column]>,
     /// Refers to an enclosing query's row (so it cannot be cached).
     pub correlated: bool,
 }
@@ -192,10 +192,9 @@ impl Access {
 pub struct ModifyPlan {
     pub table: Arc<Table>,
     pub def: Arc<TableDef>,
-    pub access: Access,
+    /// The scan of the target rows (every column), built once at bind time.
+    pub scan: TableScan,
     pub filter: Option<BExpr>,
-    /// What `TableScan::range_check` is for the scan of the target rows.
-    pub range_check: Option<BExpr>,
     pub order: Vec<(BExpr, bool)>,
     pub ordered_by_index: bool,
     pub limit: Option<BExpr>,

@@ -365,7 +365,7 @@ impl Session {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let plan = self.bind(&statement).ok().flatten().map(Arc::new);
         let columns = match plan.as_deref() {
-            Some(Bound::Query(q)) => q.columns.clone(),
+            Some(Bound::Query(q)) => q.columns.to_vec(),
             _ => Vec::new(),
         };
         let id = self.next_statement_id;
@@ -1148,7 +1148,7 @@ impl Session {
             }
             Bound::Update(m) | Bound::Delete(m) => out.push(vec![
                 Value::str(&m.def.name),
-                Value::str(&m.access.describe(&m.def)),
+                Value::str(&m.scan.access.describe(&m.def)),
             ]),
             Bound::Insert(i) => out.push(vec![Value::str(&i.def.name), Value::str("insert")]),
         }
