@@ -26,6 +26,7 @@ import math
 import os
 import platform
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -145,6 +146,15 @@ class Server:
              "--protocol=TCP", "-N", "-e", statement],
             capture_output=True, text=True, timeout=300)
 
+    def cpu_seconds(self):
+        """User + system CPU the server has used so far."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return None
+
     def rss_mb(self):
         try:
             with open(f"/proc/{self.proc.pid}/status") as f:
@@ -249,6 +259,53 @@ def run_tpcc(server, args, terminals, workdir):
             "p95": rep["latency_all"]["p95_ms"],
             "p95_new_order": rep["txn"]["new_order"]["p95_ms"],
             "errors": rep["errors_total"], "note": note}
+
+
+# ---- CPU ----------------------------------------------------------------
+
+class CpuMeter:
+    """Cores used during one point by the measured server, by the client
+    (sysbench or the TPC-C driver: this process's waited-for children), and
+    by the other server (background work such as purge or page flushing).
+    Server and client share the machine's cores, so a client that costs
+    more per transaction leaves less for the server."""
+
+    def __init__(self, server, others):
+        self.server, self.others = server, others
+
+    @staticmethod
+    def _children():
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return ru.ru_utime + ru.ru_stime
+
+    def __enter__(self):
+        self.t0 = time.monotonic()
+        self.s0 = self.server.cpu_seconds()
+        self.o0 = [o.cpu_seconds() for o in self.others]
+        self.c0 = self._children()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = time.monotonic() - self.t0
+        self.s1 = self.server.cpu_seconds()
+        self.o1 = [o.cpu_seconds() for o in self.others]
+        self.c1 = self._children()
+        return False
+
+    def result(self):
+        def cores(a, b):
+            return round((b - a) / self.wall, 3) if a is not None and b is not None else None
+        other = [cores(a, b) for a, b in zip(self.o0, self.o1)]
+        return {"server": cores(self.s0, self.s1), "client": cores(self.c0, self.c1),
+                "other": sum(o for o in other if o is not None) if other else None}
+
+
+def cpu_per_trx(r):
+    """(server, client) CPU microseconds per transaction of a point."""
+    cpu, tps = r.get("cpu") or {}, r.get("tps") or r.get("throughput")
+    if not r.get("ok") or not tps or cpu.get("server") is None:
+        return None
+    return (cpu["server"] * 1e6 / tps, cpu["client"] * 1e6 / tps)
 
 
 # ---- report -------------------------------------------------------------
@@ -396,6 +453,25 @@ def write_report(results, args, meta, checks, out_dir, stem):
                  + " | ".join(f"{keep[s] * 100:.0f}%" if keep[s] is not None else "-" for s in SERVERS)
                  + " |")
     L.append("")
+    L.append("## CPU per transaction")
+    L.append("")
+    L.append("Microseconds of CPU per transaction (TPC-C: per transaction of any type) "
+             "used by the server and by the client during each point, from /proc and "
+             "getrusage; both share the machine's cores. `other` is the idle server's "
+             "background work during the point, in cores.")
+    L.append("")
+    L.append("| test | threads | lockstep server | lockstep client | lockstep other | "
+             "MariaDB server | MariaDB client | MariaDB other |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        cells = []
+        for s in SERVERS:
+            per = cpu_per_trx(r[s])
+            other = (r[s].get("cpu") or {}).get("other")
+            cells += ([fmt(per[0]), fmt(per[1])] if per else ["-", "-"])
+            cells.append(fmt(other, 2) if other is not None else "-")
+        L.append(f"| {r['test']} | {r['threads']} | " + " | ".join(cells) + " |")
+    L.append("")
     if checks:
         L.append("## TPC-C consistency checks (conditions 1-4) after the sweep")
         L.append("")
@@ -535,9 +611,12 @@ def main():
                         row[k] = {"ok": False, "throughput": 0, "p95": None, "errors": None,
                                   "note": "server died: " + s.log_tail(300).replace("\n", " ")}
                         continue
-                    row[k] = (run_tpcc(s, args, n, workdir) if test == "tpcc"
-                              else run_sysbench(s, args, test, n))
+                    others = [o for o in servers.values() if o is not s]
+                    with CpuMeter(s, others) as cpu:
+                        row[k] = (run_tpcc(s, args, n, workdir) if test == "tpcc"
+                                  else run_sysbench(s, args, test, n))
                     r = row[k]
+                    r["cpu"] = cpu.result()
                     log(f"{test:18} {n:5} {k:9} "
                         + (f"{r['throughput']:12.1f} p95 {fmt(r['p95'], 2):>9} ms errors {r['errors']}"
                            if r["ok"] else f"FAILED {r.get('note', '')[:200]}"))
