@@ -55,7 +55,14 @@ fn literal_default(spec: &ColumnSpec) -> Result<(Option<Value>, bool), Error> {
 }
 
 /// Builds a table definition (id assigned by the engine).
+/// Most columns a table may have (MySQL's limit; a stored row image also
+/// counts its columns in 15 bits).
+pub const MAX_COLUMNS: usize = 4096;
+
 pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
+    if ct.columns.len() > MAX_COLUMNS {
+        return Err(Error::new(Code::TooManyFields, "Too many columns"));
+    }
     let mut columns = Vec::new();
     let mut primary: Option<Vec<String>> = ct.primary_key.clone();
     let mut indexes: Vec<IndexSpec> = Vec::new();

@@ -265,3 +265,21 @@ fn wrong_argument_counts_are_1582() {
     }
     assert_eq!(db.rows("SELECT 1"), vec![vec![Value::Int(1)]]);
 }
+
+#[test]
+fn a_table_has_at_most_4096_columns() {
+    let mut db = Db::new("columns");
+    let table = |n: usize| {
+        let cols: Vec<String> = (0..n).map(|i| format!("c{i} INT")).collect();
+        format!("CREATE TABLE t{n} ({})", cols.join(", "))
+    };
+    assert_eq!(db.err(&table(4097)), 1117);
+    db.ok(&table(4096));
+    let values = vec!["1"; 4096].join(",");
+    db.ok(&format!("INSERT INTO t4096 VALUES ({values})"));
+    let rows = db.rows("SELECT c0, c4095 FROM t4096");
+    assert_eq!(
+        format!("{rows:?}"),
+        format!("{:?}", vec![vec![Value::Int(1), Value::Int(1)]])
+    );
+}

@@ -53,6 +53,7 @@ error_codes! {
     UnknownError = 1105, "HY000";
     UnknownTable = 1109, "42S02";
     TableFull = 1114, "HY000";
+    TooManyFields = 1117, "HY000";
     WrongValueCountOnRow = 1136, "21S01";
     TableAccessDenied = 1142, "42000";
     NoSuchTable = 1146, "42S02";
