@@ -112,7 +112,8 @@ impl Handler for MockHandler {
                 columns: vec![
                     Column::new("n", DataType::BigInt { unsigned: false }),
                     Column::new("s", DataType::VarChar { len: 255 }),
-                ],
+                ]
+                .into(),
                 rows: vec![vec![Value::Int(s.len() as i64), Value::str(s)]],
             })));
         }
