@@ -489,6 +489,18 @@ mod tests {
         }
     }
 
+    /// A checkpoint file of an older format: magic, body length and CRC,
+    /// body.
+    fn write_old(dir: &Path, magic: &[u8; 8], body: &[u8], start_lsn: u64) -> PathBuf {
+        let mut file = magic.to_vec();
+        file.extend((body.len() as u64).to_le_bytes());
+        file.extend(crc32fast::hash(body).to_le_bytes());
+        file.extend(body);
+        let path = dir.join(file_name(start_lsn));
+        std::fs::write(&path, &file).expect("write");
+        path
+    }
+
     #[test]
     fn format_04_is_still_read() {
         let dir = temp_dir("v04");
@@ -512,12 +524,7 @@ mod tests {
             body.push(END);
         }
         body.push(END);
-        let mut file = MAGIC_04.to_vec();
-        file.extend((body.len() as u64).to_le_bytes());
-        file.extend(crc32fast::hash(&body).to_le_bytes());
-        file.extend(&body);
-        let path = dir.join(file_name(snap.start_lsn));
-        std::fs::write(&path, &file).expect("write");
+        let path = write_old(&dir, MAGIC_04, &body, snap.start_lsn);
         same(&read(&path).expect("format 04"), &snap);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -527,12 +534,7 @@ mod tests {
         let dir = temp_dir("v03");
         let snap = snapshot();
         let body = bincode::serialize(&as_03(&snap)).expect("serialize");
-        let mut file = MAGIC_03.to_vec();
-        file.extend((body.len() as u64).to_le_bytes());
-        file.extend(crc32fast::hash(&body).to_le_bytes());
-        file.extend(&body);
-        let path = dir.join(file_name(snap.start_lsn));
-        std::fs::write(&path, &file).expect("write");
+        let path = write_old(&dir, MAGIC_03, &body, snap.start_lsn);
         same(&read(&path).expect("format 03"), &snap);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -73,10 +73,18 @@ impl Columns for Row {
     }
 }
 
+/// Encoding buffers, kept per thread so that writing a row allocates only
+/// its shared image: the row is built here, then copied once.
+#[derive(Default)]
+struct Scratch {
+    data: Vec<u8>,
+    tags: Vec<u8>,
+    ends: Vec<usize>,
+    out: Vec<u8>,
+}
+
 thread_local! {
-    /// Encoding buffer: a row is built here, then copied once into its
-    /// shared allocation.
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 /// Fewest little-endian bytes of `v` that sign-extend (`signed`) or
@@ -113,19 +121,26 @@ impl Row {
             "a row has at most {MAX_COLUMNS} columns"
         );
         SCRATCH.with(|cell| {
-            let mut data = cell.take();
+            let mut scratch = cell.borrow_mut();
+            let Scratch {
+                data,
+                tags,
+                ends,
+                out,
+            } = &mut *scratch;
             data.clear();
-            let mut ends = Vec::with_capacity(values.len());
-            let mut tags = Vec::with_capacity(values.len());
+            tags.clear();
+            ends.clear();
+            out.clear();
             for v in values {
                 tags.push(match v {
                     Value::Null => TAG_NULL,
                     Value::Int(i) => {
-                        compact_int(*i as u64, true, &mut data);
+                        compact_int(*i as u64, true, data);
                         TAG_INT
                     }
                     Value::UInt(u) => {
-                        compact_int(*u, false, &mut data);
+                        compact_int(*u, false, data);
                         TAG_UINT
                     }
                     Value::Double(d) => {
@@ -133,7 +148,7 @@ impl Row {
                         TAG_DOUBLE
                     }
                     Value::Decimal(d) => {
-                        d.write_compact(&mut data);
+                        d.write_compact(data);
                         TAG_DECIMAL
                     }
                     Value::Bytes(b) => {
@@ -141,11 +156,11 @@ impl Row {
                         TAG_BYTES
                     }
                     Value::Date(d) => {
-                        write_date(d, &mut data);
+                        write_date(d, data);
                         TAG_DATE
                     }
                     Value::DateTime(dt) => {
-                        write_date(&dt.date, &mut data);
+                        write_date(&dt.date, data);
                         data.extend_from_slice(&[dt.hour, dt.minute, dt.second]);
                         data.extend_from_slice(&dt.micro.to_le_bytes());
                         TAG_DATETIME
@@ -154,12 +169,10 @@ impl Row {
                 ends.push(data.len());
             }
             let wide = data.len() > u16::MAX as usize;
-            let width = if wide { 4 } else { 2 };
-            let mut out = Vec::with_capacity(2 + values.len() * (1 + width) + data.len());
             let header = values.len() as u16 | if wide { WIDE } else { 0 };
             out.extend_from_slice(&header.to_le_bytes());
-            out.extend_from_slice(&tags);
-            for end in ends {
+            out.extend_from_slice(tags);
+            for &end in ends.iter() {
                 if wide {
                     let end = u32::try_from(end).expect("a row image is below 4 GiB");
                     out.extend_from_slice(&end.to_le_bytes());
@@ -167,9 +180,8 @@ impl Row {
                     out.extend_from_slice(&(end as u16).to_le_bytes());
                 }
             }
-            out.extend_from_slice(&data);
+            out.extend_from_slice(data);
             let row = Row(Arc::from(out.as_slice()));
-            cell.replace(data);
             row
         })
     }
