@@ -1,8 +1,7 @@
-//! Column pruning: a SELECT's table scans copy only the columns the
-//! statement reads. Rows live in the engine as shared images; the executor
-//! copies each visited row into the combined row it evaluates, and copying
-//! a wide row (sysbench's CHAR(120) `c` and CHAR(60) `pad`) to read one
-//! integer was most of a range scan's allocations.
+//! Column pruning: a SELECT's table scans decode only the columns the
+//! statement reads from the stored row images (`tables::Row`); decoding a
+//! wide row (sysbench's CHAR(120) `c` and CHAR(60) `pad`) to read one
+//! integer would be most of a range scan's allocations.
 //!
 //! Conservative by construction: a statement with a subquery anywhere is
 //! left whole, since a correlated subquery reads the outer row through
