@@ -11,7 +11,7 @@ use crate::txn::{Isolation, Txn, Undo};
 use crate::writeset::WritesetHistory;
 use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
 use lockstep_log::{FlushMode, Log, LogConfig, LogError};
-use lockstep_tables::table::Schema;
+use lockstep_tables::table::{PurgeCheck, Schema};
 use lockstep_tables::{IndexDef, Row, Table, TableDef, Version};
 use lockstep_trx::{TrxConfig, TrxSys};
 use lockstep_types::error::Code;
@@ -795,14 +795,23 @@ impl Engine {
             let schema = table.schema();
             let def = &schema.def;
             // Removing an entry merges its gap into the next one, so an
-            // entry whose gap is locked stays until the lock is gone.
-            let mut blocked = !self.remove_entry_unless_gap_locked(table.id, 0, &item.pk, || {
-                table.purge_record(&item.pk, horizon);
-            });
-            let images = table
-                .record(&item.pk)
-                .map(|r| r.images())
-                .unwrap_or_default();
+            // entry whose gap is locked stays until the lock is gone. Most
+            // items are updates whose record stays: one lookup, no gap check.
+            let mut blocked = false;
+            let images = match table.purge_check(&item.pk, horizon) {
+                PurgeCheck::Live(images) => images,
+                PurgeCheck::Missing => Vec::new(),
+                PurgeCheck::Removable => {
+                    blocked = !self.remove_entry_unless_gap_locked(table.id, 0, &item.pk, || {
+                        table.purge_record(&item.pk, horizon);
+                    });
+                    // A writer may have put a fresh record there meanwhile.
+                    table
+                        .record(&item.pk)
+                        .map(|r| r.images())
+                        .unwrap_or_default()
+                }
+            };
             for (i, index) in schema.secondary.iter().enumerate() {
                 let idx = i + 1;
                 let key = def.index_key(idx, before);

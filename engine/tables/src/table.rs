@@ -233,17 +233,35 @@ impl Table {
         };
         let mut chain = entry.value().chain.lock();
         trim(&mut chain.versions, horizon);
-        let removable = chain.versions.is_empty()
-            || (chain.versions.len() == 1
-                && chain.versions[0].row.is_none()
-                && chain.versions[0].trx < horizon);
-        if removable && !chain.dead {
+        if removable(&chain.versions, horizon) && !chain.dead {
             chain.dead = true;
             drop(chain);
             entry.remove();
             return true;
         }
         false
+    }
+
+    /// Purge's first look at the record at `key`, in one lookup: drops the
+    /// versions no view can reach, then says whether the record is now
+    /// removable (`purge_record` removes it, under the gap check) or still
+    /// live with these row images.
+    pub fn purge_check(&self, key: &[u8], horizon: TrxId) -> PurgeCheck {
+        let Some(record) = self.record(key) else {
+            return PurgeCheck::Missing;
+        };
+        let mut chain = record.chain.lock();
+        trim(&mut chain.versions, horizon);
+        if removable(&chain.versions, horizon) {
+            return PurgeCheck::Removable;
+        }
+        PurgeCheck::Live(
+            chain
+                .versions
+                .iter()
+                .filter_map(|v| v.row.clone())
+                .collect(),
+        )
     }
 
     /// Purge of an update: drops the versions of the record at `key` that no
@@ -288,6 +306,26 @@ impl Table {
 
     pub fn primary_len(&self) -> usize {
         self.primary.len()
+    }
+}
+
+/// What purge found at a clustered key (`Table::purge_check`).
+pub enum PurgeCheck {
+    /// No record (already removed).
+    Missing,
+    /// Only a delete every view sees is left: the record can go.
+    Removable,
+    /// The record stays; these are its row images.
+    Live(Vec<Row>),
+}
+
+/// A record whose versions are all gone, or whose only version is a delete
+/// that every view sees, can leave the index.
+fn removable(versions: &[Version], horizon: TrxId) -> bool {
+    match versions {
+        [] => true,
+        [only] => only.row.is_none() && only.trx < horizon,
+        _ => false,
     }
 }
 
@@ -399,6 +437,29 @@ mod tests {
         assert_eq!(chain.versions.len(), 1);
         assert_eq!(chain.versions[0].trx, 7);
         assert!(!chain.versions.spilled(), "one version lives in the record");
+    }
+
+    #[test]
+    fn purge_check_says_what_purge_may_do() {
+        let t = table();
+        assert!(matches!(t.purge_check(b"k", 100), PurgeCheck::Missing));
+        push_writes(&t, [3, 7], 0);
+        // A view older than 7 keeps both images.
+        match t.purge_check(b"k", 5) {
+            PurgeCheck::Live(images) => assert_eq!(images.len(), 2),
+            _ => panic!("an updated row stays"),
+        }
+        t.push_version(b"k", Version { trx: 9, row: None }, 0);
+        // The delete is not yet visible to every view.
+        match t.purge_check(b"k", 9) {
+            PurgeCheck::Live(images) => {
+                assert_eq!(images.len(), 1, "trimmed to the row before the delete")
+            }
+            _ => panic!("a delete some view cannot see keeps the record"),
+        }
+        assert!(matches!(t.purge_check(b"k", 10), PurgeCheck::Removable));
+        assert!(t.purge_record(b"k", 10));
+        assert!(matches!(t.purge_check(b"k", 10), PurgeCheck::Missing));
     }
 
     #[test]
