@@ -67,12 +67,7 @@ impl Record {
     /// Every distinct row image in the chain (for secondary-index checks
     /// and purge).
     pub fn images(&self) -> Vec<Row> {
-        self.chain
-            .lock()
-            .versions
-            .iter()
-            .filter_map(|v| v.row.clone())
-            .collect()
+        row_images(&self.chain.lock().versions)
     }
 }
 
@@ -255,13 +250,7 @@ impl Table {
         if removable(&chain.versions, horizon) {
             return PurgeCheck::Removable;
         }
-        PurgeCheck::Live(
-            chain
-                .versions
-                .iter()
-                .filter_map(|v| v.row.clone())
-                .collect(),
-        )
+        PurgeCheck::Live(row_images(&chain.versions))
     }
 
     /// Purge of an update: drops the versions of the record at `key` that no
@@ -317,6 +306,11 @@ pub enum PurgeCheck {
     Removable,
     /// The record stays; these are its row images.
     Live(Vec<Row>),
+}
+
+/// The row images of a chain (deletes have none).
+fn row_images(versions: &[Version]) -> Vec<Row> {
+    versions.iter().filter_map(|v| v.row.clone()).collect()
 }
 
 /// A record whose versions are all gone, or whose only version is a delete
