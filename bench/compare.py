@@ -300,6 +300,19 @@ class CpuMeter:
                 "other": sum(o for o in other if o is not None) if other else None}
 
 
+def median_run(runs):
+    """The run with the median throughput (the lower one of an even count),
+    with every run's throughput attached; a failed run wins, so a failure
+    is never hidden behind the other repeats."""
+    failed = [r for r in runs if not r.get("ok")]
+    if failed:
+        return failed[-1]
+    pick = dict(sorted(runs, key=lambda r: r["throughput"])[(len(runs) - 1) // 2])
+    if len(runs) > 1:
+        pick["runs"] = [r["throughput"] for r in runs]
+    return pick
+
+
 def cpu_per_trx(r):
     """(server, client) CPU microseconds per transaction of a point."""
     cpu, tps = r.get("cpu") or {}, r.get("tps") or r.get("throughput")
@@ -400,7 +413,9 @@ def write_report(results, args, meta, checks, out_dir, stem):
     L = [f"# lockstep vs MariaDB: {meta['date']} at {meta['commit']}", ""]
     L.append(f"Mode: **{'quick' if args.quick else 'full'}**; {args.time} s per point"
              + (f" (+{args.warmup} s TPC-C warmup)" if args.warmup else "")
-             + "; for every point lockstep ran first, then MariaDB, on the same machine in the same run.")
+             + "; for every point lockstep ran first, then MariaDB, on the same machine in the same run"
+             + (f"; each point is the median of {args.repeats} runs per server, alternating"
+                " between the servers" if args.repeats > 1 else "") + ".")
     L.append("")
     L.append(f"- Machine: {meta['cpu']}, {meta['cores']} cores, {meta['mem_gb']} GB RAM, {meta['kernel']}")
     L.append(f"- lockstep {meta['commit']}: `{' '.join(meta['lockstep_cmd'])}`")
@@ -433,6 +448,16 @@ def write_report(results, args, meta, checks, out_dir, stem):
             else:
                 cells += ["FAILED", "-", "-"]
         L.append(f"| {r['test']} | {r['threads']} | " + " | ".join(cells) + f" | {ratio} |")
+    if any("runs" in r[s] for r in results for s in SERVERS):
+        L.append("")
+        L.append("Every run behind each median, in order:")
+        L.append("")
+        L.append("| test | threads | lockstep runs | MariaDB runs |")
+        L.append("|---|---:|---|---|")
+        for r in results:
+            L.append(f"| {r['test']} | {r['threads']} | "
+                     + " | ".join(", ".join(fmt(v) for v in r[s].get("runs", [])) or "-"
+                                  for s in SERVERS) + " |")
     L.append("")
     L.append("## Peaks and behaviour at the highest concurrency")
     L.append("")
@@ -546,6 +571,9 @@ def main():
         "LOCKSTEP_BENCH_BIN", os.path.join(REPO, "target", "release", "lockstep-bench")))
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
     ap.add_argument("--workdir", help="server datadirs (default: a temp dir, removed at the end)")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="runs per point, alternating servers; the report shows the median run")
+    ap.add_argument("--name", help="suffix for the report's file names (<date>-<commit>-NAME.md)")
     args = ap.parse_args()
     q = args.quick
     args.time = args.time or (10 if q else 60)
@@ -584,6 +612,7 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     meta = machine_meta(args)
+    stem = f"{meta['date']}-{meta['commit']}" + (f"-{args.name}" if args.name else "")
     results, checks = [], {}
     started = time.monotonic()
     try:
@@ -598,32 +627,37 @@ def main():
         if "tpcc" in tests:
             for s in servers.values():
                 tpcc_load(s, args)
+        def run_point(k, test, n):
+            if k not in servers:
+                return {"ok": False, "throughput": 0, "p95": None, "errors": None,
+                        "note": "not run"}
+            s = servers[k]
+            if not s.alive():
+                return {"ok": False, "throughput": 0, "p95": None, "errors": None,
+                        "note": "server died: " + s.log_tail(300).replace("\n", " ")}
+            others = [o for o in servers.values() if o is not s]
+            with CpuMeter(s, others) as cpu:
+                r = (run_tpcc(s, args, n, workdir) if test == "tpcc"
+                     else run_sysbench(s, args, test, n))
+            r["cpu"] = cpu.result()
+            log(f"{test:18} {n:5} {k:9} "
+                + (f"{r['throughput']:12.1f} p95 {fmt(r['p95'], 2):>9} ms errors {r['errors']}"
+                   if r["ok"] else f"FAILED {r.get('note', '')[:200]}"))
+            return r
+
         for test in tests:
             for n in threads:
+                # Repeats alternate between the servers, so both see the
+                # same drift in machine noise.
+                runs = {k: [] for k in SERVERS}
+                for _ in range(args.repeats):
+                    for k in SERVERS:
+                        runs[k].append(run_point(k, test, n))
                 row = {"test": test, "threads": n}
-                for k in SERVERS:
-                    if k not in servers:
-                        row[k] = {"ok": False, "throughput": 0, "p95": None, "errors": None,
-                                  "note": "not run"}
-                        continue
-                    s = servers[k]
-                    if not s.alive():
-                        row[k] = {"ok": False, "throughput": 0, "p95": None, "errors": None,
-                                  "note": "server died: " + s.log_tail(300).replace("\n", " ")}
-                        continue
-                    others = [o for o in servers.values() if o is not s]
-                    with CpuMeter(s, others) as cpu:
-                        row[k] = (run_tpcc(s, args, n, workdir) if test == "tpcc"
-                                  else run_sysbench(s, args, test, n))
-                    r = row[k]
-                    r["cpu"] = cpu.result()
-                    log(f"{test:18} {n:5} {k:9} "
-                        + (f"{r['throughput']:12.1f} p95 {fmt(r['p95'], 2):>9} ms errors {r['errors']}"
-                           if r["ok"] else f"FAILED {r.get('note', '')[:200]}"))
+                row.update({k: median_run(runs[k]) for k in SERVERS})
                 results.append(row)
                 # Keep partial results if something goes wrong later.
-                write_report(results, args, meta, checks, args.out,
-                             f"{meta['date']}-{meta['commit']}")
+                write_report(results, args, meta, checks, args.out, stem)
         if "tpcc" in tests:
             for k, s in servers.items():
                 if s.alive():
@@ -631,7 +665,7 @@ def main():
                     log(f"{k}: TPC-C consistency {'OK' if checks[k][0] else 'FAILED'}")
         meta["rss"] = {k: s.rss_mb() for k, s in servers.items() if s.alive()}
         meta["total_minutes"] = round((time.monotonic() - started) / 60, 1)
-        path = write_report(results, args, meta, checks, args.out, f"{meta['date']}-{meta['commit']}")
+        path = write_report(results, args, meta, checks, args.out, stem)
         log(f"report: {path}")
     finally:
         cleanup()
