@@ -1412,7 +1412,6 @@ impl Session {
                 let e = &self.engine;
                 let lock = e.lock_sys.stats();
                 let throttle = e.trx_sys.throttle_stats();
-                let log = e.log.stats();
                 let stats: Vec<(&str, String)> = vec![
                     (
                         "Uptime",
@@ -1441,12 +1440,6 @@ impl Session {
                     ("Innodb_row_lock_waits", lock.waits.to_string()),
                     ("Innodb_deadlocks", lock.deadlocks.to_string()),
                     ("Lockstep_log_lsn", e.log.current_lsn().to_string()),
-                    ("Lockstep_log_fsyncs", log.fsyncs.to_string()),
-                    ("Lockstep_log_spin", log.spin.to_string()),
-                    (
-                        "Lockstep_log_spare_cpu_permille",
-                        log.spare_permille.to_string(),
-                    ),
                     ("Lockstep_log_durable_lsn", e.log.durable_lsn().to_string()),
                     (
                         "Lockstep_active_transactions",

@@ -19,7 +19,6 @@
 mod buffer;
 mod format;
 mod recovery;
-mod spin;
 mod threads;
 mod waiters;
 
@@ -177,11 +176,6 @@ pub struct LogStats {
     pub bytes_written: u64,
     /// Waiters woken by the notifier (each exactly once).
     pub wakeups: u64,
-    /// Iterations the log threads now spin before parking (0: they park at
-    /// once, the machine has no CPU to spare).
-    pub spin: u32,
-    /// Spare CPU in the last sampling window, in thousandths.
-    pub spare_permille: u32,
 }
 
 pub(crate) struct Shared {
@@ -244,8 +238,6 @@ pub(crate) struct Shared {
     pub writes: AtomicU64,
     pub bytes_written: AtomicU64,
     pub wakeups: AtomicU64,
-    /// How long the log threads spin before parking.
-    pub spin: spin::SpinGate,
 }
 
 /// Wakes a background thread if it announced it is about to park. Pairs with
@@ -429,8 +421,6 @@ impl Shared {
             writes: self.writes.load(Ordering::Relaxed),
             bytes_written: self.bytes_written.load(Ordering::Relaxed),
             wakeups: self.wakeups.load(Ordering::Relaxed),
-            spin: self.spin.spins(),
-            spare_permille: self.spin.spare_permille(),
         }
     }
 }

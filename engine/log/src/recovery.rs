@@ -140,7 +140,6 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         writes: AtomicU64::new(0),
         bytes_written: AtomicU64::new(0),
         wakeups: AtomicU64::new(0),
-        spin: crate::spin::SpinGate::new(),
         cfg,
     });
     if no_space.is_some() {

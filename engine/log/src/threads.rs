@@ -12,42 +12,20 @@ use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use crate::format::{self, io_err, SegHeader, NO_RECORD, PAD_FLAG, REC_HEADER, SEG_HEADER};
-use crate::spin::SpinGate;
 use crate::{kick, FlushMode, LogError, Lsn, Shared};
 
-/// Idle protocol shared by the three threads: spin while the machine has
-/// CPU to spare (the next batch usually arrives within microseconds under
-/// load; `spin::SpinGate` says how long), then announce sleep and park;
-/// `kick` on the producer side unparks only announced sleepers.
-fn idle(gate: &SpinGate, flag: &AtomicBool, has_work: impl Fn() -> bool, timeout: Duration) {
-    thread_local! {
-        /// Set when the last park ended with nothing to do (the timeout):
-        /// a thread of a quiet server parks again without spinning.
-        static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
-    gate.tick();
-    let spins = if QUIET.get() { 0 } else { gate.spins() };
-    if spins > 0 {
-        let start = Instant::now();
-        // Time given away by yielding is not spinning.
-        let mut yielded = Duration::ZERO;
-        let mut found = false;
-        for i in 0..spins {
-            if has_work() {
-                found = true;
-                break;
-            }
-            if i % 64 == 63 {
-                let y = Instant::now();
-                std::thread::yield_now();
-                yielded += y.elapsed();
-            } else {
-                std::hint::spin_loop();
-            }
-        }
-        gate.spun(start.elapsed().saturating_sub(yielded));
-        if found {
+/// Idle protocol shared by the three threads: spin a little (the next batch
+/// usually arrives within microseconds under load), then announce sleep and
+/// park; `kick` on the producer side unparks only announced sleepers.
+fn idle(flag: &AtomicBool, spins: u32, has_work: impl Fn() -> bool, timeout: Duration) {
+    for i in 0..spins {
+        if has_work() {
             return;
+        }
+        if i % 64 == 63 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
         }
     }
     flag.store(true, Ordering::Relaxed);
@@ -56,7 +34,6 @@ fn idle(gate: &SpinGate, flag: &AtomicBool, has_work: impl Fn() -> bool, timeout
         std::thread::park_timeout(timeout);
     }
     flag.store(false, Ordering::Relaxed);
-    QUIET.set(!has_work());
 }
 
 pub(crate) struct CurSeg {
@@ -108,8 +85,8 @@ impl Writer {
                 }
                 let w = self.w;
                 idle(
-                    &s.spin,
                     &s.writer_sleeping,
+                    256,
                     || s.links.is_set(w) || s.stopping.load(Ordering::Relaxed),
                     Duration::from_millis(50),
                 );
@@ -329,8 +306,8 @@ pub(crate) fn flusher(s: Arc<Shared>) {
         }
         match s.cfg.flush_mode {
             FlushMode::EveryCommit => idle(
-                &s.spin,
                 &s.flusher_sleeping,
+                256,
                 || {
                     s.written.load(Ordering::Relaxed) > s.durable.load(Ordering::Relaxed)
                         || s.writer_done.load(Ordering::Relaxed)
@@ -377,8 +354,8 @@ pub(crate) fn notifier(s: Arc<Shared>, start: Lsn) {
             return;
         }
         idle(
-            &s.spin,
             &s.notifier_sleeping,
+            256,
             || {
                 s.ack.load(Ordering::Relaxed) > last
                     || s.failed.load(Ordering::Relaxed)
