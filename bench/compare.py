@@ -627,6 +627,7 @@ def main():
         if "tpcc" in tests:
             for s in servers.values():
                 tpcc_load(s, args)
+
         def run_point(k, test, n):
             if k not in servers:
                 return {"ok": False, "throughput": 0, "p95": None, "errors": None,
