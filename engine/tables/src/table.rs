@@ -12,6 +12,7 @@
 //! node and a chain of one version (the usual case once purge has run)
 //! lives inside the record: node, then row image, with nothing between.
 
+use crate::point::PointIndex;
 use crate::row::{Columns, Row};
 use crate::schema::{TableDef, PRIMARY};
 use crate::TrxId;
@@ -101,7 +102,12 @@ pub struct Schema {
 pub struct Table {
     pub id: u32,
     schema: RwLock<Schema>,
-    primary: SkipMap<Vec<u8>, Record>,
+    /// Exact-key lookups; holds entries of `primary`, so it is declared
+    /// (and dropped) first.
+    point: PointIndex,
+    /// The clustered index, boxed so the entries `point` holds, which
+    /// point at the map, stay valid when the table moves.
+    primary: Box<SkipMap<Vec<u8>, Record>>,
     /// Next AUTO_INCREMENT value.
     pub auto_increment: AtomicU64,
     /// Next hidden row id, for tables without a primary key.
@@ -123,7 +129,8 @@ impl Table {
                 def: Arc::new(def),
                 secondary,
             }),
-            primary: SkipMap::new(),
+            point: PointIndex::new(),
+            primary: Box::new(SkipMap::new()),
             auto_increment: AtomicU64::new(1),
             next_row_id: AtomicU64::new(1),
         }
@@ -142,7 +149,7 @@ impl Table {
     }
 
     pub fn record(&self, key: &[u8]) -> Option<RecordRef<'_>> {
-        self.primary.get(key).map(RecordRef)
+        self.point.get(key).map(RecordRef)
     }
 
     /// Clustered records with keys in the given bounds, in key order. The
@@ -176,16 +183,21 @@ impl Table {
     pub fn push_version(&self, key: &[u8], version: Version, horizon: TrxId) -> Option<Version> {
         loop {
             // Look up first: updates find the record without copying the key.
-            let entry = match self.primary.get(key) {
+            let entry = match self.point.get(key) {
                 Some(entry) => entry,
-                None => self
-                    .primary
-                    .get_or_insert_with(key.to_vec(), Record::default),
+                None => {
+                    let entry = self
+                        .primary
+                        .get_or_insert_with(key.to_vec(), Record::default);
+                    // Before any version goes in: see `point`.
+                    self.index_point(&entry);
+                    entry
+                }
             };
             let mut chain = entry.value().chain.lock();
             if chain.dead {
                 drop(chain);
-                entry.remove();
+                self.unlink(&entry);
                 continue;
             }
             // Rewriting its own version in one transaction replaces it.
@@ -223,7 +235,7 @@ impl Table {
     /// remaining version is a delete every view sees. Returns whether it
     /// was removed.
     pub fn purge_record(&self, key: &[u8], horizon: TrxId) -> bool {
-        let Some(entry) = self.primary.get(key) else {
+        let Some(RecordRef(entry)) = self.record(key) else {
             return false;
         };
         let mut chain = entry.value().chain.lock();
@@ -231,7 +243,7 @@ impl Table {
         if removable(&chain.versions, horizon) && !chain.dead {
             chain.dead = true;
             drop(chain);
-            entry.remove();
+            self.unlink(&entry);
             return true;
         }
         false
@@ -256,8 +268,8 @@ impl Table {
     /// Purge of an update: drops the versions of the record at `key` that no
     /// view can reach any more.
     pub fn trim_record(&self, key: &[u8], horizon: TrxId) {
-        if let Some(entry) = self.primary.get(key) {
-            trim(&mut entry.value().chain.lock().versions, horizon);
+        if let Some(record) = self.record(key) {
+            trim(&mut record.chain.lock().versions, horizon);
         }
     }
 
@@ -266,19 +278,21 @@ impl Table {
     pub fn load_row(&self, key: Vec<u8>, row: Option<Row>) {
         let record = Record::default();
         record.chain.lock().versions.push(Version { trx: 0, row });
-        self.primary.insert(key, record);
+        let entry = self.primary.insert(key, record);
+        self.index_point(&entry);
     }
 
     /// Removes the record at `key` outright (recovery replay of a delete).
     pub fn remove_record(&self, key: &[u8]) {
-        if let Some(entry) = self.primary.get(key) {
+        if let Some(RecordRef(entry)) = self.record(key) {
             entry.value().chain.lock().dead = true;
-            entry.remove();
+            self.unlink(&entry);
         }
     }
 
     /// Drops every row (TRUNCATE within the catalog's exclusive DDL lock).
     pub fn clear(&self) {
+        self.point.clear();
         self.primary.clear();
         for index in self.schema.write().secondary.iter() {
             index.clear();
@@ -295,6 +309,19 @@ impl Table {
 
     pub fn primary_len(&self) -> usize {
         self.primary.len()
+    }
+
+    /// Makes a clustered entry findable by exact key.
+    fn index_point(&self, entry: &Entry<'_>) {
+        // SAFETY: `entry` is from `self.primary`, which is boxed (it does
+        // not move with the table) and dropped after `self.point`.
+        unsafe { self.point.insert(entry) }
+    }
+
+    /// Removes a dead record from both the skip list and the hash.
+    fn unlink(&self, entry: &Entry<'_>) {
+        entry.remove();
+        self.point.remove(entry);
     }
 }
 
@@ -474,5 +501,133 @@ mod tests {
             100,
         );
         assert!(t.record(b"k").is_some());
+    }
+
+    /// The hash and the skip list hold the same records: every linked
+    /// record is found by key, as that very node, and nothing else is.
+    fn assert_point_index_agrees(t: &Table) {
+        let mut linked = 0;
+        for entry in t.range(Bound::Unbounded, Bound::Unbounded, false) {
+            let found = t
+                .record(entry.key())
+                .expect("a linked record is found by key");
+            assert!(
+                std::ptr::eq(&*found, entry.value()),
+                "found as the same node"
+            );
+            linked += 1;
+        }
+        assert_eq!(
+            t.point.len(),
+            linked,
+            "no unlinked record stays in the hash"
+        );
+    }
+
+    #[test]
+    fn point_lookups_follow_inserts_purge_recovery_and_truncate() {
+        let t = table();
+        let key = |i: u32| i.to_be_bytes().to_vec();
+        for i in 0..1000 {
+            t.push_version(
+                &key(i),
+                Version {
+                    trx: 1,
+                    row: row(1),
+                },
+                0,
+            );
+        }
+        assert_point_index_agrees(&t);
+        // Delete and purge every third row, then write some of them again.
+        for i in (0..1000).step_by(3) {
+            t.push_version(&key(i), Version { trx: 2, row: None }, 0);
+            assert!(t.purge_record(&key(i), 3));
+            assert!(t.record(&key(i)).is_none());
+        }
+        for i in (0..1000).step_by(6) {
+            t.push_version(
+                &key(i),
+                Version {
+                    trx: 4,
+                    row: row(4),
+                },
+                5,
+            );
+        }
+        assert_point_index_agrees(&t);
+        // Recovery replaces and removes records outright.
+        for i in 0..100 {
+            t.load_row(key(i), row(7));
+        }
+        for i in 100..200 {
+            t.remove_record(&key(i));
+        }
+        assert_point_index_agrees(&t);
+        let v = t.record(&key(1)).and_then(|r| r.read(|_| true));
+        assert_eq!(v.map(|r| r.get(0).to_i64().expect("int")), Some(7));
+        t.clear();
+        assert!(t.record(&key(1)).is_none());
+        assert_point_index_agrees(&t);
+        // The table can move with records in it: the hash's entries point
+        // at the boxed skip list, not into the table.
+        t.push_version(
+            &key(1),
+            Version {
+                trx: 9,
+                row: row(9),
+            },
+            0,
+        );
+        let moved = Box::new(t);
+        assert_point_index_agrees(&moved);
+    }
+
+    #[test]
+    fn writers_and_purge_racing_on_keys_leave_the_hash_exact() {
+        let t = table();
+        let keys: Vec<Vec<u8>> = (0u32..16).map(|i| i.to_be_bytes().to_vec()).collect();
+        std::thread::scope(|s| {
+            // One writer per key set, as the row lock guarantees: insert,
+            // delete, again, with trx ids rising so purge can remove.
+            for half in keys.chunks(8) {
+                let t = &t;
+                s.spawn(move || {
+                    for round in 0..2_000u64 {
+                        for k in half {
+                            let trx = 2 * round + 1;
+                            t.push_version(k, Version { trx, row: row(1) }, trx);
+                            t.push_version(
+                                k,
+                                Version {
+                                    trx: trx + 1,
+                                    row: None,
+                                },
+                                trx,
+                            );
+                        }
+                    }
+                });
+            }
+            // Purge and readers race with them.
+            let t = &t;
+            let keys = &keys;
+            s.spawn(move || {
+                for round in 0..4_000u64 {
+                    for k in keys {
+                        t.purge_record(k, 2 * round);
+                        if let Some(r) = t.record(k) {
+                            r.read(|_| true);
+                        }
+                    }
+                }
+            });
+        });
+        assert_point_index_agrees(&t);
+        for k in &keys {
+            t.purge_record(k, u64::MAX);
+        }
+        assert_point_index_agrees(&t);
+        assert_eq!(t.point.len(), 0, "every record was deleted and purged");
     }
 }
