@@ -1,8 +1,11 @@
 //! One table: the clustered index (ordered map from encoded primary key to a
-//! record with its version chain) and its secondary indexes.
+//! record with its version chain) and its secondary indexes. Exact-key
+//! lookups of clustered records go through a hash over the same records
+//! (`point`), scans through the ordered map.
 //!
 //! Concurrency: the maps are lock-free skip lists, so readers and writers of
-//! different rows never share a latch; each record has its own short mutex
+//! different rows never share a latch (the hash's sharded latches are held
+//! for one probe); each record has its own short mutex
 //! around its version chain. Writers must hold the row lock (engine/lock)
 //! for a record before adding a version, so a chain has at most one
 //! uncommitted version, at its head (5.5).
