@@ -161,18 +161,13 @@ pub struct Stats {
     pub lock_waits: AtomicU64,
 }
 
-/// Hash of a lock's identity: table, index and key bytes (FNV-1a, then a
-/// final mix so that nearby keys spread over lock-table shards).
+/// Hash of a lock's identity: table, index and key bytes (the seed carries
+/// table and index; the finalizer spreads nearby keys over lock shards).
 pub fn lock_key(table: u32, index: usize, key: &[u8]) -> LockKey {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ ((table as u64) << 8 | index as u64);
-    for &b in key {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    LockKey(h)
+    LockKey(lockstep_types::value::hash_key(
+        (table as u64) << 8 | index as u64,
+        key,
+    ))
 }
 
 impl Engine {

@@ -358,6 +358,31 @@ const KEY_FIXED8: u8 = 0x10;
 const KEY_DECIMAL: u8 = 0x11;
 const KEY_BYTES: u8 = 0x12;
 
+/// 64-bit hash of an encoded key under `seed`: eight bytes a step, then
+/// MurmurHash3's fmix64 finalizer, so that the low bits (hash-table
+/// buckets) and the high bits (shards, control bytes) all depend on every
+/// byte. Used by the point index over clustered records and by the lock
+/// table's key identity.
+pub fn hash_key(seed: u64, key: &[u8]) -> u64 {
+    const M: u64 = 0xFF51_AFD7_ED55_8CCD;
+    let mut h = seed ^ (key.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut words = key.chunks_exact(8);
+    for w in &mut words {
+        let w = u64::from_le_bytes(w.try_into().expect("chunks of 8 bytes"));
+        h = (h ^ w).wrapping_mul(M).rotate_left(29);
+    }
+    let mut tail = 0u64;
+    for (i, b) in words.remainder().iter().enumerate() {
+        tail |= u64::from(*b) << (8 * i);
+    }
+    h ^= tail;
+    h ^= h >> 33;
+    h = h.wrapping_mul(M);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
+}
+
 /// Length in bytes of the first `columns` encoded values at the start of
 /// `key` (see `Value::encode_key`), so that a secondary-index entry can be
 /// split into its index key and the primary key that follows.

@@ -32,26 +32,9 @@ pub(crate) struct PointIndex {
     shards: Box<[RwLock<HashTable<Entry<'static>>>]>,
 }
 
-/// 64-bit hash of an encoded key: eight bytes a step, then a finalizer
-/// (MurmurHash3's fmix64) so that both the bucket bits (low) and the
-/// control-byte bits (high) depend on every input byte.
+/// The index's hash of an encoded key.
 pub(crate) fn hash_key(key: &[u8]) -> u64 {
-    let mut h = (key.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut words = key.chunks_exact(8);
-    for w in &mut words {
-        let w = u64::from_le_bytes(w.try_into().expect("chunks of 8 bytes"));
-        h = (h ^ w).wrapping_mul(0xFF51_AFD7_ED55_8CCD).rotate_left(29);
-    }
-    let mut tail = 0u64;
-    for (i, b) in words.remainder().iter().enumerate() {
-        tail |= u64::from(*b) << (8 * i);
-    }
-    h ^= tail;
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    h ^ (h >> 33)
+    lockstep_types::value::hash_key(0, key)
 }
 
 fn rehash(entry: &Entry<'static>) -> u64 {
