@@ -439,10 +439,18 @@ impl Engine {
         let mut cursor = self.cursor(txn, table.id, 0, table, lower, upper, reverse, locking)?;
         'pass: loop {
             let start = cursor.start();
-            for entry in table.range(cursor.from(&start), cursor.end(), reverse) {
+            let mut range = table
+                .range(cursor.from(&start), cursor.end(), reverse)
+                .peekable();
+            while let Some(entry) = range.next() {
                 let (key, record) = (entry.key(), entry.value());
                 let row = match locking {
-                    None => record.read(|w| txn.sees(w)),
+                    None => {
+                        if let Some(next) = range.peek() {
+                            next.value().prefetch();
+                        }
+                        record.read(|w| txn.sees(w))
+                    }
                     Some(mode) => {
                         match cursor.enter(self, txn, table, key)? {
                             Step::Visit => {}

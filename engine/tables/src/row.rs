@@ -114,6 +114,32 @@ fn read_int(b: &[u8], signed: bool) -> u64 {
 }
 
 impl Row {
+    /// Asks the CPU to start loading this image into cache without waiting
+    /// for it: a scan calls it one row ahead, so the miss on the next image
+    /// overlaps the work on this one (rows live wherever the allocator put
+    /// their last rewrite, so the hardware prefetcher cannot guess them).
+    #[inline]
+    pub fn prefetch(&self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // The reference count sits just before the bytes; take the
+            // lines from there to the end, at most four (256 bytes).
+            let start = Arc::as_ptr(&self.0) as *const u8 as usize - 16;
+            let end = start + 16 + self.0.len();
+            let mut line = start & !63;
+            for _ in 0..4 {
+                if line >= end {
+                    break;
+                }
+                // SAFETY: SSE is part of x86_64's baseline, and a prefetch
+                // is a hint that never faults, whatever the address.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
+                line += 64;
+            }
+        }
+    }
+
     /// Encodes `values` as a stored row image.
     pub fn new(values: &[Value]) -> Row {
         assert!(

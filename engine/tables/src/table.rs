@@ -62,6 +62,16 @@ impl Record {
             .and_then(|v| v.row.clone())
     }
 
+    /// Starts loading the newest version's image into cache (see
+    /// `Row::prefetch`); skipped when a writer holds the chain.
+    pub fn prefetch(&self) {
+        if let Some(chain) = self.chain.try_lock() {
+            if let Some(Some(row)) = chain.versions.last().map(|v| &v.row) {
+                row.prefetch();
+            }
+        }
+    }
+
     /// The newest version (committed, or the lock holder's own): what a
     /// locking read, UPDATE and DELETE act on.
     pub fn latest(&self) -> Option<Version> {
