@@ -10,9 +10,15 @@
 //!   `pwrite`s that range into segment files; a flusher thread `fdatasync`s and
 //!   advances the durable LSN. Every commit that arrives during one fsync rides
 //!   the next one: group commit falls out, with no leader/follower protocol.
-//! * A notifier thread wakes each waiting committer alone once its LSN is
-//!   acknowledged (no `notify_all`, 8.1.2), so the flusher goes straight back
-//!   to the next fsync (7.1.1 item 7).
+//! * Each waiting committer is woken alone once its LSN is acknowledged (no
+//!   `notify_all`, 8.1.2). With an fsync per commit the flusher wakes the
+//!   group itself right after its fsync: 7.1.1 item 7 gives this to a
+//!   separate notifier so the flusher goes straight back to the next fsync,
+//!   but on two cores the hand-off to one more thread cost more than the
+//!   few wake-ups it saved the flusher (write_only, 16 threads: server CPU
+//!   per transaction -9%, throughput +2.5%; 256 threads: +9.6%). The
+//!   notifier thread acknowledges in the modes without fsync per commit,
+//!   and wakes everyone when the log fails.
 //!
 //! Committers only wait; they never write or fsync the file themselves.
 

@@ -1,6 +1,7 @@
 //! The dedicated log threads (7.1.1, WL#10310 items 4-7): the writer moves the
-//! contiguous prefix of the ring into segment files, the flusher fsyncs, the
-//! notifier wakes waiting committers one by one. None of them waits on a
+//! contiguous prefix of the ring into segment files, the flusher fsyncs and
+//! wakes the committers it made durable one by one, the notifier does the
+//! waking where no fsync acknowledges (flush modes 0 and 2) and on failure. None of them waits on a
 //! committer except for the hole at the head of the ring.
 
 use std::collections::VecDeque;
@@ -261,6 +262,7 @@ impl Writer {
 
 pub(crate) fn flusher(s: Arc<Shared>) {
     let mut last_sync = Instant::now();
+    let mut wakers: Vec<Waker> = Vec::with_capacity(1024);
     let period = Duration::from_secs(1);
     loop {
         if s.crash.load(Ordering::Acquire) || s.failed.load(Ordering::Acquire) {
@@ -295,8 +297,10 @@ pub(crate) fn flusher(s: Arc<Shared>) {
             }
             s.durable.store(w, Ordering::Release);
             if s.cfg.flush_mode == FlushMode::EveryCommit {
-                s.ack.store(w, Ordering::SeqCst);
-                kick(&s.notifier_sleeping, &s.notifier_thread);
+                // The flusher is the only thread that advances `ack` in this
+                // mode, and it wakes the group's committers itself.
+                let prev = s.ack.swap(w, Ordering::SeqCst);
+                wake_acknowledged(&s, prev, w, &mut wakers);
             }
             last_sync = Instant::now();
             continue;
@@ -325,10 +329,20 @@ pub(crate) fn flusher(s: Arc<Shared>) {
     }
 }
 
+/// Wakes the committers waiting for LSNs in (old, new], each alone and
+/// outside the shard locks. `ack` must already be `new`.
+fn wake_acknowledged(s: &Shared, old: Lsn, new: Lsn, wakers: &mut Vec<Waker>) {
+    s.waiters.collect_range(old, new, wakers);
+    s.wakeups.fetch_add(wakers.len() as u64, Ordering::Relaxed);
+    wakers.drain(..).for_each(Waker::wake);
+}
+
 /// `start` is the acknowledged LSN when the log opened. It must not be read
 /// here: the thread may first run after a commit was already acknowledged,
 /// and starting from that later value would never wake its waiter.
 pub(crate) fn notifier(s: Arc<Shared>, start: Lsn) {
+    // With an fsync per commit the flusher wakes committers itself.
+    let wakes_acks = s.cfg.flush_mode != FlushMode::EveryCommit;
     let mut last = start;
     let mut wakers: Vec<Waker> = Vec::with_capacity(1024);
     loop {
@@ -336,12 +350,9 @@ pub(crate) fn notifier(s: Arc<Shared>, start: Lsn) {
             return;
         }
         let a = s.ack.load(Ordering::SeqCst);
-        if a > last {
-            s.waiters.collect_range(last, a, &mut wakers);
+        if wakes_acks && a > last {
+            wake_acknowledged(&s, last, a, &mut wakers);
             last = a;
-            s.wakeups.fetch_add(wakers.len() as u64, Ordering::Relaxed);
-            // Each waiter is woken alone, outside the shard locks.
-            wakers.drain(..).for_each(Waker::wake);
             continue;
         }
         if s.failed.load(Ordering::SeqCst) {
@@ -357,7 +368,7 @@ pub(crate) fn notifier(s: Arc<Shared>, start: Lsn) {
             &s.notifier_sleeping,
             256,
             || {
-                s.ack.load(Ordering::Relaxed) > last
+                (wakes_acks && s.ack.load(Ordering::Relaxed) > last)
                     || s.failed.load(Ordering::Relaxed)
                     || s.flusher_done.load(Ordering::Relaxed)
             },
