@@ -490,6 +490,7 @@ impl<'a> Binder<'a> {
             distinct: s.distinct,
             text_columns: columns.iter().map(|c| c.data_type.is_string()).collect(),
             moves: Vec::new(),
+            order_from: Vec::new(),
             limit,
             offset,
             lock,

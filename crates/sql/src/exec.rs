@@ -3,7 +3,7 @@
 //! engine returns `Error::LockWait` and the session rolls the statement
 //! back, awaits the lock without holding a thread, and runs it again.
 
-use crate::expr::{eval, key_value, store_value, BExpr, Env, SubqueryRef};
+use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};
 use crate::plan::*;
 use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
 use lockstep_tables::schema::encode_column_key;
@@ -514,12 +514,37 @@ impl<'a> Exec<'a> {
             out = kept;
         }
         if sort_limit.is_some() {
-            let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
+            // Per key: where its value is (projected item, or its place
+            // among the stored keys), whether it is folded, descending.
+            let mut stored = 0;
+            let keys: Vec<(SortKey, bool)> = p
+                .order
+                .iter()
+                .zip(&p.order_from)
+                .map(|((e, desc), from)| {
+                    let at = match from {
+                        Some(j) => SortKey::Projected {
+                            item: *j,
+                            folded: matches!(e, BExpr::Func(Func::FoldCase, _)),
+                        },
+                        None => {
+                            stored += 1;
+                            SortKey::Stored(stored - 1)
+                        }
+                    };
+                    (at, *desc)
+                })
+                .collect();
             out.sort_by(|a, b| {
-                for (i, d) in desc.iter().enumerate() {
-                    let o = a.1[i].sort_cmp(&b.1[i]);
+                for (at, desc) in &keys {
+                    let o = match *at {
+                        SortKey::Stored(i) => a.1[i].sort_cmp(&b.1[i]),
+                        SortKey::Projected { item, folded } => {
+                            collated_sort_cmp(&a.0[item], &b.0[item], folded)
+                        }
+                    };
                     if o != Ordering::Equal {
-                        return if *d { o.reverse() } else { o };
+                        return if *desc { o.reverse() } else { o };
                     }
                 }
                 Ordering::Equal
@@ -1241,6 +1266,15 @@ impl RowSink for Collect {
     }
 }
 
+/// Where a row's ORDER BY key is.
+#[derive(Clone, Copy)]
+enum SortKey {
+    /// The i-th of the keys stored with the row.
+    Stored(usize),
+    /// A projected value, under the default collation if `folded`.
+    Projected { item: usize, folded: bool },
+}
+
 /// Projects rows (source rows, or groups) into result rows, each with its
 /// ORDER BY keys. As a row sink it projects rows as the scan meets them.
 struct Project<'p> {
@@ -1277,10 +1311,13 @@ impl<'p> Project<'p> {
                 None => eval(e, row.values(), env).map_err(EngineError::Sql)?,
             });
         }
-        let mut keys = Vec::with_capacity(p.order.len());
+        // Only the keys not read from the projection are stored.
+        let mut keys = Vec::new();
         if !p.ordered_by_index {
-            for (e, _) in &p.order {
-                keys.push(eval(e, row.values(), env).map_err(EngineError::Sql)?);
+            for ((e, _), from) in p.order.iter().zip(&p.order_from) {
+                if from.is_none() {
+                    keys.push(eval(e, row.values(), env).map_err(EngineError::Sql)?);
+                }
             }
         }
         // Last: nothing else reads a moved column.

@@ -806,6 +806,22 @@ fn fold_case(v: Value) -> Value {
     }
 }
 
+/// `a.sort_cmp(b)`, or with `folded` the order of the two values under the
+/// default collation (as if both went through FoldCase), without copying
+/// text that folds to itself.
+pub fn collated_sort_cmp(a: &Value, b: &Value, folded: bool) -> std::cmp::Ordering {
+    match (a, b) {
+        _ if !folded => a.sort_cmp(b),
+        (Value::Bytes(x), Value::Bytes(y)) => {
+            lockstep_types::value::fold_ci(x).cmp(&lockstep_types::value::fold_ci(y))
+        }
+        (Value::Bytes(_), _) | (_, Value::Bytes(_)) => {
+            fold_case(a.clone()).sort_cmp(&fold_case(b.clone()))
+        }
+        _ => a.sort_cmp(b),
+    }
+}
+
 fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
     let mut vals = Vec::with_capacity(args.len());
     // Functions that must not evaluate every argument.

@@ -3,76 +3,8 @@
 //! unbounded memory. Inputs here reproduce what the fuzz targets and
 //! tests/test_hostile.py found.
 
-use crate::{Globals, Server, Session};
-use lockstep_engine::{Engine, EngineConfig, FlushMode};
-use lockstep_protocol::Response;
-use lockstep_types::{Decimal, Error, Value};
-use std::sync::Arc;
-
-/// A session on a fresh engine in a temporary directory.
-struct Db {
-    rt: tokio::runtime::Runtime,
-    session: Session,
-    dir: std::path::PathBuf,
-}
-
-impl Db {
-    fn new(name: &str) -> Db {
-        let dir = std::env::temp_dir().join(format!(
-            "lockstep-sql-{name}-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut cfg = EngineConfig::new(&dir);
-        cfg.flush_mode = FlushMode::PerSecond;
-        cfg.log_buffer_size = 1 << 20;
-        let engine = Engine::open(cfg).expect("engine opens in a temp dir");
-        let server = Server::new(engine, Globals::new(&[]));
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let mut db = Db {
-            rt,
-            session: Session::new(Arc::clone(&server), 1, "root", "localhost"),
-            dir,
-        };
-        db.ok("CREATE DATABASE d");
-        db.ok("USE d");
-        db
-    }
-
-    fn run(&mut self, sql: &str) -> Result<Response, Error> {
-        let mut results = self.rt.block_on(self.session.query(sql, false));
-        results.pop().expect("one result per statement")
-    }
-
-    fn ok(&mut self, sql: &str) -> Response {
-        self.run(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"))
-    }
-
-    fn rows(&mut self, sql: &str) -> Vec<Vec<Value>> {
-        match self.ok(sql) {
-            Response::Rows(rs) => rs.rows,
-            Response::Ok(_) => panic!("{sql}: no result set"),
-        }
-    }
-
-    fn err(&mut self, sql: &str) -> u16 {
-        match self.run(sql) {
-            Ok(_) => panic!("{sql}: expected an error"),
-            Err(e) => e.number(),
-        }
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        self.session.disconnect();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+use crate::test_db::Db;
+use lockstep_types::{Decimal, Value};
 
 #[test]
 fn memory_limits_fail_with_mysql_errors() {

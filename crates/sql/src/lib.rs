@@ -19,3 +19,7 @@ pub use vars::Globals;
 
 #[cfg(test)]
 mod hostile_tests;
+#[cfg(test)]
+mod order_tests;
+#[cfg(test)]
+mod test_db;

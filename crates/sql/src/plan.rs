@@ -55,6 +55,10 @@ pub struct SelectPlan {
     /// Per projection item: the source column it may move out of the row
     /// instead of copying (`prune::column_moves`).
     pub moves: Vec<Option<usize>>,
+    /// Per ORDER BY key: the projected value it sorts by, where the key is
+    /// a projected column (or that column under the collation), so the key
+    /// is not computed and stored a second time (`prune::order_from`).
+    pub order_from: Vec<Option<usize>>,
     pub limit: Option<BExpr>,
     pub offset: Option<BExpr>,
     pub lock: Option<LockMode>,

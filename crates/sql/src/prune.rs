@@ -7,12 +7,13 @@
 //! left whole, since a correlated subquery reads the outer row through
 //! positions this pass does not follow.
 
-use crate::expr::BExpr;
+use crate::expr::{BExpr, Func};
 use crate::plan::{SelectPlan, Source};
 
 /// Marks, in every table scan of `plan`, which of its columns are read,
 /// and which projected columns can be moved out of the row.
 pub fn prune(plan: &mut SelectPlan) {
+    plan.order_from = order_from(plan);
     plan.moves = column_moves(plan);
     let mut used = Vec::new();
     let mut whole = false;
@@ -40,9 +41,32 @@ pub fn prune(plan: &mut SelectPlan) {
     }
 }
 
+/// Per ORDER BY key of `p`: the projection item holding the value it sorts
+/// by. `ORDER BY c` over `SELECT c` (or `SELECT DISTINCT c`) would otherwise
+/// copy `c` once for the result and once more, folded, as the sort key.
+fn order_from(p: &SelectPlan) -> Vec<Option<usize>> {
+    p.order
+        .iter()
+        .map(|(e, _)| {
+            let col = match e {
+                BExpr::Column(i) => *i,
+                BExpr::Func(Func::FoldCase, args) => match args.as_slice() {
+                    [BExpr::Column(i)] => *i,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            p.projection
+                .iter()
+                .position(|e| matches!(e, BExpr::Column(i) if *i == col))
+        })
+        .collect()
+}
+
 /// Per projection item of `p`: the column it may move out of the source row
 /// (a plain column reference that nothing else in the projection or ORDER BY
-/// reads). Decided once per plan, not per execution.
+/// reads; ORDER BY keys taken from the projection read it there). Decided
+/// once per plan, not per execution.
 fn column_moves(p: &SelectPlan) -> Vec<Option<usize>> {
     fn collect(e: &BExpr, refs: &mut Vec<usize>) {
         if let BExpr::Column(i) = e {
@@ -52,7 +76,11 @@ fn column_moves(p: &SelectPlan) -> Vec<Option<usize>> {
     }
     let mut refs = Vec::new();
     p.projection.iter().for_each(|e| collect(e, &mut refs));
-    p.order.iter().for_each(|(e, _)| collect(e, &mut refs));
+    p.order
+        .iter()
+        .zip(&p.order_from)
+        .filter(|(_, from)| from.is_none())
+        .for_each(|((e, _), _)| collect(e, &mut refs));
     p.projection
         .iter()
         .map(|e| match e {
