@@ -810,8 +810,10 @@ fn fold_case(v: Value) -> Value {
 /// default collation (as if both went through FoldCase), without copying
 /// text that folds to itself.
 pub fn collated_sort_cmp(a: &Value, b: &Value, folded: bool) -> std::cmp::Ordering {
+    if !folded {
+        return a.sort_cmp(b);
+    }
     match (a, b) {
-        _ if !folded => a.sort_cmp(b),
         (Value::Bytes(x), Value::Bytes(y)) => {
             lockstep_types::value::fold_ci(x).cmp(&lockstep_types::value::fold_ci(y))
         }

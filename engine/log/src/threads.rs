@@ -1,8 +1,9 @@
 //! The dedicated log threads (7.1.1, WL#10310 items 4-7): the writer moves the
 //! contiguous prefix of the ring into segment files, the flusher fsyncs and
 //! wakes the committers it made durable one by one, the notifier does the
-//! waking where no fsync acknowledges (flush modes 0 and 2) and on failure. None of them waits on a
-//! committer except for the hole at the head of the ring.
+//! waking where no fsync acknowledges (flush modes 0 and 2) and on failure.
+//! None of them waits on a committer except for the hole at the head of the
+//! ring.
 
 use std::collections::VecDeque;
 use std::fs::File;
