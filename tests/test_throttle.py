@@ -93,6 +93,48 @@ def test_stalled_gate_lets_waiters_in(gated):
             t.join()
 
 
+def test_lock_waiters_give_their_slot_back(gated):
+    gated.sql("CREATE DATABASE tw")
+    gated.sql("CREATE TABLE tw.t (id INT PRIMARY KEY, v INT)")
+    gated.sql("INSERT INTO tw.t VALUES (1, 0)")
+    # One transaction holds a row lock and keeps its slot busy...
+    holder = gated.connect(autocommit=False)
+    with holder.cursor() as c:
+        c.execute("UPDATE tw.t SET v = v + 1 WHERE id = 1")
+    sleeper = threading.Thread(target=lambda: holder.cursor().execute("SELECT SLEEP(2)"))
+    sleeper.start()
+
+    def bump():
+        conn = gated.connect()
+        try:
+            with conn.cursor() as c:
+                c.execute("UPDATE tw.t SET v = v + 1 WHERE id = 1")
+        finally:
+            conn.close()
+
+    # ...while more transactions than there are slots queue for that lock.
+    waiters = [threading.Thread(target=bump) for _ in range(LIMIT + 1)]
+    try:
+        time.sleep(0.3)
+        before = status(gated, "Lockstep_throttle_stalls_broken")
+        for t in waiters:
+            t.start()
+        time.sleep(0.5)
+        # The waiters sleep outside the gate: only the holder is admitted,
+        # and a newcomer gets in at once, not by breaking a stall.
+        assert status(gated, "Lockstep_throttle_admitted") == 1
+        assert timed_select(gated) < 0.5
+        assert status(gated, "Lockstep_throttle_stalls_broken") == before
+    finally:
+        sleeper.join()
+        holder.commit()
+        for t in waiters:
+            t.join()
+        holder.close()
+    assert gated.sql("SELECT v FROM tw.t") == ((LIMIT + 2,),)
+    assert status(gated, "Lockstep_throttle_admitted") == 0
+
+
 def test_second_server_on_same_datadir_refuses(server_factory):
     first = server_factory("owner")
     second = Server(first.workdir, name="intruder")

@@ -1033,6 +1033,11 @@ impl Session {
                 Ok(resp) => break Ok(resp),
                 Err(EngineError::LockWait(mut wait)) => {
                     self.engine.rollback_statement(&mut self.txn);
+                    // A waiter leaves the transaction system while it sleeps
+                    // (InnoDB's thread concurrency does the same): its slot
+                    // lets in a transaction that can run, not one more
+                    // waiter on the same hot row (8.3.2).
+                    self.engine.park(&mut self.txn);
                     *self.process.command.lock() = "Query";
                     let remaining = deadline.saturating_duration_since(Instant::now());
                     let key = wait.key();
@@ -1065,6 +1070,7 @@ impl Session {
                     match granted {
                         Ok(()) => {
                             self.engine.lock_granted(&mut self.txn, key);
+                            self.engine.admit(&mut self.txn).await;
                             continue;
                         }
                         Err(lockstep_engine::LockError::Deadlock) => {
