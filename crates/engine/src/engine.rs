@@ -288,7 +288,7 @@ impl Engine {
             return;
         }
         if txn.under_way() {
-            // Parked while its client was idle: already in the transaction
+            // Parked (idle client or lock wait): already in the transaction
             // system, possibly holding locks admitted ones wait for.
             txn.ticket = Some(self.trx_sys.readmit());
             return;
@@ -308,9 +308,9 @@ impl Engine {
         txn.ticket = Some(ticket);
     }
 
-    /// Gives back the transaction's throttling slot while its client is idle
-    /// (between statements of an open transaction). The next statement
-    /// re-enters without queueing.
+    /// Gives back the transaction's throttling slot while it cannot use it:
+    /// its client is idle between statements of an open transaction, or a
+    /// statement sleeps on a row lock. `admit` re-enters without queueing.
     pub fn park(&self, txn: &mut Txn) {
         txn.ticket = None;
     }

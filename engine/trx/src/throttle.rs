@@ -16,8 +16,9 @@
 //! transaction left and nobody let in — for a stall period is let in over
 //! the limit, one per period (`Admission::force`, MariaDB's thread pool
 //! calls the same idea `thread_pool_stall_limit`); and a transaction that
-//! gave its slot back while its client was idle re-enters without queueing
-//! (`Gate::readmit`), since it may hold locks the admitted ones wait for.
+//! gave its slot back while its client was idle, or while it slept on a row
+//! lock, re-enters without queueing (`Gate::readmit`), since it may hold
+//! locks the admitted ones wait for.
 
 use parking_lot::Mutex;
 use std::collections::VecDeque;
@@ -130,7 +131,8 @@ impl Gate {
     }
 
     /// A slot at once, over the limit if need be, for a transaction that is
-    /// already under way (it parked its slot while its client was idle).
+    /// already under way (it parked its slot while its client was idle or
+    /// while it waited for a row lock).
     pub(crate) fn readmit(self: &Arc<Self>) -> Ticket {
         self.admitted.fetch_add(1, SeqCst);
         self.readmitted.fetch_add(1, SeqCst);
