@@ -420,6 +420,13 @@ def test_grouping_follows_collation(cur):
     assert scalar(cur, "SELECT COUNT(*) FROM (SELECT w FROM words WHERE id = 1 UNION "
                        "SELECT w FROM words WHERE id = 3) u") == 1
     assert scalar(cur, "SELECT COUNT(*) FROM (SELECT lower(w) FROM words GROUP BY w) g") == 3
+    # Sorting compares the same folded text: ties fall to the next key.
+    assert [r[0] for r in all_rows(cur, "SELECT id FROM words ORDER BY w, id DESC")] == \
+        [3, 2, 1, 6, 5, 4]
+    assert [r[0] for r in all_rows(cur, "SELECT id FROM words ORDER BY w DESC, id")] == \
+        [4, 5, 6, 1, 2, 3]
+    assert [r[0] for r in all_rows(cur, "SELECT id FROM words ORDER BY b, id")] == \
+        [3, 2, 1, 4, 5, 6]
 
 
 def test_subqueries(people):

@@ -4,6 +4,7 @@
 //! back, awaits the lock without holding a thread, and runs it again.
 
 use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};
+use crate::keyset::KeySet;
 use crate::plan::*;
 use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
 use lockstep_tables::schema::encode_column_key;
@@ -382,13 +383,13 @@ impl<'a> Exec<'a> {
                         .iter()
                         .map(|c| c.data_type.is_string())
                         .collect();
-                    let mut seen = HashSet::new();
+                    let mut seen = KeySet::default();
                     let mut kept = Vec::with_capacity(rows.len());
                     for r in rows {
-                        let key = collation_key(&r, &text);
-                        let bytes = key.len() + std::mem::size_of::<Vec<u8>>();
-                        if seen.insert(key) {
-                            self.charge_temp(bytes)?;
+                        if let (_, Some(grown)) =
+                            seen.insert_with(|key| collation_key(&r, &text, key))
+                        {
+                            self.charge_temp(grown)?;
                             kept.push(r);
                         }
                     }
@@ -501,13 +502,13 @@ impl<'a> Exec<'a> {
         }
         let mut out = project.out;
         if p.distinct {
-            let mut seen = HashSet::new();
+            let mut seen = KeySet::default();
             let mut kept = Vec::with_capacity(out.len());
             for (proj, keys) in out {
-                let key = collation_key(&proj, &p.text_columns);
-                let bytes = key.len() + std::mem::size_of::<Vec<u8>>();
-                if seen.insert(key) {
-                    self.charge_temp(bytes)?;
+                if let (_, Some(grown)) =
+                    seen.insert_with(|key| collation_key(&proj, &p.text_columns, key))
+                {
+                    self.charge_temp(grown)?;
                     kept.push((proj, keys));
                 }
             }
@@ -535,20 +536,7 @@ impl<'a> Exec<'a> {
                     (at, *desc)
                 })
                 .collect();
-            out.sort_by(|a, b| {
-                for (at, desc) in &keys {
-                    let o = match *at {
-                        SortKey::Stored(i) => a.1[i].sort_cmp(&b.1[i]),
-                        SortKey::Projected { item, folded } => {
-                            collated_sort_cmp(&a.0[item], &b.0[item], folded)
-                        }
-                    };
-                    if o != Ordering::Equal {
-                        return if *desc { o.reverse() } else { o };
-                    }
-                }
-                Ordering::Equal
-            });
+            out = sort_rows(out, &keys);
         }
         let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(p, _)| p).collect();
         self.apply_limit(&mut rows, &p.limit, &p.offset)?;
@@ -1224,20 +1212,15 @@ pub fn source_width(src: &Source) -> usize {
 /// Key under which values count as equal for GROUP BY, DISTINCT and
 /// UNION: numbers by value, text (where `text[i]`) under the default
 /// collation, everything else byte-wise.
-fn collation_key(vals: &[Value], text: &[bool]) -> Vec<u8> {
-    let mut key = Vec::new();
+fn collation_key(vals: &[Value], text: &[bool], key: &mut Vec<u8>) {
     for (i, v) in vals.iter().enumerate() {
         match v {
             Value::Bytes(b) if text.get(i).copied().unwrap_or(false) => {
-                lockstep_types::value::encode_bytes_key(
-                    &lockstep_types::value::fold_ci(b),
-                    &mut key,
-                )
+                lockstep_types::value::encode_bytes_key(&lockstep_types::value::fold_ci(b), key)
             }
-            v => v.group_key(&mut key),
+            v => v.group_key(key),
         }
     }
-    key
 }
 
 /// Where produced rows go: collected, or folded into groups as they come.
@@ -1264,6 +1247,82 @@ impl RowSink for Collect {
         self.rows.push(row);
         Ok(self.limit.is_none_or(|l| self.rows.len() < l))
     }
+}
+
+/// Sorts projected rows by `keys`. Text compared under the default
+/// collation is folded once per row, not at every comparison: a sort makes
+/// about n log n comparisons, each of which would fold both sides again.
+fn sort_rows(
+    mut out: Vec<(Vec<Value>, Vec<Value>)>,
+    keys: &[(SortKey, bool)],
+) -> Vec<(Vec<Value>, Vec<Value>)> {
+    let folded_items: Vec<usize> = keys
+        .iter()
+        .filter_map(|(at, _)| match *at {
+            SortKey::Projected { item, folded: true } => Some(item),
+            _ => None,
+        })
+        .collect();
+    if folded_items.is_empty() {
+        out.sort_by(|a, b| compare_rows(a, b, keys, |_| None));
+        return out;
+    }
+    // Per row, the folded bytes of each folded key (None where the value
+    // is not text and the general comparison applies).
+    let folds: Vec<Vec<Option<std::borrow::Cow<'_, [u8]>>>> = out
+        .iter()
+        .map(|(proj, _)| {
+            folded_items
+                .iter()
+                .map(|&item| match &proj[item] {
+                    Value::Bytes(b) => Some(lockstep_types::value::fold_ci(b)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..out.len()).collect();
+    order.sort_by(|&x, &y| {
+        compare_rows(&out[x], &out[y], keys, |item| {
+            let k = folded_items.iter().position(|&i| i == item)?;
+            match (&folds[x][k], &folds[y][k]) {
+                (Some(a), Some(b)) => Some(a.cmp(b)),
+                _ => None,
+            }
+        })
+    });
+    drop(folds);
+    let mut slots: Vec<Option<(Vec<Value>, Vec<Value>)>> = out.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .map(|i| slots[i].take().expect("a permutation takes every row once"))
+        .collect()
+}
+
+/// Compares two projected rows by `keys`; `folded` may answer for the
+/// folded key on projected item `item` from precomputed bytes.
+fn compare_rows(
+    a: &(Vec<Value>, Vec<Value>),
+    b: &(Vec<Value>, Vec<Value>),
+    keys: &[(SortKey, bool)],
+    folded: impl Fn(usize) -> Option<Ordering>,
+) -> Ordering {
+    for (at, desc) in keys {
+        let o = match *at {
+            SortKey::Stored(i) => a.1[i].sort_cmp(&b.1[i]),
+            SortKey::Projected { item, folded: true } => {
+                folded(item).unwrap_or_else(|| collated_sort_cmp(&a.0[item], &b.0[item], true))
+            }
+            SortKey::Projected {
+                item,
+                folded: false,
+            } => collated_sort_cmp(&a.0[item], &b.0[item], false),
+        };
+        if o != Ordering::Equal {
+            return if *desc { o.reverse() } else { o };
+        }
+    }
+    Ordering::Equal
 }
 
 /// Where a row's ORDER BY key is.
@@ -1347,7 +1406,7 @@ impl RowSink for Project<'_> {
 /// GROUP BY state: the groups met so far, found by their collation key.
 struct Fold<'p> {
     agg: &'p AggregatePlan,
-    index: HashMap<Vec<u8>, usize>,
+    index: KeySet,
     groups: Vec<(Vec<Value>, Vec<AggState>)>,
     /// Rows still wanted, where only the first few count.
     remaining: Option<usize>,
@@ -1357,7 +1416,7 @@ impl<'p> Fold<'p> {
     fn new(agg: &'p AggregatePlan, remaining: Option<usize>) -> Self {
         Fold {
             agg,
-            index: HashMap::new(),
+            index: KeySet::default(),
             groups: Vec::new(),
             remaining,
         }
@@ -1385,22 +1444,22 @@ impl<'p> Fold<'p> {
             for g in &agg.group_by {
                 gvals.push(eval(g, row, env)?);
             }
-            let key = collation_key(&gvals, &agg.group_text);
-            match self.index.get(&key) {
-                Some(&i) => i,
-                None => {
-                    // One more row of the group-by temporary table.
-                    grown += row_bytes(&gvals)
-                        + 2 * key.len()
-                        + agg.calls.len() * std::mem::size_of::<AggState>();
-                    self.groups.push((
-                        gvals,
-                        agg.calls.iter().map(|_| AggState::default()).collect(),
-                    ));
-                    self.index.insert(key, self.groups.len() - 1);
-                    self.groups.len() - 1
-                }
+            let (i, new) = self
+                .index
+                .insert_with(|key| collation_key(&gvals, &agg.group_text, key));
+            if let Some(key_bytes) = new {
+                // One more row of the group-by temporary table; groups are
+                // numbered as the key set numbers their keys.
+                grown += row_bytes(&gvals)
+                    + key_bytes
+                    + agg.calls.len() * std::mem::size_of::<AggState>();
+                self.groups.push((
+                    gvals,
+                    agg.calls.iter().map(|_| AggState::default()).collect(),
+                ));
+                debug_assert_eq!(i, self.groups.len() - 1, "group numbers follow key numbers");
             }
+            i
         };
         for (ci, call) in agg.calls.iter().enumerate() {
             let v = match &call.arg {
@@ -1472,7 +1531,7 @@ struct AggState {
     best: Option<Value>,
     bits: Option<u64>,
     parts: Vec<Vec<u8>>,
-    seen: Option<HashSet<Vec<u8>>>,
+    seen: Option<KeySet>,
 }
 
 impl AggState {
@@ -1504,10 +1563,10 @@ impl AggState {
         let mut grown = 0;
         if call.distinct {
             let vals = row_vals.as_deref().unwrap_or(std::slice::from_ref(&v));
-            let k = collation_key(vals, &call.text);
-            grown += k.len() + std::mem::size_of::<Vec<u8>>();
-            if !self.seen.get_or_insert_with(HashSet::new).insert(k) {
-                return Ok(0);
+            let seen = self.seen.get_or_insert_with(KeySet::default);
+            match seen.insert_with(|key| collation_key(vals, &call.text, key)) {
+                (_, Some(key_bytes)) => grown += key_bytes,
+                (_, None) => return Ok(0),
             }
         }
         self.count += 1;

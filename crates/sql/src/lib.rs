@@ -6,6 +6,7 @@ pub mod ddl;
 pub mod exec;
 pub mod expr;
 pub mod infoschema;
+pub mod keyset;
 pub mod parser;
 pub mod plan;
 pub mod privileges;
