@@ -436,38 +436,33 @@ impl Engine {
         visit: &mut dyn FnMut(&[u8], Row) -> Result<bool>,
     ) -> Result<()> {
         self.ensure_view(txn);
+        let Some(mode) = locking else {
+            // A consistent read never waits: walk the list under one guard.
+            return table.scan(lower, upper, reverse, |key, record| {
+                match record.read(|w| txn.sees(w)) {
+                    Some(row) => visit(key, row),
+                    None => Ok(true),
+                }
+            });
+        };
         let mut cursor = self.cursor(txn, table.id, 0, table, lower, upper, reverse, locking)?;
         'pass: loop {
             let start = cursor.start();
-            let mut range = table
-                .range(cursor.from(&start), cursor.end(), reverse)
-                .peekable();
-            while let Some(entry) = range.next() {
+            for entry in table.range(cursor.from(&start), cursor.end(), reverse) {
                 let (key, record) = (entry.key(), entry.value());
-                let row = match locking {
-                    None => {
-                        if let Some(next) = range.peek() {
-                            next.value().prefetch();
-                        }
-                        record.read(|w| txn.sees(w))
-                    }
-                    Some(mode) => {
-                        match cursor.enter(self, txn, table, key)? {
-                            Step::Visit => {}
-                            Step::Restart => continue 'pass,
-                            Step::Stop => return Ok(()),
-                        }
-                        // Without gap locks, rows that exist for nobody are
-                        // skipped; with them they are locked too: their key
-                        // is part of the range the transaction has read.
-                        if !cursor.next_key && record.latest().and_then(|v| v.row).is_none() {
-                            continue;
-                        }
-                        self.lock(txn, lock_key(table.id, 0, key), mode)?;
-                        record.latest().and_then(|v| v.row)
-                    }
-                };
-                if let Some(row) = row {
+                match cursor.enter(self, txn, table, key)? {
+                    Step::Visit => {}
+                    Step::Restart => continue 'pass,
+                    Step::Stop => return Ok(()),
+                }
+                // Without gap locks, rows that exist for nobody are skipped;
+                // with them they are locked too: their key is part of the
+                // range the transaction has read.
+                if !cursor.next_key && record.latest().and_then(|v| v.row).is_none() {
+                    continue;
+                }
+                self.lock(txn, lock_key(table.id, 0, key), mode)?;
+                if let Some(row) = record.latest().and_then(|v| v.row) {
                     if !visit(key, row)? {
                         return Ok(());
                     }

@@ -55,9 +55,7 @@ pub trait Entries {
 
 impl Entries for Table {
     fn first(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<Vec<u8>> {
-        self.range(lower, upper, false)
-            .next()
-            .map(|e| e.key().clone())
+        self.first_key(lower, upper)
     }
     fn contains(&self, entry: &[u8]) -> bool {
         self.record(entry).is_some()

@@ -15,6 +15,7 @@
 //! node and a chain of one version (the usual case once purge has run)
 //! lives inside the record: node, then row image, with nothing between.
 
+use crate::clustered::Clustered;
 use crate::point::PointIndex;
 use crate::row::{Columns, Row};
 use crate::schema::{TableDef, PRIMARY};
@@ -86,7 +87,7 @@ impl Record {
 }
 
 /// One clustered-index entry: encoded primary key and its record.
-pub type Entry<'a> = crossbeam_skiplist::map::Entry<'a, Vec<u8>, Record>;
+pub use crate::clustered::Entry;
 
 /// A record found by key. It stays valid while held, even if purge removes
 /// it from the index meanwhile (the skip list frees a node only after its
@@ -120,7 +121,7 @@ pub struct Table {
     point: PointIndex,
     /// The clustered index, boxed so the entries `point` holds, which
     /// point at the map, stay valid when the table moves.
-    primary: Box<SkipMap<Vec<u8>, Record>>,
+    primary: Box<Clustered>,
     /// Next AUTO_INCREMENT value.
     pub auto_increment: AtomicU64,
     /// Next hidden row id, for tables without a primary key.
@@ -143,7 +144,7 @@ impl Table {
                 secondary,
             }),
             point: PointIndex::new(),
-            primary: Box::new(SkipMap::new()),
+            primary: Box::default(),
             auto_increment: AtomicU64::new(1),
             next_row_id: AtomicU64::new(1),
         }
@@ -165,21 +166,33 @@ impl Table {
         self.point.get(key).map(RecordRef)
     }
 
-    /// Clustered records with keys in the given bounds, in key order. The
-    /// entries borrow key and record from the index: a scan copies nothing
-    /// per row (no key allocation, no reference-count traffic on records).
+    /// Clustered entries with keys in the given bounds, in key order (or
+    /// reverse), each holding its own reference on its record.
     pub fn range<'a>(
         &'a self,
         lower: Bound<&'a [u8]>,
         upper: Bound<&'a [u8]>,
         reverse: bool,
-    ) -> Box<dyn Iterator<Item = Entry<'a>> + 'a> {
-        let it = self.primary.range::<[u8], _>((lower, upper));
-        if reverse {
-            Box::new(it.rev())
-        } else {
-            Box::new(it)
-        }
+    ) -> crate::clustered::Range<'a> {
+        self.primary.range(lower, upper, reverse)
+    }
+
+    /// Visits the clustered records with keys in the given bounds without
+    /// holding references (consistent reads; see `Clustered::scan` for
+    /// what `visit` must not do).
+    pub fn scan<E>(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        reverse: bool,
+        visit: impl FnMut(&[u8], &Record) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        self.primary.scan(lower, upper, reverse, visit)
+    }
+
+    /// The first clustered key in the given bounds.
+    pub fn first_key(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<Vec<u8>> {
+        self.primary.first_key(lower, upper)
     }
 
     pub fn approximate_rows(&self) -> usize {
