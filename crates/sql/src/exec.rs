@@ -1267,25 +1267,24 @@ fn sort_rows(
         out.sort_by(|a, b| compare_rows(a, b, keys, |_| None));
         return out;
     }
-    // Per row, the folded bytes of each folded key (None where the value
-    // is not text and the general comparison applies).
-    let folds: Vec<Vec<Option<std::borrow::Cow<'_, [u8]>>>> = out
+    // Row by row, the folded bytes of each folded key (None where the
+    // value is not text and the general comparison applies), in one
+    // vector: row x's key k is at x * stride + k.
+    let stride = folded_items.len();
+    let folds: Vec<Option<std::borrow::Cow<'_, [u8]>>> = out
         .iter()
-        .map(|(proj, _)| {
-            folded_items
-                .iter()
-                .map(|&item| match &proj[item] {
-                    Value::Bytes(b) => Some(lockstep_types::value::fold_ci(b)),
-                    _ => None,
-                })
-                .collect()
+        .flat_map(|(proj, _)| {
+            folded_items.iter().map(|&item| match &proj[item] {
+                Value::Bytes(b) => Some(lockstep_types::value::fold_ci(b)),
+                _ => None,
+            })
         })
         .collect();
     let mut order: Vec<usize> = (0..out.len()).collect();
     order.sort_by(|&x, &y| {
         compare_rows(&out[x], &out[y], keys, |item| {
             let k = folded_items.iter().position(|&i| i == item)?;
-            match (&folds[x][k], &folds[y][k]) {
+            match (&folds[x * stride + k], &folds[y * stride + k]) {
                 (Some(a), Some(b)) => Some(a.cmp(b)),
                 _ => None,
             }
