@@ -427,6 +427,9 @@ def test_grouping_follows_collation(cur):
         [4, 5, 6, 1, 2, 3]
     assert [r[0] for r in all_rows(cur, "SELECT id FROM words ORDER BY b, id")] == \
         [3, 2, 1, 4, 5, 6]
+    # Two folded text keys: the second decides among ties of the first.
+    assert [r[0] for r in all_rows(cur, "SELECT id, LEFT(w, 1) AS f, w FROM words "
+                                        "ORDER BY f DESC, w, id DESC")] == [4, 6, 5, 3, 2, 1]
 
 
 def test_subqueries(people):

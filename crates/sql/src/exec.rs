@@ -1282,8 +1282,7 @@ fn sort_rows(
         .collect();
     let mut order: Vec<usize> = (0..out.len()).collect();
     order.sort_by(|&x, &y| {
-        compare_rows(&out[x], &out[y], keys, |item| {
-            let k = folded_items.iter().position(|&i| i == item)?;
+        compare_rows(&out[x], &out[y], keys, |k| {
             match (&folds[x * stride + k], &folds[y * stride + k]) {
                 (Some(a), Some(b)) => Some(a.cmp(b)),
                 _ => None,
@@ -1298,19 +1297,21 @@ fn sort_rows(
         .collect()
 }
 
-/// Compares two projected rows by `keys`; `folded` may answer for the
-/// folded key on projected item `item` from precomputed bytes.
+/// Compares two projected rows by `keys`; `folded(k)` may answer for the
+/// k-th folded key (in `keys` order) from precomputed bytes.
 fn compare_rows(
     a: &(Vec<Value>, Vec<Value>),
     b: &(Vec<Value>, Vec<Value>),
     keys: &[(SortKey, bool)],
     folded: impl Fn(usize) -> Option<Ordering>,
 ) -> Ordering {
+    let mut k = 0;
     for (at, desc) in keys {
         let o = match *at {
             SortKey::Stored(i) => a.1[i].sort_cmp(&b.1[i]),
             SortKey::Projected { item, folded: true } => {
-                folded(item).unwrap_or_else(|| collated_sort_cmp(&a.0[item], &b.0[item], true))
+                k += 1;
+                folded(k - 1).unwrap_or_else(|| collated_sort_cmp(&a.0[item], &b.0[item], true))
             }
             SortKey::Projected {
                 item,

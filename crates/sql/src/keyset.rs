@@ -60,7 +60,8 @@ impl KeySet {
         let keys = &self.keys;
         self.table
             .insert_unique(hash, ordinal as u32, |&i| keys[i as usize].0);
-        let grown = end - start + std::mem::size_of::<(u64, usize, usize)>() + 4;
+        let grown =
+            end - start + std::mem::size_of::<(u64, usize, usize)>() + std::mem::size_of::<u32>();
         (ordinal, Some(grown))
     }
 }
