@@ -1101,7 +1101,8 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             None => Value::Null,
         },
         Func::Sleep => {
-            // Bounded: a statement's sleep is capped at 5 s.
+            // Bounded: each call sleeps at most 5 s (once per row it is
+            // evaluated for, as in MySQL).
             let d = std::time::Duration::from_millis(
                 (vals[0].to_f64().unwrap_or(0.0).clamp(0.0, 5.0) * 1000.0) as u64,
             );
