@@ -79,9 +79,13 @@ pub struct Config {
     /// Bytes one statement may buffer in all (rows read, joined, returned); past it 1041.
     #[arg(long, default_value_t = 1 << 30)]
     pub query_memory_limit: usize,
-    /// Worker threads of the async runtime (0: one per core).
+    /// Worker threads of the shared connection pool (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub worker_threads: usize,
+    /// Connections that get a thread of their own before the rest share
+    /// the pool (default: four per core; 0: all share the pool).
+    #[arg(long)]
+    pub dedicated_threads: Option<usize>,
     /// TLS certificate chain (PEM), with --ssl-key. Neither given: a
     /// self-signed pair is generated into the data directory on first start.
     #[arg(long)]
@@ -170,6 +174,7 @@ impl Config {
                 "connect_timeout" => self.connect_timeout = num(&v).map_err(bad)?,
                 "wait_timeout" => self.wait_timeout = num(&v).map_err(bad)?,
                 "worker_threads" => self.worker_threads = num(&v).map_err(bad)?,
+                "dedicated_threads" => self.dedicated_threads = Some(num(&v).map_err(bad)?),
                 "sort_buffer_size" => self.sort_buffer_size = num(&v).map_err(bad)?,
                 "tmp_table_size" => self.tmp_table_size = num(&v).map_err(bad)?,
                 "max_heap_table_size" => self.max_heap_table_size = num(&v).map_err(bad)?,

@@ -121,6 +121,12 @@ impl Drop for Slot {
     }
 }
 
+/// A runtime that serves connections, and how many it serves now.
+struct Worker {
+    handle: tokio::runtime::Handle,
+    live: Arc<AtomicUsize>,
+}
+
 /// Stack of each runtime worker thread (statements run on them).
 const WORKER_STACK: usize = 32 << 20;
 
@@ -239,20 +245,55 @@ fn serve(cfg: Config) -> Result<(), String> {
     engine.start_checkpointer(256 << 20);
     engine.start_purge();
 
-    let mut rt = tokio::runtime::Builder::new_multi_thread();
-    rt.enable_all();
-    // Binding and evaluation recurse over expression trees as tall as the
-    // parser allows (about MAX_DEPTH + MAX_LINKS levels, e.g. a 4000-term
-    // a+a+...); 2 MiB (tokio's default) overflows on those. Workers are one
-    // per core, and untouched stack pages cost nothing.
-    rt.thread_stack_size(WORKER_STACK);
-    if cfg.worker_threads > 0 {
-        rt.worker_threads(cfg.worker_threads);
+    // Connections get a thread of their own while there are few of them
+    // (the first `dedicated_threads` take a single-worker runtime each),
+    // and share a work-stealing pool of one worker per core beyond that.
+    // A dedicated thread reads, executes and writes without the pool's
+    // cross-worker wake-ups (tokio wakes a parked sibling through a futex
+    // to steal work the first could run itself: a fifth of point_select's
+    // server CPU); the pool keeps thousands of connections balanced over
+    // the cores, which per-core runtimes without stealing did not (-10% at
+    // 1024). Book 5.16 on thread pools: overhead at low concurrency, no
+    // collapse at high. Every runtime is tokio's multi-threaded flavour so
+    // that a blocking statement (SLEEP) can hand its worker's other
+    // connections to a fresh thread (`block_in_place`).
+    let cores = if cfg.worker_threads > 0 {
+        cfg.worker_threads
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    };
+    let dedicated = cfg.dedicated_threads.unwrap_or(4 * cores);
+    let mut workers = Vec::with_capacity(dedicated + 1);
+    for i in 0..=dedicated {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .worker_threads(if i == 0 { cores } else { 1 })
+            .thread_name(if i == 0 {
+                "lockstep-pool".to_string()
+            } else {
+                format!("lockstep-conn-{i}")
+            })
+            // Binding and evaluation recurse over expression trees as tall
+            // as the parser allows (about MAX_DEPTH + MAX_LINKS levels, e.g.
+            // a 4000-term a+a+...); 2 MiB (tokio's default) overflows on
+            // those. Untouched stack pages cost nothing.
+            .thread_stack_size(WORKER_STACK)
+            .build()
+            .map_err(|e| format!("starting the runtime: {e}"))?;
+        workers.push(rt);
     }
-    let rt = rt
+    let handles: Vec<Worker> = workers
+        .iter()
+        .map(|rt| Worker {
+            handle: rt.handle().clone(),
+            live: Arc::new(AtomicUsize::new(0)),
+        })
+        .collect();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .map_err(|e| format!("starting the runtime: {e}"))?;
-    let result = rt.block_on(run(cfg, server.clone()));
+    let result = rt.block_on(run(cfg, server.clone(), &handles));
     // Connections have ended: checkpoint so the next start is quick, then
     // flush the log and stop its threads.
     if engine.log_since_checkpoint() > 0 {
@@ -261,6 +302,9 @@ fn serve(cfg: Config) -> Result<(), String> {
         }
     }
     engine.shutdown();
+    for w in workers {
+        w.shutdown_timeout(Duration::from_secs(2));
+    }
     rt.shutdown_timeout(Duration::from_secs(2));
     eprintln!("lockstep: shut down cleanly");
     result
@@ -279,7 +323,7 @@ fn listen(addr: SocketAddr, back_log: u32) -> std::io::Result<tokio::net::TcpLis
     socket.listen(back_log)
 }
 
-async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
+async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(), String> {
     let addr = SocketAddr::new(cfg.bind.parse().map_err(|e| format!("{e}"))?, cfg.port);
     let listener = listen(addr, cfg.effective_back_log())
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -337,8 +381,25 @@ async fn run(cfg: Config, server: Arc<Server>) -> Result<(), String> {
         let conn = handler::Connection::new(session, server.clone(), sha2_cache.clone());
         let protocol = protocol.clone();
         let mut stop = stop_rx.clone();
-        tokio::spawn(async move {
-            let _slot = slot;
+        // A free dedicated thread if there is one, else the shared pool
+        // (workers[0]); the socket moves to that runtime's reactor.
+        let worker = workers[1..]
+            .iter()
+            .find(|w| w.live.load(Ordering::Relaxed) == 0)
+            .unwrap_or(&workers[0]);
+        let on_worker = Slot::take(&worker.live);
+        let stream = match stream.into_std() {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("lockstep: handing over a connection: {e}");
+                continue;
+            }
+        };
+        worker.handle.spawn(async move {
+            let _slot = (slot, on_worker);
+            let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
+                return;
+            };
             let shutdown = async move {
                 let _ = stop.wait_for(|s| *s).await;
             };
