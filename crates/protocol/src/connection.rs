@@ -54,6 +54,123 @@ enum Flow {
     Quit,
 }
 
+/// Why the command loop ended without an error.
+enum Exit {
+    Done,
+    /// Between commands, the handler asked to move (`Handler::relocate`).
+    Relocate,
+}
+
+/// How [`serve_relocatable`] and [`Parked::resume`] end.
+pub enum Served<H, S> {
+    /// The connection is over (the handler has been told, the stream shut).
+    Closed(Result<(), ProtocolError>),
+    /// The connection, between two commands, asked to move.
+    Relocate(Parked<H, S>),
+}
+
+/// An authenticated connection lifted off its task between two commands,
+/// with everything the command loop keeps: the handler, prepared
+/// statements, negotiated capabilities, and bytes already read of the next
+/// command. `map_stream` moves the socket (e.g. to another runtime's
+/// reactor), `resume` continues the loop where it stopped.
+pub struct Parked<H, S> {
+    state: State<H>,
+    stream: S,
+}
+
+/// A connection's state outside its stream.
+struct State<H> {
+    handler: H,
+    writer: PacketWriter,
+    caps: u32,
+    multi_statements: bool,
+    stmts: HashMap<u32, Stmt>,
+    connection_id: u32,
+    peer: SocketAddr,
+    reader: PacketReader,
+}
+
+impl<H: Handler, S> Parked<H, S> {
+    /// Replaces the stream by `f(stream)`. On failure the connection ends
+    /// (the handler is told, as when a client goes away).
+    pub fn map_stream<T>(
+        mut self,
+        f: impl FnOnce(S) -> std::io::Result<T>,
+    ) -> std::io::Result<Parked<H, T>> {
+        match f(self.stream) {
+            Ok(stream) => Ok(Parked {
+                state: self.state,
+                stream,
+            }),
+            Err(e) => {
+                self.state.handler.disconnect();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<H: Handler, S: AsyncRead + AsyncWrite + Unpin + Send> Parked<H, S> {
+    /// Ends the connection here (the handler is told, the stream shut).
+    pub async fn close(mut self) {
+        self.state.handler.disconnect();
+        let _ = self.stream.shutdown().await;
+    }
+
+    /// Continues the command loop; `shutdown` as in [`serve_until`].
+    pub async fn resume<F>(self, config: &Config, shutdown: F) -> Served<H, S>
+    where
+        F: Future<Output = ()> + Send,
+    {
+        self.run(config, shutdown, false).await
+    }
+
+    /// The handshake first if `fresh`, then the command loop.
+    async fn run<F>(self, config: &Config, shutdown: F, fresh: bool) -> Served<H, S>
+    where
+        F: Future<Output = ()> + Send,
+    {
+        let State {
+            handler,
+            writer,
+            caps,
+            multi_statements,
+            stmts,
+            connection_id,
+            peer,
+            mut reader,
+        } = self.state;
+        let mut session = Session {
+            handler,
+            config,
+            writer,
+            scratch: Vec::new(),
+            caps,
+            multi_statements,
+            stmts,
+            connection_id,
+            peer,
+        };
+        let mut stream = Transport::Plain(self.stream);
+        let handshake = if fresh {
+            tokio::time::timeout(
+                config.connect_timeout,
+                session.handshake(&mut stream, &mut reader),
+            )
+            .await
+            .unwrap_or(Err(ProtocolError::Timeout))
+        } else {
+            Ok(())
+        };
+        let result = match handshake {
+            Ok(()) => session.commands(&mut stream, &mut reader, shutdown).await,
+            Err(e) => Err(e),
+        };
+        session.finish(stream, reader, result).await
+    }
+}
+
 struct Session<'c, H> {
     handler: H,
     config: &'c Config,
@@ -88,7 +205,8 @@ pub async fn serve<H: Handler, S: AsyncRead + AsyncWrite + Unpin + Send>(
 
 /// Like [`serve`], but the connection is also closed when `shutdown`
 /// completes while it waits for a command (server shutdown, or KILL of an
-/// idle session). A command in progress is finished first.
+/// idle session). A command in progress is finished first. A handler that
+/// asks to relocate goes on in place.
 pub async fn serve_until<H, S, F>(
     stream: S,
     connection_id: u32,
@@ -102,23 +220,50 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send,
     F: Future<Output = ()> + Send,
 {
-    let mut reader = PacketReader::new();
-    let mut session = Session {
+    let mut shutdown = std::pin::pin!(shutdown);
+    let mut served = serve_relocatable(
+        stream,
+        connection_id,
+        peer,
         handler,
         config,
+        shutdown.as_mut(),
+    )
+    .await;
+    loop {
+        match served {
+            Served::Closed(result) => return result,
+            Served::Relocate(parked) => served = parked.resume(config, shutdown.as_mut()).await,
+        }
+    }
+}
+
+/// Like [`serve_until`], but between commands the connection may leave
+/// (`Handler::relocate`), to be continued with [`Parked::resume`].
+pub async fn serve_relocatable<H, S, F>(
+    stream: S,
+    connection_id: u32,
+    peer: SocketAddr,
+    handler: H,
+    config: &Config,
+    shutdown: F,
+) -> Served<H, S>
+where
+    H: Handler,
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+    F: Future<Output = ()> + Send,
+{
+    let state = State {
+        handler,
         writer: PacketWriter::new(),
-        scratch: Vec::new(),
         caps: 0,
         multi_statements: false,
         stmts: HashMap::new(),
         connection_id,
         peer,
+        reader: PacketReader::new(),
     };
-    let mut stream = Transport::Plain(stream);
-    let result = session.run(&mut stream, &mut reader, shutdown).await;
-    session.handler.disconnect();
-    let _ = stream.shutdown().await;
-    result
+    Parked { state, stream }.run(config, shutdown, true).await
 }
 
 /// Send an ERR packet (e.g. 1040 too many connections) as the first packet
@@ -193,24 +338,57 @@ impl<H: Handler> Session<'_, H> {
         }
     }
 
-    async fn run<S, F>(
+    /// Ends a connection: a relocation request of a plain connection parks
+    /// it; anything else closes it.
+    async fn finish<S>(
+        mut self,
+        stream: Transport<S>,
+        reader: PacketReader,
+        result: Result<Exit, ProtocolError>,
+    ) -> Served<H, S>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        match (result, stream) {
+            (Ok(Exit::Relocate), Transport::Plain(stream)) => Served::Relocate(Parked {
+                state: State {
+                    handler: self.handler,
+                    writer: self.writer,
+                    caps: self.caps,
+                    multi_statements: self.multi_statements,
+                    stmts: self.stmts,
+                    connection_id: self.connection_id,
+                    peer: self.peer,
+                    reader,
+                },
+                stream,
+            }),
+            (result, mut stream) => {
+                self.handler.disconnect();
+                let _ = stream.shutdown().await;
+                Served::Closed(result.map(|_| ()))
+            }
+        }
+    }
+
+    /// The command loop, after authentication.
+    async fn commands<S, F>(
         &mut self,
         stream: &mut Transport<S>,
         reader: &mut PacketReader,
         shutdown: F,
-    ) -> Result<(), ProtocolError>
+    ) -> Result<Exit, ProtocolError>
     where
         S: AsyncRead + AsyncWrite + Unpin + Send,
         F: Future<Output = ()> + Send,
     {
-        match tokio::time::timeout(self.config.connect_timeout, self.handshake(stream, reader))
-            .await
-        {
-            Err(_) => return Err(ProtocolError::Timeout),
-            Ok(r) => r?,
-        }
         tokio::pin!(shutdown);
         loop {
+            // Only between commands, with no read in flight: the reader
+            // keeps any bytes of the next command already received.
+            if matches!(stream, Transport::Plain(_)) && self.handler.relocate() {
+                return Ok(Exit::Relocate);
+            }
             let mut seq = 0u8;
             let max = self.config.max_allowed_packet;
             let idle_after = self.handler.idle_after();
@@ -230,7 +408,7 @@ impl<H: Handler> Session<'_, H> {
                     tokio::select! {
                         biased;
                         r = &mut read => break r,
-                        _ = &mut shutdown => return Ok(()),
+                        _ = &mut shutdown => return Ok(Exit::Done),
                         _ = &mut idle, if !idled => {
                             idled = true;
                             self.handler.idle();
@@ -250,7 +428,7 @@ impl<H: Handler> Session<'_, H> {
                     return Err(ProtocolError::Timeout);
                 }
                 Ok(Ok(Some(p))) => p,
-                Ok(Ok(None)) => return Ok(()),
+                Ok(Ok(None)) => return Ok(Exit::Done),
                 Ok(Err(e)) => {
                     self.writer.set_seq(seq);
                     match &e {
@@ -273,7 +451,7 @@ impl<H: Handler> Session<'_, H> {
             let flow = self.dispatch(payload, stream).await?;
             self.writer.flush(stream).await?;
             if matches!(flow, Flow::Quit) || self.handler.should_close() {
-                return Ok(());
+                return Ok(Exit::Done);
             }
         }
     }

@@ -41,7 +41,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use connection::{refuse, serve, serve_until};
+pub use connection::{refuse, serve, serve_relocatable, serve_until, Parked, Served};
 pub use error::ProtocolError;
 pub use resultset::column_flags;
 pub use transport::TlsInfo;
@@ -203,6 +203,12 @@ pub trait Handler: Send {
     }
     /// Called once when the connection ends for any reason (roll back open work).
     fn disconnect(&mut self) {}
+    /// Asked between commands by [`serve_relocatable`]: true lifts the
+    /// connection off its task (`Served::Relocate`) so that it can go on
+    /// on another runtime. Only plain TCP connections move; TLS ones stay.
+    fn relocate(&mut self) -> bool {
+        false
+    }
     /// How long the client may stay silent before `idle` is called (None:
     /// never). Asked before each wait for a command.
     fn idle_after(&self) -> Option<Duration> {

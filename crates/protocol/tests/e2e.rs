@@ -8,8 +8,8 @@ use lockstep_protocol::packet::{PacketReader, PacketWriter};
 use lockstep_protocol::resultset::{status_flags, types};
 use lockstep_protocol::wire::{self, Cursor};
 use lockstep_protocol::{
-    caching_sha2, column_flags, native_password, serve, Auth, Column, Config, Handler, Handshake,
-    OkInfo, PreparedInfo, Response, ResultSet, Status,
+    caching_sha2, column_flags, native_password, serve, serve_relocatable, Auth, Column, Config,
+    Handler, Handshake, OkInfo, PreparedInfo, Response, ResultSet, Served, Status,
 };
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, DateTime, Error, Value};
@@ -25,6 +25,8 @@ struct Mock {
     in_tx: bool,
     next_stmt: u32,
     disconnected: Arc<AtomicBool>,
+    /// How many times `relocate` still answers yes.
+    moves: usize,
 }
 
 fn table_columns() -> Vec<Column> {
@@ -64,6 +66,7 @@ impl Mock {
             in_tx: false,
             next_stmt: 1,
             disconnected,
+            moves: 0,
         }
     }
 
@@ -225,6 +228,12 @@ impl Handler for Mock {
 
     fn disconnect(&mut self) {
         self.disconnected.store(true, Ordering::SeqCst);
+    }
+
+    fn relocate(&mut self) -> bool {
+        let yes = self.moves > 0;
+        self.moves = self.moves.saturating_sub(1);
+        yes
     }
 }
 
@@ -1211,4 +1220,82 @@ async fn caching_sha2_full_then_fast() {
     assert_eq!(seen[0], [0x01, 0x04]);
     assert!(matches!(parse_err(&seen[1]), Reply::Err { code: 1045, .. }));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A relocatable connection leaves its task between commands and goes on
+/// where it stopped: transaction state, prepared statements and a command
+/// the client sent ahead (already in the reader's buffer) survive, and the
+/// handler is told of the end only once, at the real end.
+#[tokio::test]
+async fn relocation_keeps_the_connection() {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let disconnected = Arc::new(AtomicBool::new(false));
+    let mut mock = Mock::new(disconnected.clone());
+    mock.moves = 3;
+    let task = tokio::spawn(async move {
+        let config = Config::default();
+        let mut moved = 0;
+        let mut served =
+            serve_relocatable(server, 7, peer(), mock, &config, std::future::pending()).await;
+        loop {
+            match served {
+                Served::Closed(r) => return (r, moved),
+                Served::Relocate(parked) => {
+                    moved += 1;
+                    let parked = parked.map_stream(Ok).expect("same stream");
+                    // On another task, as the server moves it to the pool.
+                    let config = config.clone();
+                    served = tokio::spawn(async move {
+                        parked.resume(&config, std::future::pending()).await
+                    })
+                    .await
+                    .expect("resumed task");
+                }
+            }
+        }
+    });
+    let mut c = login(client, true).await;
+    // Relocated after the handshake, before this command.
+    assert!(matches!(&c.query("begin").await[..], [Reply::Ok { .. }]));
+    // A prepared statement made before the next move ...
+    let mut p = vec![0x16];
+    p.extend_from_slice(b"select ?");
+    c.send(&p).await;
+    let ok = c.read().await;
+    let stmt = Cursor::new(&ok[1..]).u32().expect("stmt id");
+    c.read_columns(1).await;
+    // ... and two commands sent back to back: the second is read ahead.
+    c.writer.set_seq(0);
+    c.writer.write_packet(b"\x03select 1");
+    c.writer.set_seq(0);
+    c.writer.write_packet(b"\x03select 2");
+    c.writer.flush(&mut c.stream).await.expect("send both");
+    for want in ["1", "2"] {
+        c.seq = 1;
+        let r = tokio::time::timeout(Duration::from_secs(10), c.reply(false))
+            .await
+            .expect("both commands answered");
+        assert!(
+            matches!(&r, Reply::Rows { rows, status, .. }
+                if rows == &vec![vec![s(want)]] && status & status_flags::IN_TRANS != 0),
+            "{r:?}"
+        );
+    }
+    assert!(!disconnected.load(Ordering::SeqCst));
+    // The statement still executes after the moves.
+    let mut e = vec![0x17];
+    e.extend_from_slice(&stmt.to_le_bytes());
+    e.push(0);
+    e.extend_from_slice(&1u32.to_le_bytes());
+    e.push(0);
+    e.push(1);
+    e.extend_from_slice(&[types::LONGLONG, 0]);
+    e.extend_from_slice(&5i64.to_le_bytes());
+    c.send(&e).await;
+    assert!(matches!(c.reply(true).await, Reply::Rows { .. }));
+    c.send(&[0x01]).await;
+    let (result, moved) = task.await.expect("server task");
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(moved, 3);
+    assert!(disconnected.load(Ordering::SeqCst));
 }

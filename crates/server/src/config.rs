@@ -82,8 +82,9 @@ pub struct Config {
     /// Worker threads of the shared connection pool (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub worker_threads: usize,
-    /// Connections that get a thread of their own before the rest share
-    /// the pool (default: four per core; 0: all share the pool).
+    /// While there are at most this many connections, each has a thread of
+    /// its own; beyond it all share the pool (default: 16 per core; 0:
+    /// always the pool).
     #[arg(long)]
     pub dedicated_threads: Option<usize>,
     /// TLS certificate chain (PEM), with --ssl-key. Neither given: a

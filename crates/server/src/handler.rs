@@ -10,6 +10,7 @@ use lockstep_types::{Error, Value};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// caching_sha2_password's cache: per account, SHA256(SHA256(password))
@@ -29,6 +30,10 @@ pub struct Connection {
     pub sha2_cache: Arc<Sha2Cache>,
     /// The account this login is checked against (from `account_plugin`).
     account: Option<Arc<Account>>,
+    /// On a dedicated thread: the live connection count and the number of
+    /// dedicated threads; more live connections than that moves this one
+    /// to the shared pool (`relocate`).
+    pub crowded_at: Option<(Arc<AtomicUsize>, usize)>,
 }
 
 impl Connection {
@@ -42,6 +47,7 @@ impl Connection {
             server,
             sha2_cache,
             account: None,
+            crowded_at: None,
         }
     }
 
@@ -207,5 +213,17 @@ impl Handler for Connection {
 
     fn idle(&mut self) {
         self.session.idle();
+    }
+
+    fn relocate(&mut self) -> bool {
+        let crowded = self
+            .crowded_at
+            .as_ref()
+            .is_some_and(|(live, limit)| live.load(Ordering::Relaxed) > *limit);
+        if crowded {
+            // Once: in the pool it stays.
+            self.crowded_at = None;
+        }
+        crowded
     }
 }

@@ -11,6 +11,7 @@ mod tls;
 use clap::{Parser, Subcommand};
 use config::Config;
 use lockstep_engine::{Engine, EngineConfig, FlushMode, GrantPolicy};
+use lockstep_protocol::Served;
 use lockstep_sql::{Globals, Server, Session};
 use lockstep_types::error::Code;
 use lockstep_types::{Error, Value};
@@ -246,8 +247,9 @@ fn serve(cfg: Config) -> Result<(), String> {
     engine.start_purge();
 
     // Connections get a thread of their own while there are few of them
-    // (the first `dedicated_threads` take a single-worker runtime each),
-    // and share a work-stealing pool of one worker per core beyond that.
+    // (up to `dedicated_threads`, a single-worker runtime each), and share
+    // a work-stealing pool of one worker per core beyond that; past the
+    // limit the dedicated ones move into the pool too (`relocate`).
     // A dedicated thread reads, executes and writes without the pool's
     // cross-worker wake-ups (tokio wakes a parked sibling through a futex
     // to steal work the first could run itself: a fifth of point_select's
@@ -262,7 +264,7 @@ fn serve(cfg: Config) -> Result<(), String> {
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     };
-    let dedicated = cfg.dedicated_threads.unwrap_or(4 * cores);
+    let dedicated = cfg.dedicated_threads.unwrap_or(16 * cores);
     let mut workers = Vec::with_capacity(dedicated + 1);
     for i in 0..=dedicated {
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -378,16 +380,12 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
         let id = next_id.fetch_add(1, Ordering::Relaxed);
         // The user is known after authentication (Session::login).
         let session = Session::new(server.clone(), id as u64, "", &handler::client_host(peer));
-        let conn = handler::Connection::new(session, server.clone(), sha2_cache.clone());
+        let mut conn = handler::Connection::new(session, server.clone(), sha2_cache.clone());
         let protocol = protocol.clone();
-        let mut stop = stop_rx.clone();
-        // A free dedicated thread if there is one, else the shared pool
-        // (workers[0]); the socket moves to that runtime's reactor.
-        let worker = workers[1..]
-            .iter()
-            .find(|w| w.live.load(Ordering::Relaxed) == 0)
-            .unwrap_or(&workers[0]);
-        let on_worker = Slot::take(&worker.live);
+        let stop = stop_rx.clone();
+        let shutdown = |mut stop: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = stop.wait_for(|s| *s).await;
+        };
         let stream = match stream.into_std() {
             Ok(s) => s,
             Err(e) => {
@@ -395,16 +393,70 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
                 continue;
             }
         };
+        // A dedicated thread while connections are no more than dedicated
+        // threads and one is free, else the shared pool (workers[0]). The
+        // socket moves to the chosen runtime's reactor.
+        let (pool, dedicated) = workers.split_first().expect("the pool runtime");
+        let free = (live.load(Ordering::SeqCst) <= dedicated.len())
+            .then(|| {
+                dedicated
+                    .iter()
+                    .find(|w| w.live.load(Ordering::Relaxed) == 0)
+            })
+            .flatten();
+        let Some(worker) = free else {
+            pool.handle.spawn(async move {
+                let _slot = slot;
+                let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
+                    return;
+                };
+                let _ = lockstep_protocol::serve_until(
+                    stream,
+                    id,
+                    peer,
+                    conn,
+                    &protocol,
+                    shutdown(stop),
+                )
+                .await;
+            });
+            continue;
+        };
+        // More connections than dedicated threads later: this one moves to
+        // the pool between two commands, so that a few connections with a
+        // thread each do not take the cores from the many in the pool.
+        conn.crowded_at = Some((live.clone(), dedicated.len()));
+        let on_worker = Slot::take(&worker.live);
+        let pool = pool.handle.clone();
         worker.handle.spawn(async move {
-            let _slot = (slot, on_worker);
             let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
                 return;
             };
-            let shutdown = async move {
-                let _ = stop.wait_for(|s| *s).await;
+            let served = lockstep_protocol::serve_relocatable(
+                stream,
+                id,
+                peer,
+                conn,
+                &protocol,
+                shutdown(stop.clone()),
+            )
+            .await;
+            drop(on_worker);
+            let Served::Relocate(parked) = served else {
+                return;
             };
-            let _ =
-                lockstep_protocol::serve_until(stream, id, peer, conn, &protocol, shutdown).await;
+            let Ok(parked) = parked.map_stream(|s| s.into_std()) else {
+                return;
+            };
+            pool.spawn(async move {
+                let _slot = slot;
+                let Ok(parked) = parked.map_stream(tokio::net::TcpStream::from_std) else {
+                    return;
+                };
+                if let Served::Relocate(again) = parked.resume(&protocol, shutdown(stop)).await {
+                    again.close().await;
+                }
+            });
         });
     }
     eprintln!(
