@@ -6,7 +6,7 @@ use crate::command::{self, decode_command, decode_execute_params, Command, Param
 use crate::handshake::{self, caps, ClientHello};
 use crate::packet::{PacketReader, PacketWriter};
 use crate::resultset::{self, status_flags};
-use crate::transport::Transport;
+use crate::transport::{Stream, Transport};
 use crate::{caching_sha2, native_password, Auth};
 use crate::{wire, Config, Handler, Handshake, OkInfo, ProtocolError, Response};
 use lockstep_types::error::Code;
@@ -111,7 +111,7 @@ impl<H: Handler, S> Parked<H, S> {
     }
 }
 
-impl<H: Handler, S: AsyncRead + AsyncWrite + Unpin + Send> Parked<H, S> {
+impl<H: Handler, S: Stream> Parked<H, S> {
     /// Ends the connection here (the handler is told, the stream shut).
     pub async fn close(mut self) {
         self.state.handler.disconnect();
@@ -185,7 +185,7 @@ struct Session<'c, H> {
 }
 
 /// Drive one connection to the end: handshake, auth, then the command loop.
-pub async fn serve<H: Handler, S: AsyncRead + AsyncWrite + Unpin + Send>(
+pub async fn serve<H: Handler, S: Stream>(
     stream: S,
     connection_id: u32,
     peer: SocketAddr,
@@ -217,7 +217,7 @@ pub async fn serve_until<H, S, F>(
 ) -> Result<(), ProtocolError>
 where
     H: Handler,
-    S: AsyncRead + AsyncWrite + Unpin + Send,
+    S: Stream,
     F: Future<Output = ()> + Send,
 {
     let mut shutdown = std::pin::pin!(shutdown);
@@ -250,7 +250,7 @@ pub async fn serve_relocatable<H, S, F>(
 ) -> Served<H, S>
 where
     H: Handler,
-    S: AsyncRead + AsyncWrite + Unpin + Send,
+    S: Stream,
     F: Future<Output = ()> + Send,
 {
     let state = State {
@@ -347,7 +347,7 @@ impl<H: Handler> Session<'_, H> {
         result: Result<Exit, ProtocolError>,
     ) -> Served<H, S>
     where
-        S: AsyncRead + AsyncWrite + Unpin + Send,
+        S: Stream,
     {
         match (result, stream) {
             (Ok(Exit::Relocate), Transport::Plain(stream)) => Served::Relocate(Parked {
@@ -379,7 +379,7 @@ impl<H: Handler> Session<'_, H> {
         shutdown: F,
     ) -> Result<Exit, ProtocolError>
     where
-        S: AsyncRead + AsyncWrite + Unpin + Send,
+        S: Stream,
         F: Future<Output = ()> + Send,
     {
         tokio::pin!(shutdown);
@@ -500,7 +500,7 @@ impl<H: Handler> Session<'_, H> {
         reader: &mut PacketReader,
     ) -> Result<(), ProtocolError>
     where
-        S: AsyncRead + AsyncWrite + Unpin + Send,
+        S: Stream,
     {
         let scramble = handshake::new_scramble();
         let offered = match self.config.tls {

@@ -24,6 +24,7 @@
 //! Handler methods run on the connection's task: a handler that blocks
 //! (rather than awaiting) in `query`/`execute` holds a runtime thread.
 
+mod blocking;
 pub mod caching_sha2;
 pub mod command;
 mod connection;
@@ -41,9 +42,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use blocking::BlockingTcp;
 pub use connection::{refuse, serve, serve_relocatable, serve_until, Parked, Served};
 pub use error::ProtocolError;
 pub use resultset::column_flags;
+pub use transport::Stream;
 pub use transport::TlsInfo;
 
 /// Metadata of one result-set column or prepared-statement parameter.

@@ -18,6 +18,30 @@ pub struct TlsInfo {
     pub cipher: String,
 }
 
+/// A byte stream a connection is served over: any async socket, told
+/// before TLS takes it over.
+pub trait Stream: AsyncRead + AsyncWrite + Unpin + Send {
+    /// rustls reads until the socket would block; a stream that blocks its
+    /// thread instead must switch to non-blocking reads here.
+    fn before_tls(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Stream for tokio::net::TcpStream {}
+impl Stream for tokio::io::DuplexStream {}
+impl<R, W> Stream for tokio::io::Join<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send,
+{
+}
+impl Stream for crate::BlockingTcp {
+    fn before_tls(&mut self) -> io::Result<()> {
+        self.join_reactor()
+    }
+}
+
 pub(crate) enum Transport<S> {
     Plain(S),
     Tls(Box<TlsStream<Rewind<S>>>),
@@ -25,7 +49,7 @@ pub(crate) enum Transport<S> {
     Closed,
 }
 
-impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
+impl<S: Stream> Transport<S> {
     /// Runs the TLS handshake over the plain stream. `buffered` are bytes
     /// already read past the SSLRequest (the start of the ClientHello).
     pub(crate) async fn upgrade(
@@ -33,9 +57,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
         config: Arc<rustls::ServerConfig>,
         buffered: Vec<u8>,
     ) -> io::Result<TlsInfo> {
-        let Transport::Plain(plain) = std::mem::replace(self, Transport::Closed) else {
+        let Transport::Plain(mut plain) = std::mem::replace(self, Transport::Closed) else {
             return Err(io::Error::other("TLS requested twice"));
         };
+        plain.before_tls()?;
         let acceptor = tokio_rustls::TlsAcceptor::from(config);
         let tls = acceptor
             .accept(Rewind {

@@ -8,13 +8,13 @@ use lockstep_protocol::packet::{PacketReader, PacketWriter};
 use lockstep_protocol::resultset::{status_flags, types};
 use lockstep_protocol::wire::{self, Cursor};
 use lockstep_protocol::{
-    caching_sha2, column_flags, native_password, serve, serve_relocatable, Auth, Column, Config,
-    Handler, Handshake, OkInfo, PreparedInfo, Response, ResultSet, Served, Status,
+    caching_sha2, column_flags, native_password, serve, serve_relocatable, Auth, BlockingTcp,
+    Column, Config, Handler, Handshake, OkInfo, PreparedInfo, Response, ResultSet, Served, Status,
 };
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, DateTime, Error, Value};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncWriteExt, DuplexStream};
@@ -27,6 +27,9 @@ struct Mock {
     disconnected: Arc<AtomicBool>,
     /// How many times `relocate` still answers yes.
     moves: usize,
+    /// `idle_after`, and how many times `idle` was called.
+    idle_after: Option<Duration>,
+    idled: Arc<AtomicUsize>,
 }
 
 fn table_columns() -> Vec<Column> {
@@ -67,6 +70,8 @@ impl Mock {
             next_stmt: 1,
             disconnected,
             moves: 0,
+            idle_after: None,
+            idled: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -228,6 +233,14 @@ impl Handler for Mock {
 
     fn disconnect(&mut self) {
         self.disconnected.store(true, Ordering::SeqCst);
+    }
+
+    fn idle_after(&self) -> Option<Duration> {
+        self.idle_after
+    }
+
+    fn idle(&mut self) {
+        self.idled.fetch_add(1, Ordering::SeqCst);
     }
 
     fn relocate(&mut self) -> bool {
@@ -1297,5 +1310,144 @@ async fn relocation_keeps_the_connection() {
     let (result, moved) = task.await.expect("server task");
     assert!(result.is_ok(), "{result:?}");
     assert_eq!(moved, 3);
+    assert!(disconnected.load(Ordering::SeqCst));
+}
+
+// ------------------------------------------------------ a thread of its own
+
+/// Serves one connection over loopback TCP on a thread of its own, with
+/// blocking reads (`BlockingTcp`), as the server does for its first
+/// connections. The test's client talks through a duplex stream bridged to
+/// the socket. The thread returns whether the connection asked to move
+/// (it is then resumed on the reactor, where the server's pool would run it)
+/// and how it ended.
+async fn start_on_thread(
+    mock: Mock,
+    config: Config,
+    shutdown: tokio::sync::oneshot::Receiver<()>,
+) -> (
+    DuplexStream,
+    std::thread::JoinHandle<(bool, Result<(), lockstep_protocol::ProtocolError>)>,
+) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let thread = std::thread::spawn(move || {
+        let (sock, peer) = listener.accept().expect("accept");
+        sock.set_nodelay(true).expect("nodelay");
+        // As the server's dedicated threads: a runtime of one worker.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async move {
+            let stream = BlockingTcp::new(sock).expect("blocking socket");
+            let mut shutdown = std::pin::pin!(async move {
+                let _ = shutdown.await;
+            });
+            match serve_relocatable(stream, 7, peer, mock, &config, shutdown.as_mut()).await {
+                Served::Closed(r) => (false, r),
+                Served::Relocate(parked) => {
+                    let parked = parked
+                        .map_stream(|s| s.into_std().and_then(tokio::net::TcpStream::from_std))
+                        .expect("onto the reactor");
+                    match parked.resume(&config, shutdown).await {
+                        Served::Closed(r) => (true, r),
+                        Served::Relocate(_) => panic!("moved twice"),
+                    }
+                }
+            }
+        })
+    });
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let (client, mut bridge) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let _ = tokio::io::copy_bidirectional(&mut tcp, &mut bridge).await;
+    });
+    (client, thread)
+}
+
+/// Joins the server thread without blocking the test's runtime.
+async fn join(
+    thread: std::thread::JoinHandle<(bool, Result<(), lockstep_protocol::ProtocolError>)>,
+) -> (bool, Result<(), lockstep_protocol::ProtocolError>) {
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        tokio::task::spawn_blocking(move || thread.join().expect("server thread")),
+    )
+    .await
+    .expect("the server thread ends")
+    .expect("joined")
+}
+
+#[tokio::test]
+async fn blocking_socket_keeps_timers_and_shutdown() {
+    // Commands, then silence inside the blocking read: `idle` is still
+    // called (each read gives way to the timers every slice), and the
+    // shutdown signal ends the connection.
+    let mut mock = Mock::new(Arc::new(AtomicBool::new(false)));
+    mock.idle_after = Some(Duration::from_millis(40));
+    let idled = mock.idled.clone();
+    let (stop, stopped) = tokio::sync::oneshot::channel();
+    let (stream, thread) = start_on_thread(mock, Config::default(), stopped).await;
+    let mut c = login(stream, true).await;
+    for _ in 0..50 {
+        assert!(matches!(
+            &c.query("select 1").await[..],
+            [Reply::Rows { rows, .. }] if rows == &vec![vec![s("1")]]
+        ));
+    }
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(idled.load(Ordering::SeqCst), 1, "idle once per silence");
+    assert!(matches!(
+        &c.query("select 2").await[..],
+        [Reply::Rows { .. }]
+    ));
+    stop.send(()).expect("server waiting");
+    let (moved, result) = join(thread).await;
+    assert!(!moved);
+    assert!(result.is_ok(), "{result:?}");
+
+    // Silence past wait_timeout: ERR 4031 and the end.
+    let config = Config {
+        wait_timeout: Duration::from_millis(150),
+        ..Config::default()
+    };
+    let (_keep, stopped) = tokio::sync::oneshot::channel();
+    let mock = Mock::new(Arc::new(AtomicBool::new(false)));
+    let (stream, thread) = start_on_thread(mock, config, stopped).await;
+    let mut c = login(stream, true).await;
+    c.seq = 0;
+    let p = tokio::time::timeout(Duration::from_secs(5), c.read())
+        .await
+        .expect("timed out by the server");
+    assert!(matches!(parse_err(&p), Reply::Err { code: 4031, .. }));
+    let (_, result) = join(thread).await;
+    assert!(result.is_err());
+}
+
+#[tokio::test]
+async fn blocking_socket_moves_to_the_reactor() {
+    // A big result (more than a socket buffer, so writes block and resume)
+    // on the thread, then the move between two commands, then more.
+    let disconnected = Arc::new(AtomicBool::new(false));
+    let mut mock = Mock::new(disconnected.clone());
+    mock.moves = 1;
+    let (_keep, stopped) = tokio::sync::oneshot::channel();
+    let (stream, thread) = start_on_thread(mock, Config::default(), stopped).await;
+    let mut c = login(stream, true).await;
+    let big = format!("select '{}'", "x".repeat(3 << 20));
+    for _ in 0..2 {
+        match &c.query(&big).await[..] {
+            [Reply::Rows { rows, .. }] => {
+                assert_eq!(rows[0][0].as_ref().map(String::len), Some((3 << 20) + 2))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    c.send(&[0x01]).await;
+    let (moved, result) = join(thread).await;
+    assert!(moved);
+    assert!(result.is_ok(), "{result:?}");
     assert!(disconnected.load(Ordering::SeqCst));
 }

@@ -429,7 +429,9 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
         let on_worker = Slot::take(&worker.live);
         let pool = pool.handle.clone();
         worker.handle.spawn(async move {
-            let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
+            // Alone on its thread, the connection blocks in its reads
+            // rather than waiting on the reactor (lockstep_protocol::BlockingTcp).
+            let Ok(stream) = lockstep_protocol::BlockingTcp::new(stream) else {
                 return;
             };
             let served = lockstep_protocol::serve_relocatable(
