@@ -25,7 +25,9 @@ struct Mock {
     in_tx: bool,
     next_stmt: u32,
     disconnected: Arc<AtomicBool>,
-    /// How many times `relocate` still answers yes.
+    /// How many times `relocate` answers no before it answers yes `moves`
+    /// times.
+    stays: usize,
     moves: usize,
     /// `idle_after`, and how many times `idle` was called.
     idle_after: Option<Duration>,
@@ -69,6 +71,7 @@ impl Mock {
             in_tx: false,
             next_stmt: 1,
             disconnected,
+            stays: 0,
             moves: 0,
             idle_after: None,
             idled: Arc::new(AtomicUsize::new(0)),
@@ -244,6 +247,10 @@ impl Handler for Mock {
     }
 
     fn relocate(&mut self) -> bool {
+        if self.stays > 0 {
+            self.stays -= 1;
+            return false;
+        }
         let yes = self.moves > 0;
         self.moves = self.moves.saturating_sub(1);
         yes
@@ -1432,6 +1439,9 @@ async fn blocking_socket_moves_to_the_reactor() {
     // on the thread, then the move between two commands, then more.
     let disconnected = Arc::new(AtomicBool::new(false));
     let mut mock = Mock::new(disconnected.clone());
+    // Asked before each command: the first runs on the thread, the second
+    // after the move.
+    mock.stays = 1;
     mock.moves = 1;
     let (_keep, stopped) = tokio::sync::oneshot::channel();
     let (stream, thread) = start_on_thread(mock, Config::default(), stopped).await;

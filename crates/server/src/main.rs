@@ -394,8 +394,8 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
             }
         };
         // A dedicated thread while connections are no more than dedicated
-        // threads and one is free, else the shared pool (workers[0]). The
-        // socket moves to the chosen runtime's reactor.
+        // threads and one is free, else the shared pool (workers[0]), whose
+        // reactor the socket joins.
         let (pool, dedicated) = workers.split_first().expect("the pool runtime");
         let free = (live.load(Ordering::SeqCst) <= dedicated.len())
             .then(|| {
