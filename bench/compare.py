@@ -16,6 +16,14 @@ and p95 latency against concurrency (drawn here, no dependencies).
   --quick   small tables, 1 warehouse, ~10 s per point (minutes in total)
   (full)    --tables=4 --table-size=100000, 10 warehouses, 60 s per point
 
+Every TPC-C point starts from the data as loaded: both servers are stopped
+after the load, their data directories copied, and before each TPC-C run
+restored from the copy and restarted (--no-tpcc-restore turns this off).
+TPC-C adds orders as it runs, about doubling the order tables over a full
+sweep, so without it each point would run on more data than the one before
+and the high-concurrency points, run last, would measure growth as well as
+concurrency (a fresh database per run is the usual TPC-C practice).
+
 Servers are always stopped at the end (also on errors and Ctrl-C).
 """
 
@@ -131,6 +139,22 @@ class Server:
             self.proc.wait(30)
         log(f"{self.kind} stopped")
 
+    def keep_loaded(self):
+        """Copies the data directory as it is now (servers stop for it),
+        for `restore_loaded` to go back to."""
+        self.stop()
+        loaded = self.data + ".loaded"
+        shutil.rmtree(loaded, ignore_errors=True)
+        copy_tree(self.data, loaded)
+        self.start()
+
+    def restore_loaded(self):
+        """Restarts on a fresh copy of the data kept by `keep_loaded`."""
+        self.stop()
+        shutil.rmtree(self.data)
+        copy_tree(self.data + ".loaded", self.data)
+        self.start()
+
     def log_tail(self, n=3000):
         try:
             with open(self.log_path, "rb") as f:
@@ -164,6 +188,12 @@ class Server:
         except OSError:
             pass
         return None
+
+
+def copy_tree(src, dst):
+    r = subprocess.run(["cp", "-a", src, dst], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"copying {src} to {dst}: {r.stderr}")
 
 
 # ---- sysbench -----------------------------------------------------------
@@ -213,6 +243,10 @@ def run_sysbench(server, args, test, threads):
 
 
 # ---- TPC-C --------------------------------------------------------------
+
+TPCC_TABLES = ("warehouse", "district", "customer", "history", "new_order", "oorder",
+               "order_line", "item", "stock", "config")
+
 
 def bench_cmd(server, args, *rest):
     return [args.bench_bin, "tpcc", rest[0], f"--host={HOST}", f"--port={server.port}",
@@ -428,7 +462,11 @@ def write_report(results, args, meta, checks, out_dir, stem):
     L.append(f"- TPC-C: lockstep-bench, {args.warehouses} warehouse(s), terminals bound round robin to "
              f"warehouses, no think time, READ COMMITTED, prepared statements; throughput is tpmC "
              f"(New-Order commits per minute), p95 over all five transaction types, errors = deadlocks/"
-             f"lock timeouts (retried) and others")
+             f"lock timeouts (retried) and others"
+             + ("; every point starts on the data as loaded (data directory restored from a copy "
+                "taken after the load, server restarted), so that points differ in concurrency "
+                "only" if args.tpcc_restore else "; points run one after another on the same, "
+                "growing data"))
     L.append("")
     L.append("![throughput](%s-throughput.svg)" % stem)
     L.append("")
@@ -573,6 +611,9 @@ def main():
     ap.add_argument("--workdir", help="server datadirs (default: a temp dir, removed at the end)")
     ap.add_argument("--repeats", type=int, default=1,
                     help="runs per point, alternating servers; the report shows the median run")
+    ap.add_argument("--no-tpcc-restore", dest="tpcc_restore", action="store_false",
+                    help="run TPC-C points one after another on the same (growing) data "
+                         "instead of restarting each on the data as loaded")
     ap.add_argument("--name", help="suffix for the report's file names (<date>-<commit>-NAME.md)")
     args = ap.parse_args()
     q = args.quick
@@ -627,6 +668,16 @@ def main():
         if "tpcc" in tests:
             for s in servers.values():
                 tpcc_load(s, args)
+            if args.tpcc_restore:
+                for s in servers.values():
+                    # Index statistics on disk first: a restarted MariaDB
+                    # otherwise plans with the stale ones of the empty tables
+                    # (a third of its throughput, lock timeouts).
+                    tables = ", ".join(f"tpcc.bmsql_{t}" for t in TPCC_TABLES)
+                    r = s.sql(f"ANALYZE TABLE {tables}")
+                    if r.returncode != 0:
+                        raise RuntimeError(f"{s.kind}: ANALYZE TABLE failed: {r.stderr}")
+                    s.keep_loaded()
 
         def run_point(k, test, n):
             if k not in servers:
@@ -636,6 +687,8 @@ def main():
             if not s.alive():
                 return {"ok": False, "throughput": 0, "p95": None, "errors": None,
                         "note": "server died: " + s.log_tail(300).replace("\n", " ")}
+            if test == "tpcc" and args.tpcc_restore:
+                s.restore_loaded()
             others = [o for o in servers.values() if o is not s]
             with CpuMeter(s, others) as cpu:
                 r = (run_tpcc(s, args, n, workdir) if test == "tpcc"
