@@ -515,3 +515,54 @@ fn reserve_after_shutdown_fails_and_lock_is_exclusive() {
     log.shutdown();
     assert!(matches!(log.reserve(10), Err(LogError::Shutdown)));
 }
+
+/// The nice value of every thread of this process with the given name.
+fn nice_of_threads(name: &str) -> Vec<i32> {
+    let mut out = Vec::new();
+    for task in fs::read_dir("/proc/self/task").unwrap() {
+        let dir = task.unwrap().path();
+        let Ok(comm) = fs::read_to_string(dir.join("comm")) else {
+            continue; // the thread ended meanwhile
+        };
+        if comm.trim_end() != name {
+            continue;
+        }
+        let Ok(stat) = fs::read_to_string(dir.join("stat")) else {
+            continue;
+        };
+        // Fields after the parenthesised name start at field 3 (state);
+        // nice is field 19.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        out.push(rest.split(' ').nth(16).unwrap().parse().unwrap());
+    }
+    out
+}
+
+#[test]
+fn commit_path_threads_run_ahead_of_others_when_allowed() {
+    // Whether this process may raise a thread's priority at all.
+    let allowed = std::thread::spawn(|| unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, -1) == 0
+    })
+    .join()
+    .unwrap();
+    let d = TempDir::new("urgent");
+    let (log, _) = Log::open(cfg(&d.0, 64 << 10, 64 << 10), 0).unwrap();
+    let want = if allowed { threads::URGENT_NICE } else { 0 };
+    for name in ["log-writer", "log-flusher", "log-notifier"] {
+        // A thread just spawned (here or by a test running alongside) may
+        // not have set its priority yet.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let nice = nice_of_threads(name);
+            if !nice.is_empty() && nice.iter().all(|&n| n == want) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "{name}: {nice:?}, want {want}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    // Zero-filling segments ahead is background work.
+    assert!(nice_of_threads("log-preparer").iter().all(|&n| n == 0));
+    log.shutdown();
+}
