@@ -160,23 +160,13 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
             .spawn(f)
             .map_err(|e| io_err("spawn", &shared.cfg.dir, e))
     };
-    // Every commit waits on these three: ahead of connection threads.
-    let urgent = |f: Box<dyn FnOnce() + Send>| -> Box<dyn FnOnce() + Send> {
-        Box::new(move || {
-            crate::threads::run_urgent();
-            f()
-        })
-    };
-    let jw = spawn("log-writer", urgent(Box::new(move || writer.run())))?;
+    let jw = spawn("log-writer", Box::new(move || writer.run()))?;
     let s2 = shared.clone();
-    let jf = spawn(
-        "log-flusher",
-        urgent(Box::new(move || crate::threads::flusher(s2))),
-    )?;
+    let jf = spawn("log-flusher", Box::new(move || crate::threads::flusher(s2)))?;
     let s3 = shared.clone();
     let jn = spawn(
         "log-notifier",
-        urgent(Box::new(move || crate::threads::notifier(s3, end))),
+        Box::new(move || crate::threads::notifier(s3, end)),
     )?;
     let s4 = shared.clone();
     let jp = spawn(

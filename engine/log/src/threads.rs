@@ -423,29 +423,3 @@ pub(crate) fn preparer(s: Arc<Shared>) {
 
 /// How often a failed segment preparation (disk full) is retried.
 const PREPARE_RETRY: Duration = Duration::from_millis(300);
-
-/// How much ahead of other threads the writer, flusher and notifier run
-/// (a nice value; 0 is everyone else's). A group commit waits for all
-/// three: when one of them sits in the run queue behind busy connection
-/// threads, every committer of the group sleeps, and at 16 connections
-/// the cores idled ~15% of the time with work queued behind the log.
-/// Measured with the log threads reniced by hand (oltp_write_only 16,
-/// three alternating 15 s pairs): 10.5k -> 11.3k tps median. Oracle runs
-/// its log writer at a raised priority for the same reason.
-pub(crate) const URGENT_NICE: i32 = -10;
-
-/// Raises the calling thread's priority (see `URGENT_NICE`). Without the
-/// privilege for it (CAP_SYS_NICE or RLIMIT_NICE) the thread stays at
-/// normal priority, said once.
-pub(crate) fn run_urgent() {
-    // SAFETY: plain system calls about the calling thread.
-    let r = unsafe {
-        let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, URGENT_NICE)
-    };
-    if r != 0 {
-        static SAID: std::sync::Once = std::sync::Once::new();
-        let e = std::io::Error::last_os_error();
-        SAID.call_once(|| eprintln!("lockstep: log threads at normal priority ({e})"));
-    }
-}
