@@ -11,6 +11,7 @@ use crate::txn::{Isolation, Txn, Undo};
 use crate::writeset::WritesetHistory;
 use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
 use lockstep_log::{FlushMode, Log, LogConfig, LogError};
+use lockstep_tables::placement::table_data;
 use lockstep_tables::table::{PurgeCheck, Schema};
 use lockstep_tables::{IndexDef, Row, Table, TableDef, Version};
 use lockstep_trx::{TrxConfig, TrxSys};
@@ -592,7 +593,7 @@ impl Engine {
         // moved into its index after the version.
         let secondary: Vec<(Vec<u8>, bool)> = (1..def.indexes.len())
             .map(|i| {
-                let entry = def.secondary_entry(i, &row, &pk);
+                let entry = table_data(|| def.secondary_entry(i, &row, &pk));
                 let fresh = !schema.secondary[i - 1].contains_key(&entry);
                 (entry, fresh)
             })
@@ -611,7 +612,7 @@ impl Engine {
             .zip(schema.secondary.iter())
             .enumerate()
             .filter_map(|(i, ((entry, fresh), index))| {
-                let e = index.insert(entry, ());
+                let e = table_data(|| index.insert(entry, ()));
                 fresh.then_some((i + 1, e))
             })
             .collect();
@@ -682,7 +683,7 @@ impl Engine {
                 moved = true;
                 let entry = def.secondary_entry(idx, &new, pk);
                 if !index.contains_key(&entry) {
-                    index.insert(entry.clone(), ());
+                    table_data(|| index.insert(entry.clone(), ()));
                     fresh.push((idx, entry));
                 }
             }
@@ -1632,7 +1633,7 @@ fn add_index(table: &Table, index: IndexDef) {
     for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
         // Every version gets an entry, so older views still find their rows.
         for row in entry.value().images() {
-            map.insert(def.secondary_entry(idx, &row, entry.key()), ());
+            table_data(|| map.insert(def.secondary_entry(idx, &row, entry.key()), ()));
         }
     }
     schema.def = Arc::new(def);

@@ -4,6 +4,7 @@
 //! data in ./lockstep-data, user root without a password).
 //! `lockstep binlog <file>` prints a log segment as mysqlbinlog would.
 
+mod alloc;
 mod config;
 mod handler;
 mod tls;
@@ -40,12 +41,9 @@ enum Command {
     },
 }
 
-/// mimalloc instead of glibc's malloc: queries copy rows into short-lived
-/// vectors from many threads at once, and glibc's arena locking and chunk
-/// consolidation were a quarter of the CPU of sysbench oltp_read_only
-/// (the allocator choice of book 10.3.4 / 11.3).
+/// mimalloc, with table data apart (`alloc.rs`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::Placed = alloc::Placed;
 
 fn main() {
     let cli = Cli::parse();

@@ -5,6 +5,7 @@
 //! correct under MVCC without per-version index entries.
 
 pub mod clustered;
+pub mod placement;
 mod point;
 pub mod row;
 pub mod schema;

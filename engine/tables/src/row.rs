@@ -207,8 +207,8 @@ impl Row {
                 }
             }
             out.extend_from_slice(data);
-            let row = Row(Arc::from(out.as_slice()));
-            row
+            // Stored images are table data (see `placement`).
+            crate::placement::table_data(|| Row(Arc::from(out.as_slice())))
         })
     }
 

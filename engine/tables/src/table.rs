@@ -16,6 +16,7 @@
 //! lives inside the record: node, then row image, with nothing between.
 
 use crate::clustered::Clustered;
+use crate::placement::table_data;
 use crate::point::PointIndex;
 use crate::row::{Columns, Row};
 use crate::schema::{TableDef, PRIMARY};
@@ -211,14 +212,14 @@ impl Table {
             // Look up first: updates find the record without copying the key.
             let entry = match self.point.get(key) {
                 Some(entry) => entry,
-                None => {
+                None => table_data(|| {
                     let entry = self
                         .primary
                         .get_or_insert_with(key.to_vec(), Record::default);
                     // Before any version goes in: see `point`.
                     self.index_point(&entry);
                     entry
-                }
+                }),
             };
             let mut chain = entry.value().chain.lock();
             if chain.dead {
@@ -302,10 +303,12 @@ impl Table {
     /// Loads a committed row directly (recovery and checkpoint load): the
     /// version is written by transaction 0, which every view sees.
     pub fn load_row(&self, key: Vec<u8>, row: Option<Row>) {
-        let record = Record::default();
-        record.chain.lock().versions.push(Version { trx: 0, row });
-        let entry = self.primary.insert(key, record);
-        self.index_point(&entry);
+        table_data(|| {
+            let record = Record::default();
+            record.chain.lock().versions.push(Version { trx: 0, row });
+            let entry = self.primary.insert(key, record);
+            self.index_point(&entry);
+        })
     }
 
     /// Removes the record at `key` outright (recovery replay of a delete).
@@ -328,9 +331,11 @@ impl Table {
 
     /// Adds the secondary entries of `row`, stored under primary key `pk`.
     pub fn index_row<R: Columns + ?Sized>(&self, schema: &Schema, pk: &[u8], row: &R) {
-        for (i, index) in schema.secondary.iter().enumerate() {
-            index.insert(schema.def.secondary_entry(i + 1, row, pk), ());
-        }
+        table_data(|| {
+            for (i, index) in schema.secondary.iter().enumerate() {
+                index.insert(schema.def.secondary_entry(i + 1, row, pk), ());
+            }
+        })
     }
 
     pub fn primary_len(&self) -> usize {
