@@ -223,6 +223,9 @@ pub(crate) struct Shared {
     pub writer_thread: OnceLock<Thread>,
     pub flusher_thread: OnceLock<Thread>,
     pub notifier_thread: OnceLock<Thread>,
+    /// Kernel thread ids of the writer, flusher and notifier, for
+    /// `Log::set_urgent`.
+    pub commit_tids: Mutex<Vec<i32>>,
 
     /// Committers waiting for ring space (rare: only when the writer is behind).
     pub space_waiters: AtomicUsize,
@@ -466,6 +469,20 @@ impl Log {
             joins: Mutex::new(joins),
             _lock: lock,
         }
+    }
+
+    /// Runs the writer, flusher and notifier ahead of other threads (a
+    /// raised priority, `threads::URGENT_NICE`) or like them. Every group
+    /// commit waits for all three; the server raises them while each
+    /// connection has a thread of its own (see crates/server). Raising
+    /// needs CAP_SYS_NICE or RLIMIT_NICE: without it the error says so
+    /// and the threads keep their priority.
+    pub fn set_urgent(&self, on: bool) -> std::io::Result<()> {
+        let nice = if on { threads::URGENT_NICE } else { 0 };
+        for &tid in self.shared.commit_tids.lock().iter() {
+            threads::set_nice(tid, nice)?;
+        }
+        Ok(())
     }
 
     /// Reserves `8 + len` bytes of the stream: a single `fetch_add` (7.1.1).

@@ -123,6 +123,7 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         writer_thread: OnceLock::new(),
         flusher_thread: OnceLock::new(),
         notifier_thread: OnceLock::new(),
+        commit_tids: Mutex::new(Vec::new()),
         space_waiters: AtomicUsize::new(0),
         space_lock: Mutex::new(()),
         space_cv: Condvar::new(),
@@ -160,14 +161,30 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
             .spawn(f)
             .map_err(|e| io_err("spawn", &shared.cfg.dir, e))
     };
-    let jw = spawn("log-writer", Box::new(move || writer.run()))?;
+    // The three a commit waits on say who they are (`Log::set_urgent`)
+    // before they start: the ids are known once `open` returns.
+    let (said, heard) = std::sync::mpsc::channel();
+    let commit_path = |f: Box<dyn FnOnce() + Send>| -> Box<dyn FnOnce() + Send> {
+        let said = said.clone();
+        Box::new(move || {
+            let _ = said.send(crate::threads::current_tid());
+            drop(said);
+            f()
+        })
+    };
+    let jw = spawn("log-writer", commit_path(Box::new(move || writer.run())))?;
     let s2 = shared.clone();
-    let jf = spawn("log-flusher", Box::new(move || crate::threads::flusher(s2)))?;
+    let jf = spawn(
+        "log-flusher",
+        commit_path(Box::new(move || crate::threads::flusher(s2))),
+    )?;
     let s3 = shared.clone();
     let jn = spawn(
         "log-notifier",
-        Box::new(move || crate::threads::notifier(s3, end)),
+        commit_path(Box::new(move || crate::threads::notifier(s3, end))),
     )?;
+    drop(said);
+    *shared.commit_tids.lock() = heard.iter().collect();
     let s4 = shared.clone();
     let jp = spawn(
         "log-preparer",

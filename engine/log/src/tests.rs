@@ -515,3 +515,41 @@ fn reserve_after_shutdown_fails_and_lock_is_exclusive() {
     log.shutdown();
     assert!(matches!(log.reserve(10), Err(LogError::Shutdown)));
 }
+
+/// A thread's nice value and name, from /proc.
+fn nice_and_name(tid: i32) -> (i32, String) {
+    let dir = PathBuf::from(format!("/proc/self/task/{tid}"));
+    let name = fs::read_to_string(dir.join("comm")).unwrap();
+    let stat = fs::read_to_string(dir.join("stat")).unwrap();
+    // Fields after the parenthesised name start at field 3 (state); nice
+    // is field 19.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    (
+        rest.split(' ').nth(16).unwrap().parse().unwrap(),
+        name.trim_end().to_string(),
+    )
+}
+
+#[test]
+fn commit_path_threads_run_ahead_on_request_and_back() {
+    let d = TempDir::new("urgent");
+    let (log, _) = Log::open(cfg(&d.0, 64 << 10, 64 << 10), 0).unwrap();
+    let tids = log.shared.commit_tids.lock().clone();
+    let mut names: Vec<String> = tids.iter().map(|&t| nice_and_name(t).1).collect();
+    names.sort();
+    assert_eq!(names, ["log-flusher", "log-notifier", "log-writer"]);
+    assert!(tids.iter().all(|&t| nice_and_name(t).0 == 0));
+    match log.set_urgent(true) {
+        Ok(()) => assert!(tids
+            .iter()
+            .all(|&t| nice_and_name(t).0 == threads::URGENT_NICE)),
+        // Not permitted here: nothing changed.
+        Err(e) => {
+            assert_eq!(e.raw_os_error(), Some(libc::EACCES), "{e}");
+            assert!(tids.iter().all(|&t| nice_and_name(t).0 == 0));
+        }
+    }
+    log.set_urgent(false).unwrap();
+    assert!(tids.iter().all(|&t| nice_and_name(t).0 == 0));
+    log.shutdown();
+}
