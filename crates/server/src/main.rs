@@ -327,7 +327,7 @@ fn listen(addr: SocketAddr, back_log: u32) -> std::io::Result<tokio::net::TcpLis
 /// threads while every connection has a thread of its own, and like them
 /// once connections share the pool. Every group commit waits on those
 /// three, and behind 16 busy connection threads they left the cores idle
-/// (write_only 16 +6%, read_write 16 +5%, bench/ab.sh); but two pool
+/// (bench/ab.sh: read_write 16 +7.5%, write_only 16 +2.9%); but two pool
 /// workers serve every connection in the pool, and a log thread that
 /// preempts one of them costs more than the commit wait it saves
 /// (read_write 64 -13% in a sweep with the log always ahead).

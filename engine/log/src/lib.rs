@@ -225,7 +225,7 @@ pub(crate) struct Shared {
     pub notifier_thread: OnceLock<Thread>,
     /// Kernel thread ids of the writer, flusher and notifier, for
     /// `Log::set_urgent`.
-    pub commit_tids: Mutex<Vec<i32>>,
+    pub commit_tids: OnceLock<Vec<i32>>,
 
     /// Committers waiting for ring space (rare: only when the writer is behind).
     pub space_waiters: AtomicUsize,
@@ -479,7 +479,7 @@ impl Log {
     /// and the threads keep their priority.
     pub fn set_urgent(&self, on: bool) -> std::io::Result<()> {
         let nice = if on { threads::URGENT_NICE } else { 0 };
-        for &tid in self.shared.commit_tids.lock().iter() {
+        for &tid in self.shared.commit_tids.get().into_iter().flatten() {
             threads::set_nice(tid, nice)?;
         }
         Ok(())

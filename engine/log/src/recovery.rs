@@ -123,7 +123,7 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         writer_thread: OnceLock::new(),
         flusher_thread: OnceLock::new(),
         notifier_thread: OnceLock::new(),
-        commit_tids: Mutex::new(Vec::new()),
+        commit_tids: OnceLock::new(),
         space_waiters: AtomicUsize::new(0),
         space_lock: Mutex::new(()),
         space_cv: Condvar::new(),
@@ -184,7 +184,7 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         commit_path(Box::new(move || crate::threads::notifier(s3, end))),
     )?;
     drop(said);
-    *shared.commit_tids.lock() = heard.iter().collect();
+    let _ = shared.commit_tids.set(heard.iter().collect());
     let s4 = shared.clone();
     let jp = spawn(
         "log-preparer",
