@@ -501,46 +501,97 @@ impl<'a> Exec<'a> {
             }
         }
         let mut out = project.out;
-        if p.distinct {
-            let mut seen = KeySet::default();
-            let mut kept = Vec::with_capacity(out.len());
-            for (proj, keys) in out {
-                if let (_, Some(grown)) =
-                    seen.insert_with(|key| collation_key(&proj, &p.text_columns, key))
-                {
-                    self.charge_temp(grown)?;
-                    kept.push((proj, keys));
-                }
+        // Per ORDER BY key: where its value is (projected item, or its place
+        // among the stored keys), whether it is folded, descending.
+        let keys: Vec<(SortKey, bool)> = match sort_limit {
+            Some(_) => {
+                let mut stored = 0;
+                p.order
+                    .iter()
+                    .zip(&p.order_from)
+                    .map(|((e, desc), from)| {
+                        let at = match from {
+                            Some(j) => SortKey::Projected {
+                                item: *j,
+                                folded: matches!(e, BExpr::Func(Func::FoldCase, _)),
+                            },
+                            None => {
+                                stored += 1;
+                                SortKey::Stored(stored - 1)
+                            }
+                        };
+                        (at, *desc)
+                    })
+                    .collect()
             }
-            out = kept;
-        }
-        if sort_limit.is_some() {
-            // Per key: where its value is (projected item, or its place
-            // among the stored keys), whether it is folded, descending.
-            let mut stored = 0;
-            let keys: Vec<(SortKey, bool)> = p
-                .order
-                .iter()
-                .zip(&p.order_from)
-                .map(|((e, desc), from)| {
-                    let at = match from {
-                        Some(j) => SortKey::Projected {
-                            item: *j,
-                            folded: matches!(e, BExpr::Func(Func::FoldCase, _)),
-                        },
-                        None => {
-                            stored += 1;
-                            SortKey::Stored(stored - 1)
-                        }
-                    };
-                    (at, *desc)
-                })
-                .collect();
-            out = sort_rows(out, &keys);
+            None => Vec::new(),
+        };
+        if p.distinct && sort_limit.is_some() && sort_groups_duplicates(&keys, &p.text_columns) {
+            // Duplicates end up next to each other: sort first, then drop
+            // them run by run instead of hashing every row.
+            let (sorted, ties) = sort_rows(out, &keys, true);
+            out = self.distinct_sorted(sorted, &ties, &p.text_columns)?;
+        } else {
+            if p.distinct {
+                let mut seen = KeySet::default();
+                let mut kept = Vec::with_capacity(out.len());
+                for (proj, keys) in out {
+                    if let (_, Some(grown)) =
+                        seen.insert_with(|key| collation_key(&proj, &p.text_columns, key))
+                    {
+                        self.charge_temp(grown)?;
+                        kept.push((proj, keys));
+                    }
+                }
+                out = kept;
+            }
+            if sort_limit.is_some() {
+                out = sort_rows(out, &keys, false).0;
+            }
         }
         let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(p, _)| p).collect();
         self.apply_limit(&mut rows, &p.limit, &p.offset)?;
         Ok(rows)
+    }
+
+    /// DISTINCT over rows sorted so that duplicates are neighbours:
+    /// `ties[i]` says row i compares equal to row i-1 under the sort. A row
+    /// without a tie is new; within a run of ties the rows are told apart
+    /// by their collation keys (the sort may call rows equal that DISTINCT
+    /// keeps apart, never the other way round). The first of duplicates is
+    /// kept, as the hashing path keeps the first row it meets.
+    fn distinct_sorted(
+        &mut self,
+        sorted: Vec<ProjectedRow>,
+        ties: &[bool],
+        text: &[bool],
+    ) -> Result<Vec<ProjectedRow>> {
+        debug_assert_eq!(sorted.len(), ties.len());
+        let mut kept: Vec<ProjectedRow> = Vec::with_capacity(sorted.len());
+        // Keys of the current run, built when it gets a second row.
+        let mut run: Option<KeySet> = None;
+        for (row, &tie) in sorted.into_iter().zip(ties) {
+            if !tie {
+                run = None;
+                kept.push(row);
+                continue;
+            }
+            let set = match &mut run {
+                Some(set) => set,
+                None => {
+                    let mut set = KeySet::default();
+                    let first = &kept.last().expect("a tie follows a kept row").0;
+                    let (_, grown) = set.insert_with(|key| collation_key(first, text, key));
+                    self.charge_temp(grown.expect("a fresh set grows"))?;
+                    run.insert(set)
+                }
+            };
+            if let (_, Some(grown)) = set.insert_with(|key| collation_key(&row.0, text, key)) {
+                self.charge_temp(grown)?;
+                kept.push(row);
+            }
+        }
+        Ok(kept)
     }
 
     /// The groups of an aggregate query, each row being its group's values
@@ -1249,13 +1300,33 @@ impl RowSink for Collect {
     }
 }
 
+/// Whether sorting by `keys` puts rows DISTINCT calls duplicates next to
+/// each other: every key is a projected item compared the way DISTINCT
+/// compares it (text folded exactly where the column is text), and every
+/// projected item is a key. Rows equal under DISTINCT then tie on every key.
+fn sort_groups_duplicates(keys: &[(SortKey, bool)], text: &[bool]) -> bool {
+    let mut covered = vec![false; text.len()];
+    for (at, _) in keys {
+        match *at {
+            SortKey::Projected { item, folded } if text.get(item) == Some(&folded) => {
+                covered[item] = true
+            }
+            _ => return false,
+        }
+    }
+    covered.iter().all(|&c| c)
+}
+
 /// Sorts projected rows by `keys`. Text compared under the default
 /// collation is folded once per row, not at every comparison: a sort makes
 /// about n log n comparisons, each of which would fold both sides again.
+/// With `want_ties`, also says for each sorted row whether it compares
+/// equal to the one before it.
 fn sort_rows(
-    mut out: Vec<(Vec<Value>, Vec<Value>)>,
+    out: Vec<ProjectedRow>,
     keys: &[(SortKey, bool)],
-) -> Vec<(Vec<Value>, Vec<Value>)> {
+    want_ties: bool,
+) -> (Vec<ProjectedRow>, Vec<bool>) {
     let folded_items: Vec<usize> = keys
         .iter()
         .filter_map(|(at, _)| match *at {
@@ -1263,10 +1334,6 @@ fn sort_rows(
             _ => None,
         })
         .collect();
-    if folded_items.is_empty() {
-        out.sort_by(|a, b| compare_rows(a, b, keys, |_| None));
-        return out;
-    }
     // Row by row, the folded bytes of each folded key (None where the
     // value is not text and the general comparison applies), in one
     // vector: row x's key k is at x * stride + k.
@@ -1280,28 +1347,63 @@ fn sort_rows(
             })
         })
         .collect();
-    let mut order: Vec<usize> = (0..out.len()).collect();
-    order.sort_by(|&x, &y| {
+    let full = |x: usize, y: usize| {
         compare_rows(&out[x], &out[y], keys, |k| {
             match (&folds[x * stride + k], &folds[y * stride + k]) {
                 (Some(a), Some(b)) => Some(a.cmp(b)),
                 _ => None,
             }
         })
-    });
+    };
+    // Where the first key is folded text in every row, its leading eight
+    // bytes as one number decide most comparisons without following a
+    // pointer; equal leads fall through to the whole comparison.
+    let lead = match keys.first() {
+        Some((SortKey::Projected { folded: true, .. }, _)) => (0..out.len())
+            .map(|x| folds[x * stride].as_deref().map(leading_bytes))
+            .collect::<Option<Vec<u64>>>(),
+        _ => None,
+    };
+    let desc = keys.first().is_some_and(|(_, desc)| *desc);
+    let cmp = |x: usize, y: usize| match &lead {
+        Some(lead) => match lead[x].cmp(&lead[y]) {
+            Ordering::Equal => full(x, y),
+            o if desc => o.reverse(),
+            o => o,
+        },
+        None => full(x, y),
+    };
+    let mut order: Vec<usize> = (0..out.len()).collect();
+    order.sort_by(|&x, &y| cmp(x, y));
+    let ties = match want_ties {
+        true => (0..order.len())
+            .map(|i| i > 0 && cmp(order[i - 1], order[i]) == Ordering::Equal)
+            .collect(),
+        false => Vec::new(),
+    };
     drop(folds);
-    let mut slots: Vec<Option<(Vec<Value>, Vec<Value>)>> = out.into_iter().map(Some).collect();
-    order
+    let mut slots: Vec<Option<ProjectedRow>> = out.into_iter().map(Some).collect();
+    let sorted = order
         .into_iter()
         .map(|i| slots[i].take().expect("a permutation takes every row once"))
-        .collect()
+        .collect();
+    (sorted, ties)
+}
+
+/// The first eight bytes of `b` (zero-padded) as a big-endian number: if
+/// `leading_bytes(a) < leading_bytes(b)` then `a < b` byte-wise.
+fn leading_bytes(b: &[u8]) -> u64 {
+    let mut lead = [0u8; 8];
+    let n = b.len().min(8);
+    lead[..n].copy_from_slice(&b[..n]);
+    u64::from_be_bytes(lead)
 }
 
 /// Compares two projected rows by `keys`; `folded(k)` may answer for the
 /// k-th folded key (in `keys` order) from precomputed bytes.
 fn compare_rows(
-    a: &(Vec<Value>, Vec<Value>),
-    b: &(Vec<Value>, Vec<Value>),
+    a: &ProjectedRow,
+    b: &ProjectedRow,
     keys: &[(SortKey, bool)],
     folded: impl Fn(usize) -> Option<Ordering>,
 ) -> Ordering {
@@ -1325,6 +1427,10 @@ fn compare_rows(
     Ordering::Equal
 }
 
+/// A result row as projected, with the ORDER BY keys stored beside it
+/// (those that are not projected items).
+type ProjectedRow = (Vec<Value>, Vec<Value>);
+
 /// Where a row's ORDER BY key is.
 #[derive(Clone, Copy)]
 enum SortKey {
@@ -1338,7 +1444,7 @@ enum SortKey {
 /// ORDER BY keys. As a row sink it projects rows as the scan meets them.
 struct Project<'p> {
     plan: &'p SelectPlan,
-    out: Vec<(Vec<Value>, Vec<Value>)>,
+    out: Vec<ProjectedRow>,
     /// Bytes of `out`.
     bytes: usize,
     /// `out` is a sort buffer of at most this many bytes.
