@@ -11,6 +11,7 @@ use crate::txn::{Isolation, Txn, Undo};
 use crate::writeset::WritesetHistory;
 use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
 use lockstep_log::{FlushMode, Log, LogConfig, LogError};
+use lockstep_tables::clustered::key_of;
 use lockstep_tables::placement::table_data;
 use lockstep_tables::table::{PurgeCheck, Schema};
 use lockstep_tables::{IndexDef, Row, Table, TableDef, Version};
@@ -594,7 +595,7 @@ impl Engine {
         let secondary: Vec<(Vec<u8>, bool)> = (1..def.indexes.len())
             .map(|i| {
                 let entry = table_data(|| def.secondary_entry(i, &row, &pk));
-                let fresh = !schema.secondary[i - 1].contains_key(&entry);
+                let fresh = !schema.secondary[i - 1].contains_key(entry.as_slice());
                 (entry, fresh)
             })
             .collect();
@@ -612,7 +613,7 @@ impl Engine {
             .zip(schema.secondary.iter())
             .enumerate()
             .filter_map(|(i, ((entry, fresh), index))| {
-                let e = table_data(|| index.insert(entry, ()));
+                let e = table_data(|| index.insert(key_of(entry), ()));
                 fresh.then_some((i + 1, e))
             })
             .collect();
@@ -682,8 +683,8 @@ impl Engine {
             if def.index_key(idx, old) != def.index_key(idx, &new) {
                 moved = true;
                 let entry = def.secondary_entry(idx, &new, pk);
-                if !index.contains_key(&entry) {
-                    table_data(|| index.insert(entry.clone(), ()));
+                if !index.contains_key(entry.as_slice()) {
+                    table_data(|| index.insert(key_of(entry.clone()), ()));
                     fresh.push((idx, entry));
                 }
             }
@@ -819,7 +820,7 @@ impl Engine {
                 }
                 let entry = def.secondary_entry(idx, before, &item.pk);
                 blocked = !self.remove_entry_unless_gap_locked(table.id, idx, &entry, || {
-                    index.remove(&entry);
+                    index.remove(entry.as_slice());
                     // A writer may have given the row this key again
                     // meanwhile (it adds its entry after its version).
                     let again = table
@@ -827,7 +828,7 @@ impl Engine {
                         .map(|r| r.images())
                         .unwrap_or_default();
                     if again.iter().any(|row| def.index_key(idx, row) == key) {
-                        index.insert(entry.clone(), ());
+                        index.insert(key_of(entry.clone()), ());
                     }
                 });
             }
@@ -1633,7 +1634,7 @@ fn add_index(table: &Table, index: IndexDef) {
     for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
         // Every version gets an entry, so older views still find their rows.
         for row in entry.value().images() {
-            table_data(|| map.insert(def.secondary_entry(idx, &row, entry.key()), ()));
+            table_data(|| map.insert(key_of(def.secondary_entry(idx, &row, entry.key())), ()));
         }
     }
     schema.def = Arc::new(def);

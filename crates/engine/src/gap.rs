@@ -66,7 +66,7 @@ impl Entries for IndexMap {
     fn first(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<Vec<u8>> {
         self.range::<[u8], _>((lower, upper))
             .next()
-            .map(|e| e.key().clone())
+            .map(|e| e.key().to_vec())
     }
     fn contains(&self, entry: &[u8]) -> bool {
         self.contains_key(entry)

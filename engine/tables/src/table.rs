@@ -102,8 +102,11 @@ impl std::ops::Deref for RecordRef<'_> {
     }
 }
 
-/// A secondary index: entries are index key ++ primary key.
-pub type IndexMap = SkipMap<Vec<u8>, ()>;
+/// A secondary index: entries are index key ++ primary key, stored like
+/// primary keys (`clustered::Key`: up to 32 bytes inside the node, so an
+/// integer index entry, 18 bytes, is compared without another cache miss;
+/// purge's searches for stale entries spent 40% of its time in them).
+pub type IndexMap = SkipMap<crate::clustered::Key, ()>;
 
 /// Schema part of a table that DDL replaces: the definition and the
 /// secondary indexes. DML holds the read side for one statement.
@@ -333,7 +336,10 @@ impl Table {
     pub fn index_row<R: Columns + ?Sized>(&self, schema: &Schema, pk: &[u8], row: &R) {
         table_data(|| {
             for (i, index) in schema.secondary.iter().enumerate() {
-                index.insert(schema.def.secondary_entry(i + 1, row, pk), ());
+                index.insert(
+                    crate::clustered::key_of(schema.def.secondary_entry(i + 1, row, pk)),
+                    (),
+                );
             }
         })
     }
