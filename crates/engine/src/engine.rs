@@ -11,7 +11,7 @@ use crate::txn::{Isolation, Txn, Undo};
 use crate::writeset::WritesetHistory;
 use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
 use lockstep_log::{FlushMode, Log, LogConfig, LogError};
-use lockstep_tables::clustered::key_of;
+use lockstep_tables::clustered::{key_of, Key};
 use lockstep_tables::placement::table_data;
 use lockstep_tables::table::{PurgeCheck, Schema};
 use lockstep_tables::{IndexDef, Row, Table, TableDef, Version};
@@ -684,7 +684,7 @@ impl Engine {
                 moved = true;
                 let entry = def.secondary_entry(idx, &new, pk);
                 if !index.contains_key(entry.as_slice()) {
-                    table_data(|| index.insert(key_of(entry.clone()), ()));
+                    table_data(|| index.insert(Key::from_slice(&entry), ()));
                     fresh.push((idx, entry));
                 }
             }
@@ -828,7 +828,7 @@ impl Engine {
                         .map(|r| r.images())
                         .unwrap_or_default();
                     if again.iter().any(|row| def.index_key(idx, row) == key) {
-                        index.insert(key_of(entry.clone()), ());
+                        index.insert(Key::from_slice(&entry), ());
                     }
                 });
             }

@@ -35,8 +35,10 @@ pub type Key = SmallVec<[u8; KEY_INLINE]>;
 /// Bytes a `Key` holds without a heap block.
 pub const KEY_INLINE: usize = 32;
 
-/// `bytes` as a `Key`: inside it when short enough (`SmallVec::from_vec`
-/// would keep a short key on the heap if its vector has spare capacity).
+/// `bytes` as a `Key`, taking over the vector's block when the key is too
+/// long to sit inside (`SmallVec::from_vec` alone would keep a short key on
+/// the heap if its vector has spare capacity). From a borrowed slice,
+/// `Key::from_slice` does the same without a vector.
 pub fn key_of(bytes: Vec<u8>) -> Key {
     if bytes.len() <= KEY_INLINE {
         Key::from_slice(&bytes)
