@@ -534,6 +534,24 @@ def test_show_status_and_processlist(server, cur):
     assert me in [p[0] for p in procs]
 
 
+def test_log_status_counters(server, cur):
+    """The log's writes, fsyncs and bytes show under InnoDB's status names,
+    and a committed write moves all three."""
+    names = ("Innodb_log_writes", "Innodb_os_log_fsyncs", "Innodb_os_log_written")
+
+    def counters():
+        rows = dict(all_rows(cur, "SHOW GLOBAL STATUS LIKE 'Innodb_%log%'"))
+        return [int(rows[n]) for n in names]
+
+    before = counters()
+    cur.execute("CREATE TABLE logcount (id INT PRIMARY KEY, v VARCHAR(100))")
+    cur.execute("INSERT INTO logcount VALUES (1, REPEAT('x', 100))")
+    after = counters()
+    assert all(a > b for a, b in zip(after, before)), (before, after)
+    # At least the row's bytes were written.
+    assert after[2] - before[2] >= 100
+
+
 def test_autocommit_and_transactions(connect):
     """With autocommit off, writes are invisible to others until COMMIT and
     undone by ROLLBACK; BEGIN/START TRANSACTION work with autocommit on;

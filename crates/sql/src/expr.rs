@@ -172,6 +172,8 @@ pub enum Func {
     Right,
     Lpad,
     Rpad,
+    Repeat,
+    Space,
     Abs,
     Ceil,
     Floor,
@@ -213,12 +215,13 @@ impl Func {
             Database | Version | ConnectionId | CurDate | User | FoundRows | RowCount => (0, 0),
             LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
-            | Date | Year | Month | Day | Sleep | Hex | Sign | FoldCase => (1, 1),
+            | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase => (1, 1),
             // TRIM(s) or, from the parser, TRIM(mode, remstr, s).
             Trim => (1, 3),
             Round => (1, 2),
             Substring => (2, 3),
-            Left | Right | Truncate | Mod | IfNull | NullIf | Pow | Instr | DateAddDays => (2, 2),
+            Left | Right | Truncate | Mod | IfNull | NullIf | Pow | Instr | Repeat
+            | DateAddDays => (2, 2),
             Replace | Lpad | Rpad | If => (3, 3),
             Concat | Coalesce => (1, ANY),
             ConcatWs | Greatest | Least => (2, ANY),
@@ -251,6 +254,8 @@ impl Func {
             "RIGHT" => Func::Right,
             "LPAD" => Func::Lpad,
             "RPAD" => Func::Rpad,
+            "REPEAT" => Func::Repeat,
+            "SPACE" => Func::Space,
             "ABS" => Func::Abs,
             "CEIL" | "CEILING" => Func::Ceil,
             "FLOOR" => Func::Floor,
@@ -984,6 +989,20 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                     body + &fill
                 })
             }
+        }
+        Func::Repeat | Func::Space => {
+            // MySQL: a count below 1 gives ''; a result longer than
+            // max_allowed_packet gives NULL.
+            let (unit, count) = if f == Func::Space {
+                (vec![b' '], n(0))
+            } else {
+                (s(0), n(1))
+            };
+            let count = count.max(0) as usize;
+            if !result_fits(unit.len().saturating_mul(count), env) {
+                return Ok(Value::Null);
+            }
+            Value::Bytes(unit.repeat(count))
         }
         Func::Abs => match &vals[0] {
             Value::Int(i) => Value::Int(

@@ -76,6 +76,8 @@ fn string_results_past_max_allowed_packet_are_null() {
     for sql in [
         "SELECT LPAD('a', 1000000000000, 'x')",
         "SELECT RPAD('', 9223372036854775807, 'ab')",
+        "SELECT REPEAT('ab', 9223372036854775807)",
+        "SELECT SPACE(1000000000000)",
         nested.as_str(),
     ] {
         assert_eq!(db.rows(sql), vec![vec![Value::Null]], "{sql}");
@@ -83,6 +85,22 @@ fn string_results_past_max_allowed_packet_are_null() {
     assert_eq!(
         db.rows("SELECT LENGTH(LPAD('a', 5000, 'xy')), CONCAT('a', NULL)"),
         vec![vec![Value::Int(5000), Value::Null]]
+    );
+}
+
+#[test]
+fn repeat_and_space_as_in_mysql() {
+    let mut db = Db::new("repeat");
+    assert_eq!(
+        db.rows("SELECT REPEAT('ab', 3), REPEAT('x', 0), REPEAT('x', -1), SPACE(2), REPEAT(NULL, 2), REPEAT('a', NULL)"),
+        vec![vec![
+            Value::str("ababab"),
+            Value::str(""),
+            Value::str(""),
+            Value::str("  "),
+            Value::Null,
+            Value::Null
+        ]]
     );
 }
 
@@ -159,6 +177,8 @@ fn wrong_argument_counts_are_1582() {
         "RIGHT",
         "LPAD",
         "RPAD",
+        "REPEAT",
+        "SPACE",
         "ABS",
         "CEIL",
         "FLOOR",
