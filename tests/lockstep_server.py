@@ -268,3 +268,18 @@ class Server:
 
 def rmtree(path):
     shutil.rmtree(path, ignore_errors=True)
+
+
+def thread_files(pid, name):
+    """(thread name, contents of /proc/PID/task/TID/NAME) for each thread of
+    the process; threads that end meanwhile are skipped."""
+    out = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                comm = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/{name}") as f:
+                out.append((comm, f.read()))
+        except FileNotFoundError:
+            continue
+    return out

@@ -4,12 +4,11 @@ connections share the pool (crates/server `prioritize_log`): a raised
 priority helped group commit at 16 connections and hurt the two pool
 workers at 64."""
 
-import os
 import time
 
 import pytest
 
-from lockstep_server import TARGET
+from lockstep_server import TARGET, thread_files
 
 pytestmark = pytest.mark.skipif(TARGET != "lockstep", reason="lockstep's log threads")
 
@@ -20,14 +19,7 @@ URGENT = -10
 def log_thread_nices(pid):
     """Nice value of each log thread of the process, by thread name."""
     out = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                name = f.read().strip()
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                stat = f.read()
-        except FileNotFoundError:
-            continue  # a thread that ended meanwhile
+    for name, stat in thread_files(pid, "stat"):
         if name.startswith("log-"):
             # Fields after the parenthesised name start at 3; nice is 19.
             out[name] = int(stat[stat.rindex(")") + 2:].split()[16])

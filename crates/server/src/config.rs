@@ -82,6 +82,10 @@ pub struct Config {
     /// Worker threads of the shared connection pool (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub worker_threads: usize,
+    /// Pin each worker of the shared pool to a CPU of its own (`affinity.rs`).
+    #[arg(long, num_args = 0..=1, default_value_t = true, default_missing_value = "ON",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub pin_pool_workers: bool,
     /// While there are at most this many connections, each has a thread of
     /// its own; beyond it all share the pool (default: 16 per core; 0:
     /// always the pool).
@@ -98,6 +102,15 @@ pub struct Config {
     #[arg(long, num_args = 0..=1, default_value_t = false, default_missing_value = "ON",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub require_secure_transport: bool,
+}
+
+/// An ON/OFF setting of the configuration file.
+fn boolean(v: &str) -> Result<bool, String> {
+    match v.to_ascii_uppercase().as_str() {
+        "ON" | "1" | "TRUE" | "YES" => Ok(true),
+        "OFF" | "0" | "FALSE" | "NO" => Ok(false),
+        _ => Err(format!("expected ON or OFF, not {v}")),
+    }
 }
 
 /// 16 admitted transactions per core (see `throttle_limit`).
@@ -183,12 +196,9 @@ impl Config {
                 "ssl_cert" => self.ssl_cert = Some(v.into()),
                 "ssl_key" => self.ssl_key = Some(v.into()),
                 "require_secure_transport" => {
-                    self.require_secure_transport = match v.to_ascii_uppercase().as_str() {
-                        "ON" | "1" | "TRUE" | "YES" => true,
-                        "OFF" | "0" | "FALSE" | "NO" => false,
-                        _ => return Err(bad(format!("expected ON or OFF, not {v}"))),
-                    }
+                    self.require_secure_transport = boolean(&v).map_err(bad)?
                 }
+                "pin_pool_workers" => self.pin_pool_workers = boolean(&v).map_err(bad)?,
                 other => {
                     return Err(format!(
                         "{}:{}: unknown setting '{other}'",

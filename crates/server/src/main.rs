@@ -4,6 +4,7 @@
 //! data in ./lockstep-data, user root without a password).
 //! `lockstep binlog <file>` prints a log segment as mysqlbinlog would.
 
+mod affinity;
 mod alloc;
 mod config;
 mod handler;
@@ -263,8 +264,11 @@ fn serve(cfg: Config) -> Result<(), String> {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     };
     let dedicated = cfg.dedicated_threads.unwrap_or(16 * cores);
+    let pin_to = pool_cpus(&cfg);
+    let pool_started = Arc::new(AtomicUsize::new(0));
     let mut workers = Vec::with_capacity(dedicated + 1);
     for i in 0..=dedicated {
+        let (pin_to, pool_started) = (pin_to.clone(), pool_started.clone());
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .worker_threads(if i == 0 { cores } else { 1 })
@@ -278,6 +282,22 @@ fn serve(cfg: Config) -> Result<(), String> {
             // a 4000-term a+a+...); 2 MiB (tokio's default) overflows on
             // those. Untouched stack pages cost nothing.
             .thread_stack_size(WORKER_STACK)
+            .on_thread_start(move || {
+                // The pool's first threads are its workers (tokio starts
+                // them when the runtime is built); later ones are blocking
+                // threads (SLEEP hands a worker's queue to one), left free
+                // so that a hand-off never puts two workers on one core.
+                if i != 0 || pin_to.is_empty() {
+                    return;
+                }
+                let k = pool_started.fetch_add(1, Ordering::Relaxed);
+                if k < cores {
+                    let cpu = pin_to[k % pin_to.len()];
+                    if let Err(e) = affinity::pin_current_thread(cpu) {
+                        eprintln!("lockstep: pool worker not pinned to CPU {cpu}: {e}");
+                    }
+                }
+            })
             .build()
             .map_err(|e| format!("starting the runtime: {e}"))?;
         workers.push(rt);
@@ -308,6 +328,22 @@ fn serve(cfg: Config) -> Result<(), String> {
     rt.shutdown_timeout(Duration::from_secs(2));
     eprintln!("lockstep: shut down cleanly");
     result
+}
+
+/// The CPUs the pool's workers are pinned to, one each (`affinity`):
+/// none when pinning is off or fewer than two CPUs are allowed.
+fn pool_cpus(cfg: &Config) -> Arc<Vec<usize>> {
+    if !cfg.pin_pool_workers {
+        return Arc::new(Vec::new());
+    }
+    match affinity::allowed_cpus() {
+        Ok(cpus) if cpus.len() >= 2 => Arc::new(cpus),
+        Ok(_) => Arc::new(Vec::new()),
+        Err(e) => {
+            eprintln!("lockstep: pool workers not pinned (CPU affinity unreadable: {e})");
+            Arc::new(Vec::new())
+        }
+    }
 }
 
 /// A listening socket with an explicit backlog (tokio's `bind` picks its
