@@ -3,8 +3,9 @@
 //! Why: on these machines the kernel kept the pool's two workers on one
 //! core for long stretches while the other idled (one core 15-25% idle,
 //! the other 2-4%, alternating, TPC-C at 64 terminals). A worker fixed to
-//! each core removes that: TPC-C 64 terminals +12-20%, sysbench
-//! read_write 64 +12%, write_only 64 +18% (bench/ab.sh, 3 runs each).
+//! each core removes that: TPC-C 64 terminals +8.6% (medians of 3 runs),
+//! sysbench read_write 64 +12%, write_only 64 +18%, read_write 1024
+//! +13.7% (bench/ab.sh, 3 runs each).
 //! Only the pool is pinned: its workers are few and always busy under
 //! load; a dedicated connection thread is one of many that come and go.
 
