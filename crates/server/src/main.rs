@@ -47,6 +47,7 @@ enum Command {
 static ALLOCATOR: alloc::Placed = alloc::Placed;
 
 fn main() {
+    alloc::keep_freed_memory();
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Serve(cfg) => {
