@@ -1005,6 +1005,46 @@ async fn limits_and_timeouts() {
 }
 
 #[tokio::test]
+async fn timers_count_silence_from_the_last_command() {
+    // The loop keeps one idle and one wait_timeout timer across commands,
+    // armed at the first and moved on only when they fire early: commands
+    // closer together than either limit, for longer than both, must not
+    // idle the session or close it.
+    let config = Config {
+        wait_timeout: Duration::from_millis(300),
+        ..Config::default()
+    };
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let mut mock = Mock::new(Arc::new(AtomicBool::new(false)));
+    mock.idle_after = Some(Duration::from_millis(150));
+    let idled = mock.idled.clone();
+    let task = tokio::spawn(async move { serve(server, 7, peer(), mock, &config).await });
+    let mut c = login(client, true).await;
+    let begun = std::time::Instant::now();
+    while begun.elapsed() < Duration::from_millis(700) {
+        assert!(matches!(
+            &c.query("select 1").await[..],
+            [Reply::Rows { .. }]
+        ));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(idled.load(Ordering::SeqCst), 0, "never silent for 150 ms");
+    // Silent past idle_after, short of wait_timeout: idle once, still open.
+    tokio::time::sleep(Duration::from_millis(220)).await;
+    assert_eq!(idled.load(Ordering::SeqCst), 1, "idle once per silence");
+    assert!(matches!(
+        &c.query("select 2").await[..],
+        [Reply::Rows { .. }]
+    ));
+    // Then past wait_timeout: ERR 4031 and the end.
+    c.seq = 0;
+    let p = c.read().await;
+    assert!(matches!(parse_err(&p), Reply::Err { code: 4031, .. }));
+    assert!(task.await.expect("server task").is_err());
+    assert_eq!(idled.load(Ordering::SeqCst), 2, "idle again before the end");
+}
+
+#[tokio::test]
 async fn random_commands_get_ok_or_err() {
     use rand::{Rng, SeedableRng};
     let (stream, server) = start(Config::default());
