@@ -360,6 +360,11 @@ impl Ord for Decimal {
     /// Numeric order: integer parts first, then the fractions brought to a
     /// common scale (which always fits: a fraction is below 1).
     fn cmp(&self, other: &Decimal) -> Ordering {
+        // One scale (a column's values): the mantissas compare as the
+        // values do, with no 256-bit division.
+        if self.scale == other.scale {
+            return self.m.cmp(&other.m);
+        }
         let (ia, fa) = self.split();
         let (ib, fb) = other.split();
         ia.cmp(&ib).then(fa.cmp(&fb))
@@ -399,7 +404,13 @@ impl Decimal {
 
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let digits = self.m.unsigned_abs().to_string();
+        // Most values fit 64 bits, whose formatting needs no 256-bit
+        // division (ethnum's was ~1% of the server's CPU under TPC-C).
+        let abs = self.m.unsigned_abs();
+        let digits = match u64::try_from(abs) {
+            Ok(small) => small.to_string(),
+            Err(_) => abs.to_string(),
+        };
         let scale = self.scale();
         let mut s = String::with_capacity(digits.len() + 3);
         if self.m < 0 {
@@ -525,6 +536,42 @@ mod tests {
 
     fn d(s: &str) -> Decimal {
         s.parse().expect("decimal literal")
+    }
+
+    #[test]
+    fn same_scale_order_and_text_at_the_64_bit_edge() {
+        // Around 2^64 the text comes from one of two formatters, and values
+        // of one scale compare by mantissa: both must agree with the rest.
+        let texts = [
+            "-18446744073709551616.5",
+            "-18446744073709551615.5",
+            "-0.5",
+            "0.0",
+            "0.5",
+            "18446744073709551615.4",
+            "18446744073709551615.5",
+            "18446744073709551616.5",
+        ];
+        let values: Vec<Decimal> = texts.iter().map(|t| d(t)).collect();
+        for (t, v) in texts.iter().zip(&values) {
+            assert_eq!(&v.to_string(), t);
+        }
+        for (i, a) in values.iter().enumerate() {
+            for (j, b) in values.iter().enumerate() {
+                assert_eq!(a.cmp(b), i.cmp(&j), "{a} vs {b}");
+                // The same pair at different scales takes the other path.
+                let wide = d(&format!("{b}00"));
+                assert_eq!(a.cmp(&wide), i.cmp(&j), "{a} vs {wide}");
+            }
+        }
+        assert_eq!(
+            d("18446744073709551616").to_string(),
+            "18446744073709551616"
+        );
+        assert_eq!(
+            d("-9223372036854775809").to_string(),
+            "-9223372036854775809"
+        );
     }
 
     #[test]
