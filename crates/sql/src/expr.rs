@@ -937,7 +937,8 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                 return Ok(Value::str(""));
             }
             let count = if vals.len() > 2 { n(2).max(0) } else { len };
-            let end = (start + count).min(len);
+            // A count near i64::MAX must not wrap past the end.
+            let end = start.saturating_add(count).min(len);
             Value::str(
                 &chars[start as usize..end as usize]
                     .iter()
@@ -1105,7 +1106,24 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             .unwrap_or(Value::Null),
         Func::DateAddDays => match to_datetime(&vals[0]) {
             Some(mut d) => {
-                d.date = Date::from_days(d.date.to_days() + n(1));
+                // Past year 9999 (or before 0) MySQL gives NULL; a huge
+                // count must not overflow the day arithmetic either.
+                let first = Date {
+                    year: 0,
+                    month: 1,
+                    day: 1,
+                }
+                .to_days();
+                let last = Date {
+                    year: 9999,
+                    month: 12,
+                    day: 31,
+                }
+                .to_days();
+                match d.date.to_days().checked_add(n(1)) {
+                    Some(days) if (first..=last).contains(&days) => d.date = Date::from_days(days),
+                    _ => return Ok(Value::Null),
+                }
                 let date_only = match &vals[0] {
                     Value::Date(_) => true,
                     Value::Bytes(b) => !b.contains(&b':'),

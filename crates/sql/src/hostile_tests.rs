@@ -104,6 +104,20 @@ fn repeat_and_space_as_in_mysql() {
     );
 }
 
+#[test]
+fn huge_counts_in_substring_and_date_add_neither_wrap_nor_panic() {
+    // Found by the sql_session fuzzer: start + count overflowed.
+    let mut db = Db::new("huge");
+    assert_eq!(
+        db.rows("SELECT SUBSTRING('hello', -2, 9223372036854775807), SUBSTRING('hello', 2, 9223372036854775807)"),
+        vec![vec![Value::str("lo"), Value::str("ello")]]
+    );
+    assert_eq!(
+        db.rows("SELECT DATE_ADD('2020-01-01', INTERVAL 9223372036854775807 DAY), DATE_ADD('2020-01-01', INTERVAL -9223372036854775807 DAY), DATE_ADD('9999-12-30', INTERVAL 2 DAY), DATE_ADD('2020-01-01', INTERVAL 1 DAY)"),
+        vec![vec![Value::Null, Value::Null, Value::Null, Value::str("2020-01-02")]]
+    );
+}
+
 /// The server runs statements on worker threads with this stack (see
 /// lockstep-server's main.rs); the tallest trees the parser accepts must
 /// bind and evaluate within it.
