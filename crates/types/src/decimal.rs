@@ -22,8 +22,45 @@ const MAX_DIGITS: u32 = 76;
 
 #[derive(Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct Decimal {
+    #[serde(serialize_with = "serialize_mantissa")]
     m: I256,
     scale: u8,
+}
+
+/// The mantissa in the text ethnum's serde writes (`{:-#x}`: sign, `0x`,
+/// hex digits), so logs and checkpoints read as before; through u128 when
+/// it fits, as nearly every value does: ethnum's 256-bit formatting was
+/// ~0.6% of the server's CPU under TPC-C (every DECIMAL of a logged row).
+fn serialize_mantissa<S: serde::Serializer>(m: &I256, s: S) -> Result<S::Ok, S::Error> {
+    let mut buf = [0u8; MANTISSA_TEXT];
+    match mantissa_text(m, &mut buf) {
+        Some(text) => s.serialize_str(text),
+        None => serde::Serialize::serialize(m, s),
+    }
+}
+
+/// "-0x" and the 32 hex digits of a u128.
+const MANTISSA_TEXT: usize = 35;
+
+/// `format!("{m:-#x}")` for a mantissa whose magnitude fits a u128.
+fn mantissa_text<'b>(m: &I256, buf: &'b mut [u8; MANTISSA_TEXT]) -> Option<&'b str> {
+    let mut v = u128::try_from(m.unsigned_abs()).ok()?;
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b"0123456789abcdef"[(v & 0xF) as usize];
+        v >>= 4;
+        if v == 0 {
+            break;
+        }
+    }
+    at -= 2;
+    buf[at..at + 2].copy_from_slice(b"0x");
+    if *m < 0 {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    Some(std::str::from_utf8(&buf[at..]).expect("ASCII digits"))
 }
 
 /// 10^n for n <= MAX_DIGITS, from a table built once (aligning scales is
@@ -536,6 +573,23 @@ mod tests {
 
     fn d(s: &str) -> Decimal {
         s.parse().expect("decimal literal")
+    }
+
+    #[test]
+    fn logged_mantissa_text_is_ethnums() {
+        let mut values = vec![I256::ZERO, I256::ONE, -I256::ONE, I256::from(255u8)];
+        for bits in [63u32, 64, 100, 126, 127] {
+            let p = I256::ONE << bits;
+            values.extend([p, p - 1, -p, -(p - 1), p + 12345]);
+        }
+        for m in values {
+            let mut buf = [0u8; MANTISSA_TEXT];
+            let ours = mantissa_text(&m, &mut buf).expect("fits a u128");
+            assert_eq!(ours, format!("{m:-#x}"), "{m}");
+        }
+        // Past u128 the text is ethnum's own.
+        let mut buf = [0u8; MANTISSA_TEXT];
+        assert!(mantissa_text(&(I256::ONE << 128), &mut buf).is_none());
     }
 
     #[test]
