@@ -698,3 +698,32 @@ def test_server_side_prepared_statements(connect):
         mysql_binary.prepare(c, "SELEKT ?")
     assert e.value.args[0] == 1064
     assert scalar(cur, "SELECT 1") == 1  # connection still usable
+
+
+def test_prepared_statement_columns_follow_ddl(connect):
+    """Executes of one prepared statement reuse its encoded column
+    definitions; after DDL changes the columns, the next execute must send
+    the new ones (binary rows are decoded by them: stale definitions would
+    misread the row)."""
+    c = connect()
+    cur = c.cursor()
+    cur.execute("CREATE TABLE pc (id INT PRIMARY KEY, a INT)")
+    cur.execute("INSERT INTO pc VALUES (1, 10)")
+    sel = mysql_binary.prepare(c, "SELECT * FROM pc WHERE id = ?")
+    for _ in range(3):
+        assert mysql_binary.execute(sel, 1) == [(1, 10)]
+    # The table made again with other columns (lockstep has no ALTER TABLE
+    # ADD/DROP COLUMN yet): the statement is bound again.
+    cur.execute("DROP TABLE pc")
+    cur.execute("CREATE TABLE pc (id INT PRIMARY KEY, a INT, b VARCHAR(10))")
+    cur.execute("INSERT INTO pc VALUES (1, 10, 'xy')")
+    assert mysql_binary.execute(sel, 1) == [(1, 10, "xy")]
+    assert mysql_binary.execute(sel, 1) == [(1, 10, "xy")]
+    cur.execute("DROP TABLE pc")
+    cur.execute("CREATE TABLE pc (id INT PRIMARY KEY, b VARCHAR(10))")
+    cur.execute("INSERT INTO pc VALUES (1, 'xy')")
+    assert mysql_binary.execute(sel, 1) == [(1, "xy")]
+    # Another statement on the same connection keeps its own definitions.
+    one_col = mysql_binary.prepare(c, "SELECT b FROM pc WHERE id = ?")
+    assert mysql_binary.execute(one_col, 1) == [("xy",)]
+    assert mysql_binary.execute(sel, 1) == [(1, "xy")]
