@@ -156,7 +156,13 @@ impl SnapshotWriter {
         accounts: &[Account],
     ) -> std::io::Result<Self> {
         let tmp = dir.join(format!("{}{TMP_SUFFIX}", file_name(start_lsn)));
-        let file = File::create(&tmp)?;
+        // Overwritten in place, the spare's cached pages are reused and
+        // `finish` cuts off what is left of its old contents.
+        let file = if std::fs::rename(dir.join(SPARE_NAME), &tmp).is_ok() {
+            File::options().write(true).open(&tmp)?
+        } else {
+            File::create(&tmp)?
+        };
         let mut w = SnapshotWriter {
             // Buffered before the CRC: it sees large blocks.
             out: BufWriter::with_capacity(1 << 20, Crc::new(file)),
@@ -213,6 +219,9 @@ impl SnapshotWriter {
         let body = self.out.get_mut();
         let (len, crc) = (body.len, body.hasher.clone().finalize());
         let file = &mut body.inner;
+        // Cuts off the rest of a recycled spare (no-op on a new file).
+        let end = file.stream_position()?;
+        file.set_len(end)?;
         file.seek(SeekFrom::Start(MAGIC.len() as u64))?;
         file.write_all(&len.to_le_bytes())?;
         file.write_all(&crc.to_le_bytes())?;
@@ -238,6 +247,25 @@ impl Drop for SnapshotWriter {
 }
 
 const TMP_SUFFIX: &str = ".tmp";
+
+/// A checkpoint no longer needed waits under this name to be overwritten by
+/// the next one (`keep_as_spare`): writing into a file whose pages are still
+/// cached costs a fraction of filling a new one here, where every page a new
+/// file gets first faults in memory the hypervisor had taken back (~150 ms
+/// of CPU per 64 MiB, ~2 s per checkpoint of TPC-C's 10 warehouses). Not a
+/// `checkpoint-*` name: recovery never reads it.
+const SPARE_NAME: &str = "checkpoint.spare";
+
+/// Keeps the checkpoint at `path`, which recovery no longer needs, as the
+/// spare the next checkpoint overwrites; deletes it if there is a spare.
+pub fn keep_as_spare(path: &Path) -> std::io::Result<()> {
+    let spare = path.with_file_name(SPARE_NAME);
+    if spare.exists() {
+        std::fs::remove_file(path)
+    } else {
+        std::fs::rename(path, spare)
+    }
+}
 
 /// Loads the newest intact checkpoint, falling back to older ones, and says
 /// on stderr which file was damaged and which one is used instead. Removes
@@ -466,6 +494,29 @@ mod tests {
         bytes[mid] ^= 0x40;
         std::fs::write(&path, &bytes[..bytes.len() - 10]).expect("write");
         assert_eq!(read(&path).err().as_deref(), Some("truncated"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_retired_checkpoint_is_overwritten_by_the_next_one() {
+        let dir = temp_dir("spare");
+        // A retired checkpoint longer than the next one: its tail must go.
+        let old = dir.join(file_name(1));
+        std::fs::write(&old, vec![0xa5; 1 << 20]).expect("write");
+        keep_as_spare(&old).expect("spare");
+        assert!(!old.exists() && dir.join(SPARE_NAME).exists());
+        let snap = snapshot();
+        let path = write(&dir, &snap);
+        assert!(!dir.join(SPARE_NAME).exists(), "the spare was used");
+        assert!(std::fs::metadata(&path).expect("stat").len() < 1 << 20);
+        same(&read(&path).expect("intact"), &snap);
+        // A second retired file with a spare already there is deleted.
+        let other = dir.join(file_name(2));
+        std::fs::write(&other, b"x").expect("write");
+        keep_as_spare(&path).expect("spare");
+        keep_as_spare(&other).expect("delete");
+        assert!(!other.exists());
+        assert_eq!(list(&dir), Vec::new());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

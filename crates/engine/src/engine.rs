@@ -1453,7 +1453,7 @@ impl Engine {
         let previous = *last;
         for (lsn, path) in crate::checkpoint::list(&self.config.datadir) {
             if lsn < previous {
-                let _ = std::fs::remove_file(path);
+                let _ = crate::checkpoint::keep_as_spare(&path);
             }
         }
         self.log

@@ -566,9 +566,10 @@ impl Log {
         &self.shared.cfg
     }
 
-    /// Deletes whole segments that end at or before `lsn` (checkpoint done).
-    /// The current segment is never deleted; older ones are already fsynced
-    /// (the writer syncs a segment before moving to the next).
+    /// Drops whole segments that end at or before `lsn` (checkpoint done):
+    /// up to `format::MAX_SPARES` wait as spares to be reused, the rest are
+    /// deleted. The current segment is never dropped; older ones are already
+    /// fsynced (the writer syncs a segment before moving to the next).
     pub fn truncate_before(&self, lsn: Lsn) -> Result<(), LogError> {
         let s = &*self.shared;
         let mut segs = s.segments.lock();
@@ -580,7 +581,14 @@ impl Log {
         if keep_from == 0 {
             return Ok(());
         }
-        for (_, _, path) in segs.drain(..keep_from) {
+        let mut room = format::MAX_SPARES.saturating_sub(format::spares(&s.cfg.dir).len());
+        for (start, _, path) in segs.drain(..keep_from) {
+            // Kept for reuse as a later segment (see `format::spare_name`).
+            if room > 0 && std::fs::rename(&path, s.cfg.dir.join(format::spare_name(start))).is_ok()
+            {
+                room -= 1;
+                continue;
+            }
             std::fs::remove_file(&path).map_err(|e| format::io_err("remove", &path, e))?;
         }
         drop(segs);
