@@ -159,10 +159,13 @@ impl SnapshotWriter {
         // Overwritten in place, the spare's cached pages are reused and
         // `finish` cuts off what is left of its old contents.
         let file = if std::fs::rename(dir.join(SPARE_NAME), &tmp).is_ok() {
-            File::options().write(true).open(&tmp)?
+            File::options().write(true).open(&tmp)
         } else {
-            File::create(&tmp)?
-        };
+            File::create(&tmp)
+        }
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })?;
         let mut w = SnapshotWriter {
             // Buffered before the CRC: it sees large blocks.
             out: BufWriter::with_capacity(1 << 20, Crc::new(file)),
