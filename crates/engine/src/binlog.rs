@@ -117,6 +117,98 @@ impl TrxRecord {
     }
 }
 
+/// The row events of a transaction in progress, encoded as each change is
+/// made rather than kept as values until commit: an update or delete then
+/// borrows the old row image instead of cloning it, the image is freed as
+/// soon as it is written here, and commit encodes nothing but the header.
+/// The bytes are exactly those `TrxRecord::encode` writes for the same
+/// events (a test holds the two to it), so readers decode either alike.
+#[derive(Default)]
+pub struct PendingEvents {
+    /// Room for the record's header, then the events one after another.
+    bytes: Vec<u8>,
+    count: u64,
+}
+
+/// A borrowed row event: serializes exactly as the `Event` variant of the
+/// same name (same names, fields and order; bincode writes a variant's
+/// index and a slice as it writes a Vec).
+#[derive(Serialize)]
+pub enum RowEvent<'a> {
+    Insert {
+        table: u32,
+        row: &'a [Value],
+    },
+    Update {
+        table: u32,
+        before: &'a [Value],
+        after: &'a [Value],
+    },
+    Delete {
+        table: u32,
+        before: &'a [Value],
+    },
+    UpdateRow {
+        table: u32,
+        key: &'a [Value],
+        set: &'a [(u16, Value)],
+    },
+    DeleteRow {
+        table: u32,
+        key: &'a [Value],
+    },
+}
+
+/// Bytes of a record before its first event: the fixed fields and the
+/// event count (bincode: u8, 16 bytes, four u64, then the Vec's u64 length).
+const HEADER_LEN: usize = SEQUENCE_OFFSET + 8 + 8 + 8;
+
+impl PendingEvents {
+    pub fn push(&mut self, event: RowEvent<'_>) {
+        if self.bytes.is_empty() {
+            self.bytes.resize(HEADER_LEN, 0);
+        }
+        bincode::serialize_into(&mut self.bytes, &event)
+            .expect("serializing plain data into a Vec cannot fail");
+        self.count += 1;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Where the events stand now, for `truncate` (statement rollback).
+    pub fn mark(&self) -> (usize, u64) {
+        (self.bytes.len(), self.count)
+    }
+
+    /// Drops the events pushed since `mark`.
+    pub fn truncate(&mut self, (len, count): (usize, u64)) {
+        debug_assert!(len <= self.bytes.len() && count <= self.count);
+        self.bytes.truncate(len);
+        self.count = count;
+    }
+
+    /// The encoded record (order fields zero, for `TrxRecord::patch_order`).
+    pub fn into_record(mut self, server_uuid: [u8; 16], timestamp_us: u64) -> Vec<u8> {
+        assert!(self.count > 0, "a record of no events is never written");
+        let header = TrxRecord {
+            version: FORMAT_VERSION,
+            server_uuid,
+            gno: 0,
+            last_committed: 0,
+            sequence_number: 0,
+            timestamp_us,
+            events: Vec::new(),
+        }
+        .encode();
+        debug_assert_eq!(header.len(), HEADER_LEN);
+        self.bytes[..HEADER_LEN].copy_from_slice(&header);
+        self.bytes[HEADER_LEN - 8..HEADER_LEN].copy_from_slice(&self.count.to_le_bytes());
+        self.bytes
+    }
+}
+
 pub fn format_uuid(u: &[u8; 16]) -> String {
     let h: String = u.iter().map(|b| format!("{b:02x}")).collect();
     format!(
@@ -271,5 +363,74 @@ mod tests {
             (42, 40, 42)
         );
         assert_eq!(back.events, r.events);
+    }
+
+    #[test]
+    fn pending_events_encode_as_the_record_of_the_same_events() {
+        let (a, b) = (
+            vec![Value::Int(1), Value::str("x"), Value::Null],
+            vec![Value::Int(1), Value::str("yz"), Value::Double(2.5)],
+        );
+        let key = vec![Value::Int(1)];
+        let set = vec![(1u16, Value::str("yz")), (2, Value::Double(2.5))];
+        let owned = vec![
+            Event::Insert {
+                table: 3,
+                row: a.clone(),
+            },
+            Event::Update {
+                table: 3,
+                before: a.clone(),
+                after: b.clone(),
+            },
+            Event::UpdateRow {
+                table: 4,
+                key: key.clone(),
+                set: set.clone(),
+            },
+            Event::DeleteRow {
+                table: 4,
+                key: key.clone(),
+            },
+            Event::Delete {
+                table: 3,
+                before: b.clone(),
+            },
+        ];
+        let mut pending = PendingEvents::default();
+        assert!(pending.is_empty());
+        pending.push(RowEvent::Insert { table: 3, row: &a });
+        pending.push(RowEvent::Update {
+            table: 3,
+            before: &a,
+            after: &b,
+        });
+        // A statement rolled back in between leaves no trace.
+        let mark = pending.mark();
+        pending.push(RowEvent::Insert { table: 9, row: &b });
+        pending.truncate(mark);
+        pending.push(RowEvent::UpdateRow {
+            table: 4,
+            key: &key,
+            set: &set,
+        });
+        pending.push(RowEvent::DeleteRow {
+            table: 4,
+            key: &key,
+        });
+        pending.push(RowEvent::Delete {
+            table: 3,
+            before: &b,
+        });
+        let record = TrxRecord {
+            version: FORMAT_VERSION,
+            server_uuid: [9; 16],
+            gno: 0,
+            last_committed: 0,
+            sequence_number: 0,
+            timestamp_us: 77,
+            events: owned,
+        };
+        assert_eq!(pending.into_record([9; 16], 77), record.encode());
     }
 }

@@ -4,7 +4,7 @@
 //! then become visible and release locks), rollback, DDL and recovery.
 
 use crate::accounts::{Account, Accounts};
-use crate::binlog::{Event, TrxRecord, FORMAT_VERSION};
+use crate::binlog::{Event, RowEvent, TrxRecord, FORMAT_VERSION};
 use crate::catalog::Catalog;
 use crate::gap::{Entries, Step};
 use crate::txn::{Isolation, Txn, Undo};
@@ -624,9 +624,9 @@ impl Engine {
             self.insert_intention(txn, table.id, *i, &schema.secondary[i - 1], entry.key())?;
         }
         txn.writeset.push(lock_key(table.id, 0, &pk).0);
-        txn.events.push(Event::Insert {
+        txn.events.push(RowEvent::Insert {
             table: table.id,
-            row,
+            row: &row,
         });
         Ok(Ok(pk))
     }
@@ -698,8 +698,8 @@ impl Engine {
             self.insert_intention(txn, table.id, *idx, &schema.secondary[idx - 1], entry)?;
         }
         txn.writeset.push(lock_key(table.id, 0, pk).0);
-        txn.events.push(if self.config.minimal_row_image {
-            let set = new
+        if self.config.minimal_row_image {
+            let set: Vec<(u16, Value)> = new
                 .iter()
                 .zip(old.iter())
                 .enumerate()
@@ -708,18 +708,18 @@ impl Engine {
                 })
                 .map(|(i, (a, _))| (i as u16, a.clone()))
                 .collect();
-            Event::UpdateRow {
+            txn.events.push(RowEvent::UpdateRow {
                 table: table.id,
-                key: primary_values(def, old),
-                set,
-            }
+                key: &primary_values(def, old),
+                set: &set,
+            });
         } else {
-            Event::Update {
+            txn.events.push(RowEvent::Update {
                 table: table.id,
-                before: old.to_vec(),
-                after: new,
-            }
-        });
+                before: old,
+                after: &new,
+            });
+        }
         Ok(Ok(()))
     }
 
@@ -746,17 +746,17 @@ impl Engine {
         self.write_version(txn, table, pk, Version { trx: id, row: None });
         txn.writeset.push(lock_key(table.id, 0, pk).0);
         txn.purge.push((table.id, pk.to_vec(), Some(Row::new(old))));
-        txn.events.push(if self.config.minimal_row_image {
-            Event::DeleteRow {
+        if self.config.minimal_row_image {
+            txn.events.push(RowEvent::DeleteRow {
                 table: table.id,
-                key: primary_values(def, old),
-            }
+                key: &primary_values(def, old),
+            });
         } else {
-            Event::Delete {
+            txn.events.push(RowEvent::Delete {
                 table: table.id,
-                before: old.to_vec(),
-            }
-        });
+                before: old,
+            });
+        }
         Ok(())
     }
 
@@ -926,15 +926,6 @@ impl Engine {
             self.end(txn);
             return Ok(());
         }
-        let record = TrxRecord {
-            version: FORMAT_VERSION,
-            server_uuid: self.server_uuid,
-            gno: 0,
-            last_committed: 0,
-            sequence_number: 0,
-            timestamp_us: now_us(),
-            events: std::mem::take(&mut txn.events),
-        };
         let purge: Vec<PurgeItem> = std::mem::take(&mut txn.purge)
             .into_iter()
             .map(|(table, pk, before)| PurgeItem {
@@ -944,7 +935,7 @@ impl Engine {
                 before,
             })
             .collect();
-        let mut bytes = record.encode();
+        let mut bytes = std::mem::take(&mut txn.events).into_record(self.server_uuid, now_us());
         let reserved = {
             let mut order = self.order.lock();
             // Reserve first: a refused write (disk full, failed log) takes

@@ -3,7 +3,7 @@
 //! ReadView, the row locks it holds, its undo list and the row events its
 //! log record will carry.
 
-use crate::binlog::Event;
+use crate::binlog::PendingEvents;
 use lockstep_lock::{LockKey, LockMode};
 use lockstep_tables::{Table, Version};
 use lockstep_trx::{ReadView, Ticket, TrxId};
@@ -61,7 +61,7 @@ pub(crate) struct Undo {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Mark {
     undo: usize,
-    events: usize,
+    events: (usize, u64),
     writeset: usize,
 }
 
@@ -72,7 +72,7 @@ pub struct Txn {
     pub(crate) locks: HashMap<LockKey, LockMode>,
     pub(crate) lock_order: Vec<LockKey>,
     pub(crate) undo: Vec<Undo>,
-    pub(crate) events: Vec<Event>,
+    pub(crate) events: PendingEvents,
     pub(crate) writeset: Vec<u64>,
     pub(crate) mark: Mark,
     pub(crate) ticket: Option<Ticket>,
@@ -96,7 +96,7 @@ impl Txn {
             locks: HashMap::new(),
             lock_order: Vec::new(),
             undo: Vec::new(),
-            events: Vec::new(),
+            events: PendingEvents::default(),
             writeset: Vec::new(),
             mark: Mark::default(),
             ticket: None,
@@ -143,7 +143,7 @@ impl Txn {
         }
         self.mark = Mark {
             undo: self.undo.len(),
-            events: self.events.len(),
+            events: self.events.mark(),
             writeset: self.writeset.len(),
         };
     }
