@@ -642,8 +642,7 @@ impl Engine {
         new: Vec<Value>,
     ) -> Result<std::result::Result<(), Duplicate>> {
         let def = &schema.def;
-        let new_pk = def.index_key(0, &new);
-        if new_pk != pk {
+        if !def.same_index_key(0, old, &new) && def.index_key(0, &new) != pk {
             // A primary key change is a delete and an insert (as InnoDB).
             self.delete(txn, table, schema, pk, old)?;
             return Ok(self.insert(txn, table, schema, new)?.map(|_| ()));
@@ -653,10 +652,10 @@ impl Engine {
             if !def.indexes[i].unique {
                 continue;
             }
-            let (old_key, new_key) = (def.index_key(i, old), def.index_key(i, &new));
-            if old_key == new_key {
+            if def.same_index_key(i, old, &new) {
                 continue;
             }
+            let (old_key, new_key) = (def.index_key(i, old), def.index_key(i, &new));
             self.lock(txn, lock_key(table.id, i, &old_key), LockMode::Exclusive)?;
             if !def.unique_key_has_null(i, &new) {
                 self.lock(txn, lock_key(table.id, i, &new_key), LockMode::Exclusive)?;
@@ -680,7 +679,7 @@ impl Engine {
         let (mut moved, mut fresh) = (false, Vec::new());
         for (i, index) in schema.secondary.iter().enumerate() {
             let idx = i + 1;
-            if def.index_key(idx, old) != def.index_key(idx, &new) {
+            if !def.same_index_key(idx, old, &new) {
                 moved = true;
                 let entry = def.secondary_entry(idx, &new, pk);
                 if !index.contains_key(entry.as_slice()) {
@@ -812,13 +811,24 @@ impl Engine {
                         .unwrap_or_default()
                 }
             };
+            // One buffer for the keys of the images compared, and the entry
+            // built once: its leading bytes are the index key.
+            let mut other = Vec::new();
+            let mut holds_key = |row: &Row, idx: usize, key: &[u8]| {
+                other.clear();
+                def.index_key_into(idx, row, &mut other);
+                other == key
+            };
             for (i, index) in schema.secondary.iter().enumerate() {
+                if blocked {
+                    break;
+                }
                 let idx = i + 1;
-                let key = def.index_key(idx, before);
-                if blocked || images.iter().any(|row| def.index_key(idx, row) == key) {
+                let entry = def.secondary_entry(idx, before, &item.pk);
+                let key = &entry[..entry.len() - item.pk.len()];
+                if images.iter().any(|row| holds_key(row, idx, key)) {
                     continue;
                 }
-                let entry = def.secondary_entry(idx, before, &item.pk);
                 blocked = !self.remove_entry_unless_gap_locked(table.id, idx, &entry, || {
                     index.remove(entry.as_slice());
                     // A writer may have given the row this key again
@@ -827,7 +837,7 @@ impl Engine {
                         .record(&item.pk)
                         .map(|r| r.images())
                         .unwrap_or_default();
-                    if again.iter().any(|row| def.index_key(idx, row) == key) {
+                    if again.iter().any(|row| holds_key(row, idx, key)) {
                         index.insert(Key::from_slice(&entry), ());
                     }
                 });
