@@ -642,7 +642,7 @@ impl Engine {
         new: Vec<Value>,
     ) -> Result<std::result::Result<(), Duplicate>> {
         let def = &schema.def;
-        if !def.same_index_key(0, old, &new) && def.index_key(0, &new) != pk {
+        if !def.key_columns_identical(0, old, &new) && def.index_key(0, &new) != pk {
             // A primary key change is a delete and an insert (as InnoDB).
             self.delete(txn, table, schema, pk, old)?;
             return Ok(self.insert(txn, table, schema, new)?.map(|_| ()));

@@ -84,9 +84,15 @@ impl TableDef {
     /// whose key columns hold identical values need no encoding (an update
     /// leaves most keys alone); others compare their encoded keys.
     pub fn same_index_key(&self, index: usize, a: &[Value], b: &[Value]) -> bool {
+        self.key_columns_identical(index, a, b)
+            || self.index_key(index, a) == self.index_key(index, b)
+    }
+
+    /// Whether index `index`'s columns hold identical values in rows `a`
+    /// and `b` (then the keys are equal; otherwise they may still be).
+    pub fn key_columns_identical(&self, index: usize, a: &[Value], b: &[Value]) -> bool {
         let columns = &self.indexes[index].columns;
         columns.iter().all(|&c| identical(&a[c], &b[c]))
-            || self.index_key(index, a) == self.index_key(index, b)
     }
 
     /// Entry key of a secondary index: index key followed by the primary
