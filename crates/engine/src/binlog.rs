@@ -32,6 +32,8 @@ const GNO_OFFSET: usize = 1 + 16;
 const LAST_COMMITTED_OFFSET: usize = GNO_OFFSET + 8;
 const SEQUENCE_OFFSET: usize = LAST_COMMITTED_OFFSET + 8;
 
+/// The first five variants must keep their order: `RowEvent` mirrors them
+/// (bincode writes the variant's index).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub enum Event {
     /// Row events; Insert/Update/Delete carry full row images
@@ -200,10 +202,14 @@ impl PendingEvents {
             sequence_number: 0,
             timestamp_us,
             events: Vec::new(),
-        }
-        .encode();
-        debug_assert_eq!(header.len(), HEADER_LEN);
-        self.bytes[..HEADER_LEN].copy_from_slice(&header);
+        };
+        // Written in place, over the room left for it.
+        debug_assert_eq!(
+            bincode::serialized_size(&header).ok(),
+            Some(HEADER_LEN as u64)
+        );
+        bincode::serialize_into(&mut self.bytes[..HEADER_LEN], &header)
+            .expect("the header has a fixed length");
         self.bytes[HEADER_LEN - 8..HEADER_LEN].copy_from_slice(&self.count.to_le_bytes());
         self.bytes
     }

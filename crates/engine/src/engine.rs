@@ -652,10 +652,13 @@ impl Engine {
             if !def.indexes[i].unique {
                 continue;
             }
-            if def.same_index_key(i, old, &new) {
+            if def.key_columns_identical(i, old, &new) {
                 continue;
             }
             let (old_key, new_key) = (def.index_key(i, old), def.index_key(i, &new));
+            if old_key == new_key {
+                continue;
+            }
             self.lock(txn, lock_key(table.id, i, &old_key), LockMode::Exclusive)?;
             if !def.unique_key_has_null(i, &new) {
                 self.lock(txn, lock_key(table.id, i, &new_key), LockMode::Exclusive)?;
@@ -679,9 +682,12 @@ impl Engine {
         let (mut moved, mut fresh) = (false, Vec::new());
         for (i, index) in schema.secondary.iter().enumerate() {
             let idx = i + 1;
-            if !def.same_index_key(idx, old, &new) {
+            if def.key_columns_identical(idx, old, &new) {
+                continue;
+            }
+            let entry = def.secondary_entry(idx, &new, pk);
+            if entry[..entry.len() - pk.len()] != def.index_key(idx, old) {
                 moved = true;
-                let entry = def.secondary_entry(idx, &new, pk);
                 if !index.contains_key(entry.as_slice()) {
                     table_data(|| index.insert(Key::from_slice(&entry), ()));
                     fresh.push((idx, entry));
