@@ -24,6 +24,12 @@ sweep, so without it each point would run on more data than the one before
 and the high-concurrency points, run last, would measure growth as well as
 concurrency (a fresh database per run is the usual TPC-C practice).
 
+Every sysbench point first runs --sysbench-warmup seconds that are not
+measured, in the same sysbench process (see sysbench_cmd): throughput,
+latency and CPU cover only the --time after it. Without it the client's
+per-thread JIT warmup, not the servers, set the 1024-thread points and the
+first run at each new thread count.
+
 Servers are always stopped at the end (also on errors and Ctrl-C).
 """
 
@@ -41,6 +47,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -179,12 +186,7 @@ class Server:
 
     def cpu_seconds(self):
         """User + system CPU the server has used so far."""
-        try:
-            with open(f"/proc/{self.proc.pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            return None
+        return proc_cpu_seconds(self.proc.pid)
 
     def rss_mb(self):
         try:
@@ -197,6 +199,16 @@ class Server:
         return None
 
 
+def proc_cpu_seconds(pid):
+    """User + system CPU a live process (all its threads) has used so far."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def copy_tree(src, dst):
     r = subprocess.run(["cp", "-a", src, dst], capture_output=True, text=True)
     if r.returncode != 0:
@@ -205,11 +217,21 @@ def copy_tree(src, dst):
 
 # ---- sysbench -----------------------------------------------------------
 
-def sysbench_cmd(server, args, test, threads, command):
+def sysbench_cmd(server, args, test, threads, command, warmup=0):
+    # A warmup runs in the same sysbench process and ends in a checkpoint
+    # report, which resets every counter: the final report covers only the
+    # measured --time after it. A separate warmup run would not do: each
+    # sysbench thread has a LuaJIT state of its own that compiles its traces
+    # from cold, and at 1024 threads the first 15-25 s of every run spend a
+    # good part of the client's CPU on that (a trace abort unwinds through
+    # libgcc, ~1 per transaction at 1024 threads, ~0.02 at 16), which on
+    # shared cores is taken from the server.
+    timing = ([f"--time={warmup + args.time}", f"--report-checkpoints={warmup}"] if warmup
+              else [f"--time={args.time}"])
     return ["sysbench", test, "--db-driver=mysql", f"--mysql-host={HOST}",
             f"--mysql-port={server.port}", "--mysql-user=root", "--mysql-password=",
             "--mysql-db=sbtest", f"--tables={args.tables}", f"--table-size={args.table_size}",
-            f"--threads={threads}", f"--time={args.time}", "--events=0",
+            f"--threads={threads}", *timing, "--events=0",
             "--rand-type=uniform", "--report-interval=0", "--db-ps-mode=auto",
             "--mysql-ignore-errors=1213,1205,1020", "--forced-shutdown=60", command]
 
@@ -226,14 +248,41 @@ def sysbench_prepare(server, args):
     log(f"{server.kind}: sysbench tables prepared in {time.monotonic() - t:.0f}s")
 
 
-def run_sysbench(server, args, test, threads):
-    cmd = sysbench_cmd(server, args, test, threads, "run")
+def sysbench_warmup(args, threads):
+    """Seconds of warmup for a point: each sysbench thread warms its own
+    LuaJIT state, so with more threads than 256 (fewer events per thread per
+    second) it grows with the thread count. At 1024 threads a run reaches
+    its steady rate after 15-30 s (read_write: ~1,950 tps in the first 10 s,
+    ~2,420 from 25 s on; point_select: 29k in the first 5 s, ~52k after
+    15 s)."""
+    return args.sysbench_warmup * max(1, threads // 256)
+
+
+def run_sysbench(server, args, test, threads, cpu):
+    """One sysbench run; after its warmup (the checkpoint report) `cpu`
+    starts measuring again, so CPU and throughput cover the same window."""
+    warmup = sysbench_warmup(args, threads)
+    cmd = sysbench_cmd(server, args, test, threads, "run", warmup)
+    deadline = time.monotonic() + warmup + args.time + 300
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines, reports = [], 0
+    timer = threading.Timer(deadline - time.monotonic(), p.kill)
+    timer.start()
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.time + 300)
-    except subprocess.TimeoutExpired:
+        for line in p.stdout:
+            lines.append(line)
+            if "Checkpoint report:" in line:
+                cpu.restart(client_pid=p.pid)
+                reports = len(lines)
+        returncode = p.wait()
+    finally:
+        timer.cancel()
+    if time.monotonic() >= deadline:
         return {"ok": False, "throughput": 0, "p95": None, "errors": None,
                 "note": "timed out"}
-    out = r.stdout + r.stderr
+    # The measured window's statistics are the last report, after the
+    # checkpoint's.
+    out = "".join(lines[reports:])
 
     def num(pattern):
         m = re.search(pattern, out, re.M)
@@ -242,8 +291,8 @@ def run_sysbench(server, args, test, threads):
     tps = num(r"transactions:\s+\d+\s+\(([\d.]+) per sec")
     p95 = num(r"95th percentile:\s+([\d.]+)")
     ignored = num(r"ignored errors:\s+(\d+)")
-    ok = r.returncode == 0 and tps is not None
-    note = "" if ok else f"exit {r.returncode}: " + " | ".join(
+    ok = returncode == 0 and tps is not None and (reports > 0 or not warmup)
+    note = "" if ok else f"exit {returncode}: " + " | ".join(
         l.strip() for l in out.splitlines() if "FATAL" in l or "error" in l.lower())[:300]
     return {"ok": ok, "throughput": tps or 0.0, "p95": p95, "errors": int(ignored or 0),
             "note": note}
@@ -325,6 +374,13 @@ class CpuMeter:
         self.o0 = [o.cpu_seconds() for o in self.others]
         self.c0 = self._children()
         return self
+
+    def restart(self, client_pid):
+        """Measure from now on (the end of a warmup): the running client's
+        CPU so far counts as already spent."""
+        self.__enter__()
+        spent = proc_cpu_seconds(client_pid)
+        self.c0 = None if spent is None else self.c0 + spent
 
     def __exit__(self, *exc):
         self.wall = time.monotonic() - self.t0
@@ -454,6 +510,9 @@ def write_report(results, args, meta, checks, out_dir, stem):
     L = [f"# lockstep vs MariaDB: {meta['date']} at {meta['commit']}", ""]
     L.append(f"Mode: **{'quick' if args.quick else 'full'}**; {args.time} s per point"
              + (f" (+{args.warmup} s TPC-C warmup)" if args.warmup else "")
+             + (f" (+{args.sysbench_warmup} s sysbench warmup, x threads/256 above 256 threads, "
+                "in the same process and ended by a checkpoint report that resets its counters; "
+                "CPU is measured after it too)" if args.sysbench_warmup else "")
              + "; for every point lockstep ran first, then MariaDB, on the same machine in the same run"
              + (f"; each point is the median of {args.repeats} runs per server, alternating"
                 " between the servers" if args.repeats > 1 else "") + ".")
@@ -607,6 +666,9 @@ def main():
                     help="comma-separated subset")
     ap.add_argument("--time", type=int, help="seconds per point (quick 10, full 60)")
     ap.add_argument("--warmup", type=int, help="TPC-C warmup seconds per point (quick 2, full 10)")
+    ap.add_argument("--sysbench-warmup", type=int,
+                    help="sysbench seconds per point before the measured --time, in the same "
+                         "process, times threads/256 above 256 threads (quick 2, full 8)")
     ap.add_argument("--tables", type=int)
     ap.add_argument("--table-size", type=int)
     ap.add_argument("--warehouses", type=int)
@@ -628,6 +690,8 @@ def main():
     q = args.quick
     args.time = args.time or (10 if q else 60)
     args.warmup = args.warmup if args.warmup is not None else (2 if q else 10)
+    args.sysbench_warmup = (args.sysbench_warmup if args.sysbench_warmup is not None
+                            else (2 if q else 8))
     args.tables = args.tables or 4
     args.table_size = args.table_size or (10000 if q else 100000)
     args.warehouses = args.warehouses or (1 if q else 10)
@@ -701,7 +765,7 @@ def main():
             others = [o for o in servers.values() if o is not s]
             with CpuMeter(s, others) as cpu:
                 r = (run_tpcc(s, args, n, workdir) if test == "tpcc"
-                     else run_sysbench(s, args, test, n))
+                     else run_sysbench(s, args, test, n, cpu))
             r["cpu"] = cpu.result()
             log(f"{test:18} {n:5} {k:9} "
                 + (f"{r['throughput']:12.1f} p95 {fmt(r['p95'], 2):>9} ms errors {r['errors']}"
