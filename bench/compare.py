@@ -218,14 +218,8 @@ def copy_tree(src, dst):
 # ---- sysbench -----------------------------------------------------------
 
 def sysbench_cmd(server, args, test, threads, command, warmup=0):
-    # A warmup runs in the same sysbench process and ends in a checkpoint
-    # report, which resets every counter: the final report covers only the
-    # measured --time after it. A separate warmup run would not do: each
-    # sysbench thread has a LuaJIT state of its own that compiles its traces
-    # from cold, and at 1024 threads the first 15-25 s of every run spend a
-    # good part of the client's CPU on that (a trace abort unwinds through
-    # libgcc, ~1 per transaction at 1024 threads, ~0.02 at 16), which on
-    # shared cores is taken from the server.
+    # The warmup (sysbench_warmup) ends in a checkpoint report, which resets
+    # every counter: the final report covers only the measured --time.
     timing = ([f"--time={warmup + args.time}", f"--report-checkpoints={warmup}"] if warmup
               else [f"--time={args.time}"])
     return ["sysbench", test, "--db-driver=mysql", f"--mysql-host={HOST}",
@@ -254,7 +248,11 @@ def sysbench_warmup(args, threads):
     second) it grows with the thread count. At 1024 threads a run reaches
     its steady rate after 15-30 s (read_write: ~1,950 tps in the first 10 s,
     ~2,420 from 25 s on; point_select: 29k in the first 5 s, ~52k after
-    15 s)."""
+    15 s).
+    A separate warmup run would not do: a new process starts cold again.
+    Cold, a trace abort (unwound through libgcc) came ~0.9 times per
+    transaction at 1024 threads, ~0.02 at 16, and on shared cores the
+    client's CPU is taken from the server."""
     return args.sysbench_warmup * max(1, threads // 256)
 
 
@@ -266,7 +264,13 @@ def run_sysbench(server, args, test, threads, cpu):
     deadline = time.monotonic() + warmup + args.time + 300
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines, reports = [], 0
-    timer = threading.Timer(deadline - time.monotonic(), p.kill)
+    killed = threading.Event()
+
+    def kill():
+        killed.set()
+        p.kill()
+
+    timer = threading.Timer(deadline - time.monotonic(), kill)
     timer.start()
     try:
         for line in p.stdout:
@@ -277,7 +281,7 @@ def run_sysbench(server, args, test, threads, cpu):
         returncode = p.wait()
     finally:
         timer.cancel()
-    if time.monotonic() >= deadline:
+    if killed.is_set():
         return {"ok": False, "throughput": 0, "p95": None, "errors": None,
                 "note": "timed out"}
     # The measured window's statistics are the last report, after the
