@@ -24,7 +24,9 @@ def status(server, name):
 
 @pytest.fixture
 def gated(server_factory):
-    return server_factory("gated", args=["--throttle-limit", str(LIMIT)])
+    # Always the pool: the gate stands open while connections have threads
+    # of their own.
+    return server_factory("gated", args=["--throttle-limit", str(LIMIT), "--dedicated-threads", "0"])
 
 
 def timed_select(server, sql="SELECT 1"):
@@ -133,6 +135,35 @@ def test_lock_waiters_give_their_slot_back(gated):
         holder.close()
     assert gated.sql("SELECT v FROM tw.t") == ((LIMIT + 2,),)
     assert status(gated, "Lockstep_throttle_admitted") == 0
+
+
+def wait_status(server, name, want, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = server.sql(f"SHOW GLOBAL STATUS LIKE '{name}'")
+        if rows[0][1] == want or time.monotonic() > deadline:
+            return rows[0][1]
+        time.sleep(0.05)
+
+
+def test_gate_applies_only_while_connections_share_the_pool(server_factory):
+    # Two dedicated threads: the gate stands open while connections have
+    # one each, and holds at its limit once they share the pool.
+    srv = server_factory("modes", args=["--throttle-limit", "1", "--dedicated-threads", "2"])
+    assert wait_status(srv, "Lockstep_throttle_engaged", "OFF") == "OFF"
+    crowd = [srv.connect() for _ in range(3)]
+    try:
+        assert wait_status(srv, "Lockstep_throttle_engaged", "ON") == "ON"
+        # The limit itself is what was configured, and statements still run.
+        assert srv.sql("SHOW GLOBAL VARIABLES LIKE 'lockstep_throttle_limit'")[0][1] == "1"
+        for conn in crowd:
+            with conn.cursor() as c:
+                c.execute("SELECT 1")
+                assert c.fetchall() == ((1,),)
+    finally:
+        for conn in crowd:
+            conn.close()
+    assert wait_status(srv, "Lockstep_throttle_engaged", "OFF") == "OFF"
 
 
 def test_second_server_on_same_datadir_refuses(server_factory):

@@ -360,30 +360,53 @@ fn listen(addr: SocketAddr, back_log: u32) -> std::io::Result<tokio::net::TcpLis
     socket.listen(back_log)
 }
 
-/// Runs the log's writer, flusher and notifier ahead of the connection
-/// threads while every connection has a thread of its own, and like them
-/// once connections share the pool. Every group commit waits on those
-/// three, and behind 16 busy connection threads they left the cores idle
-/// (bench/ab.sh: read_write 16 +7.5%, write_only 16 +2.9%); but two pool
-/// workers serve every connection in the pool, and a log thread that
-/// preempts one of them costs more than the commit wait it saves
-/// (read_write 64 -13% in a sweep with the log always ahead).
-fn prioritize_log(server: &Arc<Server>, live: Arc<AtomicUsize>, dedicated: usize) {
+/// Follows connections between their two homes (checked every 100 ms).
+/// While every connection has a thread of its own:
+/// - the log's writer, flusher and notifier run ahead of the connection
+///   threads. Every group commit waits on those three, and behind 16 busy
+///   connection threads they left the cores idle (bench/ab.sh: read_write
+///   16 +7.5%, write_only 16 +2.9%). In the pool they run like its two
+///   workers: a log thread that preempts one costs more than the commit
+///   wait it saves (read_write 64 -13% in a sweep with the log always
+///   ahead).
+/// - the throttle gate (8.3.2) stands open. There a transaction that waits
+///   at the gate parks its whole thread and is woken through a futex,
+///   while the threads, few enough, are shared out by the kernel anyway.
+///   With the default 16 threads per core the gate's limit (also 16 per
+///   core) is never reached there; with `--dedicated-threads 128` at 64
+///   sysbench connections the open gate won over the pool with the gate
+///   (bench/ab.sh: point_select 1.43x, read_write 1.11x, write_only
+///   1.15x; write_only 128 1.23x). TPC-C at 64 terminals is why 128
+///   threads are not the default: there they lost to the pool with the
+///   gate open (0.81x) and more with it (0.78x). In the pool, with up to
+///   thousands of transactions under way at once, the gate is what keeps
+///   the curve flat (1024 connections without it: read_write 0.59x,
+///   write_only 0.81x).
+fn follow_connection_mode(server: &Arc<Server>, live: Arc<AtomicUsize>, dedicated: usize) {
     let engine = server.engine.clone();
     tokio::spawn(async move {
-        let mut urgent = false;
+        // As last applied; `urgent` is None once the log threads' priority
+        // could not be changed.
+        let mut own_threads = None;
+        let mut urgent = Some(false);
         let mut tick = tokio::time::interval(Duration::from_millis(100));
         loop {
             tick.tick().await;
-            let want = live.load(Ordering::Relaxed) <= dedicated;
-            if want == urgent {
+            let now = live.load(Ordering::Relaxed) <= dedicated;
+            if own_threads == Some(now) {
                 continue;
             }
-            if let Err(e) = engine.log.set_urgent(want) {
-                eprintln!("lockstep: log threads at normal priority ({e})");
-                return;
+            own_threads = Some(now);
+            engine.trx_sys.set_throttle_engaged(!now);
+            if urgent.is_some_and(|u| u != now) {
+                urgent = match engine.log.set_urgent(now) {
+                    Ok(()) => Some(now),
+                    Err(e) => {
+                        eprintln!("lockstep: log threads at normal priority ({e})");
+                        None
+                    }
+                };
             }
-            urgent = want;
         }
     });
 }
@@ -412,7 +435,7 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
     let sha2_cache = Arc::new(handler::Sha2Cache::default());
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let live = Arc::new(AtomicUsize::new(0));
-    prioritize_log(&server, live.clone(), workers.len() - 1);
+    follow_connection_mode(&server, live.clone(), workers.len() - 1);
     let next_id = AtomicU32::new(1);
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| e.to_string())?;

@@ -1457,6 +1457,10 @@ impl Session {
                         "Lockstep_active_transactions",
                         e.trx_sys.active_count().to_string(),
                     ),
+                    (
+                        "Lockstep_throttle_engaged",
+                        if throttle.engaged { "ON" } else { "OFF" }.to_string(),
+                    ),
                     ("Lockstep_throttle_admitted", throttle.admitted.to_string()),
                     ("Lockstep_throttle_waiting", throttle.waiting.to_string()),
                     (

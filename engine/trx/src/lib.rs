@@ -234,6 +234,12 @@ impl TrxSys {
         self.gate.set_limit(limit);
     }
 
+    /// Applies the throttle limit (true, the default) or lets every
+    /// transaction in whatever the limit (false); see `throttle`.
+    pub fn set_throttle_engaged(&self, engaged: bool) {
+        self.gate.set_engaged(engaged);
+    }
+
     pub fn throttle_stats(&self) -> ThrottleStats {
         self.gate.stats()
     }
@@ -242,6 +248,8 @@ impl TrxSys {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThrottleStats {
     pub limit: usize,
+    /// false: the gate stands open whatever the limit.
+    pub engaged: bool,
     pub admitted: usize,
     pub waiting: usize,
     /// Waiters let in over the limit because the gate was stalled.

@@ -24,12 +24,14 @@ use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 pub(crate) struct Gate {
     limit: AtomicUsize,
+    /// false: the gate stands open (as with limit 0), the limit is kept.
+    engaged: AtomicBool,
     admitted: AtomicUsize,
     waiting: AtomicUsize,
     queue: Mutex<VecDeque<Arc<Node>>>,
@@ -56,6 +58,7 @@ impl Gate {
     pub(crate) fn new(limit: usize) -> Self {
         Gate {
             limit: AtomicUsize::new(limit),
+            engaged: AtomicBool::new(true),
             admitted: AtomicUsize::new(0),
             waiting: AtomicUsize::new(0),
             queue: Mutex::new(VecDeque::new()),
@@ -65,11 +68,20 @@ impl Gate {
         }
     }
 
+    /// The limit in force: 0 (none) while the gate stands open.
+    fn effective_limit(&self) -> usize {
+        if self.engaged.load(SeqCst) {
+            self.limit.load(SeqCst)
+        } else {
+            0
+        }
+    }
+
     /// Take a slot if one is free.
     fn try_take(&self) -> bool {
         let mut cur = self.admitted.load(SeqCst);
         loop {
-            let limit = self.limit.load(SeqCst);
+            let limit = self.effective_limit();
             if limit != 0 && cur >= limit {
                 return false;
             }
@@ -116,9 +128,17 @@ impl Gate {
         self.dispatch();
     }
 
+    /// Applies the limit (true) or opens the gate to all (false); opening
+    /// lets every queued waiter in.
+    pub(crate) fn set_engaged(&self, engaged: bool) {
+        self.engaged.store(engaged, SeqCst);
+        self.dispatch();
+    }
+
     pub(crate) fn stats(&self) -> crate::ThrottleStats {
         crate::ThrottleStats {
             limit: self.limit.load(SeqCst),
+            engaged: self.engaged.load(SeqCst),
             admitted: self.admitted.load(SeqCst),
             waiting: self.waiting.load(SeqCst),
             forced: self.forced.load(SeqCst),
@@ -269,7 +289,7 @@ impl Future for Admission {
 
 impl Gate {
     fn try_peek_free(&self) -> bool {
-        let limit = self.limit.load(SeqCst);
+        let limit = self.effective_limit();
         limit == 0 || self.admitted.load(SeqCst) < limit
     }
 }

@@ -345,6 +345,48 @@ fn throttle_fifo_and_limit() {
 }
 
 #[test]
+fn throttle_disengaged_gate_stands_open() {
+    let s = TrxSys::new(TrxConfig {
+        throttle_limit: 1,
+        ..Default::default()
+    });
+    let w = Waker::noop();
+    let admit = |s: &TrxSys| match poll_once(pin!(s.admit()), w) {
+        Poll::Ready(t) => t,
+        _ => panic!("an open gate admits at once"),
+    };
+    let t1 = admit(&s);
+    let woken = Arc::new(CountWaker(AtomicUsize::new(0)));
+    let mut queued = Box::pin(s.admit());
+    assert!(poll_once(queued.as_mut(), &Waker::from(Arc::clone(&woken))).is_pending());
+    // Opening the gate lets the queued waiter in, and newcomers pass the
+    // limit; the limit itself is kept.
+    s.set_throttle_engaged(false);
+    assert_eq!(woken.0.load(Ordering::SeqCst), 1);
+    let t2 = match poll_once(queued.as_mut(), w) {
+        Poll::Ready(t) => t,
+        _ => panic!("granted when the gate opened"),
+    };
+    let t3 = admit(&s);
+    let st = s.throttle_stats();
+    assert_eq!(
+        (st.limit, st.engaged, st.admitted, st.waiting),
+        (1, false, 3, 0)
+    );
+    // Engaged again: the limit holds once the excess has left.
+    s.set_throttle_engaged(true);
+    let mut late = Box::pin(s.admit());
+    assert!(poll_once(late.as_mut(), w).is_pending());
+    drop((t1, t2));
+    assert!(
+        poll_once(late.as_mut(), w).is_pending(),
+        "still one over the limit"
+    );
+    drop(t3);
+    assert!(poll_once(late.as_mut(), w).is_ready());
+}
+
+#[test]
 fn throttle_stall_escape_and_readmit() {
     let s = TrxSys::new(TrxConfig {
         throttle_limit: 1,
