@@ -24,6 +24,9 @@ import pymysql
 HOST = "127.0.0.1"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("LOCKSTEP_TARGET", "lockstep")
+# lockstep's benchmark driver (crates/bench), built by scripts/test.sh.
+BENCH = os.environ.get("LOCKSTEP_BENCH_BIN",
+                       os.path.join(REPO, "target", "release", "lockstep-bench"))
 # QUICK (default, used by CI) or FULL.
 SUITE = os.environ.get("LOCKSTEP_SUITE", "quick").lower()
 QUICK = SUITE != "full"
@@ -283,3 +286,11 @@ def thread_files(pid, name):
         except FileNotFoundError:
             continue
     return out
+
+
+def require_bench():
+    """Fails the test (not the run) when the driver has not been built."""
+    import pytest
+    if not os.access(BENCH, os.X_OK):
+        pytest.fail(f"{BENCH} not found: build it with `cargo build --release -p lockstep-bench` "
+                    "(or set LOCKSTEP_BENCH_BIN)", pytrace=False)

@@ -12,10 +12,7 @@ import subprocess
 
 import pytest
 
-from lockstep_server import HOST, REPO
-
-BENCH = os.environ.get("LOCKSTEP_BENCH_BIN",
-                       os.path.join(REPO, "target", "release", "lockstep-bench"))
+from lockstep_server import BENCH, HOST, require_bench
 SECONDS = int(os.environ.get("LOCKSTEP_TPCC_SECONDS", "20"))
 TERMINALS = int(os.environ.get("LOCKSTEP_TPCC_TERMINALS", "4"))
 DB = "tpcc_test"
@@ -24,9 +21,7 @@ RETRIED = {"1213", "1205"}
 
 
 def bench(server, *args, timeout):
-    if not os.access(BENCH, os.X_OK):
-        pytest.fail(f"{BENCH} not found: build it with `cargo build --release -p lockstep-bench` "
-                    "(or set LOCKSTEP_BENCH_BIN)", pytrace=False)
+    require_bench()
     cmd = [BENCH, "tpcc", args[0], f"--host={HOST}", f"--port={server.port}", "--user=root",
            "--password=", f"--database={DB}", *args[1:]]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)

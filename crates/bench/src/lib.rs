@@ -3,7 +3,9 @@
 //! `lockstep-client`. The harness under bench/ runs it side by side with
 //! sysbench against lockstep and MariaDB.
 
+pub mod clock;
 pub mod hist;
+pub mod oltp;
 pub mod tpcc;
 
 use lockstep_client::{Conn, Opts};
@@ -30,4 +32,24 @@ pub async fn connect_retry(opts: &Opts, patience: Duration) -> Result<Conn, Stri
             }
         }
     }
+}
+
+/// Opens `n` connections at once with `open(i)`, in order; fails with the
+/// first error.
+pub async fn connect_all<F, Fut>(n: usize, open: F) -> Result<Vec<Conn>, String>
+where
+    F: Fn(usize) -> Fut,
+    Fut: std::future::Future<Output = Result<Conn, String>> + Send + 'static,
+{
+    let mut pending = tokio::task::JoinSet::new();
+    for i in 0..n {
+        let f = open(i);
+        pending.spawn(async move { (i, f.await) });
+    }
+    let mut slots: Vec<Option<Conn>> = (0..n).map(|_| None).collect();
+    while let Some(r) = pending.join_next().await {
+        let (i, c) = r.map_err(|e| e.to_string())?;
+        slots[i] = Some(c.map_err(|e| format!("connection {i}: {e}"))?);
+    }
+    Ok(slots.into_iter().flatten().collect())
 }

@@ -1,8 +1,9 @@
-//! `lockstep-bench tpcc load|run|check`: see the crate docs.
+//! `lockstep-bench tpcc load|run|check` and `lockstep-bench oltp`: see the
+//! crate docs.
 
 use clap::{Args, Parser, Subcommand};
-use lockstep_bench::connect_retry;
 use lockstep_bench::tpcc::{check, load, run};
+use lockstep_bench::{clock, connect_retry, oltp};
 use lockstep_client::Opts;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -24,6 +25,10 @@ enum Bench {
         #[command(subcommand)]
         cmd: Tpcc,
     },
+    /// sysbench's oltp_point_select, oltp_read_write or oltp_write_only on
+    /// the tables `sysbench prepare` made, with connections multiplexed over
+    /// a few threads.
+    Oltp(OltpArgs),
 }
 
 #[derive(Subcommand)]
@@ -46,16 +51,18 @@ struct Common {
     user: String,
     #[arg(long, default_value = "")]
     password: String,
-    #[arg(long, default_value = "tpcc")]
-    database: String,
+    /// Default: tpcc, or sbtest for oltp.
+    #[arg(long)]
+    database: Option<String>,
     /// Runtime worker threads (default: number of CPUs).
     #[arg(long)]
     threads: Option<usize>,
 }
 
 impl Common {
-    fn opts(&self) -> Opts {
-        Opts::new(&self.host, self.port, &self.user, &self.password).database(&self.database)
+    fn opts(&self, default_db: &str) -> Opts {
+        let db = self.database.as_deref().unwrap_or(default_db);
+        Opts::new(&self.host, self.port, &self.user, &self.password).database(db)
     }
 }
 
@@ -113,15 +120,51 @@ struct RunArgs {
     quiet: bool,
 }
 
+#[derive(Args)]
+struct OltpArgs {
+    #[command(flatten)]
+    common: Common,
+    #[arg(long, value_enum, default_value = "read-write")]
+    test: oltp::Test,
+    #[arg(long, default_value_t = 16)]
+    connections: usize,
+    #[arg(long, default_value_t = 4)]
+    tables: usize,
+    #[arg(long, default_value_t = 100_000)]
+    table_size: i64,
+    /// Measured seconds (after the warmup).
+    #[arg(long, default_value_t = 30.0)]
+    duration: f64,
+    #[arg(long, default_value_t = 0.0)]
+    warmup: f64,
+    /// Seconds between time-series lines.
+    #[arg(long, default_value_t = 5.0)]
+    interval: f64,
+    /// Write the final report as JSON here.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+    /// No time-series lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn write_json(path: &Option<std::path::PathBuf>, report: &serde_json::Value) -> Result<(), String> {
+    if let Some(path) = path {
+        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 fn secs(s: f64) -> Duration {
     Duration::from_secs_f64(s.max(0.0))
 }
 
-async fn main_async(cmd: Tpcc) -> Result<(), String> {
+async fn tpcc_main(cmd: Tpcc) -> Result<(), String> {
     match cmd {
         Tpcc::Load(a) => {
             load::load(
-                &a.common.opts(),
+                &a.common.opts("tpcc"),
                 &load::LoadOptions {
                     warehouses: a.warehouses.max(1),
                     workers: a.loaders,
@@ -132,7 +175,7 @@ async fn main_async(cmd: Tpcc) -> Result<(), String> {
         }
         Tpcc::Run(a) => {
             let report = run::run(
-                &a.common.opts(),
+                &a.common.opts("tpcc"),
                 run::RunOptions {
                     terminals: a.terminals.max(1),
                     warehouses: a.warehouses,
@@ -149,14 +192,10 @@ async fn main_async(cmd: Tpcc) -> Result<(), String> {
             )
             .await?;
             run::print_report(&report);
-            if let Some(path) = a.json {
-                let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-            }
-            Ok(())
+            write_json(&a.json, &report)
         }
         Tpcc::Check(a) => {
-            let mut c = connect_retry(&a.opts(), Duration::from_secs(30)).await?;
+            let mut c = connect_retry(&a.opts("tpcc"), Duration::from_secs(30)).await?;
             let failures = check::check(&mut c).await?;
             if failures.is_empty() {
                 println!("consistency conditions 1-4: OK");
@@ -171,13 +210,37 @@ async fn main_async(cmd: Tpcc) -> Result<(), String> {
     }
 }
 
+async fn oltp_main(a: OltpArgs) -> Result<(), String> {
+    let report = oltp::run(
+        &a.common.opts("sbtest"),
+        oltp::OltpOptions {
+            test: a.test,
+            connections: a.connections.max(1),
+            tables: a.tables.max(1),
+            table_size: a.table_size.max(1),
+            window: clock::Window {
+                warmup: secs(a.warmup),
+                duration: secs(a.duration),
+                interval: secs(a.interval.max(0.1)),
+            },
+            grace: Duration::from_secs(60),
+            quiet: a.quiet,
+        },
+    )
+    .await?;
+    oltp::print_report(&report);
+    write_json(&a.json, &report)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Bench::Tpcc { cmd } = cli.cmd;
-    let threads = match &cmd {
-        Tpcc::Load(a) => a.common.threads,
-        Tpcc::Run(a) => a.common.threads,
-        Tpcc::Check(a) => a.threads,
+    let threads = match &cli.cmd {
+        Bench::Tpcc { cmd: Tpcc::Load(a) } => a.common.threads,
+        Bench::Tpcc { cmd: Tpcc::Run(a) } => a.common.threads,
+        Bench::Tpcc {
+            cmd: Tpcc::Check(a),
+        } => a.threads,
+        Bench::Oltp(a) => a.common.threads,
     };
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     rt.enable_all();
@@ -191,7 +254,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match rt.block_on(main_async(cmd)) {
+    let result = match cli.cmd {
+        Bench::Tpcc { cmd } => rt.block_on(tpcc_main(cmd)),
+        Bench::Oltp(a) => rt.block_on(oltp_main(a)),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("lockstep-bench: {e}");

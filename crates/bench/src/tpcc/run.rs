@@ -4,8 +4,8 @@
 
 use super::rng::{NuRandC, TpccRng};
 use super::txn::{Ctx, Outcome, Terminal, TxnError, TxnType};
-use crate::connect_retry;
 use crate::hist::Histogram;
+use crate::{clock, connect_retry};
 use lockstep_client::{Conn, Opts};
 use parking_lot::Mutex;
 use rand::Rng;
@@ -262,20 +262,11 @@ pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
 
     // Connect every terminal before the clock starts.
     let connect_start = Instant::now();
-    let mut conns = Vec::with_capacity(o.terminals);
-    {
-        let mut pending = tokio::task::JoinSet::new();
-        for i in 0..o.terminals {
-            let opts = opts.clone();
-            pending.spawn(async move { (i, session(&opts).await) });
-        }
-        let mut slots: Vec<Option<Conn>> = (0..o.terminals).map(|_| None).collect();
-        while let Some(r) = pending.join_next().await {
-            let (i, c) = r.map_err(|e| e.to_string())?;
-            slots[i] = Some(c.map_err(|e| format!("terminal {i}: {e}"))?);
-        }
-        conns.extend(slots.into_iter().flatten());
-    }
+    let conns = crate::connect_all(o.terminals, |_| {
+        let opts = opts.clone();
+        async move { session(&opts).await }
+    })
+    .await?;
     if !o.quiet {
         eprintln!(
             "{} terminals connected in {:.1}s; {} warehouses; running {}s (+{}s warmup)",
@@ -309,87 +300,44 @@ pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
         )));
     }
 
-    let start = Instant::now();
-    let total = o.warmup + o.duration;
+    let window = clock::Window {
+        warmup: o.warmup,
+        duration: o.duration,
+        interval: o.interval,
+    };
     let mut series = Vec::new();
     let mut last = [0u64; 5];
     let mut last_err = 0;
-    let mut last_t = start;
-    let mut measure_start = if o.warmup.is_zero() {
-        Some(start)
-    } else {
-        None
-    };
-    let mut next_tick = start + o.interval;
-    loop {
-        let now = Instant::now();
-        let end = start + total;
-        let warmup_end = start + o.warmup;
-        if now >= end {
-            break;
-        }
-        let mut wake = next_tick.min(end);
-        if measure_start.is_none() {
-            wake = wake.min(warmup_end);
-        }
-        tokio::time::sleep_until(wake.into()).await;
-        let now = Instant::now();
-        if measure_start.is_none() && now >= warmup_end {
-            shared.measuring.store(true, Ordering::Relaxed);
-            measure_start = Some(now);
-        }
-        if now >= next_tick || now >= end {
-            let cur: Vec<u64> = shared
-                .live
-                .done
-                .iter()
-                .map(|a| a.load(Ordering::Relaxed))
-                .collect();
-            let errs = shared.live.errors.load(Ordering::Relaxed);
-            let dt = now.duration_since(last_t).as_secs_f64().max(1e-9);
-            let txns: u64 = cur.iter().zip(&last).map(|(a, b)| a - b).sum();
-            let tps = txns as f64 / dt;
-            let tpmc = (cur[0] - last[0]) as f64 / dt * 60.0;
-            let t = now.duration_since(start).as_secs_f64();
-            let warm = now <= warmup_end;
-            if !o.quiet {
-                eprintln!(
-                    "[{t:6.1}s] tps {tps:9.1}  tpmC {tpmc:10.0}  errors {:5}{}",
-                    errs - last_err,
-                    if warm { "  (warmup)" } else { "" }
-                );
-            }
-            series.push(
-                json!({"t": (t * 10.0).round() / 10.0, "tps": tps, "tpmC": tpmc,
-                               "errors": errs - last_err, "warmup": warm}),
+    let measured = clock::run(&window, &shared.measuring, &shared.stop, |tick| {
+        let cur: Vec<u64> = shared
+            .live
+            .done
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .collect();
+        let errs = shared.live.errors.load(Ordering::Relaxed);
+        let txns: u64 = cur.iter().zip(&last).map(|(a, b)| a - b).sum();
+        let tps = txns as f64 / tick.dt;
+        let tpmc = (cur[0] - last[0]) as f64 / tick.dt * 60.0;
+        let t = tick.t;
+        if !o.quiet {
+            eprintln!(
+                "[{t:6.1}s] tps {tps:9.1}  tpmC {tpmc:10.0}  errors {:5}{}",
+                errs - last_err,
+                if tick.warm { "  (warmup)" } else { "" }
             );
-            last.copy_from_slice(&cur);
-            last_err = errs;
-            last_t = now;
-            while next_tick <= now {
-                next_tick += o.interval;
-            }
         }
-    }
-    shared.measuring.store(false, Ordering::Relaxed);
-    shared.stop.store(true, Ordering::Relaxed);
-    let measured = measure_start
-        .map(|m| Instant::now().duration_since(m))
-        .unwrap_or_default()
-        .as_secs_f64()
-        .max(1e-9);
+        series.push(
+            json!({"t": (t * 10.0).round() / 10.0, "tps": tps, "tpmC": tpmc,
+                           "errors": errs - last_err, "warmup": tick.warm}),
+        );
+        last.copy_from_slice(&cur);
+        last_err = errs;
+    })
+    .await;
 
     // Let terminals finish their transaction; abandon any that hang.
-    let deadline = Instant::now() + o.grace;
-    let mut unfinished = 0;
-    for h in handles {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let abort = h.abort_handle();
-        if tokio::time::timeout(left, h).await.is_err() {
-            abort.abort();
-            unfinished += 1;
-        }
-    }
+    let unfinished = clock::join_within(handles, o.grace).await;
 
     let st = shared.stats.lock();
     let mut txn = serde_json::Map::new();

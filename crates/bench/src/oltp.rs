@@ -1,0 +1,376 @@
+//! sysbench's OLTP tests (oltp_point_select, oltp_read_write,
+//! oltp_write_only) with the statements, parameters and defaults of
+//! /usr/share/sysbench/oltp_*.lua, on the tables `sysbench ... prepare`
+//! made, from a driver whose cost per transaction does not grow with the
+//! number of connections.
+//!
+//! Why a second client: sysbench runs one OS thread per connection, so at
+//! 1024 connections it pays a context switch per statement among 1024
+//! threads, and on a machine where it shares the cores with the server that
+//! cost comes out of the server's share (docs/architecture.md, "Where
+//! throughput drops with connections"). Here the connections are tasks on a
+//! small runtime: one thread wakes for many replies. Running the same
+//! statements both ways tells the server's curve from the client's. The
+//! real sysbench stays the reference in the sweeps.
+
+use crate::clock;
+use crate::hist::Histogram;
+use lockstep_client::{Conn, Error, Opts};
+use lockstep_types::Value;
+use parking_lot::Mutex;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value as Json};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Test {
+    PointSelect,
+    ReadWrite,
+    WriteOnly,
+}
+
+impl Test {
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::PointSelect => "oltp_point_select",
+            Test::ReadWrite => "oltp_read_write",
+            Test::WriteOnly => "oltp_write_only",
+        }
+    }
+}
+
+pub struct OltpOptions {
+    pub test: Test,
+    pub connections: usize,
+    pub tables: usize,
+    pub table_size: i64,
+    pub window: clock::Window,
+    pub grace: Duration,
+    pub quiet: bool,
+}
+
+/// oltp_common.lua's defaults.
+const POINT_SELECTS: usize = 10;
+const RANGE_SIZE: i64 = 100;
+
+/// The statement texts of oltp_common.lua, one set per table.
+struct Statements {
+    point: String,
+    simple_range: String,
+    sum_range: String,
+    order_range: String,
+    distinct_range: String,
+    index_update: String,
+    non_index_update: String,
+    delete: String,
+    insert: String,
+}
+
+impl Statements {
+    fn for_table(t: usize) -> Statements {
+        Statements {
+            point: format!("SELECT c FROM sbtest{t} WHERE id=?"),
+            simple_range: format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
+            sum_range: format!("SELECT SUM(k) FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
+            order_range: format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c"),
+            distinct_range: format!(
+                "SELECT DISTINCT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c"
+            ),
+            index_update: format!("UPDATE sbtest{t} SET k=k+1 WHERE id=?"),
+            non_index_update: format!("UPDATE sbtest{t} SET c=? WHERE id=?"),
+            delete: format!("DELETE FROM sbtest{t} WHERE id=?"),
+            insert: format!("INSERT INTO sbtest{t} (id, k, c, pad) VALUES (?, ?, ?, ?)"),
+        }
+    }
+}
+
+/// One connection's state: its random source and the statements.
+struct Client<'a> {
+    conn: &'a mut Conn,
+    rng: &'a mut StdRng,
+    tables: &'a [Statements],
+    table_size: i64,
+    /// Statements sent in this event.
+    statements: u64,
+}
+
+impl Client<'_> {
+    fn table(&mut self) -> &Statements {
+        let i = self.rng.gen_range(0..self.tables.len());
+        &self.tables[i]
+    }
+
+    fn id(&mut self) -> Value {
+        Value::Int(self.rng.gen_range(1..=self.table_size))
+    }
+
+    /// sysbench's `c` and `pad` templates: groups of 11 random digits joined
+    /// by '-' (10 groups for c, 5 for pad).
+    fn digits(&mut self, groups: usize) -> Value {
+        let mut s = Vec::with_capacity(groups * 12);
+        for g in 0..groups {
+            if g > 0 {
+                s.push(b'-');
+            }
+            for _ in 0..11 {
+                s.push(b'0' + self.rng.gen_range(0..10u8));
+            }
+        }
+        Value::Bytes(s)
+    }
+
+    async fn run(&mut self, sql: &str, params: &[Value]) -> Result<(), Error> {
+        self.statements += 1;
+        self.conn.execute(sql, params).await.map(drop)
+    }
+
+    async fn event(&mut self, test: Test) -> Result<(), Error> {
+        match test {
+            Test::PointSelect => {
+                let sql = self.table().point.clone();
+                let id = self.id();
+                self.run(&sql, &[id]).await
+            }
+            Test::ReadWrite => {
+                self.run("BEGIN", &[]).await?;
+                let sql = self.table().point.clone();
+                for _ in 0..POINT_SELECTS {
+                    let id = self.id();
+                    self.run(&sql, &[id]).await?;
+                }
+                for pick in [
+                    |s: &Statements| s.simple_range.clone(),
+                    |s: &Statements| s.sum_range.clone(),
+                    |s: &Statements| s.order_range.clone(),
+                    |s: &Statements| s.distinct_range.clone(),
+                ] {
+                    let sql = pick(self.table());
+                    let from = self.rng.gen_range(1..=self.table_size);
+                    let range = [Value::Int(from), Value::Int(from + RANGE_SIZE - 1)];
+                    self.run(&sql, &range).await?;
+                }
+                self.writes().await?;
+                self.run("COMMIT", &[]).await
+            }
+            Test::WriteOnly => {
+                self.run("BEGIN", &[]).await?;
+                self.writes().await?;
+                self.run("COMMIT", &[]).await
+            }
+        }
+    }
+
+    /// The write part of read_write and write_only: an index update, a
+    /// non-index update, and a delete and insert of the same id.
+    async fn writes(&mut self) -> Result<(), Error> {
+        let sql = self.table().index_update.clone();
+        let id = self.id();
+        self.run(&sql, &[id]).await?;
+        let sql = self.table().non_index_update.clone();
+        let c = self.digits(10);
+        let id = self.id();
+        self.run(&sql, &[c, id]).await?;
+        let (delete, insert) = {
+            let s = self.table();
+            (s.delete.clone(), s.insert.clone())
+        };
+        let id = self.id();
+        let k = self.id();
+        self.run(&delete, std::slice::from_ref(&id)).await?;
+        let c = self.digits(10);
+        let pad = self.digits(5);
+        self.run(&insert, &[id, k, c, pad]).await
+    }
+}
+
+#[derive(Default)]
+struct Stats {
+    hist: Histogram,
+    statements: u64,
+    /// Deadlocks and lock wait timeouts: the event is rolled back and run
+    /// again, as sysbench's --mysql-ignore-errors=1213,1205 does.
+    ignored: u64,
+    errors: BTreeMap<String, u64>,
+}
+
+struct Shared {
+    events: AtomicU64,
+    statements: AtomicU64,
+    measuring: AtomicBool,
+    stop: AtomicBool,
+    stats: Mutex<Stats>,
+}
+
+async fn worker(
+    mut conn: Conn,
+    shared: Arc<Shared>,
+    tables: Arc<Vec<Statements>>,
+    o: Arc<OltpOptions>,
+) {
+    let mut rng = StdRng::from_entropy();
+    let mut st = Stats::default();
+    while !shared.stop.load(Ordering::Relaxed) {
+        let start = Instant::now();
+        let mut c = Client {
+            conn: &mut conn,
+            rng: &mut rng,
+            tables: &tables,
+            table_size: o.table_size,
+            statements: 0,
+        };
+        let r = c.event(o.test).await;
+        let statements = c.statements;
+        let measuring = shared.measuring.load(Ordering::Relaxed);
+        shared.statements.fetch_add(statements, Ordering::Relaxed);
+        if measuring {
+            st.statements += statements;
+        }
+        match r {
+            Ok(()) => {
+                shared.events.fetch_add(1, Ordering::Relaxed);
+                if measuring {
+                    st.hist.record(start.elapsed().as_micros() as u64);
+                }
+            }
+            Err(e) => {
+                let fatal = e.is_fatal();
+                if measuring {
+                    if e.is_deadlock() || e.is_lock_timeout() {
+                        st.ignored += 1;
+                    } else {
+                        let key = e.code().map_or("connection".into(), |c| c.to_string());
+                        *st.errors.entry(key).or_default() += 1;
+                    }
+                }
+                if fatal {
+                    break;
+                }
+                let _ = conn.query_drop("ROLLBACK").await;
+            }
+        }
+    }
+    let _ = conn.close().await;
+    let mut all = shared.stats.lock();
+    all.hist.merge(&st.hist);
+    all.statements += st.statements;
+    all.ignored += st.ignored;
+    for (k, v) in st.errors {
+        *all.errors.entry(k).or_default() += v;
+    }
+}
+
+fn ms(us: u64) -> f64 {
+    us as f64 / 1000.0
+}
+
+/// Runs `o.test` on `o.connections` connections and returns the report.
+pub async fn run(opts: &Opts, o: OltpOptions) -> Result<Json, String> {
+    let o = Arc::new(o);
+    let tables: Arc<Vec<Statements>> =
+        Arc::new((1..=o.tables.max(1)).map(Statements::for_table).collect());
+    let started = Instant::now();
+    let conns = crate::connect_all(o.connections, |_| {
+        let opts = opts.clone();
+        async move { crate::connect_retry(&opts, Duration::from_secs(60)).await }
+    })
+    .await?;
+    if !o.quiet {
+        eprintln!(
+            "{} connections in {:.1}s; {} for {}s (+{}s warmup)",
+            o.connections,
+            started.elapsed().as_secs_f64(),
+            o.test.name(),
+            o.window.duration.as_secs(),
+            o.window.warmup.as_secs()
+        );
+    }
+    let shared = Arc::new(Shared {
+        events: AtomicU64::new(0),
+        statements: AtomicU64::new(0),
+        measuring: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
+        stats: Mutex::new(Stats::default()),
+    });
+    let handles: Vec<_> = conns
+        .into_iter()
+        .map(|c| tokio::spawn(worker(c, shared.clone(), tables.clone(), o.clone())))
+        .collect();
+    let mut series = Vec::new();
+    let (mut last_events, mut last_statements) = (0, 0);
+    let measured = clock::run(&o.window, &shared.measuring, &shared.stop, |tick| {
+        let events = shared.events.load(Ordering::Relaxed);
+        let statements = shared.statements.load(Ordering::Relaxed);
+        let tps = (events - last_events) as f64 / tick.dt;
+        let qps = (statements - last_statements) as f64 / tick.dt;
+        if !o.quiet {
+            eprintln!(
+                "[{:6.1}s] tps {tps:9.1}  qps {qps:10.1}{}",
+                tick.t,
+                if tick.warm { "  (warmup)" } else { "" }
+            );
+        }
+        series.push(
+            json!({"t": (tick.t * 10.0).round() / 10.0, "tps": tps, "qps": qps,
+                           "warmup": tick.warm}),
+        );
+        (last_events, last_statements) = (events, statements);
+    })
+    .await;
+    let unfinished = clock::join_within(handles, o.grace).await;
+    let st = shared.stats.lock();
+    Ok(json!({
+        "benchmark": o.test.name(),
+        "connections": o.connections,
+        "duration_s": measured,
+        "warmup_s": o.window.warmup.as_secs_f64(),
+        "tps": st.hist.count() as f64 / measured,
+        "qps": st.statements as f64 / measured,
+        "events": st.hist.count(),
+        "ignored_errors": st.ignored,
+        "errors": st.errors,
+        "unfinished_connections": unfinished,
+        "latency": {
+            "mean_ms": st.hist.mean() / 1000.0,
+            "p50_ms": ms(st.hist.quantile(0.50)),
+            "p95_ms": ms(st.hist.quantile(0.95)),
+            "p99_ms": ms(st.hist.quantile(0.99)),
+            "max_ms": ms(st.hist.max()),
+        },
+        "series": series,
+    }))
+}
+
+/// Human-readable summary of a report.
+pub fn print_report(r: &Json) {
+    let f = |k: &str| r[k].as_f64().unwrap_or(0.0);
+    let l = |k: &str| r["latency"][k].as_f64().unwrap_or(0.0);
+    println!(
+        "{}: {:.1} tps, {:.1} qps over {:.1}s on {} connections",
+        r["benchmark"].as_str().unwrap_or(""),
+        f("tps"),
+        f("qps"),
+        f("duration_s"),
+        r["connections"]
+    );
+    println!(
+        "latency ms: p50 {:.2}  p95 {:.2}  p99 {:.2}  max {:.2}",
+        l("p50_ms"),
+        l("p95_ms"),
+        l("p99_ms"),
+        l("max_ms")
+    );
+    println!(
+        "ignored errors (1213, 1205) {}  errors {}",
+        r["ignored_errors"], r["errors"]
+    );
+    if r["unfinished_connections"].as_u64().unwrap_or(0) > 0 {
+        println!(
+            "WARNING: {} connections did not finish within the grace period",
+            r["unfinished_connections"]
+        );
+    }
+}
