@@ -8,6 +8,9 @@ interleaved sweeps (for every point: lockstep, then MariaDB):
 
   sysbench oltp_point_select, oltp_read_write, oltp_write_only
   lockstep-bench TPC-C
+  (on request, --tests) mux_oltp_*: sysbench's statements from
+      lockstep-bench oltp, a client that multiplexes its connections over
+      two threads, to tell the servers' curves from sysbench's own cost
 
 at 1, 4, 16, 64, 256, 1024 threads/terminals. Writes
 bench/results/<date>-<commit>.md with a table and SVG charts of throughput
@@ -54,6 +57,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST = "127.0.0.1"
 SERVERS = ("lockstep", "mariadb")
 SYSBENCH_TESTS = ("oltp_point_select", "oltp_read_write", "oltp_write_only")
+# The same statements from lockstep-bench oltp, whose connections are tasks
+# on two threads instead of a thread each: its cost per transaction does not
+# grow with connections, so these points show the servers' own curves.
+MUX_TESTS = tuple(f"mux_{t}" for t in SYSBENCH_TESTS)
 
 
 def log(msg):
@@ -355,6 +362,31 @@ def run_tpcc(server, args, terminals, workdir):
             "errors": rep["errors_total"], "note": note}
 
 
+def run_mux(server, args, test, connections, workdir):
+    """lockstep-bench oltp: sysbench's test on sysbench's tables from a
+    multiplexed client (see MUX_TESTS)."""
+    path = os.path.join(workdir, f"{test}-{server.kind}-{connections}.json")
+    kind = test.removeprefix("mux_oltp_").replace("_", "-")
+    cmd = [args.bench_bin, "oltp", f"--host={HOST}", f"--port={server.port}", "--user=root",
+           "--password=", "--database=sbtest", f"--test={kind}", f"--connections={connections}",
+           f"--tables={args.tables}", f"--table-size={args.table_size}", "--threads=2",
+           f"--duration={args.time}", f"--warmup={args.warmup}", "--quiet", f"--json={path}"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=args.time + args.warmup + 600)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "throughput": 0, "p95": None, "errors": None, "note": "timed out"}
+    if r.returncode != 0 or not os.path.exists(path):
+        return {"ok": False, "throughput": 0, "p95": None, "errors": None,
+                "note": f"exit {r.returncode}: {r.stderr.strip()[-300:]}"}
+    with open(path) as f:
+        rep = json.load(f)
+    errors = rep["ignored_errors"] + sum(rep["errors"].values())
+    note = f"errors {rep['errors']}" if rep["errors"] else ""
+    return {"ok": True, "throughput": rep["tps"], "p95": rep["latency"]["p95_ms"],
+            "errors": errors, "note": note}
+
+
 # ---- CPU ----------------------------------------------------------------
 
 class CpuMeter:
@@ -504,7 +536,8 @@ def fmt(v, digits=1):
 
 def write_report(results, args, meta, checks, out_dir, stem):
     os.makedirs(out_dir, exist_ok=True)
-    tests = [t for t in (*SYSBENCH_TESTS, "tpcc") if any(r["test"] == t for r in results)]
+    tests = [t for t in (*SYSBENCH_TESTS, "tpcc", *MUX_TESTS)
+             if any(r["test"] == t for r in results)]
     with open(os.path.join(out_dir, f"{stem}-throughput.svg"), "w") as f:
         f.write(svg_charts(results, tests, "throughput",
                            "Throughput vs concurrency (sysbench: transactions/s; TPC-C: tpmC)"))
@@ -531,6 +564,11 @@ def write_report(results, args, meta, checks, out_dir, stem):
     L.append(f"- sysbench {meta['sysbench_version']}: --tables={args.tables} --table-size={args.table_size} "
              f"--rand-type=uniform --db-ps-mode=auto (server-side prepared statements), "
              f"deadlocks/lock timeouts ignored and counted as errors")
+    if any(r["test"] in MUX_TESTS for r in results):
+        L.append("- mux_oltp_*: sysbench's statements and parameters (oltp_common.lua defaults, "
+                 "uniform keys, prepared statements) on the same tables from `lockstep-bench oltp`, "
+                 "whose connections are tasks on two client threads rather than a thread each; "
+                 f"{args.warmup} s warmup per point, CPU measured over warmup and run")
     L.append(f"- TPC-C: lockstep-bench, {args.warehouses} warehouse(s), terminals bound round robin to "
              f"warehouses, no think time, READ COMMITTED, prepared statements; throughput is tpmC "
              f"(New-Order commits per minute), p95 over all five transaction types, errors = deadlocks/"
@@ -669,7 +707,7 @@ def main():
     ap.add_argument("--tests", default="oltp_point_select,oltp_read_write,oltp_write_only,tpcc",
                     help="comma-separated subset")
     ap.add_argument("--time", type=int, help="seconds per point (quick 10, full 60)")
-    ap.add_argument("--warmup", type=int, help="TPC-C warmup seconds per point (quick 2, full 10)")
+    ap.add_argument("--warmup", type=int, help="TPC-C and mux_* warmup seconds per point (quick 2, full 10)")
     ap.add_argument("--sysbench-warmup", type=int,
                     help="sysbench seconds per point before the measured --time, in the same "
                          "process, times threads/256 above 256 threads (quick 2, full 8)")
@@ -704,7 +742,7 @@ def main():
     tests = [t for t in args.tests.split(",") if t]
     kinds = [s for s in args.servers.split(",") if s]
     for t in tests:
-        if t not in (*SYSBENCH_TESTS, "tpcc"):
+        if t not in (*SYSBENCH_TESTS, "tpcc", *MUX_TESTS):
             ap.error(f"unknown test {t}")
     for b in (args.lockstep_bin, args.bench_bin):
         if "lockstep" in kinds and not os.access(b, os.X_OK):
@@ -739,7 +777,7 @@ def main():
             servers[k].start()
         meta["lockstep_cmd"] = (servers["lockstep"].command() if "lockstep" in servers else [])
         # Same data in both: sysbench tables and TPC-C warehouses.
-        if any(t in SYSBENCH_TESTS for t in tests):
+        if any(t in SYSBENCH_TESTS or t in MUX_TESTS for t in tests):
             for s in servers.values():
                 sysbench_prepare(s, args)
         if "tpcc" in tests:
@@ -768,8 +806,12 @@ def main():
                 s.restore_loaded()
             others = [o for o in servers.values() if o is not s]
             with CpuMeter(s, others) as cpu:
-                r = (run_tpcc(s, args, n, workdir) if test == "tpcc"
-                     else run_sysbench(s, args, test, n, cpu))
+                if test == "tpcc":
+                    r = run_tpcc(s, args, n, workdir)
+                elif test in MUX_TESTS:
+                    r = run_mux(s, args, test, n, workdir)
+                else:
+                    r = run_sysbench(s, args, test, n, cpu)
             r["cpu"] = cpu.result()
             log(f"{test:18} {n:5} {k:9} "
                 + (f"{r['throughput']:12.1f} p95 {fmt(r['p95'], 2):>9} ms errors {r['errors']}"
