@@ -8,9 +8,11 @@
 #   bash bench/ab.sh BIN_A BIN_B [TEST] [THREADS] [SECONDS] [REPEATS]
 #   bash bench/ab.sh /tmp/lockstep-old target/release/lockstep oltp_read_write 16 10 5
 #
-# TEST is a sysbench test or `tpcc` (our driver, THREADS terminals on
+# TEST is a sysbench test, `tpcc` (our driver, THREADS terminals on
 # WAREHOUSES warehouses, default 10; throughput is then tpmC and CPU is per
-# transaction of any type).
+# transaction of any type), or mux_oltp_point_select / mux_oltp_read_write /
+# mux_oltp_write_only (sysbench's statements from `lockstep-bench oltp`,
+# whose THREADS connections share two client threads).
 #
 # Defaults: oltp_point_select, 16 threads, 10 s, 5 repeats; 4 tables of
 # 100k rows, uniform keys. Environment: TABLES, TABLE_SIZE; FLAGS_A and
@@ -72,6 +74,16 @@ sb() { # port command [sysbench options]
         --threads="$THREADS" --time="$SECS" --rand-type=uniform --db-ps-mode=auto \
         --mysql-ignore-errors=1213,1205 --report-interval=0 "$@" "$cmd"
 }
+MUX=${TEST#mux_oltp_}
+[ "$MUX" = "$TEST" ] && MUX="" || MUX=${MUX//_/-}
+# Our drivers: tpcc, or the multiplexed oltp client.
+driver() { [ "$TEST" = tpcc ] || [ -n "$MUX" ]; }
+mux() { # port [options]
+    local port=$1
+    shift
+    "$BENCH_BIN" oltp --port "$port" --test "$MUX" --connections "$THREADS" --tables "$TABLES" \
+        --table-size "$TABLE_SIZE" --threads 2 --quiet "$@"
+}
 tpcc() { # port command [options]
     local port=$1 cmd=$2
     shift 2
@@ -80,6 +92,8 @@ tpcc() { # port command [options]
 prepare() { # port
     if [ "$TEST" = tpcc ]; then
         tpcc "$1" load --warehouses "$WAREHOUSES" > /dev/null 2>&1
+    elif [ -n "$MUX" ]; then
+        TEST=oltp_read_write sb "$1" prepare > /dev/null
     else
         sb "$1" prepare > /dev/null
     fi
@@ -87,6 +101,8 @@ prepare() { # port
 warm() { # port
     if [ "$TEST" = tpcc ]; then
         tpcc "$1" run --terminals "$THREADS" --duration "$SECS" --quiet > /dev/null
+    elif [ -n "$MUX" ]; then
+        mux "$1" --duration "$SECS" > /dev/null
     else
         sb "$1" run > /dev/null
     fi
@@ -96,15 +112,21 @@ cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # server's CPU ticks, all over the window after the client's warmup.
 measure() {
     local log="$work/run.log" c0 c1 pid
-    if [ "$TEST" = tpcc ]; then
-        tpcc "${ports[$1]}" run --terminals "$THREADS" --duration "$SECS" --warmup "$WARMUP" \
-            --quiet --json "$work/run.json" > "$log" &
+    if driver; then
+        if [ "$TEST" = tpcc ]; then
+            tpcc "${ports[$1]}" run --terminals "$THREADS" --duration "$SECS" --warmup "$WARMUP" \
+                --quiet --json "$work/run.json" > "$log" &
+        else
+            mux "${ports[$1]}" --duration "$SECS" --warmup "$WARMUP" --json "$work/run.json" > "$log" &
+        fi
         pid=$!
         sleep "$WARMUP"
         c0=$(cpu "${pids[$1]}")
         wait "$pid"
         c1=$(cpu "${pids[$1]}")
-        python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(round(d["tpmC"], 1), d["transactions"], end=" ")' "$work/run.json"
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+tpcc = "tpmC" in d
+print(round(d["tpmC"] if tpcc else d["tps"], 1), d["transactions"] if tpcc else d["events"], end=" ")' "$work/run.json"
     else
         # The checkpoint report ends the warmup and resets sysbench's
         # counters; the server's CPU is measured from that moment on.

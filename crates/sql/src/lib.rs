@@ -12,6 +12,7 @@ pub mod plan;
 pub mod privileges;
 pub mod prune;
 pub mod session;
+pub mod statements;
 pub mod users;
 pub mod vars;
 

@@ -9,6 +9,7 @@ use crate::expr::like;
 use crate::parser::{self, Scope as AstScope, SetTarget, Show, ShowFilter, Statement};
 use crate::plan::{InsertPlan, ModifyPlan, QueryPlan};
 use crate::privileges::Grants;
+use crate::statements::{SharedStatement, StatementCache};
 use crate::vars::{bool_setting, Globals};
 use lockstep_engine::{Engine, Error as EngineError, Isolation, Txn};
 use lockstep_protocol::{Column, OkInfo, PreparedInfo, Response, ResultSet, Status, TlsInfo};
@@ -26,6 +27,8 @@ pub struct Server {
     pub engine: Arc<Engine>,
     pub globals: Globals,
     pub processes: Mutex<HashMap<u64, Arc<ProcessInfo>>>,
+    /// Prepared statements shared between sessions.
+    pub statements: StatementCache,
     pub started: Instant,
     pub queries: AtomicU64,
 }
@@ -53,25 +56,26 @@ impl Server {
             engine,
             globals,
             processes: Mutex::new(HashMap::new()),
+            statements: StatementCache::new(4096),
             started: Instant::now(),
             queries: AtomicU64::new(0),
         })
     }
 }
 
-enum Bound {
+/// A statement's plan.
+pub(crate) enum Bound {
     Query(Arc<QueryPlan>),
     Insert(InsertPlan),
     Update(ModifyPlan),
     Delete(ModifyPlan),
 }
 
+/// A session's prepared statement: the shared copy of its text and plan
+/// (`statements::StatementCache`), or a copy of its own after this session
+/// re-bound it.
 struct Prepared {
-    /// Shared so that an execution does not copy the syntax tree.
-    statement: Arc<Statement>,
-    params: usize,
-    plan: Option<Arc<Bound>>,
-    version: u64,
+    shared: Arc<SharedStatement>,
 }
 
 pub struct Session {
@@ -349,36 +353,47 @@ impl Session {
     }
 
     pub fn prepare(&mut self, sql: &str) -> R<PreparedInfo> {
-        let mut statements = parser::parse(sql)?;
-        if statements.len() != 1 {
-            return Err(Error::new(
-                Code::UnknownError,
-                "This command is not supported in the prepared statement protocol yet",
-            ));
-        }
-        let statement = statements.remove(0);
+        let version = self.engine.ddl_version.load(Ordering::SeqCst);
+        let database = self.ctx.database.clone();
+        let shared = match self
+            .server
+            .statements
+            .get(database.as_deref(), sql, version)
+        {
+            Some(s) => s,
+            None => {
+                let mut statements = parser::parse(sql)?;
+                if statements.len() != 1 {
+                    return Err(Error::new(
+                        Code::UnknownError,
+                        "This command is not supported in the prepared statement protocol yet",
+                    ));
+                }
+                let statement = statements.remove(0);
+                let s = Arc::new(SharedStatement {
+                    params: parser::param_count(&statement),
+                    plan: self.bind(&statement).ok().flatten(),
+                    statement: Arc::new(statement),
+                    version,
+                });
+                self.server
+                    .statements
+                    .put(database.as_deref(), sql, s.clone());
+                s
+            }
+        };
         // Checked here (no metadata of unreadable tables) and again at EXECUTE.
         self.grants.refresh(&self.engine.accounts);
         self.grants
-            .check(&statement, self.ctx.database.as_deref())?;
-        let params = parser::param_count(&statement);
-        let version = self.engine.ddl_version.load(Ordering::SeqCst);
-        let plan = self.bind(&statement).ok().flatten().map(Arc::new);
-        let columns = match plan.as_deref() {
+            .check(&shared.statement, self.ctx.database.as_deref())?;
+        let params = shared.params;
+        let columns = match &shared.plan {
             Some(Bound::Query(q)) => q.columns.to_vec(),
             _ => Vec::new(),
         };
         let id = self.next_statement_id;
         self.next_statement_id = self.next_statement_id.wrapping_add(1).max(1);
-        self.prepared.insert(
-            id,
-            Prepared {
-                statement: Arc::new(statement),
-                params,
-                plan,
-                version,
-            },
-        );
+        self.prepared.insert(id, Prepared { shared });
         Ok(PreparedInfo {
             statement_id: id,
             params: (0..params)
@@ -392,29 +407,50 @@ impl Session {
         self.server.queries.fetch_add(1, Ordering::Relaxed);
         self.ctx.warnings.clear();
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
-        let Some(p) = self.prepared.get_mut(&id) else {
+        // The statement leaves the map while it runs, so that it is
+        // borrowed rather than reference-counted: its shared copy is read by
+        // every session running it, and a count changed per execution would
+        // move between cores. It goes back in on every path below (the
+        // protocol layer never abandons a command halfway).
+        let Some(mut p) = self.prepared.remove(&id) else {
             return Err(Error::new(
                 Code::UnknownStmtHandler,
                 format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
             ));
         };
-        if params.len() != p.params {
+        let r = self.execute_prepared(&mut p, &params, version).await;
+        self.prepared.insert(id, p);
+        r
+    }
+
+    async fn execute_prepared(
+        &mut self,
+        p: &mut Prepared,
+        params: &[Value],
+        version: u64,
+    ) -> R<Response> {
+        if params.len() != p.shared.params {
             return Err(Error::new(
                 Code::WrongArguments,
                 "Incorrect arguments to mysqld_stmt_execute",
             ));
         }
-        let statement = p.statement.clone();
-        let stale = p.version != version || p.plan.is_none();
-        let mut plan = p.plan.clone();
-        if stale {
-            plan = self.bind(&statement)?.map(Arc::new);
-            if let Some(p) = self.prepared.get_mut(&id) {
-                p.plan = plan.clone();
-                p.version = version;
+        let stale = p.shared.version != version;
+        if stale || p.shared.plan.is_none() {
+            // Re-bound in this session only: the shared copy is keyed by the
+            // database it was prepared in, which may not be the current one.
+            let plan = self.bind(&p.shared.statement)?;
+            if stale || plan.is_some() {
+                p.shared = Arc::new(SharedStatement {
+                    statement: p.shared.statement.clone(),
+                    params: p.shared.params,
+                    plan,
+                    version,
+                });
             }
         }
-        self.run(&statement, &params, plan).await
+        let s = &*p.shared;
+        self.run(&s.statement, params, s.plan.as_ref()).await
     }
 
     pub fn close_statement(&mut self, id: u32) {
@@ -501,7 +537,7 @@ impl Session {
         &mut self,
         stmt: &Statement,
         params: &[Value],
-        plan: Option<Arc<Bound>>,
+        plan: Option<&Bound>,
     ) -> R<Response> {
         // One atomic load unless an account changed; nothing else for root.
         self.grants.refresh(&self.engine.accounts);
@@ -512,14 +548,18 @@ impl Session {
             | Statement::Insert(_)
             | Statement::Update(_)
             | Statement::Delete(_) => {
+                let bound;
                 let plan = match plan {
                     Some(p) => p,
                     None => match self.bind(stmt)? {
-                        Some(b) => Arc::new(b),
+                        Some(b) => {
+                            bound = b;
+                            &bound
+                        }
                         None => return Err(Error::internal("statement has no plan")),
                     },
                 };
-                self.run_dml(&plan, params).await
+                self.run_dml(plan, params).await
             }
             Statement::Begin {
                 consistent_snapshot,

@@ -10,6 +10,7 @@ use std::sync::Arc;
 /// A session on a fresh engine in a temporary directory.
 pub struct Db {
     rt: tokio::runtime::Runtime,
+    pub server: Arc<Server>,
     session: Session,
     dir: std::path::PathBuf,
 }
@@ -34,6 +35,7 @@ impl Db {
         let mut db = Db {
             rt,
             session: Session::new(Arc::clone(&server), 1, "root", "localhost"),
+            server,
             dir,
         };
         db.ok("CREATE DATABASE d");
@@ -54,6 +56,37 @@ impl Db {
         match self.ok(sql) {
             Response::Rows(rs) => rs.rows,
             Response::Ok(_) => panic!("{sql}: no result set"),
+        }
+    }
+
+    /// Another session on the same server, in database `d`.
+    pub fn session(&mut self, id: u64) -> Session {
+        let mut s = Session::new(Arc::clone(&self.server), id, "root", "localhost");
+        let used = self.rt.block_on(s.query("USE d", false)).pop();
+        assert!(matches!(used, Some(Ok(_))), "USE d: {used:?}");
+        s
+    }
+
+    /// COM_STMT_PREPARE in `s` (this Db's own session if None).
+    pub fn prepare(&mut self, s: Option<&mut Session>, sql: &str) -> u32 {
+        let s = s.unwrap_or(&mut self.session);
+        s.prepare(sql)
+            .unwrap_or_else(|e| panic!("prepare {sql}: {e:?}"))
+            .statement_id
+    }
+
+    /// COM_STMT_EXECUTE in `s` (this Db's own session if None), returning
+    /// the rows.
+    pub fn execute(
+        &mut self,
+        s: Option<&mut Session>,
+        id: u32,
+        params: &[Value],
+    ) -> Vec<Vec<Value>> {
+        let s = s.unwrap_or(&mut self.session);
+        match self.rt.block_on(s.execute(id, params.to_vec())) {
+            Ok(Response::Rows(rs)) => rs.rows,
+            other => panic!("execute {id}: {other:?}"),
         }
     }
 
