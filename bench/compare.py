@@ -335,21 +335,30 @@ def tpcc_check(server, args):
     return r.returncode == 0, (r.stdout + r.stderr).strip()
 
 
+def run_driver(cmd, path, args):
+    """Runs one of our drivers, which writes its report as JSON to `path`:
+    (report, None), or (None, a failed point)."""
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=args.time + args.warmup + 600)
+    except subprocess.TimeoutExpired:
+        return None, {"ok": False, "throughput": 0, "p95": None, "errors": None,
+                      "note": "timed out"}
+    if r.returncode != 0 or not os.path.exists(path):
+        return None, {"ok": False, "throughput": 0, "p95": None, "errors": None,
+                      "note": f"exit {r.returncode}: {r.stderr.strip()[-300:]}"}
+    with open(path) as f:
+        return json.load(f), None
+
+
 def run_tpcc(server, args, terminals, workdir):
     path = os.path.join(workdir, f"tpcc-{server.kind}-{terminals}.json")
     cmd = bench_cmd(server, args, "run", f"--terminals={terminals}", f"--duration={args.time}",
                     f"--warmup={args.warmup}", "--interval=5", f"--json={path}", "--quiet",
                     "--grace=60")
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True,
-                           timeout=args.time + args.warmup + 600)
-    except subprocess.TimeoutExpired:
-        return {"ok": False, "throughput": 0, "p95": None, "errors": None, "note": "timed out"}
-    if r.returncode != 0 or not os.path.exists(path):
-        return {"ok": False, "throughput": 0, "p95": None, "errors": None,
-                "note": f"exit {r.returncode}: {r.stderr.strip()[-300:]}"}
-    with open(path) as f:
-        rep = json.load(f)
+    rep, failed = run_driver(cmd, path, args)
+    if failed:
+        return failed
     note = ""
     samples = rep.get("error_samples") or {}
     if samples:
@@ -371,16 +380,9 @@ def run_mux(server, args, test, connections, workdir):
            "--password=", "--database=sbtest", f"--test={kind}", f"--connections={connections}",
            f"--tables={args.tables}", f"--table-size={args.table_size}", "--threads=2",
            f"--duration={args.time}", f"--warmup={args.warmup}", "--quiet", f"--json={path}"]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True,
-                           timeout=args.time + args.warmup + 600)
-    except subprocess.TimeoutExpired:
-        return {"ok": False, "throughput": 0, "p95": None, "errors": None, "note": "timed out"}
-    if r.returncode != 0 or not os.path.exists(path):
-        return {"ok": False, "throughput": 0, "p95": None, "errors": None,
-                "note": f"exit {r.returncode}: {r.stderr.strip()[-300:]}"}
-    with open(path) as f:
-        rep = json.load(f)
+    rep, failed = run_driver(cmd, path, args)
+    if failed:
+        return failed
     errors = rep["ignored_errors"] + sum(rep["errors"].values())
     note = f"errors {rep['errors']}" if rep["errors"] else ""
     return {"ok": True, "throughput": rep["tps"], "p95": rep["latency"]["p95_ms"],
