@@ -316,10 +316,14 @@ impl Shared {
     pub fn set_no_space(&self, err: Option<LogError>) {
         match err {
             Some(e) => {
-                if !self.no_space.swap(true, Ordering::SeqCst) {
-                    eprintln!("lockstep: log: {e}; refusing writes until space is available");
-                }
+                // The error is stored before the flag is raised: a writer
+                // that sees the flag must find the cause (ENOSPC) to report,
+                // not the placeholder of `no_space_now`.
+                let msg = e.to_string();
                 *self.no_space_error.lock() = Some(e);
+                if !self.no_space.swap(true, Ordering::SeqCst) {
+                    eprintln!("lockstep: log: {msg}; refusing writes until space is available");
+                }
             }
             None => {
                 if self.no_space.swap(false, Ordering::SeqCst) {
