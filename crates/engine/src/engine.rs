@@ -324,7 +324,13 @@ impl Engine {
 
     fn ensure_view(&self, txn: &mut Txn) {
         if txn.view.is_none() {
-            txn.view = Some(self.trx_sys.read_view(txn.id));
+            txn.view = Some(match txn.spare_view.take() {
+                Some(mut v) => {
+                    self.trx_sys.refresh_view(&mut v, txn.id);
+                    v
+                }
+                None => self.trx_sys.read_view(txn.id),
+            });
         }
     }
 
@@ -1007,7 +1013,10 @@ impl Engine {
             self.lock_sys.release_all(id, &txn.lock_order);
         }
         let isolation = txn.isolation;
+        txn.close_view();
+        let spare = txn.spare_view.take();
         *txn = Txn::new(isolation);
+        txn.spare_view = spare;
     }
 
     // ---- DDL: logged and durable before it takes effect ----

@@ -69,6 +69,9 @@ pub struct Txn {
     pub isolation: Isolation,
     pub(crate) id: Option<TrxId>,
     pub(crate) view: Option<ReadView>,
+    /// A closed view kept for the next one this session takes (its buffers
+    /// and registration; `ReadView::close`).
+    pub(crate) spare_view: Option<ReadView>,
     pub(crate) locks: HashMap<LockKey, LockMode>,
     pub(crate) lock_order: Vec<LockKey>,
     pub(crate) undo: Vec<Undo>,
@@ -93,6 +96,7 @@ impl Txn {
             isolation,
             id: None,
             view: None,
+            spare_view: None,
             locks: HashMap::new(),
             lock_order: Vec::new(),
             undo: Vec::new(),
@@ -135,11 +139,19 @@ impl Txn {
         Some(writer) == self.id || writer == 0 || self.view.as_ref().is_some_and(|v| v.sees(writer))
     }
 
+    /// Closes the view, if any, keeping it for reuse.
+    pub(crate) fn close_view(&mut self) {
+        if let Some(mut v) = self.view.take() {
+            v.close();
+            self.spare_view = Some(v);
+        }
+    }
+
     /// Start of a statement: Read Committed takes a fresh view per
     /// statement; the statement-rollback mark moves here.
     pub fn start_statement(&mut self) {
         if !self.isolation.view_per_transaction() {
-            self.view = None;
+            self.close_view();
         }
         self.mark = Mark {
             undo: self.undo.len(),

@@ -32,6 +32,7 @@ impl ReadView {
     #[inline]
     pub fn sees(&self, id: TrxId) -> bool {
         debug_assert!(id != 0, "trx id 0 is never valid");
+        debug_assert!(self.is_open(), "a closed view is kept for reuse only");
         if id < self.up_limit || id == self.creator {
             return true;
         }
@@ -62,6 +63,23 @@ impl ReadView {
         (self.creator != 0).then_some(self.creator)
     }
 
+    /// Gives the view's registration up: it no longer holds back purge and
+    /// must not be asked `sees` again until `TrxSys::refresh_view` reopens
+    /// it, reusing its buffers and its slot's shard (a statement in READ
+    /// COMMITTED, or an autocommit one, takes a view each: freeing and
+    /// re-registering one each time touched a reference count and an
+    /// allocation shared with other connections).
+    pub fn close(&mut self) {
+        if let Some(s) = &mut self.slot {
+            s.close();
+        }
+    }
+
+    /// Whether the view is registered (not closed).
+    pub fn is_open(&self) -> bool {
+        self.slot.as_ref().is_some_and(|s| s.value != 0)
+    }
+
     /// Number of ids the view considers active (for tests and stats).
     pub fn active_len(&self) -> usize {
         self.long.len()
@@ -75,15 +93,6 @@ impl ReadView {
     /// How many of the view's active ids sit in the long vector.
     pub fn long_len(&self) -> usize {
         self.long.len()
-    }
-
-    /// Close the view now (same as dropping it): a single atomic store.
-    pub fn close(&mut self) {
-        self.slot = None;
-    }
-
-    pub fn is_open(&self) -> bool {
-        self.slot.is_some()
     }
 }
 
@@ -118,11 +127,43 @@ pub(crate) struct SlotHandle {
     value: TrxId,
 }
 
+impl SlotShard {
+    /// Claims a free slot for `up_limit`, scanning from `start`; `None`
+    /// when all are taken (the caller spills into `overflow`).
+    fn claim(&self, start: usize, up_limit: TrxId) -> Option<usize> {
+        (0..SLOTS_PER_SHARD)
+            .map(|k| (start + k) % SLOTS_PER_SHARD)
+            .find(|&i| {
+                let s = &self.slots[i];
+                s.load(Ordering::Relaxed) == 0
+                    && s.compare_exchange(0, up_limit, Ordering::SeqCst, Ordering::Relaxed)
+                        .is_ok()
+            })
+    }
+}
+
 impl SlotHandle {
-    /// Raise the registered limit (a refreshed view only moves forward).
+    /// Raise the registered limit (a refreshed view only moves forward), or
+    /// register again after `close`, in the same shard and preferably the
+    /// same slot: the handle keeps its shard, so reopening a view touches no
+    /// reference count shared with other views.
     pub(crate) fn update(&mut self, up_limit: TrxId) {
+        debug_assert!(up_limit != 0);
         debug_assert!(up_limit >= self.value);
-        if self.index == usize::MAX {
+        if self.value == 0 {
+            let start = if self.index == usize::MAX {
+                0
+            } else {
+                self.index
+            };
+            match self.shard.claim(start, up_limit) {
+                Some(i) => self.index = i,
+                None => {
+                    self.shard.overflow.lock().push(up_limit);
+                    self.index = usize::MAX;
+                }
+            }
+        } else if self.index == usize::MAX {
             let mut o = self.shard.overflow.lock();
             if let Some(p) = o.iter().position(|&v| v == self.value) {
                 o[p] = up_limit;
@@ -132,10 +173,13 @@ impl SlotHandle {
         }
         self.value = up_limit;
     }
-}
 
-impl Drop for SlotHandle {
-    fn drop(&mut self) {
+    /// Gives the registration up (the view no longer holds back purge);
+    /// `update` registers it again.
+    pub(crate) fn close(&mut self) {
+        if self.value == 0 {
+            return;
+        }
         if self.index == usize::MAX {
             let mut o = self.shard.overflow.lock();
             if let Some(p) = o.iter().position(|&v| v == self.value) {
@@ -144,6 +188,13 @@ impl Drop for SlotHandle {
         } else {
             self.shard.slots[self.index].store(0, Ordering::Release);
         }
+        self.value = 0;
+    }
+}
+
+impl Drop for SlotHandle {
+    fn drop(&mut self) {
+        self.close();
     }
 }
 
@@ -180,24 +231,13 @@ impl ViewSlots {
         let hint = HINT.with(|h| *h) % self.shards.len();
         let shard = &self.shards[hint];
         let start = HINT.with(|h| *h / self.shards.len()) % SLOTS_PER_SHARD;
-        for k in 0..SLOTS_PER_SHARD {
-            let i = (start + k) % SLOTS_PER_SHARD;
-            let s = &shard.slots[i];
-            if s.load(Ordering::Relaxed) == 0
-                && s.compare_exchange(0, up_limit, Ordering::SeqCst, Ordering::Relaxed)
-                    .is_ok()
-            {
-                return SlotHandle {
-                    shard: Arc::clone(shard),
-                    index: i,
-                    value: up_limit,
-                };
-            }
-        }
-        shard.overflow.lock().push(up_limit);
+        let index = shard.claim(start, up_limit).unwrap_or_else(|| {
+            shard.overflow.lock().push(up_limit);
+            usize::MAX
+        });
         SlotHandle {
             shard: Arc::clone(shard),
-            index: usize::MAX,
+            index,
             value: up_limit,
         }
     }

@@ -143,6 +143,58 @@ fn refresh_reuses_slot() {
 }
 
 #[test]
+fn closed_view_reopens_with_a_fresh_snapshot() {
+    let s = sys(1024);
+    let a = s.begin_rw();
+    let mut v = s.read_view(None);
+    assert!(v.is_open());
+    assert_eq!(s.purge_horizon(), a);
+    v.close();
+    v.close(); // closing twice gives up nothing twice
+    assert!(!v.is_open());
+    assert_eq!(s.open_views(), 0);
+    // A closed view holds nothing back, and its slot is free for others.
+    let other = s.read_view(None);
+    s.finish(a);
+    drop(other);
+    assert_eq!(s.purge_horizon(), a + 1);
+    let b = s.begin_rw();
+    s.refresh_view(&mut v, None);
+    assert!(v.is_open());
+    assert_eq!(s.open_views(), 1);
+    assert!(v.sees(a));
+    assert!(!v.sees(b));
+    assert_eq!(s.purge_horizon(), b);
+    // Dropping a closed view does not free a slot another view now holds.
+    v.close();
+    let w = s.read_view(None);
+    drop(v);
+    assert_eq!(s.open_views(), 1);
+    assert_eq!(s.purge_horizon(), b);
+    drop(w);
+    s.finish(b);
+    assert_eq!(s.open_views(), 0);
+}
+
+#[test]
+fn closed_views_reopen_past_a_full_shard() {
+    let s = sys(1024);
+    // More views than one shard's slots, all closed and reopened: the ones
+    // that spilled into the overflow list come back too.
+    let mut views: Vec<_> = (0..100).map(|_| s.read_view(None)).collect();
+    views.iter_mut().for_each(|v| v.close());
+    assert_eq!(s.open_views(), 0);
+    let a = s.begin_rw();
+    views.iter_mut().for_each(|v| s.refresh_view(v, None));
+    assert_eq!(s.open_views(), 100);
+    assert_eq!(s.purge_horizon(), a);
+    s.finish(a);
+    drop(views);
+    assert_eq!(s.open_views(), 0);
+    assert_eq!(s.purge_horizon(), a + 1);
+}
+
+#[test]
 fn many_open_views_overflow_slots() {
     let s = sys(1024);
     let a = s.begin_rw();
