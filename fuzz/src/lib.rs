@@ -120,19 +120,23 @@ impl Handler for MockHandler {
         out
     }
 
-    fn prepare(&mut self, sql: &str) -> Result<PreparedInfo, Error> {
+    /// The statement's id: these statements keep nothing else.
+    type Statement = u32;
+
+    fn prepare(&mut self, sql: &str) -> Result<(PreparedInfo, u32), Error> {
         let n = sql.matches('?').count();
         self.next_stmt = self.next_stmt.wrapping_add(1);
-        Ok(PreparedInfo {
+        let info = PreparedInfo {
             statement_id: self.next_stmt,
             params: (0..n)
                 .map(|_| Column::new("?", DataType::VarBinary { len: 0 }))
                 .collect(),
             columns: Vec::new(),
-        })
+        };
+        Ok((info, self.next_stmt))
     }
 
-    async fn execute(&mut self, _id: u32, params: Vec<Value>) -> Result<Response, Error> {
+    async fn execute(&mut self, _id: &mut u32, params: Vec<Value>) -> Result<Response, Error> {
         if params.is_empty() {
             return Ok(Response::Ok(OkInfo::default()));
         }
@@ -146,7 +150,6 @@ impl Handler for MockHandler {
         }))
     }
 
-    fn close_statement(&mut self, _statement_id: u32) {}
 
     fn init_db(&mut self, db: &str) -> Result<(), Error> {
         if db == "test" {

@@ -38,7 +38,9 @@ const ER_SECURE_TRANSPORT_REQUIRED: u16 = 3159;
 
 /// Per prepared statement: what the protocol must remember between
 /// COM_STMT_* commands.
-struct Stmt {
+struct Stmt<T> {
+    /// The handler's side of the statement (`Handler::Statement`).
+    handler: T,
     num_params: usize,
     types: Vec<ParamType>,
     long_data: Vec<Option<Vec<u8>>>,
@@ -82,7 +84,7 @@ impl EncodedDefs {
     }
 }
 
-impl Stmt {
+impl<T> Stmt<T> {
     fn clear_long_data(&mut self) {
         self.long_data.iter_mut().for_each(|d| *d = None);
         self.long_data_error = None;
@@ -102,7 +104,7 @@ enum Exit {
 }
 
 /// How [`serve_relocatable`] and [`Parked::resume`] end.
-pub enum Served<H, S> {
+pub enum Served<H: Handler, S> {
     /// The connection is over (the handler has been told, the stream shut).
     Closed(Result<(), ProtocolError>),
     /// The connection, between two commands, asked to move.
@@ -114,18 +116,18 @@ pub enum Served<H, S> {
 /// statements, negotiated capabilities, and bytes already read of the next
 /// command. `map_stream` moves the socket (e.g. to another runtime's
 /// reactor), `resume` continues the loop where it stopped.
-pub struct Parked<H, S> {
+pub struct Parked<H: Handler, S> {
     state: State<H>,
     stream: S,
 }
 
 /// A connection's state outside its stream.
-struct State<H> {
+struct State<H: Handler> {
     handler: H,
     writer: PacketWriter,
     caps: u32,
     multi_statements: bool,
-    stmts: HashMap<u32, Stmt>,
+    stmts: HashMap<u32, Stmt<H::Statement>>,
     connection_id: u32,
     peer: SocketAddr,
     reader: PacketReader,
@@ -211,7 +213,7 @@ impl<H: Handler, S: Stream> Parked<H, S> {
     }
 }
 
-struct Session<'c, H> {
+struct Session<'c, H: Handler> {
     handler: H,
     config: &'c Config,
     writer: PacketWriter,
@@ -219,7 +221,7 @@ struct Session<'c, H> {
     scratch: Vec<u8>,
     caps: u32,
     multi_statements: bool,
-    stmts: HashMap<u32, Stmt>,
+    stmts: HashMap<u32, Stmt<H::Statement>>,
     connection_id: u32,
     peer: SocketAddr,
 }
@@ -814,7 +816,7 @@ impl<H: Handler> Session<'_, H> {
                     .await?;
             }
             Command::StmtPrepare(sql) => match utf8(sql).and_then(|s| self.handler.prepare(s)) {
-                Ok(info) => self.send_prepared(info),
+                Ok((info, statement)) => self.send_prepared(info, statement),
                 Err(e) => self.send_error(&e),
             },
             Command::StmtExecute {
@@ -828,14 +830,12 @@ impl<H: Handler> Session<'_, H> {
                 data,
             } => self.long_data(statement_id, param, data),
             Command::StmtClose(id) => {
-                if self.stmts.remove(&id).is_some() {
-                    self.handler.close_statement(id);
-                }
+                self.stmts.remove(&id);
             }
             Command::StmtReset(id) => match self.stmts.get_mut(&id) {
                 Some(stmt) => {
                     stmt.clear_long_data();
-                    self.handler.reset_statement(id);
+                    self.handler.reset_statement(&mut stmt.handler);
                     self.send_ok(&OkInfo::default(), 0);
                 }
                 None => self.send_error(&unknown_stmt(id, "mysqld_stmt_reset")),
@@ -973,7 +973,7 @@ impl<H: Handler> Session<'_, H> {
         Ok(())
     }
 
-    fn send_prepared(&mut self, info: crate::PreparedInfo) {
+    fn send_prepared(&mut self, info: crate::PreparedInfo, statement: H::Statement) {
         let (Ok(ncols), Ok(nparams)) = (
             u16::try_from(info.columns.len()),
             u16::try_from(info.params.len()),
@@ -1008,6 +1008,7 @@ impl<H: Handler> Session<'_, H> {
         self.stmts.insert(
             info.statement_id,
             Stmt {
+                handler: statement,
                 num_params: info.params.len(),
                 types: Vec::new(),
                 long_data: vec![None; info.params.len()],
@@ -1052,11 +1053,11 @@ impl<H: Handler> Session<'_, H> {
                 return Ok(());
             }
         };
-        match self.handler.execute(id, values).await {
+        match self.handler.execute(&mut stmt.handler, values).await {
             Ok(resp) => {
                 // Taken out while the response borrows the writer, then
                 // put back (only this connection can close the statement).
-                let mut defs = self.stmts.get_mut(&id).and_then(|s| s.defs.take());
+                let mut defs = stmt.defs.take();
                 let sent = self
                     .send_response(stream, &resp, false, true, Some(&mut defs))
                     .await;

@@ -166,11 +166,14 @@ impl Handler for Mock {
         out
     }
 
-    fn prepare(&mut self, sql: &str) -> Result<PreparedInfo, Error> {
+    /// The statement's id: these statements keep nothing else.
+    type Statement = u32;
+
+    fn prepare(&mut self, sql: &str) -> Result<(PreparedInfo, u32), Error> {
         let n = sql.matches('?').count();
         let id = self.next_stmt;
         self.next_stmt += 1;
-        Ok(PreparedInfo {
+        let info = PreparedInfo {
             statement_id: id,
             params: (0..n)
                 .map(|_| Column::new("?", DataType::VarBinary { len: 0 }))
@@ -180,10 +183,11 @@ impl Handler for Mock {
             } else {
                 Vec::new()
             },
-        })
+        };
+        Ok((info, id))
     }
 
-    async fn execute(&mut self, _id: u32, params: Vec<Value>) -> Result<Response, Error> {
+    async fn execute(&mut self, _id: &mut u32, params: Vec<Value>) -> Result<Response, Error> {
         if params.is_empty() {
             return Ok(Response::Rows(ResultSet {
                 columns: table_columns().into(),
@@ -200,8 +204,6 @@ impl Handler for Mock {
             rows: vec![params],
         }))
     }
-
-    fn close_statement(&mut self, _id: u32) {}
 
     fn init_db(&mut self, db: &str) -> Result<(), Error> {
         if db == "test" {

@@ -4,7 +4,7 @@ use lockstep_engine::{Account, Credential};
 use lockstep_protocol::{
     caching_sha2, native_password, Auth, Column, Handler, Handshake, PreparedInfo, Response, Status,
 };
-use lockstep_sql::Session;
+use lockstep_sql::{Prepared, Session};
 use lockstep_types::error::Code;
 use lockstep_types::{Error, Value};
 use parking_lot::Mutex;
@@ -155,16 +155,18 @@ impl Handler for Connection {
         self.session.query(sql, multi).await
     }
 
-    fn prepare(&mut self, sql: &str) -> Result<PreparedInfo, Error> {
+    type Statement = Prepared;
+
+    fn prepare(&mut self, sql: &str) -> Result<(PreparedInfo, Prepared), Error> {
         self.session.prepare(sql)
     }
 
-    async fn execute(&mut self, statement_id: u32, params: Vec<Value>) -> Result<Response, Error> {
-        self.session.execute(statement_id, params).await
-    }
-
-    fn close_statement(&mut self, statement_id: u32) {
-        self.session.close_statement(statement_id);
+    async fn execute(
+        &mut self,
+        statement: &mut Prepared,
+        params: Vec<Value>,
+    ) -> Result<Response, Error> {
+        self.session.execute(statement, &params).await
     }
 
     fn init_db(&mut self, db: &str) -> Result<(), Error> {

@@ -16,7 +16,7 @@ pub mod statements;
 pub mod users;
 pub mod vars;
 
-pub use session::{Server, Session};
+pub use session::{Prepared, Server, Session};
 pub use vars::Globals;
 
 #[cfg(test)]

@@ -73,8 +73,11 @@ pub(crate) enum Bound {
 
 /// A session's prepared statement: the shared copy of its text and plan
 /// (`statements::StatementCache`), or a copy of its own after this session
-/// re-bound it.
-struct Prepared {
+/// re-bound it. The connection keeps it (`Handler::Statement`) and lends it
+/// to `Session::execute`: borrowed rather than reference-counted while it
+/// runs, since its shared copy is read by every session running it, and a
+/// count changed per execution would move between the cores.
+pub struct Prepared {
     shared: Arc<SharedStatement>,
 }
 
@@ -90,7 +93,6 @@ pub struct Session {
     isolation: Isolation,
     /// SET TRANSACTION (no scope): the next transaction's level only.
     next_isolation: Option<Isolation>,
-    prepared: HashMap<u32, Prepared>,
     next_statement_id: u32,
     lock_wait_timeout: Duration,
     /// Idle time between commands before the connection is closed
@@ -265,7 +267,6 @@ impl Session {
             autocommit,
             isolation,
             next_isolation: None,
-            prepared: HashMap::new(),
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
@@ -352,7 +353,7 @@ impl Session {
         out
     }
 
-    pub fn prepare(&mut self, sql: &str) -> R<PreparedInfo> {
+    pub fn prepare(&mut self, sql: &str) -> R<(PreparedInfo, Prepared)> {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let database = self.ctx.database.clone();
         let shared = match self
@@ -393,42 +394,21 @@ impl Session {
         };
         let id = self.next_statement_id;
         self.next_statement_id = self.next_statement_id.wrapping_add(1).max(1);
-        self.prepared.insert(id, Prepared { shared });
-        Ok(PreparedInfo {
+        let info = PreparedInfo {
             statement_id: id,
             params: (0..params)
                 .map(|_| column_meta("?", DataType::VarChar { len: 0 }, true))
                 .collect(),
             columns,
-        })
+        };
+        Ok((info, Prepared { shared }))
     }
 
-    pub async fn execute(&mut self, id: u32, params: Vec<Value>) -> R<Response> {
+    /// COM_STMT_EXECUTE of a statement `prepare` returned.
+    pub async fn execute(&mut self, p: &mut Prepared, params: &[Value]) -> R<Response> {
         self.server.queries.fetch_add(1, Ordering::Relaxed);
         self.ctx.warnings.clear();
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
-        // The statement leaves the map while it runs, so that it is
-        // borrowed rather than reference-counted: its shared copy is read by
-        // every session running it, and a count changed per execution would
-        // move between cores. It goes back in on every path below (the
-        // protocol layer never abandons a command halfway).
-        let Some(mut p) = self.prepared.remove(&id) else {
-            return Err(Error::new(
-                Code::UnknownStmtHandler,
-                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
-            ));
-        };
-        let r = self.execute_prepared(&mut p, &params, version).await;
-        self.prepared.insert(id, p);
-        r
-    }
-
-    async fn execute_prepared(
-        &mut self,
-        p: &mut Prepared,
-        params: &[Value],
-        version: u64,
-    ) -> R<Response> {
         if params.len() != p.shared.params {
             return Err(Error::new(
                 Code::WrongArguments,
@@ -453,10 +433,6 @@ impl Session {
         self.run(&s.statement, params, s.plan.as_ref()).await
     }
 
-    pub fn close_statement(&mut self, id: u32) {
-        self.prepared.remove(&id);
-    }
-
     /// Ends the session: open work is rolled back.
     pub fn disconnect(&mut self) {
         self.engine.rollback(&mut self.txn);
@@ -466,7 +442,6 @@ impl Session {
     pub fn reset(&mut self) {
         self.engine.rollback(&mut self.txn);
         self.explicit = false;
-        self.prepared.clear();
         self.ctx.user_vars.clear();
         self.ctx.session_vars.clear();
         self.refresh_memory_limits();

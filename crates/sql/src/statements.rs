@@ -163,15 +163,15 @@ mod tests {
         db.ok("INSERT INTO t VALUES (1, 'one'), (2, 'two')");
         let sql = "SELECT c FROM t WHERE id = ?";
         let mut other = db.session(2);
-        let a = db.prepare(None, sql);
-        let b = db.prepare(Some(&mut other), sql);
+        let mut a = db.prepare(None, sql);
+        let mut b = db.prepare(Some(&mut other), sql);
         assert_eq!(db.server.statements.len(), 1, "one shared copy");
         assert_eq!(
-            db.execute(None, a, &[int(1)]),
+            db.execute(None, &mut a, &[int(1)]),
             vec![vec![Value::str("one")]]
         );
         assert_eq!(
-            db.execute(Some(&mut other), b, &[int(2)]),
+            db.execute(Some(&mut other), &mut b, &[int(2)]),
             vec![vec![Value::str("two")]]
         );
 
@@ -181,16 +181,16 @@ mod tests {
         db.ok("CREATE TABLE t (c VARCHAR(10), id INT PRIMARY KEY)");
         db.ok("INSERT INTO t VALUES ('uno', 1)");
         assert_eq!(
-            db.execute(None, a, &[int(1)]),
+            db.execute(None, &mut a, &[int(1)]),
             vec![vec![Value::str("uno")]]
         );
-        let c = db.prepare(Some(&mut other), sql);
+        let mut c = db.prepare(Some(&mut other), sql);
         assert_eq!(
-            db.execute(Some(&mut other), c, &[int(1)]),
+            db.execute(Some(&mut other), &mut c, &[int(1)]),
             vec![vec![Value::str("uno")]]
         );
         assert_eq!(
-            db.execute(Some(&mut other), b, &[int(1)]),
+            db.execute(Some(&mut other), &mut b, &[int(1)]),
             vec![vec![Value::str("uno")]]
         );
         other.disconnect();
@@ -205,16 +205,16 @@ mod tests {
         db.ok("CREATE TABLE e.t (id INT PRIMARY KEY, c VARCHAR(10))");
         db.ok("INSERT INTO e.t VALUES (1, 'in e')");
         let sql = "SELECT c FROM t WHERE id = ?";
-        let in_d = db.prepare(None, sql);
+        let mut in_d = db.prepare(None, sql);
         db.ok("USE e");
-        let in_e = db.prepare(None, sql);
+        let mut in_e = db.prepare(None, sql);
         assert_eq!(db.server.statements.len(), 2);
         assert_eq!(
-            db.execute(None, in_e, &[int(1)]),
+            db.execute(None, &mut in_e, &[int(1)]),
             vec![vec![Value::str("in e")]]
         );
         assert_eq!(
-            db.execute(None, in_d, &[int(1)]),
+            db.execute(None, &mut in_d, &[int(1)]),
             vec![vec![Value::str("in d")]]
         );
     }

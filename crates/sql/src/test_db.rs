@@ -1,7 +1,7 @@
 //! A SQL session on a fresh engine, for tests that run statements and
 //! check their results or MySQL errors.
 
-use crate::{Globals, Server, Session};
+use crate::{Globals, Prepared, Server, Session};
 use lockstep_engine::{Engine, EngineConfig, FlushMode};
 use lockstep_protocol::Response;
 use lockstep_types::{Error, Value};
@@ -68,25 +68,25 @@ impl Db {
     }
 
     /// COM_STMT_PREPARE in `s` (this Db's own session if None).
-    pub fn prepare(&mut self, s: Option<&mut Session>, sql: &str) -> u32 {
+    pub fn prepare(&mut self, s: Option<&mut Session>, sql: &str) -> Prepared {
         let s = s.unwrap_or(&mut self.session);
         s.prepare(sql)
             .unwrap_or_else(|e| panic!("prepare {sql}: {e:?}"))
-            .statement_id
+            .1
     }
 
-    /// COM_STMT_EXECUTE in `s` (this Db's own session if None), returning
-    /// the rows.
+    /// COM_STMT_EXECUTE of `p` in `s` (this Db's own session if None),
+    /// returning the rows.
     pub fn execute(
         &mut self,
         s: Option<&mut Session>,
-        id: u32,
+        p: &mut Prepared,
         params: &[Value],
     ) -> Vec<Vec<Value>> {
         let s = s.unwrap_or(&mut self.session);
-        match self.rt.block_on(s.execute(id, params.to_vec())) {
+        match self.rt.block_on(s.execute(p, params)) {
             Ok(Response::Rows(rs)) => rs.rows,
-            other => panic!("execute {id}: {other:?}"),
+            other => panic!("execute: {other:?}"),
         }
     }
 
