@@ -213,6 +213,13 @@ impl Admission {
     /// slot meanwhile gets it. `None`: keep waiting.
     pub fn force(&mut self, seen: u64) -> Option<Ticket> {
         let node = self.node.clone()?;
+        // Under load the gate moves within every stall period: answered
+        // without the queue's mutex and its scan (a thousand waiters time
+        // out every period each at 1024 connections). A slot granted
+        // meanwhile is picked up by the next poll.
+        if self.gate.progress.load(SeqCst) != seen {
+            return None;
+        }
         let mut q = self.gate.queue.lock();
         match q.iter().position(|n| Arc::ptr_eq(n, &node)) {
             Some(p) => {
