@@ -67,6 +67,11 @@ impl PacketReader {
 
     /// Ensures `need` bytes are buffered. Returns false on a clean end of
     /// stream (no byte buffered at all) when `eof_ok`.
+    /// Where the next read lands (the buffer's start), as an address.
+    pub(crate) fn landing(&self) -> usize {
+        self.buf.as_ptr() as usize
+    }
+
     async fn fill<R: AsyncRead + Unpin>(
         &mut self,
         r: &mut R,
@@ -209,6 +214,11 @@ impl Default for PacketWriter {
 }
 
 impl PacketWriter {
+    /// Where the next packet is encoded (the buffer's start), as an address.
+    pub(crate) fn landing(&self) -> usize {
+        self.buf.as_ptr() as usize
+    }
+
     pub fn new() -> Self {
         PacketWriter {
             buf: Vec::with_capacity(READ_BUF),

@@ -120,24 +120,10 @@ impl Row {
     /// their last rewrite, so the hardware prefetcher cannot guess them).
     #[inline]
     pub fn prefetch(&self) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // The reference count sits just before the bytes; take the
-            // lines from there to the end, at most four (256 bytes).
-            let start = Arc::as_ptr(&self.0) as *const u8 as usize - 16;
-            let end = start + 16 + self.0.len();
-            let mut line = start & !63;
-            for _ in 0..4 {
-                if line >= end {
-                    break;
-                }
-                // SAFETY: SSE is part of x86_64's baseline, and a prefetch
-                // is a hint that never faults, whatever the address.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
-                line += 64;
-            }
-        }
+        // The reference count sits just before the bytes; take the lines
+        // from there to the end, at most four (256 bytes).
+        let start = Arc::as_ptr(&self.0) as *const u8 as usize - 16;
+        lockstep_types::prefetch::lines(start, 16 + self.0.len(), 4);
     }
 
     /// Encodes `values` as a stored row image.
