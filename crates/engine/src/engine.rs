@@ -1012,11 +1012,7 @@ impl Engine {
         if let Some(id) = txn.id {
             self.lock_sys.release_all(id, &txn.lock_order);
         }
-        let isolation = txn.isolation;
-        txn.close_view();
-        let spare = txn.spare_view.take();
-        *txn = Txn::new(isolation);
-        txn.spare_view = spare;
+        txn.renew();
     }
 
     // ---- DDL: logged and durable before it takes effect ----

@@ -147,6 +147,15 @@ impl Txn {
         }
     }
 
+    /// After commit or rollback (locks released): a fresh transaction at the
+    /// same isolation level, keeping the closed view for reuse.
+    pub(crate) fn renew(&mut self) {
+        self.close_view();
+        let spare = self.spare_view.take();
+        *self = Txn::new(self.isolation);
+        self.spare_view = spare;
+    }
+
     /// Start of a statement: Read Committed takes a fresh view per
     /// statement; the statement-rollback mark moves here.
     pub fn start_statement(&mut self) {

@@ -92,8 +92,8 @@ impl EncodedDefs {
 /// system call instead of stalling the command one after another. With a
 /// thousand connections this state no longer stays in a core's cache
 /// between two commands of one connection; prefetched, point selects from
-/// 1024 connections cost the server ~9.7 instead of ~11.3 us each
-/// (bench/ab.sh mux_oltp_point_select 1024).
+/// 1024 connections cost the server ~10.0 instead of ~10.8 us each
+/// (bench/ab.sh mux_oltp_point_select 1024, 1.064x).
 #[derive(Clone, Copy)]
 struct Hot {
     spans: [(usize, usize); 4],

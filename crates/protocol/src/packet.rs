@@ -65,13 +65,13 @@ impl PacketReader {
         v
     }
 
-    /// Ensures `need` bytes are buffered. Returns false on a clean end of
-    /// stream (no byte buffered at all) when `eof_ok`.
     /// Where the next read lands (the buffer's start), as an address.
     pub(crate) fn landing(&self) -> usize {
         self.buf.as_ptr() as usize
     }
 
+    /// Ensures `need` bytes are buffered. Returns false on a clean end of
+    /// stream (no byte buffered at all) when `eof_ok`.
     async fn fill<R: AsyncRead + Unpin>(
         &mut self,
         r: &mut R,

@@ -128,9 +128,9 @@ pub(crate) struct SlotHandle {
 }
 
 impl SlotShard {
-    /// Claims a free slot for `up_limit`, scanning from `start`; `None`
-    /// when all are taken (the caller spills into `overflow`).
-    fn claim(&self, start: usize, up_limit: TrxId) -> Option<usize> {
+    /// Registers `up_limit` in a free slot, scanning from `start`, or in
+    /// `overflow` when all are taken (index `usize::MAX`).
+    fn claim(&self, start: usize, up_limit: TrxId) -> usize {
         (0..SLOTS_PER_SHARD)
             .map(|k| (start + k) % SLOTS_PER_SHARD)
             .find(|&i| {
@@ -138,6 +138,10 @@ impl SlotShard {
                 s.load(Ordering::Relaxed) == 0
                     && s.compare_exchange(0, up_limit, Ordering::SeqCst, Ordering::Relaxed)
                         .is_ok()
+            })
+            .unwrap_or_else(|| {
+                self.overflow.lock().push(up_limit);
+                usize::MAX
             })
     }
 }
@@ -156,13 +160,7 @@ impl SlotHandle {
             } else {
                 self.index
             };
-            match self.shard.claim(start, up_limit) {
-                Some(i) => self.index = i,
-                None => {
-                    self.shard.overflow.lock().push(up_limit);
-                    self.index = usize::MAX;
-                }
-            }
+            self.index = self.shard.claim(start, up_limit);
         } else if self.index == usize::MAX {
             let mut o = self.shard.overflow.lock();
             if let Some(p) = o.iter().position(|&v| v == self.value) {
@@ -231,13 +229,9 @@ impl ViewSlots {
         let hint = HINT.with(|h| *h) % self.shards.len();
         let shard = &self.shards[hint];
         let start = HINT.with(|h| *h / self.shards.len()) % SLOTS_PER_SHARD;
-        let index = shard.claim(start, up_limit).unwrap_or_else(|| {
-            shard.overflow.lock().push(up_limit);
-            usize::MAX
-        });
         SlotHandle {
             shard: Arc::clone(shard),
-            index,
+            index: shard.claim(start, up_limit),
             value: up_limit,
         }
     }
