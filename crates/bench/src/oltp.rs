@@ -15,7 +15,7 @@
 
 use crate::clock;
 use crate::hist::Histogram;
-use lockstep_client::{Conn, Error, Opts};
+use lockstep_client::{Conn, Error, Opts, Statement};
 use lockstep_types::Value;
 use parking_lot::Mutex;
 use rand::rngs::StdRng;
@@ -57,53 +57,91 @@ pub struct OltpOptions {
 const POINT_SELECTS: usize = 10;
 const RANGE_SIZE: i64 = 100;
 
-/// The statement texts of oltp_common.lua, one set per table.
-struct Statements {
-    point: String,
-    simple_range: String,
-    sum_range: String,
-    order_range: String,
-    distinct_range: String,
-    index_update: String,
-    non_index_update: String,
-    delete: String,
-    insert: String,
+/// The statements of oltp_common.lua. Each table has its own text of each.
+#[derive(Clone, Copy, Debug)]
+enum Sql {
+    Begin,
+    Commit,
+    Point,
+    SimpleRange,
+    SumRange,
+    OrderRange,
+    DistinctRange,
+    IndexUpdate,
+    NonIndexUpdate,
+    Delete,
+    Insert,
 }
 
-impl Statements {
-    fn for_table(t: usize) -> Statements {
-        Statements {
-            point: format!("SELECT c FROM sbtest{t} WHERE id=?"),
-            simple_range: format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
-            sum_range: format!("SELECT SUM(k) FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
-            order_range: format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c"),
-            distinct_range: format!(
-                "SELECT DISTINCT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c"
-            ),
-            index_update: format!("UPDATE sbtest{t} SET k=k+1 WHERE id=?"),
-            non_index_update: format!("UPDATE sbtest{t} SET c=? WHERE id=?"),
-            delete: format!("DELETE FROM sbtest{t} WHERE id=?"),
-            insert: format!("INSERT INTO sbtest{t} (id, k, c, pad) VALUES (?, ?, ?, ?)"),
+const SQL_KINDS: usize = Sql::Insert as usize + 1;
+
+impl Sql {
+    const ALL: [Sql; SQL_KINDS] = [
+        Sql::Begin,
+        Sql::Commit,
+        Sql::Point,
+        Sql::SimpleRange,
+        Sql::SumRange,
+        Sql::OrderRange,
+        Sql::DistinctRange,
+        Sql::IndexUpdate,
+        Sql::NonIndexUpdate,
+        Sql::Delete,
+        Sql::Insert,
+    ];
+
+    fn text(self, t: usize) -> String {
+        match self {
+            Sql::Begin => "BEGIN".into(),
+            Sql::Commit => "COMMIT".into(),
+            Sql::Point => format!("SELECT c FROM sbtest{t} WHERE id=?"),
+            Sql::SimpleRange => format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
+            Sql::SumRange => format!("SELECT SUM(k) FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
+            Sql::OrderRange => {
+                format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c")
+            }
+            Sql::DistinctRange => {
+                format!("SELECT DISTINCT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c")
+            }
+            Sql::IndexUpdate => format!("UPDATE sbtest{t} SET k=k+1 WHERE id=?"),
+            Sql::NonIndexUpdate => format!("UPDATE sbtest{t} SET c=? WHERE id=?"),
+            Sql::Delete => format!("DELETE FROM sbtest{t} WHERE id=?"),
+            Sql::Insert => format!("INSERT INTO sbtest{t} (id, k, c, pad) VALUES (?, ?, ?, ?)"),
         }
     }
 }
+
+/// Every statement's text, per table (tables are numbered from 1).
+type Texts = Vec<[String; SQL_KINDS]>;
+
+fn texts(tables: usize) -> Texts {
+    (1..=tables.max(1))
+        .map(|t| Sql::ALL.map(|sql| sql.text(t)))
+        .collect()
+}
+
+/// One connection's statements, prepared on first use as sysbench's
+/// `con:prepare` does. They are kept by table and kind rather than looked up
+/// by text: at 1024 connections a hash of the text and a compare with a key
+/// in the connection's cold map cost more client CPU per statement than at 64
+/// (perf, session 24), and that CPU comes out of the server's two cores.
+type Prepared = Vec<[Option<Statement>; SQL_KINDS]>;
 
 /// One connection's state: its random source and the statements.
 struct Client<'a> {
     conn: &'a mut Conn,
     rng: &'a mut StdRng,
-    tables: &'a [Statements],
+    texts: &'a Texts,
+    prepared: &'a mut Prepared,
     table_size: i64,
     /// Statements sent in this event.
     statements: u64,
 }
 
-impl<'a> Client<'a> {
-    /// A random table's statements. The slice outlives `self`'s borrow, so
-    /// the texts are borrowed while statements run, not copied.
-    fn table(&mut self) -> &'a Statements {
-        let tables = self.tables;
-        &tables[self.rng.gen_range(0..tables.len())]
+impl Client<'_> {
+    /// A random table (an index into the texts).
+    fn table(&mut self) -> usize {
+        self.rng.gen_range(0..self.texts.len())
     }
 
     fn id(&mut self) -> Value {
@@ -125,44 +163,52 @@ impl<'a> Client<'a> {
         Value::Bytes(s)
     }
 
-    async fn run(&mut self, sql: &str, params: &[Value]) -> Result<(), Error> {
+    async fn run(&mut self, table: usize, sql: Sql, params: &[Value]) -> Result<(), Error> {
         self.statements += 1;
-        self.conn.execute(sql, params).await.map(drop)
+        let stmt = match self.prepared[table][sql as usize] {
+            Some(stmt) => stmt,
+            None => {
+                let stmt = self.conn.prepare(&self.texts[table][sql as usize]).await?;
+                self.prepared[table][sql as usize] = Some(stmt);
+                stmt
+            }
+        };
+        self.conn.execute_statement(stmt, params).await.map(drop)
     }
 
     async fn event(&mut self, test: Test) -> Result<(), Error> {
         match test {
             Test::PointSelect => {
-                let sql = &self.table().point;
+                let t = self.table();
                 let id = self.id();
-                self.run(sql, &[id]).await
+                self.run(t, Sql::Point, &[id]).await
             }
             Test::ReadWrite => {
-                self.run("BEGIN", &[]).await?;
-                let sql = &self.table().point;
+                self.run(0, Sql::Begin, &[]).await?;
+                let t = self.table();
                 for _ in 0..POINT_SELECTS {
                     let id = self.id();
-                    self.run(sql, &[id]).await?;
+                    self.run(t, Sql::Point, &[id]).await?;
                 }
                 // Each range query picks its table, as execute_range does.
-                let ranges = [
-                    &self.table().simple_range,
-                    &self.table().sum_range,
-                    &self.table().order_range,
-                    &self.table().distinct_range,
-                ];
-                for sql in ranges {
+                for sql in [
+                    Sql::SimpleRange,
+                    Sql::SumRange,
+                    Sql::OrderRange,
+                    Sql::DistinctRange,
+                ] {
+                    let t = self.table();
                     let from = self.rng.gen_range(1..=self.table_size);
                     let range = [Value::Int(from), Value::Int(from + RANGE_SIZE - 1)];
-                    self.run(sql, &range).await?;
+                    self.run(t, sql, &range).await?;
                 }
                 self.writes().await?;
-                self.run("COMMIT", &[]).await
+                self.run(0, Sql::Commit, &[]).await
             }
             Test::WriteOnly => {
-                self.run("BEGIN", &[]).await?;
+                self.run(0, Sql::Begin, &[]).await?;
                 self.writes().await?;
-                self.run("COMMIT", &[]).await
+                self.run(0, Sql::Commit, &[]).await
             }
         }
     }
@@ -170,20 +216,20 @@ impl<'a> Client<'a> {
     /// The write part of read_write and write_only: an index update, a
     /// non-index update, and a delete and insert of the same id.
     async fn writes(&mut self) -> Result<(), Error> {
-        let sql = &self.table().index_update;
+        let t = self.table();
         let id = self.id();
-        self.run(sql, &[id]).await?;
-        let sql = &self.table().non_index_update;
+        self.run(t, Sql::IndexUpdate, &[id]).await?;
+        let t = self.table();
         let c = self.digits(10);
         let id = self.id();
-        self.run(sql, &[c, id]).await?;
+        self.run(t, Sql::NonIndexUpdate, &[c, id]).await?;
         let t = self.table();
         let id = self.id();
         let k = self.id();
-        self.run(&t.delete, std::slice::from_ref(&id)).await?;
+        self.run(t, Sql::Delete, std::slice::from_ref(&id)).await?;
         let c = self.digits(10);
         let pad = self.digits(5);
-        self.run(&t.insert, &[id, k, c, pad]).await
+        self.run(t, Sql::Insert, &[id, k, c, pad]).await
     }
 }
 
@@ -205,20 +251,17 @@ struct Shared {
     stats: Mutex<Stats>,
 }
 
-async fn worker(
-    mut conn: Conn,
-    shared: Arc<Shared>,
-    tables: Arc<Vec<Statements>>,
-    o: Arc<OltpOptions>,
-) {
+async fn worker(mut conn: Conn, shared: Arc<Shared>, texts: Arc<Texts>, o: Arc<OltpOptions>) {
     let mut rng = StdRng::from_entropy();
+    let mut prepared: Prepared = vec![[None; SQL_KINDS]; texts.len()];
     let mut st = Stats::default();
     while !shared.stop.load(Ordering::Relaxed) {
         let start = Instant::now();
         let mut c = Client {
             conn: &mut conn,
             rng: &mut rng,
-            tables: &tables,
+            texts: &texts,
+            prepared: &mut prepared,
             table_size: o.table_size,
             statements: 0,
         };
@@ -270,8 +313,7 @@ fn ms(us: u64) -> f64 {
 /// Runs `o.test` on `o.connections` connections and returns the report.
 pub async fn run(opts: &Opts, o: OltpOptions) -> Result<Json, String> {
     let o = Arc::new(o);
-    let tables: Arc<Vec<Statements>> =
-        Arc::new((1..=o.tables.max(1)).map(Statements::for_table).collect());
+    let texts = Arc::new(texts(o.tables));
     let started = Instant::now();
     let conns = crate::connect_all(o.connections, |_| {
         let opts = opts.clone();
@@ -297,7 +339,7 @@ pub async fn run(opts: &Opts, o: OltpOptions) -> Result<Json, String> {
     });
     let handles: Vec<_> = conns
         .into_iter()
-        .map(|c| tokio::spawn(worker(c, shared.clone(), tables.clone(), o.clone())))
+        .map(|c| tokio::spawn(worker(c, shared.clone(), texts.clone(), o.clone())))
         .collect();
     let mut series = Vec::new();
     let (mut last_events, mut last_statements) = (0, 0);

@@ -178,6 +178,22 @@ async fn against_mariadb() {
     let r = c.execute(sel, &[Value::Int(2)]).await.expect("execute 2");
     assert!(r.rows[0][1].is_null());
     assert_eq!(c.cached_statements(), 1);
+    // A handle from `prepare` is the cached statement and runs without the
+    // text; a wrong parameter count is refused before anything is sent.
+    let stmt = c.prepare(sel).await.expect("prepare cached");
+    assert_eq!(c.prepare(sel).await.expect("prepare again"), stmt);
+    assert_eq!(c.cached_statements(), 1);
+    let r = c
+        .execute_statement(stmt, &[Value::Int(1)])
+        .await
+        .expect("execute handle");
+    assert_eq!(s(&r.rows[0][1]), "one");
+    let e = c
+        .execute_statement(stmt, &[])
+        .await
+        .expect_err("missing parameter");
+    assert_eq!(e.code(), Some(1210), "{e}");
+    c.ping().await.expect("usable after a refused execute");
     let ins = "INSERT INTO t (id, name, amount, at, big) VALUES (?, ?, ?, ?, ?)";
     let at = DateTime::parse("2025-06-07 08:09:10").expect("dt");
     let n = c
