@@ -11,7 +11,9 @@
 # TEST is a sysbench test (4 x 100k rows, uniform keys) or `tpcc` (our
 # driver, WAREHOUSES=10). Output: bench/results/<date>-<commit>-flame-
 # <test>-<threads>.svg and .txt. Environment: SKIP_INSTALL=1, SKIP_BUILD=1,
-# WAREHOUSES, FREQ (samples/s, default 499).
+# WAREHOUSES, FREQ (samples/s, default 499), SCOPE=machine to record every
+# process on the machine (the client too: each thread name is a root of the
+# graph; the file name gets "-machine") instead of the server alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +22,7 @@ THREADS=${2:-16}
 SECS=${3:-30}
 WAREHOUSES=${WAREHOUSES:-10}
 FREQ=${FREQ:-499}
+SCOPE=${SCOPE:-server}
 
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -77,20 +80,27 @@ else
     run() { sb run | grep -E "transactions:|queries:|95th"; }
 fi
 
-echo "profiling lockstep (pid $server): $TEST, $THREADS threads, ${SECS} s"
+echo "profiling lockstep (pid $server, scope $SCOPE): $TEST, $THREADS threads, ${SECS} s"
 run > "$work/run.txt" 2>&1 &
 runner=$!
 # Skip the first quarter (connections, warm caches), then record a window.
 sleep $((SECS / 4))
 window=$((SECS / 2 < 15 ? SECS / 2 : 15))
-perf record -F "$FREQ" --call-graph dwarf,16384 -p "$server" -o "$work/perf.data" \
+target=(-p "$server")
+[ "$SCOPE" = machine ] && target=(-a)
+perf record -F "$FREQ" --call-graph dwarf,16384 "${target[@]}" -o "$work/perf.data" \
     -- sleep "$window" 2> "$work/perf.log"
 wait "$runner" || true
 cat "$work/run.txt"
 
 out="bench/results/$(date -u +%Y-%m-%d)-$(git rev-parse --short HEAD)-flame-$TEST-$THREADS"
+what="lockstep server"
+if [ "$SCOPE" = machine ]; then
+    out="$out-machine"
+    what="whole machine (lockstep and its client)"
+fi
 perf script -i "$work/perf.data" 2> /dev/null |
-    python3 bench/flamegraph.py --title "lockstep server, $TEST, $THREADS threads ($(git rev-parse --short HEAD))" \
+    python3 bench/flamegraph.py --title "$what, $TEST, $THREADS threads ($(git rev-parse --short HEAD))" \
         > "$out.svg" 2> "$out.txt"
 cat "$work/run.txt" >> "$out.txt"
 head -20 "$out.txt"
