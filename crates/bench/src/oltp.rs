@@ -111,7 +111,8 @@ impl Sql {
     }
 }
 
-/// Every statement's text, per table (tables are numbered from 1).
+/// Every statement's text, per table (tables are numbered from 1). BEGIN and
+/// COMMIT read the same for every table; callers run table 0's.
 type Texts = Vec<[String; SQL_KINDS]>;
 
 fn texts(tables: usize) -> Texts {

@@ -196,7 +196,6 @@ impl QueryResult {
     }
 }
 
-/// A prepared statement in the cache.
 /// A statement prepared on one connection: the server's id for it and its
 /// parameter count. It belongs to the connection that prepared it and stays
 /// valid until `close_statements`. Holding it lets a caller that runs the same
