@@ -6,6 +6,17 @@ use parking_lot::RwLock;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+/// The schemas the server provides itself. No user database may take one
+/// of these names (compared case-insensitively), so a name found here is
+/// always the server's own schema, never a user's database.
+pub const SYSTEM_SCHEMAS: [&str; 4] = ["information_schema", "performance_schema", "mysql", "sys"];
+
+/// Whether `name` is one of [`SYSTEM_SCHEMAS`].
+pub fn is_system_schema(name: &str) -> bool {
+    // Asked for every SELECT: compares without building a lower-case copy.
+    SYSTEM_SCHEMAS.iter().any(|s| name.eq_ignore_ascii_case(s))
+}
+
 #[derive(Default)]
 struct Inner {
     databases: BTreeMap<String, ()>,

@@ -1012,6 +1012,7 @@ impl Engine {
         if let Some(id) = txn.id {
             self.lock_sys.release_all(id, &txn.lock_order);
         }
+        Engine::release_tables(txn);
         txn.renew();
     }
 
@@ -1102,7 +1103,8 @@ impl Engine {
         name: &str,
         if_not_exists: bool,
     ) -> std::result::Result<bool, SqlError> {
-        if self.catalog.database_exists(name) {
+        // A system schema always exists: it cannot be created beside it.
+        if self.catalog.database_exists(name) || crate::catalog::is_system_schema(name) {
             return if if_not_exists {
                 Ok(false)
             } else {

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod checkpoint;
 pub mod engine;
 pub mod gap;
+pub mod mdl;
 pub mod txn;
 pub mod writeset;
 
@@ -15,4 +16,5 @@ pub use accounts::{Account, Accounts, Credential, Level, Privs};
 pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error, Result};
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;
+pub use mdl::DdlLocks;
 pub use txn::{Isolation, Txn};

@@ -88,6 +88,19 @@ pub struct Txn {
     /// No image: the row was updated in place, and only its old version
     /// is to go.
     pub(crate) purge: Vec<(u32, Vec<u8>, Option<lockstep_tables::Row>)>,
+    /// Tables this transaction holds a shared metadata lock on (mdl.rs),
+    /// given back when it ends.
+    pub(crate) tables: Vec<std::sync::Arc<lockstep_tables::Table>>,
+}
+
+impl Drop for Txn {
+    /// A transaction dropped without commit or rollback (its session went
+    /// away abnormally) must not keep DDL waiting for ever.
+    fn drop(&mut self) {
+        for t in self.tables.drain(..) {
+            t.mdl.release_shared();
+        }
+    }
 }
 
 impl Txn {
@@ -106,6 +119,7 @@ impl Txn {
             ticket: None,
             pending_lock: None,
             pending_transient: false,
+            tables: Vec::new(),
             purge: Vec::new(),
         }
     }
@@ -150,10 +164,16 @@ impl Txn {
     /// After commit or rollback (locks released): a fresh transaction at the
     /// same isolation level, keeping the closed view for reuse.
     pub(crate) fn renew(&mut self) {
+        debug_assert!(
+            self.tables.is_empty(),
+            "metadata locks outlive their transaction"
+        );
         self.close_view();
         let spare = self.spare_view.take();
+        let tables = std::mem::take(&mut self.tables);
         *self = Txn::new(self.isolation);
         self.spare_view = spare;
+        self.tables = tables;
     }
 
     /// Start of a statement: Read Committed takes a fresh view per

@@ -82,6 +82,10 @@ pub struct Binder<'a> {
     outer: Vec<Scope>,
     /// Set when an expression referred to an enclosing scope.
     correlated: bool,
+    /// Every base table a FROM clause named (subqueries and derived tables
+    /// included), each once: what the statement reads, for privilege
+    /// checks and metadata locks.
+    pub reads: Vec<Arc<Table>>,
 }
 
 pub fn is_aggregate_name(name: &str) -> bool {
@@ -234,6 +238,7 @@ impl<'a> Binder<'a> {
             database,
             outer: Vec::new(),
             correlated: false,
+            reads: Vec::new(),
         }
     }
 
@@ -744,6 +749,9 @@ impl<'a> Binder<'a> {
         match item {
             TableRef::Table { name, alias } => {
                 let table = self.table(name)?;
+                if !self.reads.iter().any(|t| Arc::ptr_eq(t, &table)) {
+                    self.reads.push(table.clone());
+                }
                 let def = table.def();
                 let offset = scope.width;
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());

@@ -1158,12 +1158,13 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         }
         Func::Hex => match &vals[0] {
             Value::Int(_) | Value::UInt(_) => Value::str(&format!("{:X}", n(0))),
-            v => Value::str(
-                &text(v)
-                    .iter()
-                    .map(|b| format!("{b:02X}"))
-                    .collect::<String>(),
-            ),
+            v => {
+                let bytes = text(v);
+                if !result_fits(bytes.len().saturating_mul(2), env) {
+                    return Ok(Value::Null);
+                }
+                Value::Bytes(hex_upper(&bytes))
+            }
         },
         Func::FoldCase => fold_case(vals.first().cloned().unwrap_or(Value::Null)),
         Func::Instr => {
@@ -1181,16 +1182,33 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
 
 /// Whether a string result of `len` bytes may be built: as MySQL, one longer
 /// than max_allowed_packet is NULL instead (checked before allocating, so
-/// LPAD('', 1e12, 'x') or nested REPLACEs cannot exhaust memory).
+/// LPAD('', 1e12, 'x') or nested REPLACEs cannot exhaust memory). The
+/// statement's memory cap bounds it too, whatever the packet size.
 fn result_fits(len: usize, env: &mut dyn Env) -> bool {
     // The smallest max_allowed_packet MySQL accepts: no lookup needed below it.
     const ALWAYS_FITS: usize = 1 << 10;
-    len <= ALWAYS_FITS
-        || env
-            .system_var(false, "max_allowed_packet")
+    if len <= ALWAYS_FITS {
+        return true;
+    }
+    let limit = |name: &str| {
+        env.system_var(false, name)
             .ok()
             .and_then(|v| v.to_i64())
-            .is_some_and(|max| len as u64 <= max.max(0) as u64)
+            .map_or(0, |max| max.max(0) as u64)
+    };
+    let bound = limit("max_allowed_packet").min(limit("query_memory_limit"));
+    len as u64 <= bound
+}
+
+/// Upper-case hex digits of `bytes`, built in one allocation.
+fn hex_upper(bytes: &[u8]) -> Vec<u8> {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize]);
+        out.push(DIGITS[(b & 15) as usize]);
+    }
+    out
 }
 
 fn rand_f64() -> f64 {

@@ -249,3 +249,182 @@ fn a_table_has_at_most_4096_columns() {
         format!("{:?}", vec![vec![Value::Int(1), Value::Int(1)]])
     );
 }
+
+#[test]
+fn max_allowed_packet_is_read_only_per_session_and_bounds_every_builder() {
+    let mut db = Db::new("packet");
+    // A session cannot raise its own bound (MySQL 1621) ...
+    assert_eq!(
+        db.err("SET SESSION max_allowed_packet = 100000000000000"),
+        1621
+    );
+    assert_eq!(db.err("SET max_allowed_packet = 100000000000000"), 1621);
+    // ... and the global one is clamped to MySQL's range, in whole KiB.
+    db.ok("SET GLOBAL max_allowed_packet = 100000000000000");
+    assert_eq!(
+        db.rows("SELECT @@GLOBAL.max_allowed_packet"),
+        vec![vec![Value::Int(1 << 30)]]
+    );
+    db.ok("SET GLOBAL max_allowed_packet = 5000");
+    assert_eq!(
+        db.rows("SELECT @@GLOBAL.max_allowed_packet"),
+        vec![vec![Value::Int(4096)]]
+    );
+    db.ok("SET GLOBAL max_allowed_packet = 1048576");
+    // Every function that builds a string checks before it allocates.
+    for sql in [
+        "SELECT LENGTH(REPEAT('x', 100000000000000))",
+        "SELECT HEX(REPEAT('a', 600000))",
+        "SELECT LENGTH(HEX(HEX(HEX(HEX(REPEAT('a', 600000))))))",
+        "SELECT CONCAT(REPEAT('a', 600000), REPEAT('b', 600000))",
+        "SELECT CONCAT_WS(',', REPEAT('a', 600000), REPEAT('b', 600000))",
+        "SELECT LPAD('a', 2000000, 'x')",
+        "SELECT REPLACE(REPEAT('a', 1000), 'a', REPEAT('b', 2000))",
+    ] {
+        assert_eq!(db.rows(sql), vec![vec![Value::Null]], "{sql}");
+    }
+    // The statement's memory cap bounds it too, whatever the packet size.
+    db.ok("SET GLOBAL max_allowed_packet = 1073741824");
+    db.ok("SET SESSION query_memory_limit = 1000000");
+    assert_eq!(
+        db.rows("SELECT REPEAT('x', 2000000)"),
+        vec![vec![Value::Null]]
+    );
+    assert_eq!(
+        db.rows("SELECT LENGTH(HEX(REPEAT('a', 1000)))"),
+        vec![vec![Value::Int(2000)]]
+    );
+}
+
+#[test]
+fn system_schema_names_cannot_be_taken() {
+    let mut db = Db::new("sysnames");
+    for name in ["sys", "Mysql", "INFORMATION_SCHEMA", "performance_schema"] {
+        assert_eq!(db.err(&format!("CREATE DATABASE {name}")), 1007, "{name}");
+        db.ok(&format!("CREATE DATABASE IF NOT EXISTS {name}"));
+        assert_eq!(db.err(&format!("DROP DATABASE {name}")), 1044, "{name}");
+    }
+    assert_eq!(db.err("CREATE TABLE mysql.t (id INT PRIMARY KEY)"), 1044);
+    let listed = db.rows("SHOW DATABASES");
+    let sys = listed
+        .iter()
+        .filter(|r| r[0].to_string().eq_ignore_ascii_case("sys"))
+        .count();
+    assert!(sys <= 1, "sys listed {sys} times");
+}
+
+#[test]
+fn read_only_transactions_refuse_writes() {
+    let mut db = Db::new("readonly");
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+    db.ok("INSERT INTO t VALUES (1, 1)");
+    db.ok("START TRANSACTION READ ONLY");
+    assert_eq!(db.err("INSERT INTO t VALUES (2, 2)"), 1792);
+    assert_eq!(db.err("UPDATE t SET v = 2"), 1792);
+    assert_eq!(db.err("DELETE FROM t"), 1792);
+    assert_eq!(db.rows("SELECT v FROM t"), vec![vec![Value::Int(1)]]);
+    db.ok("COMMIT");
+    db.ok("INSERT INTO t VALUES (2, 2)");
+    // The session default, and both of its names.
+    for var in ["transaction_read_only", "tx_read_only"] {
+        db.ok(&format!("SET SESSION {var} = ON"));
+        assert_eq!(db.err("INSERT INTO t VALUES (3, 3)"), 1792, "{var}");
+        db.ok("BEGIN");
+        assert_eq!(db.err("UPDATE t SET v = 0"), 1792, "{var}");
+        db.ok("ROLLBACK");
+        db.ok(&format!("SET SESSION {var} = 0"));
+    }
+    db.ok("SET SESSION TRANSACTION READ ONLY");
+    assert_eq!(db.err("DELETE FROM t WHERE id = 1"), 1792);
+    db.ok("SET SESSION TRANSACTION READ WRITE");
+    // The next transaction only: it applies once, then the default again.
+    db.ok("SET TRANSACTION READ ONLY");
+    db.ok("BEGIN");
+    assert_eq!(db.err("INSERT INTO t VALUES (3, 3)"), 1792);
+    db.ok("COMMIT");
+    db.ok("INSERT INTO t VALUES (3, 3)");
+    db.ok("BEGIN");
+    assert_eq!(db.err("SET TRANSACTION READ ONLY"), 1568);
+    db.ok("COMMIT");
+    // The next-transaction isolation level survives BEGIN too.
+    db.ok("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    db.ok("BEGIN");
+    let mut other = db.session(2);
+    db.ok("SELECT * FROM t");
+    db.run_in(&mut other, "INSERT INTO t VALUES (9, 9)")
+        .expect("insert from another session");
+    assert_eq!(
+        db.rows("SELECT COUNT(*) FROM t"),
+        vec![vec![Value::Int(4)]],
+        "READ COMMITTED sees the other session's commit"
+    );
+    db.ok("COMMIT");
+    other.disconnect();
+}
+
+#[test]
+fn safe_updates_and_refused_compatibility_statements() {
+    let mut db = Db::new("safe");
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+    db.ok("INSERT INTO t VALUES (1, 1), (2, 2)");
+    db.ok("SET sql_safe_updates = 1");
+    assert_eq!(db.err("DELETE FROM t WHERE id = id"), 1175);
+    assert_eq!(db.err("UPDATE t SET v = 0"), 1175);
+    assert_eq!(db.err("DELETE FROM t WHERE v = 1"), 1175);
+    db.ok("DELETE FROM t WHERE id = 2");
+    db.ok("UPDATE t SET v = 5 WHERE v = 1 LIMIT 1");
+    db.ok("SET sql_safe_updates = 0");
+    db.ok("UPDATE t SET v = 0");
+    // Promises lockstep does not keep are refused, not ignored.
+    assert_eq!(db.err("LOCK TABLES t WRITE"), 1235);
+    assert_eq!(db.err("LOCK TABLE t READ"), 1235);
+    assert_eq!(db.err("FLUSH TABLES WITH READ LOCK"), 1235);
+    db.ok("UNLOCK TABLES");
+    db.ok("FLUSH PRIVILEGES");
+    // DO evaluates its expressions (and fails as a SELECT of them would).
+    db.ok("DO 1, (SELECT COUNT(*) FROM t)");
+    assert_eq!(db.err("DO (SELECT nope FROM t)"), 1054);
+    assert_eq!(db.err("DO (SELECT 1 FROM missing)"), 1146);
+}
+
+#[test]
+fn ddl_waits_for_transactions_that_use_the_table() {
+    let mut db = Db::new("mdl");
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+    db.ok("INSERT INTO t VALUES (1, 1)");
+    db.ok("BEGIN");
+    db.ok("INSERT INTO t VALUES (2, 2)");
+    let mut ddl = db.session(2);
+    db.run_in(&mut ddl, "SET SESSION lock_wait_timeout = 1")
+        .expect("set");
+    for sql in [
+        "TRUNCATE TABLE t",
+        "DROP TABLE t",
+        "CREATE INDEX v ON t (v)",
+        "ALTER TABLE t ADD INDEX v (v)",
+        "DROP DATABASE d",
+    ] {
+        let started = std::time::Instant::now();
+        let e = db.run_in(&mut ddl, sql).expect_err(sql);
+        assert_eq!(e.number(), 1205, "{sql}");
+        assert!(started.elapsed() >= std::time::Duration::from_millis(900));
+    }
+    // A plain read holds the table too, until the transaction ends.
+    db.ok("COMMIT");
+    db.ok("BEGIN");
+    db.ok("SELECT * FROM t");
+    assert_eq!(
+        db.run_in(&mut ddl, "TRUNCATE TABLE t")
+            .map_err(|e| e.number())
+            .err(),
+        Some(1205)
+    );
+    db.ok("COMMIT");
+    db.run_in(&mut ddl, "TRUNCATE TABLE t")
+        .expect("no user left");
+    assert_eq!(db.rows("SELECT COUNT(*) FROM t"), vec![vec![Value::Int(0)]]);
+    // Autocommit statements hold it only while they run.
+    db.ok("INSERT INTO t VALUES (3, 3)");
+    db.run_in(&mut ddl, "DROP TABLE t").expect("no user left");
+    ddl.disconnect();
+}

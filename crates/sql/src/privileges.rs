@@ -107,7 +107,10 @@ impl Grants {
     }
 
     fn need_table(&self, p: Privs, what: &str, db: &str, table: &str) -> Result<(), Error> {
-        if is_system_db(db) || self.account.has_on_table(p, db, table) {
+        // The server's own schemas are readable by all (rows are filtered by
+        // privilege there); anything else needs a grant like any table.
+        let system_read = p == Privs::SELECT && is_system_db(db);
+        if system_read || self.account.has_on_table(p, db, table) {
             Ok(())
         } else {
             Err(self.table_denied(what, table))
@@ -157,6 +160,18 @@ impl Grants {
                 .is_some_and(|p| !p.is_empty())
     }
 
+    /// The tables a bound statement reads need SELECT, whatever the
+    /// statement (a subquery in SET, DO, a derived table, ...).
+    pub fn check_reads(&self, tables: &[Arc<lockstep_tables::Table>]) -> Result<(), Error> {
+        if self.superuser {
+            return Ok(());
+        }
+        tables.iter().try_for_each(|t| {
+            let def = t.def();
+            self.need_table(Privs::SELECT, "SELECT", &def.database, &def.name)
+        })
+    }
+
     /// Whether `stmt` may run. `db` is the session's current database.
     pub fn check(&self, stmt: &Statement, db: Option<&str>) -> Result<(), Error> {
         if self.superuser {
@@ -177,7 +192,7 @@ impl Grants {
                 .try_for_each(|t| on_table(Privs::SELECT, "SELECT", t))
         };
         match stmt {
-            Statement::Select(_) => reads(),
+            Statement::Select(_) | Statement::Do(_) => reads(),
             Statement::Insert(i) => {
                 on_table(Privs::INSERT, "INSERT", &i.table)?;
                 if i.replace {
@@ -341,7 +356,7 @@ pub fn level_kind(level: &GrantLevel) -> Level {
 fn tables_read(stmt: &Statement) -> Vec<ObjectName> {
     let mut out = Vec::new();
     match stmt {
-        Statement::Select(q) => from_tables(q, &mut out),
+        Statement::Select(q) | Statement::Do(q) => from_tables(q, &mut out),
         Statement::Insert(i) => {
             if let InsertSource::Query(q) = &i.source {
                 from_tables(q, &mut out);

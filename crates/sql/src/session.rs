@@ -63,12 +63,48 @@ impl Server {
     }
 }
 
-/// A statement's plan.
-pub(crate) enum Bound {
+/// A statement's plan, with the tables it uses.
+pub(crate) struct Bound {
+    pub plan: Plan,
+    /// Every base table the statement uses, each once: first those it
+    /// reads (`reads` of them, from every FROM clause, subqueries
+    /// included), then the table it changes when it reads it nowhere.
+    /// Checked for privileges and locked (shared metadata lock) before
+    /// the statement runs.
+    pub tables: Vec<Arc<lockstep_tables::Table>>,
+    pub reads: usize,
+    /// `Engine::ddl_version` when it was bound: once its tables are locked,
+    /// an older plan may name tables DDL changed meanwhile, and is re-bound.
+    pub version: u64,
+}
+
+pub(crate) enum Plan {
     Query(Arc<QueryPlan>),
     Insert(InsertPlan),
     Update(ModifyPlan),
     Delete(ModifyPlan),
+}
+
+impl Bound {
+    fn new(plan: Plan, mut tables: Vec<Arc<lockstep_tables::Table>>, version: u64) -> Bound {
+        let reads = tables.len();
+        let target = match &plan {
+            Plan::Query(_) => None,
+            Plan::Insert(p) => Some(&p.table),
+            Plan::Update(p) | Plan::Delete(p) => Some(&p.table),
+        };
+        if let Some(t) = target {
+            if !tables.iter().any(|r| Arc::ptr_eq(r, t)) {
+                tables.push(t.clone());
+            }
+        }
+        Bound {
+            plan,
+            tables,
+            reads,
+            version,
+        }
+    }
 }
 
 /// A session's prepared statement: the shared copy of its text and plan
@@ -93,6 +129,15 @@ pub struct Session {
     isolation: Isolation,
     /// SET TRANSACTION (no scope): the next transaction's level only.
     next_isolation: Option<Isolation>,
+    /// SET TRANSACTION READ ONLY / READ WRITE (no scope): the next
+    /// transaction only.
+    next_read_only: Option<bool>,
+    /// transaction_read_only of the session.
+    session_read_only: bool,
+    /// The open explicit transaction is READ ONLY.
+    trx_read_only: bool,
+    /// sql_safe_updates: UPDATE/DELETE must use a key or a LIMIT.
+    safe_updates: bool,
     next_statement_id: u32,
     lock_wait_timeout: Duration,
     /// Idle time between commands before the connection is closed
@@ -225,6 +270,10 @@ impl Session {
             .get("autocommit")
             .and_then(|v| v.truth())
             .unwrap_or(true);
+        let read_only = server
+            .globals
+            .get("transaction_read_only")
+            .is_some_and(|v| v.truth() == Some(true));
         let process = Arc::new(ProcessInfo {
             id: connection_id,
             user: Mutex::new(user.to_string()),
@@ -267,6 +316,10 @@ impl Session {
             autocommit,
             isolation,
             next_isolation: None,
+            next_read_only: None,
+            session_read_only: read_only,
+            trx_read_only: false,
+            safe_updates: false,
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
@@ -389,7 +442,10 @@ impl Session {
             .check(&shared.statement, self.ctx.database.as_deref())?;
         let params = shared.params;
         let columns = match &shared.plan {
-            Some(Bound::Query(q)) => q.columns.to_vec(),
+            Some(Bound {
+                plan: Plan::Query(q),
+                ..
+            }) => q.columns.to_vec(),
             _ => Vec::new(),
         };
         let id = self.next_statement_id;
@@ -474,19 +530,21 @@ impl Session {
     }
 
     fn bind(&self, stmt: &Statement) -> R<Option<Bound>> {
+        let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let mut b = Binder::new(&self.engine.catalog, self.ctx.database.clone());
-        Ok(Some(match stmt {
-            Statement::Select(q) => {
+        let plan = match stmt {
+            Statement::Select(q) | Statement::Do(q) => {
                 if self.system_query(q) {
                     return Ok(None);
                 }
-                Bound::Query(Arc::new(b.bind_query(q)?))
+                Plan::Query(Arc::new(b.bind_query(q)?))
             }
-            Statement::Insert(i) => Bound::Insert(b.bind_insert(i)?),
-            Statement::Update(u) => Bound::Update(b.bind_update(u)?),
-            Statement::Delete(d) => Bound::Delete(b.bind_delete(d)?),
+            Statement::Insert(i) => Plan::Insert(b.bind_insert(i)?),
+            Statement::Update(u) => Plan::Update(b.bind_update(u)?),
+            Statement::Delete(d) => Plan::Delete(b.bind_delete(d)?),
             _ => return Ok(None),
-        }))
+        };
+        Ok(Some(Bound::new(plan, b.reads, version)))
     }
 
     /// Queries on information_schema/performance_schema tables we do not
@@ -519,29 +577,46 @@ impl Session {
         self.grants.check(stmt, self.ctx.database.as_deref())?;
         match stmt {
             Statement::Select(q) if self.system_query(q) => crate::infoschema::query(self, q),
+            Statement::Do(_) => {
+                let own = self.lock_plan(stmt, plan).await?;
+                let plan = own
+                    .as_ref()
+                    .or(plan)
+                    .expect("lock_plan binds when no plan is given");
+                self.run_dml(plan, params).await.map(|_| ok(0))
+            }
             Statement::Select(_)
             | Statement::Insert(_)
             | Statement::Update(_)
             | Statement::Delete(_) => {
-                let bound;
-                let plan = match plan {
-                    Some(p) => p,
-                    None => match self.bind(stmt)? {
-                        Some(b) => {
-                            bound = b;
-                            &bound
+                if !matches!(stmt, Statement::Select(_)) {
+                    if let Err(e) = self.refuse_writes() {
+                        if !self.in_transaction() {
+                            // The statement was the next transaction.
+                            self.apply_next_isolation();
                         }
-                        None => return Err(Error::internal("statement has no plan")),
-                    },
-                };
+                        return Err(e);
+                    }
+                }
+                let own = self.lock_plan(stmt, plan).await?;
+                let plan = own
+                    .as_ref()
+                    .or(plan)
+                    .expect("lock_plan binds when no plan is given");
+                self.check_safe_update(plan)?;
                 self.run_dml(plan, params).await
             }
             Statement::Begin {
                 consistent_snapshot,
-                ..
+                read_only,
             } => {
-                self.commit().await?;
+                // The work before ends; the characteristics SET TRANSACTION
+                // gave are this new transaction's.
+                self.engine.commit(&mut self.txn).await?;
                 self.explicit = true;
+                self.trx_read_only = read_only
+                    .or(self.next_read_only)
+                    .unwrap_or(self.session_read_only);
                 self.engine.admit(&mut self.txn).await;
                 if *consistent_snapshot {
                     // The view is taken now, not at the first read.
@@ -564,16 +639,22 @@ impl Session {
                 Ok(ok(0))
             }
             Statement::Set(assignments) => {
-                for a in assignments {
-                    self.set(a, params).await?;
+                let r = self.set_all(assignments, params).await;
+                if !self.in_transaction() {
+                    // Locks a subquery took end with the statement (the
+                    // next transaction's isolation stays as SET it).
+                    self.engine.commit(&mut self.txn).await?;
                 }
-                Ok(ok(0))
+                r.map(|()| ok(0))
             }
             Statement::SetTransaction {
                 scope,
                 isolation,
-                read_only: _,
+                read_only,
             } => {
+                if let Some(ro) = read_only {
+                    self.set_transaction_read_only(*scope, *ro)?;
+                }
                 if let Some(level) = isolation {
                     let iso = Isolation::parse(level).ok_or_else(|| Error::parse(level))?;
                     match scope {
@@ -588,7 +669,7 @@ impl Session {
                         AstScope::Session => self.set_isolation(iso),
                         AstScope::Next => {
                             if self.explicit && self.txn.has_writes() {
-                                return Err(Error::new(Code::UnknownError, "Transaction characteristics can't be changed while a transaction is in progress"));
+                                return Err(Error::new(Code::CantChangeTxCharacteristics, "Transaction characteristics can't be changed while a transaction is in progress"));
                             }
                             self.next_isolation = Some(iso);
                             self.txn.isolation = iso;
@@ -606,7 +687,11 @@ impl Session {
                 Ok(ok(created as u64))
             }
             Statement::DropDatabase { name, if_exists } => {
+                if is_system_db(name) {
+                    return Err(self.grants.database_denied(name));
+                }
                 self.commit().await?;
+                let _ddl = self.lock_for_ddl(&self.engine.catalog.tables(name)).await?;
                 let n = self.engine.drop_database(name, *if_exists).await?;
                 if self.ctx.database.as_deref() == Some(name.as_str()) {
                     self.ctx.database = None;
@@ -619,6 +704,9 @@ impl Session {
                     Some(d) => d.clone(),
                     None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
                 };
+                if is_system_db(&db) {
+                    return Err(self.grants.database_denied(&db));
+                }
                 if !self.engine.catalog.database_exists(&db) {
                     return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
                 }
@@ -650,11 +738,10 @@ impl Session {
             }
             Statement::DropTable { tables, if_exists } => {
                 self.commit().await?;
-                let b = Binder::new(&self.engine.catalog, self.ctx.database.clone());
                 let mut missing = Vec::new();
                 for t in tables {
-                    match b.table(t) {
-                        Ok(table) => self.engine.drop_table(&table).await?,
+                    match self.table_for_ddl(t).await {
+                        Ok((table, _ddl)) => self.engine.drop_table(&table).await?,
                         Err(e) if e.code == Code::NoSuchTable => missing.push(format!(
                             "{}.{}",
                             t.database
@@ -676,8 +763,7 @@ impl Session {
             }
             Statement::Truncate { table } => {
                 self.commit().await?;
-                let t =
-                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                let (t, _ddl) = self.table_for_ddl(table).await?;
                 self.engine.truncate_table(&t).await?;
                 Ok(ok(0))
             }
@@ -688,19 +774,20 @@ impl Session {
                 unique,
             } => {
                 self.commit().await?;
-                self.create_index(table, Some(name.clone()), columns, *unique)
+                let (t, _ddl) = self.table_for_ddl(table).await?;
+                self.create_index(&t, Some(name.clone()), columns, *unique)
                     .await?;
                 Ok(ok(0))
             }
             Statement::DropIndex { name, table } => {
                 self.commit().await?;
-                let t =
-                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                let (t, _ddl) = self.table_for_ddl(table).await?;
                 self.engine.drop_index(&t, name).await?;
                 Ok(ok(0))
             }
             Statement::AlterTable { table, actions } => {
                 self.commit().await?;
+                let (t, _ddl) = self.table_for_ddl(table).await?;
                 for a in actions {
                     match a {
                         parser::AlterAction::AddIndex {
@@ -708,12 +795,10 @@ impl Session {
                             columns,
                             unique,
                         } => {
-                            self.create_index(table, name.clone(), columns, *unique)
+                            self.create_index(&t, name.clone(), columns, *unique)
                                 .await?
                         }
                         parser::AlterAction::DropIndex { name } => {
-                            let t = Binder::new(&self.engine.catalog, self.ctx.database.clone())
-                                .table(table)?;
                             self.engine.drop_index(&t, name).await?;
                         }
                     }
@@ -779,18 +864,33 @@ impl Session {
                 .await?;
                 Ok(ok(0))
             }
-            Statement::Ignored(_) => Ok(ok(0)),
+            Statement::Ignored(text) => ignored(text).map(|()| ok(0)),
+        }
+    }
+
+    /// Resolves `name` and takes it exclusive for DDL; resolves again if
+    /// it was dropped or replaced while this statement waited.
+    async fn table_for_ddl(
+        &self,
+        name: &parser::ObjectName,
+    ) -> R<(Arc<lockstep_tables::Table>, lockstep_engine::DdlLocks)> {
+        let binder = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+        loop {
+            let t = binder.table(name)?;
+            let locks = self.lock_for_ddl(std::slice::from_ref(&t)).await?;
+            if Arc::ptr_eq(&t, &binder.table(name)?) {
+                return Ok((t, locks));
+            }
         }
     }
 
     async fn create_index(
         &mut self,
-        table: &parser::ObjectName,
+        t: &Arc<lockstep_tables::Table>,
         name: Option<String>,
         columns: &[String],
         unique: bool,
     ) -> R<()> {
-        let t = Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
         let def = t.def();
         let mut pos = Vec::new();
         for c in columns {
@@ -804,7 +904,7 @@ impl Session {
         let name = name.unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
         self.engine
             .create_index(
-                &t,
+                t,
                 lockstep_tables::IndexDef {
                     name,
                     columns: pos,
@@ -812,6 +912,77 @@ impl Session {
                 },
             )
             .await
+    }
+
+    /// Checks the plan's tables for privileges and takes their metadata
+    /// locks; binds the statement (again) when there is no plan or DDL
+    /// changed something since it was bound. Returns the plan it bound.
+    async fn lock_plan(&mut self, stmt: &Statement, given: Option<&Bound>) -> R<Option<Bound>> {
+        let mut own = match given {
+            Some(_) => None,
+            None => Some(
+                self.bind(stmt)?
+                    .ok_or_else(|| Error::internal("statement has no plan"))?,
+            ),
+        };
+        loop {
+            let plan = own.as_ref().or(given).expect("bound above");
+            self.grants.check_reads(&plan.tables[..plan.reads])?;
+            self.use_tables(&plan.tables).await?;
+            if plan.version == self.engine.ddl_version.load(Ordering::SeqCst) {
+                return Ok(own);
+            }
+            own = Some(
+                self.bind(stmt)?
+                    .ok_or_else(|| Error::internal("statement has no plan"))?,
+            );
+        }
+    }
+
+    /// Takes shared metadata locks on `tables` for the transaction: waits
+    /// for DDL on them up to lock_wait_timeout (1205), or until killed
+    /// (1317). Outside a transaction a failure gives back what it took.
+    async fn use_tables(&mut self, tables: &[Arc<lockstep_tables::Table>]) -> R<()> {
+        if self.engine.try_use_tables(&mut self.txn, tables) {
+            return Ok(());
+        }
+        // Waiting for DDL: the throttle slot goes to a transaction that can
+        // run (as for row-lock waits); run_dml re-enters.
+        self.engine.park(&mut self.txn);
+        let timeout = system_var(&self.server, &self.ctx, false, "lock_wait_timeout")
+            .ok()
+            .and_then(|v| v.to_i64())
+            .map_or(MAX_WAIT_TIMEOUT, |s| s.clamp(1, MAX_WAIT_TIMEOUT));
+        let process = self.process.clone();
+        let wait =
+            self.engine
+                .use_tables(&mut self.txn, tables, Duration::from_secs(timeout as u64));
+        let r = until_killed(&process, wait).await;
+        if r.is_err() && !self.in_transaction() {
+            self.engine.rollback(&mut self.txn);
+        }
+        r
+    }
+
+    /// Work stays open after the statement (BEGIN, or autocommit off).
+    fn in_transaction(&self) -> bool {
+        self.explicit || !self.autocommit
+    }
+
+    /// Takes `tables` exclusive for DDL: waits up to lock_wait_timeout for
+    /// every transaction using them to end (1205), or until killed (1317).
+    async fn lock_for_ddl(
+        &self,
+        tables: &[Arc<lockstep_tables::Table>],
+    ) -> R<lockstep_engine::DdlLocks> {
+        let timeout = system_var(&self.server, &self.ctx, false, "lock_wait_timeout")
+            .ok()
+            .and_then(|v| v.to_i64())
+            .map_or(MAX_WAIT_TIMEOUT, |s| s.clamp(1, MAX_WAIT_TIMEOUT));
+        let wait = self
+            .engine
+            .lock_for_ddl(tables, Duration::from_secs(timeout as u64));
+        until_killed(&self.process, wait).await
     }
 
     fn set_isolation(&mut self, iso: Isolation) {
@@ -829,7 +1000,83 @@ impl Session {
 
     fn apply_next_isolation(&mut self) {
         self.next_isolation = None;
+        self.next_read_only = None;
         self.txn.isolation = self.isolation;
+    }
+
+    /// SET [GLOBAL|SESSION] TRANSACTION READ ONLY / READ WRITE.
+    fn set_transaction_read_only(&mut self, scope: AstScope, ro: bool) -> R<()> {
+        match scope {
+            AstScope::Global => {
+                self.server
+                    .globals
+                    .set("transaction_read_only", Value::Int(ro as i64))?;
+                self.server
+                    .globals
+                    .set("tx_read_only", Value::Int(ro as i64))
+            }
+            AstScope::Session => {
+                self.set_session_read_only(ro);
+                Ok(())
+            }
+            AstScope::Next => {
+                if self.explicit {
+                    return Err(Error::new(
+                        Code::CantChangeTxCharacteristics,
+                        "Transaction characteristics can't be changed while a transaction is in progress",
+                    ));
+                }
+                self.next_read_only = Some(ro);
+                Ok(())
+            }
+        }
+    }
+
+    fn set_session_read_only(&mut self, ro: bool) {
+        self.session_read_only = ro;
+        for name in ["transaction_read_only", "tx_read_only"] {
+            self.ctx
+                .session_vars
+                .insert(name.into(), Value::Int(ro as i64));
+        }
+    }
+
+    /// sql_safe_updates: an UPDATE or DELETE that would scan the whole
+    /// table without a LIMIT is refused (1175), as in MySQL.
+    fn check_safe_update(&self, plan: &Bound) -> R<()> {
+        let (Plan::Update(m) | Plan::Delete(m)) = &plan.plan else {
+            return Ok(());
+        };
+        if self.safe_updates && m.scan.access.is_full_scan() && m.limit.is_none() {
+            return Err(Error::new(
+                Code::UpdateWithoutKeyInSafeMode,
+                "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column. To disable safe mode, toggle the option in Preferences -> SQL Editor and reconnect.",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A write now would be inside a READ ONLY transaction (1792).
+    fn refuse_writes(&self) -> R<()> {
+        let ro = if self.explicit {
+            self.trx_read_only
+        } else {
+            self.next_read_only.unwrap_or(self.session_read_only)
+        };
+        if ro {
+            return Err(Error::new(
+                Code::ReadOnlyTransaction,
+                "Cannot execute statement in a READ ONLY transaction.",
+            ));
+        }
+        Ok(())
+    }
+
+    async fn set_all(&mut self, assignments: &[parser::SetAssignment], params: &[Value]) -> R<()> {
+        for a in assignments {
+            self.set(a, params).await?;
+        }
+        Ok(())
     }
 
     async fn set(&mut self, a: &parser::SetAssignment, params: &[Value]) -> R<()> {
@@ -839,6 +1086,9 @@ impl Session {
             Some(e) => {
                 let mut binder = Binder::new(&self.engine.catalog, self.ctx.database.clone());
                 let b = binder.bind_expr(e, &crate::bind::Scope::default())?;
+                // A subquery reads tables like any SELECT.
+                self.grants.check_reads(&binder.reads)?;
+                self.use_tables(&binder.reads).await?;
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
                 match exec.eval(&b, &[]) {
                     Ok(v) => v,
@@ -872,6 +1122,9 @@ impl Session {
                     self.apply_global(&name, v)?;
                     return Ok(());
                 }
+                if var_scope == crate::vars::VarScope::SessionReadOnly {
+                    return Err(crate::vars::session_read_only(&name));
+                }
                 if var_scope == crate::vars::VarScope::Global {
                     return Err(Error::new(Code::GlobalVariable, format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL")));
                 }
@@ -890,6 +1143,23 @@ impl Session {
                         }
                         self.autocommit = on;
                         self.ctx.session_vars.insert(name, Value::Int(on as i64));
+                    }
+                    "sql_safe_updates" => {
+                        self.safe_updates = !default && bool_setting(&name, &value)?;
+                        self.ctx
+                            .session_vars
+                            .insert(name, Value::Int(self.safe_updates as i64));
+                    }
+                    "transaction_read_only" | "tx_read_only" => {
+                        let ro = if default {
+                            self.server
+                                .globals
+                                .get(&name)
+                                .is_some_and(|v| v.truth() == Some(true))
+                        } else {
+                            bool_setting(&name, &value)?
+                        };
+                        self.set_session_read_only(ro);
                     }
                     "transaction_isolation" | "tx_isolation" => {
                         let iso = if default {
@@ -984,6 +1254,16 @@ impl Session {
                 let bytes = size_setting(name, &v)?;
                 self.server.globals.set(name, Value::Int(bytes))
             }
+            "max_allowed_packet" | "net_buffer_length" => {
+                // MySQL's range, in whole KiB; out of range is clamped.
+                let max = if name == "net_buffer_length" {
+                    1 << 20
+                } else {
+                    1 << 30
+                };
+                let bytes = size_setting(name, &v)?.clamp(1024, max) / 1024 * 1024;
+                self.server.globals.set(name, Value::Int(bytes))
+            }
             _ => self.server.globals.set(name, v),
         }
     }
@@ -1013,14 +1293,14 @@ impl Session {
             self.txn.start_statement();
             let attempt = {
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
-                match plan {
-                    Bound::Query(q) => exec.query(q).map(|rows| {
+                match &plan.plan {
+                    Plan::Query(q) => exec.query(q).map(|rows| {
                         Response::Rows(ResultSet {
                             columns: q.columns.clone(),
                             rows,
                         })
                     }),
-                    Bound::Insert(p) => exec.insert(p).map(|(n, id)| {
+                    Plan::Insert(p) => exec.insert(p).map(|(n, id)| {
                         if let Some(id) = id {
                             exec.ctx.last_insert_id = id;
                         }
@@ -1031,7 +1311,7 @@ impl Session {
                             info: String::new(),
                         })
                     }),
-                    Bound::Update(p) => exec.update(p).map(|(matched, changed)| {
+                    Plan::Update(p) => exec.update(p).map(|(matched, changed)| {
                         Response::Ok(OkInfo {
                             affected_rows: changed,
                             last_insert_id: 0,
@@ -1041,7 +1321,7 @@ impl Session {
                             ),
                         })
                     }),
-                    Bound::Delete(p) => exec.delete(p).map(ok),
+                    Plan::Delete(p) => exec.delete(p).map(ok),
                 }
             };
             match attempt {
@@ -1109,7 +1389,7 @@ impl Session {
                 }
             }
         };
-        let in_trx = self.explicit || !self.autocommit;
+        let in_trx = self.in_transaction();
         match result {
             Ok(resp) => {
                 self.ctx.row_count = match &resp {
@@ -1127,6 +1407,7 @@ impl Session {
             Err(e) => {
                 if !in_trx {
                     self.engine.rollback(&mut self.txn);
+                    self.apply_next_isolation();
                 }
                 Err(e)
             }
@@ -1139,6 +1420,7 @@ impl Session {
         let bound = self
             .bind(stmt)?
             .ok_or_else(|| Error::unsupported("EXPLAIN of this statement"))?;
+        self.grants.check_reads(&bound.tables[..bound.reads])?;
         let mut out = Vec::new();
         fn walk(src: &crate::plan::Source, out: &mut Vec<Vec<Value>>) {
             match src {
@@ -1158,8 +1440,8 @@ impl Session {
                 }
             }
         }
-        match &bound {
-            Bound::Query(q) => {
+        match &bound.plan {
+            Plan::Query(q) => {
                 if let crate::plan::QueryBody::Select(s) = &q.body {
                     walk(&s.source, &mut out);
                     if s.ordered_by_index {
@@ -1167,11 +1449,11 @@ impl Session {
                     }
                 }
             }
-            Bound::Update(m) | Bound::Delete(m) => out.push(vec![
+            Plan::Update(m) | Plan::Delete(m) => out.push(vec![
                 Value::str(&m.def.name),
                 Value::str(&m.scan.access.describe(&m.def)),
             ]),
-            Bound::Insert(i) => out.push(vec![Value::str(&i.def.name), Value::str("insert")]),
+            Plan::Insert(i) => out.push(vec![Value::str(&i.def.name), Value::str("insert")]),
         }
         Ok(rows(&["table", "access"], out))
     }
@@ -1725,11 +2007,47 @@ impl Session {
     }
 }
 
+/// Statements kept for compatibility that have nothing to do here (FLUSH
+/// PRIVILEGES: grants are always live; UNLOCK TABLES: nothing is locked).
+/// Those that promise something lockstep does not do are refused rather
+/// than accepted and ignored: LOCK TABLES, FLUSH TABLES WITH READ LOCK.
+fn ignored(text: &str) -> R<()> {
+    let upper = text.to_ascii_uppercase();
+    let first = upper.split_whitespace().next().unwrap_or("");
+    if first == "LOCK" {
+        return Err(Error::unsupported("LOCK TABLES"));
+    }
+    if first == "FLUSH" && (upper.contains("READ LOCK") || upper.contains("FOR EXPORT")) {
+        return Err(Error::unsupported("FLUSH TABLES WITH READ LOCK"));
+    }
+    Ok(())
+}
+
+/// Runs `wait` until it ends or the statement is killed (1317). The
+/// future is polled first, so a wait that needs no waiting never looks at
+/// the kill signal, and a stale wake-up without KILL is ignored.
+async fn until_killed<T>(
+    process: &ProcessInfo,
+    wait: impl std::future::Future<Output = R<T>>,
+) -> R<T> {
+    tokio::pin!(wait);
+    loop {
+        tokio::select! {
+            biased;
+            r = &mut wait => return r,
+            _ = process.kill_notify.notified() => {
+                if process.kill_query.load(Ordering::Relaxed) {
+                    return Err(Error::new(Code::QueryInterrupted, "Query execution was interrupted"));
+                }
+            }
+        }
+    }
+}
+
+/// A schema the server provides (information_schema, mysql, ...): the
+/// catalog reserves these names, so no user database can pose as one.
 pub fn is_system_db(db: &str) -> bool {
-    // Asked for every SELECT: compares without building a lower-case copy.
-    ["information_schema", "performance_schema", "mysql", "sys"]
-        .iter()
-        .any(|s| db.eq_ignore_ascii_case(s))
+    lockstep_engine::catalog::is_system_schema(db)
 }
 
 /// Reads a system variable as the session sees it.

@@ -67,6 +67,12 @@ impl Db {
         s
     }
 
+    /// Runs `sql` in another session `s` of this server.
+    pub fn run_in(&mut self, s: &mut Session, sql: &str) -> Result<Response, Error> {
+        let mut results = self.rt.block_on(s.query(sql, false));
+        results.pop().expect("one result per statement")
+    }
+
     /// COM_STMT_PREPARE in `s` (this Db's own session if None).
     pub fn prepare(&mut self, s: Option<&mut Session>, sql: &str) -> Prepared {
         let s = s.unwrap_or(&mut self.session);

@@ -12,6 +12,10 @@ use std::collections::BTreeMap;
 pub enum VarScope {
     Global,
     Both,
+    /// Both scopes exist, but a session may not change its own copy:
+    /// max_allowed_packet, whose session value bounds what a statement may
+    /// build (MySQL: 1621).
+    SessionReadOnly,
     ReadOnly,
 }
 
@@ -56,15 +60,16 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("innodb_rollback_on_timeout", i(0), ReadOnly),
             ("interactive_timeout", i(28800), Both),
             ("license", s("Apache-2.0"), ReadOnly),
+            ("lock_wait_timeout", i(31536000), Both),
             ("lockstep_grant_policy", s("FIFO"), Global),
             ("lockstep_throttle_limit", i(0), Global),
             ("log_bin", i(1), ReadOnly),
             ("lower_case_table_names", i(0), ReadOnly),
-            ("max_allowed_packet", i(67108864), Both),
+            ("max_allowed_packet", i(67108864), SessionReadOnly),
             ("max_connections", i(1040), Global),
             ("max_execution_time", i(0), Both),
             ("max_heap_table_size", i(MemoryLimits::DEFAULT_TEMP_TABLE as i64), Both),
-            ("net_buffer_length", i(16384), Both),
+            ("net_buffer_length", i(16384), SessionReadOnly),
             ("net_read_timeout", i(30), Both),
             ("net_write_timeout", i(60), Both),
             ("performance_schema", i(0), ReadOnly),
@@ -172,6 +177,14 @@ pub fn unknown(name: &str) -> Error {
     Error::new(
         Code::UnknownSystemVariable,
         format!("Unknown system variable '{name}'"),
+    )
+}
+
+/// SET SESSION of a variable whose session value is read-only.
+pub fn session_read_only(name: &str) -> Error {
+    Error::new(
+        Code::VariableIsReadonly,
+        format!("SESSION variable '{name}' is read-only. Use SET GLOBAL to assign the value"),
     )
 }
 

@@ -95,6 +95,11 @@ error_codes! {
     CantCreateUserWithGrant = 1410, "42000";
     PluginIsNotLoaded = 1524, "HY000";
     SecureTransportRequired = 3159, "HY000";
+    VariableIsReadonly = 1621, "HY000";
+    ReadOnlyTransaction = 1792, "25006";
+    UpdateWithoutKeyInSafeMode = 1175, "HY000";
+    LockOrActiveTransaction = 1192, "HY000";
+    CantChangeTxCharacteristics = 1568, "25001";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

@@ -13,6 +13,9 @@
 //!   5.8) in order of how many transactions they block, FIFO among equals.
 
 mod graph;
+pub mod mdl;
+
+pub use mdl::MetadataLock;
 
 use crossbeam_utils::CachePadded;
 use graph::{Graph, Outcome};

@@ -130,6 +130,8 @@ pub struct Table {
     pub auto_increment: AtomicU64,
     /// Next hidden row id, for tables without a primary key.
     pub next_row_id: AtomicU64,
+    /// Shared by the transactions using the table, exclusive for DDL.
+    pub mdl: lockstep_lock::MetadataLock,
 }
 
 impl std::fmt::Debug for Table {
@@ -151,6 +153,7 @@ impl Table {
             primary: Box::default(),
             auto_increment: AtomicU64::new(1),
             next_row_id: AtomicU64::new(1),
+            mdl: Default::default(),
         }
     }
 

@@ -7,6 +7,8 @@ use lockstep_types::{DataType, Value};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement {
     Select(Box<Query>),
+    /// DO expr, ...: evaluated as a SELECT of them whose rows are dropped.
+    Do(Box<Query>),
     Insert(Box<Insert>),
     Update(Box<Update>),
     Delete(Box<Delete>),
@@ -46,7 +48,8 @@ pub enum Statement {
     },
     /// BEGIN / START TRANSACTION [READ ONLY|READ WRITE|WITH CONSISTENT SNAPSHOT].
     Begin {
-        read_only: bool,
+        /// READ ONLY / READ WRITE; None: the session's default.
+        read_only: Option<bool>,
         consistent_snapshot: bool,
     },
     Commit,

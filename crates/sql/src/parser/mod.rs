@@ -46,7 +46,7 @@ pub fn param_count(stmt: &Statement) -> usize {
 /// Calls `f` on every expression of the statement, subqueries included.
 pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
     match stmt {
-        Statement::Select(q) => visit_query(q, f),
+        Statement::Select(q) | Statement::Do(q) => visit_query(q, f),
         Statement::Insert(i) => {
             match &i.source {
                 InsertSource::Values(rows) => rows.iter().flatten().for_each(|e| visit_expr(e, f)),

@@ -775,7 +775,7 @@ impl<'a> Parser<'a> {
                 self.advance();
                 self.eat_kw("WORK");
                 Ok(Statement::Begin {
-                    read_only: false,
+                    read_only: None,
                     consistent_snapshot: false,
                 })
             }
@@ -827,8 +827,28 @@ impl<'a> Parser<'a> {
                 self.parse_query_tail(&mut q)?;
                 Ok(Statement::Select(Box::new(q)))
             }
-            b"LOCK" | b"UNLOCK" | b"ANALYZE" | b"OPTIMIZE" | b"CHECK" | b"REPAIR" | b"FLUSH"
-            | b"DO" => Ok(self.parse_ignored()),
+            b"DO" => {
+                self.advance();
+                let projection = self
+                    .parse_expr_list()?
+                    .into_iter()
+                    .map(|expr| SelectItem::Expr { expr, alias: None })
+                    .collect();
+                let select = Select {
+                    distinct: false,
+                    projection,
+                    from: Vec::new(),
+                    selection: None,
+                    group_by: Vec::new(),
+                    having: None,
+                };
+                Ok(Statement::Do(Box::new(empty_query(QueryBody::Select(
+                    Box::new(select),
+                )))))
+            }
+            b"LOCK" | b"UNLOCK" | b"ANALYZE" | b"OPTIMIZE" | b"CHECK" | b"REPAIR" | b"FLUSH" => {
+                Ok(self.parse_ignored())
+            }
             b"GRANT" => self.parse_grant(),
             b"REVOKE" => self.parse_revoke(),
             b"SAVEPOINT" | b"RELEASE" | b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE"
@@ -872,16 +892,16 @@ impl<'a> Parser<'a> {
     fn parse_start(&mut self) -> Result<Statement> {
         self.advance();
         self.expect_kw("TRANSACTION")?;
-        let mut read_only = false;
+        let mut read_only = None;
         let mut consistent_snapshot = false;
         if !self.at_end() {
             loop {
                 if self.eat_kw("READ") {
                     if self.eat_kw("ONLY") {
-                        read_only = true;
+                        read_only = Some(true);
                     } else {
                         self.expect_kw("WRITE")?;
-                        read_only = false;
+                        read_only = Some(false);
                     }
                 } else if self.eat_kw("WITH") {
                     self.expect_kw("CONSISTENT")?;

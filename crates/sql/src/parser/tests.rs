@@ -1299,35 +1299,35 @@ fn transactions_and_misc() {
         (
             "BEGIN",
             Statement::Begin {
-                read_only: false,
+                read_only: None,
                 consistent_snapshot: false,
             },
         ),
         (
             "BEGIN WORK",
             Statement::Begin {
-                read_only: false,
+                read_only: None,
                 consistent_snapshot: false,
             },
         ),
         (
             "START TRANSACTION",
             Statement::Begin {
-                read_only: false,
+                read_only: None,
                 consistent_snapshot: false,
             },
         ),
         (
             "START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT",
             Statement::Begin {
-                read_only: true,
+                read_only: Some(true),
                 consistent_snapshot: true,
             },
         ),
         (
             "START TRANSACTION READ WRITE",
             Statement::Begin {
-                read_only: false,
+                read_only: Some(false),
                 consistent_snapshot: false,
             },
         ),
@@ -1383,7 +1383,6 @@ fn transactions_and_misc() {
             "FLUSH TABLES WITH READ LOCK ",
             Statement::Ignored("FLUSH TABLES WITH READ LOCK".into()),
         ),
-        ("DO SLEEP(1)", Statement::Ignored("DO SLEEP(1)".into())),
         (
             "DESCRIBE t",
             Statement::Describe {
@@ -2132,4 +2131,18 @@ fn account_statements() {
     ));
     assert!(parse("GRANT FLY ON *.* TO a").is_err());
     assert!(parse("GRANT SELECT (c) ON t TO a").is_err());
+}
+
+#[test]
+fn do_is_a_select_whose_rows_are_dropped() {
+    match one("DO SLEEP(1), (SELECT 1)") {
+        Statement::Do(q) => match q.body {
+            QueryBody::Select(s) => {
+                assert_eq!(s.projection.len(), 2);
+                assert!(s.from.is_empty());
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
 }
