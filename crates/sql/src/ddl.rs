@@ -213,14 +213,16 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
     })
 }
 
-fn quote(s: &str) -> String {
+/// An identifier in backticks, with backticks inside doubled, so the text
+/// reads back as the same name (SHOW CREATE, SHOW GRANTS, dumps).
+pub fn quote_ident(s: &str) -> String {
     format!("`{}`", s.replace('`', "``"))
 }
 
 pub fn show_create_table(def: &TableDef, auto_increment: u64) -> String {
     let mut lines = Vec::new();
     for (i, c) in def.visible_columns() {
-        let mut l = format!("  {} {}", quote(&c.name), c.data_type);
+        let mut l = format!("  {} {}", quote_ident(&c.name), c.data_type);
         if !c.nullable {
             l.push_str(" NOT NULL");
         }
@@ -243,7 +245,7 @@ pub fn show_create_table(def: &TableDef, auto_increment: u64) -> String {
     let cols = |ix: &IndexDef| {
         ix.columns
             .iter()
-            .map(|&c| quote(&def.columns[c].name))
+            .map(|&c| quote_ident(&def.columns[c].name))
             .collect::<Vec<_>>()
             .join(",")
     };
@@ -257,7 +259,7 @@ pub fn show_create_table(def: &TableDef, auto_increment: u64) -> String {
         lines.push(format!(
             "  {}KEY {} ({})",
             if ix.unique { "UNIQUE " } else { "" },
-            quote(&ix.name),
+            quote_ident(&ix.name),
             cols(ix)
         ));
     }
@@ -268,7 +270,7 @@ pub fn show_create_table(def: &TableDef, auto_increment: u64) -> String {
     };
     format!(
         "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB{} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
-        quote(&def.name),
+        quote_ident(&def.name),
         lines.join(",\n"),
         auto
     )

@@ -73,7 +73,16 @@ fn build(session: &Session) -> Catalog {
         "performance_schema".into(),
         "sys".into(),
     ];
-    dbs.extend(engine.catalog.databases());
+    // As in MySQL, a user sees only the schemas, tables and threads its
+    // privileges reach.
+    let grants = &session.grants;
+    dbs.extend(
+        engine
+            .catalog
+            .databases()
+            .into_iter()
+            .filter(|d| grants.sees_database(d)),
+    );
     table(
         &cat,
         1,
@@ -94,6 +103,9 @@ fn build(session: &Session) -> Catalog {
     for db in engine.catalog.databases() {
         for t in engine.catalog.tables(&db) {
             let def = t.def();
+            if !grants.sees_table(&db, &def.name) {
+                continue;
+            }
             tables.push(vec![
                 s("def"),
                 s(&db),
@@ -199,11 +211,13 @@ fn build(session: &Session) -> Catalog {
         ],
         stats,
     );
+    let all_threads = grants.has_global(lockstep_engine::Privs::PROCESS);
     let procs: Vec<Vec<Value>> = session
         .server
         .processes
         .lock()
         .values()
+        .filter(|p| all_threads || *p.user.lock() == grants.user)
         .map(|p| {
             vec![
                 Value::UInt(p.id),

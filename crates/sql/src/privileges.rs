@@ -10,6 +10,7 @@
 use crate::parser::{
     self, Expr, GrantLevel, InsertSource, ObjectName, Query, QueryBody, Show, Statement, TableRef,
 };
+use crate::ddl::quote_ident;
 use crate::session::is_system_db;
 use lockstep_engine::{Account, Accounts, Credential, Level, Privs};
 use lockstep_types::error::Code;
@@ -399,7 +400,7 @@ fn table_ref(t: &TableRef, out: &mut Vec<ObjectName>) {
 
 /// `user`@`host` as SHOW GRANTS quotes it.
 fn quoted_account(a: &Account) -> String {
-    format!("`{}`@`{}`", a.user, a.host)
+    format!("{}@{}", quote_ident(&a.user), quote_ident(&a.host))
 }
 
 fn grant_line(p: Privs, level_text: &str, level: Level, a: &Account) -> String {
@@ -426,12 +427,13 @@ pub fn show_grants(a: &Account) -> Vec<String> {
     let mut lines = vec![grant_line(a.global, "*.*", Level::Global, a)];
     for (db, p) in &a.databases {
         if !p.is_empty() {
-            lines.push(grant_line(*p, &format!("`{db}`.*"), Level::Database, a));
+            lines.push(grant_line(*p, &format!("{}.*", quote_ident(db)), Level::Database, a));
         }
     }
     for ((db, t), p) in &a.tables {
         if !p.is_empty() {
-            lines.push(grant_line(*p, &format!("`{db}`.`{t}`"), Level::Table, a));
+            let level = format!("{}.{}", quote_ident(db), quote_ident(t));
+            lines.push(grant_line(*p, &level, Level::Table, a));
         }
     }
     lines

@@ -1674,13 +1674,17 @@ impl Session {
                 ))
             }
             Show::CreateDatabase { name } => {
+                if !self.grants.sees_database(name) {
+                    return Err(self.grants.database_denied(name));
+                }
                 if !self.engine.catalog.database_exists(name) {
                     return Err(Error::new(
                         Code::BadDb,
                         format!("Unknown database '{name}'"),
                     ));
                 }
-                let text = format!("CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci */");
+                let quoted = crate::ddl::quote_ident(name);
+                let text = format!("CREATE DATABASE {quoted} /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci */");
                 Ok(rows(
                     &["Database", "Create Database"],
                     vec![vec![Value::str(name), Value::str(&text)]],

@@ -1,0 +1,226 @@
+"""Trust under hostile and careless use: a user with no rights meets 1142/1044
+on every statement kind that can reach a table, information_schema and SHOW
+show only what the user may see, and DDL waits for the transactions that use
+a table (metadata locks), with what was acknowledged surviving kill -9.
+
+Runs against lockstep only: MariaDB differs in some codes and listings."""
+
+import threading
+import time
+
+import pymysql
+import pytest
+
+from lockstep_server import TARGET, code_of
+
+pytestmark = pytest.mark.skipif(TARGET != "lockstep", reason="lockstep semantics")
+
+
+def run(conn, sql, args=None):
+    with conn.cursor() as c:
+        c.execute(sql, args)
+        return c.fetchall()
+
+
+@pytest.fixture
+def nobody(server, db):
+    """A user with USAGE only (and rights on a database of its own), plus a
+    table `secret` in the test database that it must never reach."""
+    user, own = f"n_{db}"[:32], f"own_{db}"[:64]
+    server.sql(f"CREATE TABLE `{db}`.secret (id INT PRIMARY KEY, s VARCHAR(20))")
+    server.sql(f"INSERT INTO `{db}`.secret VALUES (1, 'hidden')")
+    server.sql(f"CREATE DATABASE `{own}`")
+    server.sql(f"CREATE TABLE `{own}`.mine (id INT PRIMARY KEY, v INT)")
+    server.sql(f"DROP USER IF EXISTS {user}")
+    server.sql(f"CREATE USER {user} IDENTIFIED BY 'pw'")
+    server.sql(f"GRANT ALL ON `{own}`.* TO {user}")
+    conn = server.connect(db=own, user=user, password="pw")
+    yield conn, db, own, user
+    conn.close()
+    server.sql(f"DROP USER IF EXISTS {user}")
+    server.sql(f"DROP DATABASE IF EXISTS `{own}`")
+
+
+# Every statement kind that can name a table, each reaching `secret`.
+# {d}: the database holding it. Expected: 1142 (table) or 1044 (database).
+DENIED = [
+    ("SELECT * FROM {d}.secret", 1142),
+    ("SELECT (SELECT s FROM {d}.secret LIMIT 1)", 1142),
+    ("SELECT * FROM mine WHERE id IN (SELECT id FROM {d}.secret)", 1142),
+    ("SELECT * FROM mine WHERE EXISTS (SELECT 1 FROM {d}.secret)", 1142),
+    ("SELECT * FROM (SELECT * FROM {d}.secret) x", 1142),
+    ("SELECT * FROM mine JOIN {d}.secret ON 1=1", 1142),
+    ("SELECT id FROM mine UNION SELECT id FROM {d}.secret", 1142),
+    ("SELECT * FROM mine ORDER BY (SELECT s FROM {d}.secret LIMIT 1)", 1142),
+    ("SELECT * FROM mine GROUP BY id HAVING id > (SELECT MIN(id) FROM {d}.secret)", 1142),
+    ("SELECT s FROM {d}.secret FOR UPDATE", 1142),
+    ("SET @x = (SELECT s FROM {d}.secret LIMIT 1)", 1142),
+    ("SET @x = (SELECT s FROM {d}.secret LIMIT 1 FOR UPDATE)", 1142),
+    ("SET @@session.sql_select_limit = (SELECT id FROM {d}.secret)", 1142),
+    ("DO (SELECT s FROM {d}.secret LIMIT 1)", 1142),
+    ("EXPLAIN SELECT * FROM {d}.secret", 1142),
+    ("INSERT INTO mine SELECT id, 1 FROM {d}.secret", 1142),
+    ("INSERT INTO mine VALUES ((SELECT id FROM {d}.secret LIMIT 1), 1)", 1142),
+    ("INSERT INTO {d}.secret VALUES (2, 'x')", 1142),
+    ("REPLACE INTO {d}.secret VALUES (1, 'x')", 1142),
+    ("UPDATE {d}.secret SET s = 'x'", 1142),
+    ("UPDATE mine SET v = (SELECT id FROM {d}.secret LIMIT 1)", 1142),
+    ("DELETE FROM {d}.secret", 1142),
+    ("DELETE FROM mine WHERE id IN (SELECT id FROM {d}.secret)", 1142),
+    ("TRUNCATE TABLE {d}.secret", 1142),
+    ("DROP TABLE {d}.secret", 1142),
+    ("CREATE INDEX i ON {d}.secret (s)", 1142),
+    ("DROP INDEX i ON {d}.secret", 1142),
+    ("ALTER TABLE {d}.secret ADD INDEX i (s)", 1142),
+    ("CREATE TABLE {d}.copy LIKE {d}.secret", 1142),
+    ("CREATE TABLE mine2 LIKE {d}.secret", 1142),
+    ("SHOW CREATE TABLE {d}.secret", 1142),
+    ("SHOW COLUMNS FROM {d}.secret", 1142),
+    ("SHOW INDEX FROM {d}.secret", 1142),
+    ("DESCRIBE {d}.secret", 1142),
+    ("SHOW TABLES FROM {d}", 1044),
+    ("SHOW TABLE STATUS FROM {d}", 1044),
+    ("SHOW CREATE DATABASE {d}", 1044),
+    ("USE {d}", 1044),
+    ("CREATE DATABASE {d}_new", 1044),
+    ("DROP DATABASE {d}", 1044),
+    ("GRANT SELECT ON {d}.secret TO {u}", 1142),
+    ("GRANT SELECT ON {d}.* TO {u}", 1044),
+]
+
+
+def test_every_statement_kind_checks_privileges(nobody):
+    conn, d, _own, user = nobody
+    wrong = []
+    for sql, want in DENIED:
+        text = sql.format(d=d, u=user)
+        got = code_of(lambda: run(conn, text))
+        if got != want:
+            wrong.append((text, got, want))
+    assert not wrong, "\n".join(f"{t}: got {g}, want {w}" for t, g, w in wrong)
+    # And nothing was changed or locked on the way.
+    assert run(conn, "SELECT @x") == ((None,),)
+
+
+def test_system_schemas_are_not_writable(nobody, server):
+    conn, _d, _own, _user = nobody
+    for sql in ["INSERT INTO mysql.user VALUES (1)", "DELETE FROM sys.config",
+                "UPDATE mysql.db SET x = 1", "TRUNCATE TABLE sys.config",
+                "DROP TABLE mysql.user"]:
+        assert code_of(lambda: run(conn, sql)) == 1142, sql
+    for name in ["sys", "Mysql", "information_schema"]:
+        assert code_of(lambda: server.sql(f"CREATE DATABASE {name}")) == 1007, name
+    names = [r[0].lower() for r in run(conn, "SHOW DATABASES")]
+    assert names.count("sys") == 1 and names.count("mysql") == 1
+
+
+def test_information_schema_and_show_filter_by_privilege(nobody, server):
+    conn, d, own, user = nobody
+    schemas = {r[0] for r in run(conn, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA")}
+    assert own in schemas and d not in schemas
+    for view in ["TABLES", "COLUMNS", "STATISTICS"]:
+        seen = {r[0] for r in run(conn, f"SELECT TABLE_SCHEMA FROM information_schema.{view}")}
+        assert d not in seen, view
+    assert {r[0] for r in run(conn, "SHOW DATABASES")} >= {own}
+    assert d not in {r[0] for r in run(conn, "SHOW DATABASES")}
+    # Threads: only its own without PROCESS.
+    users = {r[0] for r in run(conn, "SELECT USER FROM information_schema.PROCESSLIST")}
+    assert users == {user}
+    assert {r[1] for r in run(conn, "SHOW PROCESSLIST")} == {user}
+
+
+def test_show_create_database_escapes_backticks(server):
+    name = "bt`x"
+    server.sql("DROP DATABASE IF EXISTS `bt``x`")
+    server.sql("CREATE DATABASE `bt``x`")
+    try:
+        conn = server.connect()
+        text = run(conn, "SHOW CREATE DATABASE `bt``x`")[0][1]
+        assert text.startswith("CREATE DATABASE `bt``x`"), text
+        conn.close()
+    finally:
+        server.sql("DROP DATABASE `bt``x`")
+    assert name
+
+
+def _in_thread(fn):
+    out = {}
+
+    def body():
+        t = time.monotonic()
+        try:
+            out["result"] = fn()
+        except pymysql.MySQLError as e:
+            out["error"] = e.args[0]
+        out["seconds"] = time.monotonic() - t
+
+    th = threading.Thread(target=body, daemon=True)
+    th.start()
+    return th, out
+
+
+@pytest.mark.parametrize("ddl", ["TRUNCATE TABLE m", "DROP TABLE m", "CREATE INDEX v ON m (v)"])
+def test_ddl_waits_for_open_transactions(connect, ddl):
+    a, b, c = connect(), connect(), connect()
+    run(a, "CREATE TABLE m (id INT PRIMARY KEY, v INT)")
+    run(a, "INSERT INTO m VALUES (1, 1), (2, 2)")
+    run(a, "BEGIN")
+    run(a, "INSERT INTO m VALUES (3, 3)")
+    run(a, "UPDATE m SET v = 10 WHERE id = 1")
+    th, out = _in_thread(lambda: run(b, ddl))
+    time.sleep(0.5)
+    assert th.is_alive(), f"{ddl} did not wait for the open transaction: {out}"
+    # A new transaction queues behind the waiting DDL (no starvation) ...
+    run(c, "SET SESSION lock_wait_timeout = 1")
+    assert code_of(lambda: run(c, "SELECT * FROM m")) == 1205
+    # ... while the open one goes on using the table.
+    run(a, "INSERT INTO m VALUES (4, 4)")
+    run(a, "COMMIT")
+    th.join(30)
+    assert not th.is_alive() and "error" not in out, out
+    if ddl.startswith("TRUNCATE"):
+        assert run(a, "SELECT COUNT(*) FROM m") == ((0,),)
+    elif ddl.startswith("CREATE INDEX"):
+        assert run(a, "SELECT COUNT(*) FROM m") == ((4,),)
+        assert run(a, "SELECT id FROM m WHERE v = 10") == ((1,),)
+
+
+def test_ddl_wait_ends_with_1205_or_kill(connect):
+    a, b, k = connect(), connect(), connect()
+    run(a, "CREATE TABLE m (id INT PRIMARY KEY)")
+    run(a, "BEGIN")
+    run(a, "SELECT * FROM m")
+    run(b, "SET SESSION lock_wait_timeout = 1")
+    t = time.monotonic()
+    assert code_of(lambda: run(b, "DROP TABLE m")) == 1205
+    assert 0.9 <= time.monotonic() - t < 5
+    run(b, "SET SESSION lock_wait_timeout = 100")
+    th, out = _in_thread(lambda: run(b, "DROP TABLE m"))
+    time.sleep(0.3)
+    run(k, f"KILL QUERY {b.thread_id()}")
+    th.join(10)
+    assert out.get("error") == 1317 and out["seconds"] < 2, out
+    run(a, "COMMIT")
+    run(b, "DROP TABLE m")
+
+
+def test_truncate_after_commit_survives_kill9(server_factory):
+    """The acknowledged order (transaction, then TRUNCATE after it) is what
+    recovery rebuilds: the table is empty after kill -9, not refilled."""
+    srv = server_factory("mdl_crash")
+    a, b = srv.connect(), srv.connect()
+    run(a, "CREATE DATABASE k")
+    run(a, "CREATE TABLE k.t (id INT PRIMARY KEY, v INT)")
+    run(a, "INSERT INTO k.t VALUES (1, 1), (2, 2)")
+    run(a, "BEGIN")
+    run(a, "INSERT INTO k.t VALUES (3, 3)")
+    run(a, "UPDATE k.t SET v = 9 WHERE id = 1")
+    th, out = _in_thread(lambda: run(b, "TRUNCATE TABLE k.t"))
+    time.sleep(0.3)
+    run(a, "COMMIT")
+    th.join(30)
+    assert "error" not in out, out
+    run(a, "INSERT INTO k.t VALUES (7, 7)")
+    srv.restart(crash=True)
+    c = srv.connect()
+    assert run(c, "SELECT id, v FROM k.t") == ((7, 7),)
