@@ -224,3 +224,31 @@ def test_truncate_after_commit_survives_kill9(server_factory):
     srv.restart(crash=True)
     c = srv.connect()
     assert run(c, "SELECT id, v FROM k.t") == ((7, 7),)
+
+
+def test_kill_query_and_max_execution_time_stop_a_long_select(connect):
+    a, k = connect(), connect()
+    run(a, "CREATE TABLE big (id INT PRIMARY KEY, k INT)")
+    rows = ",".join(f"({i}, {i % 7})" for i in range(4000))
+    run(a, f"INSERT INTO big VALUES {rows}")
+    slow = "SELECT COUNT(*) FROM big x JOIN big y ON x.k + y.k < 0 JOIN big z ON z.k < 0"
+    th, out = _in_thread(lambda: run(a, slow))
+    time.sleep(0.3)
+    assert th.is_alive(), out
+    run(k, f"KILL QUERY {a.thread_id()}")
+    th.join(10)
+    assert out.get("error") == 1317 and out["seconds"] < 1.5, out
+    # The connection goes on; the next statements run normally.
+    assert run(a, "SELECT COUNT(*) FROM big") == ((4000,),)
+    t = time.monotonic()
+    assert code_of(lambda: run(a, slow.replace("SELECT", "SELECT /*+ MAX_EXECUTION_TIME(200) */", 1))) == 3024
+    run(a, "SET SESSION max_execution_time = 200")
+    assert code_of(lambda: run(a, slow)) == 3024
+    assert time.monotonic() - t < 3
+    # SLEEP ends early when killed, returning 1 as in MySQL.
+    run(a, "SET SESSION max_execution_time = 0")
+    th, out = _in_thread(lambda: run(a, "SELECT SLEEP(5)"))
+    time.sleep(0.3)
+    run(k, f"KILL QUERY {a.thread_id()}")
+    th.join(10)
+    assert out["seconds"] < 1.5, out

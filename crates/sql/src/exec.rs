@@ -37,6 +37,54 @@ pub struct SessionCtx {
     pub session_vars: HashMap<String, Value>,
     /// What one statement may buffer (sort_buffer_size, tmp_table_size, ...).
     pub memory: MemoryLimits,
+    /// What stops the running statement.
+    pub interrupt: Interrupt,
+}
+
+/// What stops a running statement: KILL QUERY / KILL (a flag shared with
+/// the session's process entry) or max_execution_time (a deadline). The
+/// executor's loops look every [`Interrupt::EVERY`] rows.
+#[derive(Clone, Default)]
+pub struct Interrupt {
+    pub killed: Arc<std::sync::atomic::AtomicBool>,
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl Interrupt {
+    /// Rows between two looks: a look is an atomic load and, with a
+    /// deadline, a clock read; a row costs far more than 1/1024 of that.
+    pub const EVERY: u32 = 1024;
+
+    /// 1317 once killed, 3024 past the deadline.
+    pub fn check(&self) -> std::result::Result<(), Error> {
+        if self.killed.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Error::new(
+                Code::QueryInterrupted,
+                "Query execution was interrupted",
+            ));
+        }
+        if self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Err(Error::new(
+                Code::QueryTimeout,
+                "Query execution was interrupted, maximum statement execution time exceeded",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Counts one row; looks every EVERY rows.
+    #[inline]
+    pub fn tick(&self, count: &mut u32) -> std::result::Result<(), Error> {
+        *count += 1;
+        if *count >= Self::EVERY {
+            *count = 0;
+            return self.check();
+        }
+        Ok(())
+    }
 }
 
 /// Bytes one statement may hold in memory, under the names MySQL users
@@ -176,6 +224,9 @@ macro_rules! session_env_methods {
         }
         fn user(&self) -> String {
             self.ctx.user.clone()
+        }
+        fn interrupted(&self) -> bool {
+            self.ctx.interrupt.check().is_err()
         }
     };
 }
@@ -694,6 +745,8 @@ impl<'a> Exec<'a> {
                 self.produce(left, prefix, &None, lock, &mut lefts)?;
                 let right_width = source_width(right);
                 for l in lefts.rows {
+                    // Each left row may find nothing on the right.
+                    self.ctx.interrupt.check().map_err(EngineError::Sql)?;
                     let mut matched = Collect::default();
                     self.produce(right, &l, on, lock, &mut matched)?;
                     // One left row's matches are released once passed on.
@@ -720,7 +773,12 @@ impl<'a> Exec<'a> {
         filter: &Option<BExpr>,
         sink: &mut dyn RowSink,
     ) -> Result<bool> {
+        let mut ticks = 0u32;
         for row in rows {
+            self.ctx
+                .interrupt
+                .tick(&mut ticks)
+                .map_err(EngineError::Sql)?;
             if self.truth(filter, &row)?
                 && !sink.push(&mut self.scan_env(), SourceRow::Owned(row))?
             {
@@ -847,7 +905,14 @@ impl<'a> Exec<'a> {
             memory,
         };
         let mut scratch = Vec::new();
+        let mut ticks = 0u32;
         let mut visit = |pk: &[u8], row: Row| -> Result<bool> {
+            // Rows a filter drops count too: a scan that finds nothing
+            // still stops when killed.
+            env.ctx
+                .interrupt
+                .tick(&mut ticks)
+                .map_err(EngineError::Sql)?;
             let needed = scan.needed.as_deref();
             let source = if prefix.is_empty() {
                 scratch.clear();

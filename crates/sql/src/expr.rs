@@ -300,6 +300,10 @@ pub trait Env {
     fn found_rows(&self) -> u64;
     fn row_count(&self) -> i64;
     fn user(&self) -> String;
+    /// The statement was killed or ran out of time (SLEEP ends early).
+    fn interrupted(&self) -> bool {
+        false
+    }
     /// Runs a subquery with `row` as the innermost enclosing row.
     fn subquery(&mut self, query: &SubqueryRef, row: &[Value]) -> Result<Vec<Vec<Value>>, Error>;
 }
@@ -1139,22 +1143,22 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         },
         Func::Sleep => {
             // Bounded: each call sleeps at most 5 s (once per row it is
-            // evaluated for, as in MySQL).
-            let d = std::time::Duration::from_millis(
+            // evaluated for, as in MySQL), in slices, so that KILL QUERY
+            // or max_execution_time ends it early with 1, as in MySQL.
+            let total = std::time::Duration::from_millis(
                 (vals[0].to_f64().unwrap_or(0.0).clamp(0.0, 5.0) * 1000.0) as u64,
             );
-            // The executor is synchronous; on the server's multi-threaded
-            // runtime the worker hands its other connections to another
-            // thread first, so two sleeping clients cannot stall a 2-core
-            // server.
-            let multi = tokio::runtime::Handle::try_current()
-                .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-            if multi {
-                tokio::task::block_in_place(|| std::thread::sleep(d));
-            } else {
-                std::thread::sleep(d);
+            let end = std::time::Instant::now() + total;
+            loop {
+                if env.interrupted() {
+                    break Value::Int(1);
+                }
+                let left = end.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    break Value::Int(0);
+                }
+                blocking_sleep(left.min(std::time::Duration::from_millis(10)));
             }
-            Value::Int(0)
         }
         Func::Hex => match &vals[0] {
             Value::Int(_) | Value::UInt(_) => Value::str(&format!("{:X}", n(0))),
@@ -1198,6 +1202,19 @@ fn result_fits(len: usize, env: &mut dyn Env) -> bool {
     };
     let bound = limit("max_allowed_packet").min(limit("query_memory_limit"));
     len as u64 <= bound
+}
+
+/// Sleeps the thread. The executor is synchronous; on the server's
+/// multi-threaded runtime the worker hands its other connections to another
+/// thread first, so two sleeping clients cannot stall a 2-core server.
+fn blocking_sleep(d: std::time::Duration) {
+    let multi = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if multi {
+        tokio::task::block_in_place(|| std::thread::sleep(d));
+    } else {
+        std::thread::sleep(d);
+    }
 }
 
 /// Upper-case hex digits of `bytes`, built in one allocation.

@@ -428,3 +428,51 @@ fn ddl_waits_for_transactions_that_use_the_table() {
     db.run_in(&mut ddl, "DROP TABLE t").expect("no user left");
     ddl.disconnect();
 }
+
+#[test]
+fn long_statements_stop_when_killed_or_out_of_time() {
+    let mut db = Db::new("interrupt");
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, k INT)");
+    let values: Vec<String> = (0..3000).map(|i| format!("({i}, {})", i % 7)).collect();
+    db.ok(&format!("INSERT INTO t VALUES {}", values.join(",")));
+    // A join that visits 9M row pairs and keeps none of them.
+    let slow = "SELECT COUNT(*) FROM t a JOIN t b ON a.k + b.k < 0";
+    for (setup, sql) in [
+        ("SET SESSION max_execution_time = 100", slow.to_string()),
+        (
+            "SET SESSION max_execution_time = 0",
+            slow.replacen("SELECT", "SELECT /*+ MAX_EXECUTION_TIME(100) */", 1),
+        ),
+    ] {
+        db.ok(setup);
+        let started = std::time::Instant::now();
+        assert_eq!(db.err(&sql), 3024, "{sql}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+    db.ok("SET SESSION max_execution_time = 0");
+    // The hint applies to SELECT only; other hints are ignored.
+    db.ok("SELECT /*+ BKA(t) */ COUNT(*) FROM t");
+    // KILL QUERY from another thread: the flag is what KILL sets.
+    let process = db
+        .server
+        .processes
+        .lock()
+        .get(&1)
+        .cloned()
+        .expect("the test session is registered");
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        process
+            .kill_query
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let started = std::time::Instant::now();
+    assert_eq!(db.err(slow), 1317);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    killer.join().expect("killer thread");
+    // The next statement runs normally.
+    assert_eq!(
+        db.rows("SELECT COUNT(*) FROM t"),
+        vec![vec![Value::Int(3000)]]
+    );
+}

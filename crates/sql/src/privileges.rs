@@ -7,10 +7,10 @@
 //! looking at the statement; the cache is refreshed only when the
 //! accounts' version counter moved.
 
+use crate::ddl::quote_ident;
 use crate::parser::{
     self, Expr, GrantLevel, InsertSource, ObjectName, Query, QueryBody, Show, Statement, TableRef,
 };
-use crate::ddl::quote_ident;
 use crate::session::is_system_db;
 use lockstep_engine::{Account, Accounts, Credential, Level, Privs};
 use lockstep_types::error::Code;
@@ -427,7 +427,12 @@ pub fn show_grants(a: &Account) -> Vec<String> {
     let mut lines = vec![grant_line(a.global, "*.*", Level::Global, a)];
     for (db, p) in &a.databases {
         if !p.is_empty() {
-            lines.push(grant_line(*p, &format!("{}.*", quote_ident(db)), Level::Database, a));
+            lines.push(grant_line(
+                *p,
+                &format!("{}.*", quote_ident(db)),
+                Level::Database,
+                a,
+            ));
         }
     }
     for ((db, t), p) in &a.tables {

@@ -42,8 +42,9 @@ pub struct ProcessInfo {
     pub command: Mutex<&'static str>,
     pub info: Mutex<Option<String>>,
     pub since: Mutex<Instant>,
-    /// KILL QUERY: the running statement stops at its next check.
-    pub kill_query: AtomicBool,
+    /// KILL QUERY: the running statement stops at its next check (the
+    /// executor shares the flag: `exec::Interrupt`).
+    pub kill_query: Arc<AtomicBool>,
     /// KILL CONNECTION: the connection closes.
     pub kill_connection: AtomicBool,
     /// Wakes a statement waiting for a row lock when it is killed.
@@ -138,6 +139,8 @@ pub struct Session {
     trx_read_only: bool,
     /// sql_safe_updates: UPDATE/DELETE must use a key or a LIMIT.
     safe_updates: bool,
+    /// max_execution_time of the session, in ms (0: none).
+    max_execution_ms: u64,
     next_statement_id: u32,
     lock_wait_timeout: Duration,
     /// Idle time between commands before the connection is closed
@@ -274,6 +277,11 @@ impl Session {
             .globals
             .get("transaction_read_only")
             .is_some_and(|v| v.truth() == Some(true));
+        let max_execution_ms = server
+            .globals
+            .get("max_execution_time")
+            .and_then(|v| v.to_i64())
+            .map_or(0, |ms| ms.max(0) as u64);
         let process = Arc::new(ProcessInfo {
             id: connection_id,
             user: Mutex::new(user.to_string()),
@@ -282,7 +290,7 @@ impl Session {
             command: Mutex::new("Sleep"),
             info: Mutex::new(None),
             since: Mutex::new(Instant::now()),
-            kill_query: AtomicBool::new(false),
+            kill_query: Arc::new(AtomicBool::new(false)),
             kill_connection: AtomicBool::new(false),
             kill_notify: tokio::sync::Notify::new(),
         });
@@ -305,6 +313,10 @@ impl Session {
             }),
             session_vars: HashMap::new(),
             memory: MemoryLimits::default(),
+            interrupt: crate::exec::Interrupt {
+                killed: process.kill_query.clone(),
+                deadline: None,
+            },
         };
         let mut session = Session {
             server,
@@ -320,6 +332,7 @@ impl Session {
             session_read_only: read_only,
             trx_read_only: false,
             safe_updates: false,
+            max_execution_ms,
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
@@ -486,7 +499,10 @@ impl Session {
             }
         }
         let s = &*p.shared;
-        self.run(&s.statement, params, s.plan.as_ref()).await
+        let r = self.run(&s.statement, params, s.plan.as_ref()).await;
+        // A KILL QUERY ends this statement only, as after COM_QUERY.
+        self.process.kill_query.store(false, Ordering::Relaxed);
+        r
     }
 
     /// Ends the session: open work is rolled back.
@@ -604,7 +620,10 @@ impl Session {
                     .or(plan)
                     .expect("lock_plan binds when no plan is given");
                 self.check_safe_update(plan)?;
-                self.run_dml(plan, params).await
+                self.ctx.interrupt.deadline = self.deadline(stmt);
+                let r = self.run_dml(plan, params).await;
+                self.ctx.interrupt.deadline = None;
+                r
             }
             Statement::Begin {
                 consistent_snapshot,
@@ -1041,6 +1060,16 @@ impl Session {
         }
     }
 
+    /// When a SELECT must stop: its MAX_EXECUTION_TIME hint, else the
+    /// session's max_execution_time (MySQL applies both to SELECT only).
+    fn deadline(&self, stmt: &Statement) -> Option<Instant> {
+        let Statement::Select(q) = stmt else {
+            return None;
+        };
+        let ms = q.max_execution_time.unwrap_or(self.max_execution_ms);
+        (ms > 0).then(|| Instant::now() + Duration::from_millis(ms))
+    }
+
     /// sql_safe_updates: an UPDATE or DELETE that would scan the whole
     /// table without a LIMIT is refused (1175), as in MySQL.
     fn check_safe_update(&self, plan: &Bound) -> R<()> {
@@ -1143,6 +1172,16 @@ impl Session {
                         }
                         self.autocommit = on;
                         self.ctx.session_vars.insert(name, Value::Int(on as i64));
+                    }
+                    "max_execution_time" => {
+                        let source = if default {
+                            self.server.globals.get(&name).unwrap_or(Value::Int(0))
+                        } else {
+                            value
+                        };
+                        let ms = size_setting(&name, &source)?.min(u32::MAX as i64);
+                        self.max_execution_ms = ms as u64;
+                        self.ctx.session_vars.insert(name, Value::Int(ms));
                     }
                     "sql_safe_updates" => {
                         self.safe_updates = !default && bool_setting(&name, &value)?;

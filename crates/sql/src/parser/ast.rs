@@ -264,6 +264,8 @@ pub enum ShowFilter {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Query {
     pub body: QueryBody,
+    /// The MAX_EXECUTION_TIME(ms) optimizer hint of a top-level SELECT.
+    pub max_execution_time: Option<u64>,
     pub order_by: Vec<OrderItem>,
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,

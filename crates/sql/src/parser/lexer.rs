@@ -26,6 +26,9 @@ pub(crate) enum Tok {
     UserVar(String),
     /// @@ (system variable prefix)
     AtAt,
+    /// An optimizer hint comment `/*+ ... */` right after SELECT: its text.
+    /// Elsewhere such a comment is skipped like any other.
+    Hint(String),
     /// ?
     Param,
     Eq,
@@ -103,6 +106,16 @@ fn is_word_byte(b: u8) -> bool {
 /// its contents to count: we present ourselves as MySQL 8.0.
 const EXEC_COMMENT_MAX_VERSION: u64 = 80099;
 
+/// Whether the last token is the keyword SELECT (where hints may stand).
+fn after_select(src: &str, out: &[Token]) -> bool {
+    out.last().is_some_and(|t| {
+        matches!(t.tok, Tok::Word)
+            && src
+                .get(t.start..t.end)
+                .is_some_and(|w| w.eq_ignore_ascii_case("SELECT"))
+    })
+}
+
 pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, Error> {
     let b = src.as_bytes();
     let n = b.len();
@@ -146,6 +159,10 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, Error> {
                     }
                 }
                 match find(b, i + 2, b"*/") {
+                    Some(e) if b.get(i + 2) == Some(&b'+') && after_select(src, &out) => {
+                        i = e + 2;
+                        Tok::Hint(src[start + 3..e].to_string())
+                    }
                     Some(e) => {
                         i = e + 2;
                         continue;

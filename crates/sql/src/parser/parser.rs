@@ -46,6 +46,8 @@ pub(crate) struct Parser<'a> {
     depth: usize,
     /// Chain links used so far in the current statement (see MAX_LINKS).
     links: usize,
+    /// MAX_EXECUTION_TIME(ms) from the statement's first hint comment.
+    max_execution_time: Option<u64>,
 }
 
 /// Upper-cases a short word into `buf` for keyword matching; words longer
@@ -419,8 +421,21 @@ fn str_lit(s: &str) -> Expr {
     Expr::Literal(Value::str(s))
 }
 
+/// MAX_EXECUTION_TIME(N) among the hints of a `/*+ ... */` comment (other
+/// hints are not acted on yet and are ignored, as MySQL ignores unknown
+/// ones).
+fn max_execution_time_hint(text: &str) -> Option<u64> {
+    let upper = text.to_ascii_uppercase();
+    let at = upper.find("MAX_EXECUTION_TIME")?;
+    let rest = upper[at + "MAX_EXECUTION_TIME".len()..].trim_start();
+    let inner = rest.strip_prefix('(')?;
+    let end = inner.find(')')?;
+    inner[..end].trim().parse().ok()
+}
+
 fn empty_query(body: QueryBody) -> Query {
     Query {
+        max_execution_time: None,
         body,
         order_by: Vec::new(),
         limit: None,
@@ -462,6 +477,7 @@ impl<'a> Parser<'a> {
             params: 0,
             depth: 0,
             links: 0,
+            max_execution_time: None,
         }
     }
 
@@ -750,7 +766,11 @@ impl<'a> Parser<'a> {
         let mut buf = [0u8; 32];
         let first = self.upper_word(0, &mut buf);
         match first {
-            b"SELECT" => Ok(Statement::Select(Box::new(self.parse_query()?))),
+            b"SELECT" => {
+                let mut q = self.parse_query()?;
+                q.max_execution_time = self.max_execution_time.take();
+                Ok(Statement::Select(Box::new(q)))
+            }
             b"INSERT" => self.parse_insert(false),
             b"REPLACE" => self.parse_insert(true),
             b"UPDATE" => self.parse_update(),
@@ -1080,6 +1100,11 @@ impl<'a> Parser<'a> {
 
     fn parse_select(&mut self) -> Result<Select> {
         self.expect_kw("SELECT")?;
+        if let Tok::Hint(text) = self.peek() {
+            let hinted = max_execution_time_hint(text);
+            self.advance();
+            self.max_execution_time = self.max_execution_time.or(hinted);
+        }
         let mut distinct = false;
         loop {
             let mut buf = [0u8; 32];
