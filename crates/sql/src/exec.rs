@@ -32,11 +32,32 @@ pub struct SessionCtx {
     pub found_rows: u64,
     pub row_count: i64,
     pub warnings: Vec<(u16, String)>,
+    /// Whether expression warnings are errors: an INSERT or UPDATE without
+    /// IGNORE (lockstep always runs in MySQL's strict mode).
+    pub strict: bool,
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
     /// What one statement may buffer (sort_buffer_size, tmp_table_size, ...).
     pub memory: MemoryLimits,
+}
+
+/// Most warnings a statement keeps (MySQL's default max_error_count): a
+/// warning per row of a large scan must not grow without bound.
+const MAX_WARNINGS: usize = 1024;
+
+impl SessionCtx {
+    /// Records an expression warning, or returns it as the error where the
+    /// statement is strict.
+    pub fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
+        if self.strict {
+            return Err(w);
+        }
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push((w.number(), w.message));
+        }
+        Ok(())
+    }
 }
 
 /// Bytes one statement may hold in memory, under the names MySQL users
@@ -176,6 +197,9 @@ macro_rules! session_env_methods {
         }
         fn user(&self) -> String {
             self.ctx.user.clone()
+        }
+        fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
+            self.ctx.warn(w)
         }
     };
 }
