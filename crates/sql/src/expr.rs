@@ -1758,6 +1758,29 @@ mod tests {
     }
 
     #[test]
+    fn like_with_many_percent_signs_is_bounded() {
+        // Only the last % is retried: O(len(s) * len(p)), never exponential.
+        let s = "a".repeat(100_000);
+        let start = std::time::Instant::now();
+        assert!(!like(
+            s.as_bytes(),
+            format!("{}z", "%a".repeat(50)).as_bytes(),
+            b'\\'
+        ));
+        assert!(!like(
+            s.as_bytes(),
+            format!("{}z", "%".repeat(30)).as_bytes(),
+            b'\\'
+        ));
+        assert!(like(s.as_bytes(), "%a".repeat(50).as_bytes(), b'\\'));
+        assert!(
+            start.elapsed() < std::time::Duration::from_millis(500),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
+    #[test]
     fn arithmetic_promotes() {
         let d = |s: &str| Value::Decimal(s.parse().expect("decimal"));
         assert_eq!(
