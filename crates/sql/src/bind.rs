@@ -1333,6 +1333,15 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                     },
                     true,
                 ),
+                // MOD(a, b) is a % b, and typed so.
+                Func::Mod if args.len() == 2 => infer(
+                    &BExpr::Binary(
+                        BinaryOp::Modulo,
+                        Box::new(args[0].clone()),
+                        Box::new(args[1].clone()),
+                    ),
+                    types,
+                ),
                 Func::Abs | Func::Mod => (
                     if first.0.is_string() {
                         DataType::Double

@@ -542,6 +542,19 @@ fn out_of_range(ty: &str, expr: &str) -> Error {
     )
 }
 
+/// `v` as a DECIMAL, a magnitude past DECIMAL's range (1e308) kept huge
+/// with its sign instead of becoming 0.
+fn saturated_decimal(v: &Value) -> Decimal {
+    v.to_decimal().unwrap_or_else(|| {
+        let huge = Decimal::largest(lockstep_types::decimal::MAX_PRECISION + 1, 0);
+        match v.to_f64() {
+            Some(f) if f.is_sign_negative() => -huge,
+            Some(f) if f != 0.0 => huge,
+            _ => Decimal::ZERO,
+        }
+    })
+}
+
 /// `(a op b)` as MySQL names an operation in a 1690 message.
 fn op_text(op: BinaryOp, a: &Value, b: &Value) -> String {
     let sym = match op {
@@ -683,17 +696,17 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
             }
         },
         IntDivide => {
-            let y = b.to_decimal().unwrap_or_default();
+            let y = saturated_decimal(&b);
             if y.is_zero() {
                 Value::Null
             } else {
-                let q = a
-                    .to_decimal()
-                    .unwrap_or_default()
-                    .checked_div(y, 1)
+                // Unsigned when an operand is (MySQL's rule for DIV).
+                let unsigned = matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_));
+                saturated_decimal(&a)
+                    .checked_div_trunc(y)
                     .and_then(|q| q.to_i128())
-                    .ok_or_else(|| out_of_range("BIGINT", &format!("({a} DIV {b})")))?;
-                int_result(q, false)?
+                    .and_then(|q| int_result(q, unsigned).ok())
+                    .ok_or_else(|| out_of_range("BIGINT", &op_text(op, &a, &b)))?
             }
         }
         Modulo => match (num(&a), num(&b)) {
@@ -811,7 +824,8 @@ fn wide_int(v: &Value) -> i128 {
     let d = match v {
         Value::Int(i) => return *i as i128,
         Value::UInt(u) => return *u as i128,
-        Value::Double(f) => return f.round() as i128,
+        // MySQL converts a DOUBLE to an integer with rint (half to even).
+        Value::Double(f) => return f.round_ties_even() as i128,
         other => other.to_decimal(),
     };
     match d {
@@ -892,15 +906,7 @@ fn decimal_arg(v: &Value, env: &mut dyn Env) -> Result<Decimal, Error> {
             format!("Truncated incorrect DECIMAL value: '{s}'"),
         ))?;
     }
-    if let Some(d) = v.to_decimal() {
-        return Ok(d);
-    }
-    let huge = Decimal::largest(lockstep_types::decimal::MAX_PRECISION + 1, 0);
-    Ok(match v.to_f64() {
-        Some(f) if f.is_sign_negative() => -huge,
-        Some(f) if f != 0.0 => huge,
-        _ => Decimal::ZERO,
-    })
+    Ok(saturated_decimal(v))
 }
 
 /// A value as MySQL prints a literal inside an expression in a message.
@@ -1280,12 +1286,15 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             Value::UInt(u) => Value::str(&format!("{u:X}")),
             // Numbers are rounded to an integer first (as MySQL's HEX does).
             Value::Double(_) | Value::Decimal(_) => {
-                let w = wide_int(&vals[0]);
-                // Past the 64-bit range MySQL prints all ones.
-                let bits = if w < i64::MIN as i128 || w > u64::MAX as i128 {
+                // MySQL rounds half away from zero; past the 64-bit range
+                // it prints all ones.
+                let f = vals[0].to_f64().unwrap_or(0.0);
+                let bits = if f <= i64::MIN as f64 || f >= u64::MAX as f64 {
                     u64::MAX
+                } else if f < 0.0 {
+                    f.round() as i64 as u64
                 } else {
-                    w as u64
+                    f.round() as u64
                 };
                 Value::str(&format!("{bits:X}"))
             }

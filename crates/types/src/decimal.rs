@@ -336,6 +336,13 @@ impl Decimal {
         Decimal::make(q, scale)
     }
 
+    /// The quotient truncated to an integer (MySQL's DIV); None on
+    /// division by zero or overflow.
+    pub fn checked_div_trunc(self, other: Decimal) -> Option<Decimal> {
+        let (a, b, _) = self.aligned(other)?;
+        Decimal::make(a.checked_div(b)?, 0)
+    }
+
     /// Remainder with the dividend's sign, at the larger scale.
     pub fn checked_rem(self, other: Decimal) -> Option<Decimal> {
         let (a, b, scale) = self.aligned(other)?;
@@ -733,6 +740,14 @@ mod tests {
             "3.333333"
         );
         assert!(d("1").checked_div(d("0"), 4).is_none());
+        let q = |a: &str, b: &str| d(a).checked_div_trunc(d(b)).map(|q| q.to_string());
+        assert_eq!(
+            q("9223372036854775807", "-9223372036854775808").as_deref(),
+            Some("0")
+        );
+        assert_eq!(q("7.5", "2").as_deref(), Some("3"));
+        assert_eq!(q("-7.5", "2").as_deref(), Some("-3"));
+        assert_eq!(q("1", "0"), None);
         assert_eq!(d("7.5").checked_rem(d("2")).unwrap().to_string(), "1.5");
         assert_eq!(d("-7.5").checked_rem(d("2")).unwrap().to_string(), "-1.5");
         let huge = d(&"9".repeat(70));
