@@ -240,16 +240,35 @@ pub fn host_matches(pattern: &str, peer: IpAddr) -> bool {
     wildcard_match(pattern.as_bytes(), peer.to_string().as_bytes())
 }
 
-/// SQL LIKE-style matching with `%` and `_` (no escapes: host names have none).
+/// SQL LIKE-style matching with `%` and `_` (no escapes: host names have
+/// none), ASCII case-insensitive. Iterative: on a mismatch only the last
+/// `%` is retried one byte further, so a pattern of many `%`s costs at most
+/// O(len(p) * len(s)) per login attempt, not exponential time.
 fn wildcard_match(p: &[u8], s: &[u8]) -> bool {
-    match p.split_first() {
-        None => s.is_empty(),
-        Some((b'%', rest)) => (0..=s.len()).any(|i| wildcard_match(rest, &s[i..])),
-        Some((b'_', rest)) => !s.is_empty() && wildcard_match(rest, &s[1..]),
-        Some((c, rest)) => {
-            s.first().is_some_and(|x| x.eq_ignore_ascii_case(c)) && wildcard_match(rest, &s[1..])
+    let (mut pi, mut si) = (0, 0);
+    // Pattern position after the last `%` seen, and where its match ends.
+    let mut retry: Option<(usize, usize)> = None;
+    while si < s.len() {
+        match p.get(pi) {
+            Some(b'%') => {
+                pi += 1;
+                retry = Some((pi, si));
+            }
+            Some(&c) if c == b'_' || c.eq_ignore_ascii_case(&s[si]) => {
+                pi += 1;
+                si += 1;
+            }
+            _ => match retry {
+                Some((after, start)) => {
+                    retry = Some((after, start + 1));
+                    pi = after;
+                    si = start + 1;
+                }
+                None => return false,
+            },
         }
     }
+    p[pi..].iter().all(|&c| c == b'%')
 }
 
 /// Sort key of an account for login matching, most specific first (as
@@ -376,6 +395,47 @@ mod tests {
         assert!(host_matches("10.1.%", other));
         assert!(host_matches("10.1._.3", other));
         assert!(!host_matches("10.2.%", other));
+    }
+
+    #[test]
+    fn wildcards_keep_their_meaning() {
+        let m = |p: &str, s: &str| wildcard_match(p.as_bytes(), s.as_bytes());
+        assert!(m("", ""));
+        assert!(!m("", "a"));
+        assert!(m("%", ""));
+        assert!(m("%%", "abc"));
+        assert!(m("a%c", "abc"));
+        assert!(m("a%c", "ac"));
+        assert!(!m("a%c", "ab"));
+        assert!(m("A_C", "abc"));
+        assert!(!m("a_c", "ac"));
+        assert!(m("%.example.COM", "db.Example.com"));
+        assert!(!m("%.example.com", "example.com"));
+        assert!(m("%a%b%", "xxaxxbxx"));
+        assert!(!m("%a%b%", "xxbxxaxx"));
+        assert!(m("1%1", "1.2.3.1"));
+        assert!(!m("1%1", "1.2.3.2"));
+    }
+
+    #[test]
+    fn many_percent_signs_cost_little() {
+        // Thirty '%' then a literal: the old recursive matcher tried every
+        // way of splitting the address between them (seconds per login).
+        let pattern = format!("{}z", "%".repeat(30));
+        let peer = "255.255.255.255.255.255.255.255.255.255.255.255";
+        let start = std::time::Instant::now();
+        for _ in 0..100 {
+            assert!(!wildcard_match(pattern.as_bytes(), peer.as_bytes()));
+        }
+        let pattern = format!("{}_%_%5", "%_".repeat(40));
+        assert!(wildcard_match(pattern.as_bytes(), peer.as_bytes()));
+        assert!(
+            start.elapsed() < std::time::Duration::from_millis(50),
+            "{:?}",
+            start.elapsed()
+        );
+        let addr = "255.255.255.254".parse().expect("ip");
+        assert!(!host_matches(&format!("{}z", "%".repeat(30)), addr));
     }
 
     #[test]

@@ -17,6 +17,7 @@ use lockstep_tables::table::{PurgeCheck, Schema};
 use lockstep_tables::{IndexDef, Row, Table, TableDef, Version};
 use lockstep_trx::{TrxConfig, TrxSys};
 use lockstep_types::error::Code;
+use lockstep_types::names::{check_name, NameKind};
 use lockstep_types::{value::encoded_prefix_len, Error as SqlError, Value};
 use parking_lot::Mutex;
 use std::ops::Bound;
@@ -1103,6 +1104,7 @@ impl Engine {
         name: &str,
         if_not_exists: bool,
     ) -> std::result::Result<bool, SqlError> {
+        check_name(NameKind::Database, name)?;
         // A system schema always exists: it cannot be created beside it.
         if self.catalog.database_exists(name) || crate::catalog::is_system_schema(name) {
             return if if_not_exists {
@@ -1149,6 +1151,10 @@ impl Engine {
         &self,
         mut def: TableDef,
     ) -> std::result::Result<Arc<Table>, SqlError> {
+        check_name(NameKind::Table, &def.name)?;
+        for c in &def.columns {
+            check_name(NameKind::Column, &c.name)?;
+        }
         if self.catalog.table(&def.database, &def.name).is_some() {
             return Err(SqlError::new(
                 Code::TableExists,

@@ -339,6 +339,10 @@ fn text_value(out: &mut Vec<u8>, dt: DataType, v: &Value) {
         (dt, Value::Int(_) | Value::UInt(_) | Value::Bytes(_)) if dt.is_integer() => {
             generic_text(out, v)
         }
+        // ROUND(bigint, -n) may pass BIGINT's range: print the whole value.
+        (dt, Value::Decimal(d)) if dt.is_integer() => {
+            let _ = write!(out, "{}", d.round());
+        }
         (dt, _) if dt.is_integer() => wire::put_i64_text(out, v.to_i64().unwrap_or(0)),
         (DataType::Decimal { scale, .. }, v) => match v.to_decimal() {
             Some(d) => put_decimal(out, d, scale),

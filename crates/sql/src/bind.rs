@@ -1328,16 +1328,36 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::Now => (DataType::DateTime { fsp: 0 }, false),
                 Func::CurDate | Func::Date => (DataType::Date, true),
                 Func::DateAddDays => (first.0, true),
-                Func::Abs | Func::Ceil | Func::Floor | Func::Round | Func::Truncate | Func::Mod => {
-                    (
-                        if first.0.is_string() {
-                            DataType::Double
-                        } else {
-                            first.0
+                Func::Round | Func::Truncate => (round_type(first.0, args.get(1)), true),
+                Func::Ceil | Func::Floor => (
+                    match first.0 {
+                        // No digits after the point remain.
+                        DataType::Decimal { precision, scale } => DataType::Decimal {
+                            precision: precision.saturating_sub(scale).saturating_add(1),
+                            scale: 0,
                         },
-                        true,
-                    )
-                }
+                        t if t.is_string() => DataType::Double,
+                        t => t,
+                    },
+                    true,
+                ),
+                // MOD(a, b) is a % b, and typed so.
+                Func::Mod if args.len() == 2 => infer(
+                    &BExpr::Binary(
+                        BinaryOp::Modulo,
+                        Box::new(args[0].clone()),
+                        Box::new(args[1].clone()),
+                    ),
+                    types,
+                ),
+                Func::Abs | Func::Mod => (
+                    if first.0.is_string() {
+                        DataType::Double
+                    } else {
+                        first.0
+                    },
+                    true,
+                ),
                 Func::Greatest | Func::Least | Func::Coalesce | Func::IfNull => {
                     (merge_types(args.iter().map(|a| infer(a, types))), true)
                 }
@@ -1346,7 +1366,14 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                     merge_types(args.iter().skip(1).map(|a| infer(a, types))),
                     true,
                 ),
-                Func::Rand | Func::Sqrt | Func::Pow => (DataType::Double, true),
+                Func::Rand
+                | Func::Sqrt
+                | Func::Pow
+                | Func::Exp
+                | Func::Ln
+                | Func::Log
+                | Func::Log2
+                | Func::Log10 => (DataType::Double, true),
                 _ => (vc(255), true),
             }
         }
@@ -1378,6 +1405,38 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
             true,
         ),
         BExpr::Row(_) | BExpr::Default => (vc(255), true),
+    }
+}
+
+/// ROUND / TRUNCATE's type (MySQL's): DOUBLE for text, the argument's
+/// integer type, and for DECIMAL as many digits after the point as a
+/// constant place count asks for (0 to 30).
+fn round_type(arg: DataType, places: Option<&BExpr>) -> DataType {
+    match arg {
+        DataType::Decimal { precision, scale } => {
+            let Some(p) = places.map_or(Some(0), const_int) else {
+                return arg;
+            };
+            let new = p.clamp(0, 30) as u8;
+            // One more integer digit: 9.9 rounds to 10.
+            let int_digits = precision.saturating_sub(scale).saturating_add(1);
+            DataType::Decimal {
+                precision: int_digits.saturating_add(new).min(65),
+                scale: new,
+            }
+        }
+        t if t.is_string() => DataType::Double,
+        t => t,
+    }
+}
+
+/// The value of an integer constant (a literal, or a negated one).
+fn const_int(e: &BExpr) -> Option<i64> {
+    match e {
+        BExpr::Literal(Value::Int(i)) => Some(*i),
+        BExpr::Literal(Value::UInt(u)) => Some(i64::try_from(*u).unwrap_or(i64::MAX)),
+        BExpr::Unary(ast::UnaryOp::Minus, x) => const_int(x).map(|i| i.saturating_neg()),
+        _ => None,
     }
 }
 

@@ -32,6 +32,9 @@ pub struct SessionCtx {
     pub found_rows: u64,
     pub row_count: i64,
     pub warnings: Vec<(u16, String)>,
+    /// Whether expression warnings are errors: an INSERT or UPDATE without
+    /// IGNORE (lockstep always runs in MySQL's strict mode).
+    pub strict: bool,
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
@@ -82,6 +85,24 @@ impl Interrupt {
         if *count >= Self::EVERY {
             *count = 0;
             return self.check();
+        }
+        Ok(())
+    }
+}
+
+/// Most warnings a statement keeps (MySQL's default max_error_count): a
+/// warning per row of a large scan must not grow without bound.
+const MAX_WARNINGS: usize = 1024;
+
+impl SessionCtx {
+    /// Records an expression warning, or returns it as the error where the
+    /// statement is strict.
+    pub fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
+        if self.strict {
+            return Err(w);
+        }
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push((w.number(), w.message));
         }
         Ok(())
     }
@@ -227,6 +248,9 @@ macro_rules! session_env_methods {
         }
         fn interrupted(&self) -> bool {
             self.ctx.interrupt.check().is_err()
+        }
+        fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
+            self.ctx.warn(w)
         }
     };
 }

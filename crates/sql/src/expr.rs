@@ -189,6 +189,11 @@ pub enum Func {
     Rand,
     Sqrt,
     Pow,
+    Exp,
+    Ln,
+    Log,
+    Log2,
+    Log10,
     Date,
     Year,
     Month,
@@ -215,10 +220,11 @@ impl Func {
             Database | Version | ConnectionId | CurDate | User | FoundRows | RowCount => (0, 0),
             LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
-            | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase => (1, 1),
+            | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | Exp | Ln
+            | Log2 | Log10 => (1, 1),
             // TRIM(s) or, from the parser, TRIM(mode, remstr, s).
             Trim => (1, 3),
-            Round => (1, 2),
+            Round | Log => (1, 2),
             Substring => (2, 3),
             Left | Right | Truncate | Mod | IfNull | NullIf | Pow | Instr | Repeat
             | DateAddDays => (2, 2),
@@ -271,6 +277,11 @@ impl Func {
             "RAND" => Func::Rand,
             "SQRT" => Func::Sqrt,
             "POW" | "POWER" => Func::Pow,
+            "EXP" => Func::Exp,
+            "LN" => Func::Ln,
+            "LOG" => Func::Log,
+            "LOG2" => Func::Log2,
+            "LOG10" => Func::Log10,
             "DATE" => Func::Date,
             "YEAR" => Func::Year,
             "MONTH" => Func::Month,
@@ -306,6 +317,9 @@ pub trait Env {
     }
     /// Runs a subquery with `row` as the innermost enclosing row.
     fn subquery(&mut self, query: &SubqueryRef, row: &[Value]) -> Result<Vec<Vec<Value>>, Error>;
+    /// Records a warning for SHOW WARNINGS; an error instead where the
+    /// statement is strict (an INSERT or UPDATE in strict mode).
+    fn warn(&mut self, w: Error) -> Result<(), Error>;
 }
 
 pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
@@ -457,7 +471,10 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
                 None => Value::Null,
             }
         }
-        BExpr::Cast(x, to) => cast(eval(x, row, env)?, *to)?,
+        BExpr::Cast(x, to) => {
+            let v = eval(x, row, env)?;
+            cast(v, *to, env)?
+        }
         BExpr::Row(_) => {
             return Err(Error::new(
                 Code::OperandColumns,
@@ -529,6 +546,32 @@ fn out_of_range(ty: &str, expr: &str) -> Error {
     )
 }
 
+/// `v` as a DECIMAL, a magnitude past DECIMAL's range (1e308) kept huge
+/// with its sign instead of becoming 0.
+fn saturated_decimal(v: &Value) -> Decimal {
+    v.to_decimal().unwrap_or_else(|| {
+        let huge = Decimal::largest(lockstep_types::decimal::MAX_PRECISION + 1, 0);
+        match v.to_f64() {
+            Some(f) if f.is_sign_negative() => -huge,
+            Some(f) if f != 0.0 => huge,
+            _ => Decimal::ZERO,
+        }
+    })
+}
+
+/// `(a op b)` as MySQL names an operation in a 1690 message.
+fn op_text(op: BinaryOp, a: &Value, b: &Value) -> String {
+    let sym = match op {
+        BinaryOp::Plus => "+",
+        BinaryOp::Minus => "-",
+        BinaryOp::Multiply => "*",
+        BinaryOp::Divide => "/",
+        BinaryOp::Modulo => "%",
+        _ => "DIV",
+    };
+    format!("({} {sym} {})", sql_literal(a), sql_literal(b))
+}
+
 /// Numeric class of an operand for arithmetic.
 enum Num {
     Int(i128),
@@ -596,31 +639,23 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
                         _ => x * y,
                     };
                     if !r.is_finite() {
-                        return Err(out_of_range("DOUBLE", &format!("{a} op {b}")));
+                        return Err(out_of_range("DOUBLE", &op_text(op, &a, &b)));
                     }
                     Value::Double(r)
                 }
                 (Num::Int(x), Num::Int(y)) => {
-                    let r = match op {
-                        Plus => x + y,
-                        Minus => x - y,
-                        _ => x
-                            .checked_mul(y)
-                            .ok_or_else(|| out_of_range("BIGINT", &format!("{x} * {y}")))?,
+                    let ty = if unsigned {
+                        "BIGINT UNSIGNED"
+                    } else {
+                        "BIGINT"
                     };
-                    int_result(r, unsigned).map_err(|_| {
-                        let ty = if unsigned {
-                            "BIGINT UNSIGNED"
-                        } else {
-                            "BIGINT"
-                        };
-                        let sym = match op {
-                            Plus => "+",
-                            Minus => "-",
-                            _ => "*",
-                        };
-                        out_of_range(ty, &format!("({a} {sym} {b})"))
-                    })?
+                    let r = match op {
+                        Plus => Some(x + y),
+                        Minus => Some(x - y),
+                        _ => x.checked_mul(y),
+                    };
+                    r.and_then(|r| int_result(r, unsigned).ok())
+                        .ok_or_else(|| out_of_range(ty, &op_text(op, &a, &b)))?
                 }
                 _ => {
                     let (x, y) = (
@@ -632,9 +667,7 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
                         Minus => x.checked_sub(y),
                         _ => x.checked_mul(y),
                     };
-                    Value::Decimal(
-                        r.ok_or_else(|| out_of_range("DECIMAL", &format!("{a} op {b}")))?,
-                    )
+                    Value::Decimal(r.ok_or_else(|| out_of_range("DECIMAL", &op_text(op, &a, &b)))?)
                 }
             }
         }
@@ -644,7 +677,11 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
                 if y == 0.0 {
                     Value::Null
                 } else {
-                    Value::Double(a.to_f64().unwrap_or(0.0) / y)
+                    let r = a.to_f64().unwrap_or(0.0) / y;
+                    if !r.is_finite() {
+                        return Err(out_of_range("DOUBLE", &op_text(op, &a, &b)));
+                    }
+                    Value::Double(r)
                 }
             }
             _ => {
@@ -663,17 +700,17 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
             }
         },
         IntDivide => {
-            let y = b.to_decimal().unwrap_or_default();
+            let y = saturated_decimal(&b);
             if y.is_zero() {
                 Value::Null
             } else {
-                let q = a
-                    .to_decimal()
-                    .unwrap_or_default()
-                    .checked_div(y, 1)
+                // Unsigned when an operand is (MySQL's rule for DIV).
+                let unsigned = matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_));
+                saturated_decimal(&a)
+                    .checked_div_trunc(y)
                     .and_then(|q| q.to_i128())
-                    .ok_or_else(|| out_of_range("BIGINT", &format!("({a} DIV {b})")))?;
-                int_result(q, false)?
+                    .and_then(|q| int_result(q, unsigned).ok())
+                    .ok_or_else(|| out_of_range("BIGINT", &op_text(op, &a, &b)))?
             }
         }
         Modulo => match (num(&a), num(&b)) {
@@ -681,7 +718,8 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, Error> {
                 if y == 0 {
                     Value::Null
                 } else {
-                    int_result(x % y, false)?
+                    // Unsigned when the dividend is (MySQL's rule for %).
+                    int_result(x % y, matches!(a, Value::UInt(_)))?
                 }
             }
             (Num::Dbl, _) | (_, Num::Dbl) => {
@@ -760,17 +798,17 @@ pub fn like(s: &[u8], p: &[u8], escape: u8) -> bool {
     pi == p.len()
 }
 
-pub fn cast(v: Value, to: CastType) -> Result<Value, Error> {
+pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
     if v.is_null() {
         return Ok(Value::Null);
     }
     Ok(match to {
-        CastType::Signed => Value::Int(v.to_i64().unwrap_or(0)),
-        CastType::Unsigned => Value::UInt(v.to_i64().unwrap_or(0) as u64),
+        CastType::Signed => Value::Int(cast_signed(&v)),
+        CastType::Unsigned => Value::UInt(cast_unsigned(&v)),
         CastType::Char | CastType::Binary => Value::Bytes(text(&v)),
         CastType::Double => Value::Double(v.to_f64().unwrap_or(0.0)),
-        CastType::Decimal { scale, .. } => {
-            Value::Decimal(v.to_decimal().unwrap_or_default().round_dp(scale as u32))
+        CastType::Decimal { precision, scale } => {
+            Value::Decimal(cast_decimal(&v, precision, scale, env)?)
         }
         CastType::Date => match to_datetime(&v) {
             Some(dt) => Value::Date(dt.date),
@@ -781,6 +819,106 @@ pub fn cast(v: Value, to: CastType) -> Result<Value, Error> {
             None => Value::Null,
         },
     })
+}
+
+/// The integer nearest `v` (half away from zero), saturated where it is
+/// past what 128 bits hold: CAST and count arguments see a huge value as
+/// huge, never as 0 or as a wrapped negative.
+fn wide_int(v: &Value) -> i128 {
+    let d = match v {
+        Value::Int(i) => return *i as i128,
+        Value::UInt(u) => return *u as i128,
+        // MySQL converts a DOUBLE to an integer with rint (half to even).
+        Value::Double(f) => return f.round_ties_even() as i128,
+        other => other.to_decimal(),
+    };
+    match d {
+        Some(d) => d.round().to_i128().unwrap_or(if d.is_sign_negative() {
+            i128::MIN
+        } else {
+            i128::MAX
+        }),
+        None => v.to_f64().unwrap_or(0.0).round() as i128,
+    }
+}
+
+/// CAST(v AS SIGNED): unsigned integers (and text of one) keep their bits,
+/// as MySQL does; other values saturate at BIGINT's bounds.
+fn cast_signed(v: &Value) -> i64 {
+    let w = match v {
+        Value::UInt(u) => return *u as i64,
+        other => wide_int(other),
+    };
+    match v {
+        Value::Bytes(_) if w > i64::MAX as i128 && w <= u64::MAX as i128 => w as u64 as i64,
+        _ => w.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+    }
+}
+
+/// CAST(v AS UNSIGNED): a negative integer (or text, or DOUBLE) keeps its
+/// bits; a negative DECIMAL is 0; large values saturate (MySQL's rules).
+fn cast_unsigned(v: &Value) -> u64 {
+    let w = match v {
+        Value::Int(i) => return *i as u64,
+        other => wide_int(other),
+    };
+    match (v, w < 0) {
+        (Value::Decimal(_), true) => 0,
+        (_, true) => w.max(i64::MIN as i128) as i64 as u64,
+        (_, false) => w.min(u64::MAX as i128) as u64,
+    }
+}
+
+/// A count or position argument as MySQL's `val_int` gives it: a huge
+/// unsigned or decimal value saturates instead of wrapping negative.
+fn count_arg(v: &Value) -> i64 {
+    wide_int(v).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
+/// CAST(v AS DECIMAL(precision, scale)): rounded to `scale` digits; a value
+/// with too many integer digits becomes the largest one of the type, with
+/// warning 1264 (MySQL's behaviour, an error in a strict INSERT/UPDATE).
+fn cast_decimal(v: &Value, precision: u8, scale: u8, env: &mut dyn Env) -> Result<Decimal, Error> {
+    let d = decimal_arg(v, env)?;
+    let d = d.round_places(scale as i64, false).unwrap_or(d);
+    if d.integer_digits() <= precision.saturating_sub(scale) as u32 {
+        return Ok(d);
+    }
+    env.warn(Error::new(
+        Code::WarnDataOutOfRange,
+        format!(
+            "Out of range value for column 'CAST({} AS DECIMAL({precision},{scale}))' at row 1",
+            sql_literal(v)
+        ),
+    ))?;
+    let max = Decimal::largest(precision as u32, scale as u32);
+    Ok(if d.is_sign_negative() { -max } else { max })
+}
+
+/// `v` as a DECIMAL for a conversion: text that is not wholly a number
+/// warns 1292 as MySQL does, and a magnitude past what a DECIMAL holds
+/// (1e500, a huge DOUBLE) becomes a value past every DECIMAL column's
+/// range, with its sign, not 0.
+fn decimal_arg(v: &Value, env: &mut dyn Env) -> Result<Decimal, Error> {
+    if let Value::Bytes(b) = v {
+        let s = String::from_utf8_lossy(b);
+        if let Ok(d) = s.trim().parse::<Decimal>() {
+            return Ok(d);
+        }
+        env.warn(Error::new(
+            Code::TruncatedWrongValue,
+            format!("Truncated incorrect DECIMAL value: '{s}'"),
+        ))?;
+    }
+    Ok(saturated_decimal(v))
+}
+
+/// A value as MySQL prints a literal inside an expression in a message.
+fn sql_literal(v: &Value) -> String {
+    match v {
+        Value::Bytes(b) => format!("'{}'", String::from_utf8_lossy(b)),
+        other => other.to_string(),
+    }
 }
 
 pub fn to_datetime(v: &Value) -> Option<DateTime> {
@@ -871,7 +1009,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
     }
     let any_null = vals.iter().any(|v| v.is_null());
     let s = |i: usize| vals.get(i).map(text).unwrap_or_default();
-    let n = |i: usize| vals.get(i).and_then(|v| v.to_i64()).unwrap_or(0);
+    let n = |i: usize| vals.get(i).map(count_arg).unwrap_or(0);
     Ok(match f {
         Func::Database => env
             .database()
@@ -979,7 +1117,10 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         }
         Func::Lpad | Func::Rpad => {
             let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
-            let want = n(1).max(0) as usize;
+            // MySQL: a negative length gives NULL.
+            let Ok(want) = usize::try_from(n(1)) else {
+                return Ok(Value::Null);
+            };
             let pad: Vec<char> = String::from_utf8_lossy(&s(2)).chars().collect();
             if want <= chars.len() {
                 Value::str(&chars[..want].iter().collect::<String>())
@@ -1012,7 +1153,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         Func::Abs => match &vals[0] {
             Value::Int(i) => Value::Int(
                 i.checked_abs()
-                    .ok_or_else(|| out_of_range("BIGINT", "abs"))?,
+                    .ok_or_else(|| out_of_range("BIGINT", &call_text("abs", &vals)))?,
             ),
             Value::Decimal(d) => Value::Decimal(d.abs()),
             Value::UInt(u) => Value::UInt(*u),
@@ -1025,11 +1166,11 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         }),
         Func::Ceil | Func::Floor => match &vals[0] {
             Value::Int(_) | Value::UInt(_) => vals[0].clone(),
-            Value::Decimal(d) => Value::Int(
-                (if f == Func::Ceil { d.ceil() } else { d.floor() })
-                    .to_i64()
-                    .ok_or_else(|| out_of_range("BIGINT", "ceil/floor"))?,
-            ),
+            Value::Decimal(d) => {
+                let r = if f == Func::Ceil { d.ceil() } else { d.floor() };
+                // Past BIGINT the result stays DECIMAL, as MySQL types it.
+                r.to_i64().map(Value::Int).unwrap_or(Value::Decimal(r))
+            }
             v => {
                 let x = v.to_f64().unwrap_or(0.0);
                 Value::Double(if f == Func::Ceil { x.ceil() } else { x.floor() })
@@ -1037,26 +1178,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         },
         Func::Round | Func::Truncate => {
             let places = if vals.len() > 1 { n(1) } else { 0 };
-            match &vals[0] {
-                Value::Int(_) | Value::UInt(_) if places >= 0 => vals[0].clone(),
-                Value::Double(x) => {
-                    let m = 10f64.powi(places as i32);
-                    Value::Double(if f == Func::Round {
-                        (x * m).round() / m
-                    } else {
-                        (x * m).trunc() / m
-                    })
-                }
-                v => {
-                    let d = v.to_decimal().unwrap_or_default();
-                    let dp = places.clamp(0, 30) as u32;
-                    Value::Decimal(if f == Func::Round {
-                        d.round_dp(dp)
-                    } else {
-                        d.trunc_dp(dp)
-                    })
-                }
-            }
+            round_value(&vals[0], places, f == Func::Truncate, &vals)?
         }
         Func::Mod => binary(BinaryOp::Modulo, vals[0].clone(), vals[1].clone())?,
         Func::Greatest | Func::Least => {
@@ -1090,12 +1212,15 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                 Value::Double(x.sqrt())
             }
         }
-        Func::Pow => Value::Double(
-            vals[0]
-                .to_f64()
-                .unwrap_or(0.0)
-                .powf(vals[1].to_f64().unwrap_or(0.0)),
-        ),
+        Func::Pow => {
+            let (x, y) = (
+                vals[0].to_f64().unwrap_or(0.0),
+                vals[1].to_f64().unwrap_or(0.0),
+            );
+            finite(x.powf(y), "pow", &vals)?
+        }
+        Func::Exp => finite(vals[0].to_f64().unwrap_or(0.0).exp(), "exp", &vals)?,
+        Func::Ln | Func::Log | Func::Log2 | Func::Log10 => logarithm(f, &vals, env)?,
         Func::Date => to_datetime(&vals[0])
             .map(|d| Value::Date(d.date))
             .unwrap_or(Value::Null),
@@ -1161,7 +1286,22 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             }
         }
         Func::Hex => match &vals[0] {
-            Value::Int(_) | Value::UInt(_) => Value::str(&format!("{:X}", n(0))),
+            Value::Int(i) => Value::str(&format!("{:X}", *i as u64)),
+            Value::UInt(u) => Value::str(&format!("{u:X}")),
+            // Numbers are rounded to an integer first (as MySQL's HEX does).
+            Value::Double(_) | Value::Decimal(_) => {
+                // MySQL rounds half away from zero; past the 64-bit range
+                // it prints all ones.
+                let f = vals[0].to_f64().unwrap_or(0.0);
+                let bits = if f <= i64::MIN as f64 || f >= u64::MAX as f64 {
+                    u64::MAX
+                } else if f < 0.0 {
+                    f.round() as i64 as u64
+                } else {
+                    f.round() as u64
+                };
+                Value::str(&format!("{bits:X}"))
+            }
             v => {
                 let bytes = text(v);
                 if !result_fits(bytes.len().saturating_mul(2), env) {
@@ -1226,6 +1366,132 @@ fn hex_upper(bytes: &[u8]) -> Vec<u8> {
         out.push(DIGITS[(b & 15) as usize]);
     }
     out
+}
+
+/// A DOUBLE result, or 1690 where it is infinite or NaN (MySQL checks
+/// every floating-point function result so).
+fn finite(x: f64, name: &str, args: &[Value]) -> Result<Value, Error> {
+    if x.is_finite() {
+        Ok(Value::Double(x))
+    } else {
+        Err(out_of_range("DOUBLE", &call_text(name, args)))
+    }
+}
+
+/// `name(a,b)` with the argument values, as MySQL names a call in a message.
+fn call_text(name: &str, args: &[Value]) -> String {
+    let args: Vec<String> = args.iter().map(sql_literal).collect();
+    format!("{name}({})", args.join(","))
+}
+
+/// LN, LOG, LOG2, LOG10: NULL with warning 3020 for an argument <= 0 (or
+/// a base <= 1), as MySQL 8.
+fn logarithm(f: Func, vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
+    let x = vals[vals.len() - 1].to_f64().unwrap_or(0.0);
+    let base = if f == Func::Log && vals.len() == 2 {
+        Some(vals[0].to_f64().unwrap_or(0.0))
+    } else {
+        None
+    };
+    if x <= 0.0 || base.is_some_and(|b| b <= 1.0) {
+        env.warn(Error::new(
+            Code::InvalidArgumentForLogarithm,
+            "Invalid argument for logarithm",
+        ))?;
+        return Ok(Value::Null);
+    }
+    Ok(Value::Double(match (f, base) {
+        (_, Some(b)) => x.ln() / b.ln(),
+        (Func::Log2, _) => x.log2(),
+        (Func::Log10, _) => x.log10(),
+        _ => x.ln(),
+    }))
+}
+
+/// ROUND / TRUNCATE(v, places) as MySQL: integers stay integers (negative
+/// places round to tens, hundreds, ...), DECIMAL rounds half away from zero
+/// to min(places, 30) digits, DOUBLE and text round half to even (C's
+/// rint) in binary floating point.
+fn round_value(v: &Value, places: i64, truncate: bool, args: &[Value]) -> Result<Value, Error> {
+    let name = if truncate { "truncate" } else { "round" };
+    match v {
+        Value::Int(i) => Ok(round_int(*i as i128, places, truncate, false)),
+        Value::UInt(u) => Ok(round_int(*u as i128, places, truncate, true)),
+        Value::Double(_) | Value::Bytes(_) => {
+            let x = v.to_f64().unwrap_or(0.0);
+            finite(round_double(x, places, truncate), name, args)
+        }
+        other => other
+            .to_decimal()
+            .unwrap_or_default()
+            .round_places(places, truncate)
+            .map(Value::Decimal)
+            .ok_or_else(|| out_of_range("DECIMAL", &call_text(name, args))),
+    }
+}
+
+/// An integer rounded to `places` < 0 (others leave it as is); a result
+/// past BIGINT is a DECIMAL, as MySQL gives for such wide arguments.
+fn round_int(i: i128, places: i64, truncate: bool, unsigned: bool) -> Value {
+    if places >= 0 {
+        // Integers have no digits after the point.
+        return if unsigned {
+            Value::UInt(i as u64)
+        } else {
+            Value::Int(i as i64)
+        };
+    }
+    // |i| < 2^64 < 10^20: from 10^21 on every value rounds to 0.
+    let Some(p) = u32::try_from(places.unsigned_abs())
+        .ok()
+        .filter(|&p| p <= 21)
+    else {
+        return Value::Int(0);
+    };
+    let unit = 10i128.pow(p);
+    let mut q = i / unit;
+    if !truncate && (i % unit).abs() * 2 >= unit {
+        q += i.signum();
+    }
+    let r = q * unit;
+    match (unsigned, i64::try_from(r), u64::try_from(r)) {
+        (false, Ok(s), _) => Value::Int(s),
+        (true, _, Ok(u)) => Value::UInt(u),
+        _ => Value::Decimal(Decimal::from_i128_with_scale(r, 0)),
+    }
+}
+
+/// 10^n as the nearest double (exact table, as C's log_10 array).
+fn pow10_f64(n: u64) -> f64 {
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        (0..=308)
+            .map(|i| format!("1e{i}").parse().unwrap_or(f64::INFINITY))
+            .collect()
+    });
+    t.get(n as usize).copied().unwrap_or(f64::INFINITY)
+}
+
+/// MySQL's my_double_round: by 10^|places|, rint or truncation, back.
+fn round_double(x: f64, places: i64, truncate: bool) -> f64 {
+    if places <= -309 {
+        return 0.0;
+    }
+    let unit = pow10_f64(places.unsigned_abs());
+    if places >= 0 && !(x * unit).is_finite() {
+        return x;
+    }
+    let scaled = if places < 0 { x / unit } else { x * unit };
+    let r = if truncate {
+        scaled.trunc()
+    } else {
+        scaled.round_ties_even()
+    };
+    if places < 0 {
+        r * unit
+    } else {
+        r / unit
+    }
 }
 
 fn rand_f64() -> f64 {
@@ -1533,6 +1799,29 @@ mod tests {
         assert!(like(b"50%", b"50\\%", b'\\'));
         assert!(!like(b"500", b"50\\%", b'\\'));
         assert!(like(b"", b"%", b'\\'));
+    }
+
+    #[test]
+    fn like_with_many_percent_signs_is_bounded() {
+        // Only the last % is retried: O(len(s) * len(p)), never exponential.
+        let s = "a".repeat(100_000);
+        let start = std::time::Instant::now();
+        assert!(!like(
+            s.as_bytes(),
+            format!("{}z", "%a".repeat(50)).as_bytes(),
+            b'\\'
+        ));
+        assert!(!like(
+            s.as_bytes(),
+            format!("{}z", "%".repeat(30)).as_bytes(),
+            b'\\'
+        ));
+        assert!(like(s.as_bytes(), "%a".repeat(50).as_bytes(), b'\\'));
+        assert!(
+            start.elapsed() < std::time::Duration::from_millis(500),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     #[test]

@@ -476,3 +476,26 @@ fn long_statements_stop_when_killed_or_out_of_time() {
         vec![vec![Value::Int(3000)]]
     );
 }
+
+#[test]
+fn bad_names_are_refused_as_mysql_does() {
+    let mut db = Db::new("names");
+    let long = "x".repeat(65);
+    assert_eq!(db.err("CREATE DATABASE ``"), 1102);
+    assert_eq!(db.err("CREATE DATABASE `d2 `"), 1102);
+    assert_eq!(db.err(&format!("CREATE DATABASE `{long}`")), 1059);
+    assert_eq!(db.err("CREATE DATABASE `a\0b`"), 1102);
+    assert_eq!(db.err("CREATE TABLE `` (a INT)"), 1103);
+    assert_eq!(db.err("CREATE TABLE `t ` (a INT)"), 1103);
+    assert_eq!(db.err("CREATE TABLE `t\0` (a INT)"), 1103);
+    assert_eq!(db.err(&format!("CREATE TABLE `{long}` (a INT)")), 1059);
+    assert_eq!(db.err("CREATE TABLE t (`` INT)"), 1166);
+    assert_eq!(db.err("CREATE TABLE t (`a ` INT)"), 1166);
+    assert_eq!(db.err("CREATE TABLE t (`a\0` INT)"), 1166);
+    assert_eq!(db.err(&format!("CREATE TABLE t (`{long}` INT)")), 1059);
+    // Nothing was created, and names at the limit are fine.
+    assert!(db.rows("SHOW TABLES").is_empty());
+    let ok = "y".repeat(64);
+    db.ok(&format!("CREATE DATABASE `{ok}`"));
+    db.ok(&format!("CREATE TABLE `{ok}` (`{ok}` INT, ` a` INT)"));
+}

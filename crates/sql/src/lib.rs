@@ -22,6 +22,8 @@ pub use vars::Globals;
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
+mod numeric_tests;
+#[cfg(test)]
 mod order_tests;
 #[cfg(test)]
 mod test_db;

@@ -308,6 +308,7 @@ impl Session {
             found_rows: 0,
             row_count: -1,
             warnings: Vec::new(),
+            strict: false,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
             }),
@@ -1321,7 +1322,15 @@ impl Session {
             self.engine.admit(&mut self.txn).await;
         }
         let deadline = Instant::now() + self.lock_wait_timeout;
+        self.ctx.strict = match &plan.plan {
+            Plan::Insert(p) => !p.ignore,
+            Plan::Update(_) => true,
+            _ => false,
+        };
+        // A statement run again after a lock wait warns again.
+        let warnings_before = self.ctx.warnings.len();
         let result = loop {
+            self.ctx.warnings.truncate(warnings_before);
             if self.process.kill_query.swap(false, Ordering::Relaxed) {
                 self.engine.rollback_statement(&mut self.txn);
                 break Err(Error::new(
@@ -1428,6 +1437,7 @@ impl Session {
                 }
             }
         };
+        self.ctx.strict = false;
         let in_trx = self.in_transaction();
         match result {
             Ok(resp) => {

@@ -96,6 +96,39 @@ impl Db {
         }
     }
 
+    /// The first row as a text-protocol client reads it (NULL as None),
+    /// or the error's number.
+    pub fn text(&mut self, sql: &str) -> Result<Vec<Option<String>>, u16> {
+        let rs = match self.run(sql) {
+            Ok(Response::Rows(rs)) => rs,
+            Ok(Response::Ok(_)) => panic!("{sql}: no result set"),
+            Err(e) => return Err(e.number()),
+        };
+        let row = rs.rows.first().unwrap_or_else(|| panic!("{sql}: no rows"));
+        let mut out = Vec::new();
+        lockstep_protocol::resultset::encode_text_row(&mut out, &rs.columns, row, &mut Vec::new());
+        let mut c = lockstep_protocol::wire::Cursor::new(&out);
+        let mut values = Vec::new();
+        while !c.is_empty() {
+            if out[c.position()] == 0xFB {
+                c.skip(1).expect("NULL marker");
+                values.push(None);
+            } else {
+                let b = c.lenenc_bytes().expect("length-encoded value");
+                values.push(Some(String::from_utf8_lossy(b).into_owned()));
+            }
+        }
+        Ok(values)
+    }
+
+    /// Codes of the last statement's warnings (SHOW WARNINGS).
+    pub fn warnings(&mut self) -> Vec<u16> {
+        self.rows("SHOW WARNINGS")
+            .iter()
+            .map(|r| r[1].to_i64().unwrap_or(0) as u16)
+            .collect()
+    }
+
     pub fn err(&mut self, sql: &str) -> u16 {
         match self.run(sql) {
             Ok(_) => panic!("{sql}: expected an error"),

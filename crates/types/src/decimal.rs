@@ -194,6 +194,46 @@ impl Decimal {
         Decimal { m, scale: dp as u8 }
     }
 
+    /// MySQL's ROUND / TRUNCATE(x, places): rounded half away from zero (or
+    /// cut) at `places` digits after the point, at most MAX_SCALE; negative
+    /// places round to tens, hundreds, ... The result has max(places, 0)
+    /// digits after the point (padded with zeros). None if it overflows.
+    pub fn round_places(self, places: i64, truncate: bool) -> Option<Decimal> {
+        // Below -MAX_DIGITS every value rounds to 0: clamping there keeps
+        // the arithmetic below in range.
+        let places = places.clamp(-(MAX_DIGITS as i64) - 1, MAX_SCALE as i64);
+        let scale = self.scale() as i64;
+        if places >= scale {
+            // Padding a value near the mantissa's limit keeps its scale.
+            return Some(self.at_scale(places as u32).unwrap_or(self));
+        }
+        let drop = scale - places;
+        if drop > MAX_DIGITS as i64 {
+            // |m| < 10^76: nothing is left (not even a half to round up).
+            return Some(Decimal::ZERO);
+        }
+        let unit = pow10(drop as u32);
+        let q = if truncate {
+            self.m / unit
+        } else {
+            div_round(self.m, unit)
+        };
+        if places >= 0 {
+            return Decimal::make(q, places as u32);
+        }
+        // -places <= drop <= MAX_DIGITS here.
+        Decimal::make(q.checked_mul(pow10(places.unsigned_abs() as u32))?, 0)
+    }
+
+    /// The largest value of DECIMAL(precision, scale): all nines.
+    pub fn largest(precision: u32, scale: u32) -> Decimal {
+        let precision = precision.min(MAX_DIGITS - 1);
+        Decimal {
+            m: pow10(precision) - 1,
+            scale: scale.min(precision) as u8,
+        }
+    }
+
     /// Drops digits beyond `dp` after the point.
     pub fn trunc_dp(self, dp: u32) -> Decimal {
         if dp >= self.scale() {
@@ -294,6 +334,13 @@ impl Decimal {
         };
         let q = div_round(n.checked_div(d)?, I256::from(10u8));
         Decimal::make(q, scale)
+    }
+
+    /// The quotient truncated to an integer (MySQL's DIV); None on
+    /// division by zero or overflow.
+    pub fn checked_div_trunc(self, other: Decimal) -> Option<Decimal> {
+        let (a, b, _) = self.aligned(other)?;
+        Decimal::make(a.checked_div(b)?, 0)
     }
 
     /// Remainder with the dividend's sign, at the larger scale.
@@ -693,6 +740,14 @@ mod tests {
             "3.333333"
         );
         assert!(d("1").checked_div(d("0"), 4).is_none());
+        let q = |a: &str, b: &str| d(a).checked_div_trunc(d(b)).map(|q| q.to_string());
+        assert_eq!(
+            q("9223372036854775807", "-9223372036854775808").as_deref(),
+            Some("0")
+        );
+        assert_eq!(q("7.5", "2").as_deref(), Some("3"));
+        assert_eq!(q("-7.5", "2").as_deref(), Some("-3"));
+        assert_eq!(q("1", "0"), None);
         assert_eq!(d("7.5").checked_rem(d("2")).unwrap().to_string(), "1.5");
         assert_eq!(d("-7.5").checked_rem(d("2")).unwrap().to_string(), "-1.5");
         let huge = d(&"9".repeat(70));
@@ -717,6 +772,23 @@ mod tests {
         x.rescale(4);
         assert_eq!(x.to_string(), "3.1400");
         assert_eq!(d("1.500").normalize().to_string(), "1.5");
+    }
+
+    #[test]
+    fn round_places_follows_mysql() {
+        let r = |s: &str, p: i64| d(s).round_places(p, false).expect("fits").to_string();
+        let t = |s: &str, p: i64| d(s).round_places(p, true).expect("fits").to_string();
+        assert_eq!(r("1234.5", -2), "1200");
+        assert_eq!(r("1250", -2), "1300");
+        assert_eq!(r("-55", -1), "-60");
+        assert_eq!(r("1.5", 3), "1.500");
+        assert_eq!(r("1.5", 40), format!("1.5{}", "0".repeat(29)));
+        assert_eq!(r("1234.5", -100), "0");
+        assert_eq!(r("1234.5", i64::MIN), "0");
+        assert_eq!(t("1299", -2), "1200");
+        assert_eq!(t("-1.999", 1), "-1.9");
+        assert_eq!(Decimal::largest(4, 2).to_string(), "99.99");
+        assert_eq!(Decimal::largest(65, 30).integer_digits(), 35);
     }
 
     #[test]

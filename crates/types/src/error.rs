@@ -24,6 +24,11 @@ macro_rules! error_codes {
 
 error_codes! {
     DbCreateExists = 1007, "HY000";
+    TooLongIdent = 1059, "42000";
+    WrongDbName = 1102, "42000";
+    WrongTableName = 1103, "42000";
+    WrongColumnName = 1166, "42000";
+    InvalidArgumentForLogarithm = 3020, "2201E";
     DbDropExists = 1008, "HY000";
     DiskFull = 1021, "HY000";
     ErrorOnWrite = 1026, "HY000";
