@@ -252,3 +252,60 @@ def test_kill_query_and_max_execution_time_stop_a_long_select(connect):
     run(k, f"KILL QUERY {a.thread_id()}")
     th.join(10)
     assert out["seconds"] < 1.5, out
+
+
+def test_memory_budget_refuses_growth_and_keeps_the_server_up(server_factory):
+    """Past 90% of --memory-budget writes that add data get 1114, statements
+    past the whole budget 3170; deleting still works and frees room; the
+    data that is there survives a restart."""
+    srv = server_factory("budget", extra_args=["--memory-budget", str(300 << 20)])
+    a, b = srv.connect(), srv.connect()
+    run(a, "CREATE DATABASE mb")
+    run(a, "CREATE TABLE mb.t (id INT PRIMARY KEY, s LONGTEXT)")
+    full = None
+    for i in range(200):
+        full = code_of(lambda: run(a, f"INSERT INTO mb.t VALUES ({i}, REPEAT('x', 4000000))"))
+        if full:
+            break
+    assert full == 1114, full
+    stored = run(a, "SELECT COUNT(*) FROM mb.t")[0][0]
+    assert 30 < stored < 75, stored
+    # Old versions are data too: an old snapshot pins them.
+    run(b, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    run(b, "BEGIN")
+    run(b, "SELECT COUNT(*) FROM mb.t")
+    assert code_of(lambda: run(a, "UPDATE mb.t SET s = REPEAT('y', 4000000) WHERE id = 0")) == 1114
+    run(b, "COMMIT")
+    # A statement that buffers past the budget gets 3170, not the OOM killer.
+    assert code_of(lambda: run(a, "SELECT s FROM mb.t ORDER BY id")) in (3170, 1041)
+    status = dict(run(a, "SHOW GLOBAL STATUS LIKE 'Lockstep_memory%'"))
+    assert int(status["Lockstep_memory_in_use"]) < int(status["Lockstep_memory_budget"]) * 1.2
+    # Deleting works and gives the room back (after purge).
+    run(a, "DELETE FROM mb.t WHERE id < 20")
+    deadline = time.monotonic() + 10
+    while code_of(lambda: run(a, "INSERT INTO mb.t VALUES (1000, REPEAT('z', 4000000))")):
+        assert time.monotonic() < deadline, "deleted rows never freed their memory"
+        time.sleep(0.2)
+    left = run(a, "SELECT COUNT(*) FROM mb.t")[0][0]
+    srv.restart(crash=True)
+    assert run(srv.connect(), "SELECT COUNT(*) FROM mb.t")[0][0] == left
+
+
+def test_max_prepared_stmt_count(server):
+    import mysql_binary
+    conn = server.connect()
+    run(conn, "SET GLOBAL max_prepared_stmt_count = 10")
+    try:
+        client = server.connect()
+        stmts = [mysql_binary.prepare(client, f"SELECT {i}") for i in range(10)]
+        assert code_of(lambda: mysql_binary.prepare(client, "SELECT 11")) == 1461
+        status = dict(run(conn, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'"))
+        assert status["Prepared_stmt_count"] == "10"
+        mysql_binary.close(stmts[0])
+        assert mysql_binary.execute(mysql_binary.prepare(client, "SELECT 12")) == [(12,)]
+        client.close()
+        time.sleep(0.3)
+        status = dict(run(conn, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'"))
+        assert status["Prepared_stmt_count"] == "0"
+    finally:
+        run(conn, "SET GLOBAL max_prepared_stmt_count = 16382")

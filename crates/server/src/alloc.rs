@@ -114,32 +114,73 @@ unsafe fn place(layout: Layout, zero: bool) -> *mut u8 {
     block
 }
 
+/// Bytes a thread allocated (or freed, negative) since it last told
+/// `lockstep_types::memory`: one shared counter touched per 64 KiB of
+/// change instead of per block. What a thread holds back when it exits is
+/// under the threshold, and such remainders of different threads have
+/// different signs.
+const FLUSH_AT: isize = 64 << 10;
+
+thread_local! {
+    static PENDING: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+}
+
+#[inline]
+fn count(delta: isize) {
+    // A thread being torn down has no slot any more: count directly.
+    let flushed = PENDING.try_with(|p| {
+        let now = p.get() + delta;
+        if now.abs() >= FLUSH_AT {
+            p.set(0);
+            lockstep_types::memory::note(now);
+        } else {
+            p.set(now);
+        }
+    });
+    if flushed.is_err() {
+        lockstep_types::memory::note(delta);
+    }
+}
+
 // SAFETY: every block comes from mimalloc and goes back to it; `mi_free`
 // (under MiMalloc's dealloc and realloc) accepts blocks of any heap, and
 // `mi_realloc` keeps a word-aligned block word aligned.
 unsafe impl GlobalAlloc for Placed {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        place(layout, false)
+        let p = place(layout, false);
+        if !p.is_null() {
+            count(layout.size() as isize);
+        }
+        p
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        place(layout, true)
+        let p = place(layout, true);
+        if !p.is_null() {
+            count(layout.size() as isize);
+        }
+        p
     }
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        count(-(layout.size() as isize));
         MiMalloc.dealloc(ptr, layout)
     }
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if word_aligned(layout) {
+        let p = if word_aligned(layout) {
             mi_realloc(ptr.cast(), new_size).cast()
         } else {
             MiMalloc.realloc(ptr, layout, new_size)
+        };
+        if !p.is_null() {
+            count(new_size as isize - layout.size() as isize);
         }
+        p
     }
 }
 

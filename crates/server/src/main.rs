@@ -178,8 +178,21 @@ fn serve(cfg: Config) -> Result<(), String> {
             ))
         }
     };
+    let budget = match cfg.memory_budget {
+        0 => lockstep_types::memory::default_budget(),
+        n => n,
+    };
+    lockstep_types::memory::set_budget(budget);
     let started = std::time::Instant::now();
     let engine = Engine::open(ecfg)?;
+    // Recovery loads whatever the data is: a restart is never refused for
+    // lack of memory; writes are, until there is room again.
+    if lockstep_types::memory::in_use() > budget {
+        eprintln!(
+            "lockstep: warning: {} bytes in use after recovery, more than the memory budget of {budget}: writes that add data get 1114 until some is freed",
+            lockstep_types::memory::in_use()
+        );
+    }
     eprintln!(
         "lockstep: data directory {} opened in {:?}",
         cfg.datadir.display(),
@@ -228,6 +241,11 @@ fn serve(cfg: Config) -> Result<(), String> {
         (
             "query_memory_limit",
             Value::Int(cfg.query_memory_limit as i64),
+        ),
+        ("lockstep_memory_budget", Value::Int(budget as i64)),
+        (
+            "max_prepared_stmt_count",
+            Value::Int(cfg.max_prepared_stmt_count as i64),
         ),
     ]);
     // Built-in root: every privilege, the password of --root-password; never logged.

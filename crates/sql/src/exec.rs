@@ -148,6 +148,9 @@ impl Default for MemoryLimits {
 struct MemoryUse {
     statement: usize,
     temp_table: usize,
+    /// A DELETE: what it buffers is bounded by query_memory_limit but not
+    /// by the server's budget, since deleting is how to get back under it.
+    frees: bool,
 }
 
 /// Approximate heap footprint of a buffered value.
@@ -178,7 +181,11 @@ impl MemoryUse {
                 ),
             )));
         }
-        Ok(())
+        // The whole server's budget bounds every statement's buffers too.
+        if self.frees {
+            return Ok(());
+        }
+        lockstep_types::memory::check_statement().map_err(EngineError::Sql)
     }
 
     /// Counts `bytes` more held in an in-memory temporary table (1114 past
@@ -1081,6 +1088,8 @@ impl<'a> Exec<'a> {
         let schema = p.table.schema();
         let (mut matched, mut changed) = (0, 0);
         for (pk, old) in rows {
+            // A new version is new data (the old one stays for readers).
+            lockstep_types::memory::check_data(&p.def.name).map_err(EngineError::Sql)?;
             matched += 1;
             let mut new = old.clone();
             for (col, e) in &p.assignments {
@@ -1122,7 +1131,10 @@ impl<'a> Exec<'a> {
     }
 
     pub fn delete(&mut self, p: &ModifyPlan) -> Result<u64> {
-        let rows = self.target_rows(p)?;
+        self.memory.frees = true;
+        let rows = self.target_rows(p);
+        self.memory.frees = false;
+        let rows = rows?;
         let schema = p.table.schema();
         let mut n = 0;
         for (pk, old) in rows {
@@ -1174,6 +1186,7 @@ impl<'a> Exec<'a> {
         let mut affected = 0u64;
         let mut first_auto: Option<u64> = None;
         for vals in source_rows {
+            lockstep_types::memory::check_data(&def.name).map_err(EngineError::Sql)?;
             let mut row: Vec<Value> = Vec::with_capacity(def.columns.len());
             let mut given = vec![false; def.columns.len()];
             for c in &def.columns {

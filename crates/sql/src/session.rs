@@ -31,6 +31,9 @@ pub struct Server {
     pub statements: StatementCache,
     pub started: Instant,
     pub queries: AtomicU64,
+    /// Prepared statements alive on all connections (Prepared_stmt_count,
+    /// bounded by max_prepared_stmt_count).
+    pub prepared: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 pub struct ProcessInfo {
@@ -60,6 +63,7 @@ impl Server {
             statements: StatementCache::new(4096),
             started: Instant::now(),
             queries: AtomicU64::new(0),
+            prepared: Arc::default(),
         })
     }
 }
@@ -116,6 +120,14 @@ impl Bound {
 /// count changed per execution would move between the cores.
 pub struct Prepared {
     shared: Arc<SharedStatement>,
+    /// The server's count of prepared statements, given back on drop.
+    count: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 pub struct Session {
@@ -471,7 +483,31 @@ impl Session {
                 .collect(),
             columns,
         };
-        Ok((info, Prepared { shared }))
+        let count = self.claim_prepared_slot()?;
+        Ok((info, Prepared { shared, count }))
+    }
+
+    /// Counts one more prepared statement: 1461 past max_prepared_stmt_count,
+    /// 3170 past the memory budget.
+    fn claim_prepared_slot(&self) -> R<Arc<std::sync::atomic::AtomicUsize>> {
+        lockstep_types::memory::check_statement()?;
+        let max = self
+            .server
+            .globals
+            .get("max_prepared_stmt_count")
+            .and_then(|v| v.to_i64())
+            .map_or(16382, |n| n.max(0) as usize);
+        let count = &self.server.prepared;
+        let claimed = count.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+            (n < max).then_some(n + 1)
+        });
+        if claimed.is_err() {
+            return Err(Error::new(
+                Code::MaxPreparedStmtCountReached,
+                format!("Can't create more than max_prepared_stmt_count statements (current value: {max})"),
+            ));
+        }
+        Ok(count.clone())
     }
 
     /// COM_STMT_EXECUTE of a statement `prepare` returned.
@@ -1294,6 +1330,14 @@ impl Session {
                 let bytes = size_setting(name, &v)?;
                 self.server.globals.set(name, Value::Int(bytes))
             }
+            "lockstep_memory_budget" => {
+                let bytes = match size_setting(name, &v)? {
+                    0 => lockstep_types::memory::default_budget(),
+                    n => n as usize,
+                };
+                lockstep_types::memory::set_budget(bytes);
+                self.server.globals.set(name, Value::Int(bytes as i64))
+            }
             "max_allowed_packet" | "net_buffer_length" => {
                 // MySQL's range, in whole KiB; out of range is clamped.
                 let max = if name == "net_buffer_length" {
@@ -1806,6 +1850,18 @@ impl Session {
                     (
                         "Lockstep_active_transactions",
                         e.trx_sys.active_count().to_string(),
+                    ),
+                    (
+                        "Lockstep_memory_in_use",
+                        lockstep_types::memory::in_use().to_string(),
+                    ),
+                    (
+                        "Lockstep_memory_budget",
+                        lockstep_types::memory::budget().to_string(),
+                    ),
+                    (
+                        "Prepared_stmt_count",
+                        self.server.prepared.load(Ordering::Relaxed).to_string(),
                     ),
                     (
                         "Lockstep_throttle_engaged",

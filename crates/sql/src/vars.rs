@@ -62,6 +62,8 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("license", s("Apache-2.0"), ReadOnly),
             ("lock_wait_timeout", i(31536000), Both),
             ("lockstep_grant_policy", s("FIFO"), Global),
+            ("lockstep_memory_budget", i(0), Global),
+            ("max_prepared_stmt_count", i(16382), Global),
             ("lockstep_throttle_limit", i(0), Global),
             ("log_bin", i(1), ReadOnly),
             ("lower_case_table_names", i(0), ReadOnly),

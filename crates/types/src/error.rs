@@ -105,6 +105,8 @@ error_codes! {
     UpdateWithoutKeyInSafeMode = 1175, "HY000";
     LockOrActiveTransaction = 1192, "HY000";
     CantChangeTxCharacteristics = 1568, "25001";
+    CapacityExceeded = 3170, "HY000";
+    MaxPreparedStmtCountReached = 1461, "42000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

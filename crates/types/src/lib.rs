@@ -4,6 +4,7 @@
 pub mod datatype;
 pub mod decimal;
 pub mod error;
+pub mod memory;
 pub mod names;
 pub mod prefetch;
 pub mod time;
