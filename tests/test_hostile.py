@@ -232,6 +232,8 @@ def test_oversized_packet_gets_1153_and_close(limited):
 def test_connection_flood_past_max_connections(limited):
     time.sleep(0.5)  # connections of earlier tests have ended
     first = [limited.connect() for _ in range(MAX_CONNECTIONS)]
+    # One more is kept for an administrator (root has SUPER), as in MySQL.
+    admin = limited.connect()
     refused = 0
     for _ in range(MAX_CONNECTIONS):
         with pytest.raises(pymysql.err.OperationalError) as e:
@@ -251,17 +253,27 @@ def test_connection_flood_past_max_connections(limited):
             assert c.fetchone()[0] > 0
     for conn in first:
         conn.close()
+    admin.close()
     assert_serves(limited)
 
 
 def test_stalled_sockets_free_their_slots(limited):
     """Clients that never finish the handshake hold a slot only until
-    connect_timeout."""
+    connect_timeout; they cannot lock an administrator out."""
     time.sleep(0.5)
+    with limited.connect() as root:
+        with root.cursor() as c:
+            c.execute("DROP USER IF EXISTS plain")
+            c.execute("CREATE USER plain IDENTIFIED BY 'pw'")
+    time.sleep(0.3)
     socks = [raw_connect(limited)[0] for _ in range(MAX_CONNECTIONS)]
     with pytest.raises(pymysql.err.OperationalError) as e:
-        limited.connect()
+        limited.connect(user="plain", password="pw")
     assert e.value.args[0] == 1040
+    admin = limited.connect()
+    with admin.cursor() as c:
+        c.execute("SELECT 1")
+    admin.close()
     for s in socks:
         wait_closed(s, CONNECT_TIMEOUT + 5)
         s.close()

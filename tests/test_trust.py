@@ -309,3 +309,10 @@ def test_max_prepared_stmt_count(server):
         assert status["Prepared_stmt_count"] == "0"
     finally:
         run(conn, "SET GLOBAL max_prepared_stmt_count = 16382")
+
+
+def test_current_user_is_the_account(nobody):
+    conn, _d, _own, user = nobody
+    current, login = run(conn, "SELECT CURRENT_USER(), USER()")[0]
+    assert current == f"{user}@%", current
+    assert login.startswith(f"{user}@") and login != current, login

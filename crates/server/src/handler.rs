@@ -34,6 +34,11 @@ pub struct Connection {
     /// dedicated threads; more live connections than that moves this one
     /// to the shared pool (`relocate`).
     pub crowded_at: Option<(Arc<AtomicUsize>, usize)>,
+    /// The live connection count and max_connections: the one connection
+    /// accepted beyond it is for an account with SUPER only (as MySQL
+    /// keeps one for CONNECTION_ADMIN), so unauthenticated sockets cannot
+    /// lock an administrator out.
+    pub admission: Option<(Arc<AtomicUsize>, usize)>,
 }
 
 impl Connection {
@@ -48,6 +53,7 @@ impl Connection {
             sha2_cache,
             account: None,
             crowded_at: None,
+            admission: None,
         }
     }
 
@@ -142,6 +148,12 @@ impl Handler for Connection {
             Ok(_) if account.require_ssl && hs.tls.is_none() => return Err(denied()),
             Ok(Auth::FullAuthRequired) => return Ok(Auth::FullAuthRequired),
             Ok(Auth::Accepted) => {}
+        }
+        if let Some((live, max)) = &self.admission {
+            let admin = account.global.contains(lockstep_engine::Privs::SUPER);
+            if live.load(Ordering::SeqCst) > *max && !admin {
+                return Err(Error::new(Code::ConCount, "Too many connections"));
+            }
         }
         self.session.tls = hs.tls.cloned();
         self.session.login(account, hs.user, &host);

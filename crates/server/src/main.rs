@@ -471,7 +471,9 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
             _ = sigterm.recv() => break,
         };
         let _ = stream.set_nodelay(true);
-        if live.load(Ordering::SeqCst) >= cfg.max_connections {
+        // One connection beyond max_connections is kept for an
+        // administrator (checked once the login is known, handler.rs).
+        if live.load(Ordering::SeqCst) > cfg.max_connections {
             tokio::spawn(async move {
                 let _ = lockstep_protocol::refuse(
                     stream,
@@ -486,6 +488,7 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
         // The user is known after authentication (Session::login).
         let session = Session::new(server.clone(), id as u64, "", &handler::client_host(peer));
         let mut conn = handler::Connection::new(session, server.clone(), sha2_cache.clone());
+        conn.admission = Some((live.clone(), cfg.max_connections));
         let protocol = protocol.clone();
         let stop = stop_rx.clone();
         let shutdown = |mut stop: tokio::sync::watch::Receiver<bool>| async move {

@@ -1310,7 +1310,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 .map(|a| infer(a, types))
                 .unwrap_or((vc(255), true));
             match f {
-                Func::Database | Func::User => (vc(64), true),
+                Func::Database | Func::User | Func::CurrentUser => (vc(64), true),
                 Func::Version => (vc(64), false),
                 Func::ConnectionId | Func::LastInsertId | Func::FoundRows => {
                     (DataType::BigInt { unsigned: true }, false)

@@ -27,6 +27,8 @@ pub struct SessionCtx {
     pub database: Option<String>,
     pub connection_id: u64,
     pub user: String,
+    /// The authenticated account, `user@host-pattern` (CURRENT_USER()).
+    pub current_user: String,
     pub user_vars: HashMap<String, Value>,
     pub last_insert_id: u64,
     pub found_rows: u64,
@@ -252,6 +254,9 @@ macro_rules! session_env_methods {
         }
         fn user(&self) -> String {
             self.ctx.user.clone()
+        }
+        fn current_user(&self) -> String {
+            self.ctx.current_user.clone()
         }
         fn interrupted(&self) -> bool {
             self.ctx.interrupt.check().is_err()

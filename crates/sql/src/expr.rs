@@ -157,6 +157,8 @@ pub enum Func {
     CurDate,
     UnixTimestamp,
     User,
+    /// The account the session authenticated as (user@host pattern).
+    CurrentUser,
     Concat,
     ConcatWs,
     Length,
@@ -217,7 +219,8 @@ impl Func {
         use Func::*;
         const ANY: usize = usize::MAX;
         match self {
-            Database | Version | ConnectionId | CurDate | User | FoundRows | RowCount => (0, 0),
+            Database | Version | ConnectionId | CurDate | User | CurrentUser | FoundRows
+            | RowCount => (0, 0),
             LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
             | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | Exp | Ln
@@ -244,7 +247,8 @@ impl Func {
             | "UTC_TIMESTAMP" => Func::Now,
             "CURDATE" | "CURRENT_DATE" | "UTC_DATE" => Func::CurDate,
             "UNIX_TIMESTAMP" => Func::UnixTimestamp,
-            "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => Func::User,
+            "USER" | "SESSION_USER" | "SYSTEM_USER" => Func::User,
+            "CURRENT_USER" => Func::CurrentUser,
             "CONCAT" => Func::Concat,
             "CONCAT_WS" => Func::ConcatWs,
             "LENGTH" | "OCTET_LENGTH" => Func::Length,
@@ -311,6 +315,11 @@ pub trait Env {
     fn found_rows(&self) -> u64;
     fn row_count(&self) -> i64;
     fn user(&self) -> String;
+    /// CURRENT_USER(): the account's user@host (the host pattern, not the
+    /// client's address).
+    fn current_user(&self) -> String {
+        self.user()
+    }
     /// The statement was killed or ran out of time (SLEEP ends early).
     fn interrupted(&self) -> bool {
         false
@@ -1027,6 +1036,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                 .unwrap_or(Value::Null),
         },
         Func::User => Value::str(&env.user()),
+        Func::CurrentUser => Value::str(&env.current_user()),
         Func::FoundRows => Value::UInt(env.found_rows()),
         Func::RowCount => Value::Int(env.row_count()),
         _ if any_null

@@ -315,6 +315,7 @@ impl Session {
             database: None,
             connection_id,
             user: format!("{user}@{host}"),
+            current_user: format!("{user}@{host}"),
             user_vars: HashMap::new(),
             last_insert_id: 0,
             found_rows: 0,
@@ -376,6 +377,7 @@ impl Session {
     /// `client_host`): from now on its privileges apply.
     pub fn login(&mut self, account: Arc<lockstep_engine::Account>, user: &str, client_host: &str) {
         let version = self.engine.accounts.version();
+        self.ctx.current_user = format!("{}@{}", account.user, account.host);
         self.grants = Grants::new(account, version, user, client_host);
         self.ctx.user = format!("{user}@{client_host}");
         *self.process.user.lock() = user.to_string();
