@@ -316,3 +316,29 @@ def test_current_user_is_the_account(nobody):
     current, login = run(conn, "SELECT CURRENT_USER(), USER()")[0]
     assert current == f"{user}@%", current
     assert login.startswith(f"{user}@") and login != current, login
+
+
+def test_a_query_stops_when_its_client_goes_away(server, connect):
+    import subprocess
+    a = connect()
+    db = run(a, "SELECT DATABASE()")[0][0]
+    run(a, "CREATE TABLE big2 (id INT PRIMARY KEY, k INT)")
+    rows = ",".join(f"({i}, {i % 7})" for i in range(4000))
+    run(a, f"INSERT INTO big2 VALUES {rows}")
+    slow = "SELECT COUNT(*) FROM big2 x JOIN big2 y ON x.k + y.k < 0 JOIN big2 z ON z.k < 0"
+    client = subprocess.Popen(server.cli_args() + [db, "-e", slow],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def running():
+        return [r for r in run(a, "SHOW FULL PROCESSLIST") if r[7] and "big2 x" in r[7]]
+
+    deadline = time.monotonic() + 10
+    while not running():
+        assert time.monotonic() < deadline, "the query never started"
+        time.sleep(0.05)
+    client.kill()
+    client.wait()
+    gone = time.monotonic()
+    while running():
+        assert time.monotonic() - gone < 2, "the query outlived its client"
+        time.sleep(0.05)

@@ -501,6 +501,7 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
                 continue;
             }
         };
+        conn.session.set_peer(&stream);
         // A dedicated thread while connections are no more than dedicated
         // threads and one is free, else the shared pool (workers[0]), whose
         // reactor the socket joins.

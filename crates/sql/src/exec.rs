@@ -53,6 +53,9 @@ pub struct SessionCtx {
 pub struct Interrupt {
     pub killed: Arc<std::sync::atomic::AtomicBool>,
     pub deadline: Option<std::time::Instant>,
+    /// The client's socket: a statement whose client has gone away stops
+    /// (MySQL notices it the same way, by looking at the socket).
+    pub peer: Option<std::os::fd::RawFd>,
 }
 
 impl Interrupt {
@@ -80,15 +83,41 @@ impl Interrupt {
         Ok(())
     }
 
-    /// Counts one row; looks every EVERY rows.
+    /// Counts one row; looks every EVERY rows, at the client's socket too.
     #[inline]
     pub fn tick(&self, count: &mut u32) -> std::result::Result<(), Error> {
         *count += 1;
         if *count >= Self::EVERY {
             *count = 0;
+            if self.peer.is_some_and(peer_gone) {
+                self.killed
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
             return self.check();
         }
         Ok(())
+    }
+}
+
+/// Whether the client closed its end: a peek that reads end-of-file (or a
+/// reset connection). Data waiting to be read (a pipelined command) means
+/// the client is there.
+fn peer_gone(fd: std::os::fd::RawFd) -> bool {
+    let mut byte = 0u8;
+    // SAFETY: a non-blocking peek of one byte into a local buffer on a
+    // socket the session's connection owns for as long as it runs.
+    let n = unsafe {
+        libc::recv(
+            fd,
+            (&mut byte as *mut u8).cast(),
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    match n {
+        0 => true,
+        n if n > 0 => false,
+        _ => std::io::Error::last_os_error().raw_os_error() == Some(libc::ECONNRESET),
     }
 }
 

@@ -162,6 +162,8 @@ pub struct Session {
     pub grants: Grants,
     /// TLS parameters when the connection is encrypted (SHOW STATUS Ssl_*).
     pub tls: Option<TlsInfo>,
+    /// The session's own descriptor of the client's socket (`set_peer`).
+    peer: Option<std::net::TcpStream>,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -330,6 +332,7 @@ impl Session {
             interrupt: crate::exec::Interrupt {
                 killed: process.kill_query.clone(),
                 deadline: None,
+                peer: None,
             },
         };
         let mut session = Session {
@@ -352,6 +355,7 @@ impl Session {
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
             grants: Grants::all(user, host),
             tls: None,
+            peer: None,
         };
         session.refresh_memory_limits();
         session
@@ -381,6 +385,17 @@ impl Session {
         self.grants = Grants::new(account, version, user, client_host);
         self.ctx.user = format!("{user}@{client_host}");
         *self.process.user.lock() = user.to_string();
+    }
+
+    /// The client's socket, looked at by long statements: when the client
+    /// has gone away they stop. The session keeps a descriptor of its own
+    /// (the connection may replace its descriptor, say when it starts TLS
+    /// or joins another runtime), closed when the session ends.
+    pub fn set_peer(&mut self, socket: &std::net::TcpStream) {
+        if let Ok(own) = socket.try_clone() {
+            self.ctx.interrupt.peer = Some(std::os::fd::AsRawFd::as_raw_fd(&own));
+            self.peer = Some(own);
+        }
     }
 
     pub fn status(&self) -> Status {
