@@ -35,6 +35,8 @@ for t in "${targets[@]}"; do
     mkdir -p "$scratch/$t"
     dict=()
     [ -f "dict/$t.dict" ] && dict=("-dict=dict/$t.dict")
+    # The SQL targets share the SQL dictionary.
+    [ ${#dict[@]} -eq 0 ] && [[ "$t" == sql_* ]] && dict=("-dict=dict/sql_session.dict")
     set +e
     cargo +nightly fuzz run "${flags[@]}" "$t" "$scratch/$t" "corpus/$t" -- \
         -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \

@@ -199,9 +199,45 @@ pub struct SqlHarness {
     rt: tokio::runtime::Runtime,
     server: Arc<Server>,
     next_id: u64,
+    /// The account inputs run as (None: root).
+    user: Option<Arc<lockstep_engine::Account>>,
 }
 
+/// Marks the value no input may ever read as the unprivileged user; the
+/// rest of it is random per process, so the fuzzer cannot learn it from
+/// one run to the next (an input that spells it out proves nothing).
+pub const SECRET: &str = "SECRET-";
+
+/// What the unprivileged harness adds: a table the user may not read, in
+/// the database it works in, and a user with rights on fz.u only.
+const PRIVILEGED_SCHEMA: &[&str] = &[
+    "CREATE TABLE fz.s (id INT PRIMARY KEY, v VARCHAR(40))",
+    "CREATE USER fuzz IDENTIFIED BY 'pw'",
+    "GRANT SELECT, INSERT, UPDATE, DELETE ON fz.u TO fuzz",
+];
+
 impl SqlHarness {
+    /// Inputs run as a user with rights on fz.u only (`run_unprivileged`).
+    pub fn unprivileged() -> SqlHarness {
+        let mut h = SqlHarness::new();
+        let mut setup = Session::new(h.server.clone(), 1, "root", "127.0.0.1");
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+            ^ std::process::id() as u128;
+        let secret = format!("INSERT INTO fz.s VALUES (1, '{SECRET}{nonce:x}')");
+        for sql in PRIVILEGED_SCHEMA.iter().copied().chain([secret.as_str()]) {
+            for r in h.rt.block_on(setup.query(sql, false)) {
+                r.expect("privileged schema statement runs");
+            }
+        }
+        setup.disconnect();
+        let peer = std::net::IpAddr::from([127, 0, 0, 1]);
+        h.user = h.server.engine.accounts.find_login("fuzz", peer);
+        assert!(h.user.is_some(), "the fuzz account exists");
+        h
+    }
+
     pub fn new() -> SqlHarness {
         let dir = std::env::temp_dir().join(format!("lockstep-fuzz-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -232,6 +268,7 @@ impl SqlHarness {
             rt,
             server,
             next_id: 2,
+            user: None,
         }
     }
 
@@ -252,18 +289,93 @@ impl SqlHarness {
         }
         self.next_id += 1;
         let mut session = Session::new(self.server.clone(), self.next_id, "root", "127.0.0.1");
+        if let Some(account) = &self.user {
+            session.login(account.clone(), "fuzz", "127.0.0.1");
+        }
         let rt = &self.rt;
         let _ = rt.block_on(session.query("USE fz", false));
         let _ = rt.block_on(session.query("BEGIN", false));
-        let _ = rt.block_on(session.query(sql, true));
+        let results = rt.block_on(session.query(sql, true));
         let _ = rt.block_on(session.query("ROLLBACK", false));
         session.disconnect();
+        if self.user.is_some() {
+            assert_nothing_leaks(sql, &results);
+        }
+    }
+
+    /// As `run`, and statements that only a privileged user could run
+    /// (DDL, GRANT, CREATE USER, ...) must fail: the user has no right to
+    /// any of them. They are run alone and never change anything.
+    pub fn run_unprivileged(&mut self, sql: &str) {
+        let Ok(statements) = parser::parse(sql) else {
+            return;
+        };
+        if sql.len() > MAX_SQL {
+            return;
+        }
+        if let [one] = statements.as_slice() {
+            if needs_privilege(one) {
+                self.next_id += 1;
+                let mut session =
+                    Session::new(self.server.clone(), self.next_id, "root", "127.0.0.1");
+                let account = self.user.clone().expect("unprivileged harness");
+                session.login(account, "fuzz", "127.0.0.1");
+                let _ = self.rt.block_on(session.query("USE fz", false));
+                let r = self.rt.block_on(session.query(sql, false));
+                session.disconnect();
+                assert!(
+                    r.iter().any(|r| r.is_err()),
+                    "an unprivileged user ran {sql:?}: {r:?}"
+                );
+                return;
+            }
+        }
+        self.run(sql);
     }
 }
 
 impl Default for SqlHarness {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// Statements only an account with more than rights on fz.u may run.
+fn needs_privilege(s: &Statement) -> bool {
+    matches!(
+        s,
+        Statement::CreateDatabase { .. }
+            | Statement::DropDatabase { .. }
+            | Statement::CreateTable(_)
+            | Statement::DropTable { .. }
+            | Statement::CreateIndex { .. }
+            | Statement::DropIndex { .. }
+            | Statement::AlterTable { .. }
+            | Statement::Truncate { .. }
+            | Statement::CreateUser { .. }
+            | Statement::DropUser { .. }
+            | Statement::Grant { .. }
+            | Statement::Revoke { .. }
+    )
+}
+
+/// Nothing an unprivileged input got back (rows or error messages) holds
+/// the secret of a table it may not read.
+fn assert_nothing_leaks(sql: &str, results: &[Result<lockstep_protocol::Response, Error>]) {
+    if sql.to_ascii_uppercase().contains(SECRET) {
+        return;
+    }
+    for r in results {
+        let leaked = match r {
+            Ok(lockstep_protocol::Response::Rows(rs)) => rs
+                .rows
+                .iter()
+                .flatten()
+                .any(|v| v.to_string().contains(SECRET)),
+            Ok(_) => false,
+            Err(e) => e.message.contains(SECRET),
+        };
+        assert!(!leaked, "{sql:?} read the secret: {r:?}");
     }
 }
 
