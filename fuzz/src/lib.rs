@@ -220,6 +220,15 @@ impl SqlHarness {
     /// Inputs run as a user with rights on fz.u only (`run_unprivileged`).
     pub fn unprivileged() -> SqlHarness {
         let mut h = SqlHarness::new();
+        // A root that survives account changes, as the server installs it.
+        let mut root = lockstep_engine::Account::new(
+            "root",
+            "%",
+            lockstep_engine::Credential::Native([0; 20]),
+        );
+        root.global = lockstep_engine::Privs::all_at(lockstep_engine::Level::Global)
+            | lockstep_engine::Privs::GRANT_OPTION;
+        h.server.engine.accounts.set_builtin(root);
         let mut setup = Session::new(h.server.clone(), 1, "root", "127.0.0.1");
         let nonce = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
