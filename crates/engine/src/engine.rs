@@ -1052,8 +1052,10 @@ impl Engine {
                 .map_err(|e| log_error(&self.log, e, false))?;
             let gno = order.next_gno;
             order.next_gno += 1;
-            // DDL depends on everything before it.
+            // DDL depends on everything before it, and everything after
+            // depends on it: a barrier for parallel replay, as in MySQL.
             TrxRecord::patch_order(&mut bytes, gno, gno - 1, gno);
+            order.history.barrier(gno);
             (r, self.enter_flight(&order))
         };
         let written = match reservation.write(&bytes) {

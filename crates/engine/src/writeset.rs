@@ -25,6 +25,12 @@ impl WritesetHistory {
         }
     }
 
+    /// Makes every later transaction depend on `seq` (a DDL statement: a
+    /// replica must not apply an insert before the CREATE TABLE it needs).
+    pub fn barrier(&mut self, seq: u64) {
+        self.floor = self.floor.max(seq);
+    }
+
     /// Records `keys` as written by `seq` and returns its last_committed.
     /// Callers pass sequence numbers in increasing order.
     pub fn commit(&mut self, keys: &[u64], seq: u64) -> u64 {
@@ -68,6 +74,16 @@ impl WritesetHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_barrier_orders_everything_after_it() {
+        let mut h = WritesetHistory::new(1024);
+        assert_eq!(h.commit(&[10], 1), 0);
+        h.barrier(2);
+        assert_eq!(h.commit(&[20], 3), 2, "a new row after DDL");
+        assert_eq!(h.commit(&[10], 4), 2, "an older row after DDL");
+        assert_eq!(h.commit(&[21], 5), 2);
+    }
 
     #[test]
     fn independent_and_dependent() {
