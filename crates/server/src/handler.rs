@@ -1,6 +1,7 @@
 //! Bridges the wire protocol to a SQL session: one per connection.
 
 use lockstep_engine::{Account, Credential};
+use lockstep_protocol::handshake::caps;
 use lockstep_protocol::{
     caching_sha2, native_password, Auth, Column, Handler, Handshake, PreparedInfo, Response, Status,
 };
@@ -144,6 +145,7 @@ impl Handler for Connection {
             Ok(Auth::Accepted) => {}
         }
         self.session.tls = hs.tls.cloned();
+        self.session.ctx.client_found_rows = hs.capabilities & caps::FOUND_ROWS != 0;
         self.session.login(account, hs.user, &host);
         if let Some(db) = hs.database.filter(|d| !d.is_empty()) {
             self.session.use_database(db)?;

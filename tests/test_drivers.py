@@ -1,0 +1,77 @@
+"""Driver fidelity: what real drivers send beyond the mariadb CLI and
+plain PyMySQL, and what they expect back (project issue "Driver
+fidelity")."""
+
+import pymysql
+import pytest
+from pymysql.constants import CLIENT
+
+from lockstep_server import code_of
+
+
+# ---- statement edge cases -------------------------------------------------
+
+@pytest.mark.parametrize("text", ["/* x */", "-- x", "# x", "/* a */ -- b\n"])
+def test_comment_only_query_is_ok(cur, text):
+    # MySQL 8: a statement of comments only is an empty statement, OK.
+    assert cur.execute(text) == 0
+    assert not cur.fetchall()
+
+
+def test_empty_query_is_1065(cur):
+    assert code_of(lambda: cur.execute("  ")) == 1065
+
+
+def test_batch_runs_statements_before_a_syntax_error(connect):
+    c = connect(client_flag=CLIENT.MULTI_STATEMENTS)
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE t (a INT PRIMARY KEY)")
+        cur.execute("SELECT 1; xyzzy;")
+        assert cur.fetchall() == ((1,),)
+        assert code_of(cur.nextset) == 1064
+        # The statements before the bad one took effect.
+        cur.execute("INSERT INTO t VALUES (1); INSERT INTO t VALUES (2); nonsense here")
+        assert code_of(cur.nextset) is None
+        assert code_of(cur.nextset) == 1064
+        cur.execute("SELECT a FROM t ORDER BY a")
+        assert cur.fetchall() == ((1,), (2,))
+
+
+def test_second_statement_without_multi_statements_is_1064(cur):
+    assert code_of(lambda: cur.execute("SELECT 1; SELECT 2")) == 1064
+
+
+# ---- session semantics ----------------------------------------------------
+
+def test_drop_table_if_exists_notes_missing_tables(cur, db):
+    cur.execute("CREATE TABLE here (a INT)")
+    cur.execute("DROP TABLE IF EXISTS here, gone")
+    assert cur._result.warning_count == 1
+    cur.execute("SHOW WARNINGS")
+    assert cur.fetchall() == (("Note", 1051, f"Unknown table '{db}.gone'"),)
+
+
+def test_found_rows_capability(connect):
+    plain = connect()
+    found = connect(client_flag=CLIENT.FOUND_ROWS)
+    with plain.cursor() as cur:
+        cur.execute("CREATE TABLE t (a INT PRIMARY KEY, b INT)")
+        cur.execute("INSERT INTO t VALUES (1, 1), (2, 1), (3, 2)")
+        # Only row 3 changes; rows 1 and 2 already hold the value.
+        assert cur.execute("UPDATE t SET b = 1") == 1
+    with found.cursor() as cur:
+        assert cur.execute("UPDATE t SET b = 1") == 3
+        assert cur.execute("UPDATE t SET b = 1 WHERE a > 5") == 0
+        # ON DUPLICATE KEY UPDATE to the same value counts 1, not 0.
+        assert cur.execute("INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE b = 1") == 1
+    with plain.cursor() as cur:
+        assert cur.execute("INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE b = 1") == 0
+
+
+def test_show_plugins(cur):
+    cur.execute("SHOW PLUGINS")
+    assert [d[0] for d in cur.description] == ["Name", "Status", "Type", "Library", "License"]
+    rows = {r[0]: r for r in cur.fetchall()}
+    for name in ("mysql_native_password", "caching_sha2_password"):
+        assert rows[name][1:3] == ("ACTIVE", "AUTHENTICATION")
+    assert rows["InnoDB"][1:3] == ("ACTIVE", "STORAGE ENGINE")
