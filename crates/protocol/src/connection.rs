@@ -8,7 +8,7 @@ use crate::packet::{PacketReader, PacketWriter};
 use crate::resultset::{self, status_flags};
 use crate::transport::{Stream, Transport};
 use crate::{caching_sha2, native_password, Auth};
-use crate::{wire, Config, Handler, Handshake, OkInfo, ProtocolError, Response};
+use crate::{wire, Config, Handler, Handshake, OkInfo, ProtocolError, Response, ResultSet};
 use lockstep_types::error::Code;
 use lockstep_types::{prefetch, Error};
 use std::collections::HashMap;
@@ -48,7 +48,19 @@ struct Stmt<T> {
     long_data_error: Option<Error>,
     /// The column definitions of its last result set, encoded.
     defs: Option<EncodedDefs>,
+    /// The rows of an execute that asked for a cursor, not yet fetched.
+    cursor: Option<OpenCursor>,
 }
+
+/// A read-only cursor (COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY): the
+/// result set is materialized at execute and handed out by COM_STMT_FETCH.
+struct OpenCursor {
+    columns: std::sync::Arc<[crate::Column]>,
+    rows: std::vec::IntoIter<Vec<lockstep_types::Value>>,
+}
+
+/// COM_STMT_EXECUTE flag: open a read-only cursor.
+const CURSOR_TYPE_READ_ONLY: u8 = 1;
 
 /// A result set's column definition packets as encoded for one plan's
 /// columns (`Arc` identity: a prepared statement keeps its plan, so its
@@ -126,6 +138,12 @@ impl<T> Stmt<T> {
     fn clear_long_data(&mut self) {
         self.long_data.iter_mut().for_each(|d| *d = None);
         self.long_data_error = None;
+    }
+
+    /// COM_STMT_RESET: long data dropped and the cursor closed.
+    fn reset(&mut self) {
+        self.clear_long_data();
+        self.cursor = None;
     }
 }
 
@@ -870,9 +888,13 @@ impl<H: Handler> Session<'_, H> {
             },
             Command::StmtExecute {
                 statement_id,
+                flags,
                 params,
                 ..
-            } => self.execute(stream, statement_id, params).await?,
+            } => {
+                let cursor = flags & CURSOR_TYPE_READ_ONLY != 0;
+                self.execute(stream, statement_id, params, cursor).await?
+            }
             Command::StmtSendLongData {
                 statement_id,
                 param,
@@ -883,7 +905,7 @@ impl<H: Handler> Session<'_, H> {
             }
             Command::StmtReset(id) => match self.stmts.get_mut(&id) {
                 Some(stmt) => {
-                    stmt.clear_long_data();
+                    stmt.reset();
                     self.handler.reset_statement(&mut stmt.handler);
                     self.send_ok(&OkInfo::default(), 0);
                 }
@@ -901,11 +923,9 @@ impl<H: Handler> Session<'_, H> {
                 let status = self.status_flags();
                 self.send_end(status);
             }
-            Command::StmtFetch { statement_id, .. } => self.send_raw_error(
-                ER_STMT_HAS_NO_OPEN_CURSOR,
-                "HY000",
-                &format!("The statement ({statement_id}) has no open cursor."),
-            ),
+            Command::StmtFetch { statement_id, rows } => {
+                self.fetch(stream, statement_id, rows).await?
+            }
             Command::ResetConnection => {
                 self.handler.reset_connection();
                 self.stmts.clear();
@@ -978,6 +998,19 @@ impl<H: Handler> Session<'_, H> {
             Response::Rows(rs) => rs,
         };
         let status = self.status_flags() | more;
+        self.send_metadata(rs, defs);
+        if !self.deprecate_eof() {
+            self.writer.packet(|o| resultset::encode_eof(o, 0, status));
+        }
+        self.send_rows(stream, &rs.columns, rs.rows.iter(), binary)
+            .await?;
+        self.send_end(status);
+        Ok(())
+    }
+
+    /// A result set's column count and definitions (from the statement's
+    /// cache `defs` when it has one).
+    fn send_metadata(&mut self, rs: &ResultSet, defs: Option<&mut Option<EncodedDefs>>) {
         let columns = &rs.columns[..];
         self.writer
             .packet(|o| wire::put_lenenc_int(o, columns.len() as u64));
@@ -1002,10 +1035,20 @@ impl<H: Handler> Session<'_, H> {
                 }
             }
         }
-        if !self.deprecate_eof() {
-            self.writer.packet(|o| resultset::encode_eof(o, 0, status));
-        }
-        for row in &rs.rows {
+    }
+
+    /// Rows, flushed in pieces of about FLUSH_AT bytes.
+    async fn send_rows<'r, S>(
+        &mut self,
+        stream: &mut S,
+        columns: &[crate::Column],
+        rows: impl Iterator<Item = &'r Vec<lockstep_types::Value>>,
+        binary: bool,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        for row in rows {
             let scratch = &mut self.scratch;
             if binary {
                 self.writer
@@ -1018,7 +1061,6 @@ impl<H: Handler> Session<'_, H> {
                 self.writer.flush(stream).await?;
             }
         }
-        self.send_end(status);
         Ok(())
     }
 
@@ -1063,6 +1105,7 @@ impl<H: Handler> Session<'_, H> {
                 long_data: vec![None; info.params.len()],
                 long_data_error: None,
                 defs: None,
+                cursor: None,
             },
         );
     }
@@ -1072,6 +1115,7 @@ impl<H: Handler> Session<'_, H> {
         stream: &mut S,
         id: u32,
         params: &[u8],
+        cursor: bool,
     ) -> Result<(), ProtocolError>
     where
         S: AsyncWrite + Unpin + Send,
@@ -1080,6 +1124,8 @@ impl<H: Handler> Session<'_, H> {
             self.send_error(&unknown_stmt(id, "mysqld_stmt_execute"));
             return Ok(());
         };
+        // A new execute closes the statement's cursor.
+        stmt.cursor = None;
         if let Some(e) = stmt.long_data_error.take() {
             stmt.clear_long_data();
             self.send_error(&e);
@@ -1103,6 +1149,7 @@ impl<H: Handler> Session<'_, H> {
             }
         };
         match self.handler.execute(&mut stmt.handler, values).await {
+            Ok(Response::Rows(rs)) if cursor && !rs.columns.is_empty() => self.open_cursor(id, rs),
             Ok(resp) => {
                 // Taken out while the response borrows the writer, then
                 // put back (only this connection can close the statement).
@@ -1116,6 +1163,64 @@ impl<H: Handler> Session<'_, H> {
                 sent?
             }
             Err(e) => self.send_error(&e),
+        }
+        Ok(())
+    }
+
+    /// The reply to an execute that opened a cursor: the metadata and one
+    /// EOF (an OK with the EOF header for CLIENT_DEPRECATE_EOF clients)
+    /// saying a cursor exists. Drivers read that status packet even when
+    /// they negotiated CLIENT_DEPRECATE_EOF. Rows follow on COM_STMT_FETCH.
+    fn open_cursor(&mut self, id: u32, rs: ResultSet) {
+        let Some(stmt) = self.stmts.get_mut(&id) else {
+            return;
+        };
+        let mut defs = stmt.defs.take();
+        self.send_metadata(&rs, Some(&mut defs));
+        let status = self.status_flags() | status_flags::CURSOR_EXISTS;
+        self.send_end(status);
+        if let Some(stmt) = self.stmts.get_mut(&id) {
+            stmt.defs = defs;
+            stmt.cursor = Some(OpenCursor {
+                columns: rs.columns,
+                rows: rs.rows.into_iter(),
+            });
+        }
+    }
+
+    /// COM_STMT_FETCH: up to `n` rows of the open cursor, then an EOF with
+    /// CURSOR_EXISTS while rows remain, or LAST_ROW_SENT (the cursor
+    /// closes) once they are all sent; an empty cursor answers with just
+    /// that EOF.
+    async fn fetch<S>(&mut self, stream: &mut S, id: u32, n: u32) -> Result<(), ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        let Some(stmt) = self.stmts.get_mut(&id) else {
+            self.send_error(&unknown_stmt(id, "mysqld_stmt_fetch"));
+            return Ok(());
+        };
+        let Some(mut cursor) = stmt.cursor.take() else {
+            self.send_raw_error(
+                ER_STMT_HAS_NO_OPEN_CURSOR,
+                "HY000",
+                &format!("The statement ({id}) has no open cursor."),
+            );
+            return Ok(());
+        };
+        let batch: Vec<_> = cursor.rows.by_ref().take(n as usize).collect();
+        self.send_rows(stream, &cursor.columns, batch.iter(), true)
+            .await?;
+        let more = cursor.rows.len() > 0;
+        let flag = if more {
+            status_flags::CURSOR_EXISTS
+        } else {
+            status_flags::LAST_ROW_SENT
+        };
+        let status = self.status_flags() | flag;
+        self.send_end(status);
+        if let (true, Some(stmt)) = (more, self.stmts.get_mut(&id)) {
+            stmt.cursor = Some(cursor);
         }
         Ok(())
     }
