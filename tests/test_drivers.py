@@ -75,3 +75,37 @@ def test_show_plugins(cur):
     for name in ("mysql_native_password", "caching_sha2_password"):
         assert rows[name][1:3] == ("ACTIVE", "AUTHENTICATION")
     assert rows["InnoDB"][1:3] == ("ACTIVE", "STORAGE ENGINE")
+
+
+# ---- compressed protocol --------------------------------------------------
+
+def test_compressed_protocol_cli(server, db):
+    # The mariadb client compresses with MySQL's framing (zlib above 50 bytes).
+    sql = "SELECT 1; SELECT REPEAT('ab', 50000) AS r; SELECT 'done';"
+    r = server.cli(sql, db=db, args=["--compress", "-N"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n") == ["1", "ab" * 50000, "done", ""]
+
+
+def test_compressed_protocol_connector_python(server, db):
+    # Connector/Python (pure) sends commands of 50 bytes or less uncompressed
+    # with length 0, and splits a 16 MiB packet across compressed packets.
+    connector = pytest.importorskip("mysql.connector")
+    c = connector.connect(host="127.0.0.1", port=server.port, user="root", password="",
+                          database=db, use_pure=True, compress=True, autocommit=True,
+                          connection_timeout=10, read_timeout=60)
+    try:
+        cur = c.cursor()
+        cur.execute("SELECT 1")
+        assert cur.fetchall() == [(1,)]
+        cur.execute("CREATE TABLE t (a INT PRIMARY KEY, b LONGTEXT)")
+        big = "xy" * (9 << 20)  # 18 MiB: more than one packet
+        cur.execute("INSERT INTO t VALUES (1, %s)", (big,))
+        cur.execute("SELECT LENGTH(b), b = %s AS same FROM t", (big,))
+        assert cur.fetchall() == [(len(big), 1)]
+        cur.execute("SELECT b FROM t")
+        assert cur.fetchall()[0][0] == big
+        cur.execute("SELECT REPEAT('z', 70000)")
+        assert cur.fetchall() == [("z" * 70000,)]
+    finally:
+        c.close()

@@ -3,6 +3,7 @@
 //! response with a single flush.
 
 use crate::command::{self, decode_command, decode_execute_params, Command, ParamType};
+use crate::compress::{CompressState, Io};
 use crate::handshake::{self, caps, ClientHello};
 use crate::packet::{PacketReader, PacketWriter};
 use crate::resultset::{self, status_flags};
@@ -31,6 +32,7 @@ const FAR: std::time::Duration = std::time::Duration::from_secs(400 * 86_400);
 // layer raises them.
 const ER_HANDSHAKE_ERROR: u16 = 1043;
 const ER_NET_PACKETS_OUT_OF_ORDER: u16 = 1156;
+const ER_NET_UNCOMPRESS_ERROR: u16 = 1157;
 const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
 const ER_MALFORMED_PACKET: u16 = 1835;
 const ER_CLIENT_INTERACTION_TIMEOUT: u16 = 4031;
@@ -187,6 +189,8 @@ struct State<H: Handler> {
     connection_id: u32,
     peer: SocketAddr,
     reader: PacketReader,
+    /// Set once CLIENT_COMPRESS is in effect (after authentication).
+    compress: Option<Box<CompressState>>,
 }
 
 impl<H: Handler, S> Parked<H, S> {
@@ -238,6 +242,7 @@ impl<H: Handler, S: Stream> Parked<H, S> {
             connection_id,
             peer,
             mut reader,
+            mut compress,
         } = self.state;
         let mut session = Session {
             handler,
@@ -261,11 +266,18 @@ impl<H: Handler, S: Stream> Parked<H, S> {
         } else {
             Ok(())
         };
+        if handshake.is_ok() && fresh && session.caps & caps::COMPRESS != 0 {
+            compress = Some(Box::new(CompressState::new(reader.take_buffered())));
+        }
         let result = match handshake {
-            Ok(()) => session.commands(&mut stream, &mut reader, shutdown).await,
+            Ok(()) => {
+                session
+                    .commands(&mut stream, &mut reader, &mut compress, shutdown)
+                    .await
+            }
             Err(e) => Err(e),
         };
-        session.finish(stream, reader, result).await
+        session.finish(stream, reader, compress, result).await
     }
 }
 
@@ -360,6 +372,7 @@ where
         connection_id,
         peer,
         reader: PacketReader::new(),
+        compress: None,
     };
     Parked { state, stream }.run(config, shutdown, true).await
 }
@@ -442,6 +455,7 @@ impl<H: Handler> Session<'_, H> {
         mut self,
         stream: Transport<S>,
         reader: PacketReader,
+        compress: Option<Box<CompressState>>,
         result: Result<Exit, ProtocolError>,
     ) -> Served<H, S>
     where
@@ -458,6 +472,7 @@ impl<H: Handler> Session<'_, H> {
                     connection_id: self.connection_id,
                     peer: self.peer,
                     reader,
+                    compress,
                 },
                 stream,
             }),
@@ -474,6 +489,7 @@ impl<H: Handler> Session<'_, H> {
         &mut self,
         stream: &mut Transport<S>,
         reader: &mut PacketReader,
+        compress: &mut Option<Box<CompressState>>,
         shutdown: F,
     ) -> Result<Exit, ProtocolError>
     where
@@ -518,6 +534,10 @@ impl<H: Handler> Session<'_, H> {
             if wait_timer.deadline() > wait_at {
                 wait_timer.as_mut().reset(wait_at);
             }
+            let stream = &mut Io {
+                inner: &mut *stream,
+                compress: compress.as_deref_mut(),
+            };
             let read = {
                 // The read stays the same future across the idle call, so a
                 // packet half-received when it fires is not lost.
@@ -584,6 +604,12 @@ impl<H: Handler> Session<'_, H> {
                             "08S01",
                             "Got packets out of order",
                         ),
+                        ProtocolError::Io(io)
+                            if stream.compress.is_some()
+                                && io.kind() == std::io::ErrorKind::InvalidData =>
+                        {
+                            self.send_raw_error(ER_NET_UNCOMPRESS_ERROR, "08S01", &io.to_string())
+                        }
                         _ => return Err(e),
                     }
                     let _ = self.writer.flush(stream).await;

@@ -36,10 +36,12 @@ pub mod caps {
     pub const QUERY_ATTRIBUTES: u32 = 1 << 27;
 }
 
-/// What lockstep offers (SSL is added when TLS is configured). Not offered: COMPRESS,
-/// LOCAL_FILES, SESSION_TRACK, QUERY_ATTRIBUTES, OPTIONAL_RESULTSET_METADATA
-/// (each would change packet formats we do not implement).
+/// What lockstep offers (SSL is added when TLS is configured). Not offered:
+/// ZSTD_COMPRESSION, LOCAL_FILES, SESSION_TRACK, QUERY_ATTRIBUTES,
+/// OPTIONAL_RESULTSET_METADATA (each would change packet formats we do not
+/// implement).
 pub const SERVER_CAPABILITIES: u32 = caps::LONG_PASSWORD
+    | caps::COMPRESS
     | caps::FOUND_ROWS
     | caps::LONG_FLAG
     | caps::CONNECT_WITH_DB

@@ -27,6 +27,7 @@
 mod blocking;
 pub mod caching_sha2;
 pub mod command;
+mod compress;
 mod connection;
 mod error;
 pub mod handshake;
