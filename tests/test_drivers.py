@@ -2,10 +2,13 @@
 plain PyMySQL, and what they expect back (project issue "Driver
 fidelity")."""
 
+import struct
+
 import pymysql
 import pytest
 from pymysql.constants import CLIENT
 
+import mysql_binary
 from lockstep_server import code_of
 
 
@@ -109,3 +112,57 @@ def test_compressed_protocol_connector_python(server, db):
         assert cur.fetchall() == [("z" * 70000,)]
     finally:
         c.close()
+
+
+# ---- COM_CHANGE_USER ------------------------------------------------------
+
+def change_user(conn, user, password, database=None):
+    """COM_CHANGE_USER with mysql_native_password (PyMySQL has none):
+    answers the handshake's scramble; raises the server's error."""
+    from pymysql import _auth
+    proof = _auth.scramble_native_password(password.encode(), conn.salt) if password else b""
+    body = (user.encode() + b"\0" + bytes([len(proof)]) + proof
+            + (database or "").encode() + b"\0" + struct.pack("<H", 255)
+            + b"mysql_native_password\0")
+    conn._execute_command(0x11, body)
+    conn._read_packet()  # OK, or raises
+
+
+def test_change_user_resets_the_session(connect, db, server):
+    server.sql("DROP USER IF EXISTS 'cu_native'@'%'")
+    server.sql("CREATE USER 'cu_native'@'%' IDENTIFIED WITH mysql_native_password BY 'pw1'")
+    server.sql(f"GRANT ALL ON `{db}`.* TO 'cu_native'@'%'")
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE t (a INT PRIMARY KEY)")
+    sid = mysql_binary.prepare(c, "SELECT 1").stmt_id
+    for user, password in (("cu_native", "pw1"), ("root", "")):
+        with c.cursor() as cur:
+            cur.execute("SET @v = 5, SESSION sql_safe_updates = 1, SESSION autocommit = 0")
+            cur.execute("INSERT INTO t VALUES (1)")  # left open: rolled back
+        change_user(c, user, password, db)
+        with c.cursor() as cur:
+            cur.execute("SELECT CURRENT_USER(), DATABASE(), @v, @@autocommit, @@sql_safe_updates")
+            who, *rest = cur.fetchone()
+            assert who.startswith(user + "@") and rest == [db, None, 1, 0]
+            cur.execute("SELECT COUNT(*) FROM t")
+            assert cur.fetchone() == (0,)
+    # Prepared statements were dropped.
+    c._execute_command(0x17, struct.pack("<IBI", sid, 0, 1))
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        c._read_packet()
+    assert e.value.args[0] == 1243
+    # Without a database, none is current.
+    change_user(c, "root", "")
+    with c.cursor() as cur:
+        cur.execute("SELECT DATABASE()")
+        assert cur.fetchone() == (None,)
+
+
+def test_change_user_wrong_password_is_1045(connect, server):
+    server.sql("DROP USER IF EXISTS 'cu_bad'@'%'")
+    server.sql("CREATE USER 'cu_bad'@'%' IDENTIFIED WITH mysql_native_password BY 'right'")
+    c = connect()
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        change_user(c, "cu_bad", "wrong")
+    assert e.value.args[0] == 1045

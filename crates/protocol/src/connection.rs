@@ -191,6 +191,7 @@ struct State<H: Handler> {
     reader: PacketReader,
     /// Set once CLIENT_COMPRESS is in effect (after authentication).
     compress: Option<Box<CompressState>>,
+    scramble: [u8; 20],
 }
 
 impl<H: Handler, S> Parked<H, S> {
@@ -243,9 +244,13 @@ impl<H: Handler, S: Stream> Parked<H, S> {
             peer,
             mut reader,
             mut compress,
+            scramble,
         } = self.state;
         let mut session = Session {
             handler,
+            scramble,
+            // Only plain connections are parked.
+            tls: None,
             config,
             writer,
             scratch: Vec::new(),
@@ -281,8 +286,22 @@ impl<H: Handler, S: Stream> Parked<H, S> {
     }
 }
 
+/// What a client presented to log in (handshake or COM_CHANGE_USER).
+struct Login {
+    user: String,
+    database: Option<String>,
+    /// The client's own capabilities (not masked by ours).
+    client_caps: u32,
+    auth_response: Vec<u8>,
+    client_plugin: Vec<u8>,
+}
+
 struct Session<'c, H: Handler> {
     handler: H,
+    /// The handshake's challenge; COM_CHANGE_USER answers it again.
+    scramble: [u8; 20],
+    /// Set when the connection is TLS.
+    tls: Option<crate::TlsInfo>,
     config: &'c Config,
     writer: PacketWriter,
     /// Reused for formatting values, so rows do not allocate.
@@ -373,6 +392,7 @@ where
         peer,
         reader: PacketReader::new(),
         compress: None,
+        scramble: [0; 20],
     };
     Parked { state, stream }.run(config, shutdown, true).await
 }
@@ -473,6 +493,7 @@ impl<H: Handler> Session<'_, H> {
                     peer: self.peer,
                     reader,
                     compress,
+                    scramble: self.scramble,
                 },
                 stream,
             }),
@@ -617,7 +638,14 @@ impl<H: Handler> Session<'_, H> {
                 }
             };
             self.writer.set_seq(seq);
-            let flow = self.dispatch(payload, stream).await?;
+            // COM_CHANGE_USER reads more packets (an auth exchange).
+            let flow = match payload.split_first() {
+                Some((&command::COM_CHANGE_USER, body)) => {
+                    let body = body.to_vec();
+                    self.change_user(stream, reader, &body).await?
+                }
+                _ => self.dispatch(payload, stream).await?,
+            };
             self.writer.flush(stream).await?;
             if matches!(flow, Flow::Quit) || self.handler.should_close() {
                 return Ok(Exit::Done);
@@ -749,14 +777,45 @@ impl<H: Handler> Session<'_, H> {
         let (user, database) = (user.to_owned(), database.map(str::to_owned));
         self.caps = resp.capabilities & offered;
         self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
-        let mut auth_response = resp.auth_response.to_vec();
-        let client_plugin = resp
-            .auth_plugin
-            .unwrap_or(native_password::PLUGIN_NAME.as_bytes())
-            .to_vec();
+        self.scramble = scramble;
+        self.tls = tls;
+        let login = Login {
+            user,
+            database,
+            client_caps: resp.capabilities,
+            auth_response: resp.auth_response.to_vec(),
+            client_plugin: resp
+                .auth_plugin
+                .unwrap_or(native_password::PLUGIN_NAME.as_bytes())
+                .to_vec(),
+        };
+        self.authenticate(stream, reader, login).await
+    }
+
+    /// Checks a login's credentials with the account's plugin (switching
+    /// the client to it when needed), and answers OK or ERR. Used by the
+    /// handshake and by COM_CHANGE_USER.
+    async fn authenticate<S>(
+        &mut self,
+        stream: &mut S,
+        reader: &mut PacketReader,
+        login: Login,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let Login {
+            user,
+            database,
+            client_caps,
+            mut auth_response,
+            client_plugin,
+        } = login;
+        let scramble = self.scramble;
+        let tls = self.tls.clone();
         let account = self.handler.account_plugin(&user, self.peer);
         let plugin = handshake::choose_plugin(&client_plugin, account);
-        if resp.capabilities & caps::PLUGIN_AUTH != 0 && plugin.as_bytes() != client_plugin {
+        if client_caps & caps::PLUGIN_AUTH != 0 && plugin.as_bytes() != client_plugin {
             // E.g. caching_sha2_password from MySQL 8 clients for a native
             // account, or the reverse.
             self.writer
@@ -849,6 +908,53 @@ impl<H: Handler> Session<'_, H> {
                 Err(ProtocolError::Auth(e))
             }
         }
+    }
+
+    /// COM_CHANGE_USER: the new account is authenticated as at the
+    /// handshake (answering its scramble, switching plugins when needed)
+    /// on a session started afresh: the transaction rolled back, variables
+    /// reset, prepared statements dropped, the named database current. A
+    /// failed login ends the connection: the old session is gone.
+    async fn change_user<S>(
+        &mut self,
+        stream: &mut S,
+        reader: &mut PacketReader,
+        body: &[u8],
+    ) -> Result<Flow, ProtocolError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let login = handshake::parse_change_user(body, self.caps)
+            .ok()
+            .and_then(|r| {
+                let user = std::str::from_utf8(r.user).ok()?.to_owned();
+                let database = match r.database {
+                    Some(d) => Some(std::str::from_utf8(d).ok()?.to_owned()),
+                    None => None,
+                };
+                Some(Login {
+                    user,
+                    database,
+                    client_caps: self.caps,
+                    auth_response: r.auth_response.to_vec(),
+                    client_plugin: r
+                        .auth_plugin
+                        .unwrap_or(native_password::PLUGIN_NAME.as_bytes())
+                        .to_vec(),
+                })
+            });
+        let Some(login) = login else {
+            self.send_raw_error(
+                ER_MALFORMED_PACKET,
+                "HY000",
+                "Malformed communication packet.",
+            );
+            return Ok(Flow::Continue);
+        };
+        self.handler.change_user();
+        self.stmts.clear();
+        self.authenticate(stream, reader, login).await?;
+        Ok(Flow::Continue)
     }
 
     async fn dispatch<S>(&mut self, payload: &[u8], stream: &mut S) -> Result<Flow, ProtocolError>

@@ -195,6 +195,11 @@ impl Handler for Connection {
         self.session.reset();
     }
 
+    fn change_user(&mut self) {
+        self.session.reset();
+        self.session.forget_database();
+    }
+
     fn status(&self) -> Status {
         self.session.status()
     }

@@ -527,13 +527,44 @@ impl Session {
         self.server.processes.lock().remove(&self.ctx.connection_id);
     }
 
+    /// COM_RESET_CONNECTION / COM_CHANGE_USER: the transaction rolled
+    /// back and every session setting back to its global value.
     pub fn reset(&mut self) {
         self.engine.rollback(&mut self.txn);
         self.explicit = false;
         self.ctx.user_vars.clear();
         self.ctx.session_vars.clear();
+        self.ctx.last_insert_id = 0;
+        self.ctx.warnings.clear();
         self.refresh_memory_limits();
-        self.autocommit = true;
+        let fresh = Session::new(
+            self.server.clone(),
+            self.ctx.connection_id,
+            "",
+            &self.process.host,
+        );
+        self.autocommit = fresh.autocommit;
+        self.isolation = fresh.isolation;
+        self.next_isolation = None;
+        self.next_read_only = None;
+        self.session_read_only = fresh.session_read_only;
+        self.trx_read_only = false;
+        self.safe_updates = false;
+        self.max_execution_ms = fresh.max_execution_ms;
+        self.lock_wait_timeout = fresh.lock_wait_timeout;
+        self.wait_timeout = fresh.wait_timeout;
+        self.txn.isolation = self.isolation;
+        // `fresh` registered itself under this connection's id.
+        self.server
+            .processes
+            .lock()
+            .insert(self.ctx.connection_id, self.process.clone());
+    }
+
+    /// COM_CHANGE_USER: no current database until the login names one.
+    pub fn forget_database(&mut self) {
+        self.ctx.database = None;
+        *self.process.database.lock() = None;
     }
 
     /// How long the client of an open, admitted transaction may stay silent
