@@ -66,6 +66,11 @@ if [ "${#py_missing[@]}" -gt 0 ]; then
             || python3 -m pip install -q --break-system-packages "${py_missing[@]}"
     fi
 fi
+# Connector/Python's pure-Python protocol (tests/test_drivers.py, compression);
+# optional: the test is skipped without it.
+python3 -c 'import mysql.connector' >/dev/null 2>&1 \
+    || python3 -m pip install -q mysql-connector-python >/dev/null 2>&1 \
+    || echo "install-deps: mysql-connector-python not installed (its test is skipped)"
 python3 -c 'import pytest, pymysql, cryptography' || { echo "install-deps: python modules still missing" >&2; exit 1; }
 
 if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then

@@ -3,12 +3,13 @@
 //! response with a single flush.
 
 use crate::command::{self, decode_command, decode_execute_params, Command, ParamType};
+use crate::compress::{CompressState, Io};
 use crate::handshake::{self, caps, ClientHello};
 use crate::packet::{PacketReader, PacketWriter};
 use crate::resultset::{self, status_flags};
 use crate::transport::{Stream, Transport};
 use crate::{caching_sha2, native_password, Auth};
-use crate::{wire, Config, Handler, Handshake, OkInfo, ProtocolError, Response};
+use crate::{wire, Config, Handler, Handshake, OkInfo, ProtocolError, Response, ResultSet};
 use lockstep_types::error::Code;
 use lockstep_types::{prefetch, Error};
 use std::collections::HashMap;
@@ -31,6 +32,7 @@ const FAR: std::time::Duration = std::time::Duration::from_secs(400 * 86_400);
 // layer raises them.
 const ER_HANDSHAKE_ERROR: u16 = 1043;
 const ER_NET_PACKETS_OUT_OF_ORDER: u16 = 1156;
+const ER_NET_UNCOMPRESS_ERROR: u16 = 1157;
 const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
 const ER_MALFORMED_PACKET: u16 = 1835;
 const ER_CLIENT_INTERACTION_TIMEOUT: u16 = 4031;
@@ -48,7 +50,19 @@ struct Stmt<T> {
     long_data_error: Option<Error>,
     /// The column definitions of its last result set, encoded.
     defs: Option<EncodedDefs>,
+    /// The rows of an execute that asked for a cursor, not yet fetched.
+    cursor: Option<OpenCursor>,
 }
+
+/// A read-only cursor (COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY): the
+/// result set is materialized at execute and handed out by COM_STMT_FETCH.
+struct OpenCursor {
+    columns: std::sync::Arc<[crate::Column]>,
+    rows: std::vec::IntoIter<Vec<lockstep_types::Value>>,
+}
+
+/// COM_STMT_EXECUTE flag: open a read-only cursor.
+const CURSOR_TYPE_READ_ONLY: u8 = 1;
 
 /// A result set's column definition packets as encoded for one plan's
 /// columns (`Arc` identity: a prepared statement keeps its plan, so its
@@ -127,6 +141,12 @@ impl<T> Stmt<T> {
         self.long_data.iter_mut().for_each(|d| *d = None);
         self.long_data_error = None;
     }
+
+    /// COM_STMT_RESET: long data dropped and the cursor closed.
+    fn reset(&mut self) {
+        self.clear_long_data();
+        self.cursor = None;
+    }
 }
 
 enum Flow {
@@ -169,6 +189,9 @@ struct State<H: Handler> {
     connection_id: u32,
     peer: SocketAddr,
     reader: PacketReader,
+    /// Set once CLIENT_COMPRESS is in effect (after authentication).
+    compress: Option<Box<CompressState>>,
+    scramble: [u8; 20],
 }
 
 impl<H: Handler, S> Parked<H, S> {
@@ -220,9 +243,14 @@ impl<H: Handler, S: Stream> Parked<H, S> {
             connection_id,
             peer,
             mut reader,
+            mut compress,
+            scramble,
         } = self.state;
         let mut session = Session {
             handler,
+            scramble,
+            // Only plain connections are parked.
+            tls: None,
             config,
             writer,
             scratch: Vec::new(),
@@ -243,16 +271,37 @@ impl<H: Handler, S: Stream> Parked<H, S> {
         } else {
             Ok(())
         };
+        if handshake.is_ok() && fresh && session.caps & caps::COMPRESS != 0 {
+            compress = Some(Box::new(CompressState::new(reader.take_buffered())));
+        }
         let result = match handshake {
-            Ok(()) => session.commands(&mut stream, &mut reader, shutdown).await,
+            Ok(()) => {
+                session
+                    .commands(&mut stream, &mut reader, &mut compress, shutdown)
+                    .await
+            }
             Err(e) => Err(e),
         };
-        session.finish(stream, reader, result).await
+        session.finish(stream, reader, compress, result).await
     }
+}
+
+/// What a client presented to log in (handshake or COM_CHANGE_USER).
+struct Login {
+    user: String,
+    database: Option<String>,
+    /// The client's own capabilities (not masked by ours).
+    client_caps: u32,
+    auth_response: Vec<u8>,
+    client_plugin: Vec<u8>,
 }
 
 struct Session<'c, H: Handler> {
     handler: H,
+    /// The handshake's challenge; COM_CHANGE_USER answers it again.
+    scramble: [u8; 20],
+    /// Set when the connection is TLS.
+    tls: Option<crate::TlsInfo>,
     config: &'c Config,
     writer: PacketWriter,
     /// Reused for formatting values, so rows do not allocate.
@@ -342,6 +391,8 @@ where
         connection_id,
         peer,
         reader: PacketReader::new(),
+        compress: None,
+        scramble: [0; 20],
     };
     Parked { state, stream }.run(config, shutdown, true).await
 }
@@ -424,6 +475,7 @@ impl<H: Handler> Session<'_, H> {
         mut self,
         stream: Transport<S>,
         reader: PacketReader,
+        compress: Option<Box<CompressState>>,
         result: Result<Exit, ProtocolError>,
     ) -> Served<H, S>
     where
@@ -440,6 +492,8 @@ impl<H: Handler> Session<'_, H> {
                     connection_id: self.connection_id,
                     peer: self.peer,
                     reader,
+                    compress,
+                    scramble: self.scramble,
                 },
                 stream,
             }),
@@ -456,6 +510,7 @@ impl<H: Handler> Session<'_, H> {
         &mut self,
         stream: &mut Transport<S>,
         reader: &mut PacketReader,
+        compress: &mut Option<Box<CompressState>>,
         shutdown: F,
     ) -> Result<Exit, ProtocolError>
     where
@@ -500,6 +555,10 @@ impl<H: Handler> Session<'_, H> {
             if wait_timer.deadline() > wait_at {
                 wait_timer.as_mut().reset(wait_at);
             }
+            let stream = &mut Io {
+                inner: &mut *stream,
+                compress: compress.as_deref_mut(),
+            };
             let read = {
                 // The read stays the same future across the idle call, so a
                 // packet half-received when it fires is not lost.
@@ -566,6 +625,12 @@ impl<H: Handler> Session<'_, H> {
                             "08S01",
                             "Got packets out of order",
                         ),
+                        ProtocolError::Io(io)
+                            if stream.compress.is_some()
+                                && io.kind() == std::io::ErrorKind::InvalidData =>
+                        {
+                            self.send_raw_error(ER_NET_UNCOMPRESS_ERROR, "08S01", &io.to_string())
+                        }
                         _ => return Err(e),
                     }
                     let _ = self.writer.flush(stream).await;
@@ -573,7 +638,14 @@ impl<H: Handler> Session<'_, H> {
                 }
             };
             self.writer.set_seq(seq);
-            let flow = self.dispatch(payload, stream).await?;
+            // COM_CHANGE_USER reads more packets (an auth exchange).
+            let flow = match payload.split_first() {
+                Some((&command::COM_CHANGE_USER, body)) => {
+                    let body = body.to_vec();
+                    self.change_user(stream, reader, &body).await?
+                }
+                _ => self.dispatch(payload, stream).await?,
+            };
             self.writer.flush(stream).await?;
             if matches!(flow, Flow::Quit) || self.handler.should_close() {
                 return Ok(Exit::Done);
@@ -705,14 +777,45 @@ impl<H: Handler> Session<'_, H> {
         let (user, database) = (user.to_owned(), database.map(str::to_owned));
         self.caps = resp.capabilities & offered;
         self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
-        let mut auth_response = resp.auth_response.to_vec();
-        let client_plugin = resp
-            .auth_plugin
-            .unwrap_or(native_password::PLUGIN_NAME.as_bytes())
-            .to_vec();
+        self.scramble = scramble;
+        self.tls = tls;
+        let login = Login {
+            user,
+            database,
+            client_caps: resp.capabilities,
+            auth_response: resp.auth_response.to_vec(),
+            client_plugin: resp
+                .auth_plugin
+                .unwrap_or(native_password::PLUGIN_NAME.as_bytes())
+                .to_vec(),
+        };
+        self.authenticate(stream, reader, login).await
+    }
+
+    /// Checks a login's credentials with the account's plugin (switching
+    /// the client to it when needed), and answers OK or ERR. Used by the
+    /// handshake and by COM_CHANGE_USER.
+    async fn authenticate<S>(
+        &mut self,
+        stream: &mut S,
+        reader: &mut PacketReader,
+        login: Login,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let Login {
+            user,
+            database,
+            client_caps,
+            mut auth_response,
+            client_plugin,
+        } = login;
+        let scramble = self.scramble;
+        let tls = self.tls.clone();
         let account = self.handler.account_plugin(&user, self.peer);
         let plugin = handshake::choose_plugin(&client_plugin, account);
-        if resp.capabilities & caps::PLUGIN_AUTH != 0 && plugin.as_bytes() != client_plugin {
+        if client_caps & caps::PLUGIN_AUTH != 0 && plugin.as_bytes() != client_plugin {
             // E.g. caching_sha2_password from MySQL 8 clients for a native
             // account, or the reverse.
             self.writer
@@ -807,6 +910,53 @@ impl<H: Handler> Session<'_, H> {
         }
     }
 
+    /// COM_CHANGE_USER: the new account is authenticated as at the
+    /// handshake (answering its scramble, switching plugins when needed)
+    /// on a session started afresh: the transaction rolled back, variables
+    /// reset, prepared statements dropped, the named database current. A
+    /// failed login ends the connection: the old session is gone.
+    async fn change_user<S>(
+        &mut self,
+        stream: &mut S,
+        reader: &mut PacketReader,
+        body: &[u8],
+    ) -> Result<Flow, ProtocolError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let login = handshake::parse_change_user(body, self.caps)
+            .ok()
+            .and_then(|r| {
+                let user = std::str::from_utf8(r.user).ok()?.to_owned();
+                let database = match r.database {
+                    Some(d) => Some(std::str::from_utf8(d).ok()?.to_owned()),
+                    None => None,
+                };
+                Some(Login {
+                    user,
+                    database,
+                    client_caps: self.caps,
+                    auth_response: r.auth_response.to_vec(),
+                    client_plugin: r
+                        .auth_plugin
+                        .unwrap_or(native_password::PLUGIN_NAME.as_bytes())
+                        .to_vec(),
+                })
+            });
+        let Some(login) = login else {
+            self.send_raw_error(
+                ER_MALFORMED_PACKET,
+                "HY000",
+                "Malformed communication packet.",
+            );
+            return Ok(Flow::Continue);
+        };
+        self.handler.change_user();
+        self.stmts.clear();
+        self.authenticate(stream, reader, login).await?;
+        Ok(Flow::Continue)
+    }
+
     async fn dispatch<S>(&mut self, payload: &[u8], stream: &mut S) -> Result<Flow, ProtocolError>
     where
         S: AsyncWrite + Unpin + Send,
@@ -870,9 +1020,13 @@ impl<H: Handler> Session<'_, H> {
             },
             Command::StmtExecute {
                 statement_id,
+                flags,
                 params,
                 ..
-            } => self.execute(stream, statement_id, params).await?,
+            } => {
+                let cursor = flags & CURSOR_TYPE_READ_ONLY != 0;
+                self.execute(stream, statement_id, params, cursor).await?
+            }
             Command::StmtSendLongData {
                 statement_id,
                 param,
@@ -883,7 +1037,7 @@ impl<H: Handler> Session<'_, H> {
             }
             Command::StmtReset(id) => match self.stmts.get_mut(&id) {
                 Some(stmt) => {
-                    stmt.clear_long_data();
+                    stmt.reset();
                     self.handler.reset_statement(&mut stmt.handler);
                     self.send_ok(&OkInfo::default(), 0);
                 }
@@ -901,11 +1055,9 @@ impl<H: Handler> Session<'_, H> {
                 let status = self.status_flags();
                 self.send_end(status);
             }
-            Command::StmtFetch { statement_id, .. } => self.send_raw_error(
-                ER_STMT_HAS_NO_OPEN_CURSOR,
-                "HY000",
-                &format!("The statement ({statement_id}) has no open cursor."),
-            ),
+            Command::StmtFetch { statement_id, rows } => {
+                self.fetch(stream, statement_id, rows).await?
+            }
             Command::ResetConnection => {
                 self.handler.reset_connection();
                 self.stmts.clear();
@@ -978,6 +1130,19 @@ impl<H: Handler> Session<'_, H> {
             Response::Rows(rs) => rs,
         };
         let status = self.status_flags() | more;
+        self.send_metadata(rs, defs);
+        if !self.deprecate_eof() {
+            self.writer.packet(|o| resultset::encode_eof(o, 0, status));
+        }
+        self.send_rows(stream, &rs.columns, rs.rows.iter(), binary)
+            .await?;
+        self.send_end(status);
+        Ok(())
+    }
+
+    /// A result set's column count and definitions (from the statement's
+    /// cache `defs` when it has one).
+    fn send_metadata(&mut self, rs: &ResultSet, defs: Option<&mut Option<EncodedDefs>>) {
         let columns = &rs.columns[..];
         self.writer
             .packet(|o| wire::put_lenenc_int(o, columns.len() as u64));
@@ -1002,10 +1167,20 @@ impl<H: Handler> Session<'_, H> {
                 }
             }
         }
-        if !self.deprecate_eof() {
-            self.writer.packet(|o| resultset::encode_eof(o, 0, status));
-        }
-        for row in &rs.rows {
+    }
+
+    /// Rows, flushed in pieces of about FLUSH_AT bytes.
+    async fn send_rows<'r, S>(
+        &mut self,
+        stream: &mut S,
+        columns: &[crate::Column],
+        rows: impl Iterator<Item = &'r Vec<lockstep_types::Value>>,
+        binary: bool,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        for row in rows {
             let scratch = &mut self.scratch;
             if binary {
                 self.writer
@@ -1018,7 +1193,6 @@ impl<H: Handler> Session<'_, H> {
                 self.writer.flush(stream).await?;
             }
         }
-        self.send_end(status);
         Ok(())
     }
 
@@ -1063,6 +1237,7 @@ impl<H: Handler> Session<'_, H> {
                 long_data: vec![None; info.params.len()],
                 long_data_error: None,
                 defs: None,
+                cursor: None,
             },
         );
     }
@@ -1072,6 +1247,7 @@ impl<H: Handler> Session<'_, H> {
         stream: &mut S,
         id: u32,
         params: &[u8],
+        cursor: bool,
     ) -> Result<(), ProtocolError>
     where
         S: AsyncWrite + Unpin + Send,
@@ -1080,6 +1256,8 @@ impl<H: Handler> Session<'_, H> {
             self.send_error(&unknown_stmt(id, "mysqld_stmt_execute"));
             return Ok(());
         };
+        // A new execute closes the statement's cursor.
+        stmt.cursor = None;
         if let Some(e) = stmt.long_data_error.take() {
             stmt.clear_long_data();
             self.send_error(&e);
@@ -1103,6 +1281,7 @@ impl<H: Handler> Session<'_, H> {
             }
         };
         match self.handler.execute(&mut stmt.handler, values).await {
+            Ok(Response::Rows(rs)) if cursor && !rs.columns.is_empty() => self.open_cursor(id, rs),
             Ok(resp) => {
                 // Taken out while the response borrows the writer, then
                 // put back (only this connection can close the statement).
@@ -1116,6 +1295,64 @@ impl<H: Handler> Session<'_, H> {
                 sent?
             }
             Err(e) => self.send_error(&e),
+        }
+        Ok(())
+    }
+
+    /// The reply to an execute that opened a cursor: the metadata and one
+    /// EOF (an OK with the EOF header for CLIENT_DEPRECATE_EOF clients)
+    /// saying a cursor exists. Drivers read that status packet even when
+    /// they negotiated CLIENT_DEPRECATE_EOF. Rows follow on COM_STMT_FETCH.
+    fn open_cursor(&mut self, id: u32, rs: ResultSet) {
+        let Some(stmt) = self.stmts.get_mut(&id) else {
+            return;
+        };
+        let mut defs = stmt.defs.take();
+        self.send_metadata(&rs, Some(&mut defs));
+        let status = self.status_flags() | status_flags::CURSOR_EXISTS;
+        self.send_end(status);
+        if let Some(stmt) = self.stmts.get_mut(&id) {
+            stmt.defs = defs;
+            stmt.cursor = Some(OpenCursor {
+                columns: rs.columns,
+                rows: rs.rows.into_iter(),
+            });
+        }
+    }
+
+    /// COM_STMT_FETCH: up to `n` rows of the open cursor, then an EOF with
+    /// CURSOR_EXISTS while rows remain, or LAST_ROW_SENT (the cursor
+    /// closes) once they are all sent; an empty cursor answers with just
+    /// that EOF.
+    async fn fetch<S>(&mut self, stream: &mut S, id: u32, n: u32) -> Result<(), ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        let Some(stmt) = self.stmts.get_mut(&id) else {
+            self.send_error(&unknown_stmt(id, "mysqld_stmt_fetch"));
+            return Ok(());
+        };
+        let Some(mut cursor) = stmt.cursor.take() else {
+            self.send_raw_error(
+                ER_STMT_HAS_NO_OPEN_CURSOR,
+                "HY000",
+                &format!("The statement ({id}) has no open cursor."),
+            );
+            return Ok(());
+        };
+        let batch: Vec<_> = cursor.rows.by_ref().take(n as usize).collect();
+        self.send_rows(stream, &cursor.columns, batch.iter(), true)
+            .await?;
+        let more = cursor.rows.len() > 0;
+        let flag = if more {
+            status_flags::CURSOR_EXISTS
+        } else {
+            status_flags::LAST_ROW_SENT
+        };
+        let status = self.status_flags() | flag;
+        self.send_end(status);
+        if let (true, Some(stmt)) = (more, self.stmts.get_mut(&id)) {
+            stmt.cursor = Some(cursor);
         }
         Ok(())
     }

@@ -36,10 +36,12 @@ pub mod caps {
     pub const QUERY_ATTRIBUTES: u32 = 1 << 27;
 }
 
-/// What lockstep offers (SSL is added when TLS is configured). Not offered: COMPRESS,
-/// LOCAL_FILES, SESSION_TRACK, QUERY_ATTRIBUTES, OPTIONAL_RESULTSET_METADATA
-/// (each would change packet formats we do not implement).
+/// What lockstep offers (SSL is added when TLS is configured). Not offered:
+/// ZSTD_COMPRESSION, LOCAL_FILES, SESSION_TRACK, QUERY_ATTRIBUTES,
+/// OPTIONAL_RESULTSET_METADATA (each would change packet formats we do not
+/// implement).
 pub const SERVER_CAPABILITIES: u32 = caps::LONG_PASSWORD
+    | caps::COMPRESS
     | caps::FOUND_ROWS
     | caps::LONG_FLAG
     | caps::CONNECT_WITH_DB
@@ -134,6 +136,39 @@ pub enum ClientHello<'a> {
     /// A pre-4.1 client, which lockstep does not serve.
     Protocol320,
     Response(HandshakeResponse<'a>),
+}
+
+/// COM_CHANGE_USER after its command byte: the new account's credentials,
+/// read with the capabilities the connection negotiated (`caps`).
+/// `max_packet` and `collation` are not in this packet (0); a client that
+/// sends its character set keeps the connection's.
+pub fn parse_change_user(payload: &[u8], caps: u32) -> Result<HandshakeResponse<'_>, Malformed> {
+    let mut c = Cursor::new(payload);
+    let user = c.null_terminated()?;
+    let auth_response = if caps & caps::SECURE_CONNECTION != 0 {
+        let n = c.u8()? as usize;
+        c.bytes(n)?
+    } else {
+        c.null_terminated()?
+    };
+    let database = c.null_terminated_or_rest();
+    if !c.is_empty() {
+        c.u16()?;
+    }
+    let auth_plugin = if caps & caps::PLUGIN_AUTH != 0 && !c.is_empty() {
+        Some(c.null_terminated_or_rest())
+    } else {
+        None
+    };
+    Ok(HandshakeResponse {
+        capabilities: caps,
+        max_packet: 0,
+        collation: 0,
+        user,
+        auth_response,
+        database: (!database.is_empty()).then_some(database),
+        auth_plugin,
+    })
 }
 
 pub fn parse_handshake_response(payload: &[u8]) -> Result<ClientHello<'_>, Malformed> {

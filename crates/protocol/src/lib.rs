@@ -27,6 +27,7 @@
 mod blocking;
 pub mod caching_sha2;
 pub mod command;
+mod compress;
 mod connection;
 mod error;
 pub mod handshake;
@@ -206,6 +207,12 @@ pub trait Handler: Send {
     /// COM_RESET_CONNECTION: roll back, drop prepared statements, reset
     /// session variables.
     fn reset_connection(&mut self);
+    /// COM_CHANGE_USER, before the new login is checked: end the session
+    /// as COM_RESET_CONNECTION does and forget its database (the login
+    /// names the new one, if any).
+    fn change_user(&mut self) {
+        self.reset_connection();
+    }
     fn status(&self) -> Status;
     /// Checked after every command: true ends the connection (e.g. the
     /// session was killed with KILL CONNECTION).

@@ -32,6 +32,9 @@ struct Mock {
     /// `idle_after`, and how many times `idle` was called.
     idle_after: Option<Duration>,
     idled: Arc<AtomicUsize>,
+    /// Statements prepared from text containing "empty": their table
+    /// result has no rows.
+    empty: std::collections::HashSet<u32>,
 }
 
 fn table_columns() -> Vec<Column> {
@@ -75,6 +78,7 @@ impl Mock {
             moves: 0,
             idle_after: None,
             idled: Arc::new(AtomicUsize::new(0)),
+            empty: Default::default(),
         }
     }
 
@@ -173,6 +177,9 @@ impl Handler for Mock {
         let n = sql.matches('?').count();
         let id = self.next_stmt;
         self.next_stmt += 1;
+        if sql.contains("empty") {
+            self.empty.insert(id);
+        }
         let info = PreparedInfo {
             statement_id: id,
             params: (0..n)
@@ -187,11 +194,12 @@ impl Handler for Mock {
         Ok((info, id))
     }
 
-    async fn execute(&mut self, _id: &mut u32, params: Vec<Value>) -> Result<Response, Error> {
+    async fn execute(&mut self, id: &mut u32, params: Vec<Value>) -> Result<Response, Error> {
         if params.is_empty() {
+            let empty = self.empty.contains(id);
             return Ok(Response::Rows(ResultSet {
                 columns: table_columns().into(),
-                rows: table_rows(),
+                rows: if empty { Vec::new() } else { table_rows() },
             }));
         }
         // Echo the parameters back as one row typed after their values.
@@ -868,9 +876,10 @@ async fn other_commands() {
     assert_eq!(c.read().await[0], 0xFE);
     assert_eq!(c.query("select 1; select 2").await.len(), 2);
 
+    // Fetch of a statement never prepared (cursor_fetch covers the rest).
     c.send(&[0x1C, 1, 0, 0, 0, 1, 0, 0, 0]).await;
     assert!(
-        matches!(c.reply(false).await, Reply::Err { code: 1421, .. }),
+        matches!(c.reply(false).await, Reply::Err { code: 1243, .. }),
         "fetch"
     );
     c.send(&[0x1A, 99, 0, 0, 0]).await;
@@ -1052,8 +1061,9 @@ async fn random_commands_get_ok_or_err() {
     let (stream, server) = start(Config::default());
     let mut c = login(stream, true).await;
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
-    // Commands without a reply, or with one that is not OK/ERR, are left out.
-    let skip = [0x01, 0x09, 0x16, 0x18, 0x19, 0x1B];
+    // Commands without a reply, or with one that is not OK/ERR, are left
+    // out, and COM_CHANGE_USER (a failed one ends the connection).
+    let skip = [0x01, 0x09, 0x11, 0x16, 0x18, 0x19, 0x1B];
     for _ in 0..2000 {
         let mut p = vec![rng.gen()];
         if skip.contains(&p[0]) {
@@ -1502,4 +1512,103 @@ async fn blocking_socket_moves_to_the_reactor() {
     assert!(moved);
     assert!(result.is_ok(), "{result:?}");
     assert!(disconnected.load(Ordering::SeqCst));
+}
+
+impl Client {
+    /// COM_STMT_PREPARE of a statement without parameters: its id.
+    async fn prepare(&mut self, sql: &str) -> u32 {
+        let mut p = vec![0x16];
+        p.extend_from_slice(sql.as_bytes());
+        self.send(&p).await;
+        let ok = self.read().await;
+        assert_eq!(ok[0], 0, "prepare OK");
+        let ncols = u16::from_le_bytes([ok[5], ok[6]]) as usize;
+        self.read_columns(ncols).await;
+        u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]])
+    }
+
+    /// The status flags of an EOF packet (or OK with the EOF header).
+    fn end_status(&self, p: &[u8]) -> u16 {
+        assert_eq!(p[0], 0xFE, "EOF expected, got {p:?}");
+        if self.deprecate_eof {
+            match parse_ok(p) {
+                Reply::Ok { status, .. } => status,
+                other => panic!("{other:?}"),
+            }
+        } else {
+            u16::from_le_bytes([p[3], p[4]])
+        }
+    }
+
+    /// COM_STMT_FETCH: the binary rows and the status of the closing EOF.
+    async fn fetch(&mut self, stmt: u32, n: u32) -> Result<(usize, u16), Reply> {
+        let mut f = vec![0x1C];
+        f.extend_from_slice(&stmt.to_le_bytes());
+        f.extend_from_slice(&n.to_le_bytes());
+        self.send(&f).await;
+        let mut rows = 0;
+        loop {
+            let p = self.read().await;
+            match p[0] {
+                0x00 => rows += 1,
+                0xFF => return Err(parse_err(&p)),
+                _ => return Ok((rows, self.end_status(&p))),
+            }
+        }
+    }
+}
+
+/// COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY: the metadata and one EOF
+/// with CURSOR_EXISTS (even for CLIENT_DEPRECATE_EOF clients, which read
+/// it), then COM_STMT_FETCH hands out rows; an empty result set too has a
+/// cursor, and every fetch gets a reply (rows, EOF, or an error).
+#[tokio::test]
+async fn cursor_fetch() {
+    let (exists, last) = (status_flags::CURSOR_EXISTS, status_flags::LAST_ROW_SENT);
+    for deprecate_eof in [true, false] {
+        let (stream, _server) = start(Config::default());
+        let mut c = login(stream, deprecate_eof).await;
+        for (sql, total) in [("select * from t", 2), ("select * from t empty", 0)] {
+            let stmt = c.prepare(sql).await;
+            let mut e = vec![0x17];
+            e.extend_from_slice(&stmt.to_le_bytes());
+            e.push(1); // CURSOR_TYPE_READ_ONLY
+            e.extend_from_slice(&1u32.to_le_bytes());
+            c.send(&e).await;
+            let count = c.read().await;
+            assert_eq!(count, [4], "{sql}: column count");
+            for _ in 0..4 {
+                parse_column(&c.read().await);
+            }
+            let eof = c.read().await;
+            assert_ne!(c.end_status(&eof) & exists, 0, "{sql}: cursor exists");
+            if total == 2 {
+                let (rows, status) = c.fetch(stmt, 1).await.expect("fetch");
+                assert_eq!((rows, status & (exists | last)), (1, exists));
+            }
+            let (rows, status) = c.fetch(stmt, 5).await.expect("fetch");
+            assert_eq!((rows, status & (exists | last)), (total.min(1), last));
+            let closed = c.fetch(stmt, 1).await;
+            assert!(
+                matches!(closed, Err(Reply::Err { code: 1421, .. })),
+                "{closed:?}"
+            );
+        }
+        // Fetch of an unknown statement is an error, not silence.
+        let unknown = c.fetch(999, 1).await;
+        assert!(
+            matches!(unknown, Err(Reply::Err { code: 1243, .. })),
+            "{unknown:?}"
+        );
+        // Without the flag the rows come at once, as before.
+        let stmt = c.prepare("select * from t").await;
+        let mut e = vec![0x17];
+        e.extend_from_slice(&stmt.to_le_bytes());
+        e.extend_from_slice(&[0, 1, 0, 0, 0]);
+        c.send(&e).await;
+        let Reply::Rows { rows, status, .. } = c.reply(true).await else {
+            panic!("rows");
+        };
+        assert_eq!((rows.len(), status & exists), (2, 0));
+    }
 }

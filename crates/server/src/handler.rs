@@ -1,6 +1,7 @@
 //! Bridges the wire protocol to a SQL session: one per connection.
 
 use lockstep_engine::{Account, Credential};
+use lockstep_protocol::handshake::caps;
 use lockstep_protocol::{
     caching_sha2, native_password, Auth, Column, Handler, Handshake, PreparedInfo, Response, Status,
 };
@@ -156,6 +157,7 @@ impl Handler for Connection {
             }
         }
         self.session.tls = hs.tls.cloned();
+        self.session.ctx.client_found_rows = hs.capabilities & caps::FOUND_ROWS != 0;
         self.session.login(account, hs.user, &host);
         if let Some(db) = hs.database.filter(|d| !d.is_empty()) {
             self.session.use_database(db)?;
@@ -203,6 +205,11 @@ impl Handler for Connection {
 
     fn reset_connection(&mut self) {
         self.session.reset();
+    }
+
+    fn change_user(&mut self) {
+        self.session.reset();
+        self.session.forget_database();
     }
 
     fn status(&self) -> Status {

@@ -32,6 +32,9 @@ pub struct SessionCtx {
     pub user_vars: HashMap<String, Value>,
     pub last_insert_id: u64,
     pub found_rows: u64,
+    /// The client asked for CLIENT_FOUND_ROWS: UPDATE reports the rows it
+    /// matched as affected, not only those it changed.
+    pub client_found_rows: bool,
     pub row_count: i64,
     pub warnings: Vec<(u16, String)>,
     /// Whether expression warnings are errors: an INSERT or UPDATE without
@@ -1333,6 +1336,9 @@ impl<'a> Exec<'a> {
                         let same = new.iter().zip(dup.row.iter()).all(|(a, b)| {
                             a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null()
                         });
+                        if same && self.ctx.client_found_rows {
+                            affected += 1;
+                        }
                         if !same {
                             match self.engine.update(
                                 self.txn,

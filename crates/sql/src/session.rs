@@ -321,6 +321,7 @@ impl Session {
             user_vars: HashMap::new(),
             last_insert_id: 0,
             found_rows: 0,
+            client_found_rows: false,
             row_count: -1,
             warnings: Vec::new(),
             strict: false,
@@ -422,26 +423,26 @@ impl Session {
         *self.process.command.lock() = "Query";
         *self.process.info.lock() = Some(sql.chars().take(1024).collect());
         *self.process.since.lock() = Instant::now();
-        let statements = match parser::parse(sql) {
-            Ok(s) => s,
-            Err(e) => return vec![Err(e)],
-        };
-        if statements.len() > 1 && !multi {
-            return vec![Err(Error::parse(
-                sql.split(';').nth(1).unwrap_or("").trim(),
-            ))];
+        let (statements, parse_error) = parser::parse_batch(sql);
+        if let Some(early) = single_statement_error(sql, &statements, &parse_error, multi) {
+            return vec![Err(early)];
         }
-        let mut out = Vec::with_capacity(statements.len());
+        let mut out = Vec::with_capacity(statements.len() + 1);
         for stmt in &statements {
             if !matches!(stmt, Statement::Show(Show::Warnings | Show::Errors)) {
                 self.ctx.warnings.clear();
             }
             let r = self.run(stmt, &[], None).await;
+            let r = self.count_warnings(r);
             let failed = r.is_err();
             out.push(r);
             if failed {
                 break;
             }
+        }
+        // The statements before a syntax error ran; then the error.
+        if let (Some(e), false) = (parse_error, out.last().is_some_and(|r| r.is_err())) {
+            out.push(Err(e));
         }
         *self.process.command.lock() = "Sleep";
         *self.process.info.lock() = None;
@@ -554,9 +555,23 @@ impl Session {
         }
         let s = &*p.shared;
         let r = self.run(&s.statement, params, s.plan.as_ref()).await;
+        let r = self.count_warnings(r);
         // A KILL QUERY ends this statement only, as after COM_QUERY.
         self.process.kill_query.store(false, Ordering::Relaxed);
         r
+    }
+
+    /// An OK packet reports how many warnings its statement left (e.g. the
+    /// notes of DROP TABLE IF EXISTS), whichever statement raised them.
+    fn count_warnings(&self, r: R<Response>) -> R<Response> {
+        match r {
+            Ok(Response::Ok(mut info)) => {
+                let n = u16::try_from(self.ctx.warnings.len()).unwrap_or(u16::MAX);
+                info.warnings = info.warnings.max(n);
+                Ok(Response::Ok(info))
+            }
+            other => other,
+        }
     }
 
     /// Ends the session: open work is rolled back.
@@ -565,13 +580,44 @@ impl Session {
         self.server.processes.lock().remove(&self.ctx.connection_id);
     }
 
+    /// COM_RESET_CONNECTION / COM_CHANGE_USER: the transaction rolled
+    /// back and every session setting back to its global value.
     pub fn reset(&mut self) {
         self.engine.rollback(&mut self.txn);
         self.explicit = false;
         self.ctx.user_vars.clear();
         self.ctx.session_vars.clear();
+        self.ctx.last_insert_id = 0;
+        self.ctx.warnings.clear();
         self.refresh_memory_limits();
-        self.autocommit = true;
+        let fresh = Session::new(
+            self.server.clone(),
+            self.ctx.connection_id,
+            "",
+            &self.process.host,
+        );
+        self.autocommit = fresh.autocommit;
+        self.isolation = fresh.isolation;
+        self.next_isolation = None;
+        self.next_read_only = None;
+        self.session_read_only = fresh.session_read_only;
+        self.trx_read_only = false;
+        self.safe_updates = false;
+        self.max_execution_ms = fresh.max_execution_ms;
+        self.lock_wait_timeout = fresh.lock_wait_timeout;
+        self.wait_timeout = fresh.wait_timeout;
+        self.txn.isolation = self.isolation;
+        // `fresh` registered itself under this connection's id.
+        self.server
+            .processes
+            .lock()
+            .insert(self.ctx.connection_id, self.process.clone());
+    }
+
+    /// COM_CHANGE_USER: no current database until the login names one.
+    pub fn forget_database(&mut self) {
+        self.ctx.database = None;
+        *self.process.database.lock() = None;
     }
 
     /// How long the client of an open, admitted transaction may stay silent
@@ -831,6 +877,11 @@ impl Session {
                         Code::BadTable,
                         format!("Unknown table '{}'", missing.join(",")),
                     ));
+                }
+                // IF EXISTS: a note per missing table, as in MySQL.
+                for name in missing {
+                    let note = (Code::BadTable.number(), format!("Unknown table '{name}'"));
+                    self.ctx.warnings.push(note);
                 }
                 Ok(ok(0))
             }
@@ -1401,6 +1452,7 @@ impl Session {
             }
             self.txn.start_statement();
             let attempt = {
+                let found_rows = self.ctx.client_found_rows;
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
                 match &plan.plan {
                     Plan::Query(q) => exec.query(q).map(|rows| {
@@ -1422,7 +1474,7 @@ impl Session {
                     }),
                     Plan::Update(p) => exec.update(p).map(|(matched, changed)| {
                         Response::Ok(OkInfo {
-                            affected_rows: changed,
+                            affected_rows: if found_rows { matched } else { changed },
                             last_insert_id: 0,
                             warnings: 0,
                             info: format!(
@@ -1968,7 +2020,7 @@ impl Session {
                     .iter()
                     .map(|(code, msg)| {
                         vec![
-                            Value::str("Warning"),
+                            Value::str(warning_level(*code)),
                             Value::Int(*code as i64),
                             Value::str(msg),
                         ]
@@ -1994,6 +2046,7 @@ impl Session {
                     Value::str("NO"),
                 ]],
             )),
+            Show::Plugins => Ok(plugins()),
             Show::Collation { .. } => Ok(rows(
                 &[
                     "Collation",
@@ -2152,6 +2205,59 @@ fn ignored(text: &str) -> R<()> {
 /// Runs `wait` until it ends or the statement is killed (1317). The
 /// future is polled first, so a wait that needs no waiting never looks at
 /// the kill signal, and a stale wake-up without KILL is ignored.
+/// SHOW PLUGINS: the built-in plugins a client may look for (the
+/// authentication methods this server speaks, its storage engine).
+fn plugins() -> Response {
+    let names = ["Name", "Status", "Type", "Library", "License"];
+    let plugin = |name: &str, kind: &str| {
+        vec![
+            Value::str(name),
+            Value::str("ACTIVE"),
+            Value::str(kind),
+            Value::Null,
+            Value::str("GPL"),
+        ]
+    };
+    let list = vec![
+        plugin("binlog", "STORAGE ENGINE"),
+        plugin("mysql_native_password", "AUTHENTICATION"),
+        plugin("caching_sha2_password", "AUTHENTICATION"),
+        plugin("InnoDB", "STORAGE ENGINE"),
+    ];
+    rows(&names, list)
+}
+
+/// SHOW WARNINGS' level: MySQL reports "already exists" / "does not
+/// exist" of IF [NOT] EXISTS statements as notes.
+fn warning_level(code: u16) -> &'static str {
+    match code {
+        1007 | 1008 | 1050 | 1051 | 1305 | 1360 => "Note",
+        _ => "Warning",
+    }
+}
+
+/// What a COM_QUERY answers before running anything: a syntax error
+/// (the first statement's, or a second statement without
+/// CLIENT_MULTI_STATEMENTS), or 1065 for an empty text. Text of only
+/// comments is an empty statement that succeeds, as in MySQL.
+fn single_statement_error(
+    sql: &str,
+    statements: &[Statement],
+    parse_error: &Option<Error>,
+    multi: bool,
+) -> Option<Error> {
+    match (statements.len(), parse_error) {
+        (0, Some(e)) => Some(e.clone()),
+        (0, None) if sql.bytes().all(|b| b.is_ascii_whitespace() || b == b';') => {
+            Some(Error::new(Code::EmptyQuery, "Query was empty"))
+        }
+        (n, e) if !multi && (n > 1 || e.is_some()) => {
+            Some(Error::parse(sql.split(';').nth(1).unwrap_or("").trim()))
+        }
+        _ => None,
+    }
+}
+
 async fn until_killed<T>(
     process: &ProcessInfo,
     wait: impl std::future::Future<Output = R<T>>,

@@ -235,6 +235,7 @@ pub enum Show {
     Warnings,
     Errors,
     Engines,
+    Plugins,
     Collation {
         filter: Option<ShowFilter>,
     },

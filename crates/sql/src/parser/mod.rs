@@ -32,6 +32,17 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, Error> {
     parser::Parser::new(sql, toks).parse_all()
 }
 
+/// Parses a multi-statement batch up to its first syntax error: the
+/// statements before it and the error. A batch runs statement by
+/// statement, so a bad statement must not stop the ones before it. No
+/// statement and no error: the text was empty or only comments.
+pub fn parse_batch(sql: &str) -> (Vec<Statement>, Option<Error>) {
+    match lexer::tokenize(sql) {
+        Ok(toks) => parser::Parser::new(sql, toks).parse_until_error(),
+        Err(e) => (Vec::new(), Some(e)),
+    }
+}
+
 /// Number of `?` placeholders in a parsed statement.
 pub fn param_count(stmt: &Statement) -> usize {
     let mut n = 0;

@@ -738,25 +738,33 @@ impl<'a> Parser<'a> {
 
     /// Parses all statements of the input.
     pub(crate) fn parse_all(&mut self) -> Result<Vec<Statement>> {
-        let mut out = Vec::new();
-        loop {
-            while self.eat(&Tok::Semi) {}
-            if self.is(&Tok::Eof) {
-                break;
-            }
-            self.params = 0;
-            self.depth = 0;
-            self.links = 0;
-            let stmt = self.parse_statement()?;
-            if !self.at_end() {
-                return Err(self.error());
-            }
-            out.push(stmt);
+        let (out, err) = self.parse_until_error();
+        if let Some(e) = err {
+            return Err(e);
         }
         if out.is_empty() {
             return Err(Error::new(Code::EmptyQuery, "Query was empty"));
         }
         Ok(out)
+    }
+
+    /// The statements up to the first that fails to parse, and its error.
+    pub(crate) fn parse_until_error(&mut self) -> (Vec<Statement>, Option<Error>) {
+        let mut out = Vec::new();
+        loop {
+            while self.eat(&Tok::Semi) {}
+            if self.is(&Tok::Eof) {
+                return (out, None);
+            }
+            self.params = 0;
+            self.depth = 0;
+            self.links = 0;
+            match self.parse_statement() {
+                Ok(stmt) if self.at_end() => out.push(stmt),
+                Ok(_) => return (out, Some(self.error())),
+                Err(e) => return (out, Some(e)),
+            }
+        }
     }
 
     fn parse_statement(&mut self) -> Result<Statement> {
@@ -3609,6 +3617,7 @@ impl<'a> Parser<'a> {
                 Show::Engines
             }
             b"ENGINES" => Show::Engines,
+            b"PLUGINS" => Show::Plugins,
             b"COLLATION" => Show::Collation {
                 filter: self.parse_show_filter()?,
             },

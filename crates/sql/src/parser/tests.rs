@@ -1613,6 +1613,7 @@ fn show_statements() {
         ("SHOW ERRORS", Show::Errors),
         ("SHOW ENGINES", Show::Engines),
         ("SHOW STORAGE ENGINES", Show::Engines),
+        ("SHOW PLUGINS", Show::Plugins),
         (
             "SHOW COLLATION LIKE 'utf8%'",
             Show::Collation {

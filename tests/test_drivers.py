@@ -1,0 +1,168 @@
+"""Driver fidelity: what real drivers send beyond the mariadb CLI and
+plain PyMySQL, and what they expect back (project issue "Driver
+fidelity")."""
+
+import struct
+
+import pymysql
+import pytest
+from pymysql.constants import CLIENT
+
+import mysql_binary
+from lockstep_server import code_of
+
+
+# ---- statement edge cases -------------------------------------------------
+
+@pytest.mark.parametrize("text", ["/* x */", "-- x", "# x", "/* a */ -- b\n"])
+def test_comment_only_query_is_ok(cur, text):
+    # MySQL 8: a statement of comments only is an empty statement, OK.
+    assert cur.execute(text) == 0
+    assert not cur.fetchall()
+
+
+def test_empty_query_is_1065(cur):
+    assert code_of(lambda: cur.execute("  ")) == 1065
+
+
+def test_batch_runs_statements_before_a_syntax_error(connect):
+    c = connect(client_flag=CLIENT.MULTI_STATEMENTS)
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE t (a INT PRIMARY KEY)")
+        cur.execute("SELECT 1; xyzzy;")
+        assert cur.fetchall() == ((1,),)
+        assert code_of(cur.nextset) == 1064
+        # The statements before the bad one took effect.
+        cur.execute("INSERT INTO t VALUES (1); INSERT INTO t VALUES (2); nonsense here")
+        assert code_of(cur.nextset) is None
+        assert code_of(cur.nextset) == 1064
+        cur.execute("SELECT a FROM t ORDER BY a")
+        assert cur.fetchall() == ((1,), (2,))
+
+
+def test_second_statement_without_multi_statements_is_1064(cur):
+    assert code_of(lambda: cur.execute("SELECT 1; SELECT 2")) == 1064
+
+
+# ---- session semantics ----------------------------------------------------
+
+def test_drop_table_if_exists_notes_missing_tables(cur, db):
+    cur.execute("CREATE TABLE here (a INT)")
+    cur.execute("DROP TABLE IF EXISTS here, gone")
+    assert cur._result.warning_count == 1
+    cur.execute("SHOW WARNINGS")
+    assert cur.fetchall() == (("Note", 1051, f"Unknown table '{db}.gone'"),)
+
+
+def test_found_rows_capability(connect):
+    plain = connect()
+    found = connect(client_flag=CLIENT.FOUND_ROWS)
+    with plain.cursor() as cur:
+        cur.execute("CREATE TABLE t (a INT PRIMARY KEY, b INT)")
+        cur.execute("INSERT INTO t VALUES (1, 1), (2, 1), (3, 2)")
+        # Only row 3 changes; rows 1 and 2 already hold the value.
+        assert cur.execute("UPDATE t SET b = 1") == 1
+    with found.cursor() as cur:
+        assert cur.execute("UPDATE t SET b = 1") == 3
+        assert cur.execute("UPDATE t SET b = 1 WHERE a > 5") == 0
+        # ON DUPLICATE KEY UPDATE to the same value counts 1, not 0.
+        assert cur.execute("INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE b = 1") == 1
+    with plain.cursor() as cur:
+        assert cur.execute("INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE b = 1") == 0
+
+
+def test_show_plugins(cur):
+    cur.execute("SHOW PLUGINS")
+    assert [d[0] for d in cur.description] == ["Name", "Status", "Type", "Library", "License"]
+    rows = {r[0]: r for r in cur.fetchall()}
+    for name in ("mysql_native_password", "caching_sha2_password"):
+        assert rows[name][1:3] == ("ACTIVE", "AUTHENTICATION")
+    assert rows["InnoDB"][1:3] == ("ACTIVE", "STORAGE ENGINE")
+
+
+# ---- compressed protocol --------------------------------------------------
+
+def test_compressed_protocol_cli(server, db):
+    # The mariadb client compresses with MySQL's framing (zlib above 50 bytes).
+    sql = "SELECT 1; SELECT REPEAT('ab', 50000) AS r; SELECT 'done';"
+    r = server.cli(sql, db=db, args=["--compress", "-N"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n") == ["1", "ab" * 50000, "done", ""]
+
+
+def test_compressed_protocol_connector_python(server, db):
+    # Connector/Python (pure) sends commands of 50 bytes or less uncompressed
+    # with length 0, and splits a 16 MiB packet across compressed packets.
+    connector = pytest.importorskip("mysql.connector")
+    c = connector.connect(host="127.0.0.1", port=server.port, user="root", password="",
+                          database=db, use_pure=True, compress=True, autocommit=True,
+                          connection_timeout=10, read_timeout=60)
+    try:
+        cur = c.cursor()
+        cur.execute("SELECT 1")
+        assert cur.fetchall() == [(1,)]
+        cur.execute("CREATE TABLE t (a INT PRIMARY KEY, b LONGTEXT)")
+        big = "xy" * (9 << 20)  # 18 MiB: more than one packet
+        cur.execute("INSERT INTO t VALUES (1, %s)", (big,))
+        cur.execute("SELECT LENGTH(b), b = %s AS same FROM t", (big,))
+        assert cur.fetchall() == [(len(big), 1)]
+        cur.execute("SELECT b FROM t")
+        assert cur.fetchall()[0][0] == big
+        cur.execute("SELECT REPEAT('z', 70000)")
+        assert cur.fetchall() == [("z" * 70000,)]
+    finally:
+        c.close()
+
+
+# ---- COM_CHANGE_USER ------------------------------------------------------
+
+def change_user(conn, user, password, database=None):
+    """COM_CHANGE_USER with mysql_native_password (PyMySQL has none):
+    answers the handshake's scramble; raises the server's error."""
+    from pymysql import _auth
+    proof = _auth.scramble_native_password(password.encode(), conn.salt) if password else b""
+    body = (user.encode() + b"\0" + bytes([len(proof)]) + proof
+            + (database or "").encode() + b"\0" + struct.pack("<H", 255)
+            + b"mysql_native_password\0")
+    conn._execute_command(0x11, body)
+    conn._read_packet()  # OK, or raises
+
+
+def test_change_user_resets_the_session(connect, db, server):
+    server.sql("DROP USER IF EXISTS 'cu_native'@'%'")
+    server.sql("CREATE USER 'cu_native'@'%' IDENTIFIED WITH mysql_native_password BY 'pw1'")
+    server.sql(f"GRANT ALL ON `{db}`.* TO 'cu_native'@'%'")
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE t (a INT PRIMARY KEY)")
+    sid = mysql_binary.prepare(c, "SELECT 1").stmt_id
+    for user, password in (("cu_native", "pw1"), ("root", "")):
+        with c.cursor() as cur:
+            cur.execute("SET @v = 5, SESSION sql_safe_updates = 1, SESSION autocommit = 0")
+            cur.execute("INSERT INTO t VALUES (1)")  # left open: rolled back
+        change_user(c, user, password, db)
+        with c.cursor() as cur:
+            cur.execute("SELECT CURRENT_USER(), DATABASE(), @v, @@autocommit, @@sql_safe_updates")
+            who, *rest = cur.fetchone()
+            assert who.startswith(user + "@") and rest == [db, None, 1, 0]
+            cur.execute("SELECT COUNT(*) FROM t")
+            assert cur.fetchone() == (0,)
+    # Prepared statements were dropped.
+    c._execute_command(0x17, struct.pack("<IBI", sid, 0, 1))
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        c._read_packet()
+    assert e.value.args[0] == 1243
+    # Without a database, none is current.
+    change_user(c, "root", "")
+    with c.cursor() as cur:
+        cur.execute("SELECT DATABASE()")
+        assert cur.fetchone() == (None,)
+
+
+def test_change_user_wrong_password_is_1045(connect, server):
+    server.sql("DROP USER IF EXISTS 'cu_bad'@'%'")
+    server.sql("CREATE USER 'cu_bad'@'%' IDENTIFIED WITH mysql_native_password BY 'right'")
+    c = connect()
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        change_user(c, "cu_bad", "wrong")
+    assert e.value.args[0] == 1045
