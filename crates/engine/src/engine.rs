@@ -929,6 +929,14 @@ impl Engine {
         }
     }
 
+    /// Undoes what the transaction did after `sp` (ROLLBACK TO SAVEPOINT);
+    /// its locks stay, as in InnoDB.
+    pub fn rollback_to(&self, txn: &mut Txn, sp: crate::txn::Savepoint) {
+        debug_assert!(txn.holds(&sp), "a savepoint of another transaction");
+        let undo = txn.take_undo_since(sp.mark);
+        undo_changes(txn.id, undo);
+    }
+
     /// Undoes the current statement's changes; its locks stay (InnoDB
     /// keeps them too).
     pub fn rollback_statement(&self, txn: &mut Txn) {

@@ -17,4 +17,4 @@ pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;
 pub use mdl::DdlLocks;
-pub use txn::{Isolation, Txn};
+pub use txn::{Isolation, Savepoint, Txn};

@@ -57,8 +57,17 @@ pub(crate) struct Undo {
     pub prior_own: Option<Version>,
 }
 
+/// A SAVEPOINT: where the transaction stood (its row locks stay when it
+/// rolls back to it, as in InnoDB).
+#[derive(Clone, Copy, Debug)]
+pub struct Savepoint {
+    pub(crate) mark: Mark,
+    /// The transaction it belongs to (`Txn::generation`).
+    generation: u64,
+}
+
 /// Marks where the current statement began, for statement rollback.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, Debug)]
 pub(crate) struct Mark {
     undo: usize,
     events: (usize, u64),
@@ -91,6 +100,9 @@ pub struct Txn {
     /// Tables this transaction holds a shared metadata lock on (mdl.rs),
     /// given back when it ends.
     pub(crate) tables: Vec<std::sync::Arc<lockstep_tables::Table>>,
+    /// Counts the transactions this session's `Txn` has run: a savepoint
+    /// of an earlier one is gone.
+    generation: u64,
 }
 
 impl Drop for Txn {
@@ -120,6 +132,7 @@ impl Txn {
             pending_lock: None,
             pending_transient: false,
             tables: Vec::new(),
+            generation: 0,
             purge: Vec::new(),
         }
     }
@@ -171,9 +184,11 @@ impl Txn {
         self.close_view();
         let spare = self.spare_view.take();
         let tables = std::mem::take(&mut self.tables);
+        let generation = self.generation + 1;
         *self = Txn::new(self.isolation);
         self.spare_view = spare;
         self.tables = tables;
+        self.generation = generation;
     }
 
     /// Start of a statement: Read Committed takes a fresh view per
@@ -190,8 +205,33 @@ impl Txn {
     }
 
     pub(crate) fn take_statement_undo(&mut self) -> Vec<Undo> {
-        self.events.truncate(self.mark.events);
-        self.writeset.truncate(self.mark.writeset);
-        self.undo.split_off(self.mark.undo)
+        self.take_undo_since(self.mark)
+    }
+
+    /// Where the transaction stands now: ROLLBACK TO SAVEPOINT undoes what
+    /// came after.
+    pub fn savepoint(&self) -> Savepoint {
+        Savepoint {
+            mark: Mark {
+                undo: self.undo.len(),
+                events: self.events.mark(),
+                writeset: self.writeset.len(),
+            },
+            generation: self.generation,
+        }
+    }
+
+    /// Whether `sp` was taken in this transaction (not one that ended).
+    pub fn holds(&self, sp: &Savepoint) -> bool {
+        sp.generation == self.generation && sp.mark.undo <= self.undo.len()
+    }
+
+    /// Cuts the changes, row events and writeset after `m`; returns the
+    /// changes to undo.
+    pub(crate) fn take_undo_since(&mut self, m: Mark) -> Vec<Undo> {
+        debug_assert!(m.undo <= self.undo.len(), "a mark from the future");
+        self.events.truncate(m.events);
+        self.writeset.truncate(m.writeset);
+        self.undo.split_off(m.undo.min(self.undo.len()))
     }
 }

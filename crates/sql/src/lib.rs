@@ -27,3 +27,5 @@ mod numeric_tests;
 mod order_tests;
 #[cfg(test)]
 mod test_db;
+#[cfg(test)]
+mod transaction_tests;

@@ -164,6 +164,9 @@ pub struct Session {
     pub tls: Option<TlsInfo>,
     /// The session's own descriptor of the client's socket (`set_peer`).
     peer: Option<std::net::TcpStream>,
+    /// SAVEPOINTs of the open transaction, oldest first (names compare
+    /// case-insensitively; those of an ended transaction are stale).
+    savepoints: Vec<(String, lockstep_engine::Savepoint)>,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -357,6 +360,7 @@ impl Session {
             grants: Grants::all(user, host),
             tls: None,
             peer: None,
+            savepoints: Vec::new(),
         };
         session.refresh_memory_limits();
         session
@@ -753,6 +757,22 @@ impl Session {
                 self.apply_next_isolation();
                 Ok(ok(0))
             }
+            Statement::Savepoint(name) => {
+                self.savepoint(name);
+                Ok(ok(0))
+            }
+            Statement::RollbackToSavepoint(name) => {
+                let at = self.find_savepoint(name)?;
+                let sp = self.savepoints[at].1;
+                self.engine.rollback_to(&mut self.txn, sp);
+                self.savepoints.truncate(at + 1);
+                Ok(ok(0))
+            }
+            Statement::ReleaseSavepoint(name) => {
+                let at = self.find_savepoint(name)?;
+                self.savepoints.truncate(at);
+                Ok(ok(0))
+            }
             Statement::Use { database } => {
                 self.use_database(database)?;
                 Ok(ok(0))
@@ -1086,6 +1106,30 @@ impl Session {
             self.engine.rollback(&mut self.txn);
         }
         r
+    }
+
+    /// SAVEPOINT name: a second one of the same name replaces the first.
+    fn savepoint(&mut self, name: &str) {
+        let txn = &self.txn;
+        self.savepoints
+            .retain(|(n, sp)| txn.holds(sp) && !n.eq_ignore_ascii_case(name));
+        self.savepoints
+            .push((name.to_string(), self.txn.savepoint()));
+    }
+
+    /// The position of savepoint `name` of the open transaction (1305).
+    fn find_savepoint(&mut self, name: &str) -> R<usize> {
+        let txn = &self.txn;
+        self.savepoints.retain(|(_, sp)| txn.holds(sp));
+        self.savepoints
+            .iter()
+            .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                Error::new(
+                    Code::SpDoesNotExist,
+                    format!("SAVEPOINT {name} does not exist"),
+                )
+            })
     }
 
     /// Work stays open after the statement (BEGIN, or autocommit off).

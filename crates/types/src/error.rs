@@ -106,6 +106,7 @@ error_codes! {
     LockOrActiveTransaction = 1192, "HY000";
     CantChangeTxCharacteristics = 1568, "25001";
     CapacityExceeded = 3170, "HY000";
+    SpDoesNotExist = 1305, "42000";
     MaxPreparedStmtCountReached = 1461, "42000";
 }
 

@@ -54,6 +54,12 @@ pub enum Statement {
     },
     Commit,
     Rollback,
+    /// SAVEPOINT name.
+    Savepoint(String),
+    /// ROLLBACK [WORK] TO [SAVEPOINT] name.
+    RollbackToSavepoint(String),
+    /// RELEASE SAVEPOINT name.
+    ReleaseSavepoint(String),
     /// SET a=..., @@session.b=..., @u=..., NAMES x [COLLATE y], ...
     Set(Vec<SetAssignment>),
     /// SET [GLOBAL|SESSION] TRANSACTION ISOLATION LEVEL ... / READ ONLY.

@@ -817,8 +817,9 @@ impl<'a> Parser<'a> {
             b"ROLLBACK" => {
                 self.advance();
                 self.eat_kw("WORK");
-                if self.is_kw("TO") {
-                    return Err(self.unsupported("ROLLBACK TO SAVEPOINT"));
+                if self.eat_kw("TO") {
+                    self.eat_kw("SAVEPOINT");
+                    return Ok(Statement::RollbackToSavepoint(self.ident_any()?));
                 }
                 self.parse_completion("ROLLBACK")?;
                 Ok(Statement::Rollback)
@@ -879,10 +880,19 @@ impl<'a> Parser<'a> {
             }
             b"GRANT" => self.parse_grant(),
             b"REVOKE" => self.parse_revoke(),
-            b"SAVEPOINT" | b"RELEASE" | b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE"
-            | b"DEALLOCATE" | b"CALL" | b"LOAD" | b"HANDLER" | b"WITH" | b"RESET" | b"PURGE"
-            | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CHECKSUM" | b"CACHE" | b"SIGNAL"
-            | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART" | b"VALUES" => {
+            b"SAVEPOINT" => {
+                self.advance();
+                Ok(Statement::Savepoint(self.ident_any()?))
+            }
+            b"RELEASE" => {
+                self.advance();
+                self.expect_kw("SAVEPOINT")?;
+                Ok(Statement::ReleaseSavepoint(self.ident_any()?))
+            }
+            b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"CALL" | b"LOAD"
+            | b"HANDLER" | b"WITH" | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL"
+            | b"IMPORT" | b"CHECKSUM" | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE"
+            | b"HELP" | b"SHUTDOWN" | b"RESTART" | b"VALUES" => {
                 let w = String::from_utf8_lossy(first).into_owned();
                 Err(self.unsupported(&w))
             }

@@ -1425,10 +1425,19 @@ fn transactions_and_misc() {
     ] {
         assert!(matches!(one(sql), Statement::Explain(_)), "{sql}");
     }
+    assert_eq!(one("SAVEPOINT a"), Statement::Savepoint("a".into()));
+    assert_eq!(
+        one("RELEASE SAVEPOINT `b c`"),
+        Statement::ReleaseSavepoint("b c".into())
+    );
+    for sql in ["ROLLBACK TO SAVEPOINT a", "ROLLBACK WORK TO a"] {
+        assert_eq!(
+            one(sql),
+            Statement::RollbackToSavepoint("a".into()),
+            "{sql}"
+        );
+    }
     for sql in [
-        "SAVEPOINT a",
-        "RELEASE SAVEPOINT a",
-        "ROLLBACK TO SAVEPOINT a",
         "XA START 'x'",
         "COMMIT AND CHAIN",
         "GRANT PROXY ON u TO v",
