@@ -44,3 +44,34 @@ def test_rolled_back_savepoint_work_is_not_recovered(server_factory):
     run(conn, "COMMIT")
     srv.restart(crash=True)
     assert run(srv.connect(), "SELECT id, v FROM s.t ORDER BY id") == ((1, 1), (3, 3))
+
+
+def test_user_level_locks(connect):
+    import threading
+    import time
+    a, b = connect(), connect()
+    assert run(a, "SELECT GET_LOCK('mig', 0), GET_LOCK('MIG', 0)") == ((1, 1),)
+    assert run(b, "SELECT GET_LOCK('mig', 0), IS_FREE_LOCK('mig')") == ((0, 0),)
+    assert run(b, "SELECT IS_USED_LOCK('mig') = CONNECTION_ID()") == ((0,),)
+    assert run(b, "SELECT RELEASE_LOCK('mig'), RELEASE_LOCK('nope')") == ((0, None),)
+    out = {}
+
+    def wait():
+        t = time.monotonic()
+        out["got"] = run(b, "SELECT GET_LOCK('mig', 10)")[0][0]
+        out["seconds"] = time.monotonic() - t
+
+    th = threading.Thread(target=wait)
+    th.start()
+    time.sleep(0.3)
+    assert run(a, "SELECT RELEASE_LOCK('mig')") == ((1,),)
+    time.sleep(0.2)
+    assert th.is_alive(), "still held once"
+    assert run(a, "SELECT RELEASE_ALL_LOCKS()") == ((1,),)
+    th.join(10)
+    assert out == {"got": 1, "seconds": out["seconds"]} and out["seconds"] < 5, out
+    # A lock goes away with its connection.
+    b.close()
+    time.sleep(0.3)
+    assert run(a, "SELECT GET_LOCK('mig', 1)") == ((1,),)
+    assert code_of(lambda: run(a, "SELECT GET_LOCK('', 0)")) == 3057

@@ -1324,7 +1324,12 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 | Func::Day
                 | Func::Sign
                 | Func::Instr
-                | Func::Sleep => (big, true),
+                | Func::Sleep
+                | Func::GetLock
+                | Func::ReleaseLock
+                | Func::ReleaseAllLocks
+                | Func::IsFreeLock => (big, true),
+                Func::IsUsedLock => (DataType::BigInt { unsigned: true }, true),
                 Func::Now => (DataType::DateTime { fsp: 0 }, false),
                 Func::CurDate | Func::Date => (DataType::Date, true),
                 Func::DateAddDays => (first.0, true),
@@ -1532,8 +1537,15 @@ fn available(e: &BExpr, offset: usize) -> bool {
         BExpr::Unary(_, x) | BExpr::Cast(x, _) => available(x, offset),
         BExpr::Binary(_, l, r) => available(l, offset) && available(r, offset),
         BExpr::Func(f, args) => {
-            !matches!(f, Func::Rand | Func::Sleep | Func::LastInsertId)
-                && args.iter().all(|a| available(a, offset))
+            !matches!(
+                f,
+                Func::Rand
+                    | Func::Sleep
+                    | Func::LastInsertId
+                    | Func::GetLock
+                    | Func::ReleaseLock
+                    | Func::ReleaseAllLocks
+            ) && args.iter().all(|a| available(a, offset))
         }
         _ => false,
     }

@@ -47,6 +47,8 @@ pub struct SessionCtx {
     pub memory: MemoryLimits,
     /// What stops the running statement.
     pub interrupt: Interrupt,
+    /// The server's user-level locks (None outside a server).
+    pub user_locks: Option<Arc<crate::user_locks::UserLocks>>,
 }
 
 /// What stops a running statement: KILL QUERY / KILL (a flag shared with
@@ -292,6 +294,9 @@ macro_rules! session_env_methods {
         }
         fn interrupted(&self) -> bool {
             self.ctx.interrupt.check().is_err()
+        }
+        fn user_locks(&self) -> Option<&crate::user_locks::UserLocks> {
+            self.ctx.user_locks.as_deref()
         }
         fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
             self.ctx.warn(w)

@@ -207,6 +207,12 @@ pub enum Func {
     Sign,
     Instr,
     DateAddDays,
+    /// User-level locks (user_locks.rs).
+    GetLock,
+    ReleaseLock,
+    ReleaseAllLocks,
+    IsFreeLock,
+    IsUsedLock,
     /// Case/accent folding inserted by the binder where text is compared
     /// under the default collation.
     FoldCase,
@@ -220,7 +226,9 @@ impl Func {
         const ANY: usize = usize::MAX;
         match self {
             Database | Version | ConnectionId | CurDate | User | CurrentUser | FoundRows
-            | RowCount => (0, 0),
+            | RowCount | ReleaseAllLocks => (0, 0),
+            ReleaseLock | IsFreeLock | IsUsedLock => (1, 1),
+            GetLock => (2, 2),
             LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
             | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | Exp | Ln
@@ -293,6 +301,11 @@ impl Func {
             "FOUND_ROWS" => Func::FoundRows,
             "ROW_COUNT" => Func::RowCount,
             "SLEEP" => Func::Sleep,
+            "GET_LOCK" => Func::GetLock,
+            "RELEASE_LOCK" => Func::ReleaseLock,
+            "RELEASE_ALL_LOCKS" => Func::ReleaseAllLocks,
+            "IS_FREE_LOCK" => Func::IsFreeLock,
+            "IS_USED_LOCK" => Func::IsUsedLock,
             "HEX" => Func::Hex,
             "SIGN" => Func::Sign,
             "INSTR" => Func::Instr,
@@ -319,6 +332,10 @@ pub trait Env {
     /// client's address).
     fn current_user(&self) -> String {
         self.user()
+    }
+    /// The server's user-level locks (GET_LOCK and friends).
+    fn user_locks(&self) -> Option<&crate::user_locks::UserLocks> {
+        None
     }
     /// The statement was killed or ran out of time (SLEEP ends early).
     fn interrupted(&self) -> bool {
@@ -1039,6 +1056,13 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         Func::CurrentUser => Value::str(&env.current_user()),
         Func::FoundRows => Value::UInt(env.found_rows()),
         Func::RowCount => Value::Int(env.row_count()),
+        Func::ReleaseAllLocks => match env.user_locks() {
+            Some(locks) => Value::Int(locks.release_all(env.connection_id()) as i64),
+            None => Value::Int(0),
+        },
+        Func::GetLock | Func::ReleaseLock | Func::IsFreeLock | Func::IsUsedLock => {
+            user_lock(f, &vals, env)?
+        }
         _ if any_null
             && !matches!(
                 f,
@@ -1352,6 +1376,44 @@ fn result_fits(len: usize, env: &mut dyn Env) -> bool {
     };
     let bound = limit("max_allowed_packet").min(limit("query_memory_limit"));
     len as u64 <= bound
+}
+
+/// GET_LOCK, RELEASE_LOCK, IS_FREE_LOCK, IS_USED_LOCK (NULL name: NULL).
+fn user_lock(f: Func, vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
+    let Some(name) = vals.first().and_then(|v| v.to_text()) else {
+        return Ok(Value::Null);
+    };
+    let name = String::from_utf8_lossy(&name).into_owned();
+    let Some(locks) = env.user_locks() else {
+        return Err(Error::unsupported("user-level locks here"));
+    };
+    let me = env.connection_id();
+    Ok(match f {
+        Func::GetLock => {
+            // A negative timeout waits for ever, as in MySQL.
+            let secs = vals.get(1).and_then(|v| v.to_f64()).unwrap_or(0.0);
+            let timeout =
+                (secs >= 0.0).then(|| std::time::Duration::from_secs_f64(secs.min(31_536_000.0)));
+            let mut interrupted = || env.interrupted();
+            let got = match tokio::runtime::Handle::try_current() {
+                Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                    tokio::task::block_in_place(|| locks.get(&name, me, timeout, &mut interrupted))
+                }
+                _ => locks.get(&name, me, timeout, &mut interrupted),
+            }?;
+            match got {
+                crate::user_locks::Acquired::Yes => Value::Int(1),
+                crate::user_locks::Acquired::TimedOut => Value::Int(0),
+                crate::user_locks::Acquired::Interrupted => Value::Null,
+            }
+        }
+        Func::ReleaseLock => match locks.release(&name, me)? {
+            Some(released) => Value::Int(released as i64),
+            None => Value::Null,
+        },
+        Func::IsFreeLock => Value::Int(locks.holder(&name)?.is_none() as i64),
+        _ => locks.holder(&name)?.map_or(Value::Null, Value::UInt),
+    })
 }
 
 /// Sleeps the thread. The executor is synchronous; on the server's

@@ -13,6 +13,7 @@ pub mod privileges;
 pub mod prune;
 pub mod session;
 pub mod statements;
+pub mod user_locks;
 pub mod users;
 pub mod vars;
 

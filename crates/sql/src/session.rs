@@ -31,6 +31,8 @@ pub struct Server {
     pub statements: StatementCache,
     pub started: Instant,
     pub queries: AtomicU64,
+    /// GET_LOCK's locks, held per connection.
+    pub user_locks: Arc<crate::user_locks::UserLocks>,
     /// Prepared statements alive on all connections (Prepared_stmt_count,
     /// bounded by max_prepared_stmt_count).
     pub prepared: Arc<std::sync::atomic::AtomicUsize>,
@@ -64,6 +66,7 @@ impl Server {
             started: Instant::now(),
             queries: AtomicU64::new(0),
             prepared: Arc::default(),
+            user_locks: Arc::default(),
         })
     }
 }
@@ -338,6 +341,7 @@ impl Session {
                 deadline: None,
                 peer: None,
             },
+            user_locks: Some(server.user_locks.clone()),
         };
         let mut session = Session {
             server,
@@ -581,6 +585,7 @@ impl Session {
     /// Ends the session: open work is rolled back.
     pub fn disconnect(&mut self) {
         self.engine.rollback(&mut self.txn);
+        self.server.user_locks.release_all(self.ctx.connection_id);
         self.server.processes.lock().remove(&self.ctx.connection_id);
     }
 
@@ -588,6 +593,7 @@ impl Session {
     /// back and every session setting back to its global value.
     pub fn reset(&mut self) {
         self.engine.rollback(&mut self.txn);
+        self.server.user_locks.release_all(self.ctx.connection_id);
         self.explicit = false;
         self.ctx.user_vars.clear();
         self.ctx.session_vars.clear();

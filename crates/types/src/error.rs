@@ -107,6 +107,7 @@ error_codes! {
     CantChangeTxCharacteristics = 1568, "25001";
     CapacityExceeded = 3170, "HY000";
     SpDoesNotExist = 1305, "42000";
+    UserLockWrongName = 3057, "42000";
     MaxPreparedStmtCountReached = 1461, "42000";
 }
 
