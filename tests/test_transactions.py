@@ -75,3 +75,27 @@ def test_user_level_locks(connect):
     time.sleep(0.3)
     assert run(a, "SELECT GET_LOCK('mig', 1)") == ((1,),)
     assert code_of(lambda: run(a, "SELECT GET_LOCK('', 0)")) == 3057
+
+
+@pytest.mark.parametrize("crash", [False, True], ids=["clean", "kill9"])
+def test_temporary_tables_are_never_logged(server_factory, crash):
+    """A transaction that writes a temporary and a permanent table: after a
+    restart (clean: through a checkpoint; kill -9: through the log) the
+    permanent rows are there and the temporary table is gone."""
+    srv = server_factory(f"temp_{crash}")
+    conn = srv.connect()
+    run(conn, "CREATE DATABASE k")
+    run(conn, "CREATE TABLE k.p (id INT PRIMARY KEY)")
+    run(conn, "CREATE TEMPORARY TABLE k.tmp (id INT PRIMARY KEY, s TEXT)")
+    run(conn, "BEGIN")
+    run(conn, "INSERT INTO k.tmp VALUES (1, 'a'), (2, 'b')")
+    run(conn, "INSERT INTO k.p SELECT id FROM k.tmp")
+    run(conn, "UPDATE k.tmp SET s = 'c'")
+    run(conn, "COMMIT")
+    assert run(conn, "SELECT COUNT(*) FROM k.tmp") == ((2,),)
+    other = srv.connect()
+    assert code_of(lambda: run(other, "SELECT * FROM k.tmp")) == 1146
+    srv.restart(crash=crash)
+    conn = srv.connect()
+    assert run(conn, "SELECT id FROM k.p ORDER BY id") == ((1,), (2,))
+    assert code_of(lambda: run(conn, "SELECT * FROM k.tmp")) == 1146

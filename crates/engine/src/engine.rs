@@ -630,11 +630,13 @@ impl Engine {
         for (i, entry) in &added {
             self.insert_intention(txn, table.id, *i, &schema.secondary[i - 1], entry.key())?;
         }
-        txn.writeset.push(lock_key(table.id, 0, &pk).0);
-        txn.events.push(RowEvent::Insert {
-            table: table.id,
-            row: &row,
-        });
+        if !table.temporary {
+            txn.writeset.push(lock_key(table.id, 0, &pk).0);
+            txn.events.push(RowEvent::Insert {
+                table: table.id,
+                row: &row,
+            });
+        }
         Ok(Ok(pk))
     }
 
@@ -709,6 +711,10 @@ impl Engine {
         for (idx, entry) in &fresh {
             self.insert_intention(txn, table.id, *idx, &schema.secondary[idx - 1], entry)?;
         }
+        if table.temporary {
+            // Never logged: a temporary table is gone after a restart.
+            return Ok(Ok(()));
+        }
         txn.writeset.push(lock_key(table.id, 0, pk).0);
         if self.config.minimal_row_image {
             let set: Vec<(u16, Value)> = new
@@ -756,8 +762,11 @@ impl Engine {
         }
         let id = self.ensure_id(txn);
         self.write_version(txn, table, pk, Version { trx: id, row: None });
-        txn.writeset.push(lock_key(table.id, 0, pk).0);
         txn.purge.push((table.id, pk.to_vec(), Some(Row::new(old))));
+        if table.temporary {
+            return Ok(());
+        }
+        txn.writeset.push(lock_key(table.id, 0, pk).0);
         if self.config.minimal_row_image {
             txn.events.push(RowEvent::DeleteRow {
                 table: table.id,

@@ -86,7 +86,13 @@ pub struct Binder<'a> {
     /// included), each once: what the statement reads, for privilege
     /// checks and metadata locks.
     pub reads: Vec<Arc<Table>>,
+    /// The session's temporary tables, which hide permanent ones of the
+    /// same name.
+    temporary: Option<&'a TempTables>,
 }
+
+/// A session's temporary tables by (database, name).
+pub type TempTables = std::collections::HashMap<(String, String), Arc<Table>>;
 
 pub fn is_aggregate_name(name: &str) -> bool {
     matches!(
@@ -239,7 +245,14 @@ impl<'a> Binder<'a> {
             outer: Vec::new(),
             correlated: false,
             reads: Vec::new(),
+            temporary: None,
         }
+    }
+
+    /// Names resolve to these temporary tables first.
+    pub fn with_temporary(mut self, tables: &'a TempTables) -> Self {
+        self.temporary = (!tables.is_empty()).then_some(tables);
+        self
     }
 
     pub fn table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
@@ -247,6 +260,12 @@ impl<'a> Binder<'a> {
             Some(d) => d.clone(),
             None => self.database.clone().ok_or_else(Error::no_db)?,
         };
+        if let Some(t) = self
+            .temporary
+            .and_then(|m| m.get(&(db.clone(), name.name.clone())))
+        {
+            return Ok(t.clone());
+        }
         self.catalog
             .table(&db, &name.name)
             .ok_or_else(|| Error::no_such_table(&db, &name.name))

@@ -27,6 +27,8 @@ mod numeric_tests;
 #[cfg(test)]
 mod order_tests;
 #[cfg(test)]
+mod temporary_tests;
+#[cfg(test)]
 mod test_db;
 #[cfg(test)]
 mod transaction_tests;

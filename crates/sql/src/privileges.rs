@@ -214,6 +214,10 @@ impl Grants {
             }
             Statement::CreateDatabase { name, .. } => self.need_database(Privs::CREATE, name),
             Statement::DropDatabase { name, .. } => self.need_database(Privs::DROP, name),
+            Statement::CreateTable(ct) if ct.temporary => match table(&ct.name) {
+                Some((d, _)) => self.need_database(Privs::CREATE_TEMPORARY_TABLES, &d),
+                None => Ok(()),
+            },
             Statement::CreateTable(ct) => {
                 on_table(Privs::CREATE, "CREATE", &ct.name)?;
                 match &ct.like {

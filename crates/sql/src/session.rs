@@ -170,6 +170,9 @@ pub struct Session {
     /// SAVEPOINTs of the open transaction, oldest first (names compare
     /// case-insensitively; those of an ended transaction are stale).
     savepoints: Vec<(String, lockstep_engine::Savepoint)>,
+    /// CREATE TEMPORARY TABLE: this session's own tables, hiding permanent
+    /// ones of the same name, never logged, gone with the session.
+    temp_tables: crate::bind::TempTables,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -365,6 +368,7 @@ impl Session {
             tls: None,
             peer: None,
             savepoints: Vec::new(),
+            temp_tables: Default::default(),
         };
         session.refresh_memory_limits();
         session
@@ -461,11 +465,17 @@ impl Session {
     pub fn prepare(&mut self, sql: &str) -> R<(PreparedInfo, Prepared)> {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let database = self.ctx.database.clone();
-        let shared = match self
-            .server
-            .statements
-            .get(database.as_deref(), sql, version)
-        {
+        // A session with temporary tables binds names differently from
+        // every other: its plans are its own, not the shared copies.
+        let private = !self.temp_tables.is_empty();
+        let cached = match private {
+            true => None,
+            false => self
+                .server
+                .statements
+                .get(database.as_deref(), sql, version),
+        };
+        let shared = match cached {
             Some(s) => s,
             None => {
                 let mut statements = parser::parse(sql)?;
@@ -482,9 +492,11 @@ impl Session {
                     statement: Arc::new(statement),
                     version,
                 });
-                self.server
-                    .statements
-                    .put(database.as_deref(), sql, s.clone());
+                if !private {
+                    self.server
+                        .statements
+                        .put(database.as_deref(), sql, s.clone());
+                }
                 s
             }
         };
@@ -585,6 +597,7 @@ impl Session {
     /// Ends the session: open work is rolled back.
     pub fn disconnect(&mut self) {
         self.engine.rollback(&mut self.txn);
+        self.temp_tables.clear();
         self.server.user_locks.release_all(self.ctx.connection_id);
         self.server.processes.lock().remove(&self.ctx.connection_id);
     }
@@ -593,6 +606,7 @@ impl Session {
     /// back and every session setting back to its global value.
     pub fn reset(&mut self) {
         self.engine.rollback(&mut self.txn);
+        self.temp_tables.clear();
         self.server.user_locks.release_all(self.ctx.connection_id);
         self.explicit = false;
         self.ctx.user_vars.clear();
@@ -657,7 +671,7 @@ impl Session {
 
     fn bind(&self, stmt: &Statement) -> R<Option<Bound>> {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
-        let mut b = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+        let mut b = self.binder();
         let plan = match stmt {
             Statement::Select(q) | Statement::Do(q) => {
                 if self.system_query(q) {
@@ -844,7 +858,6 @@ impl Session {
                 Ok(ok(n as u64))
             }
             Statement::CreateTable(ct) => {
-                self.commit().await?;
                 let db = match &ct.name.database {
                     Some(d) => d.clone(),
                     None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
@@ -852,6 +865,11 @@ impl Session {
                 if is_system_db(&db) {
                     return Err(self.grants.database_denied(&db));
                 }
+                if ct.temporary {
+                    // No implicit commit, as in MySQL.
+                    return self.create_temporary(ct, db).map(|()| ok(0));
+                }
+                self.commit().await?;
                 if !self.engine.catalog.database_exists(&db) {
                     return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
                 }
@@ -869,7 +887,7 @@ impl Session {
                 }
                 let def = match &ct.like {
                     Some(other) => {
-                        let b = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+                        let b = self.binder();
                         let src = b.table(other)?.def();
                         let mut d = (*src).clone();
                         d.name = ct.name.name.clone();
@@ -881,10 +899,23 @@ impl Session {
                 self.engine.create_table(def).await?;
                 Ok(ok(0))
             }
-            Statement::DropTable { tables, if_exists } => {
-                self.commit().await?;
+            Statement::DropTable {
+                tables,
+                if_exists,
+                temporary,
+            } => {
+                if !temporary {
+                    self.commit().await?;
+                }
                 let mut missing = Vec::new();
                 for t in tables {
+                    if self.drop_temporary(t) {
+                        continue;
+                    }
+                    if *temporary {
+                        missing.push(self.qualified(t));
+                        continue;
+                    }
                     match self.table_for_ddl(t).await {
                         Ok((table, _ddl)) => self.engine.drop_table(&table).await?,
                         Err(e) if e.code == Code::NoSuchTable => missing.push(format!(
@@ -913,6 +944,10 @@ impl Session {
             }
             Statement::Truncate { table } => {
                 self.commit().await?;
+                if let Some(t) = self.temporary_table(table) {
+                    t.clear();
+                    return Ok(ok(0));
+                }
                 let (t, _ddl) = self.table_for_ddl(table).await?;
                 self.engine.truncate_table(&t).await?;
                 Ok(ok(0))
@@ -1024,9 +1059,12 @@ impl Session {
         &self,
         name: &parser::ObjectName,
     ) -> R<(Arc<lockstep_tables::Table>, lockstep_engine::DdlLocks)> {
-        let binder = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+        let binder = self.binder();
         loop {
             let t = binder.table(name)?;
+            if t.temporary {
+                return Err(Error::unsupported("this DDL on a temporary table"));
+            }
             let locks = self.lock_for_ddl(std::slice::from_ref(&t)).await?;
             if Arc::ptr_eq(&t, &binder.table(name)?) {
                 return Ok((t, locks));
@@ -1112,6 +1150,75 @@ impl Session {
             self.engine.rollback(&mut self.txn);
         }
         r
+    }
+
+    /// `db.name` of a statement's table name, in the current database.
+    fn qualified(&self, t: &parser::ObjectName) -> String {
+        let db = t.database.clone().or(self.ctx.database.clone());
+        format!("{}.{}", db.unwrap_or_default(), t.name)
+    }
+
+    fn temp_key(&self, t: &parser::ObjectName) -> Option<(String, String)> {
+        let db = t.database.clone().or(self.ctx.database.clone())?;
+        Some((db, t.name.clone()))
+    }
+
+    /// The session's temporary table of that name.
+    fn temporary_table(&self, t: &parser::ObjectName) -> Option<Arc<lockstep_tables::Table>> {
+        self.temp_key(t)
+            .and_then(|k| self.temp_tables.get(&k).cloned())
+    }
+
+    /// Drops the session's temporary table of that name, if any.
+    fn drop_temporary(&mut self, t: &parser::ObjectName) -> bool {
+        let dropped = self
+            .temp_key(t)
+            .is_some_and(|k| self.temp_tables.remove(&k).is_some());
+        if dropped {
+            // Plans that named it must bind again.
+            self.engine.ddl_version.fetch_add(1, Ordering::SeqCst);
+        }
+        dropped
+    }
+
+    /// CREATE TEMPORARY TABLE: a table of this session only (it may hide a
+    /// permanent one of the same name), never logged.
+    fn create_temporary(&mut self, ct: &parser::CreateTable, db: String) -> R<()> {
+        if !self.engine.catalog.database_exists(&db) {
+            return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
+        }
+        let key = (db.clone(), ct.name.name.clone());
+        if self.temp_tables.contains_key(&key) {
+            if ct.if_not_exists {
+                let note = format!("Table '{}' already exists", ct.name.name);
+                self.ctx.warnings.push((1050, note));
+                return Ok(());
+            }
+            return Err(Error::new(
+                Code::TableExists,
+                format!("Table '{}' already exists", ct.name.name),
+            ));
+        }
+        let mut def = match &ct.like {
+            Some(other) => {
+                let mut d = (*self.binder().table(other)?.def()).clone();
+                d.name = ct.name.name.clone();
+                d.database = db;
+                d
+            }
+            None => crate::ddl::table_def(&db, ct)?,
+        };
+        def.id = self.engine.catalog.allocate_table_id();
+        let table = Arc::new(lockstep_tables::Table::new_temporary(def));
+        self.temp_tables.insert(key, table);
+        self.engine.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// A binder for this session: its database and temporary tables.
+    fn binder(&self) -> Binder<'_> {
+        Binder::new(&self.engine.catalog, self.ctx.database.clone())
+            .with_temporary(&self.temp_tables)
     }
 
     /// SAVEPOINT name: a second one of the same name replaces the first.
@@ -1268,7 +1375,7 @@ impl Session {
             None => Value::Null,
             Some(parser::Expr::Default) => Value::Null,
             Some(e) => {
-                let mut binder = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+                let mut binder = self.binder();
                 let b = binder.bind_expr(e, &crate::bind::Scope::default())?;
                 // A subquery reads tables like any SELECT.
                 self.grants.check_reads(&binder.reads)?;
@@ -1737,8 +1844,7 @@ impl Session {
                 full,
                 filter: f,
             } => {
-                let t =
-                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                let t = self.binder().table(table)?;
                 let def = t.def();
                 let mut r = Vec::new();
                 for (i, c) in def.visible_columns() {
@@ -1825,8 +1931,7 @@ impl Session {
                 }
             }
             Show::Index { table } => {
-                let t =
-                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                let t = self.binder().table(table)?;
                 let def = t.def();
                 let mut r = Vec::new();
                 for (n, ix) in def.indexes.iter().enumerate() {
@@ -1875,11 +1980,13 @@ impl Session {
                 ))
             }
             Show::CreateTable { table } => {
-                let t =
-                    Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(table)?;
+                let t = self.binder().table(table)?;
                 let def = t.def();
-                let text =
+                let mut text =
                     crate::ddl::show_create_table(&def, t.auto_increment.load(Ordering::Relaxed));
+                if t.temporary {
+                    text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
+                }
                 Ok(rows(
                     &["Table", "Create Table"],
                     vec![vec![Value::str(&def.name), Value::str(&text)]],
@@ -2212,7 +2319,7 @@ impl Session {
         };
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(&show, self.ctx.database.as_deref())?;
-        let t = Binder::new(&self.engine.catalog, self.ctx.database.clone()).table(&name)?;
+        let t = self.binder().table(&name)?;
         let def = t.def();
         Ok(def
             .visible_columns()

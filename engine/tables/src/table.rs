@@ -132,6 +132,8 @@ pub struct Table {
     pub next_row_id: AtomicU64,
     /// Shared by the transactions using the table, exclusive for DDL.
     pub mdl: lockstep_lock::MetadataLock,
+    /// A session's temporary table: not in the catalog, never logged.
+    pub temporary: bool,
 }
 
 impl std::fmt::Debug for Table {
@@ -154,6 +156,16 @@ impl Table {
             auto_increment: AtomicU64::new(1),
             next_row_id: AtomicU64::new(1),
             mdl: Default::default(),
+            temporary: false,
+        }
+    }
+
+    /// A temporary table (CREATE TEMPORARY TABLE): its changes are not
+    /// logged and it lives only as long as its session holds it.
+    pub fn new_temporary(def: TableDef) -> Table {
+        Table {
+            temporary: true,
+            ..Table::new(def)
         }
     }
 

@@ -24,6 +24,8 @@ pub enum Statement {
     DropTable {
         tables: Vec<ObjectName>,
         if_exists: bool,
+        /// DROP TEMPORARY TABLE: the session's temporary tables only.
+        temporary: bool,
     },
     CreateIndex {
         name: String,
@@ -400,6 +402,8 @@ pub struct Delete {
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreateTable {
     pub name: ObjectName,
+    /// CREATE TEMPORARY TABLE: the session's own, never logged.
+    pub temporary: bool,
     pub if_not_exists: bool,
     pub columns: Vec<ColumnSpec>,
     /// PRIMARY KEY (...) given as a table constraint.

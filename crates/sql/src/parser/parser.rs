@@ -2531,7 +2531,17 @@ impl<'a> Parser<'a> {
                     users,
                 })
             }
-            b"TEMPORARY" => Err(self.unsupported("CREATE TEMPORARY TABLE")),
+            b"TEMPORARY" => {
+                self.advance();
+                self.expect_kw("TABLE")?;
+                match self.parse_create_table()? {
+                    Statement::CreateTable(mut ct) => {
+                        ct.temporary = true;
+                        Ok(Statement::CreateTable(ct))
+                    }
+                    other => Ok(other),
+                }
+            }
             b"FULLTEXT" | b"SPATIAL" => Err(self.unsupported("FULLTEXT/SPATIAL indexes")),
             b"" => Err(self.error()),
             other => {
@@ -2651,6 +2661,7 @@ impl<'a> Parser<'a> {
         let name = self.object_name()?;
         let mut ct = CreateTable {
             name,
+            temporary: false,
             if_not_exists,
             columns: Vec::new(),
             primary_key: None,
@@ -3188,7 +3199,8 @@ impl<'a> Parser<'a> {
                 })
             }
             b"TABLE" | b"TABLES" | b"TEMPORARY" => {
-                if self.eat_kw("TEMPORARY") && !self.is_kw("TABLE") {
+                let temporary = self.eat_kw("TEMPORARY");
+                if temporary && !self.is_kw("TABLE") {
                     return Err(self.error());
                 }
                 self.advance();
@@ -3203,7 +3215,11 @@ impl<'a> Parser<'a> {
                 if !self.eat_kw("RESTRICT") {
                     self.eat_kw("CASCADE");
                 }
-                Ok(Statement::DropTable { tables, if_exists })
+                Ok(Statement::DropTable {
+                    tables,
+                    if_exists,
+                    temporary,
+                })
             }
             b"INDEX" => {
                 self.advance();

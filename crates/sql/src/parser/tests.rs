@@ -513,7 +513,8 @@ fn sysbench_statements() {
                 database: None,
                 name: "sbtest1".into()
             }],
-            if_exists: true
+            if_exists: true,
+            temporary: false,
         }
     );
 }
@@ -1179,7 +1180,9 @@ fn other_ddl() {
         }
     );
     match one("DROP TABLE a, db.b CASCADE") {
-        Statement::DropTable { tables, if_exists } => {
+        Statement::DropTable {
+            tables, if_exists, ..
+        } => {
             assert!(!if_exists);
             assert_eq!(tables.len(), 2);
             assert_eq!(tables[1].database.as_deref(), Some("db"));
