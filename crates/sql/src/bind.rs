@@ -931,6 +931,17 @@ impl<'a> Binder<'a> {
                 if let (Expr::Row(l), Expr::Row(r)) = (&**left, &**right) {
                     return self.row_comparison(*op, l, r, scope);
                 }
+                // date + INTERVAL n unit, INTERVAL n unit + date, date - INTERVAL.
+                let minus = *op == BinaryOp::Minus;
+                match (&**left, &**right) {
+                    (d, Expr::Interval { value, unit }) if minus || *op == BinaryOp::Plus => {
+                        return self.interval(d, value, unit, minus, scope);
+                    }
+                    (Expr::Interval { value, unit }, d) if *op == BinaryOp::Plus => {
+                        return self.interval(d, value, unit, false, scope);
+                    }
+                    _ => {}
+                }
                 BExpr::Binary(
                     *op,
                     Box::new(self.bind_expr(left, scope)?),
@@ -1050,6 +1061,9 @@ impl<'a> Binder<'a> {
                         format!("Invalid use of group function {name}"),
                     ));
                 }
+                if name == "TIMESTAMPDIFF" || name == "TIMESTAMPADD" {
+                    return self.timestamp_function(name, args, scope);
+                }
                 if name == "DATE_ADD"
                     || name == "DATE_SUB"
                     || name == "ADDDATE"
@@ -1105,23 +1119,61 @@ impl<'a> Binder<'a> {
             Expr::Interval { value, unit } => (&**value, unit.to_ascii_uppercase()),
             other => (other, "DAY".to_string()),
         };
-        let days = match unit.as_str() {
-            "DAY" => self.bind_expr(value, scope)?,
-            "WEEK" => BExpr::Binary(
-                BinaryOp::Multiply,
-                Box::new(self.bind_expr(value, scope)?),
-                Box::new(BExpr::Literal(Value::Int(7))),
-            ),
-            _ => return Err(Error::unsupported(format!("INTERVAL unit {unit}"))),
-        };
-        let days = if subtract {
-            BExpr::Unary(ast::UnaryOp::Minus, Box::new(days))
-        } else {
-            days
-        };
+        self.interval(date, value, &unit, subtract, scope)
+    }
+
+    /// `date ± value unit` as Func::DateAdd (datetime.rs).
+    fn interval(
+        &mut self,
+        date: &Expr,
+        value: &Expr,
+        unit: &str,
+        subtract: bool,
+        scope: &Scope,
+    ) -> Result<BExpr> {
+        if crate::datetime::Unit::parse(unit).is_none() {
+            return Err(Error::unsupported(format!("INTERVAL unit {unit}")));
+        }
+        let mut amount = self.bind_expr(value, scope)?;
+        if subtract {
+            amount = BExpr::Unary(ast::UnaryOp::Minus, Box::new(amount));
+        }
         Ok(BExpr::Func(
-            Func::DateAddDays,
-            vec![self.bind_expr(date, scope)?, days],
+            Func::DateAdd,
+            vec![
+                self.bind_expr(date, scope)?,
+                amount,
+                BExpr::Literal(Value::str(unit)),
+            ],
+        ))
+    }
+
+    /// TIMESTAMPDIFF(unit, a, b) / TIMESTAMPADD(unit, n, d): the unit is a
+    /// bare word, which the parser reads as a column name.
+    fn timestamp_function(&mut self, name: &str, args: &[Expr], scope: &Scope) -> Result<BExpr> {
+        let [Expr::Column {
+            table: None,
+            name: unit,
+        }, a, b] = args
+        else {
+            return Err(Error::new(
+                Code::WrongParamcountToNativeFct,
+                format!("Incorrect parameter count in the call to native function '{name}'"),
+            ));
+        };
+        if crate::datetime::Unit::parse(unit).is_none() {
+            return Err(Error::parse(unit));
+        }
+        if name == "TIMESTAMPADD" {
+            return self.interval(b, a, unit, false, scope);
+        }
+        Ok(BExpr::Func(
+            Func::TimestampDiff,
+            vec![
+                BExpr::Literal(Value::str(unit)),
+                self.bind_expr(a, scope)?,
+                self.bind_expr(b, scope)?,
+            ],
         ))
     }
 
@@ -1352,6 +1404,16 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::Now => (DataType::DateTime { fsp: 0 }, false),
                 Func::CurDate | Func::Date => (DataType::Date, true),
                 Func::DateAddDays => (first.0, true),
+                Func::DateAdd => (date_add_type(first.0, args.get(2)), true),
+                Func::TimestampDiff | Func::DateDiff => (big, true),
+                Func::DatePart(i) => match crate::expr::DATE_PARTS[*i as usize] {
+                    "DAYNAME" | "MONTHNAME" => (vc(9), true),
+                    "LAST_DAY" => (DataType::Date, true),
+                    _ => (big, true),
+                },
+                Func::FromUnixtime if args.len() == 1 => (DataType::DateTime { fsp: 0 }, true),
+                Func::Unhex => (DataType::VarBinary { len: 65535 }, true),
+                Func::Uuid => (vc(36), false),
                 Func::Round | Func::Truncate => (round_type(first.0, args.get(1)), true),
                 Func::Ceil | Func::Floor => (
                     match first.0 {
@@ -1564,9 +1626,30 @@ fn available(e: &BExpr, offset: usize) -> bool {
                     | Func::GetLock
                     | Func::ReleaseLock
                     | Func::ReleaseAllLocks
+                    | Func::Uuid
             ) && args.iter().all(|a| available(a, offset))
         }
         _ => false,
+    }
+}
+
+/// The type of `date + INTERVAL n unit`: a DATE stays a DATE for whole
+/// days, weeks, months and years; a time unit makes it a DATETIME.
+fn date_add_type(date: DataType, unit: Option<&BExpr>) -> DataType {
+    let whole_days = matches!(
+        unit,
+        Some(BExpr::Literal(Value::Bytes(u)))
+            if matches!(
+                String::from_utf8_lossy(u).to_ascii_uppercase().as_str(),
+                "DAY" | "WEEK" | "MONTH" | "QUARTER" | "YEAR"
+            )
+    );
+    match date {
+        DataType::Date if whole_days => DataType::Date,
+        DataType::Date | DataType::DateTime { .. } | DataType::Timestamp { .. } => {
+            DataType::DateTime { fsp: 0 }
+        }
+        _ => DataType::VarChar { len: 29 },
     }
 }
 

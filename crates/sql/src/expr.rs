@@ -207,6 +207,18 @@ pub enum Func {
     Sign,
     Instr,
     DateAddDays,
+    /// date + amount unit (datetime.rs): [date, amount, unit name].
+    DateAdd,
+    /// TIMESTAMPDIFF: [unit name, from, to].
+    TimestampDiff,
+    DateDiff,
+    DateFormat,
+    FromUnixtime,
+    /// HOUR, DAYNAME, LAST_DAY, ...: the index into `DATE_PARTS`.
+    DatePart(u8),
+    Unhex,
+    SubstringIndex,
+    Uuid,
     /// User-level locks (user_locks.rs).
     GetLock,
     ReleaseLock,
@@ -227,8 +239,11 @@ impl Func {
         match self {
             Database | Version | ConnectionId | CurDate | User | CurrentUser | FoundRows
             | RowCount | ReleaseAllLocks => (0, 0),
-            ReleaseLock | IsFreeLock | IsUsedLock => (1, 1),
-            GetLock => (2, 2),
+            ReleaseLock | IsFreeLock | IsUsedLock | DatePart(_) | Unhex => (1, 1),
+            GetLock | DateDiff | DateFormat => (2, 2),
+            DateAdd | TimestampDiff | SubstringIndex => (3, 3),
+            FromUnixtime => (1, 2),
+            Uuid => (0, 0),
             LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
             | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | Exp | Ln
@@ -302,6 +317,15 @@ impl Func {
             "ROW_COUNT" => Func::RowCount,
             "SLEEP" => Func::Sleep,
             "GET_LOCK" => Func::GetLock,
+            "DATEDIFF" => Func::DateDiff,
+            "DATE_FORMAT" => Func::DateFormat,
+            "FROM_UNIXTIME" => Func::FromUnixtime,
+            "UNHEX" => Func::Unhex,
+            "SUBSTRING_INDEX" => Func::SubstringIndex,
+            "UUID" => Func::Uuid,
+            part if DATE_PARTS.contains(&part) => {
+                Func::DatePart(DATE_PARTS.iter().position(|p| *p == part)? as u8)
+            }
             "RELEASE_LOCK" => Func::ReleaseLock,
             "RELEASE_ALL_LOCKS" => Func::ReleaseAllLocks,
             "IS_FREE_LOCK" => Func::IsFreeLock,
@@ -1063,6 +1087,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         Func::GetLock | Func::ReleaseLock | Func::IsFreeLock | Func::IsUsedLock => {
             user_lock(f, &vals, env)?
         }
+        Func::Uuid => Value::str(&uuid_v1()),
         _ if any_null
             && !matches!(
                 f,
@@ -1345,6 +1370,14 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             }
         },
         Func::FoldCase => fold_case(vals.first().cloned().unwrap_or(Value::Null)),
+        Func::DateAdd
+        | Func::TimestampDiff
+        | Func::DateDiff
+        | Func::DateFormat
+        | Func::FromUnixtime
+        | Func::DatePart(_) => date_function(f, &vals),
+        Func::Unhex => unhex(&s(0)),
+        Func::SubstringIndex => substring_index(&s(0), &s(1), n(2)),
         Func::Instr => {
             let (h, needle) = (s(0), s(1));
             let pos = h
@@ -1376,6 +1409,117 @@ fn result_fits(len: usize, env: &mut dyn Env) -> bool {
     };
     let bound = limit("max_allowed_packet").min(limit("query_memory_limit"));
     len as u64 <= bound
+}
+
+/// The date parts a one-argument function returns (datetime::part).
+pub const DATE_PARTS: [&str; 11] = [
+    "HOUR",
+    "MINUTE",
+    "SECOND",
+    "MICROSECOND",
+    "DAYOFWEEK",
+    "WEEKDAY",
+    "DAYOFYEAR",
+    "QUARTER",
+    "DAYNAME",
+    "MONTHNAME",
+    "LAST_DAY",
+];
+
+/// Date and time functions over non-NULL arguments (datetime.rs).
+fn date_function(f: Func, vals: &[Value]) -> Value {
+    use crate::datetime::{self, Unit};
+    let unit = |v: &Value| Unit::parse(&v.to_string());
+    match f {
+        Func::DateAdd => {
+            unit(&vals[2]).map_or(Value::Null, |u| datetime::add(&vals[0], &vals[1], u))
+        }
+        Func::TimestampDiff => {
+            unit(&vals[0]).map_or(Value::Null, |u| datetime::diff(u, &vals[1], &vals[2]))
+        }
+        Func::DateDiff => datetime::datediff(&vals[0], &vals[1]),
+        Func::DateFormat => datetime::format(&vals[0], &text(&vals[1])),
+        Func::FromUnixtime => match vals.get(1) {
+            Some(fmt) => datetime::format(&datetime::from_unixtime(&vals[0]), &text(fmt)),
+            None => datetime::from_unixtime(&vals[0]),
+        },
+        Func::DatePart(i) => datetime::part(DATE_PARTS[i as usize], &vals[0]),
+        _ => Value::Null,
+    }
+}
+
+/// UNHEX: the bytes of pairs of hex digits; NULL for anything else.
+fn unhex(s: &[u8]) -> Value {
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    // An odd count reads as if a leading 0 were there, as in MySQL.
+    let padded: Vec<u8> = if s.len() % 2 == 1 {
+        std::iter::once(b'0').chain(s.iter().copied()).collect()
+    } else {
+        s.to_vec()
+    };
+    let mut out = Vec::with_capacity(padded.len() / 2);
+    for pair in padded.chunks(2) {
+        match (digit(pair[0]), digit(pair[1])) {
+            (Some(h), Some(l)) => out.push(h << 4 | l),
+            _ => return Value::Null,
+        }
+    }
+    Value::Bytes(out)
+}
+
+/// SUBSTRING_INDEX(s, delim, count): before the count-th delimiter
+/// (counted from the end when negative).
+fn substring_index(s: &[u8], delim: &[u8], count: i64) -> Value {
+    if delim.is_empty() || count == 0 {
+        return Value::Bytes(Vec::new());
+    }
+    let hits: Vec<usize> = s
+        .windows(delim.len())
+        .enumerate()
+        .filter(|(_, w)| *w == delim)
+        .map(|(i, _)| i)
+        .collect();
+    // Non-overlapping, as MySQL scans.
+    let mut found = Vec::new();
+    for h in hits {
+        if found.last().is_none_or(|&l: &usize| h >= l + delim.len()) {
+            found.push(h);
+        }
+    }
+    let n = count.unsigned_abs() as usize;
+    if n > found.len() {
+        return Value::Bytes(s.to_vec());
+    }
+    Value::Bytes(if count > 0 {
+        s[..found[n - 1]].to_vec()
+    } else {
+        s[found[found.len() - n] + delim.len()..].to_vec()
+    })
+}
+
+/// UUID(): a version 1 UUID as MySQL makes them (time-based), with a
+/// random node and clock sequence per process.
+fn uuid_v1() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    static NODE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let node = *NODE.get_or_init(|| (rand_f64() * (1u64 << 47) as f64) as u64 | 1 << 40);
+    // 100 ns ticks since 1582-10-15, kept increasing within the process.
+    let now = (DateTime::now().to_unix_micros() as u64) * 10 + 0x01B2_1DD2_1381_4000;
+    let t = LAST
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {
+            Some(l.max(now - 1) + 1)
+        })
+        .map_or(now, |l| l.max(now - 1) + 1);
+    let clock = (node >> 32) as u16 & 0x3FFF | 0x8000;
+    format!(
+        "{:08x}-{:04x}-1{:03x}-{:04x}-{:012x}",
+        t & 0xFFFF_FFFF,
+        (t >> 32) & 0xFFFF,
+        (t >> 48) & 0x0FFF,
+        clock,
+        node & 0xFFFF_FFFF_FFFF
+    )
 }
 
 /// GET_LOCK, RELEASE_LOCK, IS_FREE_LOCK, IS_USED_LOCK (NULL name: NULL).

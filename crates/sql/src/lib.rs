@@ -2,6 +2,7 @@
 //! names and picks access paths, the executor, and client sessions.
 
 pub mod bind;
+pub mod datetime;
 pub mod ddl;
 pub mod exec;
 pub mod expr;

@@ -68,3 +68,36 @@ fn a_same_named_savepoint_replaces_the_first() {
     db.ok("ROLLBACK");
     assert!(ids(&mut db).is_empty());
 }
+
+#[test]
+fn date_arithmetic_and_string_functions_through_a_session() {
+    let mut db = Db::new("functions");
+    let text = |db: &mut Db, sql: &str| -> Vec<String> {
+        db.rows(sql)[0].iter().map(|v| v.to_string()).collect()
+    };
+    assert_eq!(
+        text(&mut db, "SELECT '2024-01-31' + INTERVAL 1 MONTH, DATE_SUB('2024-01-01', INTERVAL 2 HOUR), INTERVAL 1 DAY + '2024-12-31', DATE_ADD('2024-01-01 10:00:00', INTERVAL 90 MINUTE)"),
+        vec!["2024-02-29", "2023-12-31 22:00:00", "2025-01-01", "2024-01-01 11:30:00"]
+    );
+    assert_eq!(
+        text(&mut db, "SELECT TIMESTAMPDIFF(MINUTE, '2024-01-01 00:00:00', '2024-01-01 02:00:30'), TIMESTAMPADD(DAY, 1, '2024-02-28'), DATEDIFF('2024-03-01', '2024-02-01')"),
+        vec!["120", "2024-02-29", "29"]
+    );
+    assert_eq!(
+        text(&mut db, "SELECT DATE_FORMAT('2024-03-05 14:07:09', '%d/%m/%Y %H:%i'), HOUR('2024-03-05 14:07:09'), DAYNAME('2024-11-26'), LAST_DAY('2023-02-03'), FROM_UNIXTIME(86400)"),
+        vec!["05/03/2024 14:07", "14", "Tuesday", "2023-02-28", "1970-01-02 00:00:00"]
+    );
+    assert_eq!(
+        text(&mut db, "SELECT HEX(UNHEX('4142')), UNHEX('zz'), SUBSTRING_INDEX('www.mysql.com', '.', 2), SUBSTRING_INDEX('www.mysql.com', '.', -2), LENGTH(UUID())"),
+        vec!["4142", "NULL", "www.mysql", "mysql.com", "36"]
+    );
+    assert_ne!(db.rows("SELECT UUID()"), db.rows("SELECT UUID()"));
+    assert_eq!(
+        db.err("SELECT DATE_ADD('2024-01-01', INTERVAL 1 DAY_HOUR)"),
+        1235
+    );
+    assert_eq!(
+        db.err("SELECT TIMESTAMPDIFF(FORTNIGHT, '2024-01-01', '2024-02-01')"),
+        1064
+    );
+}

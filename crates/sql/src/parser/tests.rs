@@ -1133,7 +1133,6 @@ fn data_type_errors() {
         ("CREATE TABLE t (a VARCHAR)", Code::Parse),
         ("CREATE TABLE t (a VARBINARY)", Code::Parse),
         ("CREATE TABLE t (a FOO)", Code::Parse),
-        ("CREATE TEMPORARY TABLE t (a INT)", Code::NotSupportedYet),
         (
             "CREATE TABLE t (a INT) PARTITION BY HASH(a)",
             Code::NotSupportedYet,
@@ -2157,5 +2156,19 @@ fn do_is_a_select_whose_rows_are_dropped() {
             other => panic!("{other:?}"),
         },
         other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn temporary_tables_parse() {
+    match one("CREATE TEMPORARY TABLE IF NOT EXISTS t (a INT)") {
+        Statement::CreateTable(ct) => assert!(ct.temporary && ct.if_not_exists),
+        s => panic!("{s:?}"),
+    }
+    match one("DROP TEMPORARY TABLE IF EXISTS t, u") {
+        Statement::DropTable {
+            tables, temporary, ..
+        } => assert!(temporary && tables.len() == 2),
+        s => panic!("{s:?}"),
     }
 }

@@ -1,0 +1,464 @@
+//! Date and time functions: INTERVAL arithmetic (DATE_ADD, DATE_SUB,
+//! `d + INTERVAL n unit`, TIMESTAMPADD), TIMESTAMPDIFF, DATEDIFF,
+//! DATE_FORMAT, FROM_UNIXTIME, the parts of a date (HOUR ... DAYNAME) and
+//! LAST_DAY, as MySQL computes them. Results outside years 1..9999 are
+//! NULL, as in MySQL.
+
+use lockstep_types::{Date, DateTime, Value};
+
+/// An INTERVAL unit, or the unit argument of TIMESTAMPDIFF/TIMESTAMPADD.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Microsecond,
+    Second,
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+impl Unit {
+    pub fn parse(name: &str) -> Option<Unit> {
+        Some(match name.to_ascii_uppercase().as_str() {
+            "MICROSECOND" | "FRAC_SECOND" => Unit::Microsecond,
+            "SECOND" => Unit::Second,
+            "MINUTE" => Unit::Minute,
+            "HOUR" => Unit::Hour,
+            "DAY" => Unit::Day,
+            "WEEK" => Unit::Week,
+            "MONTH" => Unit::Month,
+            "QUARTER" => Unit::Quarter,
+            "YEAR" => Unit::Year,
+            _ => return None,
+        })
+    }
+
+    /// Microseconds per unit for the fixed-length units; None for months.
+    fn micros(self) -> Option<i64> {
+        Some(match self {
+            Unit::Microsecond => 1,
+            Unit::Second => 1_000_000,
+            Unit::Minute => 60_000_000,
+            Unit::Hour => 3_600_000_000,
+            Unit::Day => 86_400_000_000,
+            Unit::Week => 7 * 86_400_000_000,
+            Unit::Month | Unit::Quarter | Unit::Year => return None,
+        })
+    }
+
+    fn months(self) -> i64 {
+        match self {
+            Unit::Quarter => 3,
+            Unit::Year => 12,
+            _ => 1,
+        }
+    }
+
+    /// Whether adding it to a DATE keeps a DATE (no time of day).
+    fn keeps_date(self) -> bool {
+        matches!(
+            self,
+            Unit::Day | Unit::Week | Unit::Month | Unit::Quarter | Unit::Year
+        )
+    }
+}
+
+/// A date or datetime argument, and whether it had no time of day.
+fn date_arg(v: &Value) -> Option<(DateTime, bool)> {
+    match v {
+        Value::DateTime(d) => Some((*d, false)),
+        Value::Date(d) => Some((
+            DateTime {
+                date: *d,
+                ..Default::default()
+            },
+            true,
+        )),
+        Value::Bytes(b) => {
+            let s = std::str::from_utf8(b).ok()?.trim();
+            let d = DateTime::parse(s)?;
+            Some((d, !s.contains(':')))
+        }
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
+            // 20240102 or 20240102030405, as MySQL reads numbers as dates.
+            let digits = v.to_string();
+            let text = match digits.len() {
+                8 => format!("{}-{}-{}", &digits[..4], &digits[4..6], &digits[6..8]),
+                14 => format!(
+                    "{}-{}-{} {}:{}:{}",
+                    &digits[..4],
+                    &digits[4..6],
+                    &digits[6..8],
+                    &digits[8..10],
+                    &digits[10..12],
+                    &digits[12..14]
+                ),
+                _ => return None,
+            };
+            Some((DateTime::parse(&text)?, digits.len() == 8))
+        }
+        _ => None,
+    }
+}
+
+fn in_range(d: &DateTime) -> bool {
+    (1..=9999).contains(&d.date.year)
+}
+
+/// `d + amount unit` (amount negative to subtract): NULL past the range.
+pub fn add(d: &Value, amount: &Value, unit: Unit) -> Value {
+    let (Some((start, date_only)), Some(n)) = (date_arg(d), amount.to_f64()) else {
+        return Value::Null;
+    };
+    let moved = match unit.micros() {
+        Some(per) => {
+            let delta = (n * per as f64).round();
+            if !delta.is_finite() || delta.abs() > 4e17 {
+                return Value::Null;
+            }
+            let micros = start.to_unix_micros() + delta as i64;
+            // from_unix_micros clamps the year: check the range first.
+            let first = DateTime {
+                date: Date::new(1, 1, 1).unwrap_or_default(),
+                ..Default::default()
+            };
+            let last = DateTime {
+                date: Date::new(9999, 12, 31).unwrap_or_default(),
+                hour: 23,
+                minute: 59,
+                second: 59,
+                micro: 999_999,
+            };
+            (first.to_unix_micros()..=last.to_unix_micros())
+                .contains(&micros)
+                .then(|| DateTime::from_unix_micros(micros))
+        }
+        None => add_months(start, (n.round() as i64).saturating_mul(unit.months())),
+    };
+    match moved {
+        Some(m) if in_range(&m) && date_only && unit.keeps_date() => Value::Date(m.date),
+        Some(m) if in_range(&m) => Value::DateTime(m),
+        _ => Value::Null,
+    }
+}
+
+/// Months added; the day is cut to the last of the new month.
+fn add_months(d: DateTime, months: i64) -> Option<DateTime> {
+    let total = (d.date.year as i64) * 12 + (d.date.month as i64 - 1) + months;
+    if !(0..=9999 * 12 + 11).contains(&total) {
+        return None;
+    }
+    let (year, month) = ((total / 12) as u16, (total % 12 + 1) as u8);
+    let mut day = d.date.day;
+    while Date::new(year, month, day).is_none() && day > 28 {
+        day -= 1;
+    }
+    Some(DateTime {
+        date: Date::new(year, month, day)?,
+        ..d
+    })
+}
+
+/// TIMESTAMPDIFF(unit, a, b): whole units from a to b.
+pub fn diff(unit: Unit, a: &Value, b: &Value) -> Value {
+    let (Some((a, _)), Some((b, _))) = (date_arg(a), date_arg(b)) else {
+        return Value::Null;
+    };
+    if let Some(per) = unit.micros() {
+        return Value::Int((b.to_unix_micros() - a.to_unix_micros()) / per);
+    }
+    let months = |d: &DateTime| d.date.year as i64 * 12 + d.date.month as i64;
+    let mut m = months(&b) - months(&a);
+    // A month counts only once the later date has passed the same point.
+    let rest = |d: &DateTime| (d.date.day, d.hour, d.minute, d.second, d.micro);
+    if m > 0 && rest(&b) < rest(&a) {
+        m -= 1;
+    } else if m < 0 && rest(&b) > rest(&a) {
+        m += 1;
+    }
+    Value::Int(m / unit.months())
+}
+
+/// DATEDIFF(a, b): days between the dates, times of day ignored.
+pub fn datediff(a: &Value, b: &Value) -> Value {
+    match (date_arg(a), date_arg(b)) {
+        (Some((a, _)), Some((b, _))) => Value::Int(a.date.to_days() - b.date.to_days()),
+        _ => Value::Null,
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const DAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+/// 0 = Monday (MySQL's WEEKDAY).
+fn weekday(d: &Date) -> usize {
+    // 1970-01-01 was a Thursday.
+    (d.to_days() + 3).rem_euclid(7) as usize
+}
+
+/// A part of a date: HOUR, MINUTE, SECOND, MICROSECOND, DAYOFWEEK,
+/// WEEKDAY, DAYOFYEAR, QUARTER, DAYNAME, MONTHNAME, LAST_DAY.
+pub fn part(name: &str, v: &Value) -> Value {
+    let Some((d, _)) = date_arg(v).or_else(|| time_arg(v)) else {
+        return Value::Null;
+    };
+    let int = |n: i64| Value::Int(n);
+    match name {
+        "HOUR" => int(d.hour as i64),
+        "MINUTE" => int(d.minute as i64),
+        "SECOND" => int(d.second as i64),
+        "MICROSECOND" => int(d.micro as i64),
+        "DAYOFWEEK" => int((weekday(&d.date) as i64 + 1) % 7 + 1),
+        "WEEKDAY" => int(weekday(&d.date) as i64),
+        "DAYOFYEAR" => {
+            let first = Date::new(d.date.year, 1, 1).map_or(0, |f| f.to_days());
+            int(d.date.to_days() - first + 1)
+        }
+        "QUARTER" => int((d.date.month as i64 + 2) / 3),
+        "DAYNAME" => Value::str(DAYS[weekday(&d.date)]),
+        "MONTHNAME" => MONTHS
+            .get((d.date.month as usize).wrapping_sub(1))
+            .map_or(Value::Null, |m| Value::str(m)),
+        "LAST_DAY" => add_months(
+            DateTime {
+                date: Date::new(d.date.year, d.date.month, 1).unwrap_or(d.date),
+                ..Default::default()
+            },
+            1,
+        )
+        .map_or(Value::Null, |next| {
+            Value::Date(Date::from_days(next.date.to_days() - 1))
+        }),
+        _ => Value::Null,
+    }
+}
+
+/// A time of day given alone ('12:34:56'), for HOUR() and friends.
+fn time_arg(v: &Value) -> Option<(DateTime, bool)> {
+    let Value::Bytes(b) = v else { return None };
+    let s = std::str::from_utf8(b).ok()?;
+    DateTime::parse(&format!("2000-01-01 {}", s.trim())).map(|d| (d, false))
+}
+
+/// FROM_UNIXTIME(seconds): the UTC date and time (lockstep's time zone).
+pub fn from_unixtime(v: &Value) -> Value {
+    let Some(secs) = v.to_f64() else {
+        return Value::Null;
+    };
+    if !(0.0..=32_536_771_199.0).contains(&secs) {
+        return Value::Null;
+    }
+    let d = DateTime::from_unix_micros((secs * 1e6).round() as i64);
+    Value::DateTime(d)
+}
+
+/// DATE_FORMAT(d, format) with MySQL's % specifiers.
+pub fn format(v: &Value, fmt: &[u8]) -> Value {
+    let Some((d, _)) = date_arg(v) else {
+        return Value::Null;
+    };
+    let mut out = String::new();
+    let mut it = fmt.iter();
+    while let Some(&c) = it.next() {
+        if c != b'%' {
+            out.push(c as char);
+            continue;
+        }
+        match it.next() {
+            Some(&spec) => specifier(&d, spec, &mut out),
+            None => out.push('%'),
+        }
+    }
+    Value::str(&out)
+}
+
+fn specifier(d: &DateTime, spec: u8, out: &mut String) {
+    use std::fmt::Write;
+    let hour12 = match d.hour % 12 {
+        0 => 12,
+        h => h,
+    };
+    let month = MONTHS
+        .get((d.date.month as usize).wrapping_sub(1))
+        .copied()
+        .unwrap_or("");
+    let day = DAYS[weekday(&d.date)];
+    let _ = match spec {
+        b'Y' => write!(out, "{:04}", d.date.year),
+        b'y' => write!(out, "{:02}", d.date.year % 100),
+        b'm' => write!(out, "{:02}", d.date.month),
+        b'c' => write!(out, "{}", d.date.month),
+        b'd' => write!(out, "{:02}", d.date.day),
+        b'e' => write!(out, "{}", d.date.day),
+        b'H' => write!(out, "{:02}", d.hour),
+        b'k' => write!(out, "{}", d.hour),
+        b'h' | b'I' => write!(out, "{hour12:02}"),
+        b'l' => write!(out, "{hour12}"),
+        b'i' => write!(out, "{:02}", d.minute),
+        b's' | b'S' => write!(out, "{:02}", d.second),
+        b'f' => write!(out, "{:06}", d.micro),
+        b'p' => write!(out, "{}", if d.hour < 12 { "AM" } else { "PM" }),
+        b'M' => write!(out, "{month}"),
+        b'b' => write!(out, "{}", month.get(..3).unwrap_or("")),
+        b'W' => write!(out, "{day}"),
+        b'a' => write!(out, "{}", &day[..3]),
+        b'w' => write!(out, "{}", (weekday(&d.date) + 1) % 7),
+        b'j' => {
+            let first = Date::new(d.date.year, 1, 1).map_or(0, |f| f.to_days());
+            write!(out, "{:03}", d.date.to_days() - first + 1)
+        }
+        b'T' => write!(out, "{:02}:{:02}:{:02}", d.hour, d.minute, d.second),
+        b'r' => write!(
+            out,
+            "{hour12:02}:{:02}:{:02} {}",
+            d.minute,
+            d.second,
+            if d.hour < 12 { "AM" } else { "PM" }
+        ),
+        b'D' => write!(out, "{}{}", d.date.day, ordinal(d.date.day)),
+        other => write!(out, "{}", other as char),
+    };
+}
+
+fn ordinal(day: u8) -> &'static str {
+    match (day % 10, day / 10 % 10) {
+        (_, 1) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dt(s: &str) -> Value {
+        Value::str(s)
+    }
+
+    #[test]
+    fn interval_arithmetic_as_mysql() {
+        let show = |v: Value| v.to_string();
+        assert_eq!(
+            show(add(&dt("2024-01-31"), &Value::Int(1), Unit::Month)),
+            "2024-02-29"
+        );
+        assert_eq!(
+            show(add(&dt("2023-01-31"), &Value::Int(1), Unit::Month)),
+            "2023-02-28"
+        );
+        assert_eq!(
+            show(add(&dt("2024-03-31"), &Value::Int(-1), Unit::Quarter)),
+            "2023-12-31"
+        );
+        assert_eq!(
+            show(add(&dt("2024-01-01"), &Value::Int(36), Unit::Hour)),
+            "2024-01-02 12:00:00"
+        );
+        assert_eq!(
+            show(add(
+                &dt("2024-01-01 23:59:59"),
+                &Value::Int(1),
+                Unit::Second
+            )),
+            "2024-01-02 00:00:00"
+        );
+        assert_eq!(
+            show(add(&dt("2024-02-29"), &Value::Int(1), Unit::Year)),
+            "2025-02-28"
+        );
+        assert_eq!(
+            add(&dt("9999-12-31"), &Value::Int(1), Unit::Day),
+            Value::Null
+        );
+        assert_eq!(add(&dt("nope"), &Value::Int(1), Unit::Day), Value::Null);
+        assert_eq!(
+            add(&dt("2024-01-01"), &Value::Int(i64::MAX), Unit::Week),
+            Value::Null
+        );
+    }
+
+    #[test]
+    fn differences_and_parts() {
+        assert_eq!(
+            diff(Unit::Month, &dt("2024-01-31"), &dt("2024-02-29")),
+            Value::Int(0)
+        );
+        assert_eq!(
+            diff(Unit::Month, &dt("2024-01-15"), &dt("2024-03-15")),
+            Value::Int(2)
+        );
+        assert_eq!(
+            diff(Unit::Year, &dt("2000-02-29"), &dt("2024-02-28")),
+            Value::Int(23)
+        );
+        assert_eq!(
+            diff(
+                Unit::Minute,
+                &dt("2024-01-01 00:00:00"),
+                &dt("2024-01-01 01:30:59")
+            ),
+            Value::Int(90)
+        );
+        assert_eq!(
+            diff(Unit::Day, &dt("2024-01-02"), &dt("2024-01-01")),
+            Value::Int(-1)
+        );
+        assert_eq!(
+            datediff(&dt("2024-03-01 23:00:00"), &dt("2024-02-28")),
+            Value::Int(2)
+        );
+        assert_eq!(part("DAYOFWEEK", &dt("2024-11-26")), Value::Int(3));
+        assert_eq!(part("WEEKDAY", &dt("2024-11-26")), Value::Int(1));
+        assert_eq!(part("DAYNAME", &dt("2024-11-26")), Value::str("Tuesday"));
+        assert_eq!(
+            part("LAST_DAY", &dt("2024-02-10")).to_string(),
+            "2024-02-29"
+        );
+        assert_eq!(part("HOUR", &dt("12:34:56")), Value::Int(12));
+        assert_eq!(part("DAYOFYEAR", &dt("2024-12-31")), Value::Int(366));
+    }
+
+    #[test]
+    fn date_format_specifiers() {
+        let d = dt("2024-03-05 14:07:09");
+        assert_eq!(
+            format(
+                &d,
+                b"%Y-%m-%d %H:%i:%s %p %W %M %D %j %a %b %e %c %T %r %y %%"
+            )
+            .to_string(),
+            "2024-03-05 14:07:09 PM Tuesday March 5th 065 Tue Mar 5 3 14:07:09 02:07:09 PM 24 %"
+        );
+        assert_eq!(
+            from_unixtime(&Value::Int(0)).to_string(),
+            "1970-01-01 00:00:00"
+        );
+    }
+}
