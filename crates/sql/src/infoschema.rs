@@ -19,6 +19,18 @@ fn table(
     columns: &[(&str, DataType)],
     rows: Vec<Vec<Value>>,
 ) {
+    table_in(catalog, "information_schema", id, name, columns, rows)
+}
+
+/// An in-memory table `db.name` of the scratch catalog holding `rows`.
+fn table_in(
+    catalog: &Catalog,
+    db: &str,
+    id: u32,
+    name: &str,
+    columns: &[(&str, DataType)],
+    rows: Vec<Vec<Value>>,
+) {
     let mut cols: Vec<ColumnDef> = columns
         .iter()
         .map(|(n, t)| ColumnDef {
@@ -43,7 +55,7 @@ fn table(
     let hidden = cols.len() - 1;
     let def = TableDef {
         id,
-        database: "information_schema".into(),
+        database: db.into(),
         name: name.into(),
         columns: cols,
         indexes: vec![IndexDef {
@@ -245,14 +257,204 @@ fn build(session: &Session) -> Catalog {
         ],
         procs,
     );
+    constraints(&cat, session);
+    performance_schema(&cat, session);
     cat.add_database_public("information_schema");
+    cat.add_database_public("performance_schema");
     cat
+}
+
+/// KEY_COLUMN_USAGE and TABLE_CONSTRAINTS (primary keys and unique
+/// indexes), and the views of objects lockstep does not have yet, empty
+/// but with their columns (REFERENTIAL_CONSTRAINTS, VIEWS, ROUTINES,
+/// TRIGGERS), so tools that read them work.
+fn constraints(cat: &Catalog, session: &Session) {
+    let vc = DataType::VarChar { len: 64 };
+    let big = DataType::BigInt { unsigned: true };
+    let s = |x: &str| Value::str(x);
+    let (mut usage, mut kinds) = (Vec::new(), Vec::new());
+    let engine = session.engine();
+    for db in engine.catalog.databases() {
+        for t in engine.catalog.tables(&db) {
+            let def = t.def();
+            if !session.grants.sees_table(&db, &def.name) {
+                continue;
+            }
+            for (n, ix) in def.indexes.iter().enumerate() {
+                let primary = n == 0;
+                if (primary && !def.has_declared_primary_key()) || !ix.unique {
+                    continue;
+                }
+                let kind = if primary { "PRIMARY KEY" } else { "UNIQUE" };
+                kinds.push(vec![
+                    s("def"),
+                    s(&db),
+                    s(&ix.name),
+                    s(&db),
+                    s(&def.name),
+                    s(kind),
+                    s("YES"),
+                ]);
+                for (pos, &c) in ix.columns.iter().enumerate() {
+                    usage.push(vec![
+                        s("def"),
+                        s(&db),
+                        s(&ix.name),
+                        s("def"),
+                        s(&db),
+                        s(&def.name),
+                        s(&def.columns[c].name),
+                        Value::UInt(pos as u64 + 1),
+                        Value::Null,
+                        Value::Null,
+                        Value::Null,
+                        Value::Null,
+                    ]);
+                }
+            }
+        }
+    }
+    let usage_cols = [
+        "CONSTRAINT_CATALOG",
+        "CONSTRAINT_SCHEMA",
+        "CONSTRAINT_NAME",
+        "TABLE_CATALOG",
+        "TABLE_SCHEMA",
+        "TABLE_NAME",
+        "COLUMN_NAME",
+        "ORDINAL_POSITION",
+        "POSITION_IN_UNIQUE_CONSTRAINT",
+        "REFERENCED_TABLE_SCHEMA",
+        "REFERENCED_TABLE_NAME",
+        "REFERENCED_COLUMN_NAME",
+    ];
+    let typed = |names: &[&'static str]| -> Vec<(&'static str, DataType)> {
+        names
+            .iter()
+            .map(|n| (*n, if n.contains("POSITION") { big } else { vc }))
+            .collect()
+    };
+    table(cat, 6, "KEY_COLUMN_USAGE", &typed(&usage_cols), usage);
+    let kind_cols = [
+        "CONSTRAINT_CATALOG",
+        "CONSTRAINT_SCHEMA",
+        "CONSTRAINT_NAME",
+        "TABLE_SCHEMA",
+        "TABLE_NAME",
+        "CONSTRAINT_TYPE",
+        "ENFORCED",
+    ];
+    table(cat, 7, "TABLE_CONSTRAINTS", &typed(&kind_cols), kinds);
+    let empty: [(u32, &str, &[&'static str]); 4] = [
+        (
+            8,
+            "REFERENTIAL_CONSTRAINTS",
+            &[
+                "CONSTRAINT_CATALOG",
+                "CONSTRAINT_SCHEMA",
+                "CONSTRAINT_NAME",
+                "UNIQUE_CONSTRAINT_CATALOG",
+                "UNIQUE_CONSTRAINT_SCHEMA",
+                "UNIQUE_CONSTRAINT_NAME",
+                "MATCH_OPTION",
+                "UPDATE_RULE",
+                "DELETE_RULE",
+                "TABLE_NAME",
+                "REFERENCED_TABLE_NAME",
+            ],
+        ),
+        (
+            9,
+            "VIEWS",
+            &[
+                "TABLE_CATALOG",
+                "TABLE_SCHEMA",
+                "TABLE_NAME",
+                "VIEW_DEFINITION",
+                "CHECK_OPTION",
+                "IS_UPDATABLE",
+                "DEFINER",
+                "SECURITY_TYPE",
+                "CHARACTER_SET_CLIENT",
+                "COLLATION_CONNECTION",
+            ],
+        ),
+        (
+            10,
+            "ROUTINES",
+            &[
+                "SPECIFIC_NAME",
+                "ROUTINE_CATALOG",
+                "ROUTINE_SCHEMA",
+                "ROUTINE_NAME",
+                "ROUTINE_TYPE",
+                "DATA_TYPE",
+                "ROUTINE_DEFINITION",
+                "DEFINER",
+            ],
+        ),
+        (
+            11,
+            "TRIGGERS",
+            &[
+                "TRIGGER_CATALOG",
+                "TRIGGER_SCHEMA",
+                "TRIGGER_NAME",
+                "EVENT_MANIPULATION",
+                "EVENT_OBJECT_SCHEMA",
+                "EVENT_OBJECT_TABLE",
+                "ACTION_STATEMENT",
+                "ACTION_TIMING",
+            ],
+        ),
+    ];
+    for (id, name, cols) in empty {
+        table(cat, id, name, &typed(cols), Vec::new());
+    }
+}
+
+/// performance_schema's status and variable tables (the ones drivers and
+/// monitoring read at connect): VARIABLE_NAME, VARIABLE_VALUE.
+fn performance_schema(cat: &Catalog, session: &Session) {
+    let cols = [
+        ("VARIABLE_NAME", DataType::VarChar { len: 64 }),
+        ("VARIABLE_VALUE", DataType::VarChar { len: 1024 }),
+    ];
+    let pair = |n: &str, v: String| vec![Value::str(n), Value::str(&v)];
+    let status: Vec<Vec<Value>> = session
+        .status_values()
+        .into_iter()
+        .map(|(n, v)| pair(n, v))
+        .collect();
+    let variables = |global: bool| -> Vec<Vec<Value>> {
+        session
+            .server
+            .globals
+            .all()
+            .into_iter()
+            .map(|(name, fallback)| {
+                let v = crate::session::system_var(&session.server, &session.ctx, global, &name)
+                    .unwrap_or(fallback);
+                pair(&name, v.to_string())
+            })
+            .collect()
+    };
+    let ps = "performance_schema";
+    table_in(cat, ps, 20, "GLOBAL_STATUS", &cols, status.clone());
+    table_in(cat, ps, 21, "SESSION_STATUS", &cols, status);
+    table_in(cat, ps, 22, "GLOBAL_VARIABLES", &cols, variables(true));
+    table_in(cat, ps, 23, "SESSION_VARIABLES", &cols, variables(false));
 }
 
 /// Runs a query whose tables live in information_schema.
 pub fn query(session: &mut Session, q: &Query) -> Result<Response, Error> {
     let cat = build(session);
-    let mut binder = Binder::new(&cat, Some("information_schema".into()));
+    // Unqualified names: the session's system schema if it is in one.
+    let db = session
+        .database()
+        .filter(|d| crate::session::is_system_db(d))
+        .map_or("information_schema".to_string(), str::to_ascii_lowercase);
+    let mut binder = Binder::new(&cat, Some(db));
     // Unqualified names in a session whose database is not a system one
     // were routed here because a table named a system database.
     let q = qualify(q);
@@ -277,12 +479,10 @@ fn qualify(q: &Query) -> Query {
     if let crate::parser::QueryBody::Select(s) = &mut q.body {
         for t in &mut s.from {
             if let crate::parser::TableRef::Table { name, .. } = t {
-                if name
-                    .database
-                    .as_deref()
-                    .is_some_and(|d| d.eq_ignore_ascii_case("information_schema"))
-                {
-                    name.database = Some("information_schema".into());
+                if let Some(d) = name.database.as_mut() {
+                    if crate::session::is_system_db(d) {
+                        *d = d.to_ascii_lowercase();
+                    }
                 }
                 name.name = name.name.to_ascii_uppercase();
             }

@@ -1215,6 +1215,93 @@ impl Session {
         Ok(())
     }
 
+    /// SHOW STATUS and performance_schema's status tables: name and value.
+    pub fn status_values(&self) -> Vec<(&'static str, String)> {
+        let e = &self.engine;
+        let lock = e.lock_sys.stats();
+        let throttle = e.trx_sys.throttle_stats();
+        let log = e.log.stats();
+        vec![
+            (
+                "Uptime",
+                self.server.started.elapsed().as_secs().to_string(),
+            ),
+            (
+                "Threads_connected",
+                self.server.processes.lock().len().to_string(),
+            ),
+            (
+                "Questions",
+                self.server.queries.load(Ordering::Relaxed).to_string(),
+            ),
+            (
+                "Queries",
+                self.server.queries.load(Ordering::Relaxed).to_string(),
+            ),
+            (
+                "Com_commit",
+                e.stats.commits.load(Ordering::Relaxed).to_string(),
+            ),
+            (
+                "Com_rollback",
+                e.stats.rollbacks.load(Ordering::Relaxed).to_string(),
+            ),
+            ("Innodb_row_lock_waits", lock.waits.to_string()),
+            ("Innodb_deadlocks", lock.deadlocks.to_string()),
+            // The log's own counters under InnoDB's names: fsyncs
+            // per commit tell how well commits group (7.1.1).
+            ("Innodb_log_writes", log.writes.to_string()),
+            ("Innodb_os_log_fsyncs", log.fsyncs.to_string()),
+            ("Innodb_os_log_written", log.bytes_written.to_string()),
+            ("Lockstep_log_lsn", e.log.current_lsn().to_string()),
+            ("Lockstep_log_durable_lsn", e.log.durable_lsn().to_string()),
+            (
+                "Lockstep_active_transactions",
+                e.trx_sys.active_count().to_string(),
+            ),
+            (
+                "Lockstep_memory_in_use",
+                lockstep_types::memory::in_use().to_string(),
+            ),
+            (
+                "Lockstep_memory_budget",
+                lockstep_types::memory::budget().to_string(),
+            ),
+            (
+                "Prepared_stmt_count",
+                self.server.prepared.load(Ordering::Relaxed).to_string(),
+            ),
+            (
+                "Lockstep_throttle_engaged",
+                if throttle.engaged { "ON" } else { "OFF" }.to_string(),
+            ),
+            ("Lockstep_throttle_admitted", throttle.admitted.to_string()),
+            ("Lockstep_throttle_waiting", throttle.waiting.to_string()),
+            (
+                "Lockstep_throttle_stalls_broken",
+                throttle.forced.to_string(),
+            ),
+            (
+                "Lockstep_throttle_readmitted",
+                throttle.readmitted.to_string(),
+            ),
+            (
+                "Ssl_cipher",
+                self.tls
+                    .as_ref()
+                    .map(|t| t.cipher.clone())
+                    .unwrap_or_default(),
+            ),
+            (
+                "Ssl_version",
+                self.tls
+                    .as_ref()
+                    .map(|t| t.version.clone())
+                    .unwrap_or_default(),
+            ),
+        ]
+    }
+
     /// A binder for this session: its database and temporary tables.
     fn binder(&self) -> Binder<'_> {
         Binder::new(&self.engine.catalog, self.ctx.database.clone())
@@ -2035,89 +2122,7 @@ impl Session {
                 Ok(rows(&["Variable_name", "Value"], r))
             }
             Show::Status { filter: f, .. } => {
-                let e = &self.engine;
-                let lock = e.lock_sys.stats();
-                let throttle = e.trx_sys.throttle_stats();
-                let log = e.log.stats();
-                let stats: Vec<(&str, String)> = vec![
-                    (
-                        "Uptime",
-                        self.server.started.elapsed().as_secs().to_string(),
-                    ),
-                    (
-                        "Threads_connected",
-                        self.server.processes.lock().len().to_string(),
-                    ),
-                    (
-                        "Questions",
-                        self.server.queries.load(Ordering::Relaxed).to_string(),
-                    ),
-                    (
-                        "Queries",
-                        self.server.queries.load(Ordering::Relaxed).to_string(),
-                    ),
-                    (
-                        "Com_commit",
-                        e.stats.commits.load(Ordering::Relaxed).to_string(),
-                    ),
-                    (
-                        "Com_rollback",
-                        e.stats.rollbacks.load(Ordering::Relaxed).to_string(),
-                    ),
-                    ("Innodb_row_lock_waits", lock.waits.to_string()),
-                    ("Innodb_deadlocks", lock.deadlocks.to_string()),
-                    // The log's own counters under InnoDB's names: fsyncs
-                    // per commit tell how well commits group (7.1.1).
-                    ("Innodb_log_writes", log.writes.to_string()),
-                    ("Innodb_os_log_fsyncs", log.fsyncs.to_string()),
-                    ("Innodb_os_log_written", log.bytes_written.to_string()),
-                    ("Lockstep_log_lsn", e.log.current_lsn().to_string()),
-                    ("Lockstep_log_durable_lsn", e.log.durable_lsn().to_string()),
-                    (
-                        "Lockstep_active_transactions",
-                        e.trx_sys.active_count().to_string(),
-                    ),
-                    (
-                        "Lockstep_memory_in_use",
-                        lockstep_types::memory::in_use().to_string(),
-                    ),
-                    (
-                        "Lockstep_memory_budget",
-                        lockstep_types::memory::budget().to_string(),
-                    ),
-                    (
-                        "Prepared_stmt_count",
-                        self.server.prepared.load(Ordering::Relaxed).to_string(),
-                    ),
-                    (
-                        "Lockstep_throttle_engaged",
-                        if throttle.engaged { "ON" } else { "OFF" }.to_string(),
-                    ),
-                    ("Lockstep_throttle_admitted", throttle.admitted.to_string()),
-                    ("Lockstep_throttle_waiting", throttle.waiting.to_string()),
-                    (
-                        "Lockstep_throttle_stalls_broken",
-                        throttle.forced.to_string(),
-                    ),
-                    (
-                        "Lockstep_throttle_readmitted",
-                        throttle.readmitted.to_string(),
-                    ),
-                    (
-                        "Ssl_cipher",
-                        self.tls
-                            .as_ref()
-                            .map(|t| t.cipher.clone())
-                            .unwrap_or_default(),
-                    ),
-                    (
-                        "Ssl_version",
-                        self.tls
-                            .as_ref()
-                            .map(|t| t.version.clone())
-                            .unwrap_or_default(),
-                    ),
-                ];
+                let stats = self.status_values();
                 let r = stats
                     .into_iter()
                     .filter(|(n, _)| filter(n, f))
