@@ -54,6 +54,8 @@ DENIED = [
     ("SELECT * FROM mine ORDER BY (SELECT s FROM {d}.secret LIMIT 1)", 1142),
     ("SELECT * FROM mine GROUP BY id HAVING id > (SELECT MIN(id) FROM {d}.secret)", 1142),
     ("SELECT s FROM {d}.secret FOR UPDATE", 1142),
+    ("WITH c AS (SELECT * FROM {d}.secret) SELECT * FROM c", 1142),
+    ("WITH c AS (SELECT 1 AS x) SELECT * FROM c JOIN {d}.secret", 1142),
     ("SET @x = (SELECT s FROM {d}.secret LIMIT 1)", 1142),
     ("SET @x = (SELECT s FROM {d}.secret LIMIT 1 FOR UPDATE)", 1142),
     ("SET @@session.sql_select_limit = (SELECT id FROM {d}.secret)", 1142),
@@ -100,6 +102,8 @@ def test_every_statement_kind_checks_privileges(nobody):
     assert not wrong, "\n".join(f"{t}: got {g}, want {w}" for t, g, w in wrong)
     # And nothing was changed or locked on the way.
     assert run(conn, "SELECT @x") == ((None,),)
+    # A common table expression is no table: its name needs no grant.
+    assert run(conn, "WITH secret AS (SELECT 1 AS x) SELECT x FROM secret") == ((1,),)
 
 
 def test_system_schemas_are_not_writable(nobody, server):

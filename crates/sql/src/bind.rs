@@ -89,6 +89,8 @@ pub struct Binder<'a> {
     /// The session's temporary tables, which hide permanent ones of the
     /// same name.
     temporary: Option<&'a TempTables>,
+    /// Common table expressions in scope (WITH), innermost last.
+    ctes: Vec<ast::Cte>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -246,6 +248,7 @@ impl<'a> Binder<'a> {
             correlated: false,
             reads: Vec::new(),
             temporary: None,
+            ctes: Vec::new(),
         }
     }
 
@@ -274,6 +277,38 @@ impl<'a> Binder<'a> {
     // ---------- queries ----------
 
     pub fn bind_query(&mut self, q: &ast::Query) -> Result<QueryPlan> {
+        if q.with.is_empty() {
+            return self.bind_query_body(q);
+        }
+        let outer = self.ctes.len();
+        self.ctes.extend(q.with.iter().cloned());
+        let plan = self.bind_query_body(q);
+        self.ctes.truncate(outer);
+        plan
+    }
+
+    /// A common table expression named by an unqualified table name: bound
+    /// as a derived table (its own query sees only the CTEs before it).
+    fn bind_cte(
+        &mut self,
+        name: &ast::ObjectName,
+        alias: &Option<String>,
+        scope: &mut Scope,
+    ) -> Option<Result<Source>> {
+        if name.database.is_some() {
+            return None;
+        }
+        let at = self.ctes.iter().rposition(|c| c.name == name.name)?;
+        let later = self.ctes.split_off(at);
+        let cte = &later[0];
+        let plan = self.bind_query(&cte.query);
+        let columns = cte.columns.clone();
+        self.ctes.extend(later);
+        let alias = alias.clone().unwrap_or_else(|| name.name.clone());
+        Some(plan.and_then(|p| self.derived(Arc::new(p), alias, &columns, scope)))
+    }
+
+    fn bind_query_body(&mut self, q: &ast::Query) -> Result<QueryPlan> {
         match &q.body {
             ast::QueryBody::Select(s) => self.bind_select(s, q),
             ast::QueryBody::Union { left, right, all } => {
@@ -767,6 +802,9 @@ impl<'a> Binder<'a> {
     fn bind_table_ref(&mut self, item: &TableRef, scope: &mut Scope) -> Result<Source> {
         match item {
             TableRef::Table { name, alias } => {
+                if let Some(cte) = self.bind_cte(name, alias, scope) {
+                    return cte;
+                }
                 let table = self.table(name)?;
                 if !self.reads.iter().any(|t| Arc::ptr_eq(t, &table)) {
                     self.reads.push(table.clone());
@@ -807,21 +845,7 @@ impl<'a> Binder<'a> {
             }
             TableRef::Derived { query, alias } => {
                 let plan = Arc::new(self.bind_query(query)?);
-                let offset = scope.width;
-                for (i, c) in plan.columns.iter().enumerate() {
-                    scope.types.push((c.data_type, c.nullable));
-                    scope.columns.push(ScopeColumn {
-                        qualifier: alias.clone(),
-                        name: c.name.clone(),
-                        index: offset + i,
-                        ty: c.data_type,
-                        nullable: c.nullable,
-                        org_table: alias.clone(),
-                        database: String::new(),
-                    });
-                }
-                scope.width += plan.columns.len();
-                Ok(Source::Derived { plan, offset })
+                self.derived(plan, alias.clone(), &[], scope)
             }
             TableRef::Join {
                 left,
@@ -1109,6 +1133,38 @@ impl<'a> Binder<'a> {
                     .collect::<Result<_>>()?,
             ),
         })
+    }
+
+    /// A derived table's columns in scope under `alias`, renamed to
+    /// `names` when given (a CTE's column list).
+    fn derived(
+        &mut self,
+        plan: Arc<QueryPlan>,
+        alias: String,
+        names: &[String],
+        scope: &mut Scope,
+    ) -> Result<Source> {
+        if !names.is_empty() && names.len() != plan.columns.len() {
+            return Err(Error::new(
+                Code::ViewWrongList,
+                "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts",
+            ));
+        }
+        let offset = scope.width;
+        for (i, c) in plan.columns.iter().enumerate() {
+            scope.types.push((c.data_type, c.nullable));
+            scope.columns.push(ScopeColumn {
+                qualifier: alias.clone(),
+                name: names.get(i).unwrap_or(&c.name).clone(),
+                index: offset + i,
+                ty: c.data_type,
+                nullable: c.nullable,
+                org_table: alias.clone(),
+                database: String::new(),
+            });
+        }
+        scope.width += plan.columns.len();
+        Ok(Source::Derived { plan, offset })
     }
 
     fn date_arith(&mut self, subtract: bool, args: &[Expr], scope: &Scope) -> Result<BExpr> {

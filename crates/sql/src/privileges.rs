@@ -376,12 +376,18 @@ fn tables_read(stmt: &Statement) -> Vec<ObjectName> {
         }
         _ => {}
     });
+    // A name a WITH clause defines is no table (the binder checks what the
+    // common table expression itself reads).
+    if let Statement::Select(q) = stmt {
+        out.retain(|n| n.database.is_some() || !q.with.iter().any(|c| c.name == n.name));
+    }
     out
 }
 
 /// The FROM tables of a query (derived tables and unions included, not
 /// subqueries in expressions: the visitor reports those).
 fn from_tables(q: &Query, out: &mut Vec<ObjectName>) {
+    q.with.iter().for_each(|c| from_tables(&c.query, out));
     match &q.body {
         QueryBody::Select(s) => s.from.iter().for_each(|t| table_ref(t, out)),
         QueryBody::Union { left, right, .. } => {

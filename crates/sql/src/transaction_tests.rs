@@ -101,3 +101,36 @@ fn date_arithmetic_and_string_functions_through_a_session() {
         1064
     );
 }
+
+#[test]
+fn common_table_expressions() {
+    let mut db = Db::new("cte");
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, g INT)");
+    db.ok("INSERT INTO t VALUES (1, 1), (2, 1), (3, 2)");
+    assert_eq!(
+        db.rows("WITH c AS (SELECT g, COUNT(*) n FROM t GROUP BY g) SELECT g, n FROM c ORDER BY g"),
+        vec![
+            vec![Value::Int(1), Value::Int(2)],
+            vec![Value::Int(2), Value::Int(1)]
+        ]
+    );
+    // Column lists, a CTE naming an earlier one, joins and subqueries.
+    assert_eq!(
+        db.rows("WITH a (x) AS (SELECT id FROM t WHERE g = 1), b AS (SELECT x * 10 AS y FROM a) SELECT t.id, b.y FROM t JOIN b ON b.y = t.id * 10 WHERE t.id IN (SELECT x FROM a) ORDER BY t.id"),
+        vec![
+            vec![Value::Int(1), Value::Int(10)],
+            vec![Value::Int(2), Value::Int(20)]
+        ]
+    );
+    // A CTE hides a table of the same name; used twice, it is bound twice.
+    assert_eq!(
+        db.rows("WITH t AS (SELECT 7 AS id) SELECT a.id + b.id FROM t a, t b"),
+        vec![vec![Value::Int(14)]]
+    );
+    assert_eq!(db.err("WITH c (a, b) AS (SELECT 1) SELECT * FROM c"), 1353);
+    assert_eq!(
+        db.err("WITH RECURSIVE c AS (SELECT 1) SELECT * FROM c"),
+        1235
+    );
+    assert_eq!(db.err("WITH c AS (SELECT * FROM c) SELECT * FROM c"), 1146);
+}

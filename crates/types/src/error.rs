@@ -108,6 +108,7 @@ error_codes! {
     CapacityExceeded = 3170, "HY000";
     SpDoesNotExist = 1305, "42000";
     UserLockWrongName = 3057, "42000";
+    ViewWrongList = 1353, "HY000";
     MaxPreparedStmtCountReached = 1461, "42000";
 }
 

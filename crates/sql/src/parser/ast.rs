@@ -275,10 +275,20 @@ pub struct Query {
     pub body: QueryBody,
     /// The MAX_EXECUTION_TIME(ms) optimizer hint of a top-level SELECT.
     pub max_execution_time: Option<u64>,
+    /// WITH ...: common table expressions the query may name.
+    pub with: Vec<Cte>,
     pub order_by: Vec<OrderItem>,
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
     pub lock: Option<LockClause>,
+}
+
+/// A common table expression: `name [(columns)] AS (query)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cte {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub query: Query,
 }
 
 #[derive(Clone, Debug, PartialEq)]

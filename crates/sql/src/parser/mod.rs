@@ -124,6 +124,7 @@ pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
 }
 
 fn visit_query(q: &Query, f: &mut dyn FnMut(&Expr)) {
+    q.with.iter().for_each(|c| visit_query(&c.query, f));
     match &q.body {
         QueryBody::Select(s) => {
             for item in &s.projection {

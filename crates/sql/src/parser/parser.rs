@@ -436,6 +436,7 @@ fn max_execution_time_hint(text: &str) -> Option<u64> {
 fn empty_query(body: QueryBody) -> Query {
     Query {
         max_execution_time: None,
+        with: Vec::new(),
         body,
         order_by: Vec::new(),
         limit: None,
@@ -884,15 +885,16 @@ impl<'a> Parser<'a> {
                 self.advance();
                 Ok(Statement::Savepoint(self.ident_any()?))
             }
+            b"WITH" => self.parse_with(),
             b"RELEASE" => {
                 self.advance();
                 self.expect_kw("SAVEPOINT")?;
                 Ok(Statement::ReleaseSavepoint(self.ident_any()?))
             }
             b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"CALL" | b"LOAD"
-            | b"HANDLER" | b"WITH" | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL"
-            | b"IMPORT" | b"CHECKSUM" | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE"
-            | b"HELP" | b"SHUTDOWN" | b"RESTART" | b"VALUES" => {
+            | b"HANDLER" | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT"
+            | b"CHECKSUM" | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP"
+            | b"SHUTDOWN" | b"RESTART" | b"VALUES" => {
                 let w = String::from_utf8_lossy(first).into_owned();
                 Err(self.unsupported(&w))
             }
@@ -914,6 +916,48 @@ impl<'a> Parser<'a> {
             return Err(self.unsupported(&format!("{what} RELEASE")));
         }
         Ok(())
+    }
+
+    /// WITH name [(columns)] AS (query), ... SELECT ...: common table
+    /// expressions, which the binder treats as derived tables by name.
+    fn parse_with(&mut self) -> Result<Statement> {
+        self.advance();
+        if self.is_kw("RECURSIVE") {
+            return Err(self.unsupported("WITH RECURSIVE"));
+        }
+        let mut with = Vec::new();
+        loop {
+            let name = self.ident_any()?;
+            let mut columns = Vec::new();
+            if self.eat(&Tok::LParen) {
+                loop {
+                    columns.push(self.ident_any()?);
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(&Tok::RParen)?;
+            }
+            self.expect_kw("AS")?;
+            self.expect(&Tok::LParen)?;
+            let query = self.parse_query()?;
+            self.expect(&Tok::RParen)?;
+            with.push(Cte {
+                name,
+                columns,
+                query,
+            });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.is_kw("SELECT") && !self.is(&Tok::LParen) {
+            return Err(self.error());
+        }
+        let mut q = self.parse_query()?;
+        q.max_execution_time = self.max_execution_time.take();
+        q.with = with;
+        Ok(Statement::Select(Box::new(q)))
     }
 
     /// Keeps the statement text and skips to its end.

@@ -1443,7 +1443,7 @@ fn transactions_and_misc() {
         "XA START 'x'",
         "COMMIT AND CHAIN",
         "GRANT PROXY ON u TO v",
-        "WITH x AS (SELECT 1) SELECT * FROM x",
+        "WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x",
         "SELECT a FROM t GROUP BY a WITH ROLLUP",
         "SELECT MATCH (a) AGAINST ('x') FROM t",
         "SELECT ROW_NUMBER() OVER () FROM t",
@@ -2169,6 +2169,18 @@ fn temporary_tables_parse() {
         Statement::DropTable {
             tables, temporary, ..
         } => assert!(temporary && tables.len() == 2),
+        s => panic!("{s:?}"),
+    }
+}
+
+#[test]
+fn with_defines_common_table_expressions() {
+    match one("WITH a (x, y) AS (SELECT 1, 2), b AS (SELECT * FROM a) SELECT * FROM b") {
+        Statement::Select(q) => {
+            assert_eq!(q.with.len(), 2);
+            assert_eq!(q.with[0].name, "a");
+            assert_eq!(q.with[0].columns, vec!["x".to_string(), "y".to_string()]);
+        }
         s => panic!("{s:?}"),
     }
 }
