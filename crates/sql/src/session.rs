@@ -865,9 +865,18 @@ impl Session {
                 if is_system_db(&db) {
                     return Err(self.grants.database_denied(&db));
                 }
+                let expanded;
+                let ct = match &ct.select {
+                    Some(q) => {
+                        expanded = self.columns_of_query(ct, q)?;
+                        &expanded
+                    }
+                    None => &**ct,
+                };
                 if ct.temporary {
                     // No implicit commit, as in MySQL.
-                    return self.create_temporary(ct, db).map(|()| ok(0));
+                    self.create_temporary(ct, db)?;
+                    return self.fill_from_query(ct).await;
                 }
                 self.commit().await?;
                 if !self.engine.catalog.database_exists(&db) {
@@ -897,7 +906,7 @@ impl Session {
                     None => crate::ddl::table_def(&db, ct)?,
                 };
                 self.engine.create_table(def).await?;
-                Ok(ok(0))
+                self.fill_from_query(ct).await
             }
             Statement::DropTable {
                 tables,
@@ -1150,6 +1159,65 @@ impl Session {
             self.engine.rollback(&mut self.txn);
         }
         r
+    }
+
+    /// CREATE TABLE ... SELECT: the statement with the query's result
+    /// columns as its column list.
+    fn columns_of_query(
+        &self,
+        ct: &parser::CreateTable,
+        q: &parser::Query,
+    ) -> R<parser::CreateTable> {
+        if !ct.columns.is_empty() || ct.like.is_some() {
+            return Err(Error::unsupported("CREATE TABLE with columns and a SELECT"));
+        }
+        let plan = self.binder().bind_query(q)?;
+        let mut out = ct.clone();
+        out.columns = plan
+            .columns
+            .iter()
+            .map(|c| parser::ColumnSpec {
+                name: c.name.clone(),
+                data_type: c.data_type,
+                not_null: !c.nullable,
+                default: None,
+                auto_increment: false,
+                primary_key: false,
+                unique: false,
+                on_update_now: false,
+            })
+            .collect();
+        Ok(out)
+    }
+
+    /// The rows of CREATE TABLE ... SELECT, inserted into the new table;
+    /// if that fails the table goes again (it was empty).
+    async fn fill_from_query(&mut self, ct: &parser::CreateTable) -> R<Response> {
+        let Some(q) = &ct.select else {
+            return Ok(ok(0));
+        };
+        let insert = Statement::Insert(Box::new(parser::Insert {
+            table: ct.name.clone(),
+            columns: ct.columns.iter().map(|c| c.name.clone()).collect(),
+            source: parser::InsertSource::Query(q.clone()),
+            ignore: false,
+            replace: false,
+            on_duplicate: Vec::new(),
+        }));
+        let mut filled = Box::pin(self.run(&insert, &[], None)).await;
+        if filled.is_ok() && !ct.temporary {
+            // DDL ends its transaction, rows and all, as in MySQL.
+            filled = self.commit().await.and(filled);
+        }
+        if filled.is_err() {
+            let drop = Statement::DropTable {
+                tables: vec![ct.name.clone()],
+                if_exists: true,
+                temporary: ct.temporary,
+            };
+            let _ = Box::pin(self.run(&drop, &[], None)).await;
+        }
+        filled
     }
 
     /// `db.name` of a statement's table name, in the current database.

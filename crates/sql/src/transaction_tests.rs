@@ -134,3 +134,25 @@ fn common_table_expressions() {
     );
     assert_eq!(db.err("WITH c AS (SELECT * FROM c) SELECT * FROM c"), 1146);
 }
+
+#[test]
+fn create_table_as_select() {
+    let mut db = Db::new("ctas");
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, g INT NOT NULL, s VARCHAR(10))");
+    db.ok("INSERT INTO t VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 2, NULL)");
+    db.ok("CREATE TABLE c AS SELECT g, COUNT(*) AS n FROM t GROUP BY g");
+    assert_eq!(
+        db.rows("SELECT g, n FROM c ORDER BY g"),
+        vec![
+            vec![Value::Int(1), Value::Int(2)],
+            vec![Value::Int(2), Value::Int(1)]
+        ]
+    );
+    db.ok("CREATE TABLE d SELECT id, s FROM t WHERE s IS NOT NULL");
+    assert_eq!(db.rows("SELECT COUNT(*) FROM d"), vec![vec![Value::Int(2)]]);
+    db.ok("CREATE TEMPORARY TABLE e AS SELECT * FROM t");
+    assert_eq!(db.rows("SELECT COUNT(*) FROM e"), vec![vec![Value::Int(3)]]);
+    assert_eq!(db.err("CREATE TABLE c AS SELECT 1"), 1050);
+    assert_eq!(db.err("CREATE TABLE f AS SELECT nope FROM t"), 1054);
+    assert_eq!(db.err("SELECT * FROM f"), 1146);
+}

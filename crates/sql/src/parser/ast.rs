@@ -422,6 +422,8 @@ pub struct CreateTable {
     pub indexes: Vec<IndexSpec>,
     /// CREATE TABLE ... LIKE other
     pub like: Option<ObjectName>,
+    /// CREATE TABLE ... [AS] SELECT: the columns and rows of the query.
+    pub select: Option<Box<Query>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

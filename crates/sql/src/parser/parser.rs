@@ -2711,6 +2711,7 @@ impl<'a> Parser<'a> {
             primary_key: None,
             indexes: Vec::new(),
             like: None,
+            select: None,
         };
         if self.eat_kw("LIKE") {
             ct.like = Some(self.object_name()?);
@@ -2723,13 +2724,13 @@ impl<'a> Parser<'a> {
             return Ok(Statement::CreateTable(Box::new(ct)));
         }
         if !self.is(&Tok::LParen) || self.paren_starts_query() {
-            return Err(
-                if self.is_kw("SELECT") || self.is(&Tok::LParen) || self.is_kw("AS") {
-                    self.unsupported("CREATE TABLE ... SELECT")
-                } else {
-                    self.error()
-                },
-            );
+            if self.is_kw("SELECT") || self.is(&Tok::LParen) || self.is_kw("AS") {
+                // CREATE TABLE t [AS] SELECT ...: the columns are the query's.
+                self.eat_kw("AS");
+                ct.select = Some(Box::new(self.parse_query()?));
+                return Ok(Statement::CreateTable(Box::new(ct)));
+            }
+            return Err(self.error());
         }
         self.advance();
         loop {

@@ -1137,7 +1137,6 @@ fn data_type_errors() {
             "CREATE TABLE t (a INT) PARTITION BY HASH(a)",
             Code::NotSupportedYet,
         ),
-        ("CREATE TABLE t AS SELECT 1", Code::NotSupportedYet),
         (
             "CREATE TABLE t (a INT GENERATED ALWAYS AS (1))",
             Code::NotSupportedYet,
