@@ -460,7 +460,11 @@ impl<'a> Binder<'a> {
 
         // Access paths from WHERE (and ON) conditions.
         let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
-        choose_accesses(&mut source, &conjuncts, true);
+        let prop = crate::equalities::propagate(conjuncts, &scope.types);
+        let conjuncts = prop.conjuncts;
+        let mut usable = conjuncts.clone();
+        usable.extend(prop.derived);
+        choose_accesses(&mut source, &usable, true);
         let mut ordered_by_index = false;
         if agg.is_none() && !s.distinct && !order.is_empty() {
             if let Source::Table(scan) = &mut source {
@@ -478,7 +482,7 @@ impl<'a> Binder<'a> {
                 scan.range_check = check;
                 filter
             }
-            _ => filter,
+            _ => conjoin(conjuncts),
         };
 
         let correlated = self.correlated;

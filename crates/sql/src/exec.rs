@@ -821,6 +821,7 @@ impl<'a> Exec<'a> {
         def: &TableDef,
         access: &Access,
         prefix: &[Value],
+        widened: &mut bool,
     ) -> Result<(Vec<Bounds>, bool)> {
         let cols = &def.indexes[access.index].columns;
         let mut out = Vec::with_capacity(access.ranges.len());
@@ -838,7 +839,15 @@ impl<'a> Exec<'a> {
                         exact &= is_exact(&v, ty);
                         encode_column_key(&k, ty, &mut p)
                     }
-                    None => continue 'ranges, // no row can be equal
+                    None if no_equal_key(&v, ty) => continue 'ranges,
+                    None => {
+                        // Compared by another rule ('05' = 5 for a text
+                        // column): only the prefix before it narrows.
+                        exact = false;
+                        *widened = true;
+                        out.push(prefix_bounds(&p));
+                        continue 'ranges;
+                    }
                 }
             }
             let col_ty = cols.get(r.eq.len()).map(|&c| def.columns[c].data_type);
@@ -902,10 +911,12 @@ impl<'a> Exec<'a> {
     ) -> Result<()> {
         let def = &scan.def;
         let access = &scan.access;
-        let (bounds, exact) = self.key_bounds(def, access, prefix)?;
+        let mut widened = false;
+        let (bounds, exact) = self.key_bounds(def, access, prefix, &mut widened)?;
         // Conditions the ranges guarantee, checked only where they may not.
         let range_check = scan.range_check.as_ref().filter(|_| !exact);
-        let full_point = access.index == 0
+        let full_point = !widened
+            && access.index == 0
             && access
                 .ranges
                 .first()
@@ -1338,6 +1349,27 @@ fn as_ref_bound(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
         Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
         Bound::Unbounded => Bound::Unbounded,
     }
+}
+
+/// Whether no row's key column of type `ty` can equal `v`: NULL, or a
+/// number that is no value of an integer or decimal column (5.5 for INT).
+/// Other values without a key (a number for a text column) compare by
+/// conversion and may equal many keys.
+fn no_equal_key(v: &Value, ty: DataType) -> bool {
+    v.is_null()
+        || (!matches!(v, Value::Bytes(_))
+            && (ty.is_integer() || matches!(ty, DataType::Decimal { .. })))
+}
+
+/// The keys that start with `p` (every key when it is empty).
+fn prefix_bounds(p: &[u8]) -> Bounds {
+    if p.is_empty() {
+        return (Bound::Unbounded, Bound::Unbounded);
+    }
+    (
+        Bound::Included(p.to_vec()),
+        Bound::Excluded(successor_prefix(p)),
+    )
 }
 
 pub fn source_width(src: &Source) -> usize {

@@ -3,6 +3,7 @@
 
 pub mod bind;
 pub mod ddl;
+pub mod equalities;
 pub mod exec;
 pub mod expr;
 pub mod infoschema;
@@ -25,5 +26,7 @@ mod hostile_tests;
 mod numeric_tests;
 #[cfg(test)]
 mod order_tests;
+#[cfg(test)]
+mod planner_tests;
 #[cfg(test)]
 mod test_db;

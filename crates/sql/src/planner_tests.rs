@@ -1,0 +1,157 @@
+//! The planner corpus: files under `tests/planner/`, each a fixture and
+//! queries with their expected EXPLAIN output or result rows. Blocks are
+//! separated by blank lines; `#` starts a comment line. A block is
+//!
+//! ```text
+//! statement            explain / query
+//! <one SQL per line>   <SQL, one or more lines>
+//!                      ----
+//!                      <expected output, one line per row>
+//! ```
+//!
+//! `explain` prints `table: access` per table in join order; `query`
+//! prints the result rows, values joined by ` | `, sorted (join order may
+//! change the order rows come in). With `UPDATE_PLANNER_TESTS=1` the files
+//! are rewritten with the actual output instead of compared.
+
+use crate::test_db::Db;
+use lockstep_protocol::Response;
+use lockstep_types::Value;
+use std::path::{Path, PathBuf};
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/planner")
+}
+
+fn render(v: &Value) -> String {
+    v.to_string()
+}
+
+/// Output lines of a statement: its rows (sorted unless `keep_order`) or
+/// its error number.
+fn output(db: &mut Db, sql: &str, keep_order: bool) -> Vec<String> {
+    match db.run(sql) {
+        Ok(Response::Rows(rs)) => {
+            let mut lines: Vec<String> = rs
+                .rows
+                .iter()
+                .map(|r| r.iter().map(render).collect::<Vec<_>>().join(" | "))
+                .collect();
+            if !keep_order {
+                lines.sort();
+            }
+            lines
+        }
+        Ok(Response::Ok(_)) => vec!["ok".into()],
+        Err(e) => vec![format!("error {}: {}", e.number(), e.message)],
+    }
+}
+
+fn explain(db: &mut Db, sql: &str) -> Vec<String> {
+    match db.run(&format!("EXPLAIN {sql}")) {
+        Ok(Response::Rows(rs)) => rs
+            .rows
+            .iter()
+            .map(|r| format!("{}: {}", render(&r[0]), render(&r[1])))
+            .collect(),
+        Ok(Response::Ok(_)) => vec!["no result set".into()],
+        Err(e) => vec![format!("error {}: {}", e.number(), e.message)],
+    }
+}
+
+/// Runs one block; returns its text as it should read (the actual output
+/// in place of the expected) and a failure message if they differ.
+fn run_block(db: &mut Db, block: &[&str]) -> (Vec<String>, Option<String>) {
+    let mut out: Vec<String> = Vec::new();
+    let mut lines = block.iter().copied();
+    let mut directive = None;
+    for line in lines.by_ref() {
+        out.push(line.to_string());
+        if !line.starts_with('#') {
+            directive = Some(line.trim());
+            break;
+        }
+    }
+    let rest: Vec<&str> = lines.collect();
+    match directive {
+        None => (out, None),
+        Some("statement") => {
+            for sql in &rest {
+                out.push(sql.to_string());
+                if let Err(e) = db.run(sql) {
+                    return (out, Some(format!("{sql}: {e:?}")));
+                }
+            }
+            (out, None)
+        }
+        Some(kind @ ("explain" | "query" | "query ordered")) => {
+            let split = rest.iter().position(|l| *l == "----").unwrap_or(rest.len());
+            let sql = rest[..split].join(" ");
+            let expected: Vec<String> = rest
+                .get(split + 1..)
+                .unwrap_or(&[])
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            let actual = match kind {
+                "explain" => explain(db, &sql),
+                _ => output(db, &sql, kind == "query ordered"),
+            };
+            out.extend(rest[..split].iter().map(|s| s.to_string()));
+            out.push("----".into());
+            out.extend(actual.iter().cloned());
+            let failure = (actual != expected).then(|| {
+                format!(
+                    "{kind} {sql}\nexpected:\n{}\nactual:\n{}",
+                    expected.join("\n"),
+                    actual.join("\n")
+                )
+            });
+            (out, failure)
+        }
+        Some(other) => (out, Some(format!("unknown directive {other:?}"))),
+    }
+}
+
+fn blocks(text: &str) -> Vec<Vec<&str>> {
+    let mut out = vec![Vec::new()];
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            if !out.last().is_some_and(|b| b.is_empty()) {
+                out.push(Vec::new());
+            }
+        } else if let Some(b) = out.last_mut() {
+            b.push(line);
+        }
+    }
+    out.retain(|b| !b.is_empty());
+    out
+}
+
+fn run_file(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("planner test file reads");
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("x");
+    let mut db = Db::new(&format!("planner-{stem}"));
+    let mut rewritten = Vec::new();
+    let mut failures = Vec::new();
+    for block in blocks(&text) {
+        let (out, failure) = run_block(&mut db, &block);
+        rewritten.push(out.join("\n"));
+        failures.extend(failure.map(|f| format!("{}: {f}", path.display())));
+    }
+    if std::env::var_os("UPDATE_PLANNER_TESTS").is_some() {
+        std::fs::write(path, rewritten.join("\n\n") + "\n").expect("planner test file writes");
+        return Vec::new();
+    }
+    failures
+}
+
+fn run_topic(name: &str) {
+    let failures = run_file(&corpus_dir().join(format!("{name}.test")));
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
+
+#[test]
+fn equalities() {
+    run_topic("equalities");
+}
