@@ -959,7 +959,11 @@ impl<'a> Exec<'a> {
                 row.decode_into(&mut combined, needed);
                 SourceRow::Owned(combined)
             };
-            for f in range_check.iter().chain(filter.iter()) {
+            for f in range_check
+                .into_iter()
+                .chain(scan.filter.as_ref())
+                .chain(filter)
+            {
                 if eval(f, source.values(), &mut env)
                     .map_err(EngineError::Sql)?
                     .truth()

@@ -7,6 +7,7 @@ pub mod equalities;
 pub mod exec;
 pub mod expr;
 pub mod infoschema;
+pub mod join_order;
 pub mod keyset;
 pub mod parser;
 pub mod plan;

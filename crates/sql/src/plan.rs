@@ -125,6 +125,8 @@ pub enum Source {
 #[derive(Debug)]
 pub struct TableScan {
     pub table: Arc<Table>,
+    /// The name the statement gives the table (its alias), for EXPLAIN.
+    pub alias: String,
     pub def: Arc<TableDef>,
     pub offset: usize,
     pub access: Access,
@@ -136,6 +138,10 @@ pub struct TableScan {
     /// evaluated per row only in an execution whose key values are not
     /// exact (say a decimal compared with an integer column).
     pub range_check: Option<BExpr>,
+    /// Conditions of the statement checked on each row as the scan meets
+    /// it, over the prefix row and this table's row (a join places each
+    /// condition at the first table where its columns are all read).
+    pub filter: Option<BExpr>,
 }
 
 /// An access path: index 0 is the clustered index.

@@ -155,3 +155,18 @@ fn run_topic(name: &str) {
 fn equalities() {
     run_topic("equalities");
 }
+
+#[test]
+fn join_order() {
+    run_topic("join_order");
+}
+
+#[test]
+fn outer_joins() {
+    run_topic("outer_joins");
+}
+
+#[test]
+fn hints() {
+    run_topic("hints");
+}

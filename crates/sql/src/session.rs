@@ -1474,7 +1474,7 @@ impl Session {
         fn walk(src: &crate::plan::Source, out: &mut Vec<Vec<Value>>) {
             match src {
                 crate::plan::Source::Table(t) => out.push(vec![
-                    Value::str(&t.def.name),
+                    Value::str(&t.alias),
                     Value::str(&t.access.describe(&t.def)),
                 ]),
                 crate::plan::Source::Join { left, right, .. } => {
