@@ -879,13 +879,14 @@ impl<'a> Exec<'a> {
             let lo = match lower {
                 Some((k, true)) => Bound::Included(k),
                 Some((k, false)) => Bound::Included(successor_prefix(&k)),
-                None if p.is_empty() => Bound::Unbounded,
-                // Past the NULLs of the range column: they never match a range.
+                // Past the NULLs of the range column: they never match a
+                // range (with no key prefix too: `a < 2` skips NULL a).
                 None if r.lower.is_some() || r.upper.is_some() => {
                     let mut k = p.clone();
                     k.push(0x01);
                     Bound::Included(k)
                 }
+                None if p.is_empty() => Bound::Unbounded,
                 None => Bound::Included(p.clone()),
             };
             let hi = match upper {
