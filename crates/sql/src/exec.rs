@@ -922,8 +922,9 @@ impl<'a> Exec<'a> {
                 .ranges
                 .first()
                 .is_some_and(|r| r.eq.len() == def.indexes[0].columns.len());
-        // Overlapping ranges over a secondary index may meet a row twice.
-        let mut seen = (bounds.len() > 1 && access.index != 0).then(HashSet::new);
+        // Overlapping ranges may meet a row twice (`id = 5 OR id > 4`,
+        // `id IN (1, 1)`, or any ranges over a secondary index).
+        let mut seen = (bounds.len() > 1).then(HashSet::new);
         let more = std::cell::Cell::new(true);
         let Exec {
             engine,
