@@ -116,7 +116,8 @@ struct Class {
     members: Vec<(usize, BExpr)>,
     edges: Vec<usize>,
     constant: Option<BExpr>,
-    /// Members that already have a `col = constant` conjunct.
+    /// Members that already have a conjunct `col = constant` with the
+    /// class's constant.
     pinned: Vec<usize>,
 }
 
@@ -188,12 +189,24 @@ fn build_classes(conjuncts: &[BExpr], types: &[(DataType, bool)]) -> Vec<Class> 
         if !same_form || !constant_fits(k, class.family) {
             continue;
         }
-        class.pinned.push(s.column);
-        if class.constant.is_none() {
-            class.constant = Some(k.clone());
+        let chosen = class.constant.get_or_insert_with(|| k.clone());
+        // A member equal to another constant keeps that conjunct and gets
+        // the class's one too (b = 3 AND b = a AND a = 5 matches nothing).
+        if same_constant(chosen, k) {
+            class.pinned.push(s.column);
         }
     }
     classes
+}
+
+fn same_constant(a: &BExpr, b: &BExpr) -> bool {
+    match (a, b) {
+        (BExpr::Literal(x), BExpr::Literal(y)) => {
+            std::mem::discriminant(x) == std::mem::discriminant(y) && x == y
+        }
+        (BExpr::Param(x), BExpr::Param(y)) => x == y,
+        _ => false,
+    }
 }
 
 fn eq(l: BExpr, r: BExpr) -> BExpr {
@@ -299,6 +312,17 @@ mod tests {
         let text: Vec<String> = p.conjuncts.iter().map(|c| format!("{c:?}")).collect();
         assert_eq!(p.conjuncts.len(), 3, "{text:?}");
         assert!(p.derived.is_empty());
+    }
+
+    #[test]
+    fn different_constants_stay_contradictory() {
+        let t = types(&[INT, INT]);
+        let p = propagate(
+            vec![eq(col(0), col(1)), eq(col(1), int(5)), eq(col(0), int(3))],
+            &t,
+        );
+        // b = 5, a = 3, and a = 5 from the class.
+        assert_eq!(p.conjuncts.len(), 3);
     }
 
     #[test]
