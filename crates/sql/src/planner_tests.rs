@@ -170,3 +170,8 @@ fn outer_joins() {
 fn hints() {
     run_topic("hints");
 }
+
+#[test]
+fn tpcc() {
+    run_topic("tpcc");
+}
