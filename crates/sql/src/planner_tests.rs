@@ -175,3 +175,36 @@ fn hints() {
 fn tpcc() {
     run_topic("tpcc");
 }
+
+/// Text-protocol cost of a point select and of joins (parse, plan and
+/// run): `cargo test --release -p lockstep-sql planning_cost -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore]
+fn planning_cost() {
+    let mut db = Db::new("planning-cost");
+    for sql in [
+        "CREATE TABLE sbtest1 (id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60), KEY k_1 (k))",
+        "INSERT INTO sbtest1 VALUES (5, 1, 'c', 'pad')",
+        "CREATE TABLE w (w_id INT PRIMARY KEY, w_tax INT)",
+        "CREATE TABLE c (c_w_id INT, c_d_id INT, c_id INT, c_last CHAR(16), PRIMARY KEY (c_w_id, c_d_id, c_id))",
+        "INSERT INTO w VALUES (1, 1)",
+        "INSERT INTO c VALUES (1, 2, 3, 'x')",
+    ] {
+        db.ok(sql);
+    }
+    let queries = [
+        "SELECT c FROM sbtest1 WHERE id=5",
+        "SELECT c_last, w_tax FROM c, w WHERE w_id = 1 AND c_w_id = w_id AND c_d_id = 2 AND c_id = 3",
+        "SELECT COUNT(*) FROM sbtest1 a, sbtest1 b, sbtest1 c, sbtest1 d WHERE a.id = b.k AND b.id = c.k AND c.id = d.k AND d.id = 5",
+    ];
+    for sql in queries {
+        let n = 20_000;
+        let start = std::time::Instant::now();
+        for _ in 0..n {
+            db.ok(sql);
+        }
+        let per = start.elapsed().as_nanos() / n;
+        println!("{per:>8} ns  {sql}");
+    }
+}
