@@ -18,7 +18,6 @@ use crate::parser::JoinKind;
 use crate::plan::{Access, Source};
 use lockstep_tables::TableDef;
 use lockstep_types::DataType;
-use std::collections::HashMap;
 
 /// Joins of more units than this keep the written order (bit sets).
 pub const MAX_UNITS: usize = 64;
@@ -244,21 +243,33 @@ const OPAQUE: Step = Step {
 
 struct Search<'a> {
     joins: &'a Joins,
+    /// Per unit: the conditions its key may use (built once).
+    usable: Vec<Vec<BExpr>>,
+    /// Per unit: the other units those conditions read; its estimate
+    /// depends on which of these come before it, not on the rest.
+    relevant: Vec<u64>,
     /// Per condition: the units it reads (None: never placed early).
     refs: Vec<Option<u64>>,
     /// Per unit: the units that must come before it.
     deps: Vec<u64>,
-    memo: HashMap<(usize, u64), Step>,
+    /// Estimates by unit and relevant units before it, for the
+    /// exhaustive search (index `u << n | mask`); the greedy one asks
+    /// each question about once.
+    memo: Vec<Option<Step>>,
     best: (f64, Vec<usize>),
 }
 
 impl Search<'_> {
     fn step(&mut self, u: usize, placed: u64) -> Step {
-        if let Some(s) = self.memo.get(&(u, placed)) {
+        let placed = placed & self.relevant[u];
+        let slot = (u << self.joins.units.len()) | placed as usize;
+        if let Some(Some(s)) = self.memo.get(slot) {
             return *s;
         }
         let s = self.estimate(u, placed);
-        self.memo.insert((u, placed), s);
+        if let Some(m) = self.memo.get_mut(slot) {
+            *m = Some(s);
+        }
         s
     }
 
@@ -269,12 +280,7 @@ impl Search<'_> {
             return OPAQUE;
         };
         let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
-        let (conds, derived): (&[BExpr], &[BExpr]) = match &unit.outer {
-            Some(o) => (&o.on, &o.derived),
-            None => (&self.joins.conds, &self.joins.derived),
-        };
-        let usable: Vec<BExpr> = conds.iter().chain(derived).cloned().collect();
-        let access = best_access_by(&scan.def, scan.offset, &usable, &avail as Avail);
+        let access = best_access_by(&scan.def, scan.offset, &self.usable[u], &avail as Avail);
         let n = scan.table.approximate_rows().max(1) as f64;
         let fetched = access_rows(&scan.def, &access, n);
         let checks = match &unit.outer {
@@ -381,11 +387,34 @@ impl Joins {
                 (o.after | on.fold(0, |m, r| m | r)) & !bit(u)
             })
             .collect();
+        let inner = [&self.conds[..], &self.derived[..]].concat();
+        let usable: Vec<Vec<BExpr>> = self
+            .units
+            .iter()
+            .map(|unit| match (&unit.outer, &unit.source) {
+                (Some(o), Source::Table(_)) => [&o.on[..], &o.derived[..]].concat(),
+                (None, Source::Table(_)) => inner.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let relevant = usable
+            .iter()
+            .enumerate()
+            .map(|(u, conds)| {
+                let reads = conds.iter().map(|c| refs(c, &self.units).unwrap_or(0));
+                reads.fold(0, |m, r| m | r) & !bit(u)
+            })
+            .collect();
         let mut s = Search {
             joins: self,
+            usable,
+            relevant,
             refs: self.conds.iter().map(|c| refs(c, &self.units)).collect(),
             deps,
-            memo: HashMap::new(),
+            memo: match n <= EXHAUSTIVE {
+                true => vec![None; n << n],
+                false => Vec::new(),
+            },
             best: (f64::INFINITY, identity.clone()),
         };
         let written = s.cost_of(&identity);

@@ -198,13 +198,18 @@ fn planning_cost() {
         "SELECT c_last, w_tax FROM c, w WHERE w_id = 1 AND c_w_id = w_id AND c_d_id = 2 AND c_id = 3",
         "SELECT COUNT(*) FROM sbtest1 a, sbtest1 b, sbtest1 c, sbtest1 d WHERE a.id = b.k AND b.id = c.k AND c.id = d.k AND d.id = 5",
     ];
+    // The best of many short batches: the machine is shared.
     for sql in queries {
-        let n = 20_000;
-        let start = std::time::Instant::now();
-        for _ in 0..n {
-            db.ok(sql);
-        }
-        let per = start.elapsed().as_nanos() / n;
-        println!("{per:>8} ns  {sql}");
+        let best = (0..40)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                for _ in 0..500 {
+                    db.ok(sql);
+                }
+                start.elapsed().as_nanos() / 500
+            })
+            .min()
+            .unwrap_or(0);
+        println!("{best:>8} ns  {sql}");
     }
 }
