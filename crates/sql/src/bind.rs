@@ -537,13 +537,15 @@ impl<'a> Binder<'a> {
         source: Source,
         filter: Option<BExpr>,
     ) -> Result<(Scope, Source, Option<BExpr>)> {
-        use crate::join_order::{Joins, MAX_UNITS};
+        use crate::join_order::{leaf_count, Joins, MAX_UNITS};
+        if leaf_count(&source) > MAX_UNITS {
+            return Ok(written_order_plan(scope, source, filter));
+        }
         let joins = Joins::new(source, filter, &scope.types);
         let n = joins.units.len();
-        let order: Vec<usize> = if s.straight_join || n > MAX_UNITS {
-            (0..n).collect()
-        } else {
-            joins.best_order()
+        let order: Vec<usize> = match s.straight_join {
+            true => (0..n).collect(),
+            false => joins.best_order(),
         };
         if order.iter().enumerate().all(|(i, &u)| i == u) {
             let (source, filter) = joins.build();
@@ -569,10 +571,10 @@ impl<'a> Binder<'a> {
         scope: &Scope,
     ) -> Vec<BExpr> {
         let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
+        // Implied equalities between one table's own columns give no key.
         let prop = crate::equalities::propagate(conjuncts, &scope.types);
         if let Source::Table(scan) = source {
-            let usable = [&prop.conjuncts[..], &prop.derived[..]].concat();
-            scan.access = best_access(&scan.def, scan.offset, &usable);
+            scan.access = best_access(&scan.def, scan.offset, &prop.conjuncts);
         }
         prop.conjuncts
     }
@@ -1249,6 +1251,20 @@ impl<'a> Binder<'a> {
         }
         Ok(Arc::new(plan))
     }
+}
+
+/// A join of more tables than the order search takes: written order,
+/// access paths from the WHERE and ON, the WHERE checked on whole rows.
+fn written_order_plan(
+    scope: Scope,
+    mut source: Source,
+    filter: Option<BExpr>,
+) -> (Scope, Source, Option<BExpr>) {
+    let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
+    let prop = crate::equalities::propagate(conjuncts, &scope.types);
+    let usable = [&prop.conjuncts[..], &prop.derived[..]].concat();
+    choose_accesses(&mut source, &usable, true);
+    (scope, source, conjoin(prop.conjuncts))
 }
 
 /// Where the tables of a FROM clause go in the combined row: one after

@@ -154,6 +154,13 @@ impl Joins {
     }
 }
 
+/// How many tables (base or derived) `src` joins.
+pub fn leaf_count(src: &Source) -> usize {
+    let mut n = 0;
+    leaves(src, &mut |_| n += 1);
+    n
+}
+
 /// Calls `f` with the offset of every table in `src`.
 fn leaves(src: &Source, f: &mut dyn FnMut(usize)) {
     match src {
@@ -262,6 +269,9 @@ struct Search<'a> {
 impl Search<'_> {
     fn step(&mut self, u: usize, placed: u64) -> Step {
         let placed = placed & self.relevant[u];
+        if self.memo.is_empty() {
+            return self.estimate(u, placed);
+        }
         let slot = (u << self.joins.units.len()) | placed as usize;
         if let Some(Some(s)) = self.memo.get(slot) {
             return *s;
