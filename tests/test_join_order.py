@@ -39,8 +39,10 @@ def condition(rng, tables):
         return f"{column(rng, tables)} = {rng.randint(0, 6)}"
     if kind < 0.8:
         return f"{column(rng, tables)} < {rng.randint(0, 6)}"
-    if kind < 0.87:
+    if kind < 0.84:
         return f"{column(rng, tables)} IS NULL"
+    if kind < 0.87:
+        return f"{column(rng, tables)} IS NOT NULL"
     if kind < 0.94:
         return f"{column(rng, tables)} IN ({rng.randint(0, 6)}, {rng.randint(0, 6)})"
     return f"({column(rng, tables)} = {rng.randint(0, 6)} OR {column(rng, tables)} > 4)"

@@ -103,6 +103,58 @@ fn flatten(src: Source, units: &mut Vec<Unit>, conds: &mut Vec<BExpr>) {
     }
 }
 
+/// A LEFT JOIN whose inner table the WHERE (or an inner join's ON, checked
+/// after it) requires not NULL, as `b.x = 5` or `b.x IS NOT NULL` do, loses
+/// its NULL rows anyway: it is an inner join, which the search may order
+/// freely, and its ON joins the WHERE. Only for a single inner table; last
+/// first, since a moved ON may in turn reject an earlier one's NULLs.
+fn outer_to_inner(units: &mut [Unit], conds: &mut Vec<BExpr>) {
+    for unit in units.iter_mut().rev() {
+        if !matches!(unit.source, Source::Table(_)) {
+            continue;
+        }
+        let (start, end) = (unit.start, unit.end);
+        if unit.outer.is_some() && conds.iter().any(|c| rejects_null(c, start, end)) {
+            if let Some(o) = unit.outer.take() {
+                conds.extend(o.on);
+            }
+        }
+    }
+}
+
+/// Whether `c` is never true when the columns [start, end) are NULL: a
+/// comparison, range, list or pattern test of one of them.
+fn rejects_null(c: &BExpr, start: usize, end: usize) -> bool {
+    let is_col = |e: &BExpr| {
+        let e = match e {
+            BExpr::Func(Func::FoldCase, args) if args.len() == 1 => &args[0],
+            e => e,
+        };
+        matches!(e, BExpr::Column(i) if (start..end).contains(i))
+    };
+    use crate::parser::BinaryOp::*;
+    match c {
+        BExpr::Binary(Eq | NotEq | Lt | LtEq | Gt | GtEq, l, r) => is_col(l) || is_col(r),
+        BExpr::IsNull(x, true) => is_col(x),
+        BExpr::Between {
+            expr,
+            negated: false,
+            ..
+        }
+        | BExpr::InList {
+            expr,
+            negated: false,
+            ..
+        }
+        | BExpr::Like {
+            expr,
+            negated: false,
+            ..
+        } => is_col(expr),
+        _ => false,
+    }
+}
+
 fn bit(u: usize) -> u64 {
     1u64 << u
 }
@@ -116,6 +168,7 @@ impl Joins {
         let mut units = Vec::new();
         let mut conds = filter.as_ref().map(split_conjuncts).unwrap_or_default();
         flatten(source, &mut units, &mut conds);
+        outer_to_inner(&mut units, &mut conds);
         for u in &mut units {
             if let Some(o) = &mut u.outer {
                 let p = propagate(std::mem::take(&mut o.on), types);
