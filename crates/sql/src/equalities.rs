@@ -64,6 +64,13 @@ fn side(e: &BExpr) -> Option<Side<'_>> {
     Some(Side { column, expr: e })
 }
 
+fn strip_fold(e: &BExpr) -> &BExpr {
+    match e {
+        BExpr::Func(Func::FoldCase, args) if args.len() == 1 => &args[0],
+        e => e,
+    }
+}
+
 fn is_folded(e: &BExpr) -> bool {
     matches!(e, BExpr::Func(Func::FoldCase, _))
 }
@@ -87,7 +94,14 @@ fn column_pair<'a>(
 
 /// Whether `k` may stand for every member of a class of `fam`: for text,
 /// only a text literal (folded by the collation, as the members are).
+/// Other families ignore the fold a parameter (typed as text) brings to
+/// `int_col = ?`: folding changes no number.
 fn constant_fits(k: &BExpr, fam: Family) -> bool {
+    let k = if fam == Family::Text {
+        k
+    } else {
+        strip_fold(k)
+    };
     match (k, fam) {
         (BExpr::Literal(Value::Null), _) => false,
         (BExpr::Literal(Value::Bytes(_)), _) => true,
@@ -182,10 +196,13 @@ fn build_classes(conjuncts: &[BExpr], types: &[(DataType, bool)]) -> Vec<Class> 
             continue;
         };
         let class = &mut classes[ci];
-        let same_form = class
-            .members
-            .iter()
-            .any(|(col, e)| *col == s.column && is_folded(e) == is_folded(s.expr));
+        // Text compares under the collation only folded; a fold of
+        // anything else is the value itself.
+        let same_form = class.family != Family::Text
+            || class
+                .members
+                .iter()
+                .any(|(col, e)| *col == s.column && is_folded(e) == is_folded(s.expr));
         if !same_form || !constant_fits(k, class.family) {
             continue;
         }
@@ -200,7 +217,7 @@ fn build_classes(conjuncts: &[BExpr], types: &[(DataType, bool)]) -> Vec<Class> 
 }
 
 fn same_constant(a: &BExpr, b: &BExpr) -> bool {
-    match (a, b) {
+    match (strip_fold(a), strip_fold(b)) {
         (BExpr::Literal(x), BExpr::Literal(y)) => {
             std::mem::discriminant(x) == std::mem::discriminant(y) && x == y
         }

@@ -213,3 +213,41 @@ fn planning_cost() {
         println!("{best:>8} ns  {sql}");
     }
 }
+
+/// A prepared statement's plan binds once with its parameters unknown:
+/// `w_id = ?` still reaches customer's key through `c_w_id = w_id`.
+#[test]
+fn parameters_propagate() {
+    let mut db = Db::new("planner-params");
+    db.ok("CREATE TABLE w (w_id INT PRIMARY KEY, w_tax INT)");
+    db.ok("CREATE TABLE c (c_w_id INT, c_d_id INT, c_id INT, c_last CHAR(8), PRIMARY KEY (c_w_id, c_d_id, c_id))");
+    db.ok("INSERT INTO w VALUES (1, 10), (2, 20)");
+    db.ok("INSERT INTO c VALUES (1, 2, 3, 'a'), (2, 2, 3, 'b'), (1, 2, 4, 'c')");
+    let sql = "SELECT c_last, w_tax FROM c, w WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?";
+    let stmt = crate::parser::parse(sql).expect("parses").remove(0);
+    let crate::parser::Statement::Select(q) = stmt else {
+        panic!("a query");
+    };
+    let engine = std::sync::Arc::clone(&db.server.engine);
+    let mut binder = crate::bind::Binder::new(&engine.catalog, Some("d".into()));
+    let plan = binder.bind_query(&q).expect("binds");
+    let crate::plan::QueryBody::Select(s) = &plan.body else {
+        panic!("a select");
+    };
+    let explained: Vec<String> = crate::plan::explain(&s.source)
+        .into_iter()
+        .map(|(t, a)| format!("{t}: {a}"))
+        .collect();
+    assert_eq!(
+        explained,
+        [
+            "c: 1 point lookup(s) on PRIMARY",
+            "w: 1 point lookup(s) on PRIMARY"
+        ]
+    );
+    let mut p = db.prepare(None, sql);
+    let rows = db.execute(None, &mut p, &[Value::Int(2), Value::Int(2), Value::Int(3)]);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(render(&rows[0][0]), "b");
+    assert_eq!(render(&rows[0][1]), "20");
+}
