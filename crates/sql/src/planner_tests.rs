@@ -245,9 +245,30 @@ fn parameters_propagate() {
             "w: 1 point lookup(s) on PRIMARY"
         ]
     );
+    // Every condition is guaranteed by a key: none is checked per row
+    // (unless a parameter's value is not an exact integer key).
+    let mut scans = Vec::new();
+    scans_of(&s.source, &mut scans);
+    assert_eq!(scans.len(), 2);
+    for scan in scans {
+        assert!(scan.filter.is_none(), "{}: {:?}", scan.alias, scan.filter);
+        assert!(scan.range_check.is_some(), "{}", scan.alias);
+    }
+    assert!(s.filter.is_none(), "{:?}", s.filter);
     let mut p = db.prepare(None, sql);
     let rows = db.execute(None, &mut p, &[Value::Int(2), Value::Int(2), Value::Int(3)]);
     assert_eq!(rows.len(), 1);
     assert_eq!(render(&rows[0][0]), "b");
     assert_eq!(render(&rows[0][1]), "20");
+}
+
+fn scans_of<'a>(src: &'a crate::plan::Source, out: &mut Vec<&'a crate::plan::TableScan>) {
+    match src {
+        crate::plan::Source::Table(t) => out.push(t),
+        crate::plan::Source::Join { left, right, .. } => {
+            scans_of(left, out);
+            scans_of(right, out);
+        }
+        _ => {}
+    }
 }
