@@ -294,6 +294,7 @@ impl<'a> Binder<'a> {
         name: &ast::ObjectName,
         alias: &Option<String>,
         scope: &mut Scope,
+        place: &mut Placement,
     ) -> Option<Result<Source>> {
         if name.database.is_some() {
             return None;
@@ -305,7 +306,7 @@ impl<'a> Binder<'a> {
         let columns = cte.columns.clone();
         self.ctes.extend(later);
         let alias = alias.clone().unwrap_or_else(|| name.name.clone());
-        Some(plan.and_then(|p| self.derived(Arc::new(p), alias, &columns, scope)))
+        Some(plan.and_then(|p| self.derived(Arc::new(p), alias, &columns, scope, place)))
     }
 
     fn bind_query_body(&mut self, q: &ast::Query) -> Result<QueryPlan> {
@@ -357,29 +358,17 @@ impl<'a> Binder<'a> {
 
     fn bind_select(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
         let was_correlated = std::mem::replace(&mut self.correlated, false);
-        let mut scope = Scope::default();
-        let mut sources = Vec::new();
-        for item in &s.from {
-            sources.push(self.bind_table_ref(item, &mut scope)?);
-        }
-        let mut source = match sources.len() {
-            0 => Source::Dual,
-            _ => {
-                let mut it = sources.into_iter();
-                let first = it.next().expect("at least one FROM item");
-                it.fold(first, |left, right| Source::Join {
-                    left: Box::new(left),
-                    right: Box::new(right),
-                    kind: JoinKind::Inner,
-                    on: None,
-                })
-            }
+        let (scope, mut source, filter) = self.bind_from(s, &mut Placement::default())?;
+        // Several tables: order and access paths are chosen now, before
+        // the select list binds against the row layout the order gives.
+        let joined = matches!(source, Source::Join { .. });
+        let (scope, filter) = if joined {
+            let (scope, planned, filter) = self.plan_joins(s, scope, source, filter)?;
+            source = planned;
+            (scope, filter)
+        } else {
+            (scope, filter)
         };
-        let filter = s
-            .selection
-            .as_ref()
-            .map(|e| self.bind_expr(e, &scope).map(|b| collated(b, &scope.types)))
-            .transpose()?;
 
         // Expand the select list.
         let mut items: Vec<(Expr, String, Option<&ScopeColumn>)> = Vec::new();
@@ -512,9 +501,11 @@ impl<'a> Binder<'a> {
         let lock = lock_mode(q.lock);
         let (limit, offset) = self.bind_limit(q)?;
 
-        // Access paths from WHERE (and ON) conditions.
-        let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
-        choose_accesses(&mut source, &conjuncts, true);
+        // One table's access path from the WHERE.
+        let conjuncts = match joined {
+            true => Vec::new(),
+            false => self.one_table_access(&mut source, &filter, &scope),
+        };
         let mut ordered_by_index = false;
         if agg.is_none() && !s.distinct && !order.is_empty() {
             if let Source::Table(scan) = &mut source {
@@ -527,12 +518,13 @@ impl<'a> Binder<'a> {
         };
         // One table: the WHERE applies to its rows as the scan meets them.
         let filter = match &mut source {
+            _ if joined => filter,
             Source::Table(scan) => {
                 let (filter, check) = take_implied(conjuncts, &scan.def, scan.offset, &scan.access);
                 scan.range_check = check;
                 filter
             }
-            _ => filter,
+            _ => conjoin(conjuncts),
         };
 
         let correlated = self.correlated;
@@ -560,6 +552,86 @@ impl<'a> Binder<'a> {
             columns: columns.into(),
             correlated,
         })
+    }
+
+    /// FROM and WHERE, with the tables at the offsets `place` gives.
+    fn bind_from(
+        &mut self,
+        s: &ast::Select,
+        place: &mut Placement,
+    ) -> Result<(Scope, Source, Option<BExpr>)> {
+        let mut scope = Scope::default();
+        let mut sources = Vec::new();
+        for item in &s.from {
+            sources.push(self.bind_table_ref(item, &mut scope, place)?);
+        }
+        let source = sources
+            .into_iter()
+            .reduce(|left, right| Source::Join {
+                left: Box::new(left),
+                right: Box::new(right),
+                kind: JoinKind::Inner,
+                on: None,
+            })
+            .unwrap_or(Source::Dual);
+        let filter = s
+            .selection
+            .as_ref()
+            .map(|e| self.bind_expr(e, &scope).map(|b| collated(b, &scope.types)))
+            .transpose()?;
+        Ok((scope, source, filter))
+    }
+
+    /// Orders the tables of a join and picks their access paths. Another
+    /// order than the written one lays the tables out anew, so FROM and
+    /// WHERE bind again with the tables at their new offsets.
+    fn plan_joins(
+        &mut self,
+        s: &ast::Select,
+        scope: Scope,
+        source: Source,
+        filter: Option<BExpr>,
+    ) -> Result<(Scope, Source, Option<BExpr>)> {
+        use crate::join_order::{leaf_count, Joins, MAX_UNITS};
+        if leaf_count(&source) > MAX_UNITS {
+            return Ok(written_order_plan(scope, source, filter));
+        }
+        let joins = Joins::new(source, filter, &scope.types);
+        let n = joins.units.len();
+        let order: Vec<usize> = match s.straight_join {
+            true => (0..n).collect(),
+            false => joins.best_order(),
+        };
+        if order.iter().enumerate().all(|(i, &u)| i == u) {
+            let (source, filter) = joins.build();
+            return Ok((scope, source, filter));
+        }
+        let mut place = Placement {
+            offsets: Some(joins.placement(&order)),
+            next: 0,
+        };
+        let (scope, source, filter) = self.bind_from(s, &mut place)?;
+        let mut joins = Joins::new(source, filter, &scope.types);
+        joins.reorder(&order);
+        let (source, filter) = joins.build();
+        Ok((scope, source, filter))
+    }
+
+    /// The access path of a lone table (or none, for a derived table or no
+    /// FROM) from the WHERE; returns the WHERE's conjuncts.
+    fn one_table_access(
+        &mut self,
+        source: &mut Source,
+        filter: &Option<BExpr>,
+        scope: &Scope,
+    ) -> Vec<BExpr> {
+        let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
+        // Implied equalities between one table's own columns give no key.
+        let prop = crate::equalities::propagate(conjuncts, &scope.types);
+        if let Source::Table(scan) = source {
+            scan.access = best_access(&scan.def, scan.offset, &prop.conjuncts);
+        }
+        prop.conjuncts
     }
 
     /// LIMIT and OFFSET: constants or parameters.
@@ -799,10 +871,15 @@ impl<'a> Binder<'a> {
         }
     }
 
-    fn bind_table_ref(&mut self, item: &TableRef, scope: &mut Scope) -> Result<Source> {
+    fn bind_table_ref(
+        &mut self,
+        item: &TableRef,
+        scope: &mut Scope,
+        place: &mut Placement,
+    ) -> Result<Source> {
         match item {
             TableRef::Table { name, alias } => {
-                if let Some(cte) = self.bind_cte(name, alias, scope) {
+                if let Some(cte) = self.bind_cte(name, alias, scope, place) {
                     return cte;
                 }
                 let table = self.table(name)?;
@@ -810,7 +887,7 @@ impl<'a> Binder<'a> {
                     self.reads.push(table.clone());
                 }
                 let def = table.def();
-                let offset = scope.width;
+                let offset = place.next(scope.width);
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
                 if scope.columns.iter().any(|c| c.qualifier == qualifier) {
                     return Err(Error::new(
@@ -819,7 +896,7 @@ impl<'a> Binder<'a> {
                     ));
                 }
                 for (i, c) in def.columns.iter().enumerate() {
-                    scope.types.push((c.data_type, c.nullable));
+                    set_type(&mut scope.types, offset + i, (c.data_type, c.nullable));
                     if Some(i) == def.hidden_row_id {
                         continue;
                     }
@@ -836,16 +913,18 @@ impl<'a> Binder<'a> {
                 scope.width += def.columns.len();
                 Ok(Source::Table(TableScan {
                     table,
+                    alias: qualifier,
                     def,
                     offset,
                     access: Access::full(),
                     needed: None,
                     range_check: None,
+                    filter: None,
                 }))
             }
             TableRef::Derived { query, alias } => {
                 let plan = Arc::new(self.bind_query(query)?);
-                self.derived(plan, alias.clone(), &[], scope)
+                self.derived(plan, alias.clone(), &[], scope, place)
             }
             TableRef::Join {
                 left,
@@ -859,9 +938,9 @@ impl<'a> Binder<'a> {
                     }
                     k => (left, right, *k),
                 };
-                let l = self.bind_table_ref(left, scope)?;
+                let l = self.bind_table_ref(left, scope, place)?;
                 let left_cols = scope.columns.len();
-                let r = self.bind_table_ref(right, scope)?;
+                let r = self.bind_table_ref(right, scope, place)?;
                 let on = match on {
                     JoinCondition::On(e) => Some(collated(self.bind_expr(e, scope)?, &scope.types)),
                     JoinCondition::Using(cols) => {
@@ -1143,6 +1222,7 @@ impl<'a> Binder<'a> {
         alias: String,
         names: &[String],
         scope: &mut Scope,
+        place: &mut Placement,
     ) -> Result<Source> {
         if !names.is_empty() && names.len() != plan.columns.len() {
             return Err(Error::new(
@@ -1150,9 +1230,9 @@ impl<'a> Binder<'a> {
                 "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts",
             ));
         }
-        let offset = scope.width;
+        let offset = place.next(scope.width);
         for (i, c) in plan.columns.iter().enumerate() {
-            scope.types.push((c.data_type, c.nullable));
+            set_type(&mut scope.types, offset + i, (c.data_type, c.nullable));
             scope.columns.push(ScopeColumn {
                 qualifier: alias.clone(),
                 name: names.get(i).unwrap_or(&c.name).clone(),
@@ -1300,6 +1380,47 @@ impl<'a> Binder<'a> {
         }
         Ok(Arc::new(plan))
     }
+}
+
+/// A join of more tables than the order search takes: written order,
+/// access paths from the WHERE and ON, the WHERE checked on whole rows.
+fn written_order_plan(
+    scope: Scope,
+    mut source: Source,
+    filter: Option<BExpr>,
+) -> (Scope, Source, Option<BExpr>) {
+    let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
+    let prop = crate::equalities::propagate(conjuncts, &scope.types);
+    let usable = [&prop.conjuncts[..], &prop.derived[..]].concat();
+    choose_accesses(&mut source, &usable, true);
+    (scope, source, conjoin(prop.conjuncts))
+}
+
+/// Where the tables of a FROM clause go in the combined row: one after
+/// another as written, or at offsets a join order chose.
+#[derive(Default)]
+struct Placement {
+    offsets: Option<Vec<usize>>,
+    next: usize,
+}
+
+impl Placement {
+    /// The offset of the next table, `width` when written order applies.
+    fn next(&mut self, width: usize) -> usize {
+        let at = self
+            .offsets
+            .as_ref()
+            .and_then(|o| o.get(self.next).copied());
+        self.next += 1;
+        at.unwrap_or(width)
+    }
+}
+
+fn set_type(types: &mut Vec<(DataType, bool)>, pos: usize, t: (DataType, bool)) {
+    if types.len() <= pos {
+        types.resize(pos + 1, (DataType::Binary { len: 0 }, true));
+    }
+    types[pos] = t;
 }
 
 /// Comparisons on text columns under the default collation.
@@ -1661,18 +1782,23 @@ pub fn split_conjuncts(e: &BExpr) -> Vec<BExpr> {
     out
 }
 
+/// Which row positions hold values when a table is read: those left of
+/// its offset in a plan, or those of the tables placed before it while
+/// the join order is searched.
+pub type Avail<'a> = &'a dyn Fn(usize) -> bool;
+
 /// Whether `e` can be evaluated before the table at `offset` is read:
 /// it refers only to columns left of it, parameters and constants.
-fn available(e: &BExpr, offset: usize) -> bool {
+fn available(e: &BExpr, avail: Avail) -> bool {
     match e {
         BExpr::Literal(_)
         | BExpr::Param(_)
         | BExpr::UserVar(_)
         | BExpr::SystemVar { .. }
         | BExpr::Outer { .. } => true,
-        BExpr::Column(i) => *i < offset,
-        BExpr::Unary(_, x) | BExpr::Cast(x, _) => available(x, offset),
-        BExpr::Binary(_, l, r) => available(l, offset) && available(r, offset),
+        BExpr::Column(i) => avail(*i),
+        BExpr::Unary(_, x) | BExpr::Cast(x, _) => available(x, avail),
+        BExpr::Binary(_, l, r) => available(l, avail) && available(r, avail),
         BExpr::Func(f, args) => {
             !matches!(
                 f,
@@ -1683,7 +1809,7 @@ fn available(e: &BExpr, offset: usize) -> bool {
                     | Func::ReleaseLock
                     | Func::ReleaseAllLocks
                     | Func::Uuid
-            ) && args.iter().all(|a| available(a, offset))
+            ) && args.iter().all(|a| available(a, avail))
         }
         _ => false,
     }
@@ -1743,13 +1869,18 @@ fn column_of(e: &BExpr, lo: usize, hi: usize) -> Option<usize> {
 }
 
 /// A single-column range condition: (column, lower, upper, is equality).
-fn range_of(e: &BExpr, lo: usize, hi: usize) -> Option<(usize, RangeBound, RangeBound, bool)> {
+fn range_of(
+    e: &BExpr,
+    lo: usize,
+    hi: usize,
+    avail: Avail,
+) -> Option<(usize, RangeBound, RangeBound, bool)> {
     match e {
         BExpr::Binary(op, l, r) => {
             let (col, val, flipped) =
-                if let (Some(c), true) = (column_of(l, lo, hi), available(r, lo)) {
+                if let (Some(c), true) = (column_of(l, lo, hi), available(r, avail)) {
                     (c, unfold(r).clone(), false)
-                } else if let (Some(c), true) = (column_of(r, lo, hi), available(l, lo)) {
+                } else if let (Some(c), true) = (column_of(r, lo, hi), available(l, avail)) {
                     (c, unfold(l).clone(), true)
                 } else {
                     return None;
@@ -1782,7 +1913,7 @@ fn range_of(e: &BExpr, lo: usize, hi: usize) -> Option<(usize, RangeBound, Range
             negated: false,
         } => {
             let c = column_of(expr, lo, hi)?;
-            if available(low, lo) && available(high, lo) {
+            if available(low, avail) && available(high, avail) {
                 Some((
                     c,
                     Some(((**low).clone(), true)),
@@ -1797,11 +1928,16 @@ fn range_of(e: &BExpr, lo: usize, hi: usize) -> Option<(usize, RangeBound, Range
     }
 }
 
-fn constraints(conjuncts: &[BExpr], lo: usize, width: usize) -> Vec<ColumnConstraint> {
+fn constraints(
+    conjuncts: &[BExpr],
+    lo: usize,
+    width: usize,
+    avail: Avail,
+) -> Vec<ColumnConstraint> {
     let hi = lo + width;
     let mut cons = vec![ColumnConstraint::default(); width];
     for (at, c) in conjuncts.iter().enumerate() {
-        if let Some((col, lower, upper, is_eq)) = range_of(c, lo, hi) {
+        if let Some((col, lower, upper, is_eq)) = range_of(c, lo, hi, avail) {
             let cc = &mut cons[col];
             if is_eq {
                 cc.eq = lower.map(|(v, _)| v);
@@ -1825,7 +1961,7 @@ fn constraints(conjuncts: &[BExpr], lo: usize, width: usize) -> Vec<ColumnConstr
                 negated: false,
             } => {
                 if let Some(col) = column_of(expr, lo, hi) {
-                    if list.iter().all(|x| available(x, lo)) && !list.is_empty() {
+                    if list.iter().all(|x| available(x, avail)) && !list.is_empty() {
                         cons[col].in_list = Some(list.clone());
                     }
                 }
@@ -1846,7 +1982,7 @@ fn constraints(conjuncts: &[BExpr], lo: usize, width: usize) -> Vec<ColumnConstr
                 let mut ranges = Vec::new();
                 let mut ok = true;
                 for p in &parts {
-                    match range_of(p, lo, hi) {
+                    match range_of(p, lo, hi, avail) {
                         Some((col, l, u, _)) if col_seen.is_none_or(|s| s == col) => {
                             col_seen = Some(col);
                             ranges.push((l, u));
@@ -1907,7 +2043,13 @@ pub fn choose_accesses(source: &mut Source, conjuncts: &[BExpr], where_applies: 
 }
 
 pub fn best_access(def: &TableDef, offset: usize, conjuncts: &[BExpr]) -> Access {
-    let cons = constraints(conjuncts, offset, def.columns.len());
+    best_access_by(def, offset, conjuncts, &|i| i < offset)
+}
+
+/// The access path of the table at `offset` whose keys may use the
+/// positions `avail` allows.
+pub fn best_access_by(def: &TableDef, offset: usize, conjuncts: &[BExpr], avail: Avail) -> Access {
+    let cons = constraints(conjuncts, offset, def.columns.len(), avail);
     let mut best = Access::full();
     let mut best_score = 0i64;
     for (idx, index) in def.indexes.iter().enumerate() {
@@ -1997,6 +2139,27 @@ pub fn take_implied(
     access: &Access,
 ) -> (Option<BExpr>, Option<BExpr>) {
     let implied = implied_conjuncts(&conjuncts, def, offset, access);
+    split_implied(conjuncts, &implied)
+}
+
+/// `take_implied` over `conjuncts` (the conditions the table's own filter
+/// holds) when the access was chosen from `conjuncts ++ extra`.
+pub fn take_implied_with(
+    conjuncts: Vec<BExpr>,
+    extra: &[BExpr],
+    def: &TableDef,
+    offset: usize,
+    access: &Access,
+) -> (Option<BExpr>, Option<BExpr>) {
+    let mine = conjuncts.len();
+    let mut all = conjuncts;
+    all.extend_from_slice(extra);
+    let implied = implied_conjuncts(&all, def, offset, access);
+    all.truncate(mine);
+    split_implied(all, &implied)
+}
+
+fn split_implied(conjuncts: Vec<BExpr>, implied: &[usize]) -> (Option<BExpr>, Option<BExpr>) {
     let (mut rest, mut check) = (Vec::new(), Vec::new());
     for (at, c) in conjuncts.into_iter().enumerate() {
         if implied.contains(&at) {
@@ -2020,11 +2183,12 @@ fn implied_conjuncts(
         return Vec::new();
     };
     let width = def.columns.len();
-    let cons = constraints(conjuncts, offset, width);
+    let avail = |i: usize| i < offset;
+    let cons = constraints(conjuncts, offset, width, &avail);
     let columns = &def.indexes[access.index].columns;
     let mut out = Vec::new();
     for (at, c) in conjuncts.iter().enumerate() {
-        let Some((col, lower, upper, is_eq)) = range_of(c, offset, offset + width) else {
+        let Some((col, lower, upper, is_eq)) = range_of(c, offset, offset + width, &avail) else {
             continue;
         };
         if !def.columns[col].data_type.is_integer() {
@@ -2051,7 +2215,7 @@ fn implied_conjuncts(
 }
 
 /// The AND of `conjuncts` (None for none).
-fn conjoin(conjuncts: Vec<BExpr>) -> Option<BExpr> {
+pub fn conjoin(conjuncts: Vec<BExpr>) -> Option<BExpr> {
     conjuncts
         .into_iter()
         .reduce(|l, r| BExpr::Binary(BinaryOp::And, Box::new(l), Box::new(r)))
@@ -2318,11 +2482,13 @@ impl Binder<'_> {
         let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
         let mut scan = TableScan {
             table: table.clone(),
+            alias: def.name.clone(),
             def: def.clone(),
             offset: 0,
             access: best_access(&def, 0, &conjuncts),
             needed: None,
             range_check: None,
+            filter: None,
         };
         let ordered_by_index = !order.is_empty() && use_index_order(&mut scan, &order, &conjuncts);
         let (filter, range_check) = take_implied(conjuncts, &def, 0, &scan.access);

@@ -870,6 +870,7 @@ impl<'a> Exec<'a> {
         def: &TableDef,
         access: &Access,
         prefix: &[Value],
+        widened: &mut bool,
     ) -> Result<(Vec<Bounds>, bool)> {
         let cols = &def.indexes[access.index].columns;
         let mut out = Vec::with_capacity(access.ranges.len());
@@ -887,7 +888,15 @@ impl<'a> Exec<'a> {
                         exact &= is_exact(&v, ty);
                         encode_column_key(&k, ty, &mut p)
                     }
-                    None => continue 'ranges, // no row can be equal
+                    None if no_equal_key(&v, ty) => continue 'ranges,
+                    None => {
+                        // Compared by another rule ('05' = 5 for a text
+                        // column): only the prefix before it narrows.
+                        exact = false;
+                        *widened = true;
+                        out.push(prefix_bounds(&p));
+                        continue 'ranges;
+                    }
                 }
             }
             let col_ty = cols.get(r.eq.len()).map(|&c| def.columns[c].data_type);
@@ -919,13 +928,14 @@ impl<'a> Exec<'a> {
             let lo = match lower {
                 Some((k, true)) => Bound::Included(k),
                 Some((k, false)) => Bound::Included(successor_prefix(&k)),
-                None if p.is_empty() => Bound::Unbounded,
-                // Past the NULLs of the range column: they never match a range.
+                // Past the NULLs of the range column: they never match a
+                // range (with no key prefix too: `a < 2` skips NULL a).
                 None if r.lower.is_some() || r.upper.is_some() => {
                     let mut k = p.clone();
                     k.push(0x01);
                     Bound::Included(k)
                 }
+                None if p.is_empty() => Bound::Unbounded,
                 None => Bound::Included(p.clone()),
             };
             let hi = match upper {
@@ -951,16 +961,19 @@ impl<'a> Exec<'a> {
     ) -> Result<()> {
         let def = &scan.def;
         let access = &scan.access;
-        let (bounds, exact) = self.key_bounds(def, access, prefix)?;
+        let mut widened = false;
+        let (bounds, exact) = self.key_bounds(def, access, prefix, &mut widened)?;
         // Conditions the ranges guarantee, checked only where they may not.
         let range_check = scan.range_check.as_ref().filter(|_| !exact);
-        let full_point = access.index == 0
+        let full_point = !widened
+            && access.index == 0
             && access
                 .ranges
                 .first()
                 .is_some_and(|r| r.eq.len() == def.indexes[0].columns.len());
-        // Overlapping ranges over a secondary index may meet a row twice.
-        let mut seen = (bounds.len() > 1 && access.index != 0).then(HashSet::new);
+        // Overlapping ranges may meet a row twice (`id = 5 OR id > 4`,
+        // `id IN (1, 1)`, or any ranges over a secondary index).
+        let mut seen = (bounds.len() > 1).then(HashSet::new);
         let more = std::cell::Cell::new(true);
         let Exec {
             engine,
@@ -997,7 +1010,11 @@ impl<'a> Exec<'a> {
                 row.decode_into(&mut combined, needed);
                 SourceRow::Owned(combined)
             };
-            for f in range_check.iter().chain(filter.iter()) {
+            for f in range_check
+                .into_iter()
+                .chain(scan.filter.as_ref())
+                .chain(filter)
+            {
                 if eval(f, source.values(), &mut env)
                     .map_err(EngineError::Sql)?
                     .truth()
@@ -1396,6 +1413,27 @@ fn as_ref_bound(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
         Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
         Bound::Unbounded => Bound::Unbounded,
     }
+}
+
+/// Whether no row's key column of type `ty` can equal `v`: NULL, or a
+/// number that is no value of an integer or decimal column (5.5 for INT).
+/// Other values without a key (a number for a text column) compare by
+/// conversion and may equal many keys.
+fn no_equal_key(v: &Value, ty: DataType) -> bool {
+    v.is_null()
+        || (!matches!(v, Value::Bytes(_))
+            && (ty.is_integer() || matches!(ty, DataType::Decimal { .. })))
+}
+
+/// The keys that start with `p` (every key when it is empty).
+fn prefix_bounds(p: &[u8]) -> Bounds {
+    if p.is_empty() {
+        return (Bound::Unbounded, Bound::Unbounded);
+    }
+    (
+        Bound::Included(p.to_vec()),
+        Bound::Excluded(successor_prefix(p)),
+    )
 }
 
 pub fn source_width(src: &Source) -> usize {

@@ -4,9 +4,11 @@
 pub mod bind;
 pub mod datetime;
 pub mod ddl;
+pub mod equalities;
 pub mod exec;
 pub mod expr;
 pub mod infoschema;
+pub mod join_order;
 pub mod keyset;
 pub mod parser;
 pub mod plan;
@@ -27,6 +29,8 @@ mod hostile_tests;
 mod numeric_tests;
 #[cfg(test)]
 mod order_tests;
+#[cfg(test)]
+mod planner_tests;
 #[cfg(test)]
 mod temporary_tests;
 #[cfg(test)]

@@ -125,6 +125,8 @@ pub enum Source {
 #[derive(Debug)]
 pub struct TableScan {
     pub table: Arc<Table>,
+    /// The name the statement gives the table (its alias), for EXPLAIN.
+    pub alias: String,
     pub def: Arc<TableDef>,
     pub offset: usize,
     pub access: Access,
@@ -136,6 +138,10 @@ pub struct TableScan {
     /// evaluated per row only in an execution whose key values are not
     /// exact (say a decimal compared with an integer column).
     pub range_check: Option<BExpr>,
+    /// Conditions of the statement checked on each row as the scan meets
+    /// it, over the prefix row and this table's row (a join places each
+    /// condition at the first table where its columns are all read).
+    pub filter: Option<BExpr>,
 }
 
 /// An access path: index 0 is the clustered index.
@@ -189,6 +195,71 @@ impl Access {
             format!("{} range(s) on {name}", self.ranges.len())
         }
     }
+}
+
+/// EXPLAIN's rows for a source: per table in the order the joins read
+/// them, its name and access path, marked when a LEFT JOIN adds it and
+/// naming the tables its key takes values from.
+pub fn explain(src: &Source) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    explain_into(src, false, &mut Vec::new(), &mut out);
+    out
+}
+
+/// A table read before: its name and row positions.
+type Seen = (String, usize, usize);
+
+fn explain_into(src: &Source, outer: bool, seen: &mut Vec<Seen>, out: &mut Vec<(String, String)>) {
+    match src {
+        Source::Table(t) => {
+            let mut text = t.access.describe(&t.def);
+            if outer {
+                text.insert_str(0, "left join, ");
+            }
+            let from = key_sources(&t.access, seen);
+            if !from.is_empty() {
+                text += &format!(", key from {}", from.join(", "));
+            }
+            seen.push((t.alias.clone(), t.offset, t.offset + t.def.columns.len()));
+            out.push((t.alias.clone(), text));
+        }
+        Source::Join {
+            left, right, kind, ..
+        } => {
+            explain_into(left, outer, seen, out);
+            explain_into(right, outer || *kind == JoinKind::Left, seen, out);
+        }
+        Source::Derived { plan, offset } => {
+            let name = "<derived>".to_string();
+            seen.push((name.clone(), *offset, offset + plan.columns.len()));
+            out.push((name, "materialized".into()));
+        }
+        Source::Dual => out.push((String::new(), "no tables".into())),
+    }
+}
+
+/// The tables before it whose columns an access path's keys read.
+fn key_sources(access: &Access, seen: &[Seen]) -> Vec<String> {
+    let mut cols = Vec::new();
+    fn collect(e: &BExpr, cols: &mut Vec<usize>) {
+        if let BExpr::Column(i) = e {
+            cols.push(*i);
+        }
+        e.for_each_child(&mut |c| collect(c, cols));
+    }
+    for r in &access.ranges {
+        r.eq.iter().for_each(|e| collect(e, &mut cols));
+        for (e, _) in r.lower.iter().chain(&r.upper) {
+            collect(e, &mut cols);
+        }
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (name, start, end) in seen {
+        if cols.iter().any(|c| c >= start && c < end) && !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
 }
 
 /// UPDATE or DELETE of one table.

@@ -109,8 +109,8 @@ fn mark_columns(e: &BExpr, used: &mut Vec<bool>, whole: &mut bool) {
 fn mark_source(src: &Source, mark: &mut dyn FnMut(&BExpr)) {
     match src {
         Source::Table(scan) => {
-            if let Some(check) = &scan.range_check {
-                mark(check);
+            for f in scan.range_check.iter().chain(&scan.filter) {
+                mark(f);
             }
             for r in &scan.access.ranges {
                 r.eq.iter().for_each(&mut *mark);

@@ -1896,28 +1896,12 @@ impl Session {
             .ok_or_else(|| Error::unsupported("EXPLAIN of this statement"))?;
         self.grants.check_reads(&bound.tables[..bound.reads])?;
         let mut out = Vec::new();
-        fn walk(src: &crate::plan::Source, out: &mut Vec<Vec<Value>>) {
-            match src {
-                crate::plan::Source::Table(t) => out.push(vec![
-                    Value::str(&t.def.name),
-                    Value::str(&t.access.describe(&t.def)),
-                ]),
-                crate::plan::Source::Join { left, right, .. } => {
-                    walk(left, out);
-                    walk(right, out);
-                }
-                crate::plan::Source::Derived { .. } => {
-                    out.push(vec![Value::str("<derived>"), Value::str("materialized")])
-                }
-                crate::plan::Source::Dual => {
-                    out.push(vec![Value::str(""), Value::str("no tables")])
-                }
-            }
-        }
         match &bound.plan {
             Plan::Query(q) => {
                 if let crate::plan::QueryBody::Select(s) = &q.body {
-                    walk(&s.source, &mut out);
+                    for (table, access) in crate::plan::explain(&s.source) {
+                        out.push(vec![Value::str(&table), Value::str(&access)]);
+                    }
                     if s.ordered_by_index {
                         out.push(vec![Value::str(""), Value::str("order by index")]);
                     }

@@ -319,6 +319,8 @@ pub struct Select {
     pub selection: Option<Expr>,
     pub group_by: Vec<Expr>,
     pub having: Option<Expr>,
+    /// SELECT STRAIGHT_JOIN: tables join in the order written.
+    pub straight_join: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -410,6 +410,7 @@ fn empty_select() -> Select {
         selection: None,
         group_by: Vec::new(),
         having: None,
+        straight_join: false,
     }
 }
 
@@ -852,6 +853,7 @@ impl<'a> Parser<'a> {
                     selection: None,
                     group_by: Vec::new(),
                     having: None,
+                    straight_join: false,
                 };
                 let mut q = empty_query(QueryBody::Select(Box::new(select)));
                 self.parse_query_tail(&mut q)?;
@@ -871,6 +873,7 @@ impl<'a> Parser<'a> {
                     selection: None,
                     group_by: Vec::new(),
                     having: None,
+                    straight_join: false,
                 };
                 Ok(Statement::Do(Box::new(empty_query(QueryBody::Select(
                     Box::new(select),
@@ -1071,6 +1074,7 @@ impl<'a> Parser<'a> {
                 selection: None,
                 group_by: Vec::new(),
                 having: None,
+                straight_join: false,
             })));
         }
         q.order_by = order_by;
@@ -1168,13 +1172,14 @@ impl<'a> Parser<'a> {
             self.max_execution_time = self.max_execution_time.or(hinted);
         }
         let mut distinct = false;
+        let mut straight_join = false;
         loop {
             let mut buf = [0u8; 32];
             match self.upper_word(0, &mut buf) {
                 b"DISTINCT" | b"DISTINCTROW" => distinct = true,
+                b"STRAIGHT_JOIN" => straight_join = true,
                 b"ALL"
                 | b"HIGH_PRIORITY"
-                | b"STRAIGHT_JOIN"
                 | b"SQL_SMALL_RESULT"
                 | b"SQL_BIG_RESULT"
                 | b"SQL_BUFFER_RESULT"
@@ -1241,6 +1246,7 @@ impl<'a> Parser<'a> {
             selection,
             group_by,
             having,
+            straight_join,
         })
     }
 

@@ -408,6 +408,7 @@ fn sysbench_statements() {
             }),
             group_by: vec![],
             having: None,
+            straight_join: false,
         }))
     );
 

@@ -1,0 +1,573 @@
+//! Join order and access paths of a SELECT over several tables.
+//!
+//! The FROM clause is flattened into units: base and derived tables joined
+//! by inner joins (comma or INNER JOIN, whose ON conditions then count as
+//! WHERE conditions), and the inner side of each LEFT JOIN, kept whole
+//! with its ON, after every table of its left operand. The order of units
+//! is chosen by estimated cost: every order for up to `EXHAUSTIVE` units,
+//! greedily beyond. Rows then follow that order in the combined row (the
+//! binder lays tables out so), each condition is checked at the first
+//! table where all its columns are read, and each table's key may take
+//! values from the tables before it.
+
+use crate::bind::{best_access, best_access_by, choose_accesses, conjoin, split_conjuncts};
+use crate::bind::{take_implied_with, Avail};
+use crate::equalities::propagate;
+use crate::expr::{BExpr, Func};
+use crate::parser::JoinKind;
+use crate::plan::{Access, Source};
+use lockstep_tables::TableDef;
+use lockstep_types::DataType;
+
+/// Joins of more units than this keep the written order (bit sets).
+pub const MAX_UNITS: usize = 64;
+/// Up to this many units every order is costed; beyond, greedily.
+const EXHAUSTIVE: usize = 6;
+
+/// One thing the join order places.
+pub struct Unit {
+    pub source: Source,
+    /// Its row positions, [start, end).
+    pub start: usize,
+    pub end: usize,
+    pub outer: Option<OuterJoin>,
+}
+
+/// The inner side of a LEFT JOIN.
+pub struct OuterJoin {
+    /// Its ON conjuncts (after the equalities).
+    pub on: Vec<BExpr>,
+    /// Equalities the ON implies, for its access path only.
+    pub derived: Vec<BExpr>,
+    /// The units of its left operand, which come before it (a bit each).
+    pub after: u64,
+}
+
+/// A flattened FROM with its conditions.
+pub struct Joins {
+    pub units: Vec<Unit>,
+    /// WHERE and inner joins' ON conjuncts (after the equalities).
+    pub conds: Vec<BExpr>,
+    /// Equalities they imply, for access paths only.
+    pub derived: Vec<BExpr>,
+}
+
+fn span(src: &Source) -> (usize, usize) {
+    match src {
+        Source::Dual => (0, 0),
+        Source::Table(t) => (t.offset, t.offset + t.def.columns.len()),
+        Source::Derived { plan, offset } => (*offset, offset + plan.columns.len()),
+        Source::Join { left, right, .. } => (span(left).0, span(right).1),
+    }
+}
+
+fn flatten(src: Source, units: &mut Vec<Unit>, conds: &mut Vec<BExpr>) {
+    match src {
+        Source::Join {
+            left,
+            right,
+            kind: JoinKind::Left,
+            on,
+        } => {
+            let first = units.len();
+            flatten(*left, units, conds);
+            let after = (first..units.len()).fold(0u64, |m, u| m | bit(u));
+            let (start, end) = span(&right);
+            units.push(Unit {
+                source: *right,
+                start,
+                end,
+                outer: Some(OuterJoin {
+                    on: on.as_ref().map(split_conjuncts).unwrap_or_default(),
+                    derived: Vec::new(),
+                    after,
+                }),
+            });
+        }
+        Source::Join {
+            left, right, on, ..
+        } => {
+            flatten(*left, units, conds);
+            flatten(*right, units, conds);
+            conds.extend(on.as_ref().map(split_conjuncts).unwrap_or_default());
+        }
+        other => {
+            let (start, end) = span(&other);
+            units.push(Unit {
+                source: other,
+                start,
+                end,
+                outer: None,
+            });
+        }
+    }
+}
+
+/// A LEFT JOIN whose inner table the WHERE (or an inner join's ON, checked
+/// after it) requires not NULL, as `b.x = 5` or `b.x IS NOT NULL` do, loses
+/// its NULL rows anyway: it is an inner join, which the search may order
+/// freely, and its ON joins the WHERE. Only for a single inner table; last
+/// first, since a moved ON may in turn reject an earlier one's NULLs.
+fn outer_to_inner(units: &mut [Unit], conds: &mut Vec<BExpr>) {
+    for unit in units.iter_mut().rev() {
+        if !matches!(unit.source, Source::Table(_)) {
+            continue;
+        }
+        let (start, end) = (unit.start, unit.end);
+        if unit.outer.is_some() && conds.iter().any(|c| rejects_null(c, start, end)) {
+            if let Some(o) = unit.outer.take() {
+                conds.extend(o.on);
+            }
+        }
+    }
+}
+
+/// Whether `c` is never true when the columns [start, end) are NULL: a
+/// comparison, range, list or pattern test of one of them.
+fn rejects_null(c: &BExpr, start: usize, end: usize) -> bool {
+    let is_col = |e: &BExpr| {
+        let e = match e {
+            BExpr::Func(Func::FoldCase, args) if args.len() == 1 => &args[0],
+            e => e,
+        };
+        matches!(e, BExpr::Column(i) if (start..end).contains(i))
+    };
+    use crate::parser::BinaryOp::*;
+    match c {
+        BExpr::Binary(Eq | NotEq | Lt | LtEq | Gt | GtEq, l, r) => is_col(l) || is_col(r),
+        BExpr::IsNull(x, true) => is_col(x),
+        BExpr::Between {
+            expr,
+            negated: false,
+            ..
+        }
+        | BExpr::InList {
+            expr,
+            negated: false,
+            ..
+        }
+        | BExpr::Like {
+            expr,
+            negated: false,
+            ..
+        } => is_col(expr),
+        _ => false,
+    }
+}
+
+fn bit(u: usize) -> u64 {
+    1u64 << u
+}
+
+impl Joins {
+    /// Flattens `source` (in the row layout `types` describes) and
+    /// propagates equalities within the WHERE and within each LEFT JOIN's
+    /// ON separately: ON conditions never move to the outer side, nor
+    /// WHERE conditions into an ON.
+    pub fn new(source: Source, filter: Option<BExpr>, types: &[(DataType, bool)]) -> Joins {
+        let mut units = Vec::new();
+        let mut conds = filter.as_ref().map(split_conjuncts).unwrap_or_default();
+        flatten(source, &mut units, &mut conds);
+        outer_to_inner(&mut units, &mut conds);
+        for u in &mut units {
+            if let Some(o) = &mut u.outer {
+                let p = propagate(std::mem::take(&mut o.on), types);
+                o.on = p.conjuncts;
+                o.derived = p.derived;
+            }
+        }
+        let p = propagate(conds, types);
+        Joins {
+            units,
+            conds: p.conjuncts,
+            derived: p.derived,
+        }
+    }
+
+    /// New offsets of the tables (in the order they are written) when the
+    /// units are laid out in `order`.
+    pub fn placement(&self, order: &[usize]) -> Vec<usize> {
+        let mut moves = Vec::new();
+        let mut next = 0;
+        for &u in order {
+            let unit = &self.units[u];
+            leaves(&unit.source, &mut |off| {
+                moves.push((off, next + off - unit.start))
+            });
+            next += unit.end - unit.start;
+        }
+        moves.sort_unstable();
+        moves.into_iter().map(|(_, new)| new).collect()
+    }
+
+    /// Puts the units in `order` (after the binder laid them out so).
+    pub fn reorder(&mut self, order: &[usize]) {
+        let mut slots: Vec<Option<Unit>> = self.units.drain(..).map(Some).collect();
+        self.units = order.iter().filter_map(|&u| slots[u].take()).collect();
+    }
+}
+
+/// How many tables (base or derived) `src` joins.
+pub fn leaf_count(src: &Source) -> usize {
+    let mut n = 0;
+    leaves(src, &mut |_| n += 1);
+    n
+}
+
+/// Calls `f` with the offset of every table in `src`.
+fn leaves(src: &Source, f: &mut dyn FnMut(usize)) {
+    match src {
+        Source::Table(t) => f(t.offset),
+        Source::Derived { offset, .. } => f(*offset),
+        Source::Join { left, right, .. } => {
+            leaves(left, f);
+            leaves(right, f);
+        }
+        Source::Dual => {}
+    }
+}
+
+fn unit_of(units: &[Unit], col: usize) -> Option<usize> {
+    units.iter().position(|u| col >= u.start && col < u.end)
+}
+
+/// The units a condition reads (a bit each), or None when it must stay in
+/// the statement's filter: subqueries run there, and RAND() or SLEEP()
+/// run once per result row.
+fn refs(e: &BExpr, units: &[Unit]) -> Option<u64> {
+    fn walk(e: &BExpr, units: &[Unit], mask: &mut u64, ok: &mut bool) {
+        match e {
+            BExpr::Column(i) => {
+                if let Some(u) = unit_of(units, *i) {
+                    *mask |= bit(u);
+                }
+            }
+            BExpr::InSubquery { .. } | BExpr::Exists { .. } | BExpr::Subquery(_) => *ok = false,
+            BExpr::Func(Func::Rand | Func::Sleep | Func::LastInsertId, _) => *ok = false,
+            _ => {}
+        }
+        e.for_each_child(&mut |c| walk(c, units, mask, ok));
+    }
+    let (mut mask, mut ok) = (0, true);
+    walk(e, units, &mut mask, &mut ok);
+    ok.then_some(mask)
+}
+
+// ---------- cost ----------
+
+/// Per row of the units before it: what reading a unit costs and how
+/// many rows come out.
+#[derive(Clone, Copy)]
+struct Step {
+    cost: f64,
+    rows: f64,
+}
+
+/// Rows an access path reads from a table of `n` rows: one for a whole
+/// unique key, a tenth per column of a key prefix, a third for a range.
+fn access_rows(def: &TableDef, access: &Access, n: f64) -> f64 {
+    if access.is_full_scan() {
+        return n;
+    }
+    let index = &def.indexes[access.index];
+    let mut total = 0.0;
+    for r in &access.ranges {
+        let whole = r.eq.len() == index.columns.len() && index.unique;
+        let mut rows = if whole {
+            1.0
+        } else {
+            n * 0.1f64.powi(r.eq.len() as i32)
+        };
+        if r.lower.is_some() || r.upper.is_some() {
+            rows /= 3.0;
+        }
+        total += rows.max(1.0);
+    }
+    total.min(n)
+}
+
+/// Columns of the key an access path fixes (each condition it serves
+/// filters no further).
+fn key_parts(access: &Access) -> usize {
+    access.ranges.first().map_or(0, |r| {
+        r.eq.len() + usize::from(r.lower.is_some() || r.upper.is_some())
+    })
+}
+
+/// What a derived table or a LEFT JOIN's inner join costs: unknown size,
+/// and materialized again for every row before it.
+const OPAQUE: Step = Step {
+    cost: 1000.0,
+    rows: 100.0,
+};
+
+struct Search<'a> {
+    joins: &'a Joins,
+    /// Per unit: the conditions its key may use (built once).
+    usable: Vec<Vec<BExpr>>,
+    /// Per unit: the other units those conditions read; its estimate
+    /// depends on which of these come before it, not on the rest.
+    relevant: Vec<u64>,
+    /// Per condition: the units it reads (None: never placed early).
+    refs: Vec<Option<u64>>,
+    /// Per unit: the units that must come before it.
+    deps: Vec<u64>,
+    /// Estimates by unit and relevant units before it, for the
+    /// exhaustive search (index `u << n | mask`); the greedy one asks
+    /// each question about once.
+    memo: Vec<Option<Step>>,
+    best: (f64, Vec<usize>),
+}
+
+impl Search<'_> {
+    fn step(&mut self, u: usize, placed: u64) -> Step {
+        let placed = placed & self.relevant[u];
+        if self.memo.is_empty() {
+            return self.estimate(u, placed);
+        }
+        let slot = (u << self.joins.units.len()) | placed as usize;
+        if let Some(Some(s)) = self.memo.get(slot) {
+            return *s;
+        }
+        let s = self.estimate(u, placed);
+        if let Some(m) = self.memo.get_mut(slot) {
+            *m = Some(s);
+        }
+        s
+    }
+
+    fn estimate(&self, u: usize, placed: u64) -> Step {
+        let units = &self.joins.units;
+        let unit = &units[u];
+        let Source::Table(scan) = &unit.source else {
+            return OPAQUE;
+        };
+        let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
+        let access = best_access_by(&scan.def, scan.offset, &self.usable[u], &avail as Avail);
+        let n = scan.table.approximate_rows().max(1) as f64;
+        let fetched = access_rows(&scan.def, &access, n);
+        let checks = match &unit.outer {
+            Some(o) => o.on.len(),
+            None => self.checks_at(u, placed),
+        };
+        let unused = checks.saturating_sub(key_parts(&access));
+        let mut rows = fetched * 0.5f64.powi(unused as i32);
+        if unit.outer.is_some() {
+            rows = rows.max(1.0); // a LEFT JOIN keeps every outer row
+        }
+        Step {
+            cost: 1.0 + fetched,
+            rows,
+        }
+    }
+
+    /// Conditions first checkable when unit `u` joins the units `placed`.
+    fn checks_at(&self, u: usize, placed: u64) -> usize {
+        let with = placed | bit(u);
+        self.refs
+            .iter()
+            .flatten()
+            .filter(|&&m| m & bit(u) != 0 && m & !with == 0)
+            .count()
+    }
+
+    fn legal(&self, u: usize, placed: u64) -> bool {
+        placed & bit(u) == 0 && self.deps[u] & !placed == 0
+    }
+
+    fn cost_of(&mut self, order: &[usize]) -> f64 {
+        let (mut placed, mut rows, mut cost) = (0u64, 1.0, 0.0);
+        for &u in order {
+            let s = self.step(u, placed);
+            cost += rows * s.cost;
+            rows *= s.rows;
+            placed |= bit(u);
+        }
+        cost
+    }
+
+    /// Every order, cut short where its cost already reaches the best's.
+    fn exhaustive(&mut self, placed: u64, rows: f64, cost: f64, order: &mut Vec<usize>) {
+        if cost >= self.best.0 * (1.0 - 1e-9) {
+            return;
+        }
+        let n = self.joins.units.len();
+        if order.len() == n {
+            self.best = (cost, order.clone());
+            return;
+        }
+        for u in 0..n {
+            if !self.legal(u, placed) {
+                continue;
+            }
+            let s = self.step(u, placed);
+            order.push(u);
+            self.exhaustive(placed | bit(u), rows * s.rows, cost + rows * s.cost, order);
+            order.pop();
+        }
+    }
+
+    /// The cheapest next unit at each step.
+    fn greedy(&mut self) -> Vec<usize> {
+        let n = self.joins.units.len();
+        let (mut placed, mut rows, mut order) = (0u64, 1.0, Vec::new());
+        while order.len() < n {
+            let mut pick: Option<(f64, f64, usize)> = None;
+            for u in 0..n {
+                if !self.legal(u, placed) {
+                    continue;
+                }
+                let s = self.step(u, placed);
+                let key = (rows * s.cost, rows * s.rows);
+                if pick.is_none_or(|(c, r, _)| key.0 < c || (key.0 == c && key.1 < r)) {
+                    pick = Some((key.0, key.1, u));
+                }
+            }
+            let Some((_, r, u)) = pick else {
+                break; // unreachable: the written order is always legal
+            };
+            order.push(u);
+            placed |= bit(u);
+            rows = r;
+        }
+        order
+    }
+}
+
+impl Joins {
+    /// The cheapest order of the units, as indexes into `units`; the
+    /// written order unless another costs less.
+    pub fn best_order(&self) -> Vec<usize> {
+        let n = self.units.len();
+        let identity: Vec<usize> = (0..n).collect();
+        let deps = self
+            .units
+            .iter()
+            .enumerate()
+            .map(|(u, unit)| {
+                let Some(o) = &unit.outer else { return 0 };
+                let on = o.on.iter().filter_map(|c| refs(c, &self.units));
+                (o.after | on.fold(0, |m, r| m | r)) & !bit(u)
+            })
+            .collect();
+        let inner = [&self.conds[..], &self.derived[..]].concat();
+        let usable: Vec<Vec<BExpr>> = self
+            .units
+            .iter()
+            .map(|unit| match (&unit.outer, &unit.source) {
+                (Some(o), Source::Table(_)) => [&o.on[..], &o.derived[..]].concat(),
+                (None, Source::Table(_)) => inner.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let relevant = usable
+            .iter()
+            .enumerate()
+            .map(|(u, conds)| {
+                let reads = conds.iter().map(|c| refs(c, &self.units).unwrap_or(0));
+                reads.fold(0, |m, r| m | r) & !bit(u)
+            })
+            .collect();
+        let mut s = Search {
+            joins: self,
+            usable,
+            relevant,
+            refs: self.conds.iter().map(|c| refs(c, &self.units)).collect(),
+            deps,
+            memo: match n <= EXHAUSTIVE {
+                true => vec![None; n << n],
+                false => Vec::new(),
+            },
+            best: (f64::INFINITY, identity.clone()),
+        };
+        let written = s.cost_of(&identity);
+        s.best = (written, identity);
+        if n <= EXHAUSTIVE {
+            s.exhaustive(0, 1.0, 0.0, &mut Vec::new());
+        } else {
+            let order = s.greedy();
+            let cost = s.cost_of(&order);
+            if order.len() == n && cost < written * (1.0 - 1e-9) {
+                s.best = (cost, order);
+            }
+        }
+        s.best.1
+    }
+
+    /// The plan of the units in their order (the row layout's): a
+    /// left-deep nested loop, and what remains of the statement's filter.
+    pub fn build(self) -> (Source, Option<BExpr>) {
+        let Joins {
+            units,
+            conds,
+            derived,
+        } = self;
+        let mut mine: Vec<Vec<BExpr>> = units.iter().map(|_| Vec::new()).collect();
+        let mut rest = Vec::new();
+        for c in conds {
+            match home(&c, &units) {
+                Some(p) => mine[p].push(c),
+                None => rest.push(c),
+            }
+        }
+        let mut source: Option<Source> = None;
+        for (unit, conds) in units.into_iter().zip(mine) {
+            let outer = unit.outer.is_some();
+            let (right, on) = place(unit, conds, &derived);
+            source = Some(match source {
+                None => right,
+                Some(left) => Source::Join {
+                    left: Box::new(left),
+                    right: Box::new(right),
+                    kind: if outer {
+                        JoinKind::Left
+                    } else {
+                        JoinKind::Inner
+                    },
+                    on,
+                },
+            });
+        }
+        (source.unwrap_or(Source::Dual), conjoin(rest))
+    }
+}
+
+/// Where a condition is checked: the first base table of the inner joins
+/// at or after the last unit it reads (never inside a LEFT JOIN's inner
+/// side, whose rows its ON alone decides); None for the final filter.
+fn home(c: &BExpr, units: &[Unit]) -> Option<usize> {
+    let mask = refs(c, units)?;
+    let last = (u64::BITS - mask.leading_zeros()).saturating_sub(1) as usize;
+    (last..units.len())
+        .find(|&p| units[p].outer.is_none() && matches!(units[p].source, Source::Table(_)))
+}
+
+/// One unit's source with its access path and conditions, and the ON of
+/// the join that adds it.
+fn place(unit: Unit, conds: Vec<BExpr>, derived: &[BExpr]) -> (Source, Option<BExpr>) {
+    let mut source = unit.source;
+    match (unit.outer, &mut source) {
+        (None, Source::Table(scan)) => {
+            scan.access = best_access(&scan.def, scan.offset, &[&conds[..], derived].concat());
+            let (filter, check) =
+                take_implied_with(conds, derived, &scan.def, scan.offset, &scan.access);
+            scan.filter = filter;
+            scan.range_check = check;
+            (source, None)
+        }
+        (None, _) => (source, conjoin(conds)),
+        (Some(o), Source::Table(scan)) => {
+            let usable = [&o.on[..], &o.derived[..]].concat();
+            scan.access = best_access(&scan.def, scan.offset, &usable);
+            let (on, check) =
+                take_implied_with(o.on, &o.derived, &scan.def, scan.offset, &scan.access);
+            scan.range_check = check;
+            (source, on)
+        }
+        (Some(o), _) => {
+            let usable = [&o.on[..], &o.derived[..]].concat();
+            choose_accesses(&mut source, &usable, true);
+            (source, conjoin(o.on))
+        }
+    }
+}
