@@ -77,4 +77,9 @@ if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
     echo "install-deps: cargo not found; install Rust with rustup (https://rustup.rs)" >&2
     exit 1
 fi
+# scripts/test.sh checks formatting and lints before it builds.
+[ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    rustup component add rustfmt clippy
+fi
 echo "install-deps: ok (sysbench $(sysbench --version | awk '{print $2}'), $(mariadb --version | awk '{print $1, $2, $3, $5}' | tr -d ,), python $(python3 -c 'import sys; print(sys.version.split()[0])'))"

@@ -30,6 +30,9 @@ if [ "${LOCKSTEP_SKIP_DEPS:-0}" != 1 ]; then
 fi
 
 if [ "${LOCKSTEP_SKIP_CARGO:-0}" != 1 ]; then
+    step "cargo fmt --check, cargo clippy -D warnings"
+    cargo fmt --check
+    cargo clippy --release --workspace --all-targets -- -D warnings
     step "cargo build --release -p lockstep-server"
     cargo build --release -p lockstep-server -p lockstep-bench
     step "cargo test --workspace --release"
