@@ -2830,6 +2830,9 @@ impl<'a> Parser<'a> {
                 }
                 self.parse_index_columns()?;
                 self.skip_references()?;
+                // Not enforced yet: refused rather than dropped, so no
+                // schema believes it has a constraint it has not.
+                return Err(self.unsupported("FOREIGN KEY constraints"));
             }
             b"CHECK" => self.skip_check()?,
             _ if constraint => return Err(self.error()),
@@ -2871,15 +2874,21 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// CHECK (expr) [[NOT] ENFORCED]: dropped (MySQL 8.0.16+ would enforce).
+    /// CHECK (expr) [[NOT] ENFORCED]: a NOT ENFORCED one is kept by MySQL
+    /// only as text and dropped here; an enforced one is refused until
+    /// lockstep enforces it (MySQL 8.0.16+ does).
     fn skip_check(&mut self) -> Result<()> {
         self.expect_kw("CHECK")?;
         self.expect(&Tok::LParen)?;
         self.parse_expr()?;
         self.expect(&Tok::RParen)?;
-        self.eat_kw("NOT");
+        let not = self.eat_kw("NOT");
+        if not {
+            self.expect_kw("ENFORCED")?;
+            return Ok(());
+        }
         self.eat_kw("ENFORCED");
-        Ok(())
+        Err(self.unsupported("CHECK constraints"))
     }
 
     fn parse_column_def(&mut self) -> Result<ColumnSpec> {
