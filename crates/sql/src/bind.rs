@@ -1591,6 +1591,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::FromUnixtime if args.len() == 1 => (DataType::DateTime { fsp: 0 }, true),
                 Func::Unhex => (DataType::VarBinary { len: 65535 }, true),
                 Func::Uuid => (vc(36), false),
+                Func::StrToDate => (DataType::DateTime { fsp: 6 }, true),
                 Func::Round | Func::Truncate => (round_type(first.0, args.get(1)), true),
                 Func::Ceil | Func::Floor => (
                     match first.0 {

@@ -344,6 +344,174 @@ fn specifier(d: &DateTime, spec: u8, out: &mut String) {
     };
 }
 
+/// STR_TO_DATE(text, format): the inverse of DATE_FORMAT. A DATE when the
+/// format has no time of day, else a DATETIME; NULL when the text does not
+/// match or the date does not exist.
+pub fn parse(text: &[u8], fmt: &[u8]) -> Value {
+    let mut p = Parsed::default();
+    let (mut t, mut f) = (text, fmt);
+    while let Some((&c, rest)) = f.split_first() {
+        f = rest;
+        if c != b'%' {
+            // Spaces in the format match any run of spaces (as MySQL).
+            match t.split_first() {
+                Some((&x, r)) if x == c || (c == b' ' && x.is_ascii_whitespace()) => t = r,
+                _ => return Value::Null,
+            }
+            continue;
+        }
+        let Some((&spec, rest)) = f.split_first() else {
+            return Value::Null;
+        };
+        f = rest;
+        match p.field(spec, t) {
+            Some(rest) => t = rest,
+            None => return Value::Null,
+        }
+    }
+    p.value()
+}
+
+#[derive(Default)]
+struct Parsed {
+    year: u16,
+    month: u8,
+    day: u8,
+    hour: u8,
+    minute: u8,
+    second: u8,
+    micro: u32,
+    pm: Option<bool>,
+    has_time: bool,
+}
+
+/// Up to `max` leading digits of `t` and the rest.
+fn digits(t: &[u8], max: usize) -> Option<(u32, &[u8])> {
+    // Numbers may follow spaces the format does not spell out (MySQL).
+    let t = &t[t.iter().take_while(|c| c.is_ascii_whitespace()).count()..];
+    let n = t
+        .iter()
+        .take(max)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if n == 0 {
+        return None;
+    }
+    let v = std::str::from_utf8(&t[..n]).ok()?.parse().ok()?;
+    Some((v, &t[n..]))
+}
+
+/// A month or day name (full or its first three letters) at the start.
+fn name<'t>(t: &'t [u8], names: &[&str]) -> Option<(usize, &'t [u8])> {
+    names.iter().enumerate().find_map(|(i, n)| {
+        [n.len(), 3].into_iter().find_map(|len| {
+            let head = t.get(..len)?;
+            head.eq_ignore_ascii_case(&n.as_bytes()[..len])
+                .then(|| (i, &t[len..]))
+        })
+    })
+}
+
+impl Parsed {
+    /// Reads one % field; the rest of the text.
+    fn field<'t>(&mut self, spec: u8, t: &'t [u8]) -> Option<&'t [u8]> {
+        let time = matches!(
+            spec,
+            b'H' | b'k' | b'h' | b'I' | b'l' | b'i' | b's' | b'S' | b'f' | b'p' | b'T' | b'r'
+        );
+        self.has_time |= time;
+        Some(match spec {
+            b'Y' => {
+                let (v, r) = digits(t, 4)?;
+                self.year = v as u16;
+                r
+            }
+            b'y' => {
+                let (v, r) = digits(t, 2)?;
+                self.year = if v < 70 { 2000 + v } else { 1900 + v } as u16;
+                r
+            }
+            b'm' | b'c' => {
+                let (v, r) = digits(t, 2)?;
+                self.month = v as u8;
+                r
+            }
+            b'd' | b'e' => {
+                let (v, r) = digits(t, 2)?;
+                self.day = v as u8;
+                r
+            }
+            b'H' | b'k' | b'h' | b'I' | b'l' => {
+                let (v, r) = digits(t, 2)?;
+                self.hour = v as u8;
+                r
+            }
+            b'i' => {
+                let (v, r) = digits(t, 2)?;
+                self.minute = v as u8;
+                r
+            }
+            b's' | b'S' => {
+                let (v, r) = digits(t, 2)?;
+                self.second = v as u8;
+                r
+            }
+            b'f' => {
+                let n = t.iter().take(6).take_while(|c| c.is_ascii_digit()).count();
+                let (v, r) = digits(t, 6)?;
+                self.micro = v * 10u32.pow(6 - n as u32);
+                r
+            }
+            b'p' => {
+                let head = t.get(..2)?;
+                self.pm = Some(head.eq_ignore_ascii_case(b"PM"));
+                if !self.pm? && !head.eq_ignore_ascii_case(b"AM") {
+                    return None;
+                }
+                &t[2..]
+            }
+            b'M' | b'b' => {
+                let (i, r) = name(t, &MONTHS)?;
+                self.month = i as u8 + 1;
+                r
+            }
+            b'W' | b'a' => name(t, &DAYS)?.1,
+            b'T' => {
+                let r = self.field(b'H', t)?;
+                let r = self.field(b'i', r.strip_prefix(b":")?)?;
+                self.field(b's', r.strip_prefix(b":")?)?
+            }
+            b'%' => t.strip_prefix(b"%")?,
+            _ => return None,
+        })
+    }
+
+    fn value(&self) -> Value {
+        let mut hour = self.hour;
+        match self.pm {
+            Some(true) if hour < 12 => hour += 12,
+            Some(false) if hour == 12 => hour = 0,
+            _ => {}
+        }
+        let Some(date) = Date::new(self.year, self.month, self.day) else {
+            return Value::Null;
+        };
+        if hour > 23 || self.minute > 59 || self.second > 59 {
+            return Value::Null;
+        }
+        if !self.has_time {
+            return Value::Date(date);
+        }
+        Value::DateTime(DateTime {
+            date,
+            hour,
+            minute: self.minute,
+            second: self.second,
+            micro: self.micro,
+        })
+    }
+}
+
 fn ordinal(day: u8) -> &'static str {
     match (day % 10, day / 10 % 10) {
         (_, 1) => "th",
@@ -443,6 +611,23 @@ mod tests {
         );
         assert_eq!(part("HOUR", &dt("12:34:56")), Value::Int(12));
         assert_eq!(part("DAYOFYEAR", &dt("2024-12-31")), Value::Int(366));
+    }
+
+    #[test]
+    fn str_to_date_reads_what_date_format_writes() {
+        let p = |t: &str, f: &str| parse(t.as_bytes(), f.as_bytes()).to_string();
+        assert_eq!(p("01,5,2013", "%d,%m,%Y"), "2013-05-01");
+        assert_eq!(p("May 1, 2013", "%M %d,%Y"), "2013-05-01");
+        assert_eq!(
+            p("2024-03-05 02:07:09 PM", "%Y-%m-%d %h:%i:%s %p"),
+            "2024-03-05 14:07:09"
+        );
+        assert_eq!(p("2024-02-30", "%Y-%m-%d"), "NULL");
+        assert_eq!(p("2024/03/05", "%Y-%m-%d"), "NULL");
+        assert_eq!(
+            p("05-Mar-24 10:11:12.5", "%d-%b-%y %T.%f"),
+            "2024-03-05 10:11:12.500000"
+        );
     }
 
     #[test]

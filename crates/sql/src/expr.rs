@@ -213,6 +213,7 @@ pub enum Func {
     TimestampDiff,
     DateDiff,
     DateFormat,
+    StrToDate,
     FromUnixtime,
     /// HOUR, DAYNAME, LAST_DAY, ...: the index into `DATE_PARTS`.
     DatePart(u8),
@@ -240,7 +241,7 @@ impl Func {
             Database | Version | ConnectionId | CurDate | User | CurrentUser | FoundRows
             | RowCount | ReleaseAllLocks => (0, 0),
             ReleaseLock | IsFreeLock | IsUsedLock | DatePart(_) | Unhex => (1, 1),
-            GetLock | DateDiff | DateFormat => (2, 2),
+            GetLock | DateDiff | DateFormat | StrToDate => (2, 2),
             DateAdd | TimestampDiff | SubstringIndex => (3, 3),
             FromUnixtime => (1, 2),
             Uuid => (0, 0),
@@ -319,6 +320,7 @@ impl Func {
             "GET_LOCK" => Func::GetLock,
             "DATEDIFF" => Func::DateDiff,
             "DATE_FORMAT" => Func::DateFormat,
+            "STR_TO_DATE" => Func::StrToDate,
             "FROM_UNIXTIME" => Func::FromUnixtime,
             "UNHEX" => Func::Unhex,
             "SUBSTRING_INDEX" => Func::SubstringIndex,
@@ -1374,6 +1376,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         | Func::TimestampDiff
         | Func::DateDiff
         | Func::DateFormat
+        | Func::StrToDate
         | Func::FromUnixtime
         | Func::DatePart(_) => date_function(f, &vals),
         Func::Unhex => unhex(&s(0)),
@@ -1439,6 +1442,7 @@ fn date_function(f: Func, vals: &[Value]) -> Value {
         }
         Func::DateDiff => datetime::datediff(&vals[0], &vals[1]),
         Func::DateFormat => datetime::format(&vals[0], &text(&vals[1])),
+        Func::StrToDate => datetime::parse(&text(&vals[0]), &text(&vals[1])),
         Func::FromUnixtime => match vals.get(1) {
             Some(fmt) => datetime::format(&datetime::from_unixtime(&vals[0]), &text(fmt)),
             None => datetime::from_unixtime(&vals[0]),
