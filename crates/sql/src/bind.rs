@@ -362,7 +362,7 @@ impl<'a> Binder<'a> {
                         ));
                     }
                 }
-                ast::SelectItem::Expr { expr, alias } => {
+                ast::SelectItem::Expr { expr, alias, name } => {
                     let origin = match expr {
                         Expr::Column { table, name } => {
                             scope.resolve(table.as_deref(), name).ok().flatten()
@@ -371,7 +371,10 @@ impl<'a> Binder<'a> {
                     };
                     items.push((
                         expr.clone(),
-                        alias.clone().unwrap_or_else(|| display(expr)),
+                        alias
+                            .clone()
+                            .or_else(|| name.clone())
+                            .unwrap_or_else(|| display(expr)),
                         origin,
                     ));
                 }

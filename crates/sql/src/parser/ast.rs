@@ -312,6 +312,10 @@ pub enum SelectItem {
     Expr {
         expr: Expr,
         alias: Option<String>,
+        /// The column name MySQL gives an unaliased expression: its source
+        /// text (a string literal's value), at most 256 characters. None
+        /// for column references, which keep the column's own name.
+        name: Option<String>,
     },
 }
 

@@ -50,6 +50,17 @@ pub(crate) struct Parser<'a> {
     max_execution_time: Option<u64>,
 }
 
+/// Longest generated column name, in characters (MySQL's MAX_ALIAS_NAME).
+const MAX_ITEM_NAME: usize = 256;
+
+/// The first MAX_ITEM_NAME characters of `s`.
+fn cut_name(s: &str) -> &str {
+    match s.char_indices().nth(MAX_ITEM_NAME) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
 /// Upper-cases a short word into `buf` for keyword matching; words longer
 /// than any keyword come back empty (and so match nothing).
 fn upper<'b>(w: &str, buf: &'b mut [u8; 32]) -> &'b [u8] {
@@ -860,7 +871,11 @@ impl<'a> Parser<'a> {
                 let projection = self
                     .parse_expr_list()?
                     .into_iter()
-                    .map(|expr| SelectItem::Expr { expr, alias: None })
+                    .map(|expr| SelectItem::Expr {
+                        expr,
+                        alias: None,
+                        name: None,
+                    })
                     .collect();
                 let select = Select {
                     distinct: false,
@@ -1211,9 +1226,36 @@ impl<'a> Parser<'a> {
                 return Ok(SelectItem::QualifiedWildcard(t));
             }
         }
+        let first = self.pos;
+        let hex = matches!(self.peek(), Tok::Hex(_)) || matches!(self.tok_at(1), Tok::Hex(_));
         let expr = self.parse_expr()?;
+        let name = self.item_name(&expr, first, hex);
         let alias = self.parse_alias(true)?;
-        Ok(SelectItem::Expr { expr, alias })
+        Ok(SelectItem::Expr { expr, alias, name })
+    }
+
+    /// MySQL's name for an unaliased select expression: the text the client
+    /// wrote from the item's first token to its last, except that a column
+    /// keeps its name, a string literal is named by its value and NULL is
+    /// `NULL`. Cut to 256 characters, MySQL's alias limit.
+    fn item_name(&self, expr: &Expr, first: usize, hex: bool) -> Option<String> {
+        match expr {
+            Expr::Column { .. } => return None,
+            Expr::Literal(Value::Null) => return Some("NULL".into()),
+            Expr::Literal(Value::Bytes(b)) if !hex => {
+                let head = &b[..b.len().min(MAX_ITEM_NAME * 4)];
+                return Some(cut_name(&String::from_utf8_lossy(head)).to_string());
+            }
+            _ => {}
+        }
+        let last = self.toks.get(self.pos.checked_sub(1)?)?;
+        let start = self.toks.get(first)?.start;
+        let text = cut_name(self.src.get(start..last.end.max(start))?);
+        // TRUE and FALSE are named in capitals however they were spelled.
+        if matches!(expr, Expr::Literal(_)) && last.tok == Tok::Word {
+            return Some(text.to_ascii_uppercase());
+        }
+        Some(text.to_string())
     }
 
     /// `[AS] alias`; string aliases allowed for select items.

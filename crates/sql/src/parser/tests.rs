@@ -35,7 +35,9 @@ fn select(sql: &str) -> Select {
 fn expr(e: &str) -> Expr {
     let sql = format!("SELECT {e}");
     match select(&sql).projection.into_iter().next() {
-        Some(SelectItem::Expr { expr, alias: None }) => expr,
+        Some(SelectItem::Expr {
+            expr, alias: None, ..
+        }) => expr,
         other => panic!("{sql}: {other:?}"),
     }
 }
@@ -349,7 +351,9 @@ fn expressions() {
             Ok(mut v) => match v.remove(0) {
                 Statement::Select(q) => match q.body {
                     QueryBody::Select(s) => match &s.projection[..] {
-                        [SelectItem::Expr { expr, alias: None }] => sx(expr),
+                        [SelectItem::Expr {
+                            expr, alias: None, ..
+                        }] => sx(expr),
                         p => format!("{p:?}"),
                     },
                     b => format!("{b:?}"),
@@ -389,7 +393,8 @@ fn sysbench_statements() {
                     table: None,
                     name: "c".into()
                 },
-                alias: None
+                alias: None,
+                name: None
             }],
             from: vec![TableRef::Table {
                 name: ObjectName {
@@ -2146,4 +2151,44 @@ fn do_is_a_select_whose_rows_are_dropped() {
         },
         other => panic!("{other:?}"),
     }
+}
+
+/// The generated names of a select list's items.
+fn item_names(sql: &str) -> Vec<Option<String>> {
+    select(sql)
+        .projection
+        .into_iter()
+        .map(|i| match i {
+            SelectItem::Expr { name, .. } => name,
+            other => panic!("{sql}: {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn unaliased_items_are_named_by_their_source_text() {
+    let names = item_names(
+        "SELECT LEFT('abcdef', 3), 1/0,  a  +  b , t.c, 'str', x'41', null, true, 1.50 AS x",
+    );
+    let want = [
+        Some("LEFT('abcdef', 3)"),
+        Some("1/0"),
+        Some("a  +  b"),
+        None,
+        Some("str"),
+        Some("x'41'"),
+        Some("NULL"),
+        Some("TRUE"),
+        Some("1.50"),
+    ];
+    assert_eq!(names, want.map(|n| n.map(String::from)));
+}
+
+#[test]
+fn generated_names_stop_at_256_characters() {
+    let long = "é".repeat(100_000);
+    let names = item_names(&format!("SELECT '{long}', CONCAT('{long}')"));
+    assert_eq!(names[0].as_deref().map(|n| n.chars().count()), Some(256));
+    assert_eq!(names[1].as_deref().map(|n| n.chars().count()), Some(256));
+    assert!(names[1].as_deref().unwrap_or("").starts_with("CONCAT('éé"));
 }
