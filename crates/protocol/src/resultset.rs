@@ -4,7 +4,7 @@
 use crate::wire::{self, NULL_MARKER};
 use crate::{Column, OkInfo};
 use lockstep_types::value::format_double;
-use lockstep_types::{DataType, Date, DateTime, Decimal, Value};
+use lockstep_types::{DataType, Date, DateTime, Decimal, Time, Value};
 use std::io::Write;
 
 /// Column definition flags (MySQL's *_FLAG).
@@ -148,6 +148,15 @@ pub fn column_meta(dt: DataType) -> ColumnMeta {
         DataType::Date => binary(types::DATE, 10, 0),
         DataType::DateTime { fsp } => temporal(types::DATETIME, fsp),
         DataType::Timestamp { fsp } => temporal(types::TIMESTAMP, fsp),
+        DataType::Null => binary(types::NULL, 0, 0),
+        DataType::Time { fsp } => ColumnMeta {
+            decimals: fsp.min(6),
+            ..binary(
+                types::TIME,
+                10 + if fsp > 0 { fsp.min(6) as u32 + 1 } else { 0 },
+                0,
+            )
+        },
     }
 }
 
@@ -359,6 +368,9 @@ fn text_value(out: &mut Vec<u8>, dt: DataType, v: &Value) {
         (DataType::Date, Value::DateTime(dt)) => {
             let _ = write!(out, "{}", dt.date);
         }
+        (DataType::Time { fsp }, Value::DateTime(dt)) => {
+            out.extend_from_slice(Time::of_datetime(dt).format(fsp).as_bytes())
+        }
         (DataType::DateTime { fsp } | DataType::Timestamp { fsp }, v) => match as_datetime(v) {
             Some(dt) => put_datetime(out, &dt, fsp),
             None => generic_text(out, v),
@@ -399,6 +411,37 @@ fn put_binary_datetime(out: &mut Vec<u8>, dt: &DateTime, date_only: bool, fsp: u
     }
     if len == 11 {
         wire::put_u32(out, micro);
+    }
+}
+
+/// Binary-protocol TIME: a length byte (0, 8 or 12), the sign, days,
+/// hours, minutes, seconds and microseconds.
+fn put_binary_time(out: &mut Vec<u8>, v: &Value, fsp: u8) {
+    let t = match v {
+        Value::DateTime(dt) => Time::of_datetime(dt),
+        other => other
+            .to_text()
+            .and_then(|b| std::str::from_utf8(&b).ok().and_then(Time::parse))
+            .unwrap_or_default(),
+    };
+    let t = t.truncate(fsp);
+    let len = if t.micro != 0 {
+        12
+    } else if t == Time::default() {
+        0
+    } else {
+        8
+    };
+    out.push(len);
+    if len >= 8 {
+        out.push(t.negative as u8);
+        wire::put_u32(out, t.hour / 24);
+        out.push((t.hour % 24) as u8);
+        out.push(t.minute);
+        out.push(t.second);
+    }
+    if len == 12 {
+        wire::put_u32(out, t.micro);
     }
 }
 
@@ -449,6 +492,7 @@ pub fn encode_binary_row(
                 let dt = as_datetime(v).unwrap_or_default();
                 put_binary_datetime(out, &dt, date_only, fsp);
             }
+            DataType::Time { fsp } => put_binary_time(out, v, fsp),
             dt => match v {
                 Value::Bytes(b) if !needs_reformat(dt) => wire::put_lenenc_bytes(out, b),
                 v => {
@@ -699,5 +743,41 @@ mod tests {
         expected.extend_from_slice(b"\x031.3");
         expected.extend_from_slice(&2.5f32.to_le_bytes());
         assert_eq!(out, expected);
+    }
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::*;
+
+    fn binary(dt: DataType, v: Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode_binary_row(&mut out, &[Column::new("c", dt)], &[v], &mut Vec::new());
+        out.split_off(2)
+    }
+
+    #[test]
+    fn time_and_null_metadata() {
+        let m = |dt| {
+            let m = column_meta(dt);
+            (m.type_code, m.collation, m.length, m.decimals)
+        };
+        assert_eq!(m(DataType::Time { fsp: 0 }), (11, 63, 10, 0));
+        assert_eq!(m(DataType::Time { fsp: 6 }), (11, 63, 17, 6));
+        assert_eq!(m(DataType::Null), (6, 63, 0, 0));
+    }
+
+    #[test]
+    fn binary_time() {
+        let t = DataType::Time { fsp: 6 };
+        assert_eq!(binary(t, Value::str("00:00:00")), [0]);
+        assert_eq!(
+            binary(t, Value::str("-26:03:04")),
+            [8, 1, 1, 0, 0, 0, 2, 3, 4]
+        );
+        assert_eq!(
+            binary(t, Value::str("01:02:03.5")),
+            [12, 0, 0, 0, 0, 0, 1, 2, 3, 0x20, 0xA1, 0x07, 0]
+        );
     }
 }

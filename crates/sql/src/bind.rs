@@ -86,6 +86,9 @@ pub struct Binder<'a> {
     /// included), each once: what the statement reads, for privilege
     /// checks and metadata locks.
     pub reads: Vec<Arc<Table>>,
+    /// Values bound at execute, bound in place of their placeholders so
+    /// that result columns are typed after them (empty: placeholders stay).
+    pub params: Vec<Value>,
 }
 
 pub fn is_aggregate_name(name: &str) -> bool {
@@ -239,6 +242,7 @@ impl<'a> Binder<'a> {
             outer: Vec::new(),
             correlated: false,
             reads: Vec::new(),
+            params: Vec::new(),
         }
     }
 
@@ -904,7 +908,10 @@ impl<'a> Binder<'a> {
                     }
                 }
             }
-            Expr::Param(i) => BExpr::Param(*i),
+            Expr::Param(i) => match self.params.get(*i) {
+                Some(v) => BExpr::Literal(v.clone()),
+                None => BExpr::Param(*i),
+            },
             Expr::UserVar(n) => BExpr::UserVar(n.to_ascii_lowercase()),
             Expr::SystemVar { scope: s, name } => BExpr::SystemVar {
                 global: *s == VarScope::Global,
@@ -1404,6 +1411,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 ast::CastType::Double => DataType::Double,
                 ast::CastType::Date => DataType::Date,
                 ast::CastType::DateTime => DataType::DateTime { fsp: 0 },
+                ast::CastType::Time { fsp } => DataType::Time { fsp: *fsp },
             },
             true,
         ),
@@ -1449,8 +1457,8 @@ fn const_int(e: &BExpr) -> Option<i64> {
 pub fn merge_types(types: impl Iterator<Item = (DataType, bool)>) -> DataType {
     let mut out: Option<DataType> = None;
     for (t, _) in types {
-        if t == (DataType::Binary { len: 0 }) {
-            continue; // a NULL literal
+        if t == DataType::Null {
+            continue;
         }
         out = Some(match out {
             None => t,
@@ -1479,12 +1487,12 @@ pub fn merge_types(types: impl Iterator<Item = (DataType, bool)>) -> DataType {
             Some(_) => DataType::VarChar { len: 255 },
         });
     }
-    out.unwrap_or(DataType::Binary { len: 0 })
+    out.unwrap_or(DataType::Null)
 }
 
 pub fn literal_type(v: &Value) -> (DataType, bool) {
     match v {
-        Value::Null => (DataType::Binary { len: 0 }, true),
+        Value::Null => (DataType::Null, true),
         Value::Int(_) => (DataType::BigInt { unsigned: false }, false),
         Value::UInt(_) => (DataType::BigInt { unsigned: true }, false),
         Value::Double(_) => (DataType::Double, false),
@@ -1502,7 +1510,13 @@ pub fn literal_type(v: &Value) -> (DataType, bool) {
             false,
         ),
         Value::Date(_) => (DataType::Date, false),
-        Value::DateTime(_) => (DataType::DateTime { fsp: 0 }, false),
+        // A bound DATETIME keeps its fraction.
+        Value::DateTime(dt) => (
+            DataType::DateTime {
+                fsp: if dt.micro == 0 { 0 } else { 6 },
+            },
+            false,
+        ),
     }
 }
 

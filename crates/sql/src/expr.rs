@@ -827,7 +827,24 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
             Some(dt) => Value::DateTime(dt),
             None => Value::Null,
         },
+        CastType::Time { fsp } => match to_time(&v) {
+            Some(t) => Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()),
+            None => Value::Null,
+        },
     })
+}
+
+/// A value read as a TIME: a DATETIME's time of day, a DATE's midnight,
+/// a number as hhmmss, a text in any TIME or DATETIME form.
+pub fn to_time(v: &Value) -> Option<lockstep_types::Time> {
+    use lockstep_types::Time;
+    match v {
+        Value::DateTime(dt) => Some(Time::of_datetime(dt)),
+        Value::Date(_) => Some(Time::default()),
+        Value::Bytes(b) => Time::parse(std::str::from_utf8(b).ok()?),
+        Value::Null => None,
+        other => Time::parse(&other.to_string()),
+    }
 }
 
 /// The integer nearest `v` (half away from zero), saturated where it is

@@ -554,7 +554,13 @@ impl Session {
             }
         }
         let s = &*p.shared;
-        let r = self.run(&s.statement, params, s.plan.as_ref()).await;
+        // MySQL types `SELECT ?` after the bound value: bind again with it.
+        let typed = match parser::selects_param(&s.statement) {
+            true => self.bind_with(&s.statement, params.to_vec())?,
+            false => None,
+        };
+        let plan = typed.as_ref().or(s.plan.as_ref());
+        let r = self.run(&s.statement, params, plan).await;
         let r = self.count_warnings(r);
         // A KILL QUERY ends this statement only, as after COM_QUERY.
         self.process.kill_query.store(false, Ordering::Relaxed);
@@ -646,8 +652,14 @@ impl Session {
     }
 
     fn bind(&self, stmt: &Statement) -> R<Option<Bound>> {
+        self.bind_with(stmt, Vec::new())
+    }
+
+    /// Binds with `params` in place of the placeholders (see Binder::params).
+    fn bind_with(&self, stmt: &Statement, params: Vec<Value>) -> R<Option<Bound>> {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let mut b = Binder::new(&self.engine.catalog, self.ctx.database.clone());
+        b.params = params;
         let plan = match stmt {
             Statement::Select(q) | Statement::Do(q) => {
                 if self.system_query(q) {

@@ -55,6 +55,13 @@ pub enum DataType {
     Timestamp {
         fsp: u8,
     },
+    // New variants go last: catalogs store the variant's index.
+    /// The type of a NULL literal (result metadata only, never a column).
+    Null,
+    /// TIME: values are text 'hh:mm:ss[.ffffff]', hours -838..838.
+    Time {
+        fsp: u8,
+    },
 }
 
 impl DataType {
@@ -158,6 +165,9 @@ impl fmt::Display for DataType {
             DataType::DateTime { fsp } => write!(f, "datetime({fsp})"),
             DataType::Timestamp { fsp: 0 } => write!(f, "timestamp"),
             DataType::Timestamp { fsp } => write!(f, "timestamp({fsp})"),
+            DataType::Null => write!(f, "null"),
+            DataType::Time { fsp: 0 } => write!(f, "time"),
+            DataType::Time { fsp } => write!(f, "time({fsp})"),
         }
     }
 }

@@ -570,8 +570,15 @@ pub enum CastType {
     Unsigned,
     Char,
     Binary,
-    Decimal { precision: u8, scale: u8 },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
     Double,
     Date,
     DateTime,
+    /// TIME(fsp): the text 'hh:mm:ss[.f]'.
+    Time {
+        fsp: u8,
+    },
 }

@@ -1205,6 +1205,22 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// Fractional digits of the string literal at offset `n` (a typed
+    /// literal's precision), at most 6.
+    fn literal_fsp(&self, n: usize) -> u8 {
+        match self.tok_at(n) {
+            Tok::Str(b) => match b.iter().position(|&c| c == b'.') {
+                Some(dot) => b[dot + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count()
+                    .min(6) as u8,
+                None => 0,
+            },
+            _ => 0,
+        }
+    }
+
     fn parse_select_item(&mut self) -> Result<SelectItem> {
         if self.eat(&Tok::Star) {
             return Ok(SelectItem::Wildcard);
@@ -1902,7 +1918,9 @@ impl<'a> Parser<'a> {
                 let to = match up {
                     b"DATE" => Some(CastType::Date),
                     b"TIMESTAMP" => Some(CastType::DateTime),
-                    _ => None,
+                    _ => Some(CastType::Time {
+                        fsp: self.literal_fsp(1),
+                    }),
                 };
                 self.advance();
                 let lit = self.parse_primary()?;
@@ -2310,11 +2328,17 @@ impl<'a> Parser<'a> {
                 self.parse_opt_len()?;
                 CastType::DateTime
             }
-            // No TIME/JSON cast target in the AST: they become strings.
             b"TIME" => {
-                self.parse_opt_len()?;
-                CastType::Char
+                let fsp = self.parse_opt_len()?.unwrap_or(0);
+                if fsp > 6 {
+                    return Err(Error::new(
+                        Code::WrongArguments,
+                        format!("Too-big precision {fsp} specified for 'CAST'. Maximum is 6."),
+                    ));
+                }
+                CastType::Time { fsp: fsp as u8 }
             }
+            // No JSON cast target in the AST: it becomes a string.
             b"JSON" => CastType::Char,
             b"YEAR" => CastType::Unsigned,
             _ => {
