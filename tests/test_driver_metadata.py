@@ -83,3 +83,67 @@ def test_cast_as_time_in_text_protocol(cur):
                                datetime.timedelta(hours=12, minutes=34, seconds=56),
                                -datetime.timedelta(hours=1, minutes=2, seconds=3.5)),)
     assert [d[1] for d in cur.description] == [FIELD_TYPE.TIME] * 3
+
+
+# ---- column types ---------------------------------------------------------
+
+def col(cur, name):
+    return next(d for d in cur.description if d[0] == name)
+
+
+def test_bit_columns_are_type_16_with_raw_bytes(cur):
+    cur.execute("CREATE TABLE bt (id INT PRIMARY KEY, b BIT(12), c BIT)")
+    cur.execute("INSERT INTO bt VALUES (1, 0x42, 1), (2, b'101', 0), (3, 4095, NULL)")
+    assert code_of(lambda: cur.execute("INSERT INTO bt VALUES (4, 4096, 0)")) == 1406
+    cur.execute("SELECT id, b, c FROM bt ORDER BY id")
+    assert cur.fetchall() == ((1, b"\x00\x42", b"\x01"), (2, b"\x00\x05", b"\x00"),
+                              (3, b"\x0f\xff", None))
+    assert col(cur, "b")[1] == FIELD_TYPE.BIT
+    cur.execute("SELECT b + 0 FROM bt WHERE b = 66")
+    assert cur.fetchall() == ((66,),)
+
+
+def test_bit_binary_protocol(connect):
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE bt (b BIT(16))")
+        cur.execute("INSERT INTO bt VALUES (258)")
+    stmt = mysql_binary.prepare(c, "SELECT b FROM bt")
+    assert mysql_binary.execute(stmt) == [(b"\x01\x02",)]
+    assert stmt.result_columns[0].type_code == FIELD_TYPE.BIT
+
+
+def test_time_columns_are_type_11(cur):
+    cur.execute("CREATE TABLE tt (t TIME, t6 TIME(6))")
+    cur.execute("INSERT INTO tt VALUES ('12:34:56', '-01:02:03.250001'), (123456, '838:59:59')")
+    cur.execute("SELECT t, t6 FROM tt ORDER BY t")
+    assert [col(cur, n)[1] for n in ("t", "t6")] == [FIELD_TYPE.TIME] * 2
+    assert cur.fetchall() == (
+        (datetime.timedelta(hours=12, minutes=34, seconds=56),
+         -datetime.timedelta(hours=1, minutes=2, seconds=3, microseconds=250001)),
+        (datetime.timedelta(hours=12, minutes=34, seconds=56),
+         datetime.timedelta(hours=838, minutes=59, seconds=59)),
+    )
+    assert code_of(lambda: cur.execute("INSERT INTO tt VALUES ('25:61:00', NULL)")) == 1292
+
+
+def test_year_columns_are_type_13(cur):
+    cur.execute("CREATE TABLE yt (y YEAR)")
+    cur.execute("INSERT INTO yt VALUES (2024), ('69'), (70), (0)")
+    assert code_of(lambda: cur.execute("INSERT INTO yt VALUES (1800)")) == 1264
+    cur.execute("SELECT y FROM yt")
+    assert col(cur, "y")[1] == FIELD_TYPE.YEAR
+    assert sorted(r[0] for r in cur.fetchall()) == [0, 1970, 2024, 2069]
+
+
+def test_enum_set_json_metadata(connect):
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE et (e ENUM('a', 'bcd'), s SET('x', 'y'), j JSON)")
+        cur.execute("""INSERT INTO et VALUES ('bcd', 'x,y', '{"k": [1, 2]}')""")
+        cur.execute("SELECT e, s, j FROM et")
+        assert cur.fetchall() == (("bcd", "x,y", '{"k": [1, 2]}'),)
+    fields = c._result.fields
+    assert [f.type_code for f in fields] == [FIELD_TYPE.STRING, FIELD_TYPE.STRING, FIELD_TYPE.JSON]
+    assert fields[0].flags & FLAG.ENUM and not fields[0].flags & FLAG.SET
+    assert fields[1].flags & FLAG.SET

@@ -149,6 +149,11 @@ pub fn column_meta(dt: DataType) -> ColumnMeta {
         DataType::DateTime { fsp } => temporal(types::DATETIME, fsp),
         DataType::Timestamp { fsp } => temporal(types::TIMESTAMP, fsp),
         DataType::Null => binary(types::NULL, 0, 0),
+        DataType::Year => binary(types::YEAR, 4, UNSIGNED_FLAG | ZEROFILL_FLAG),
+        DataType::Bit { width } => binary(types::BIT, width as u32, UNSIGNED_FLAG),
+        DataType::Enum { len } => text(types::STRING, len, ENUM_FLAG),
+        DataType::Set { len } => text(types::STRING, len, SET_FLAG),
+        DataType::Json => binary(types::JSON, u32::MAX, BLOB_FLAG),
         DataType::Time { fsp } => ColumnMeta {
             decimals: fsp.min(6),
             ..binary(
@@ -342,9 +347,22 @@ fn generic_text(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
+/// A BIT(width) value: its low `width` bits as big-endian bytes.
+fn put_bits(out: &mut Vec<u8>, width: u8, v: &Value) {
+    let n = (width as usize).div_ceil(8).clamp(1, 8);
+    match v {
+        Value::Bytes(b) => out.extend_from_slice(b),
+        v => out.extend_from_slice(&(int_bits(v) as u64).to_be_bytes()[8 - n..]),
+    }
+}
+
 fn text_value(out: &mut Vec<u8>, dt: DataType, v: &Value) {
     match (dt, v) {
         (_, Value::Null) => {}
+        (DataType::Bit { width }, v) => put_bits(out, width, v),
+        (DataType::Year, v) => {
+            let _ = write!(out, "{:04}", int_bits(v));
+        }
         (dt, Value::Int(_) | Value::UInt(_) | Value::Bytes(_)) if dt.is_integer() => {
             generic_text(out, v)
         }
@@ -475,7 +493,7 @@ pub fn encode_binary_row(
         };
         match col.data_type {
             DataType::TinyInt { .. } => out.push(int_bits(v) as u8),
-            DataType::SmallInt { .. } => wire::put_u16(out, int_bits(v) as u16),
+            DataType::SmallInt { .. } | DataType::Year => wire::put_u16(out, int_bits(v) as u16),
             DataType::MediumInt { .. } | DataType::Int { .. } => {
                 wire::put_u32(out, int_bits(v) as u32)
             }
@@ -493,6 +511,11 @@ pub fn encode_binary_row(
                 put_binary_datetime(out, &dt, date_only, fsp);
             }
             DataType::Time { fsp } => put_binary_time(out, v, fsp),
+            DataType::Bit { width } => {
+                scratch.clear();
+                put_bits(scratch, width, v);
+                wire::put_lenenc_bytes(out, scratch);
+            }
             dt => match v {
                 Value::Bytes(b) if !needs_reformat(dt) => wire::put_lenenc_bytes(out, b),
                 v => {

@@ -1551,6 +1551,15 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
             ),
         )
     };
+    match ty {
+        DataType::Year => return store_year(&v, column),
+        DataType::Bit { width } => return store_bits(&v, width, column),
+        DataType::Time { fsp } => {
+            let t = to_time(&v).ok_or_else(|| bad_time(&v, column))?;
+            return Ok(Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()));
+        }
+        _ => {}
+    }
     if let Some((min, max)) = ty.integer_range() {
         let i: i128 = match &v {
             Value::Int(i) => *i as i128,
@@ -1660,6 +1669,70 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
     })
 }
 
+fn out_of_range_for(column: &str) -> Error {
+    Error::new(
+        Code::WarnDataOutOfRange,
+        format!("Out of range value for column '{column}' at row 1"),
+    )
+}
+
+/// YEAR: 0, 1901..2155, or two digits (1..69 are 2001..2069, 70..99
+/// 1970..1999; the string '0' or '00' is 2000).
+fn store_year(v: &Value, column: &str) -> Result<Value, Error> {
+    let (n, text) = match v {
+        Value::Bytes(b) => {
+            let s = std::str::from_utf8(b).unwrap_or("").trim();
+            let n = s.parse::<i64>().map_err(|_| {
+                Error::new(
+                    Code::TruncatedWrongValueForField,
+                    format!("Incorrect integer value: '{s}' for column '{column}' at row 1"),
+                )
+            })?;
+            (n, s.len() <= 2)
+        }
+        Value::Date(d) => (d.year as i64, false),
+        Value::DateTime(dt) => (dt.date.year as i64, false),
+        other => (cast_signed(other), false),
+    };
+    let year = match n {
+        0 if text => 2000,
+        0 => 0,
+        1..=69 => n + 2000,
+        70..=99 => n + 1900,
+        1901..=2155 => n,
+        _ => return Err(out_of_range_for(column)),
+    };
+    Ok(Value::UInt(year as u64))
+}
+
+/// BIT(width): an integer, or a string's bytes read big-endian (b'101'
+/// and 0x42 literals are strings); more than `width` bits is too long.
+fn store_bits(v: &Value, width: u8, column: &str) -> Result<Value, Error> {
+    let too_long = || {
+        Error::new(
+            Code::DataTooLong,
+            format!("Data too long for column '{column}' at row 1"),
+        )
+    };
+    let n: u64 = match v {
+        Value::Bytes(b) if b.len() > 8 => return Err(too_long()),
+        Value::Bytes(b) => b.iter().fold(0, |n, &x| n << 8 | x as u64),
+        Value::Int(i) if *i < 0 => return Err(too_long()),
+        other => cast_unsigned(other),
+    };
+    if width < 64 && n >> width != 0 {
+        return Err(too_long());
+    }
+    Ok(Value::UInt(n))
+}
+
+fn bad_time(v: &Value, column: &str) -> Error {
+    Error::new(
+        Code::TruncatedWrongValue,
+        format!("Incorrect time value: '{v}' for column '{column}' at row 1"),
+    )
+}
+
 fn bad_date(v: &Value, column: &str) -> Error {
     Error::new(
         Code::TruncatedWrongValue,
@@ -1681,6 +1754,14 @@ fn type_word(ty: DataType) -> &'static str {
 pub fn key_value(v: &Value, ty: DataType) -> Option<Value> {
     if v.is_null() {
         return None;
+    }
+    match ty {
+        DataType::Bit { width } => return store_bits(v, width, "").ok(),
+        DataType::Time { fsp } => {
+            let t = to_time(v)?.truncate(fsp);
+            return Some(Value::Bytes(t.format(fsp).into_bytes()));
+        }
+        _ => {}
     }
     if ty.is_integer() {
         let d = v.to_decimal()?;

@@ -3003,11 +3003,8 @@ impl<'a> Parser<'a> {
         Ok(n as u32)
     }
 
-    /// Column types. Types lockstep does not model are mapped:
-    /// TIME → VARCHAR(10) (text 'hh:mm:ss'), YEAR → SMALLINT UNSIGNED,
-    /// ENUM/SET → VARCHAR wide enough for any value (longest member for
-    /// ENUM, all members joined by ',' for SET), JSON → LONGTEXT,
-    /// BIT(n) → BIGINT UNSIGNED.
+    /// Column types. ENUM/SET keep only their width (longest member for
+    /// ENUM, all members joined by ',' for SET), not their members.
     fn parse_data_type(&mut self, col: &str) -> Result<DataType> {
         let mut buf = [0u8; 32];
         let up = self.upper_word(0, &mut buf).to_vec();
@@ -3171,12 +3168,18 @@ impl<'a> Parser<'a> {
                 }
             }
             b"TIME" => {
-                self.parse_opt_len()?;
-                DataType::VarChar { len: 10 }
+                let fsp = self.parse_opt_len()?.unwrap_or(0);
+                if fsp > 6 {
+                    return Err(Error::new(
+                        Code::WrongArguments,
+                        format!("Too-big precision {fsp} specified for '{col}'. Maximum is 6."),
+                    ));
+                }
+                DataType::Time { fsp: fsp as u8 }
             }
             b"YEAR" => {
                 self.parse_opt_len()?;
-                DataType::SmallInt { unsigned: true }
+                DataType::Year
             }
             b"ENUM" | b"SET" => {
                 self.expect(&Tok::LParen)?;
@@ -3200,11 +3203,13 @@ impl<'a> Parser<'a> {
                 } else {
                     total + count - 1
                 };
-                DataType::VarChar {
-                    len: len.clamp(1, 65535) as u32,
+                let len = len.clamp(1, 65535) as u32;
+                match up.as_slice() {
+                    b"ENUM" => DataType::Enum { len },
+                    _ => DataType::Set { len },
                 }
             }
-            b"JSON" => DataType::Text { max_len: u32::MAX },
+            b"JSON" => DataType::Json,
             b"BIT" => {
                 let n = self.parse_opt_len()?.unwrap_or(1);
                 if n == 0 || n > 64 {
@@ -3213,7 +3218,7 @@ impl<'a> Parser<'a> {
                         format!("Display width out of range for column '{col}' (max = 64)"),
                     ));
                 }
-                DataType::BigInt { unsigned: true }
+                DataType::Bit { width: n as u8 }
             }
             b"GEOMETRY"
             | b"POINT"

@@ -1065,12 +1065,12 @@ fn create_table_full() {
     assert_eq!(ty("m").data_type, DataType::Binary { len: 16 });
     assert_eq!(ty("n").data_type, DataType::VarBinary { len: 20 });
     assert_eq!(ty("o").data_type, DataType::Date);
-    assert_eq!(ty("p").data_type, DataType::VarChar { len: 6 });
-    assert_eq!(ty("q").data_type, DataType::VarChar { len: 4 });
-    assert_eq!(ty("r").data_type, DataType::Text { max_len: u32::MAX });
-    assert_eq!(ty("s").data_type, DataType::BigInt { unsigned: true });
-    assert_eq!(ty("u").data_type, DataType::SmallInt { unsigned: true });
-    assert_eq!(ty("v").data_type, DataType::VarChar { len: 10 });
+    assert_eq!(ty("p").data_type, DataType::Enum { len: 6 });
+    assert_eq!(ty("q").data_type, DataType::Set { len: 4 });
+    assert_eq!(ty("r").data_type, DataType::Json);
+    assert_eq!(ty("s").data_type, DataType::Bit { width: 1 });
+    assert_eq!(ty("u").data_type, DataType::Year);
+    assert_eq!(ty("v").data_type, DataType::Time { fsp: 0 });
     assert!(ty("w").unique);
     assert_eq!(ty("x").data_type, DataType::Int { unsigned: true });
     assert_eq!(ty("y").data_type, DataType::Double);
