@@ -147,3 +147,44 @@ def test_enum_set_json_metadata(connect):
     assert [f.type_code for f in fields] == [FIELD_TYPE.STRING, FIELD_TYPE.STRING, FIELD_TYPE.JSON]
     assert fields[0].flags & FLAG.ENUM and not fields[0].flags & FLAG.SET
     assert fields[1].flags & FLAG.SET
+
+
+# ---- column flags and origin ----------------------------------------------
+
+def fields_of(c, sql):
+    with c.cursor() as cur:
+        cur.execute(sql)
+        cur.fetchall()
+    return {f.name: f for f in c._result.fields}
+
+
+def test_base_table_columns_carry_key_flags_and_origin(connect, db):
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE kt (id INT UNSIGNED AUTO_INCREMENT PRIMARY KEY, "
+                    "u VARCHAR(10) NOT NULL UNIQUE, m INT, n INT, b VARBINARY(4), "
+                    "KEY (m, n))")
+    f = fields_of(c, "SELECT id, u, m, n AS nn, b, k.m + 1 FROM kt AS k")
+    assert f["id"].flags & (FLAG.PRI_KEY | FLAG.AUTO_INCREMENT | FLAG.NOT_NULL | FLAG.UNSIGNED) \
+        == FLAG.PRI_KEY | FLAG.AUTO_INCREMENT | FLAG.NOT_NULL | FLAG.UNSIGNED
+    assert f["u"].flags & (FLAG.UNIQUE_KEY | FLAG.NOT_NULL) == FLAG.UNIQUE_KEY | FLAG.NOT_NULL
+    assert f["m"].flags & FLAG.MULTIPLE_KEY
+    assert not f["nn"].flags & (FLAG.MULTIPLE_KEY | FLAG.NOT_NULL)
+    assert f["b"].flags & FLAG.BINARY
+    assert not f["id"].flags & FLAG.UNIQUE_KEY
+    for name, org in (("id", "id"), ("nn", "n")):
+        assert (f[name].db, f[name].table_name, f[name].org_table, f[name].org_name) \
+            == (db.encode(), "k", "kt", org)
+    # An expression has no origin.
+    e = f["k.m + 1"]
+    assert (e.table_name, e.org_table, e.org_name) == ("", "", "")
+    assert e.flags & FLAG.PRI_KEY == 0
+
+
+def test_wildcard_columns_carry_origin(connect, db):
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE kt (id INT PRIMARY KEY, v INT)")
+    f = fields_of(c, "SELECT * FROM kt")
+    assert (f["id"].db, f["id"].org_table, f["id"].org_name) == (db.encode(), "kt", "id")
+    assert f["id"].flags & FLAG.PRI_KEY

@@ -28,6 +28,33 @@ pub struct ScopeColumn {
     pub nullable: bool,
     pub org_table: String,
     pub database: String,
+    /// Key and AUTO_INCREMENT flags of a base-table column (column_flags).
+    pub flags: u16,
+}
+
+/// The column-definition flags MySQL derives from a table's keys: every
+/// primary key part is PRI_KEY, the first part of another key UNIQUE_KEY
+/// (a one-column unique key) or MULTIPLE_KEY, any key part PART_KEY.
+pub fn key_flags(def: &TableDef, column: usize) -> u16 {
+    use lockstep_protocol::column_flags::*;
+    let mut flags = 0;
+    if def.columns.get(column).is_some_and(|c| c.auto_increment) {
+        flags |= AUTO_INCREMENT_FLAG;
+    }
+    for (i, index) in def.indexes.iter().enumerate() {
+        let Some(pos) = index.columns.iter().position(|&c| c == column) else {
+            continue;
+        };
+        flags |= PART_KEY_FLAG;
+        if i == lockstep_tables::schema::PRIMARY && def.hidden_row_id.is_none() {
+            flags |= PRI_KEY_FLAG;
+        } else if pos == 0 && index.unique && index.columns.len() == 1 {
+            flags |= UNIQUE_KEY_FLAG;
+        } else if pos == 0 {
+            flags |= MULTIPLE_KEY_FLAG;
+        }
+    }
+    flags
 }
 
 #[derive(Clone, Debug, Default)]
@@ -591,6 +618,7 @@ impl<'a> Binder<'a> {
             c.org_table = o.org_table.clone();
             c.org_name = o.name.clone();
             c.schema = o.database.clone();
+            c.flags = o.flags;
         }
         c
     }
@@ -781,6 +809,7 @@ impl<'a> Binder<'a> {
                         nullable: c.nullable,
                         org_table: def.name.clone(),
                         database: def.database.clone(),
+                        flags: key_flags(&def, i),
                     });
                 }
                 scope.width += def.columns.len();
@@ -806,6 +835,7 @@ impl<'a> Binder<'a> {
                         nullable: c.nullable,
                         org_table: alias.clone(),
                         database: String::new(),
+                        flags: 0,
                     });
                 }
                 scope.width += plan.columns.len();
@@ -1995,6 +2025,7 @@ pub fn table_scope(def: &TableDef, qualifier: &str) -> Scope {
             nullable: c.nullable,
             org_table: def.name.clone(),
             database: def.database.clone(),
+            flags: key_flags(def, i),
         });
     }
     scope.width = def.columns.len();
