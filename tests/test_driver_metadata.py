@@ -188,3 +188,15 @@ def test_wildcard_columns_carry_origin(connect, db):
     f = fields_of(c, "SELECT * FROM kt")
     assert (f["id"].db, f["id"].org_table, f["id"].org_name) == (db.encode(), "kt", "id")
     assert f["id"].flags & FLAG.PRI_KEY
+
+
+def test_hex_literal_is_a_binary_string(cur):
+    cur.execute("SELECT x'010203', 0x41 = 'a', _binary 'a' = 'A', 'a' = 'A'")
+    assert cur.fetchall() == ((b"\x01\x02\x03", 0, 0, 1),)
+    d = cur.description[0]
+    assert (d[0], d[1], d[3]) == ("x'010203'", FIELD_TYPE.VAR_STRING, 3)
+    assert cur._result.fields[0].charsetnr == 63
+    cur.execute("CREATE TABLE ht (a VARBINARY(4) DEFAULT 0x00, b INT)")
+    cur.execute("INSERT INTO ht (b) VALUES (1)")
+    cur.execute("SELECT a FROM ht WHERE a = x'00'")
+    assert cur.fetchall() == ((b"\x00",),)

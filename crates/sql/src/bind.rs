@@ -1217,7 +1217,7 @@ impl<'a> Binder<'a> {
 
 /// Comparisons on text columns under the default collation.
 fn collated(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
-    crate::expr::collate(e, &|x| infer(x, types).0.is_string())
+    crate::expr::collate(e, &|x| infer(x, types).0)
 }
 
 pub fn sum_type(t: DataType) -> DataType {
@@ -1427,6 +1427,18 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 .map(|(_, t)| infer(t, types))
                 .chain(else_result.iter().map(|e| infer(e, types)));
             (merge_types(all), true)
+        }
+        BExpr::Cast(x, ast::CastType::Binary) if matches!(**x, BExpr::Literal(Value::Bytes(_))) => {
+            let len = match &**x {
+                BExpr::Literal(Value::Bytes(b)) => b.len(),
+                _ => 0,
+            };
+            (
+                DataType::VarBinary {
+                    len: u32::try_from(len).unwrap_or(u32::MAX),
+                },
+                false,
+            )
         }
         BExpr::Cast(_, to) => (
             match to {

@@ -1834,22 +1834,25 @@ fn fold(e: BExpr) -> BExpr {
 
 /// Applies the default collation (case- and accent-insensitive) to
 /// comparisons that involve a text column: both operands are folded.
-/// `is_text` tells whether an operand is of a text (non-binary string)
-/// type.
-pub fn collate(e: BExpr, is_text: &dyn Fn(&BExpr) -> bool) -> BExpr {
+/// `type_of` gives an operand's type: a binary string on either side
+/// makes the comparison byte by byte, as in MySQL.
+pub fn collate(e: BExpr, type_of: &dyn Fn(&BExpr) -> DataType) -> BExpr {
     use BinaryOp::*;
+    let is_text = &|x: &BExpr| type_of(x).is_string();
     match e {
         BExpr::Binary(op @ (Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq), l, r)
-            if is_text(&l) || is_text(&r) =>
+            if (is_text(&l) || is_text(&r))
+                && !type_of(&l).is_binary()
+                && !type_of(&r).is_binary() =>
         {
             BExpr::Binary(op, Box::new(fold(*l)), Box::new(fold(*r)))
         }
         BExpr::Binary(op, l, r) => BExpr::Binary(
             op,
-            Box::new(collate(*l, is_text)),
-            Box::new(collate(*r, is_text)),
+            Box::new(collate(*l, type_of)),
+            Box::new(collate(*r, type_of)),
         ),
-        BExpr::Unary(op, x) => BExpr::Unary(op, Box::new(collate(*x, is_text))),
+        BExpr::Unary(op, x) => BExpr::Unary(op, Box::new(collate(*x, type_of))),
         BExpr::Between {
             expr,
             low,
@@ -1881,7 +1884,7 @@ pub fn collate(e: BExpr, is_text: &dyn Fn(&BExpr) -> bool) -> BExpr {
             escape,
             negated,
         },
-        BExpr::IsNull(x, n) => BExpr::IsNull(Box::new(collate(*x, is_text)), n),
+        BExpr::IsNull(x, n) => BExpr::IsNull(Box::new(collate(*x, type_of)), n),
         other => other,
     }
 }

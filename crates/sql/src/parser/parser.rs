@@ -50,6 +50,14 @@ pub(crate) struct Parser<'a> {
     max_execution_time: Option<u64>,
 }
 
+/// A binary-string literal (x'..', 0x.., _binary '..').
+fn binary_literal(b: Vec<u8>) -> Expr {
+    Expr::Cast {
+        expr: Box::new(Expr::Literal(Value::Bytes(b))),
+        to: CastType::Binary,
+    }
+}
+
 /// Longest generated column name, in characters (MySQL's MAX_ALIAS_NAME).
 const MAX_ITEM_NAME: usize = 256;
 
@@ -1757,8 +1765,10 @@ impl<'a> Parser<'a> {
                 }
                 Ok(Expr::Literal(Value::Bytes(s)))
             }
+            // A hex literal is a binary string (charset binary, compared
+            // byte by byte).
             Tok::Hex(_) => match self.take() {
-                Tok::Hex(b) => Ok(Expr::Literal(Value::Bytes(b))),
+                Tok::Hex(b) => Ok(binary_literal(b)),
                 _ => Err(self.error()),
             },
             Tok::Bits(v) => {
@@ -1934,8 +1944,13 @@ impl<'a> Parser<'a> {
             }
             // Charset introducer: _utf8mb4'text', _binary 0x00.
             [b'_', ..] if matches!(self.tok_at(1), Tok::Str(_) | Tok::Hex(_) | Tok::Bits(_)) => {
+                let binary = word.eq_ignore_ascii_case("_binary");
                 self.advance();
-                self.parse_primary()
+                Ok(match (self.parse_primary()?, binary) {
+                    (Expr::Literal(Value::Bytes(b)), true) => binary_literal(b),
+                    (Expr::Cast { expr, .. }, false) => *expr,
+                    (e, _) => e,
+                })
             }
             _ if is_reserved(word) => Err(self.error()),
             _ => self.parse_column_ref(),

@@ -192,8 +192,10 @@ fn expressions() {
         ("'a' 'b' \"c\"", "'abc'"),
         ("_utf8mb4'x'", "'x'"),
         ("N'nat'", "'nat'"),
-        ("X'41'", "'A'"),
-        ("0x4142", "'AB'"),
+        ("X'41'", "(Cast 'A' Binary)"),
+        ("0x4142", "(Cast 'AB' Binary)"),
+        ("_binary 'AB'", "(Cast 'AB' Binary)"),
+        ("_utf8mb4 x'4142'", "'AB'"),
         ("b'101'", "5"),
         ("0b11", "3"),
         ("DATE '2024-01-02'", "(Cast '2024-01-02' Date)"),
@@ -1704,8 +1706,14 @@ fn lexer_details() {
         Expr::Literal(Value::Bytes(vec![0, 8, b'\r', b'\t', 26, b'q']))
     );
     assert_eq!(expr("'é'"), Expr::Literal(Value::str("é")));
-    assert_eq!(expr("X''"), Expr::Literal(Value::Bytes(vec![])));
-    assert_eq!(expr("0xABC"), Expr::Literal(Value::Bytes(vec![0x0A, 0xBC])));
+    assert_eq!(sx(&expr("X''")), "(Cast '' Binary)");
+    assert_eq!(
+        expr("0xABC"),
+        Expr::Cast {
+            expr: Box::new(Expr::Literal(Value::Bytes(vec![0x0A, 0xBC]))),
+            to: CastType::Binary
+        }
+    );
     // Unicode identifiers.
     assert_eq!(sx(&expr("größe")), "größe");
 }
