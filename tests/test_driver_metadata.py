@@ -200,3 +200,36 @@ def test_hex_literal_is_a_binary_string(cur):
     cur.execute("INSERT INTO ht (b) VALUES (1)")
     cur.execute("SELECT a FROM ht WHERE a = x'00'")
     assert cur.fetchall() == ((b"\x00",),)
+
+
+# ---- fractional seconds and default rows ----------------------------------
+
+def test_fractional_seconds_are_kept(connect):
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE ft (id INT PRIMARY KEY, d DATETIME(6), t TIME(6), s TIMESTAMP(6) NULL)")
+        cur.execute("INSERT INTO ft VALUES (1, '2024-01-02 03:04:05.123456', '01:02:03.000007', "
+                    "'2024-01-02 03:04:05.5')")
+        cur.execute("SELECT d, t, s FROM ft")
+        assert cur.fetchall() == ((datetime.datetime(2024, 1, 2, 3, 4, 5, 123456),
+                                   datetime.timedelta(hours=1, minutes=2, seconds=3, microseconds=7),
+                                   datetime.datetime(2024, 1, 2, 3, 4, 5, 500000)),)
+        assert [d[5] for d in cur.description] == [6, 6, 6]
+        cur.execute("SELECT NOW(6), NOW()")
+        six, zero = cur.fetchone()
+        assert zero.microsecond == 0
+        assert cur.description[0][5] == 6
+    stmt = mysql_binary.prepare(c, "INSERT INTO ft (id, d) VALUES (2, ?)")
+    mysql_binary.execute(stmt, datetime.datetime(2024, 5, 6, 7, 8, 9, 250000))
+    with c.cursor() as cur:
+        cur.execute("SELECT d FROM ft WHERE id = 2")
+        assert cur.fetchall() == ((datetime.datetime(2024, 5, 6, 7, 8, 9, 250000),),)
+
+
+def test_insert_empty_values_list_inserts_defaults(cur):
+    cur.execute("CREATE TABLE dt (id INT AUTO_INCREMENT PRIMARY KEY, v INT DEFAULT 7, w VARCHAR(3))")
+    assert cur.execute("INSERT INTO dt () VALUES ()") == 1
+    assert cur.execute("INSERT INTO dt VALUES ()") == 1
+    assert cur.execute("INSERT INTO dt () VALUES (), ()") == 2
+    cur.execute("SELECT id, v, w FROM dt ORDER BY id")
+    assert cur.fetchall() == ((1, 7, None), (2, 7, None), (3, 7, None), (4, 7, None))

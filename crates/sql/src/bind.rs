@@ -1365,7 +1365,14 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 | Func::Sign
                 | Func::Instr
                 | Func::Sleep => (big, true),
-                Func::Now => (DataType::DateTime { fsp: 0 }, false),
+                // NOW(n): n fractional digits.
+                Func::Now => {
+                    let fsp = match args.first() {
+                        Some(BExpr::Literal(v)) => v.to_i64().unwrap_or(0).clamp(0, 6) as u8,
+                        _ => 0,
+                    };
+                    (DataType::DateTime { fsp }, false)
+                }
                 Func::CurDate | Func::Date => (DataType::Date, true),
                 Func::DateAddDays => (first.0, true),
                 Func::Round | Func::Truncate => (round_type(first.0, args.get(1)), true),
@@ -2054,7 +2061,12 @@ impl Binder<'_> {
     pub fn bind_insert(&mut self, ins: &ast::Insert) -> Result<InsertPlan> {
         let table = self.table(&ins.table)?;
         let def = table.def();
-        let targets: Vec<usize> = if ins.columns.is_empty() {
+        // VALUES () with no column list: a row of defaults.
+        let empty_rows = matches!(&ins.source, ast::InsertSource::Values(rows)
+            if rows.iter().all(|r| r.is_empty()));
+        let targets: Vec<usize> = if ins.columns.is_empty() && empty_rows {
+            Vec::new()
+        } else if ins.columns.is_empty() {
             def.visible_columns().map(|(i, _)| i).collect()
         } else {
             ins.columns
