@@ -2,6 +2,7 @@
 warning counts as MySQL 8 sends them (project issue "Driver fidelity")."""
 
 import datetime
+from decimal import Decimal
 
 import pytest
 from pymysql.constants import CLIENT, FIELD_TYPE, FLAG
@@ -233,3 +234,37 @@ def test_insert_empty_values_list_inserts_defaults(cur):
     assert cur.execute("INSERT INTO dt () VALUES (), ()") == 2
     cur.execute("SELECT id, v, w FROM dt ORDER BY id")
     assert cur.fetchall() == ((1, 7, None), (2, 7, None), (3, 7, None), (4, 7, None))
+
+
+# ---- warnings --------------------------------------------------------------
+
+def test_division_by_zero_warns_and_eof_counts_it(cur):
+    cur.execute("SELECT 1/0, 5 DIV 0, 5 % 0, MOD(5, 0), NULL/0, 1/2")
+    assert cur.fetchall() == ((None, None, None, None, None, Decimal("0.5000")),)
+    assert cur._result.warning_count == 4
+    cur.execute("SHOW WARNINGS")
+    assert cur.fetchall() == (("Warning", 1365, "Division by 0"),) * 4
+
+
+def test_division_by_zero_over_rows_and_in_binary_protocol(connect):
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE dz (a INT)")
+        cur.execute("INSERT INTO dz VALUES (1), (2), (0)")
+        cur.execute("SELECT a / a FROM dz ORDER BY a")
+        assert cur._result.warning_count == 1
+        # Strict INSERT: the warning is an error (ERROR_FOR_DIVISION_BY_ZERO).
+        assert code_of(lambda: cur.execute("INSERT INTO dz VALUES (1/0)")) == 1365
+        cur.execute("INSERT IGNORE INTO dz VALUES (1/0)")
+        assert cur._result.warning_count == 1
+    stmt = mysql_binary.prepare(c, "SELECT ? / 0")
+    assert mysql_binary.execute(stmt, 3) == [(None,)]
+    with c.cursor() as cur:
+        cur.execute("SHOW WARNINGS")
+        assert cur.fetchall() == (("Warning", 1365, "Division by 0"),)
+
+
+def test_statement_without_warnings_reports_none(cur):
+    cur.execute("SELECT 1/0")
+    cur.execute("SELECT 1")
+    assert cur._result.warning_count == 0

@@ -88,6 +88,7 @@ impl Mock {
             Ok(Response::Rows(ResultSet {
                 columns: table_columns().into(),
                 rows: table_rows(),
+                warnings: 0,
             }))
         } else if lower.starts_with("select") {
             // Echo the literal after SELECT as a one-row string result.
@@ -95,6 +96,7 @@ impl Mock {
             Ok(Response::Rows(ResultSet {
                 columns: vec![Column::new(text.clone(), DataType::VarChar { len: 64 })].into(),
                 rows: vec![vec![Value::Bytes(text.into_bytes())]],
+                warnings: 0,
             }))
         } else if lower.starts_with("insert") {
             Ok(Response::Ok(OkInfo {
@@ -200,6 +202,7 @@ impl Handler for Mock {
             return Ok(Response::Rows(ResultSet {
                 columns: table_columns().into(),
                 rows: if empty { Vec::new() } else { table_rows() },
+                warnings: 0,
             }));
         }
         // Echo the parameters back as one row typed after their values.
@@ -210,6 +213,7 @@ impl Handler for Mock {
                 .map(|(i, v)| Column::typed_after(format!("p{i}"), v))
                 .collect(),
             rows: vec![params],
+            warnings: 0,
         }))
     }
 

@@ -366,7 +366,7 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
         }
         BExpr::Binary(op, l, r) => {
             let (a, b) = (eval(l, row, env)?, eval(r, row, env)?);
-            binary(*op, a, b)?
+            divide(*op, a, b, env)?
         }
         BExpr::IsNull(x, negated) => bool_value(eval(x, row, env)?.is_null() != *negated),
         BExpr::IsBool {
@@ -586,6 +586,25 @@ enum Num {
     Int(i128),
     Dec,
     Dbl,
+}
+
+/// `binary`, except that dividing by zero (/, DIV, %, MOD) warns 1365
+/// "Division by 0" before giving NULL, as MySQL's ERROR_FOR_DIVISION_BY_ZERO
+/// does: in a strict INSERT or UPDATE the warning is the error.
+fn divide(op: BinaryOp, a: Value, b: Value, env: &mut dyn Env) -> Result<Value, Error> {
+    use BinaryOp::*;
+    let zero = match &b {
+        Value::Null => false,
+        Value::Int(i) => *i == 0,
+        Value::UInt(u) => *u == 0,
+        Value::Decimal(d) => d.is_zero(),
+        other => other.to_f64().unwrap_or(0.0) == 0.0,
+    };
+    if matches!(op, Divide | IntDivide | Modulo) && zero && !a.is_null() {
+        env.warn(Error::new(Code::DivisionByZero, "Division by 0"))?;
+        return Ok(Value::Null);
+    }
+    binary(op, a, b)
 }
 
 fn num(v: &Value) -> Num {
@@ -1207,7 +1226,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             let places = if vals.len() > 1 { n(1) } else { 0 };
             round_value(&vals[0], places, f == Func::Truncate, &vals)?
         }
-        Func::Mod => binary(BinaryOp::Modulo, vals[0].clone(), vals[1].clone())?,
+        Func::Mod => divide(BinaryOp::Modulo, vals[0].clone(), vals[1].clone(), env)?,
         Func::Greatest | Func::Least => {
             if any_null {
                 return Ok(Value::Null);

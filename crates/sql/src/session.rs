@@ -237,7 +237,11 @@ fn rows(names: &[&str], rows: Vec<Vec<Value>>) -> Response {
             }
         })
         .collect();
-    Response::Rows(ResultSet { columns, rows })
+    Response::Rows(ResultSet {
+        columns,
+        rows,
+        warnings: 0,
+    })
 }
 
 /// Variables SHOW VARIABLES prints as ON/OFF.
@@ -570,11 +574,15 @@ impl Session {
     /// An OK packet reports how many warnings its statement left (e.g. the
     /// notes of DROP TABLE IF EXISTS), whichever statement raised them.
     fn count_warnings(&self, r: R<Response>) -> R<Response> {
+        let n = u16::try_from(self.ctx.warnings.len()).unwrap_or(u16::MAX);
         match r {
             Ok(Response::Ok(mut info)) => {
-                let n = u16::try_from(self.ctx.warnings.len()).unwrap_or(u16::MAX);
                 info.warnings = info.warnings.max(n);
                 Ok(Response::Ok(info))
+            }
+            Ok(Response::Rows(mut rs)) => {
+                rs.warnings = n;
+                Ok(Response::Rows(rs))
             }
             other => other,
         }
@@ -1471,6 +1479,7 @@ impl Session {
                         Response::Rows(ResultSet {
                             columns: q.columns.clone(),
                             rows,
+                            warnings: 0,
                         })
                     }),
                     Plan::Insert(p) => exec.insert(p).map(|(n, id)| {
