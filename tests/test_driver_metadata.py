@@ -268,3 +268,12 @@ def test_statement_without_warnings_reports_none(cur):
     cur.execute("SELECT 1/0")
     cur.execute("SELECT 1")
     assert cur._result.warning_count == 0
+
+
+def test_datetime_casts_and_literals_keep_fractions(cur):
+    cur.execute("SELECT CAST('2024-01-01 00:00:00.5' AS DATETIME(6)), "
+                "TIMESTAMP '2024-01-01 00:00:00.25', CAST('2024-01-01 00:00:00.5' AS DATETIME)")
+    assert cur.fetchall() == ((datetime.datetime(2024, 1, 1, 0, 0, 0, 500000),
+                               datetime.datetime(2024, 1, 1, 0, 0, 0, 250000),
+                               datetime.datetime(2024, 1, 1)),)
+    assert [d[5] for d in cur.description] == [6, 2, 0]

@@ -1459,7 +1459,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 },
                 ast::CastType::Double => DataType::Double,
                 ast::CastType::Date => DataType::Date,
-                ast::CastType::DateTime => DataType::DateTime { fsp: 0 },
+                ast::CastType::DateTime { fsp } => DataType::DateTime { fsp: *fsp },
                 ast::CastType::Time { fsp } => DataType::Time { fsp: *fsp },
             },
             true,

@@ -842,8 +842,8 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
             Some(dt) => Value::Date(dt.date),
             None => Value::Null,
         },
-        CastType::DateTime => match to_datetime(&v) {
-            Some(dt) => Value::DateTime(dt),
+        CastType::DateTime { fsp } => match to_datetime(&v) {
+            Some(dt) => Value::DateTime(dt.truncate(fsp)),
             None => Value::Null,
         },
         CastType::Time { fsp } => match to_time(&v) {

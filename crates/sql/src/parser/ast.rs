@@ -576,7 +576,10 @@ pub enum CastType {
     },
     Double,
     Date,
-    DateTime,
+    /// DATETIME(fsp).
+    DateTime {
+        fsp: u8,
+    },
     /// TIME(fsp): the text 'hh:mm:ss[.f]'.
     Time {
         fsp: u8,

@@ -1213,6 +1213,18 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// `(n)` of CAST(.. AS DATETIME(n) / TIME(n)): 0..6.
+    fn cast_fsp(&mut self) -> Result<u8> {
+        let fsp = self.parse_opt_len()?.unwrap_or(0);
+        if fsp > 6 {
+            return Err(Error::new(
+                Code::WrongArguments,
+                format!("Too-big precision {fsp} specified for 'CAST'. Maximum is 6."),
+            ));
+        }
+        Ok(fsp as u8)
+    }
+
     /// Fractional digits of the string literal at offset `n` (a typed
     /// literal's precision), at most 6.
     fn literal_fsp(&self, n: usize) -> u8 {
@@ -1927,7 +1939,9 @@ impl<'a> Parser<'a> {
             b"DATE" | b"TIMESTAMP" | b"TIME" if matches!(self.tok_at(1), Tok::Str(_)) => {
                 let to = match up {
                     b"DATE" => Some(CastType::Date),
-                    b"TIMESTAMP" => Some(CastType::DateTime),
+                    b"TIMESTAMP" => Some(CastType::DateTime {
+                        fsp: self.literal_fsp(1),
+                    }),
                     _ => Some(CastType::Time {
                         fsp: self.literal_fsp(1),
                     }),
@@ -2339,20 +2353,12 @@ impl<'a> Parser<'a> {
                 CastType::Double
             }
             b"DATE" => CastType::Date,
-            b"DATETIME" => {
-                self.parse_opt_len()?;
-                CastType::DateTime
-            }
-            b"TIME" => {
-                let fsp = self.parse_opt_len()?.unwrap_or(0);
-                if fsp > 6 {
-                    return Err(Error::new(
-                        Code::WrongArguments,
-                        format!("Too-big precision {fsp} specified for 'CAST'. Maximum is 6."),
-                    ));
-                }
-                CastType::Time { fsp: fsp as u8 }
-            }
+            b"DATETIME" => CastType::DateTime {
+                fsp: self.cast_fsp()?,
+            },
+            b"TIME" => CastType::Time {
+                fsp: self.cast_fsp()?,
+            },
             // No JSON cast target in the AST: it becomes a string.
             b"JSON" => CastType::Char,
             b"YEAR" => CastType::Unsigned,

@@ -201,7 +201,7 @@ fn expressions() {
         ("DATE '2024-01-02'", "(Cast '2024-01-02' Date)"),
         (
             "TIMESTAMP '2024-01-02 03:04:05'",
-            "(Cast '2024-01-02 03:04:05' DateTime)",
+            "(Cast '2024-01-02 03:04:05' DateTime { fsp: 0 })",
         ),
         // columns and variables
         ("a", "a"),
@@ -311,7 +311,7 @@ fn expressions() {
         ),
         ("CAST(a AS DOUBLE)", "(Cast a Double)"),
         ("CAST(a AS DATE)", "(Cast a Date)"),
-        ("CAST(a AS DATETIME(6))", "(Cast a DateTime)"),
+        ("CAST(a AS DATETIME(6))", "(Cast a DateTime { fsp: 6 })"),
         ("CONVERT(a, UNSIGNED INTEGER)", "(Cast a Unsigned)"),
         ("CONVERT(a USING utf8mb4)", "a"),
         ("BINARY a = 'x'", "(Eq (Cast a Binary) 'x')"),
