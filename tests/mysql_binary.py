@@ -25,6 +25,7 @@ class Prepared:
         self.stmt_id = stmt_id
         self.params = params      # list of FieldDescriptorPacket
         self.columns = columns    # list of FieldDescriptorPacket
+        self.result_columns = []  # the definitions the last execute sent
 
 
 def _read_defs(conn, n):
@@ -64,6 +65,10 @@ def _encode_params(args):
             else:
                 types += struct.pack("<BB", FIELD_TYPE.LONGLONG, 0)
                 values += struct.pack("<q", v)
+        elif isinstance(v, datetime.datetime):
+            types += struct.pack("<BB", FIELD_TYPE.DATETIME, 0)
+            values += struct.pack("<BHBBBBBI", 11, v.year, v.month, v.day,
+                                  v.hour, v.minute, v.second, v.microsecond)
         elif isinstance(v, float):
             types += struct.pack("<BB", FIELD_TYPE.DOUBLE, 0)
             values += struct.pack("<d", v)
@@ -89,7 +94,7 @@ _INTS = {FIELD_TYPE.TINY: ("<b", "<B", 1), FIELD_TYPE.SHORT: ("<h", "<H", 2),
          FIELD_TYPE.LONG: ("<i", "<I", 4), FIELD_TYPE.LONGLONG: ("<q", "<Q", 8)}
 _STRINGS = {FIELD_TYPE.VARCHAR, FIELD_TYPE.VAR_STRING, FIELD_TYPE.STRING, FIELD_TYPE.BLOB,
             FIELD_TYPE.TINY_BLOB, FIELD_TYPE.MEDIUM_BLOB, FIELD_TYPE.LONG_BLOB,
-            FIELD_TYPE.ENUM, FIELD_TYPE.SET, FIELD_TYPE.JSON}
+            FIELD_TYPE.ENUM, FIELD_TYPE.SET, FIELD_TYPE.JSON, FIELD_TYPE.BIT}
 
 
 def _decode_value(p, col):
@@ -121,6 +126,14 @@ def _decode_value(p, col):
         if t == FIELD_TYPE.DATE:
             return datetime.date(*parts[:3])
         return datetime.datetime(*parts)
+    if t == FIELD_TYPE.TIME:
+        n = p.read_uint8()
+        if n == 0:
+            return datetime.timedelta(0)
+        neg, days, h, m, s = struct.unpack("<BIBBB", p.read(8))
+        micro = p.read_uint32() if n == 12 else 0
+        d = datetime.timedelta(days=days, hours=h, minutes=m, seconds=s, microseconds=micro)
+        return -d if neg else d
     raise NotImplementedError(f"binary decode of column type {t}")
 
 
@@ -139,6 +152,7 @@ def execute(stmt, *args):
         return first.read_length_encoded_integer(), first.read_length_encoded_integer()
     ncols = first.read_length_encoded_integer()
     cols = _read_defs(conn, ncols)
+    stmt.result_columns = cols
     rows = []
     for _ in range(10_000_000):
         p = conn._read_packet()

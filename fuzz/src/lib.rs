@@ -115,6 +115,7 @@ impl Handler for MockHandler {
                 ]
                 .into(),
                 rows: vec![vec![Value::Int(s.len() as i64), Value::str(s)]],
+                warnings: 0,
             })));
         }
         out
@@ -147,6 +148,7 @@ impl Handler for MockHandler {
                 .map(|(i, v)| Column::typed_after(format!("p{i}"), v))
                 .collect(),
             rows: vec![params],
+            warnings: 0,
         }))
     }
 

@@ -461,11 +461,22 @@ impl<H: Handler> Session<'_, H> {
     /// The packet that ends a list of column definitions or rows: EOF, or
     /// an OK with the EOF header for CLIENT_DEPRECATE_EOF clients.
     fn send_end(&mut self, status: u16) {
+        self.send_end_warning(status, 0);
+    }
+
+    /// The packet that ends a result set's rows, with the statement's
+    /// warning count.
+    fn send_end_warning(&mut self, status: u16, warnings: u16) {
         if self.deprecate_eof() {
+            let ok = OkInfo {
+                warnings,
+                ..OkInfo::default()
+            };
             self.writer
-                .packet(|o| resultset::encode_ok(o, 0xFE, &OkInfo::default(), status));
+                .packet(|o| resultset::encode_ok(o, 0xFE, &ok, status));
         } else {
-            self.writer.packet(|o| resultset::encode_eof(o, 0, status));
+            self.writer
+                .packet(|o| resultset::encode_eof(o, warnings, status));
         }
     }
 
@@ -1136,7 +1147,7 @@ impl<H: Handler> Session<'_, H> {
         }
         self.send_rows(stream, &rs.columns, rs.rows.iter(), binary)
             .await?;
-        self.send_end(status);
+        self.send_end_warning(status, rs.warnings);
         Ok(())
     }
 

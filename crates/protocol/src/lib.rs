@@ -113,6 +113,8 @@ pub struct OkInfo {
 pub struct ResultSet {
     pub columns: std::sync::Arc<[Column]>,
     pub rows: Vec<Vec<Value>>,
+    /// Warnings the statement raised, reported by the result's last EOF.
+    pub warnings: u16,
 }
 
 #[derive(Clone, Debug)]

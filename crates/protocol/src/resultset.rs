@@ -4,7 +4,7 @@
 use crate::wire::{self, NULL_MARKER};
 use crate::{Column, OkInfo};
 use lockstep_types::value::format_double;
-use lockstep_types::{DataType, Date, DateTime, Decimal, Value};
+use lockstep_types::{DataType, Date, DateTime, Decimal, Time, Value};
 use std::io::Write;
 
 /// Column definition flags (MySQL's *_FLAG).
@@ -148,6 +148,20 @@ pub fn column_meta(dt: DataType) -> ColumnMeta {
         DataType::Date => binary(types::DATE, 10, 0),
         DataType::DateTime { fsp } => temporal(types::DATETIME, fsp),
         DataType::Timestamp { fsp } => temporal(types::TIMESTAMP, fsp),
+        DataType::Null => binary(types::NULL, 0, 0),
+        DataType::Year => binary(types::YEAR, 4, UNSIGNED_FLAG | ZEROFILL_FLAG),
+        DataType::Bit { width } => binary(types::BIT, width as u32, UNSIGNED_FLAG),
+        DataType::Enum { len } => text(types::STRING, len, ENUM_FLAG),
+        DataType::Set { len } => text(types::STRING, len, SET_FLAG),
+        DataType::Json => binary(types::JSON, u32::MAX, BLOB_FLAG),
+        DataType::Time { fsp } => ColumnMeta {
+            decimals: fsp.min(6),
+            ..binary(
+                types::TIME,
+                10 + if fsp > 0 { fsp.min(6) as u32 + 1 } else { 0 },
+                0,
+            )
+        },
     }
 }
 
@@ -333,9 +347,22 @@ fn generic_text(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
+/// A BIT(width) value: its low `width` bits as big-endian bytes.
+fn put_bits(out: &mut Vec<u8>, width: u8, v: &Value) {
+    let n = (width as usize).div_ceil(8).clamp(1, 8);
+    match v {
+        Value::Bytes(b) => out.extend_from_slice(b),
+        v => out.extend_from_slice(&(int_bits(v) as u64).to_be_bytes()[8 - n..]),
+    }
+}
+
 fn text_value(out: &mut Vec<u8>, dt: DataType, v: &Value) {
     match (dt, v) {
         (_, Value::Null) => {}
+        (DataType::Bit { width }, v) => put_bits(out, width, v),
+        (DataType::Year, v) => {
+            let _ = write!(out, "{:04}", int_bits(v));
+        }
         (dt, Value::Int(_) | Value::UInt(_) | Value::Bytes(_)) if dt.is_integer() => {
             generic_text(out, v)
         }
@@ -358,6 +385,9 @@ fn text_value(out: &mut Vec<u8>, dt: DataType, v: &Value) {
         }
         (DataType::Date, Value::DateTime(dt)) => {
             let _ = write!(out, "{}", dt.date);
+        }
+        (DataType::Time { fsp }, Value::DateTime(dt)) => {
+            out.extend_from_slice(Time::of_datetime(dt).format(fsp).as_bytes())
         }
         (DataType::DateTime { fsp } | DataType::Timestamp { fsp }, v) => match as_datetime(v) {
             Some(dt) => put_datetime(out, &dt, fsp),
@@ -402,6 +432,37 @@ fn put_binary_datetime(out: &mut Vec<u8>, dt: &DateTime, date_only: bool, fsp: u
     }
 }
 
+/// Binary-protocol TIME: a length byte (0, 8 or 12), the sign, days,
+/// hours, minutes, seconds and microseconds.
+fn put_binary_time(out: &mut Vec<u8>, v: &Value, fsp: u8) {
+    let t = match v {
+        Value::DateTime(dt) => Time::of_datetime(dt),
+        other => other
+            .to_text()
+            .and_then(|b| std::str::from_utf8(&b).ok().and_then(Time::parse))
+            .unwrap_or_default(),
+    };
+    let t = t.truncate(fsp);
+    let len = if t.micro != 0 {
+        12
+    } else if t == Time::default() {
+        0
+    } else {
+        8
+    };
+    out.push(len);
+    if len >= 8 {
+        out.push(t.negative as u8);
+        wire::put_u32(out, t.hour / 24);
+        out.push((t.hour % 24) as u8);
+        out.push(t.minute);
+        out.push(t.second);
+    }
+    if len == 12 {
+        wire::put_u32(out, t.micro);
+    }
+}
+
 fn int_bits(v: &Value) -> i64 {
     match v {
         Value::Int(i) => *i,
@@ -432,7 +493,7 @@ pub fn encode_binary_row(
         };
         match col.data_type {
             DataType::TinyInt { .. } => out.push(int_bits(v) as u8),
-            DataType::SmallInt { .. } => wire::put_u16(out, int_bits(v) as u16),
+            DataType::SmallInt { .. } | DataType::Year => wire::put_u16(out, int_bits(v) as u16),
             DataType::MediumInt { .. } | DataType::Int { .. } => {
                 wire::put_u32(out, int_bits(v) as u32)
             }
@@ -448,6 +509,12 @@ pub fn encode_binary_row(
                 };
                 let dt = as_datetime(v).unwrap_or_default();
                 put_binary_datetime(out, &dt, date_only, fsp);
+            }
+            DataType::Time { fsp } => put_binary_time(out, v, fsp),
+            DataType::Bit { width } => {
+                scratch.clear();
+                put_bits(scratch, width, v);
+                wire::put_lenenc_bytes(out, scratch);
             }
             dt => match v {
                 Value::Bytes(b) if !needs_reformat(dt) => wire::put_lenenc_bytes(out, b),
@@ -699,5 +766,41 @@ mod tests {
         expected.extend_from_slice(b"\x031.3");
         expected.extend_from_slice(&2.5f32.to_le_bytes());
         assert_eq!(out, expected);
+    }
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::*;
+
+    fn binary(dt: DataType, v: Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode_binary_row(&mut out, &[Column::new("c", dt)], &[v], &mut Vec::new());
+        out.split_off(2)
+    }
+
+    #[test]
+    fn time_and_null_metadata() {
+        let m = |dt| {
+            let m = column_meta(dt);
+            (m.type_code, m.collation, m.length, m.decimals)
+        };
+        assert_eq!(m(DataType::Time { fsp: 0 }), (11, 63, 10, 0));
+        assert_eq!(m(DataType::Time { fsp: 6 }), (11, 63, 17, 6));
+        assert_eq!(m(DataType::Null), (6, 63, 0, 0));
+    }
+
+    #[test]
+    fn binary_time() {
+        let t = DataType::Time { fsp: 6 };
+        assert_eq!(binary(t, Value::str("00:00:00")), [0]);
+        assert_eq!(
+            binary(t, Value::str("-26:03:04")),
+            [8, 1, 1, 0, 0, 0, 2, 3, 4]
+        );
+        assert_eq!(
+            binary(t, Value::str("01:02:03.5")),
+            [12, 0, 0, 0, 0, 0, 1, 2, 3, 0x20, 0xA1, 0x07, 0]
+        );
     }
 }

@@ -88,13 +88,17 @@ impl Mock {
             Ok(Response::Rows(ResultSet {
                 columns: table_columns().into(),
                 rows: table_rows(),
+                warnings: 0,
             }))
         } else if lower.starts_with("select") {
             // Echo the literal after SELECT as a one-row string result.
             let text = sql.trim()[6..].trim().to_string();
+            // `select warn...` reports three warnings.
+            let warnings = if text.starts_with("warn") { 3 } else { 0 };
             Ok(Response::Rows(ResultSet {
                 columns: vec![Column::new(text.clone(), DataType::VarChar { len: 64 })].into(),
                 rows: vec![vec![Value::Bytes(text.into_bytes())]],
+                warnings,
             }))
         } else if lower.starts_with("insert") {
             Ok(Response::Ok(OkInfo {
@@ -200,6 +204,7 @@ impl Handler for Mock {
             return Ok(Response::Rows(ResultSet {
                 columns: table_columns().into(),
                 rows: if empty { Vec::new() } else { table_rows() },
+                warnings: 0,
             }));
         }
         // Echo the parameters back as one row typed after their values.
@@ -210,6 +215,7 @@ impl Handler for Mock {
                 .map(|(i, v)| Column::typed_after(format!("p{i}"), v))
                 .collect(),
             rows: vec![params],
+            warnings: 0,
         }))
     }
 
@@ -821,6 +827,24 @@ async fn handshake_query_prepare_execute_quit() {
         let end = server.task.await.expect("server task");
         assert!(end.is_ok(), "{end:?}");
         assert!(server.disconnected.load(Ordering::SeqCst));
+    }
+}
+
+#[tokio::test]
+async fn result_set_end_carries_the_warning_count() {
+    for deprecate_eof in [true, false] {
+        let (stream, _server) = start(Config::default());
+        let mut c = login(stream, deprecate_eof).await;
+        c.send(b"\x03select warn").await;
+        assert_eq!(c.read().await, [1], "column count");
+        c.read_columns(1).await;
+        c.read().await; // the row
+        let end = c.read().await;
+        assert_eq!(end[0], 0xFE);
+        // EOF: header, warnings, status. OK: header, two lenenc zeros,
+        // status, warnings.
+        let at = if deprecate_eof { 5 } else { 1 };
+        assert_eq!(u16::from_le_bytes([end[at], end[at + 1]]), 3, "{end:?}");
     }
 }
 

@@ -28,6 +28,33 @@ pub struct ScopeColumn {
     pub nullable: bool,
     pub org_table: String,
     pub database: String,
+    /// Key and AUTO_INCREMENT flags of a base-table column (column_flags).
+    pub flags: u16,
+}
+
+/// The column-definition flags MySQL derives from a table's keys: every
+/// primary key part is PRI_KEY, the first part of another key UNIQUE_KEY
+/// (a one-column unique key) or MULTIPLE_KEY, any key part PART_KEY.
+pub fn key_flags(def: &TableDef, column: usize) -> u16 {
+    use lockstep_protocol::column_flags::*;
+    let mut flags = 0;
+    if def.columns.get(column).is_some_and(|c| c.auto_increment) {
+        flags |= AUTO_INCREMENT_FLAG;
+    }
+    for (i, index) in def.indexes.iter().enumerate() {
+        let Some(pos) = index.columns.iter().position(|&c| c == column) else {
+            continue;
+        };
+        flags |= PART_KEY_FLAG;
+        if i == lockstep_tables::schema::PRIMARY && def.hidden_row_id.is_none() {
+            flags |= PRI_KEY_FLAG;
+        } else if pos == 0 && index.unique && index.columns.len() == 1 {
+            flags |= UNIQUE_KEY_FLAG;
+        } else if pos == 0 {
+            flags |= MULTIPLE_KEY_FLAG;
+        }
+    }
+    flags
 }
 
 #[derive(Clone, Debug, Default)]
@@ -91,6 +118,9 @@ pub struct Binder<'a> {
     temporary: Option<&'a TempTables>,
     /// Common table expressions in scope (WITH), innermost last.
     ctes: Vec<ast::Cte>,
+    /// Values bound at execute, bound in place of their placeholders so
+    /// that result columns are typed after them (empty: placeholders stay).
+    pub params: Vec<Value>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -249,6 +279,7 @@ impl<'a> Binder<'a> {
             reads: Vec::new(),
             temporary: None,
             ctes: Vec::new(),
+            params: Vec::new(),
         }
     }
 
@@ -405,7 +436,7 @@ impl<'a> Binder<'a> {
                         ));
                     }
                 }
-                ast::SelectItem::Expr { expr, alias } => {
+                ast::SelectItem::Expr { expr, alias, name } => {
                     let origin = match expr {
                         Expr::Column { table, name } => {
                             scope.resolve(table.as_deref(), name).ok().flatten()
@@ -414,7 +445,10 @@ impl<'a> Binder<'a> {
                     };
                     items.push((
                         expr.clone(),
-                        alias.clone().unwrap_or_else(|| display(expr)),
+                        alias
+                            .clone()
+                            .or_else(|| name.clone())
+                            .unwrap_or_else(|| display(expr)),
                         origin,
                     ));
                 }
@@ -710,6 +744,7 @@ impl<'a> Binder<'a> {
             c.org_table = o.org_table.clone();
             c.org_name = o.name.clone();
             c.schema = o.database.clone();
+            c.flags = o.flags;
         }
         c
     }
@@ -908,6 +943,7 @@ impl<'a> Binder<'a> {
                         nullable: c.nullable,
                         org_table: def.name.clone(),
                         database: def.database.clone(),
+                        flags: key_flags(&def, i),
                     });
                 }
                 scope.width += def.columns.len();
@@ -1023,7 +1059,10 @@ impl<'a> Binder<'a> {
                     }
                 }
             }
-            Expr::Param(i) => BExpr::Param(*i),
+            Expr::Param(i) => match self.params.get(*i) {
+                Some(v) => BExpr::Literal(v.clone()),
+                None => BExpr::Param(*i),
+            },
             Expr::UserVar(n) => BExpr::UserVar(n.to_ascii_lowercase()),
             Expr::SystemVar { scope: s, name } => BExpr::SystemVar {
                 global: *s == VarScope::Global,
@@ -1241,6 +1280,7 @@ impl<'a> Binder<'a> {
                 nullable: c.nullable,
                 org_table: alias.clone(),
                 database: String::new(),
+                flags: 0,
             });
         }
         scope.width += plan.columns.len();
@@ -1425,7 +1465,7 @@ fn set_type(types: &mut Vec<(DataType, bool)>, pos: usize, t: (DataType, bool)) 
 
 /// Comparisons on text columns under the default collation.
 fn collated(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
-    crate::expr::collate(e, &|x| infer(x, types).0.is_string())
+    crate::expr::collate(e, &|x| infer(x, types).0)
 }
 
 pub fn sum_type(t: DataType) -> DataType {
@@ -1578,7 +1618,14 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 | Func::ReleaseAllLocks
                 | Func::IsFreeLock => (big, true),
                 Func::IsUsedLock => (DataType::BigInt { unsigned: true }, true),
-                Func::Now => (DataType::DateTime { fsp: 0 }, false),
+                // NOW(n): n fractional digits.
+                Func::Now => {
+                    let fsp = match args.first() {
+                        Some(BExpr::Literal(v)) => v.to_i64().unwrap_or(0).clamp(0, 6) as u8,
+                        _ => 0,
+                    };
+                    (DataType::DateTime { fsp }, false)
+                }
                 Func::CurDate | Func::Date => (DataType::Date, true),
                 Func::DateAddDays => (first.0, true),
                 Func::DateAdd => (date_add_type(first.0, args.get(2)), true),
@@ -1652,6 +1699,18 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 .chain(else_result.iter().map(|e| infer(e, types)));
             (merge_types(all), true)
         }
+        BExpr::Cast(x, ast::CastType::Binary) if matches!(**x, BExpr::Literal(Value::Bytes(_))) => {
+            let len = match &**x {
+                BExpr::Literal(Value::Bytes(b)) => b.len(),
+                _ => 0,
+            };
+            (
+                DataType::VarBinary {
+                    len: u32::try_from(len).unwrap_or(u32::MAX),
+                },
+                false,
+            )
+        }
         BExpr::Cast(_, to) => (
             match to {
                 ast::CastType::Signed => big,
@@ -1664,7 +1723,8 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 },
                 ast::CastType::Double => DataType::Double,
                 ast::CastType::Date => DataType::Date,
-                ast::CastType::DateTime => DataType::DateTime { fsp: 0 },
+                ast::CastType::DateTime { fsp } => DataType::DateTime { fsp: *fsp },
+                ast::CastType::Time { fsp } => DataType::Time { fsp: *fsp },
             },
             true,
         ),
@@ -1710,8 +1770,8 @@ fn const_int(e: &BExpr) -> Option<i64> {
 pub fn merge_types(types: impl Iterator<Item = (DataType, bool)>) -> DataType {
     let mut out: Option<DataType> = None;
     for (t, _) in types {
-        if t == (DataType::Binary { len: 0 }) {
-            continue; // a NULL literal
+        if t == DataType::Null {
+            continue;
         }
         out = Some(match out {
             None => t,
@@ -1740,12 +1800,12 @@ pub fn merge_types(types: impl Iterator<Item = (DataType, bool)>) -> DataType {
             Some(_) => DataType::VarChar { len: 255 },
         });
     }
-    out.unwrap_or(DataType::Binary { len: 0 })
+    out.unwrap_or(DataType::Null)
 }
 
 pub fn literal_type(v: &Value) -> (DataType, bool) {
     match v {
-        Value::Null => (DataType::Binary { len: 0 }, true),
+        Value::Null => (DataType::Null, true),
         Value::Int(_) => (DataType::BigInt { unsigned: false }, false),
         Value::UInt(_) => (DataType::BigInt { unsigned: true }, false),
         Value::Double(_) => (DataType::Double, false),
@@ -1763,7 +1823,13 @@ pub fn literal_type(v: &Value) -> (DataType, bool) {
             false,
         ),
         Value::Date(_) => (DataType::Date, false),
-        Value::DateTime(_) => (DataType::DateTime { fsp: 0 }, false),
+        // A bound DATETIME keeps its fraction.
+        Value::DateTime(dt) => (
+            DataType::DateTime {
+                fsp: if dt.micro == 0 { 0 } else { 6 },
+            },
+            false,
+        ),
     }
 }
 
@@ -2313,6 +2379,7 @@ pub fn table_scope(def: &TableDef, qualifier: &str) -> Scope {
             nullable: c.nullable,
             org_table: def.name.clone(),
             database: def.database.clone(),
+            flags: key_flags(def, i),
         });
     }
     scope.width = def.columns.len();
@@ -2329,7 +2396,12 @@ impl Binder<'_> {
     pub fn bind_insert(&mut self, ins: &ast::Insert) -> Result<InsertPlan> {
         let table = self.table(&ins.table)?;
         let def = table.def();
-        let targets: Vec<usize> = if ins.columns.is_empty() {
+        // VALUES () with no column list: a row of defaults.
+        let empty_rows = matches!(&ins.source, ast::InsertSource::Values(rows)
+            if rows.iter().all(|r| r.is_empty()));
+        let targets: Vec<usize> = if ins.columns.is_empty() && empty_rows {
+            Vec::new()
+        } else if ins.columns.is_empty() {
             def.visible_columns().map(|(i, _)| i).collect()
         } else {
             ins.columns

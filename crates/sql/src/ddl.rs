@@ -7,7 +7,12 @@ use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
 
 fn literal_default(spec: &ColumnSpec) -> Result<(Option<Value>, bool), Error> {
-    match &spec.default {
+    let default = match &spec.default {
+        // A binary literal (x'00') is its bytes.
+        Some(Expr::Cast { expr, .. }) if matches!(**expr, Expr::Literal(_)) => Some(&**expr),
+        other => other.as_ref(),
+    };
+    match default {
         None => Ok((None, false)),
         Some(Expr::Literal(v)) => {
             if v.is_null() {

@@ -409,7 +409,7 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
         }
         BExpr::Binary(op, l, r) => {
             let (a, b) = (eval(l, row, env)?, eval(r, row, env)?);
-            binary(*op, a, b)?
+            divide(*op, a, b, env)?
         }
         BExpr::IsNull(x, negated) => bool_value(eval(x, row, env)?.is_null() != *negated),
         BExpr::IsBool {
@@ -629,6 +629,25 @@ enum Num {
     Int(i128),
     Dec,
     Dbl,
+}
+
+/// `binary`, except that dividing by zero (/, DIV, %, MOD) warns 1365
+/// "Division by 0" before giving NULL, as MySQL's ERROR_FOR_DIVISION_BY_ZERO
+/// does: in a strict INSERT or UPDATE the warning is the error.
+fn divide(op: BinaryOp, a: Value, b: Value, env: &mut dyn Env) -> Result<Value, Error> {
+    use BinaryOp::*;
+    let zero = match &b {
+        Value::Null => false,
+        Value::Int(i) => *i == 0,
+        Value::UInt(u) => *u == 0,
+        Value::Decimal(d) => d.is_zero(),
+        other => other.to_f64().unwrap_or(0.0) == 0.0,
+    };
+    if matches!(op, Divide | IntDivide | Modulo) && zero && !a.is_null() {
+        env.warn(Error::new(Code::DivisionByZero, "Division by 0"))?;
+        return Ok(Value::Null);
+    }
+    binary(op, a, b)
 }
 
 fn num(v: &Value) -> Num {
@@ -866,11 +885,28 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
             Some(dt) => Value::Date(dt.date),
             None => Value::Null,
         },
-        CastType::DateTime => match to_datetime(&v) {
-            Some(dt) => Value::DateTime(dt),
+        CastType::DateTime { fsp } => match to_datetime(&v) {
+            Some(dt) => Value::DateTime(dt.truncate(fsp)),
+            None => Value::Null,
+        },
+        CastType::Time { fsp } => match to_time(&v) {
+            Some(t) => Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()),
             None => Value::Null,
         },
     })
+}
+
+/// A value read as a TIME: a DATETIME's time of day, a DATE's midnight,
+/// a number as hhmmss, a text in any TIME or DATETIME form.
+pub fn to_time(v: &Value) -> Option<lockstep_types::Time> {
+    use lockstep_types::Time;
+    match v {
+        Value::DateTime(dt) => Some(Time::of_datetime(dt)),
+        Value::Date(_) => Some(Time::default()),
+        Value::Bytes(b) => Time::parse(std::str::from_utf8(b).ok()?),
+        Value::Null => None,
+        other => Time::parse(&other.to_string()),
+    }
 }
 
 /// The integer nearest `v` (half away from zero), saturated where it is
@@ -1241,7 +1277,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             let places = if vals.len() > 1 { n(1) } else { 0 };
             round_value(&vals[0], places, f == Func::Truncate, &vals)?
         }
-        Func::Mod => binary(BinaryOp::Modulo, vals[0].clone(), vals[1].clone())?,
+        Func::Mod => divide(BinaryOp::Modulo, vals[0].clone(), vals[1].clone(), env)?,
         Func::Greatest | Func::Least => {
             if any_null {
                 return Ok(Value::Null);
@@ -1744,6 +1780,15 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
             ),
         )
     };
+    match ty {
+        DataType::Year => return store_year(&v, column),
+        DataType::Bit { width } => return store_bits(&v, width, column),
+        DataType::Time { fsp } => {
+            let t = to_time(&v).ok_or_else(|| bad_time(&v, column))?;
+            return Ok(Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()));
+        }
+        _ => {}
+    }
     if let Some((min, max)) = ty.integer_range() {
         let i: i128 = match &v {
             Value::Int(i) => *i as i128,
@@ -1853,6 +1898,70 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
     })
 }
 
+fn out_of_range_for(column: &str) -> Error {
+    Error::new(
+        Code::WarnDataOutOfRange,
+        format!("Out of range value for column '{column}' at row 1"),
+    )
+}
+
+/// YEAR: 0, 1901..2155, or two digits (1..69 are 2001..2069, 70..99
+/// 1970..1999; the string '0' or '00' is 2000).
+fn store_year(v: &Value, column: &str) -> Result<Value, Error> {
+    let (n, text) = match v {
+        Value::Bytes(b) => {
+            let s = std::str::from_utf8(b).unwrap_or("").trim();
+            let n = s.parse::<i64>().map_err(|_| {
+                Error::new(
+                    Code::TruncatedWrongValueForField,
+                    format!("Incorrect integer value: '{s}' for column '{column}' at row 1"),
+                )
+            })?;
+            (n, s.len() <= 2)
+        }
+        Value::Date(d) => (d.year as i64, false),
+        Value::DateTime(dt) => (dt.date.year as i64, false),
+        other => (cast_signed(other), false),
+    };
+    let year = match n {
+        0 if text => 2000,
+        0 => 0,
+        1..=69 => n + 2000,
+        70..=99 => n + 1900,
+        1901..=2155 => n,
+        _ => return Err(out_of_range_for(column)),
+    };
+    Ok(Value::UInt(year as u64))
+}
+
+/// BIT(width): an integer, or a string's bytes read big-endian (b'101'
+/// and 0x42 literals are strings); more than `width` bits is too long.
+fn store_bits(v: &Value, width: u8, column: &str) -> Result<Value, Error> {
+    let too_long = || {
+        Error::new(
+            Code::DataTooLong,
+            format!("Data too long for column '{column}' at row 1"),
+        )
+    };
+    let n: u64 = match v {
+        Value::Bytes(b) if b.len() > 8 => return Err(too_long()),
+        Value::Bytes(b) => b.iter().fold(0, |n, &x| n << 8 | x as u64),
+        Value::Int(i) if *i < 0 => return Err(too_long()),
+        other => cast_unsigned(other),
+    };
+    if width < 64 && n >> width != 0 {
+        return Err(too_long());
+    }
+    Ok(Value::UInt(n))
+}
+
+fn bad_time(v: &Value, column: &str) -> Error {
+    Error::new(
+        Code::TruncatedWrongValue,
+        format!("Incorrect time value: '{v}' for column '{column}' at row 1"),
+    )
+}
+
 fn bad_date(v: &Value, column: &str) -> Error {
     Error::new(
         Code::TruncatedWrongValue,
@@ -1874,6 +1983,14 @@ fn type_word(ty: DataType) -> &'static str {
 pub fn key_value(v: &Value, ty: DataType) -> Option<Value> {
     if v.is_null() {
         return None;
+    }
+    match ty {
+        DataType::Bit { width } => return store_bits(v, width, "").ok(),
+        DataType::Time { fsp } => {
+            let t = to_time(v)?.truncate(fsp);
+            return Some(Value::Bytes(t.format(fsp).into_bytes()));
+        }
+        _ => {}
     }
     if ty.is_integer() {
         let d = v.to_decimal()?;
@@ -1946,22 +2063,25 @@ fn fold(e: BExpr) -> BExpr {
 
 /// Applies the default collation (case- and accent-insensitive) to
 /// comparisons that involve a text column: both operands are folded.
-/// `is_text` tells whether an operand is of a text (non-binary string)
-/// type.
-pub fn collate(e: BExpr, is_text: &dyn Fn(&BExpr) -> bool) -> BExpr {
+/// `type_of` gives an operand's type: a binary string on either side
+/// makes the comparison byte by byte, as in MySQL.
+pub fn collate(e: BExpr, type_of: &dyn Fn(&BExpr) -> DataType) -> BExpr {
     use BinaryOp::*;
+    let is_text = &|x: &BExpr| type_of(x).is_string();
     match e {
         BExpr::Binary(op @ (Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq), l, r)
-            if is_text(&l) || is_text(&r) =>
+            if (is_text(&l) || is_text(&r))
+                && !type_of(&l).is_binary()
+                && !type_of(&r).is_binary() =>
         {
             BExpr::Binary(op, Box::new(fold(*l)), Box::new(fold(*r)))
         }
         BExpr::Binary(op, l, r) => BExpr::Binary(
             op,
-            Box::new(collate(*l, is_text)),
-            Box::new(collate(*r, is_text)),
+            Box::new(collate(*l, type_of)),
+            Box::new(collate(*r, type_of)),
         ),
-        BExpr::Unary(op, x) => BExpr::Unary(op, Box::new(collate(*x, is_text))),
+        BExpr::Unary(op, x) => BExpr::Unary(op, Box::new(collate(*x, type_of))),
         BExpr::Between {
             expr,
             low,
@@ -1993,7 +2113,7 @@ pub fn collate(e: BExpr, is_text: &dyn Fn(&BExpr) -> bool) -> BExpr {
             escape,
             negated,
         },
-        BExpr::IsNull(x, n) => BExpr::IsNull(Box::new(collate(*x, is_text)), n),
+        BExpr::IsNull(x, n) => BExpr::IsNull(Box::new(collate(*x, type_of)), n),
         other => other,
     }
 }

@@ -471,6 +471,7 @@ pub fn query(session: &mut Session, q: &Query) -> Result<Response, Error> {
     Ok(Response::Rows(ResultSet {
         columns: plan.columns.clone(),
         rows,
+        warnings: 0,
     }))
 }
 

@@ -246,7 +246,11 @@ fn rows(names: &[&str], rows: Vec<Vec<Value>>) -> Response {
             }
         })
         .collect();
-    Response::Rows(ResultSet { columns, rows })
+    Response::Rows(ResultSet {
+        columns,
+        rows,
+        warnings: 0,
+    })
 }
 
 /// Variables SHOW VARIABLES prints as ON/OFF.
@@ -574,7 +578,13 @@ impl Session {
             }
         }
         let s = &*p.shared;
-        let r = self.run(&s.statement, params, s.plan.as_ref()).await;
+        // MySQL types `SELECT ?` after the bound value: bind again with it.
+        let typed = match parser::selects_param(&s.statement) {
+            true => self.bind_with(&s.statement, params.to_vec())?,
+            false => None,
+        };
+        let plan = typed.as_ref().or(s.plan.as_ref());
+        let r = self.run(&s.statement, params, plan).await;
         let r = self.count_warnings(r);
         // A KILL QUERY ends this statement only, as after COM_QUERY.
         self.process.kill_query.store(false, Ordering::Relaxed);
@@ -584,11 +594,15 @@ impl Session {
     /// An OK packet reports how many warnings its statement left (e.g. the
     /// notes of DROP TABLE IF EXISTS), whichever statement raised them.
     fn count_warnings(&self, r: R<Response>) -> R<Response> {
+        let n = u16::try_from(self.ctx.warnings.len()).unwrap_or(u16::MAX);
         match r {
             Ok(Response::Ok(mut info)) => {
-                let n = u16::try_from(self.ctx.warnings.len()).unwrap_or(u16::MAX);
                 info.warnings = info.warnings.max(n);
                 Ok(Response::Ok(info))
+            }
+            Ok(Response::Rows(mut rs)) => {
+                rs.warnings = n;
+                Ok(Response::Rows(rs))
             }
             other => other,
         }
@@ -670,8 +684,14 @@ impl Session {
     }
 
     fn bind(&self, stmt: &Statement) -> R<Option<Bound>> {
+        self.bind_with(stmt, Vec::new())
+    }
+
+    /// Binds with `params` in place of the placeholders (see Binder::params).
+    fn bind_with(&self, stmt: &Statement, params: Vec<Value>) -> R<Option<Bound>> {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let mut b = self.binder();
+        b.params = params;
         let plan = match stmt {
             Statement::Select(q) | Statement::Do(q) => {
                 if self.system_query(q) {
@@ -1771,6 +1791,7 @@ impl Session {
                         Response::Rows(ResultSet {
                             columns: q.columns.clone(),
                             rows,
+                            warnings: 0,
                         })
                     }),
                     Plan::Insert(p) => exec.insert(p).map(|(n, id)| {

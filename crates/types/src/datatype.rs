@@ -55,6 +55,30 @@ pub enum DataType {
     Timestamp {
         fsp: u8,
     },
+    // New variants go last: catalogs store the variant's index.
+    /// The type of a NULL literal (result metadata only, never a column).
+    Null,
+    /// TIME: values are text 'hh:mm:ss[.ffffff]', hours -838..838.
+    Time {
+        fsp: u8,
+    },
+    /// YEAR: 1901..2155, or 0; an unsigned integer.
+    Year,
+    /// BIT(width), 1..64 bits: an unsigned integer, sent as its raw
+    /// big-endian bytes.
+    Bit {
+        width: u8,
+    },
+    /// ENUM/SET: text of at most `len` characters. The member lists are
+    /// not kept (a catalog change), so values are not checked against them.
+    Enum {
+        len: u32,
+    },
+    Set {
+        len: u32,
+    },
+    /// JSON: text, not checked.
+    Json,
 }
 
 impl DataType {
@@ -66,6 +90,7 @@ impl DataType {
                 | DataType::MediumInt { .. }
                 | DataType::Int { .. }
                 | DataType::BigInt { .. }
+                | DataType::Year
         )
     }
 
@@ -76,6 +101,7 @@ impl DataType {
             | DataType::MediumInt { unsigned }
             | DataType::Int { unsigned }
             | DataType::BigInt { unsigned } => unsigned,
+            DataType::Year | DataType::Bit { .. } => true,
             _ => false,
         }
     }
@@ -83,7 +109,11 @@ impl DataType {
     pub fn is_string(self) -> bool {
         matches!(
             self,
-            DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. }
+            DataType::Char { .. }
+                | DataType::VarChar { .. }
+                | DataType::Text { .. }
+                | DataType::Enum { .. }
+                | DataType::Set { .. }
         )
     }
 
@@ -103,6 +133,7 @@ impl DataType {
             DataType::MediumInt { unsigned } => (24, unsigned),
             DataType::Int { unsigned } => (32, unsigned),
             DataType::BigInt { unsigned } => (64, unsigned),
+            DataType::Year => return Some((0, 2155)),
             _ => return None,
         };
         Some(if unsigned {
@@ -120,6 +151,8 @@ impl DataType {
             | DataType::Binary { len }
             | DataType::VarBinary { len } => Some(len),
             DataType::Text { max_len } | DataType::Blob { max_len } => Some(max_len),
+            DataType::Enum { len } | DataType::Set { len } => Some(len),
+            DataType::Json => Some(u32::MAX),
             _ => None,
         }
     }
@@ -158,6 +191,14 @@ impl fmt::Display for DataType {
             DataType::DateTime { fsp } => write!(f, "datetime({fsp})"),
             DataType::Timestamp { fsp: 0 } => write!(f, "timestamp"),
             DataType::Timestamp { fsp } => write!(f, "timestamp({fsp})"),
+            DataType::Null => write!(f, "null"),
+            DataType::Time { fsp: 0 } => write!(f, "time"),
+            DataType::Time { fsp } => write!(f, "time({fsp})"),
+            DataType::Year => write!(f, "year"),
+            DataType::Bit { width } => write!(f, "bit({width})"),
+            // Without the members, the closest type that re-creates.
+            DataType::Enum { len } | DataType::Set { len } => write!(f, "varchar({len})"),
+            DataType::Json => write!(f, "json"),
         }
     }
 }

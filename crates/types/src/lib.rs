@@ -13,5 +13,5 @@ pub mod value;
 pub use datatype::DataType;
 pub use decimal::Decimal;
 pub use error::{Error, Result};
-pub use time::{Date, DateTime};
+pub use time::{Date, DateTime, Time};
 pub use value::Value;

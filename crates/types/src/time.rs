@@ -195,6 +195,134 @@ impl DateTime {
     }
 }
 
+/// A TIME value: a signed span of at most 838:59:59.999999.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Time {
+    pub negative: bool,
+    pub hour: u32,
+    pub minute: u8,
+    pub second: u8,
+    pub micro: u32,
+}
+
+impl Time {
+    pub const MAX_HOURS: u32 = 838;
+
+    /// The time of day of a DATETIME.
+    pub fn of_datetime(dt: &DateTime) -> Time {
+        Time {
+            negative: false,
+            hour: dt.hour as u32,
+            minute: dt.minute,
+            second: dt.second,
+            micro: dt.micro,
+        }
+    }
+
+    /// Parses `[-][D ]hh:mm[:ss][.f]`, `[-]hhmmss[.f]` (or its shorter
+    /// `mmss`, `ss` forms), or a DATETIME text (its time part).
+    pub fn parse(s: &str) -> Option<Time> {
+        let s = s.trim();
+        if let Some(dt) = DateTime::parse(s).filter(|_| s.contains('-') && s.len() > 10) {
+            return Some(Time::of_datetime(&dt));
+        }
+        let (negative, s) = match s.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, s),
+        };
+        let (whole, frac) = match s.split_once('.') {
+            Some((a, b)) => (a, Some(b)),
+            None => (s, None),
+        };
+        let mut t = if whole.contains(':') {
+            Time::parse_colons(whole)?
+        } else {
+            Time::parse_digits(whole)?
+        };
+        t.negative = negative;
+        if let Some(f) = frac {
+            if f.is_empty() || !f.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let digits: String = f.chars().chain("000000".chars()).take(6).collect();
+            t.micro = digits.parse().ok()?;
+        }
+        t.valid().then_some(t)
+    }
+
+    /// `[D ]hh:mm[:ss]`.
+    fn parse_colons(s: &str) -> Option<Time> {
+        let (days, hms) = match s.split_once(' ') {
+            Some((d, rest)) => (d.trim().parse::<u32>().ok()?, rest.trim()),
+            None => (0, s),
+        };
+        let mut it = hms.split(':');
+        let hour: u32 = it.next()?.parse().ok()?;
+        let minute = it.next()?.parse().ok()?;
+        let second = it.next().unwrap_or("0").parse().ok()?;
+        if it.next().is_some() {
+            return None;
+        }
+        Some(Time {
+            hour: days.checked_mul(24)?.checked_add(hour)?,
+            minute,
+            second,
+            ..Time::default()
+        })
+    }
+
+    /// `hhmmss`, read from the right: `ss`, `mmss`, `hhmmss`.
+    fn parse_digits(s: &str) -> Option<Time> {
+        if s.is_empty() || s.len() > 10 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: u64 = s.parse().ok()?;
+        Some(Time {
+            hour: u32::try_from(n / 10000).ok()?,
+            minute: (n / 100 % 100) as u8,
+            second: (n % 100) as u8,
+            ..Time::default()
+        })
+    }
+
+    fn valid(&self) -> bool {
+        self.hour <= Time::MAX_HOURS
+            && self.minute < 60
+            && self.second < 60
+            && self.micro < 1_000_000
+    }
+
+    /// Drops fractional digits beyond `fsp`.
+    pub fn truncate(mut self, fsp: u8) -> Time {
+        let div = 10u32.pow(6 - fsp.min(6) as u32);
+        self.micro = self.micro / div * div;
+        self
+    }
+
+    /// MySQL's text form with `fsp` fractional digits.
+    pub fn format(&self, fsp: u8) -> String {
+        let zero = Time {
+            negative: self.negative,
+            ..Time::default()
+        };
+        let sign = if self.negative && *self != zero {
+            "-"
+        } else {
+            ""
+        };
+        let mut s = format!(
+            "{sign}{:02}:{:02}:{:02}",
+            self.hour, self.minute, self.second
+        );
+        if fsp > 0 {
+            let frac = format!("{:06}", self.micro);
+            s.push('.');
+            s.push_str(&frac[..fsp.min(6) as usize]);
+        }
+        s
+    }
+}
+
 impl fmt::Display for Date {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
@@ -218,6 +346,26 @@ mod tests {
             assert_eq!(Date::from_days(days).to_days(), days);
         }
         assert_eq!(Date::from_days(0).to_string(), "1970-01-01");
+    }
+
+    #[test]
+    fn time_forms() {
+        let t = |s: &str| Time::parse(s).map(|t| t.format(6));
+        assert_eq!(t("12:34:56").as_deref(), Some("12:34:56.000000"));
+        assert_eq!(t("-1 02:03:04.5").as_deref(), Some("-26:03:04.500000"));
+        assert_eq!(t("123456").as_deref(), Some("12:34:56.000000"));
+        assert_eq!(
+            t("2024-01-02 03:04:05.123").as_deref(),
+            Some("03:04:05.123000")
+        );
+        assert_eq!(t("12:34").as_deref(), Some("12:34:00.000000"));
+        assert!(Time::parse("839:00:00").is_none());
+        assert!(Time::parse("12:60:00").is_none());
+        assert!(Time::parse("abc").is_none());
+        assert_eq!(
+            Time::parse("-00:00:00").map(|t| t.format(0)).as_deref(),
+            Some("00:00:00")
+        );
     }
 
     #[test]

@@ -332,6 +332,10 @@ pub enum SelectItem {
     Expr {
         expr: Expr,
         alias: Option<String>,
+        /// The column name MySQL gives an unaliased expression: its source
+        /// text (a string literal's value), at most 256 characters. None
+        /// for column references, which keep the column's own name.
+        name: Option<String>,
     },
 }
 
@@ -590,8 +594,18 @@ pub enum CastType {
     Unsigned,
     Char,
     Binary,
-    Decimal { precision: u8, scale: u8 },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
     Double,
     Date,
-    DateTime,
+    /// DATETIME(fsp).
+    DateTime {
+        fsp: u8,
+    },
+    /// TIME(fsp): the text 'hh:mm:ss[.f]'.
+    Time {
+        fsp: u8,
+    },
 }

@@ -54,6 +54,24 @@ pub fn param_count(stmt: &Statement) -> usize {
     n
 }
 
+/// Whether a query's select list (of any UNION branch) holds a `?`: its
+/// result columns are then typed after the values bound at execute.
+pub fn selects_param(stmt: &Statement) -> bool {
+    fn query(q: &Query) -> bool {
+        match &q.body {
+            QueryBody::Select(s) => s.projection.iter().any(|item| {
+                let mut found = false;
+                if let SelectItem::Expr { expr, .. } = item {
+                    visit_expr(expr, &mut |e| found |= matches!(e, Expr::Param(_)));
+                }
+                found
+            }),
+            QueryBody::Union { left, right, .. } => query(left) || query(right),
+        }
+    }
+    matches!(stmt, Statement::Select(q) if query(q))
+}
+
 /// Calls `f` on every expression of the statement, subqueries included.
 pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
     match stmt {

@@ -50,6 +50,25 @@ pub(crate) struct Parser<'a> {
     max_execution_time: Option<u64>,
 }
 
+/// A binary-string literal (x'..', 0x.., _binary '..').
+fn binary_literal(b: Vec<u8>) -> Expr {
+    Expr::Cast {
+        expr: Box::new(Expr::Literal(Value::Bytes(b))),
+        to: CastType::Binary,
+    }
+}
+
+/// Longest generated column name, in characters (MySQL's MAX_ALIAS_NAME).
+const MAX_ITEM_NAME: usize = 256;
+
+/// The first MAX_ITEM_NAME characters of `s`.
+fn cut_name(s: &str) -> &str {
+    match s.char_indices().nth(MAX_ITEM_NAME) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
 /// Upper-cases a short word into `buf` for keyword matching; words longer
 /// than any keyword come back empty (and so match nothing).
 fn upper<'b>(w: &str, buf: &'b mut [u8; 32]) -> &'b [u8] {
@@ -864,7 +883,11 @@ impl<'a> Parser<'a> {
                 let projection = self
                     .parse_expr_list()?
                     .into_iter()
-                    .map(|expr| SelectItem::Expr { expr, alias: None })
+                    .map(|expr| SelectItem::Expr {
+                        expr,
+                        alias: None,
+                        name: None,
+                    })
                     .collect();
                 let select = Select {
                     distinct: false,
@@ -1250,6 +1273,34 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// `(n)` of CAST(.. AS DATETIME(n) / TIME(n)): 0..6.
+    fn cast_fsp(&mut self) -> Result<u8> {
+        let fsp = self.parse_opt_len()?.unwrap_or(0);
+        if fsp > 6 {
+            return Err(Error::new(
+                Code::WrongArguments,
+                format!("Too-big precision {fsp} specified for 'CAST'. Maximum is 6."),
+            ));
+        }
+        Ok(fsp as u8)
+    }
+
+    /// Fractional digits of the string literal at offset `n` (a typed
+    /// literal's precision), at most 6.
+    fn literal_fsp(&self, n: usize) -> u8 {
+        match self.tok_at(n) {
+            Tok::Str(b) => match b.iter().position(|&c| c == b'.') {
+                Some(dot) => b[dot + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count()
+                    .min(6) as u8,
+                None => 0,
+            },
+            _ => 0,
+        }
+    }
+
     fn parse_select_item(&mut self) -> Result<SelectItem> {
         if self.eat(&Tok::Star) {
             return Ok(SelectItem::Wildcard);
@@ -1271,9 +1322,36 @@ impl<'a> Parser<'a> {
                 return Ok(SelectItem::QualifiedWildcard(t));
             }
         }
+        let first = self.pos;
+        let hex = matches!(self.peek(), Tok::Hex(_)) || matches!(self.tok_at(1), Tok::Hex(_));
         let expr = self.parse_expr()?;
+        let name = self.item_name(&expr, first, hex);
         let alias = self.parse_alias(true)?;
-        Ok(SelectItem::Expr { expr, alias })
+        Ok(SelectItem::Expr { expr, alias, name })
+    }
+
+    /// MySQL's name for an unaliased select expression: the text the client
+    /// wrote from the item's first token to its last, except that a column
+    /// keeps its name, a string literal is named by its value and NULL is
+    /// `NULL`. Cut to 256 characters, MySQL's alias limit.
+    fn item_name(&self, expr: &Expr, first: usize, hex: bool) -> Option<String> {
+        match expr {
+            Expr::Column { .. } => return None,
+            Expr::Literal(Value::Null) => return Some("NULL".into()),
+            Expr::Literal(Value::Bytes(b)) if !hex => {
+                let head = &b[..b.len().min(MAX_ITEM_NAME * 4)];
+                return Some(cut_name(&String::from_utf8_lossy(head)).to_string());
+            }
+            _ => {}
+        }
+        let last = self.toks.get(self.pos.checked_sub(1)?)?;
+        let start = self.toks.get(first)?.start;
+        let text = cut_name(self.src.get(start..last.end.max(start))?);
+        // TRUE and FALSE are named in capitals however they were spelled.
+        if matches!(expr, Expr::Literal(_)) && last.tok == Tok::Word {
+            return Some(text.to_ascii_uppercase());
+        }
+        Some(text.to_string())
     }
 
     /// `[AS] alias`; string aliases allowed for select items.
@@ -1759,8 +1837,10 @@ impl<'a> Parser<'a> {
                 }
                 Ok(Expr::Literal(Value::Bytes(s)))
             }
+            // A hex literal is a binary string (charset binary, compared
+            // byte by byte).
             Tok::Hex(_) => match self.take() {
-                Tok::Hex(b) => Ok(Expr::Literal(Value::Bytes(b))),
+                Tok::Hex(b) => Ok(binary_literal(b)),
                 _ => Err(self.error()),
             },
             Tok::Bits(v) => {
@@ -1919,8 +1999,12 @@ impl<'a> Parser<'a> {
             b"DATE" | b"TIMESTAMP" | b"TIME" if matches!(self.tok_at(1), Tok::Str(_)) => {
                 let to = match up {
                     b"DATE" => Some(CastType::Date),
-                    b"TIMESTAMP" => Some(CastType::DateTime),
-                    _ => None,
+                    b"TIMESTAMP" => Some(CastType::DateTime {
+                        fsp: self.literal_fsp(1),
+                    }),
+                    _ => Some(CastType::Time {
+                        fsp: self.literal_fsp(1),
+                    }),
                 };
                 self.advance();
                 let lit = self.parse_primary()?;
@@ -1934,8 +2018,13 @@ impl<'a> Parser<'a> {
             }
             // Charset introducer: _utf8mb4'text', _binary 0x00.
             [b'_', ..] if matches!(self.tok_at(1), Tok::Str(_) | Tok::Hex(_) | Tok::Bits(_)) => {
+                let binary = word.eq_ignore_ascii_case("_binary");
                 self.advance();
-                self.parse_primary()
+                Ok(match (self.parse_primary()?, binary) {
+                    (Expr::Literal(Value::Bytes(b)), true) => binary_literal(b),
+                    (Expr::Cast { expr, .. }, false) => *expr,
+                    (e, _) => e,
+                })
             }
             _ if is_reserved(word) => Err(self.error()),
             _ => self.parse_column_ref(),
@@ -2324,15 +2413,13 @@ impl<'a> Parser<'a> {
                 CastType::Double
             }
             b"DATE" => CastType::Date,
-            b"DATETIME" => {
-                self.parse_opt_len()?;
-                CastType::DateTime
-            }
-            // No TIME/JSON cast target in the AST: they become strings.
-            b"TIME" => {
-                self.parse_opt_len()?;
-                CastType::Char
-            }
+            b"DATETIME" => CastType::DateTime {
+                fsp: self.cast_fsp()?,
+            },
+            b"TIME" => CastType::Time {
+                fsp: self.cast_fsp()?,
+            },
+            // No JSON cast target in the AST: it becomes a string.
             b"JSON" => CastType::Char,
             b"YEAR" => CastType::Unsigned,
             _ => {
@@ -3018,11 +3105,8 @@ impl<'a> Parser<'a> {
         Ok(n as u32)
     }
 
-    /// Column types. Types lockstep does not model are mapped:
-    /// TIME → VARCHAR(10) (text 'hh:mm:ss'), YEAR → SMALLINT UNSIGNED,
-    /// ENUM/SET → VARCHAR wide enough for any value (longest member for
-    /// ENUM, all members joined by ',' for SET), JSON → LONGTEXT,
-    /// BIT(n) → BIGINT UNSIGNED.
+    /// Column types. ENUM/SET keep only their width (longest member for
+    /// ENUM, all members joined by ',' for SET), not their members.
     fn parse_data_type(&mut self, col: &str) -> Result<DataType> {
         let mut buf = [0u8; 32];
         let up = self.upper_word(0, &mut buf).to_vec();
@@ -3186,12 +3270,18 @@ impl<'a> Parser<'a> {
                 }
             }
             b"TIME" => {
-                self.parse_opt_len()?;
-                DataType::VarChar { len: 10 }
+                let fsp = self.parse_opt_len()?.unwrap_or(0);
+                if fsp > 6 {
+                    return Err(Error::new(
+                        Code::WrongArguments,
+                        format!("Too-big precision {fsp} specified for '{col}'. Maximum is 6."),
+                    ));
+                }
+                DataType::Time { fsp: fsp as u8 }
             }
             b"YEAR" => {
                 self.parse_opt_len()?;
-                DataType::SmallInt { unsigned: true }
+                DataType::Year
             }
             b"ENUM" | b"SET" => {
                 self.expect(&Tok::LParen)?;
@@ -3215,11 +3305,13 @@ impl<'a> Parser<'a> {
                 } else {
                     total + count - 1
                 };
-                DataType::VarChar {
-                    len: len.clamp(1, 65535) as u32,
+                let len = len.clamp(1, 65535) as u32;
+                match up.as_slice() {
+                    b"ENUM" => DataType::Enum { len },
+                    _ => DataType::Set { len },
                 }
             }
-            b"JSON" => DataType::Text { max_len: u32::MAX },
+            b"JSON" => DataType::Json,
             b"BIT" => {
                 let n = self.parse_opt_len()?.unwrap_or(1);
                 if n == 0 || n > 64 {
@@ -3228,7 +3320,7 @@ impl<'a> Parser<'a> {
                         format!("Display width out of range for column '{col}' (max = 64)"),
                     ));
                 }
-                DataType::BigInt { unsigned: true }
+                DataType::Bit { width: n as u8 }
             }
             b"GEOMETRY"
             | b"POINT"

@@ -35,7 +35,9 @@ fn select(sql: &str) -> Select {
 fn expr(e: &str) -> Expr {
     let sql = format!("SELECT {e}");
     match select(&sql).projection.into_iter().next() {
-        Some(SelectItem::Expr { expr, alias: None }) => expr,
+        Some(SelectItem::Expr {
+            expr, alias: None, ..
+        }) => expr,
         other => panic!("{sql}: {other:?}"),
     }
 }
@@ -190,14 +192,16 @@ fn expressions() {
         ("'a' 'b' \"c\"", "'abc'"),
         ("_utf8mb4'x'", "'x'"),
         ("N'nat'", "'nat'"),
-        ("X'41'", "'A'"),
-        ("0x4142", "'AB'"),
+        ("X'41'", "(Cast 'A' Binary)"),
+        ("0x4142", "(Cast 'AB' Binary)"),
+        ("_binary 'AB'", "(Cast 'AB' Binary)"),
+        ("_utf8mb4 x'4142'", "'AB'"),
         ("b'101'", "5"),
         ("0b11", "3"),
         ("DATE '2024-01-02'", "(Cast '2024-01-02' Date)"),
         (
             "TIMESTAMP '2024-01-02 03:04:05'",
-            "(Cast '2024-01-02 03:04:05' DateTime)",
+            "(Cast '2024-01-02 03:04:05' DateTime { fsp: 0 })",
         ),
         // columns and variables
         ("a", "a"),
@@ -307,7 +311,7 @@ fn expressions() {
         ),
         ("CAST(a AS DOUBLE)", "(Cast a Double)"),
         ("CAST(a AS DATE)", "(Cast a Date)"),
-        ("CAST(a AS DATETIME(6))", "(Cast a DateTime)"),
+        ("CAST(a AS DATETIME(6))", "(Cast a DateTime { fsp: 6 })"),
         ("CONVERT(a, UNSIGNED INTEGER)", "(Cast a Unsigned)"),
         ("CONVERT(a USING utf8mb4)", "a"),
         ("BINARY a = 'x'", "(Eq (Cast a Binary) 'x')"),
@@ -349,7 +353,9 @@ fn expressions() {
             Ok(mut v) => match v.remove(0) {
                 Statement::Select(q) => match q.body {
                     QueryBody::Select(s) => match &s.projection[..] {
-                        [SelectItem::Expr { expr, alias: None }] => sx(expr),
+                        [SelectItem::Expr {
+                            expr, alias: None, ..
+                        }] => sx(expr),
                         p => format!("{p:?}"),
                     },
                     b => format!("{b:?}"),
@@ -389,7 +395,8 @@ fn sysbench_statements() {
                     table: None,
                     name: "c".into()
                 },
-                alias: None
+                alias: None,
+                name: None
             }],
             from: vec![TableRef::Table {
                 name: ObjectName {
@@ -1060,12 +1067,12 @@ fn create_table_full() {
     assert_eq!(ty("m").data_type, DataType::Binary { len: 16 });
     assert_eq!(ty("n").data_type, DataType::VarBinary { len: 20 });
     assert_eq!(ty("o").data_type, DataType::Date);
-    assert_eq!(ty("p").data_type, DataType::VarChar { len: 6 });
-    assert_eq!(ty("q").data_type, DataType::VarChar { len: 4 });
-    assert_eq!(ty("r").data_type, DataType::Text { max_len: u32::MAX });
-    assert_eq!(ty("s").data_type, DataType::BigInt { unsigned: true });
-    assert_eq!(ty("u").data_type, DataType::SmallInt { unsigned: true });
-    assert_eq!(ty("v").data_type, DataType::VarChar { len: 10 });
+    assert_eq!(ty("p").data_type, DataType::Enum { len: 6 });
+    assert_eq!(ty("q").data_type, DataType::Set { len: 4 });
+    assert_eq!(ty("r").data_type, DataType::Json);
+    assert_eq!(ty("s").data_type, DataType::Bit { width: 1 });
+    assert_eq!(ty("u").data_type, DataType::Year);
+    assert_eq!(ty("v").data_type, DataType::Time { fsp: 0 });
     assert!(ty("w").unique);
     assert_eq!(ty("x").data_type, DataType::Int { unsigned: true });
     assert_eq!(ty("y").data_type, DataType::Double);
@@ -1708,8 +1715,14 @@ fn lexer_details() {
         Expr::Literal(Value::Bytes(vec![0, 8, b'\r', b'\t', 26, b'q']))
     );
     assert_eq!(expr("'é'"), Expr::Literal(Value::str("é")));
-    assert_eq!(expr("X''"), Expr::Literal(Value::Bytes(vec![])));
-    assert_eq!(expr("0xABC"), Expr::Literal(Value::Bytes(vec![0x0A, 0xBC])));
+    assert_eq!(sx(&expr("X''")), "(Cast '' Binary)");
+    assert_eq!(
+        expr("0xABC"),
+        Expr::Cast {
+            expr: Box::new(Expr::Literal(Value::Bytes(vec![0x0A, 0xBC]))),
+            to: CastType::Binary
+        }
+    );
     // Unicode identifiers.
     assert_eq!(sx(&expr("größe")), "größe");
 }
@@ -2200,4 +2213,44 @@ fn constraints_not_enforced_yet_are_refused_not_dropped() {
     }
     // MySQL itself keeps neither of these.
     one("CREATE TABLE t (a INT CHECK (a > 0) NOT ENFORCED, b INT REFERENCES o (id))");
+}
+
+/// The generated names of a select list's items.
+fn item_names(sql: &str) -> Vec<Option<String>> {
+    select(sql)
+        .projection
+        .into_iter()
+        .map(|i| match i {
+            SelectItem::Expr { name, .. } => name,
+            other => panic!("{sql}: {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn unaliased_items_are_named_by_their_source_text() {
+    let names = item_names(
+        "SELECT LEFT('abcdef', 3), 1/0,  a  +  b , t.c, 'str', x'41', null, true, 1.50 AS x",
+    );
+    let want = [
+        Some("LEFT('abcdef', 3)"),
+        Some("1/0"),
+        Some("a  +  b"),
+        None,
+        Some("str"),
+        Some("x'41'"),
+        Some("NULL"),
+        Some("TRUE"),
+        Some("1.50"),
+    ];
+    assert_eq!(names, want.map(|n| n.map(String::from)));
+}
+
+#[test]
+fn generated_names_stop_at_256_characters() {
+    let long = "é".repeat(100_000);
+    let names = item_names(&format!("SELECT '{long}', CONCAT('{long}')"));
+    assert_eq!(names[0].as_deref().map(|n| n.chars().count()), Some(256));
+    assert_eq!(names[1].as_deref().map(|n| n.chars().count()), Some(256));
+    assert!(names[1].as_deref().unwrap_or("").starts_with("CONCAT('éé"));
 }
