@@ -154,6 +154,10 @@ fn build(session: &Session) -> Catalog {
                         ""
                     }),
                 ]);
+                columns
+                    .last_mut()
+                    .expect("just pushed")
+                    .extend(column_details(c.data_type));
             }
             for (n, ix) in def.indexes.iter().enumerate() {
                 if n == 0 && !def.has_declared_primary_key() {
@@ -205,6 +209,15 @@ fn build(session: &Session) -> Catalog {
             ("COLUMN_TYPE", vc),
             ("COLUMN_KEY", vc),
             ("EXTRA", vc),
+            ("CHARACTER_MAXIMUM_LENGTH", big),
+            ("NUMERIC_PRECISION", big),
+            ("NUMERIC_SCALE", big),
+            ("DATETIME_PRECISION", big),
+            ("CHARACTER_SET_NAME", vc),
+            ("COLLATION_NAME", vc),
+            ("PRIVILEGES", vc),
+            ("COLUMN_COMMENT", vc),
+            ("GENERATION_EXPRESSION", vc),
         ],
         columns,
     );
@@ -264,10 +277,50 @@ fn build(session: &Session) -> Catalog {
     cat
 }
 
+/// The COLUMNS fields that follow from a column's type: length, numeric
+/// precision and scale, fractional digits, character set and collation,
+/// then privileges, comment and generation expression.
+fn column_details(t: DataType) -> Vec<Value> {
+    let num = |n: Option<u64>| n.map_or(Value::Null, Value::UInt);
+    let length = if t.is_string() || t.is_binary() {
+        t.max_bytes().map(|b| b as u64)
+    } else {
+        None
+    };
+    let (precision, scale) = match t {
+        DataType::Decimal { precision, scale } => (Some(precision as u64), Some(scale as u64)),
+        DataType::TinyInt { .. } => (Some(3), Some(0)),
+        DataType::SmallInt { .. } => (Some(5), Some(0)),
+        DataType::MediumInt { .. } => (Some(7), Some(0)),
+        DataType::Int { .. } => (Some(10), Some(0)),
+        DataType::BigInt { unsigned } => (Some(if unsigned { 20 } else { 19 }), Some(0)),
+        DataType::Float => (Some(12), None),
+        DataType::Double => (Some(22), None),
+        _ => (None, None),
+    };
+    let fsp = match t {
+        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Some(fsp as u64),
+        _ => None,
+    };
+    let text = t.is_string() && !t.is_binary();
+    let charset = |v: &str| if text { Value::str(v) } else { Value::Null };
+    vec![
+        num(length),
+        num(precision),
+        num(scale),
+        num(fsp),
+        charset("utf8mb4"),
+        charset("utf8mb4_0900_ai_ci"),
+        Value::str("select,insert,update,references"),
+        Value::str(""),
+        Value::str(""),
+    ]
+}
+
 /// KEY_COLUMN_USAGE and TABLE_CONSTRAINTS (primary keys and unique
 /// indexes), and the views of objects lockstep does not have yet, empty
 /// but with their columns (REFERENTIAL_CONSTRAINTS, VIEWS, ROUTINES,
-/// TRIGGERS), so tools that read them work.
+/// TRIGGERS, FILES), so tools that read them work.
 fn constraints(cat: &Catalog, session: &Session) {
     let vc = DataType::VarChar { len: 64 };
     let big = DataType::BigInt { unsigned: true };
@@ -345,7 +398,7 @@ fn constraints(cat: &Catalog, session: &Session) {
         "ENFORCED",
     ];
     table(cat, 7, "TABLE_CONSTRAINTS", &typed(&kind_cols), kinds);
-    let empty: [(u32, &str, &[&'static str]); 4] = [
+    let empty: [(u32, &str, &[&'static str]); 5] = [
         (
             8,
             "REFERENTIAL_CONSTRAINTS",
@@ -391,6 +444,23 @@ fn constraints(cat: &Catalog, session: &Session) {
                 "DATA_TYPE",
                 "ROUTINE_DEFINITION",
                 "DEFINER",
+            ],
+        ),
+        (
+            12,
+            "FILES",
+            &[
+                "FILE_ID",
+                "FILE_NAME",
+                "FILE_TYPE",
+                "TABLESPACE_NAME",
+                "TABLE_SCHEMA",
+                "TABLE_NAME",
+                "LOGFILE_GROUP_NAME",
+                "ENGINE",
+                "TOTAL_EXTENTS",
+                "INITIAL_SIZE",
+                "EXTRA",
             ],
         ),
         (

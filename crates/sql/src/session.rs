@@ -156,6 +156,8 @@ pub struct Session {
     safe_updates: bool,
     /// max_execution_time of the session, in ms (0: none).
     max_execution_ms: u64,
+    /// sql_notes: notes (1050, 1051, ...) are recorded as warnings.
+    sql_notes: bool,
     next_statement_id: u32,
     lock_wait_timeout: Duration,
     /// Idle time between commands before the connection is closed
@@ -262,6 +264,8 @@ fn is_boolean_var(name: &str) -> bool {
             | "unique_checks"
             | "sql_auto_is_null"
             | "sql_safe_updates"
+            | "sql_quote_show_create"
+            | "sql_notes"
             | "transaction_read_only"
             | "tx_read_only"
             | "log_bin"
@@ -365,6 +369,7 @@ impl Session {
             trx_read_only: false,
             safe_updates: false,
             max_execution_ms,
+            sql_notes: true,
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
@@ -593,11 +598,18 @@ impl Session {
 
     /// An OK packet reports how many warnings its statement left (e.g. the
     /// notes of DROP TABLE IF EXISTS), whichever statement raised them.
-    fn count_warnings(&self, r: R<Response>) -> R<Response> {
+    fn count_warnings(&mut self, r: R<Response>) -> R<Response> {
+        let notes = self.sql_notes;
+        if !notes {
+            // sql_notes=0: notes are not recorded, as in MySQL.
+            self.ctx
+                .warnings
+                .retain(|(c, _)| warning_level(*c) != "Note");
+        }
         let n = u16::try_from(self.ctx.warnings.len()).unwrap_or(u16::MAX);
         match r {
             Ok(Response::Ok(mut info)) => {
-                info.warnings = info.warnings.max(n);
+                info.warnings = if notes { info.warnings.max(n) } else { n };
                 Ok(Response::Ok(info))
             }
             Ok(Response::Rows(mut rs)) => {
@@ -1610,6 +1622,16 @@ impl Session {
                         self.autocommit = on;
                         self.ctx.session_vars.insert(name, Value::Int(on as i64));
                     }
+                    "sql_quote_show_create" if !default => {
+                        // SHOW CREATE always quotes names: only ON is true.
+                        if !bool_setting(&name, &value)? {
+                            return Err(Error::new(
+                                Code::WrongValueForVar,
+                                format!("Variable '{name}' can't be set to the value of '{value}'"),
+                            ));
+                        }
+                        self.ctx.session_vars.insert(name, Value::Int(1));
+                    }
                     "max_execution_time" => {
                         let source = if default {
                             self.server.globals.get(&name).unwrap_or(Value::Int(0))
@@ -1619,6 +1641,12 @@ impl Session {
                         let ms = size_setting(&name, &source)?.min(u32::MAX as i64);
                         self.max_execution_ms = ms as u64;
                         self.ctx.session_vars.insert(name, Value::Int(ms));
+                    }
+                    "sql_notes" => {
+                        self.sql_notes = default || bool_setting(&name, &value)?;
+                        self.ctx
+                            .session_vars
+                            .insert(name, Value::Int(self.sql_notes as i64));
                     }
                     "sql_safe_updates" => {
                         self.safe_updates = !default && bool_setting(&name, &value)?;

@@ -89,6 +89,8 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("sql_auto_is_null", i(0), Both),
             ("sql_select_limit", Value::UInt(u64::MAX), Both),
             ("sql_safe_updates", i(0), Both),
+            ("sql_quote_show_create", i(1), Both),
+            ("sql_notes", i(1), Both),
             ("sync_binlog", i(1), ReadOnly),
             ("system_time_zone", s("UTC"), ReadOnly),
             ("time_zone", s("SYSTEM"), Both),
