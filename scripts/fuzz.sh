@@ -33,16 +33,26 @@ trap 'rm -rf "$scratch" /tmp/lockstep-fuzz-*' EXIT
 for t in "${targets[@]}"; do
     echo "---- fuzz $t for ${seconds}s"
     mkdir -p "$scratch/$t"
+    # Seeds: the target's own, else (for SQL targets) the shared SQL seeds. A
+    # missing directory would make libFuzzer refuse to start.
+    seeds="corpus/$t"
+    [ -d "$seeds" ] || { [[ "$t" == sql_* ]] && seeds="corpus/sql_session"; }
+    [ -d "$seeds" ] || mkdir -p "$seeds"
     dict=()
     [ -f "dict/$t.dict" ] && dict=("-dict=dict/$t.dict")
     # The SQL targets share the SQL dictionary.
     [ ${#dict[@]} -eq 0 ] && [[ "$t" == sql_* ]] && dict=("-dict=dict/sql_session.dict")
     set +e
-    cargo +nightly fuzz run "${flags[@]}" "$t" "$scratch/$t" "corpus/$t" -- \
+    cargo +nightly fuzz run "${flags[@]}" "$t" "$scratch/$t" "$seeds" -- \
         -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-        -print_final_stats=1 "${dict[@]}" 2>&1 \
-        | grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==|SUMMARY|thread .* panicked|Failing input|.*artifact)"
-    status=${PIPESTATUS[0]}
+        -print_final_stats=1 "${dict[@]}" >"$scratch/$t.log" 2>&1
+    status=$?
     set -e
-    [ "$status" -eq 0 ] || { echo "fuzz target $t failed; see fuzz/artifacts/$t/"; exit 1; }
+    grep -E "^(Done|stat::number_of_executed_units|==[0-9]+==|SUMMARY|thread .* panicked|Failing input|.*artifact|ERROR)" "$scratch/$t.log" || true
+    if [ "$status" -ne 0 ]; then
+        # Whatever the cause (a crash, or libFuzzer refusing to start), show it.
+        tail -n 40 "$scratch/$t.log"
+        echo "fuzz target $t failed; see fuzz/artifacts/$t/"
+        exit 1
+    fi
 done
