@@ -11,7 +11,7 @@
 # TEST is a sysbench test, `tpcc` (our driver, THREADS terminals on
 # WAREHOUSES warehouses, default 10; throughput is then tpmC and CPU is per
 # transaction of any type), or mux_oltp_point_select / mux_oltp_read_write /
-# mux_oltp_write_only (sysbench's statements from `lockstep-bench oltp`,
+# mux_oltp_write_only (sysbench's statements from `lockstep-workload oltp`,
 # whose THREADS connections share two client threads).
 #
 # Defaults: oltp_point_select, 16 threads, 10 s, 5 repeats; 4 tables of
@@ -30,7 +30,7 @@ REPS=${6:-5}
 TABLES=${TABLES:-4}
 TABLE_SIZE=${TABLE_SIZE:-100000}
 WAREHOUSES=${WAREHOUSES:-10}
-BENCH_BIN=${BENCH_BIN:-$(dirname "$0")/../target/release/lockstep-bench}
+BENCH_BIN=${BENCH_BIN:-$(dirname "$0")/../target/release/lockstep-workload}
 FLAGS_A=${FLAGS_A:-}
 FLAGS_B=${FLAGS_B:-}
 WARMUP=$(( ${WARMUP:-2} * (THREADS > 256 ? THREADS / 256 : 1) ))

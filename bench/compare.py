@@ -7,9 +7,9 @@ the same durability and isolation, loads the same data into both, and runs
 interleaved sweeps (for every point: lockstep, then MariaDB):
 
   sysbench oltp_point_select, oltp_read_write, oltp_write_only
-  lockstep-bench TPC-C
+  lockstep-workload TPC-C
   (on request, --tests) mux_oltp_*: sysbench's statements from
-      lockstep-bench oltp, a client that multiplexes its connections over
+      lockstep-workload oltp, a client that multiplexes its connections over
       two threads, to tell the servers' curves from sysbench's own cost
 
 at 1, 4, 16, 64, 256, 1024 threads/terminals. Writes
@@ -57,7 +57,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST = "127.0.0.1"
 SERVERS = ("lockstep", "mariadb")
 SYSBENCH_TESTS = ("oltp_point_select", "oltp_read_write", "oltp_write_only")
-# The same statements from lockstep-bench oltp, whose connections are tasks
+# The same statements from lockstep-workload oltp, whose connections are tasks
 # on two threads instead of a thread each: its cost per transaction does not
 # grow with connections, so these points show the servers' own curves.
 MUX_TESTS = tuple(f"mux_{t}" for t in SYSBENCH_TESTS)
@@ -372,7 +372,7 @@ def run_tpcc(server, args, terminals, workdir):
 
 
 def run_mux(server, args, test, connections, workdir):
-    """lockstep-bench oltp: sysbench's test on sysbench's tables from a
+    """lockstep-workload oltp: sysbench's test on sysbench's tables from a
     multiplexed client (see MUX_TESTS)."""
     path = os.path.join(workdir, f"{test}-{server.kind}-{connections}.json")
     kind = test.removeprefix("mux_oltp_").replace("_", "-")
@@ -568,10 +568,10 @@ def write_report(results, args, meta, checks, out_dir, stem):
              f"deadlocks/lock timeouts ignored and counted as errors")
     if any(r["test"] in MUX_TESTS for r in results):
         L.append("- mux_oltp_*: sysbench's statements and parameters (oltp_common.lua defaults, "
-                 "uniform keys, prepared statements) on the same tables from `lockstep-bench oltp`, "
+                 "uniform keys, prepared statements) on the same tables from `lockstep-workload oltp`, "
                  "whose connections are tasks on two client threads rather than a thread each; "
                  f"{args.warmup} s warmup per point, CPU measured over warmup and run")
-    L.append(f"- TPC-C: lockstep-bench, {args.warehouses} warehouse(s), terminals bound round robin to "
+    L.append(f"- TPC-C: lockstep-workload, {args.warehouses} warehouse(s), terminals bound round robin to "
              f"warehouses, no think time, READ COMMITTED, prepared statements; throughput is tpmC "
              f"(New-Order commits per minute), p95 over all five transaction types, errors = deadlocks/"
              f"lock timeouts (retried) and others"
@@ -721,7 +721,7 @@ def main():
     ap.add_argument("--lockstep-bin", default=os.environ.get(
         "LOCKSTEP_BIN", os.path.join(REPO, "target", "release", "lockstep")))
     ap.add_argument("--bench-bin", default=os.environ.get(
-        "LOCKSTEP_BENCH_BIN", os.path.join(REPO, "target", "release", "lockstep-bench")))
+        "LOCKSTEP_WORKLOAD_BIN", os.path.join(REPO, "target", "release", "lockstep-workload")))
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
     ap.add_argument("--workdir", help="server datadirs (default: a temp dir, removed at the end)")
     ap.add_argument("--repeats", type=int, default=1,

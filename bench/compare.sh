@@ -29,7 +29,7 @@ export PATH="$PATH:/usr/sbin"
 [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    cargo build --release -p lockstep-server -p lockstep-bench
+    cargo build --release -p lockstep-server -p lockstep-workload
 fi
 
 # 1024 clients, each end of each connection a descriptor, plus the servers'

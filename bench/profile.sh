@@ -37,7 +37,7 @@ if [ "${SKIP_INSTALL:-0}" != 1 ]; then
     fi
 fi
 [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
-[ "${SKIP_BUILD:-0}" = 1 ] || cargo build --release -p lockstep-server -p lockstep-bench
+[ "${SKIP_BUILD:-0}" = 1 ] || cargo build --release -p lockstep-server -p lockstep-workload
 ulimit -n 65536 2>/dev/null || true
 # perf needs to see a process it did not start.
 [ -w /proc/sys/kernel/perf_event_paranoid ] && echo -1 > /proc/sys/kernel/perf_event_paranoid
@@ -63,7 +63,7 @@ done
 if [ "$TEST" = tpcc ]; then
     "$client" -h127.0.0.1 -P"$port" -uroot -e 'CREATE DATABASE tpcc'
     tpcc() {
-        target/release/lockstep-bench tpcc "$1" --host=127.0.0.1 --port="$port" --user=root \
+        target/release/lockstep-workload tpcc "$1" --host=127.0.0.1 --port="$port" --user=root \
             --password= --database=tpcc "${@:2}"
     }
     tpcc load --warehouses="$WAREHOUSES" > /dev/null

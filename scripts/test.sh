@@ -34,7 +34,7 @@ if [ "${LOCKSTEP_SKIP_CARGO:-0}" != 1 ]; then
     cargo fmt --check
     cargo clippy --release --workspace --all-targets -- -D warnings
     step "cargo build --release -p lockstep-server"
-    cargo build --release -p lockstep-server -p lockstep-bench
+    cargo build --release -p lockstep-server -p lockstep-workload
     step "cargo test --workspace --release"
     cargo test --workspace --release
     if [ "${LOCKSTEP_SKIP_FUZZ:-0}" != 1 ]; then

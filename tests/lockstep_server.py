@@ -24,9 +24,9 @@ import pymysql
 HOST = "127.0.0.1"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("LOCKSTEP_TARGET", "lockstep")
-# lockstep's benchmark driver (crates/bench), built by scripts/test.sh.
-BENCH = os.environ.get("LOCKSTEP_BENCH_BIN",
-                       os.path.join(REPO, "target", "release", "lockstep-bench"))
+# lockstep's benchmark driver (crates/workload), built by scripts/test.sh.
+BENCH = os.environ.get("LOCKSTEP_WORKLOAD_BIN",
+                       os.path.join(REPO, "target", "release", "lockstep-workload"))
 # QUICK (default, used by CI) or FULL.
 SUITE = os.environ.get("LOCKSTEP_SUITE", "quick").lower()
 QUICK = SUITE != "full"
@@ -292,5 +292,5 @@ def require_bench():
     """Fails the test (not the run) when the driver has not been built."""
     import pytest
     if not os.access(BENCH, os.X_OK):
-        pytest.fail(f"{BENCH} not found: build it with `cargo build --release -p lockstep-bench` "
-                    "(or set LOCKSTEP_BENCH_BIN)", pytrace=False)
+        pytest.fail(f"{BENCH} not found: build it with `cargo build --release -p lockstep-workload` "
+                    "(or set LOCKSTEP_WORKLOAD_BIN)", pytrace=False)

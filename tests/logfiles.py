@@ -1,6 +1,6 @@
 """Reading (and damaging) a lockstep data directory's files from tests.
 
-The log format (engine/log/src/format.rs): `<datadir>/log/log-<start LSN,
+The log format (crates/log/src/format.rs): `<datadir>/log/log-<start LSN,
 20 digits>.seg` files, each a 64-byte header (magic, version, header size,
 start u64 @16, capacity u64 @24, first record LSN u64 @32) followed by the
 stream bytes; records are `[len u32 LE][crc u32 LE][payload]`, bit 31 of len

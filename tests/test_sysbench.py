@@ -142,7 +142,7 @@ OLTP_STATEMENTS = {"point-select": 1, "read-write": 20, "write-only": 6}
 
 @pytest.mark.parametrize("test", sorted(OLTP_STATEMENTS))
 def test_oltp_driver(server, sbtest, test, tmp_path):
-    """lockstep-bench oltp (sysbench's statements from a multiplexed client,
+    """lockstep-workload oltp (sysbench's statements from a multiplexed client,
     used to tell the server's curve from sysbench's own cost) runs every
     statement of its test on sysbench's tables, with no error but retried
     deadlocks and lock timeouts, and keeps the row counts."""

@@ -1,8 +1,8 @@
-"""TPC-C with lockstep's own driver (crates/bench): load 1 warehouse, check
+"""TPC-C with lockstep's own driver (crates/workload): load 1 warehouse, check
 consistency, run a few terminals for 20 seconds, check again.
 
-The driver is target/release/lockstep-bench, built by scripts/test.sh
-(override with LOCKSTEP_BENCH_BIN). Nothing is built here.
+The driver is target/release/lockstep-workload, built by scripts/test.sh
+(override with LOCKSTEP_WORKLOAD_BIN). Nothing is built here.
 LOCKSTEP_TPCC_SECONDS and LOCKSTEP_TPCC_TERMINALS change the run.
 """
 

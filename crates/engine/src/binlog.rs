@@ -13,7 +13,7 @@ pub const FORMAT_VERSION: u8 = 2;
 
 /// One committed transaction (or DDL statement) in the log.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct TrxRecord {
+pub struct TxnRecord {
     pub version: u8,
     /// Source server's uuid: the GTID is server_uuid:gno.
     pub server_uuid: [u8; 16],
@@ -97,13 +97,13 @@ pub enum Event {
     },
 }
 
-impl TrxRecord {
+impl TxnRecord {
     pub fn encode(&self) -> Vec<u8> {
         bincode::serialize(self).expect("serializing plain data into a Vec cannot fail")
     }
 
-    pub fn decode(bytes: &[u8]) -> Result<TrxRecord, String> {
-        let record: TrxRecord = bincode::deserialize(bytes).map_err(|e| e.to_string())?;
+    pub fn decode(bytes: &[u8]) -> Result<TxnRecord, String> {
+        let record: TxnRecord = bincode::deserialize(bytes).map_err(|e| e.to_string())?;
         if record.version != FORMAT_VERSION {
             return Err(format!("unknown record format {}", record.version));
         }
@@ -123,7 +123,7 @@ impl TrxRecord {
 /// made rather than kept as values until commit: an update or delete then
 /// borrows the old row image instead of cloning it, the image is freed as
 /// soon as it is written here, and commit encodes nothing but the header.
-/// The bytes are exactly those `TrxRecord::encode` writes for the same
+/// The bytes are exactly those `TxnRecord::encode` writes for the same
 /// events (a test holds the two to it), so readers decode either alike.
 #[derive(Default)]
 pub struct PendingEvents {
@@ -191,10 +191,10 @@ impl PendingEvents {
         self.count = count;
     }
 
-    /// The encoded record (order fields zero, for `TrxRecord::patch_order`).
+    /// The encoded record (order fields zero, for `TxnRecord::patch_order`).
     pub fn into_record(mut self, server_uuid: [u8; 16], timestamp_us: u64) -> Vec<u8> {
         assert!(self.count > 0, "a record of no events is never written");
-        let header = TrxRecord {
+        let header = TxnRecord {
             version: FORMAT_VERSION,
             server_uuid,
             gno: 0,
@@ -228,7 +228,7 @@ pub fn format_uuid(u: &[u8; 16]) -> String {
 }
 
 /// Human-readable form of a record, as `lockstep binlog` prints it.
-pub fn describe(lsn: u64, r: &TrxRecord, tables: &dyn Fn(u32) -> String) -> String {
+pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(
@@ -349,7 +349,7 @@ mod tests {
 
     #[test]
     fn order_fields_patch_in_place() {
-        let r = TrxRecord {
+        let r = TxnRecord {
             version: FORMAT_VERSION,
             server_uuid: [7; 16],
             gno: 0,
@@ -362,8 +362,8 @@ mod tests {
             }],
         };
         let mut bytes = r.encode();
-        TrxRecord::patch_order(&mut bytes, 42, 40, 42);
-        let back = TrxRecord::decode(&bytes).expect("valid record");
+        TxnRecord::patch_order(&mut bytes, 42, 40, 42);
+        let back = TxnRecord::decode(&bytes).expect("valid record");
         assert_eq!(
             (back.gno, back.last_committed, back.sequence_number),
             (42, 40, 42)
@@ -428,7 +428,7 @@ mod tests {
             table: 3,
             before: &b,
         });
-        let record = TrxRecord {
+        let record = TxnRecord {
             version: FORMAT_VERSION,
             server_uuid: [9; 16],
             gno: 0,

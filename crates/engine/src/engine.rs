@@ -4,7 +4,7 @@
 //! then become visible and release locks), rollback, DDL and recovery.
 
 use crate::accounts::{Account, Accounts};
-use crate::binlog::{Event, RowEvent, TrxRecord, FORMAT_VERSION};
+use crate::binlog::{Event, RowEvent, TxnRecord, FORMAT_VERSION};
 use crate::catalog::Catalog;
 use crate::gap::{Entries, Step};
 use crate::txn::{Isolation, Txn, Undo};
@@ -15,7 +15,7 @@ use lockstep_tables::clustered::{key_of, Key};
 use lockstep_tables::placement::table_data;
 use lockstep_tables::table::{PurgeCheck, Schema};
 use lockstep_tables::{IndexDef, Row, Table, TableDef, Version};
-use lockstep_trx::{TrxConfig, TrxSys};
+use lockstep_txn::{TxnConfig, TxnSys};
 use lockstep_types::error::Code;
 use lockstep_types::names::{check_name, NameKind};
 use lockstep_types::{value::encoded_prefix_len, Error as SqlError, Value};
@@ -48,7 +48,7 @@ pub struct EngineConfig {
     pub flush_mode: FlushMode,
     pub lock_shards: usize,
     pub grant_policy: GrantPolicy,
-    pub trx_registry_shards: usize,
+    pub txn_registry_shards: usize,
     pub throttle_limit: usize,
     pub log_buffer_size: usize,
     /// Bytes per log segment file (each is preallocated before use).
@@ -65,7 +65,7 @@ impl EngineConfig {
             flush_mode: FlushMode::EveryCommit,
             lock_shards: 512,
             grant_policy: GrantPolicy::Fifo,
-            trx_registry_shards: 64,
+            txn_registry_shards: 64,
             throttle_limit: 0,
             log_buffer_size: 16 << 20,
             log_segment_size: 64 << 20,
@@ -117,7 +117,7 @@ pub struct Engine {
     pub accounts: Accounts,
     /// Serializes account changes (read-modify-write of an account).
     account_ddl: tokio::sync::Mutex<()>,
-    pub trx_sys: TrxSys,
+    pub txn_sys: TxnSys,
     pub lock_sys: LockSys,
     pub log: Log,
     order: Mutex<CommitOrder>,
@@ -151,7 +151,7 @@ pub struct Engine {
 /// replaced at `pk` (None: replaced with the same index keys, so only the
 /// old version is to be dropped from the chain).
 struct PurgeItem {
-    trx: u64,
+    txn: u64,
     table: u32,
     pk: Vec<u8>,
     before: Option<Row>,
@@ -207,8 +207,8 @@ impl Engine {
             catalog: Catalog::new(),
             accounts: Accounts::default(),
             account_ddl: tokio::sync::Mutex::new(()),
-            trx_sys: TrxSys::new(TrxConfig {
-                registry_shards: config.trx_registry_shards,
+            txn_sys: TxnSys::new(TxnConfig {
+                registry_shards: config.txn_registry_shards,
                 throttle_limit: config.throttle_limit,
                 ..Default::default()
             }),
@@ -251,7 +251,7 @@ impl Engine {
         }
         for (lsn, payload) in &recovered.records {
             let record =
-                TrxRecord::decode(payload).map_err(|e| format!("log record at {lsn}: {e}"))?;
+                TxnRecord::decode(payload).map_err(|e| format!("log record at {lsn}: {e}"))?;
             max_gno = max_gno.max(record.gno);
             engine.replay(&record);
         }
@@ -293,12 +293,12 @@ impl Engine {
         if txn.under_way() {
             // Parked (idle client or lock wait): already in the transaction
             // system, possibly holding locks admitted ones wait for.
-            txn.ticket = Some(self.trx_sys.readmit());
+            txn.ticket = Some(self.txn_sys.readmit());
             return;
         }
-        let mut admission = self.trx_sys.admit();
+        let mut admission = self.txn_sys.admit();
         let ticket = loop {
-            let seen = self.trx_sys.throttle_progress();
+            let seen = self.txn_sys.throttle_progress();
             match tokio::time::timeout(THROTTLE_STALL, &mut admission).await {
                 Ok(ticket) => break ticket,
                 Err(_) => {
@@ -327,10 +327,10 @@ impl Engine {
         if txn.view.is_none() {
             txn.view = Some(match txn.spare_view.take() {
                 Some(mut v) => {
-                    self.trx_sys.refresh_view(&mut v, txn.id);
+                    self.txn_sys.refresh_view(&mut v, txn.id);
                     v
                 }
-                None => self.trx_sys.read_view(txn.id),
+                None => self.txn_sys.read_view(txn.id),
             });
         }
     }
@@ -339,7 +339,7 @@ impl Engine {
         match txn.id {
             Some(id) => id,
             None => {
-                let id = self.trx_sys.begin_rw();
+                let id = self.txn_sys.begin_rw();
                 txn.id = Some(id);
                 id
             }
@@ -611,7 +611,7 @@ impl Engine {
             table,
             &pk,
             Version {
-                trx: id,
+                txn: id,
                 row: Some(stored),
             },
         );
@@ -684,7 +684,7 @@ impl Engine {
             table,
             pk,
             Version {
-                trx: id,
+                txn: id,
                 row: Some(Row::new(&new)),
             },
         );
@@ -761,7 +761,7 @@ impl Engine {
             }
         }
         let id = self.ensure_id(txn);
-        self.write_version(txn, table, pk, Version { trx: id, row: None });
+        self.write_version(txn, table, pk, Version { txn: id, row: None });
         txn.purge.push((table.id, pk.to_vec(), Some(Row::new(old))));
         if table.temporary {
             return Ok(());
@@ -794,13 +794,13 @@ impl Engine {
     /// deleted records and secondary entries no version holds any more.
     /// Returns how many items were processed.
     pub fn purge(&self, max_items: usize) -> usize {
-        let horizon = self.trx_sys.purge_horizon();
+        let horizon = self.txn_sys.purge_horizon();
         let mut done = 0;
         while done < max_items {
             let item = {
                 let mut q = self.purge_queue.lock();
                 match q.front() {
-                    Some(i) if i.trx < horizon => q.pop_front(),
+                    Some(i) if i.txn < horizon => q.pop_front(),
                     _ => None,
                 }
             };
@@ -883,7 +883,7 @@ impl Engine {
                 .is_ok()
         {
             self.horizon
-                .store(self.trx_sys.purge_horizon(), Ordering::Release);
+                .store(self.txn_sys.purge_horizon(), Ordering::Release);
         }
         self.horizon.load(Ordering::Acquire)
     }
@@ -962,14 +962,14 @@ impl Engine {
             return Ok(());
         };
         if txn.events.is_empty() {
-            self.trx_sys.finish(id);
+            self.txn_sys.finish(id);
             self.end(txn);
             return Ok(());
         }
         let purge: Vec<PurgeItem> = std::mem::take(&mut txn.purge)
             .into_iter()
             .map(|(table, pk, before)| PurgeItem {
-                trx: id,
+                txn: id,
                 table,
                 pk,
                 before,
@@ -984,7 +984,7 @@ impl Engine {
                 let gno = order.next_gno;
                 order.next_gno += 1;
                 let last_committed = order.history.commit(&txn.writeset, gno);
-                TrxRecord::patch_order(&mut bytes, gno, last_committed, gno);
+                TxnRecord::patch_order(&mut bytes, gno, last_committed, gno);
                 (r, self.enter_flight(&order))
             })
         };
@@ -1007,7 +1007,7 @@ impl Engine {
             self.rollback(txn);
             return Err(log_error(&self.log, e, true));
         }
-        self.trx_sys.finish(id);
+        self.txn_sys.finish(id);
         self.end(txn);
         if !purge.is_empty() {
             self.purge_queue.lock().extend(purge);
@@ -1020,7 +1020,7 @@ impl Engine {
         let undo = std::mem::take(&mut txn.undo);
         undo_changes(txn.id, undo);
         if let Some(id) = txn.id {
-            self.trx_sys.finish(id);
+            self.txn_sys.finish(id);
             self.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
         }
         self.end(txn);
@@ -1051,7 +1051,7 @@ impl Engine {
 
     /// Logs events as one record and waits until it is durable.
     async fn log_events(&self, events: Vec<Event>) -> std::result::Result<InFlight<'_>, SqlError> {
-        let record = TrxRecord {
+        let record = TxnRecord {
             version: FORMAT_VERSION,
             server_uuid: self.server_uuid,
             gno: 0,
@@ -1071,7 +1071,7 @@ impl Engine {
             order.next_gno += 1;
             // DDL depends on everything before it, and everything after
             // depends on it: a barrier for parallel replay, as in MySQL.
-            TrxRecord::patch_order(&mut bytes, gno, gno - 1, gno);
+            TxnRecord::patch_order(&mut bytes, gno, gno - 1, gno);
             order.history.barrier(gno);
             (r, self.enter_flight(&order))
         };
@@ -1304,7 +1304,7 @@ impl Engine {
     /// Applies one logged transaction to the tables. Row events carry
     /// full images and are applied by primary key, so replaying a record
     /// whose effects are already present changes nothing (5.15).
-    fn replay(&self, record: &TrxRecord) {
+    fn replay(&self, record: &TxnRecord) {
         for event in &record.events {
             match event {
                 Event::Insert { table, row } => {
@@ -1463,7 +1463,7 @@ impl Engine {
             &accounts,
         )
         .map_err(failed)?;
-        let view = self.trx_sys.read_view(None);
+        let view = self.txn_sys.read_view(None);
         for table in self.catalog.all_tables() {
             out.table(
                 &table.def(),
@@ -1648,8 +1648,8 @@ fn primary_key_of(def: &TableDef, values: &[Value]) -> Vec<u8> {
     out
 }
 
-fn undo_changes(trx: Option<u64>, undo: Vec<Undo>) {
-    let Some(trx) = trx else {
+fn undo_changes(txn: Option<u64>, undo: Vec<Undo>) {
+    let Some(txn) = txn else {
         debug_assert!(
             undo.is_empty(),
             "changes are made only by a transaction with an id"
@@ -1657,7 +1657,7 @@ fn undo_changes(trx: Option<u64>, undo: Vec<Undo>) {
         return;
     };
     for u in undo.into_iter().rev() {
-        u.table.undo_version(&u.key, trx);
+        u.table.undo_version(&u.key, txn);
         if let Some(prior) = u.prior_own {
             u.table.restore_version(&u.key, prior);
         }

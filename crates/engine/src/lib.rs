@@ -1,5 +1,5 @@
-//! The storage engine of one lockstep node (brief: engine/trx, engine/lock,
-//! engine/tables, log, recovery): what a SQL statement reads and writes
+//! The storage engine of one lockstep node (brief: crates/txn, crates/lock,
+//! crates/tables, log, recovery): what a SQL statement reads and writes
 //! through, and what a commit goes through.
 
 pub mod accounts;

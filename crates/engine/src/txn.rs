@@ -6,7 +6,7 @@
 use crate::binlog::PendingEvents;
 use lockstep_lock::{LockKey, LockMode};
 use lockstep_tables::{Table, Version};
-use lockstep_trx::{ReadView, Ticket, TrxId};
+use lockstep_txn::{ReadView, Ticket, TxnId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -76,7 +76,7 @@ pub(crate) struct Mark {
 
 pub struct Txn {
     pub isolation: Isolation,
-    pub(crate) id: Option<TrxId>,
+    pub(crate) id: Option<TxnId>,
     pub(crate) view: Option<ReadView>,
     /// A closed view kept for the next one this session takes (its buffers
     /// and registration; `ReadView::close`).
@@ -137,7 +137,7 @@ impl Txn {
         }
     }
 
-    pub fn id(&self) -> Option<TrxId> {
+    pub fn id(&self) -> Option<TxnId> {
         self.id
     }
 
@@ -162,7 +162,7 @@ impl Txn {
 
     /// Whether this transaction's consistent reads see a version written
     /// by `writer`.
-    pub fn sees(&self, writer: TrxId) -> bool {
+    pub fn sees(&self, writer: TxnId) -> bool {
         Some(writer) == self.id || writer == 0 || self.view.as_ref().is_some_and(|v| v.sees(writer))
     }
 

@@ -72,7 +72,7 @@ fn main() {
 }
 
 fn print_binlog(file: &std::path::Path) -> Result<(), String> {
-    use lockstep_engine::binlog::{describe, Event, TrxRecord};
+    use lockstep_engine::binlog::{describe, Event, TxnRecord};
     use std::io::Write;
     let reader = lockstep_log::SegmentReader::open(file).map_err(|e| e.to_string())?;
     // Table names come from the CREATE TABLE events seen so far.
@@ -81,7 +81,7 @@ fn print_binlog(file: &std::path::Path) -> Result<(), String> {
     let mut out = stdout.lock();
     for item in reader {
         let (lsn, payload) = item.map_err(|e| e.to_string())?;
-        let text = match TrxRecord::decode(&payload) {
+        let text = match TxnRecord::decode(&payload) {
             Ok(rec) => {
                 for e in &rec.events {
                     if let Event::CreateTable { def } = e {
@@ -415,7 +415,7 @@ fn follow_connection_mode(server: &Arc<Server>, live: Arc<AtomicUsize>, dedicate
                 continue;
             }
             own_threads = Some(now);
-            engine.trx_sys.set_throttle_engaged(!now);
+            engine.txn_sys.set_throttle_engaged(!now);
             if urgent.is_some_and(|u| u != now) {
                 urgent = match engine.log.set_urgent(now) {
                     Ok(()) => Some(now),

@@ -151,7 +151,7 @@ pub struct Session {
     /// transaction_read_only of the session.
     session_read_only: bool,
     /// The open explicit transaction is READ ONLY.
-    trx_read_only: bool,
+    txn_read_only: bool,
     /// sql_safe_updates: UPDATE/DELETE must use a key or a LIMIT.
     safe_updates: bool,
     /// max_execution_time of the session, in ms (0: none).
@@ -366,7 +366,7 @@ impl Session {
             next_isolation: None,
             next_read_only: None,
             session_read_only: read_only,
-            trx_read_only: false,
+            txn_read_only: false,
             safe_updates: false,
             max_execution_ms,
             sql_notes: true,
@@ -651,7 +651,7 @@ impl Session {
         self.next_isolation = None;
         self.next_read_only = None;
         self.session_read_only = fresh.session_read_only;
-        self.trx_read_only = false;
+        self.txn_read_only = false;
         self.safe_updates = false;
         self.max_execution_ms = fresh.max_execution_ms;
         self.lock_wait_timeout = fresh.lock_wait_timeout;
@@ -789,7 +789,7 @@ impl Session {
                 // gave are this new transaction's.
                 self.engine.commit(&mut self.txn).await?;
                 self.explicit = true;
-                self.trx_read_only = read_only
+                self.txn_read_only = read_only
                     .or(self.next_read_only)
                     .unwrap_or(self.session_read_only);
                 self.engine.admit(&mut self.txn).await;
@@ -1319,7 +1319,7 @@ impl Session {
     pub fn status_values(&self) -> Vec<(&'static str, String)> {
         let e = &self.engine;
         let lock = e.lock_sys.stats();
-        let throttle = e.trx_sys.throttle_stats();
+        let throttle = e.txn_sys.throttle_stats();
         let log = e.log.stats();
         vec![
             (
@@ -1357,7 +1357,7 @@ impl Session {
             ("Lockstep_log_durable_lsn", e.log.durable_lsn().to_string()),
             (
                 "Lockstep_active_transactions",
-                e.trx_sys.active_count().to_string(),
+                e.txn_sys.active_count().to_string(),
             ),
             (
                 "Lockstep_memory_in_use",
@@ -1537,7 +1537,7 @@ impl Session {
     /// A write now would be inside a READ ONLY transaction (1792).
     fn refuse_writes(&self) -> R<()> {
         let ro = if self.explicit {
-            self.trx_read_only
+            self.txn_read_only
         } else {
             self.next_read_only.unwrap_or(self.session_read_only)
         };
@@ -1721,7 +1721,7 @@ impl Session {
         match name {
             "lockstep_throttle_limit" => {
                 let n = v.to_i64().unwrap_or(0).max(0) as usize;
-                self.engine.trx_sys.set_throttle_limit(n);
+                self.engine.txn_sys.set_throttle_limit(n);
                 self.server.globals.set(name, Value::Int(n as i64))
             }
             "lockstep_grant_policy" => {
