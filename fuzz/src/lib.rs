@@ -202,7 +202,7 @@ pub struct SqlHarness {
     server: Arc<Server>,
     next_id: u64,
     /// The account inputs run as (None: root).
-    user: Option<Arc<lockstep_engine::Account>>,
+    user: Option<Arc<lockstep_accounts::Account>>,
 }
 
 /// Marks the value no input may ever read as the unprivileged user; the
@@ -223,13 +223,13 @@ impl SqlHarness {
     pub fn unprivileged() -> SqlHarness {
         let mut h = SqlHarness::new();
         // A root that survives account changes, as the server installs it.
-        let mut root = lockstep_engine::Account::new(
+        let mut root = lockstep_accounts::Account::new(
             "root",
             "%",
-            lockstep_engine::Credential::Native([0; 20]),
+            lockstep_accounts::Credential::Native([0; 20]),
         );
-        root.global = lockstep_engine::Privs::all_at(lockstep_engine::Level::Global)
-            | lockstep_engine::Privs::GRANT_OPTION;
+        root.global = lockstep_accounts::Privs::all_at(lockstep_accounts::Level::Global)
+            | lockstep_accounts::Privs::GRANT_OPTION;
         h.server.engine.accounts.set_builtin(root);
         let mut setup = Session::new(h.server.clone(), 1, "root", "127.0.0.1");
         let nonce = std::time::SystemTime::now()

@@ -10,7 +10,7 @@
 //! may not be in it; replaying them is harmless because row events carry
 //! full images applied by primary key (5.15).
 
-use crate::accounts::Account;
+use lockstep_accounts::Account;
 use lockstep_tables::{Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};

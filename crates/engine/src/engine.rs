@@ -3,12 +3,12 @@
 //! writes under MVCC and row locks, commit (log, then wait for durability,
 //! then become visible and release locks), rollback, DDL and recovery.
 
-use crate::accounts::{Account, Accounts};
-use crate::binlog::{Event, RowEvent, TxnRecord, FORMAT_VERSION};
 use crate::catalog::Catalog;
 use crate::gap::{Entries, Step};
 use crate::txn::{Isolation, Txn, Undo};
-use crate::writeset::WritesetHistory;
+use lockstep_accounts::{Account, Accounts};
+use lockstep_binlog::writeset::WritesetHistory;
+use lockstep_binlog::{Event, RowEvent, TxnRecord, FORMAT_VERSION};
 use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
 use lockstep_log::{FlushMode, Log, LogConfig, LogError};
 use lockstep_tables::clustered::{key_of, Key};
@@ -267,7 +267,7 @@ impl Engine {
     }
 
     pub fn server_uuid(&self) -> String {
-        crate::binlog::format_uuid(&self.server_uuid)
+        lockstep_binlog::format_uuid(&self.server_uuid)
     }
 
     /// GTIDs this node has committed, as a GTID set string.

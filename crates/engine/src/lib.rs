@@ -2,17 +2,13 @@
 //! crates/tables, log, recovery): what a SQL statement reads and writes
 //! through, and what a commit goes through.
 
-pub mod accounts;
-pub mod binlog;
 pub mod catalog;
 pub mod checkpoint;
 pub mod engine;
 pub mod gap;
 pub mod mdl;
 pub mod txn;
-pub mod writeset;
 
-pub use accounts::{Account, Accounts, Credential, Level, Privs};
 pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error, Result};
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;

@@ -3,7 +3,7 @@
 //! ReadView, the row locks it holds, its undo list and the row events its
 //! log record will carry.
 
-use crate::binlog::PendingEvents;
+use lockstep_binlog::PendingEvents;
 use lockstep_lock::{LockKey, LockMode};
 use lockstep_tables::{Table, Version};
 use lockstep_txn::{ReadView, Ticket, TxnId};

@@ -1,6 +1,6 @@
 //! Bridges the wire protocol to a SQL session: one per connection.
 
-use lockstep_engine::{Account, Credential};
+use lockstep_accounts::{Account, Credential};
 use lockstep_protocol::handshake::caps;
 use lockstep_protocol::{
     caching_sha2, native_password, Auth, Column, Handler, Handshake, PreparedInfo, Response, Status,
@@ -151,7 +151,7 @@ impl Handler for Connection {
             Ok(Auth::Accepted) => {}
         }
         if let Some((live, max)) = &self.admission {
-            let admin = account.global.contains(lockstep_engine::Privs::SUPER);
+            let admin = account.global.contains(lockstep_accounts::Privs::SUPER);
             if live.load(Ordering::SeqCst) > *max && !admin {
                 return Err(Error::new(Code::ConCount, "Too many connections"));
             }

@@ -72,7 +72,7 @@ fn main() {
 }
 
 fn print_binlog(file: &std::path::Path) -> Result<(), String> {
-    use lockstep_engine::binlog::{describe, Event, TxnRecord};
+    use lockstep_binlog::{describe, Event, TxnRecord};
     use std::io::Write;
     let reader = lockstep_log::SegmentReader::open(file).map_err(|e| e.to_string())?;
     // Table names come from the CREATE TABLE events seen so far.
@@ -249,15 +249,15 @@ fn serve(cfg: Config) -> Result<(), String> {
         ),
     ]);
     // Built-in root: every privilege, the password of --root-password; never logged.
-    let mut root = lockstep_engine::Account::new(
+    let mut root = lockstep_accounts::Account::new(
         "root",
         "%",
-        lockstep_engine::Credential::Native(lockstep_protocol::native_password::stage2_hash(
+        lockstep_accounts::Credential::Native(lockstep_protocol::native_password::stage2_hash(
             &cfg.root_password,
         )),
     );
-    root.global = lockstep_engine::Privs::all_at(lockstep_engine::Level::Global)
-        | lockstep_engine::Privs::GRANT_OPTION;
+    root.global = lockstep_accounts::Privs::all_at(lockstep_accounts::Level::Global)
+        | lockstep_accounts::Privs::GRANT_OPTION;
     engine.accounts.set_builtin(root);
     let server = Server::new(engine.clone(), globals);
     // Checkpoint whenever 256 MiB of log accumulated (5.14).

@@ -236,7 +236,7 @@ fn build(session: &Session) -> Catalog {
         ],
         stats,
     );
-    let all_threads = grants.has_global(lockstep_engine::Privs::PROCESS);
+    let all_threads = grants.has_global(lockstep_accounts::Privs::PROCESS);
     let procs: Vec<Vec<Value>> = session
         .server
         .processes

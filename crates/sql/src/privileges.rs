@@ -12,7 +12,7 @@ use crate::parser::{
     self, Expr, GrantLevel, InsertSource, ObjectName, Query, QueryBody, Show, Statement, TableRef,
 };
 use crate::session::is_system_db;
-use lockstep_engine::{Account, Accounts, Credential, Level, Privs};
+use lockstep_accounts::{Account, Accounts, Credential, Level, Privs};
 use lockstep_types::error::Code;
 use lockstep_types::Error;
 use std::sync::Arc;

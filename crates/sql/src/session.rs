@@ -401,7 +401,12 @@ impl Session {
 
     /// The connection authenticated as `account` (login name `user` from
     /// `client_host`): from now on its privileges apply.
-    pub fn login(&mut self, account: Arc<lockstep_engine::Account>, user: &str, client_host: &str) {
+    pub fn login(
+        &mut self,
+        account: Arc<lockstep_accounts::Account>,
+        user: &str,
+        client_host: &str,
+    ) {
         let version = self.engine.accounts.version();
         self.ctx.current_user = format!("{}@{}", account.user, account.host);
         self.grants = Grants::new(account, version, user, client_host);
@@ -1051,7 +1056,7 @@ impl Session {
                 match target {
                     Some(p)
                         if *p.user.lock() != self.grants.user
-                            && !self.grants.has_global(lockstep_engine::Privs::SUPER) =>
+                            && !self.grants.has_global(lockstep_accounts::Privs::SUPER) =>
                     {
                         Err(Error::new(
                             Code::KillDenied,
@@ -2233,7 +2238,7 @@ impl Session {
             }
             Show::ProcessList { full } => {
                 // Without PROCESS a user sees only its own threads.
-                let all = self.grants.has_global(lockstep_engine::Privs::PROCESS);
+                let all = self.grants.has_global(lockstep_accounts::Privs::PROCESS);
                 let procs: Vec<Arc<ProcessInfo>> = self
                     .server
                     .processes

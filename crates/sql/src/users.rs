@@ -5,7 +5,8 @@
 
 use crate::parser::{GrantLevel, PrivList, Statement, UserName, UserSpec};
 use crate::privileges::{level_kind, Grants};
-use lockstep_engine::{Account, AccountChange, Accounts, Credential, Engine, Level, Privs};
+use lockstep_accounts::{Account, Accounts, Credential, Level, Privs};
+use lockstep_engine::{AccountChange, Engine};
 use lockstep_protocol::{caching_sha2, native_password};
 use lockstep_types::error::Code;
 use lockstep_types::Error;

@@ -141,7 +141,7 @@ pub struct UserSpec {
 /// (whose meaning depends on the level).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PrivList {
-    pub privs: lockstep_engine::Privs,
+    pub privs: lockstep_accounts::Privs,
     pub all: bool,
 }
 

@@ -4010,7 +4010,7 @@ impl Parser<'_> {
     /// `ALL [PRIVILEGES]` or `priv [, priv ...]` up to ON (or FROM).
     fn priv_list(&mut self) -> Result<PrivList> {
         let mut list = PrivList {
-            privs: lockstep_engine::Privs::NONE,
+            privs: lockstep_accounts::Privs::NONE,
             all: false,
         };
         loop {
@@ -4035,7 +4035,8 @@ impl Parser<'_> {
                 } else if name == "PROXY" || name.contains('_') {
                     return Err(self.unsupported(&format!("the {name} privilege")));
                 } else {
-                    let p = lockstep_engine::Privs::from_name(&name).ok_or_else(|| self.error())?;
+                    let p =
+                        lockstep_accounts::Privs::from_name(&name).ok_or_else(|| self.error())?;
                     list.privs = list.privs | p;
                 }
             }
@@ -4099,7 +4100,7 @@ impl Parser<'_> {
         let privileges = self.priv_list()?;
         let level = if self.eat_kw("ON") {
             Some(self.grant_level()?)
-        } else if privileges.all && privileges.privs == lockstep_engine::Privs::GRANT_OPTION {
+        } else if privileges.all && privileges.privs == lockstep_accounts::Privs::GRANT_OPTION {
             None
         } else {
             return Err(self.unsupported("REVOKE of roles"));

@@ -2045,7 +2045,7 @@ fn sysbench_inlined_statements_parse() {
 
 #[test]
 fn account_statements() {
-    use lockstep_engine::Privs;
+    use lockstep_accounts::Privs;
     let u = |user: &str, host: &str| UserName {
         user: user.into(),
         host: host.into(),

@@ -3,7 +3,9 @@
 //! record carries what replication needs — GTID, last_committed and
 //! sequence_number (5.9, 9.4.3) — and row events that recovery replays.
 
-use crate::accounts::Account;
+pub mod writeset;
+
+use lockstep_accounts::Account;
 use lockstep_tables::{IndexDef, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};

@@ -358,12 +358,15 @@ impl Accounts {
         v
     }
 
-    pub(crate) fn put(&self, account: Account) {
+    /// Installs an account. Only the engine calls this, once the change is
+    /// logged (`Engine::change_accounts`) or while it replays the log.
+    pub fn put(&self, account: Account) {
         self.stored.write().insert(account.key(), Arc::new(account));
         self.version.fetch_add(1, Ordering::AcqRel);
     }
 
-    pub(crate) fn remove(&self, user: &str, host: &str) {
+    /// Removes an account; the engine's counterpart of `put`.
+    pub fn remove(&self, user: &str, host: &str) {
         self.stored
             .write()
             .remove(&(user.to_string(), host.to_string()));
