@@ -1,39 +1,29 @@
-//! SQL for lockstep: the MySQL-dialect parser, the binder that resolves
-//! names and picks access paths, the executor, and client sessions.
+//! SQL for lockstep, one directory per stage; each stage uses only the ones
+//! listed before it:
+//!
+//! - `parser/`: MySQL-dialect text to a syntax tree (`Statement`).
+//! - `sysvars`: the system variables that exist and their defaults.
+//! - `expr/`: the bound expression language (`BExpr`, `Func`) and its
+//!   evaluation, date arithmetic, user-level locks.
+//! - `plan/`: binding names to tables and columns, access-path and join
+//!   choice, column pruning; the plan types; DDL to table definitions.
+//! - `exec/`: runs a plan against the engine.
+//! - `session/`: a client's session: statement dispatch, transactions,
+//!   variables, SHOW and information_schema, accounts and privileges,
+//!   shared prepared statements.
+//!
+//! A bound expression may hold a subquery, so `expr` names the plan type
+//! of one (`expr::SubqueryRef`); that is the one reference upward.
 
-pub mod bind;
-pub mod datetime;
-pub mod ddl;
-pub mod equalities;
 pub mod exec;
 pub mod expr;
-pub mod infoschema;
-pub mod join_order;
-pub mod keyset;
 pub mod parser;
 pub mod plan;
-pub mod privileges;
-pub mod prune;
 pub mod session;
-pub mod statements;
-pub mod user_locks;
-pub mod users;
-pub mod vars;
+pub mod sysvars;
 
+pub use session::vars::Globals;
 pub use session::{Prepared, Server, Session};
-pub use vars::Globals;
 
 #[cfg(test)]
-mod hostile_tests;
-#[cfg(test)]
-mod numeric_tests;
-#[cfg(test)]
-mod order_tests;
-#[cfg(test)]
-mod planner_tests;
-#[cfg(test)]
-mod temporary_tests;
-#[cfg(test)]
-mod test_db;
-#[cfg(test)]
-mod transaction_tests;
+mod tests;

@@ -3,14 +3,20 @@
 //! plan), executes them, waits for row locks without holding a thread, and
 //! commits in autocommit mode.
 
-use crate::bind::{column_meta, Binder};
+pub mod infoschema;
+pub mod privileges;
+pub mod statements;
+pub mod users;
+pub mod vars;
+
 use crate::exec::{Exec, MemoryLimits, SessionCtx};
 use crate::expr::like;
 use crate::parser::{self, Scope as AstScope, SetTarget, Show, ShowFilter, Statement};
+use crate::plan::bind::{column_meta, Binder};
 use crate::plan::{InsertPlan, ModifyPlan, QueryPlan};
-use crate::privileges::Grants;
-use crate::statements::{SharedStatement, StatementCache};
-use crate::vars::{bool_setting, Globals};
+use crate::session::privileges::Grants;
+use crate::session::statements::{SharedStatement, StatementCache};
+use crate::session::vars::{bool_setting, Globals};
 use lockstep_engine::{Engine, Error as EngineError, Isolation, Txn};
 use lockstep_protocol::{Column, OkInfo, PreparedInfo, Response, ResultSet, Status, TlsInfo};
 use lockstep_types::error::Code;
@@ -32,7 +38,7 @@ pub struct Server {
     pub started: Instant,
     pub queries: AtomicU64,
     /// GET_LOCK's locks, held per connection.
-    pub user_locks: Arc<crate::user_locks::UserLocks>,
+    pub user_locks: Arc<crate::expr::user_locks::UserLocks>,
     /// Prepared statements alive on all connections (Prepared_stmt_count,
     /// bounded by max_prepared_stmt_count).
     pub prepared: Arc<std::sync::atomic::AtomicUsize>,
@@ -174,7 +180,7 @@ pub struct Session {
     savepoints: Vec<(String, lockstep_engine::Savepoint)>,
     /// CREATE TEMPORARY TABLE: this session's own tables, hiding permanent
     /// ones of the same name, never logged, gone with the session.
-    temp_tables: crate::bind::TempTables,
+    temp_tables: crate::plan::bind::TempTables,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -753,7 +759,9 @@ impl Session {
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(stmt, self.ctx.database.as_deref())?;
         match stmt {
-            Statement::Select(q) if self.system_query(q) => crate::infoschema::query(self, q),
+            Statement::Select(q) if self.system_query(q) => {
+                crate::session::infoschema::query(self, q)
+            }
             Statement::Do(_) => {
                 let own = self.lock_plan(stmt, plan).await?;
                 let plan = own
@@ -940,7 +948,7 @@ impl Session {
                         d.database = db.clone();
                         d
                     }
-                    None => crate::ddl::table_def(&db, ct)?,
+                    None => crate::plan::ddl::table_def(&db, ct)?,
                 };
                 self.engine.create_table(def).await?;
                 self.fill_from_query(ct).await
@@ -1085,7 +1093,7 @@ impl Session {
             | Statement::Revoke { .. } => {
                 self.commit().await?;
                 let db = self.ctx.database.clone();
-                crate::users::run(
+                crate::session::users::run(
                     &self.engine,
                     &self.grants,
                     db.as_deref(),
@@ -1311,7 +1319,7 @@ impl Session {
                 d.database = db;
                 d
             }
-            None => crate::ddl::table_def(&db, ct)?,
+            None => crate::plan::ddl::table_def(&db, ct)?,
         };
         def.id = self.engine.catalog.allocate_table_id();
         let table = Arc::new(lockstep_tables::Table::new_temporary(def));
@@ -1568,7 +1576,7 @@ impl Session {
             Some(parser::Expr::Default) => Value::Null,
             Some(e) => {
                 let mut binder = self.binder();
-                let b = binder.bind_expr(e, &crate::bind::Scope::default())?;
+                let b = binder.bind_expr(e, &crate::plan::bind::Scope::default())?;
                 // A subquery reads tables like any SELECT.
                 self.grants.check_reads(&binder.reads)?;
                 self.use_tables(&binder.reads).await?;
@@ -1591,10 +1599,10 @@ impl Session {
                 let name = name.to_ascii_lowercase();
                 let default = matches!(a.value, Some(parser::Expr::Default));
                 let Some(var_scope) = self.server.globals.scope(&name) else {
-                    return Err(crate::vars::unknown(&name));
+                    return Err(crate::session::vars::unknown(&name));
                 };
-                if var_scope == crate::vars::VarScope::ReadOnly {
-                    return Err(crate::vars::read_only(&name));
+                if var_scope == crate::session::vars::VarScope::ReadOnly {
+                    return Err(crate::session::vars::read_only(&name));
                 }
                 if *scope == AstScope::Global {
                     let v = if default {
@@ -1605,10 +1613,10 @@ impl Session {
                     self.apply_global(&name, v)?;
                     return Ok(());
                 }
-                if var_scope == crate::vars::VarScope::SessionReadOnly {
-                    return Err(crate::vars::session_read_only(&name));
+                if var_scope == crate::session::vars::VarScope::SessionReadOnly {
+                    return Err(crate::session::vars::session_read_only(&name));
                 }
-                if var_scope == crate::vars::VarScope::Global {
+                if var_scope == crate::session::vars::VarScope::Global {
                     return Err(Error::new(Code::GlobalVariable, format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL")));
                 }
                 if default {
@@ -2175,8 +2183,10 @@ impl Session {
             Show::CreateTable { table } => {
                 let t = self.binder().table(table)?;
                 let def = t.def();
-                let mut text =
-                    crate::ddl::show_create_table(&def, t.auto_increment.load(Ordering::Relaxed));
+                let mut text = crate::plan::ddl::show_create_table(
+                    &def,
+                    t.auto_increment.load(Ordering::Relaxed),
+                );
                 if t.temporary {
                     text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
                 }
@@ -2195,7 +2205,7 @@ impl Session {
                         format!("Unknown database '{name}'"),
                     ));
                 }
-                let quoted = crate::ddl::quote_ident(name);
+                let quoted = crate::plan::ddl::quote_ident(name);
                 let text = format!("CREATE DATABASE {quoted} /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci */");
                 Ok(rows(
                     &["Database", "Create Database"],
@@ -2387,7 +2397,7 @@ impl Session {
                     })?,
                 };
                 let title = format!("Grants for {}@{}", account.user, account.host);
-                let lines = crate::privileges::show_grants(&account)
+                let lines = crate::session::privileges::show_grants(&account)
                     .into_iter()
                     .map(|l| vec![Value::str(&l)])
                     .collect();
@@ -2572,5 +2582,5 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
     server
         .globals
         .get(&name)
-        .ok_or_else(|| crate::vars::unknown(&name))
+        .ok_or_else(|| crate::session::vars::unknown(&name))
 }

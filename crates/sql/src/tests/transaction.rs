@@ -1,6 +1,6 @@
 //! Transactions as ORMs use them: savepoints nested inside a transaction.
 
-use crate::test_db::Db;
+use crate::tests::db::Db;
 use lockstep_types::Value;
 
 fn ids(db: &mut Db) -> Vec<i64> {

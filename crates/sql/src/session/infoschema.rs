@@ -2,9 +2,9 @@
 //! scratch catalog, so any query over them runs through the normal binder
 //! and executor.
 
-use crate::bind::Binder;
 use crate::exec::Exec;
 use crate::parser::Query;
+use crate::plan::bind::Binder;
 use crate::session::Session;
 use lockstep_engine::catalog::Catalog;
 use lockstep_engine::{Error as EngineError, Isolation};

@@ -2,7 +2,7 @@
 //! huge unsigned values, NULL, negative places), each with the result
 //! MySQL 8 gives, as a text-protocol client reads it.
 
-use crate::test_db::Db;
+use crate::tests::db::Db;
 
 /// `expected` is the text a client reads, "NULL", or "!code" for an error.
 const CASES: &[(&str, &str)] = &[

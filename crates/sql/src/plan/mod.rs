@@ -2,6 +2,12 @@
 //! executor runs. Plans hold resolved tables and bound expressions, so a
 //! prepared statement keeps its plan across executions (12.5).
 
+pub mod bind;
+pub mod ddl;
+pub mod equalities;
+pub mod join_order;
+pub mod prune;
+
 use crate::expr::BExpr;
 use crate::parser::JoinKind;
 use lockstep_engine::LockMode;

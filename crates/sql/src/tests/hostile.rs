@@ -3,7 +3,7 @@
 //! unbounded memory. Inputs here reproduce what the fuzz targets and
 //! tests/test_hostile.py found.
 
-use crate::test_db::Db;
+use crate::tests::db::Db;
 use lockstep_types::{Decimal, Value};
 
 #[test]

@@ -1,11 +1,15 @@
-//! System variables: the global values (shared by all sessions) and their
-//! defaults. Sessions keep their own overrides of session-scoped ones.
+//! The system variables that exist: name, default value and scope. Binding
+//! `@@name` resolves against this table (its type is the default's);
+//! the session's `vars` keeps the values.
 
-use crate::exec::MemoryLimits;
-use lockstep_types::error::Code;
-use lockstep_types::{Error, Value};
-use parking_lot::RwLock;
-use std::collections::BTreeMap;
+use lockstep_types::Value;
+
+/// sort_buffer_size: bytes an ORDER BY without an index may buffer.
+pub const DEFAULT_SORT: usize = 256 << 20;
+/// tmp_table_size and max_heap_table_size.
+pub const DEFAULT_TEMP_TABLE: usize = 256 << 20;
+/// query_memory_limit: all rows one statement buffers.
+pub const DEFAULT_STATEMENT: usize = 1 << 30;
 
 /// Whether a variable may be set per session, globally, or both.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -19,16 +23,12 @@ pub enum VarScope {
     ReadOnly,
 }
 
-pub struct Globals {
-    values: RwLock<BTreeMap<String, (Value, VarScope)>>,
-}
-
 fn s(v: &str) -> Value {
     Value::str(v)
 }
 
 /// Every system variable with its default and scope.
-fn defaults() -> Vec<(&'static str, Value, VarScope)> {
+pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
     use VarScope::*;
     let i = Value::Int;
     vec![
@@ -70,7 +70,7 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("max_allowed_packet", i(67108864), SessionReadOnly),
             ("max_connections", i(1040), Global),
             ("max_execution_time", i(0), Both),
-            ("max_heap_table_size", i(MemoryLimits::DEFAULT_TEMP_TABLE as i64), Both),
+            ("max_heap_table_size", i(DEFAULT_TEMP_TABLE as i64), Both),
             ("net_buffer_length", i(16384), SessionReadOnly),
             ("net_read_timeout", i(30), Both),
             ("net_write_timeout", i(60), Both),
@@ -79,10 +79,10 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("back_log", i(1040), ReadOnly),
             ("protocol_version", i(10), ReadOnly),
             ("query_cache_size", i(0), ReadOnly),
-            ("query_memory_limit", i(MemoryLimits::DEFAULT_STATEMENT as i64), Both),
+            ("query_memory_limit", i(DEFAULT_STATEMENT as i64), Both),
             ("query_cache_type", s("OFF"), ReadOnly),
             ("server_id", i(1), Global),
-            ("sort_buffer_size", i(MemoryLimits::DEFAULT_SORT as i64), Both),
+            ("sort_buffer_size", i(DEFAULT_SORT as i64), Both),
             ("server_uuid", s(""), ReadOnly),
             ("gtid_executed", s(""), ReadOnly),
             ("sql_mode", s("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"), Both),
@@ -94,7 +94,7 @@ fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("sync_binlog", i(1), ReadOnly),
             ("system_time_zone", s("UTC"), ReadOnly),
             ("time_zone", s("SYSTEM"), Both),
-            ("tmp_table_size", i(MemoryLimits::DEFAULT_TEMP_TABLE as i64), Both),
+            ("tmp_table_size", i(DEFAULT_TEMP_TABLE as i64), Both),
             ("transaction_isolation", s("REPEATABLE-READ"), Both),
             ("transaction_read_only", i(0), Both),
             ("tx_isolation", s("REPEATABLE-READ"), Both),
@@ -122,99 +122,4 @@ pub fn is_integer_var(name: &str) -> bool {
                 .collect()
         })
         .contains(&name)
-}
-
-impl Globals {
-    pub fn new(overrides: &[(&str, Value)]) -> Globals {
-        let mut map = BTreeMap::new();
-        for (k, v, sc) in defaults() {
-            map.insert(k.to_string(), (v, sc));
-        }
-        for (k, v) in overrides {
-            if let Some(e) = map.get_mut(*k) {
-                e.0 = v.clone();
-            }
-        }
-        Globals {
-            values: RwLock::new(map),
-        }
-    }
-
-    pub fn get(&self, name: &str) -> Option<Value> {
-        self.values.read().get(name).map(|(v, _)| v.clone())
-    }
-
-    pub fn scope(&self, name: &str) -> Option<VarScope> {
-        self.values.read().get(name).map(|(_, s)| *s)
-    }
-
-    /// Sets a global value (SET GLOBAL), checking that it may be set.
-    pub fn set(&self, name: &str, v: Value) -> Result<(), Error> {
-        let mut map = self.values.write();
-        match map.get_mut(name) {
-            None => Err(unknown(name)),
-            Some((_, VarScope::ReadOnly)) => Err(read_only(name)),
-            Some(e) => {
-                e.0 = v;
-                Ok(())
-            }
-        }
-    }
-
-    /// Sets a value regardless of scope (server-internal: uuid, gtid).
-    pub fn force(&self, name: &str, v: Value) {
-        if let Some(e) = self.values.write().get_mut(name) {
-            e.0 = v;
-        }
-    }
-
-    pub fn all(&self) -> Vec<(String, Value)> {
-        self.values
-            .read()
-            .iter()
-            .map(|(k, (v, _))| (k.clone(), v.clone()))
-            .collect()
-    }
-}
-
-pub fn unknown(name: &str) -> Error {
-    Error::new(
-        Code::UnknownSystemVariable,
-        format!("Unknown system variable '{name}'"),
-    )
-}
-
-/// SET SESSION of a variable whose session value is read-only.
-pub fn session_read_only(name: &str) -> Error {
-    Error::new(
-        Code::VariableIsReadonly,
-        format!("SESSION variable '{name}' is read-only. Use SET GLOBAL to assign the value"),
-    )
-}
-
-pub fn read_only(name: &str) -> Error {
-    Error::new(
-        Code::SpecificAccessDenied,
-        format!("Variable '{name}' is a read only variable"),
-    )
-}
-
-/// Normalizes a value given to SET for a boolean variable (ON/OFF/1/0).
-pub fn bool_setting(name: &str, v: &Value) -> Result<bool, Error> {
-    match v {
-        Value::Int(0) | Value::UInt(0) => Ok(false),
-        Value::Int(1) | Value::UInt(1) => Ok(true),
-        Value::Bytes(b) => match String::from_utf8_lossy(b).to_ascii_uppercase().as_str() {
-            "ON" | "TRUE" | "1" => Ok(true),
-            "OFF" | "FALSE" | "0" => Ok(false),
-            other => Err(Error::new(
-                Code::WrongValueForVar,
-                format!("Variable '{name}' can't be set to the value of '{other}'"),
-            )),
-        },
-        other => Err(Error::new(
-            Code::WrongValueForVar,
-            format!("Variable '{name}' can't be set to the value of '{other}'"),
-        )),
-    }
 }

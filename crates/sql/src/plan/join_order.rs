@@ -10,11 +10,11 @@
 //! table where all its columns are read, and each table's key may take
 //! values from the tables before it.
 
-use crate::bind::{best_access, best_access_by, choose_accesses, conjoin, split_conjuncts};
-use crate::bind::{take_implied_with, Avail};
-use crate::equalities::propagate;
 use crate::expr::{BExpr, Func};
 use crate::parser::JoinKind;
+use crate::plan::bind::{best_access, best_access_by, choose_accesses, conjoin, split_conjuncts};
+use crate::plan::bind::{take_implied_with, Avail};
+use crate::plan::equalities::propagate;
 use crate::plan::{Access, Source};
 use lockstep_tables::TableDef;
 use lockstep_types::DataType;

@@ -4,7 +4,7 @@
 //! Privilege checks ran before (privileges.rs).
 
 use crate::parser::{GrantLevel, PrivList, Statement, UserName, UserSpec};
-use crate::privileges::{level_kind, Grants};
+use crate::session::privileges::{level_kind, Grants};
 use lockstep_accounts::{Account, Accounts, Credential, Level, Privs};
 use lockstep_engine::{AccountChange, Engine};
 use lockstep_protocol::{caching_sha2, native_password};

@@ -4,7 +4,7 @@
 //! the planner cannot trace to a projected column, so it takes the stored-key
 //! path: both must give the same rows in the same order.
 
-use crate::test_db::Db;
+use crate::tests::db::Db;
 use lockstep_types::Value;
 
 fn text(rows: Vec<Vec<Value>>) -> Vec<Vec<Option<String>>> {

@@ -7,10 +7,10 @@
 //! looking at the statement; the cache is refreshed only when the
 //! accounts' version counter moved.
 
-use crate::ddl::quote_ident;
 use crate::parser::{
     self, Expr, GrantLevel, InsertSource, ObjectName, Query, QueryBody, Show, Statement, TableRef,
 };
+use crate::plan::ddl::quote_ident;
 use crate::session::is_system_db;
 use lockstep_accounts::{Account, Accounts, Credential, Level, Privs};
 use lockstep_types::error::Code;

@@ -3,8 +3,10 @@
 //! engine returns `Error::LockWait` and the session rolls the statement
 //! back, awaits the lock without holding a thread, and runs it again.
 
+pub mod keyset;
+
+use crate::exec::keyset::KeySet;
 use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};
-use crate::keyset::KeySet;
 use crate::plan::*;
 use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
 use lockstep_tables::schema::encode_column_key;
@@ -48,7 +50,7 @@ pub struct SessionCtx {
     /// What stops the running statement.
     pub interrupt: Interrupt,
     /// The server's user-level locks (None outside a server).
-    pub user_locks: Option<Arc<crate::user_locks::UserLocks>>,
+    pub user_locks: Option<Arc<crate::expr::user_locks::UserLocks>>,
 }
 
 /// What stops a running statement: KILL QUERY / KILL (a flag shared with
@@ -163,9 +165,9 @@ pub struct MemoryLimits {
 }
 
 impl MemoryLimits {
-    pub const DEFAULT_SORT: usize = 256 << 20;
-    pub const DEFAULT_TEMP_TABLE: usize = 256 << 20;
-    pub const DEFAULT_STATEMENT: usize = 1 << 30;
+    pub const DEFAULT_SORT: usize = crate::sysvars::DEFAULT_SORT;
+    pub const DEFAULT_TEMP_TABLE: usize = crate::sysvars::DEFAULT_TEMP_TABLE;
+    pub const DEFAULT_STATEMENT: usize = crate::sysvars::DEFAULT_STATEMENT;
 }
 
 impl Default for MemoryLimits {
@@ -295,7 +297,7 @@ macro_rules! session_env_methods {
         fn interrupted(&self) -> bool {
             self.ctx.interrupt.check().is_err()
         }
-        fn user_locks(&self) -> Option<&crate::user_locks::UserLocks> {
+        fn user_locks(&self) -> Option<&crate::expr::user_locks::UserLocks> {
             self.ctx.user_locks.as_deref()
         }
         fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
@@ -1958,13 +1960,4 @@ impl AggState {
             AggFunc::BitOr | AggFunc::BitXor => Value::UInt(self.bits.unwrap_or(0)),
         }
     }
-}
-
-/// Column type of a stored value for result metadata checks.
-pub fn is_numeric_type(t: DataType) -> bool {
-    t.is_integer()
-        || matches!(
-            t,
-            DataType::Decimal { .. } | DataType::Float | DataType::Double
-        )
 }

@@ -111,7 +111,7 @@ impl StatementCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_db::Db;
+    use crate::tests::db::Db;
     use lockstep_types::Value;
 
     fn shared(version: u64) -> Arc<SharedStatement> {

@@ -580,7 +580,7 @@ impl<'a> Binder<'a> {
             offset,
             lock,
         };
-        crate::prune::prune(&mut select);
+        crate::plan::prune::prune(&mut select);
         Ok(QueryPlan {
             body: QueryBody::Select(Box::new(select)),
             columns: columns.into(),
@@ -626,7 +626,7 @@ impl<'a> Binder<'a> {
         source: Source,
         filter: Option<BExpr>,
     ) -> Result<(Scope, Source, Option<BExpr>)> {
-        use crate::join_order::{leaf_count, Joins, MAX_UNITS};
+        use crate::plan::join_order::{leaf_count, Joins, MAX_UNITS};
         if leaf_count(&source) > MAX_UNITS {
             return Ok(written_order_plan(scope, source, filter));
         }
@@ -661,7 +661,7 @@ impl<'a> Binder<'a> {
     ) -> Vec<BExpr> {
         let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
         // Implied equalities between one table's own columns give no key.
-        let prop = crate::equalities::propagate(conjuncts, &scope.types);
+        let prop = crate::plan::equalities::propagate(conjuncts, &scope.types);
         if let Source::Table(scan) = source {
             scan.access = best_access(&scan.def, scan.offset, &prop.conjuncts);
         }
@@ -1307,7 +1307,7 @@ impl<'a> Binder<'a> {
         subtract: bool,
         scope: &Scope,
     ) -> Result<BExpr> {
-        if crate::datetime::Unit::parse(unit).is_none() {
+        if crate::expr::datetime::Unit::parse(unit).is_none() {
             return Err(Error::unsupported(format!("INTERVAL unit {unit}")));
         }
         let mut amount = self.bind_expr(value, scope)?;
@@ -1337,7 +1337,7 @@ impl<'a> Binder<'a> {
                 format!("Incorrect parameter count in the call to native function '{name}'"),
             ));
         };
-        if crate::datetime::Unit::parse(unit).is_none() {
+        if crate::expr::datetime::Unit::parse(unit).is_none() {
             return Err(Error::parse(unit));
         }
         if name == "TIMESTAMPADD" {
@@ -1430,7 +1430,7 @@ fn written_order_plan(
     filter: Option<BExpr>,
 ) -> (Scope, Source, Option<BExpr>) {
     let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
-    let prop = crate::equalities::propagate(conjuncts, &scope.types);
+    let prop = crate::plan::equalities::propagate(conjuncts, &scope.types);
     let usable = [&prop.conjuncts[..], &prop.derived[..]].concat();
     choose_accesses(&mut source, &usable, true);
     (scope, source, conjoin(prop.conjuncts))
@@ -1504,7 +1504,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
         BExpr::Literal(v) => literal_type(v),
         BExpr::Column(i) => types.get(*i).copied().unwrap_or((vc(255), true)),
         BExpr::Outer { .. } | BExpr::Param(_) | BExpr::UserVar(_) => (vc(255), true),
-        BExpr::SystemVar { name, .. } if crate::vars::is_integer_var(name) => (big, true),
+        BExpr::SystemVar { name, .. } if crate::sysvars::is_integer_var(name) => (big, true),
         BExpr::SystemVar { .. } => (vc(255), true),
         BExpr::Unary(_, x) => {
             let (t, n) = infer(x, types);
@@ -1779,7 +1779,7 @@ pub fn merge_types(types: impl Iterator<Item = (DataType, bool)>) -> DataType {
             Some(o) if o.is_integer() && t.is_integer() => DataType::BigInt {
                 unsigned: o.is_unsigned() && t.is_unsigned(),
             },
-            Some(o) if crate::exec::is_numeric_type(o) && crate::exec::is_numeric_type(t) => {
+            Some(o) if is_numeric_type(o) && is_numeric_type(t) => {
                 if matches!(o, DataType::Double | DataType::Float)
                     || matches!(t, DataType::Double | DataType::Float)
                 {
@@ -2616,4 +2616,13 @@ fn rewrite_values(e: &Expr, def: &TableDef, width: usize) -> Result<Expr> {
         },
         other => other.clone(),
     })
+}
+
+/// Column type of a stored value for result metadata checks.
+fn is_numeric_type(t: DataType) -> bool {
+    t.is_integer()
+        || matches!(
+            t,
+            DataType::Decimal { .. } | DataType::Float | DataType::Double
+        )
 }

@@ -14,7 +14,7 @@
 //! change the order rows come in). With `UPDATE_PLANNER_TESTS=1` the files
 //! are rewritten with the actual output instead of compared.
 
-use crate::test_db::Db;
+use crate::tests::db::Db;
 use lockstep_protocol::Response;
 use lockstep_types::Value;
 use std::path::{Path, PathBuf};
@@ -229,7 +229,7 @@ fn parameters_propagate() {
         panic!("a query");
     };
     let engine = std::sync::Arc::clone(&db.server.engine);
-    let mut binder = crate::bind::Binder::new(&engine.catalog, Some("d".into()));
+    let mut binder = crate::plan::bind::Binder::new(&engine.catalog, Some("d".into()));
     let plan = binder.bind_query(&q).expect("binds");
     let crate::plan::QueryBody::Select(s) = &plan.body else {
         panic!("a select");

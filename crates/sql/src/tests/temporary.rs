@@ -1,6 +1,6 @@
 //! CREATE TEMPORARY TABLE: a session's own tables.
 
-use crate::test_db::Db;
+use crate::tests::db::Db;
 use lockstep_types::Value;
 
 #[test]

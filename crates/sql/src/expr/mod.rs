@@ -3,6 +3,9 @@
 //! rules for NULL, numeric promotion (integer → DECIMAL → DOUBLE) and
 //! comparison.
 
+pub mod datetime;
+pub mod user_locks;
+
 use crate::parser::{BinaryOp, CastType, UnaryOp};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Date, DateTime, Decimal, Error, Value};
@@ -360,7 +363,7 @@ pub trait Env {
         self.user()
     }
     /// The server's user-level locks (GET_LOCK and friends).
-    fn user_locks(&self) -> Option<&crate::user_locks::UserLocks> {
+    fn user_locks(&self) -> Option<&crate::expr::user_locks::UserLocks> {
         None
     }
     /// The statement was killed or ran out of time (SLEEP ends early).
@@ -1467,7 +1470,7 @@ pub const DATE_PARTS: [&str; 11] = [
 
 /// Date and time functions over non-NULL arguments (datetime.rs).
 fn date_function(f: Func, vals: &[Value]) -> Value {
-    use crate::datetime::{self, Unit};
+    use crate::expr::datetime::{self, Unit};
     let unit = |v: &Value| Unit::parse(&v.to_string());
     match f {
         Func::DateAdd => {
@@ -1586,9 +1589,9 @@ fn user_lock(f: Func, vals: &[Value], env: &mut dyn Env) -> Result<Value, Error>
                 _ => locks.get(&name, me, timeout, &mut interrupted),
             }?;
             match got {
-                crate::user_locks::Acquired::Yes => Value::Int(1),
-                crate::user_locks::Acquired::TimedOut => Value::Int(0),
-                crate::user_locks::Acquired::Interrupted => Value::Null,
+                crate::expr::user_locks::Acquired::Yes => Value::Int(1),
+                crate::expr::user_locks::Acquired::TimedOut => Value::Int(0),
+                crate::expr::user_locks::Acquired::Interrupted => Value::Null,
             }
         }
         Func::ReleaseLock => match locks.release(&name, me)? {

@@ -1,0 +1,10 @@
+//! Tests of the SQL layer as a whole, without a socket: statements run
+//! through a `Session` on a scratch engine (`db::Db`), one file per topic.
+
+pub(crate) mod db;
+mod hostile;
+mod numeric;
+mod order;
+mod planner;
+mod temporary;
+mod transaction;
