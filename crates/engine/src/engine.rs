@@ -4,6 +4,7 @@
 //! then become visible and release locks), rollback, DDL and recovery.
 
 use crate::catalog::Catalog;
+use crate::durability::{CommitPoint, Durability, DurabilityError, LocalDurability};
 use crate::gap::{Entries, Step};
 use crate::txn::{Isolation, Txn, Undo};
 use lockstep_accounts::{Account, Accounts};
@@ -120,6 +121,8 @@ pub struct Engine {
     pub txn_sys: TxnSys,
     pub lock_sys: LockSys,
     pub log: Log,
+    /// What a commit waits for before it is acknowledged.
+    durability: Arc<dyn Durability>,
     order: Mutex<CommitOrder>,
     /// Serializes index builds (DDL is rare).
     ddl: Mutex<()>,
@@ -176,6 +179,15 @@ pub fn lock_key(table: u32, index: usize, key: &[u8]) -> LockKey {
 impl Engine {
     /// Opens the data directory, replaying the log into the tables.
     pub fn open(config: EngineConfig) -> std::result::Result<Arc<Engine>, String> {
+        Engine::open_with(config, Arc::new(LocalDurability))
+    }
+
+    /// Opens the engine with commits acknowledged once `durability` says
+    /// so (a replicated group passes its own).
+    pub fn open_with(
+        config: EngineConfig,
+        durability: Arc<dyn Durability>,
+    ) -> std::result::Result<Arc<Engine>, String> {
         std::fs::create_dir_all(&config.datadir).map_err(|e| {
             format!(
                 "cannot create data directory {}: {e}",
@@ -217,6 +229,7 @@ impl Engine {
                 policy: config.grant_policy,
             }),
             log,
+            durability,
             order: Mutex::new(CommitOrder {
                 next_gno: 1,
                 history: WritesetHistory::new(1 << 16),
@@ -938,6 +951,28 @@ impl Engine {
         }
     }
 
+    /// Writes a reserved commit record and waits until `durability`
+    /// confirms it.
+    async fn write_and_confirm(
+        &self,
+        reservation: lockstep_log::Reservation<'_>,
+        bytes: &[u8],
+        gno: u64,
+    ) -> std::result::Result<(), SqlError> {
+        let end_lsn = reservation
+            .write(bytes)
+            .map_err(|e| log_error(&self.log, e, true))?;
+        let point = CommitPoint { end_lsn, gno };
+        match self.durability.wait(&self.log, point).await {
+            Ok(()) => Ok(()),
+            Err(DurabilityError::Log(e)) => Err(log_error(&self.log, e, true)),
+            Err(DurabilityError::Unconfirmed(why)) => Err(SqlError::new(
+                Code::ErrorDuringCommit,
+                format!("Got error during COMMIT: the commit record of GTID {}:{gno} was not confirmed ({why})", self.server_uuid()),
+            )),
+        }
+    }
+
     /// Undoes what the transaction did after `sp` (ROLLBACK TO SAVEPOINT);
     /// its locks stay, as in InnoDB.
     pub fn rollback_to(&self, txn: &mut Txn, sp: crate::txn::Savepoint) {
@@ -985,10 +1020,10 @@ impl Engine {
                 order.next_gno += 1;
                 let last_committed = order.history.commit(&txn.writeset, gno);
                 TxnRecord::patch_order(&mut bytes, gno, last_committed, gno);
-                (r, self.enter_flight(&order))
+                (r, gno, self.enter_flight(&order))
             })
         };
-        let (reservation, _in_flight) = match reserved {
+        let (reservation, gno, _in_flight) = match reserved {
             Ok(r) => r,
             Err(e) => {
                 // Nothing of it reached the log: undo it in memory and go on.
@@ -996,16 +1031,12 @@ impl Engine {
                 return Err(log_error(&self.log, e, false));
             }
         };
-        let durable = match reservation.write(&bytes) {
-            Ok(end) => self.log.wait_durable(end).await,
-            Err(e) => Err(e),
-        };
-        if let Err(e) = durable {
+        if let Err(e) = self.write_and_confirm(reservation, &bytes, gno).await {
             // The record may or may not be on disk, and the log accepts no
             // more writes: roll back in memory (nobody can commit on top of
             // it any more) and let recovery at restart decide.
             self.rollback(txn);
-            return Err(log_error(&self.log, e, true));
+            return Err(e);
         }
         self.txn_sys.finish(id);
         self.end(txn);
@@ -1061,7 +1092,7 @@ impl Engine {
             events,
         };
         let mut bytes = record.encode();
-        let (reservation, in_flight) = {
+        let (reservation, gno, in_flight) = {
             let mut order = self.order.lock();
             let r = self
                 .log
@@ -1073,13 +1104,9 @@ impl Engine {
             // depends on it: a barrier for parallel replay, as in MySQL.
             TxnRecord::patch_order(&mut bytes, gno, gno - 1, gno);
             order.history.barrier(gno);
-            (r, self.enter_flight(&order))
+            (r, gno, self.enter_flight(&order))
         };
-        let written = match reservation.write(&bytes) {
-            Ok(end) => self.log.wait_durable(end).await,
-            Err(e) => Err(e),
-        };
-        written.map_err(|e| log_error(&self.log, e, true))?;
+        self.write_and_confirm(reservation, &bytes, gno).await?;
         Ok(in_flight)
     }
 

@@ -4,11 +4,13 @@
 
 pub mod catalog;
 pub mod checkpoint;
+pub mod durability;
 pub mod engine;
 pub mod gap;
 pub mod mdl;
 pub mod txn;
 
+pub use durability::{CommitPoint, Durability, DurabilityError, DurableWait, LocalDurability};
 pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error, Result};
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;

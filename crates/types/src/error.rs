@@ -65,6 +65,7 @@ error_codes! {
     NetPacketTooLarge = 1153, "08S01";
     NetReadInterrupted = 1159, "08S01";
     PrimaryCantHaveNull = 1171, "42000";
+    ErrorDuringCommit = 1180, "HY000";
     UnknownSystemVariable = 1193, "HY000";
     LockWaitTimeout = 1205, "HY000";
     WrongArguments = 1210, "HY000";
