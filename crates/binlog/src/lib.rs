@@ -3,6 +3,8 @@
 //! record carries what replication needs — GTID, last_committed and
 //! sequence_number (5.9, 9.4.3) — and row events that recovery replays.
 
+pub mod gtid;
+pub use gtid::{Gtid, GtidSet};
 pub mod writeset;
 
 use lockstep_accounts::Account;
@@ -99,6 +101,40 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// Insert, update or delete of a row (the rest is DDL and accounts).
+    pub fn is_row_event(&self) -> bool {
+        matches!(
+            self,
+            Event::Insert { .. }
+                | Event::Update { .. }
+                | Event::Delete { .. }
+                | Event::UpdateRow { .. }
+                | Event::DeleteRow { .. }
+        )
+    }
+
+    /// The table the event changes, if it names one by id.
+    pub fn table(&self) -> Option<u32> {
+        match self {
+            Event::Insert { table, .. }
+            | Event::Update { table, .. }
+            | Event::Delete { table, .. }
+            | Event::UpdateRow { table, .. }
+            | Event::DeleteRow { table, .. }
+            | Event::DropTable { table }
+            | Event::CreateIndex { table, .. }
+            | Event::DropIndex { table, .. }
+            | Event::Truncate { table } => Some(*table),
+            Event::CreateDatabase { .. }
+            | Event::DropDatabase { .. }
+            | Event::CreateTable { .. }
+            | Event::PutAccount { .. }
+            | Event::DropAccount { .. } => None,
+        }
+    }
+}
+
 impl TxnRecord {
     pub fn encode(&self) -> Vec<u8> {
         bincode::serialize(self).expect("serializing plain data into a Vec cannot fail")
@@ -110,6 +146,13 @@ impl TxnRecord {
             return Err(format!("unknown record format {}", record.version));
         }
         Ok(record)
+    }
+
+    pub fn gtid(&self) -> Gtid {
+        Gtid {
+            server_uuid: self.server_uuid,
+            gno: self.gno,
+        }
     }
 
     /// Writes the commit-order fields into an encoded record.

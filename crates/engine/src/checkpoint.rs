@@ -11,6 +11,7 @@
 //! full images applied by primary key (5.15).
 
 use lockstep_accounts::Account;
+use lockstep_binlog::GtidSet;
 use lockstep_tables::{Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
@@ -18,13 +19,16 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 05: the body's length and CRC, then the body written as a stream (the
+// 06: as 05, with the executed GTID set (transactions applied from other
+// sources included) and the next sequence_number after next_gno. 05: the body's length and CRC,
+// then the body written as a stream (the
 // header fields, then each table's definition and rows), so that a
 // checkpoint never holds a copy of the database in memory; each row is its
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT05";
+const MAGIC: &[u8; 8] = b"LSCKPT06";
+const MAGIC_05: &[u8; 8] = b"LSCKPT05";
 const MAGIC_04: &[u8; 8] = b"LSCKPT04";
 const MAGIC_03: &[u8; 8] = b"LSCKPT03";
 
@@ -34,6 +38,12 @@ pub struct Snapshot {
     pub start_lsn: u64,
     /// GTID numbers below this are in the snapshot or in the log after it.
     pub next_gno: u64,
+    /// GTIDs in the snapshot (empty when read from a format before 06:
+    /// then this server's own 1..next_gno-1 are all there was).
+    pub gtids: GtidSet,
+    /// The next commit's sequence_number (before 06: next_gno, which it
+    /// equalled).
+    pub next_sequence: u64,
     pub databases: Vec<String>,
     pub tables: Vec<TableSnapshot>,
     /// Stored user accounts with their grants.
@@ -152,6 +162,8 @@ impl SnapshotWriter {
         dir: &Path,
         start_lsn: u64,
         next_gno: u64,
+        gtids: &GtidSet,
+        next_sequence: u64,
         databases: &[String],
         accounts: &[Account],
     ) -> std::io::Result<Self> {
@@ -180,6 +192,8 @@ impl SnapshotWriter {
         file.write_all(&[0; 12])?;
         w.put(&start_lsn)?;
         w.put(&next_gno)?;
+        w.put(gtids)?;
+        w.put(&next_sequence)?;
         w.put(databases)?;
         w.put(accounts)?;
         Ok(w)
@@ -311,16 +325,17 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
     if &header[..8] == MAGIC_03 {
         return read_03(&header[8..], file);
     }
-    let images = match &header[..8] {
-        m if m == MAGIC => true,
-        m if m == MAGIC_04 => false,
+    let (images, gtids) = match &header[..8] {
+        m if m == MAGIC => (true, true),
+        m if m == MAGIC_05 => (true, false),
+        m if m == MAGIC_04 => (false, false),
         _ => return Err("bad header: not a checkpoint file".into()),
     };
     let len = u64::from_le_bytes(header[8..16].try_into().expect("8 bytes"));
     let crc = u32::from_le_bytes(header[16..].try_into().expect("4 bytes"));
     // Checksummed below the buffer: the CRC sees large blocks.
     let mut body = BufReader::with_capacity(1 << 20, Crc::new(file.take(len)));
-    let parsed = read_body(&mut body, images);
+    let parsed = read_body(&mut body, images, gtids);
     // Whatever the parse met, the CRC covers the whole body: a flipped byte
     // is reported as such, not as whatever it made the decoder see.
     let drained = std::io::copy(&mut body, &mut std::io::sink());
@@ -335,19 +350,29 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
     parsed.map_err(|e| format!("damaged body: {e}"))
 }
 
-/// Reads the stream; `images`: rows are stored images (05), else bincode
-/// values (04).
-fn read_body(r: &mut impl Read, images: bool) -> bincode::Result<Snapshot> {
+/// Reads the stream; `images`: rows are stored images (05, 06), else
+/// bincode values (04); `gtids`: the GTID set follows next_gno (06).
+fn read_body(r: &mut impl Read, images: bool, gtids: bool) -> bincode::Result<Snapshot> {
     fn get<T: serde::de::DeserializeOwned>(r: &mut impl Read) -> bincode::Result<T> {
         bincode::deserialize_from(r)
     }
     let mut snap = Snapshot {
         start_lsn: get(r)?,
         next_gno: get(r)?,
-        databases: get(r)?,
-        accounts: get(r)?,
+        gtids: GtidSet::default(),
+        next_sequence: 0,
+        databases: Vec::new(),
+        accounts: Vec::new(),
         tables: Vec::new(),
     };
+    if gtids {
+        snap.gtids = get(r)?;
+        snap.next_sequence = get(r)?;
+    } else {
+        snap.next_sequence = snap.next_gno;
+    }
+    snap.databases = get(r)?;
+    snap.accounts = get(r)?;
     while get::<u8>(r)? == MORE {
         let mut t = TableSnapshot {
             def: get(r)?,
@@ -393,6 +418,8 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
     Ok(Snapshot {
         start_lsn: old.start_lsn,
         next_gno: old.next_gno,
+        gtids: GtidSet::default(),
+        next_sequence: old.next_gno,
         databases: old.databases,
         accounts: old.accounts,
         tables: old
@@ -427,6 +454,13 @@ mod tests {
         Snapshot {
             start_lsn: 4242,
             next_gno: 17,
+            gtids: {
+                let mut g = GtidSet::default();
+                g.insert_range([3; 16], 1, 16);
+                g.insert_range([9; 16], 5, 8);
+                g
+            },
+            next_sequence: 21,
             databases: vec!["d".into()],
             tables: vec![TableSnapshot {
                 def,
@@ -443,6 +477,8 @@ mod tests {
             dir,
             snap.start_lsn,
             snap.next_gno,
+            &snap.gtids,
+            snap.next_sequence,
             &snap.databases,
             &snap.accounts,
         )
@@ -484,7 +520,10 @@ mod tests {
         let dir = temp_dir("stream");
         let snap = snapshot();
         let path = write(&dir, &snap);
-        same(&read(&path).expect("intact"), &snap);
+        let back = read(&path).expect("intact");
+        same(&back, &snap);
+        assert_eq!(back.gtids, snap.gtids, "format 06 keeps the GTID set");
+        assert_eq!(back.next_sequence, 21);
         assert!(!dir
             .join(format!("{}{TMP_SUFFIX}", file_name(4242)))
             .exists());
@@ -579,7 +618,10 @@ mod tests {
         }
         body.push(END);
         let path = write_old(&dir, MAGIC_04, &body, snap.start_lsn);
-        same(&read(&path).expect("format 04"), &snap);
+        let back = read(&path).expect("format 04");
+        same(&back, &snap);
+        assert!(back.gtids.is_empty(), "before 06 there was no GTID set");
+        assert_eq!(back.next_sequence, snap.next_gno);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

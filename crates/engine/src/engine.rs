@@ -9,7 +9,7 @@ use crate::gap::{Entries, Step};
 use crate::txn::{Isolation, Txn, Undo};
 use lockstep_accounts::{Account, Accounts};
 use lockstep_binlog::writeset::WritesetHistory;
-use lockstep_binlog::{Event, RowEvent, TxnRecord, FORMAT_VERSION};
+use lockstep_binlog::{Event, Gtid, GtidSet, RowEvent, TxnRecord, FORMAT_VERSION};
 use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
 use lockstep_log::{FlushMode, Log, LogConfig, LogError};
 use lockstep_tables::clustered::{key_of, Key};
@@ -80,10 +80,47 @@ impl EngineConfig {
 /// order and sequence numbers agree (5.10).
 struct CommitOrder {
     next_gno: u64,
+    /// sequence_number of the next commit (last_committed refers to these).
+    next_seq: u64,
+    /// Every GTID committed here: this server's own and those applied
+    /// from other sources (gtid_executed).
+    executed: GtidSet,
     history: WritesetHistory,
     /// Which in-flight counter new committers register in; a checkpoint
     /// flips it and waits for the old one to drain.
     epoch: usize,
+}
+
+impl CommitOrder {
+    /// The GTID a commit takes: the applied one, or this server's next.
+    fn take_gtid(&mut self, own: [u8; 16], applied: Option<Gtid>) -> Gtid {
+        let gtid = applied.unwrap_or(Gtid {
+            server_uuid: own,
+            gno: self.next_gno,
+        });
+        let fresh = self.executed.insert(gtid);
+        debug_assert!(fresh, "GTID {gtid} committed twice");
+        if gtid.server_uuid == own {
+            self.next_gno = self.next_gno.max(gtid.gno + 1);
+        }
+        gtid
+    }
+
+    /// The next commit's sequence_number (the commit order on this node).
+    fn next_sequence(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+}
+
+/// The error of a commit whose GTID was committed meanwhile.
+fn already_applied(gtid: Option<Gtid>) -> SqlError {
+    let gtid = gtid.map(|g| g.to_string()).unwrap_or_default();
+    SqlError::new(
+        Code::ErrorDuringCommit,
+        format!("Got error during COMMIT: GTID {gtid} is already executed"),
+    )
 }
 
 /// A transaction or DDL between log reservation and visibility; the
@@ -232,6 +269,8 @@ impl Engine {
             durability,
             order: Mutex::new(CommitOrder {
                 next_gno: 1,
+                next_seq: 1,
+                executed: GtidSet::default(),
                 history: WritesetHistory::new(1 << 16),
                 epoch: 0,
             }),
@@ -252,23 +291,35 @@ impl Engine {
         for note in &recovered.notes {
             eprintln!("lockstep: recovery: {note}");
         }
-        let mut max_gno = 0;
-        if let Some(snap) = snapshot {
+        let mut executed = GtidSet::default();
+        let mut next_seq = 1;
+        if let Some(mut snap) = snapshot {
             eprintln!(
                 "lockstep: recovery: loading {} ({} tables)",
                 crate::checkpoint::file_name(snap.start_lsn),
                 snap.tables.len()
             );
-            max_gno = snap.next_gno.saturating_sub(1);
+            executed = std::mem::take(&mut snap.gtids);
+            next_seq = snap.next_sequence;
+            if snap.next_gno > 1 {
+                // Formats before 06 knew only this server's own numbers.
+                executed.insert_range(server_uuid, 1, snap.next_gno - 1);
+            }
             engine.load_snapshot(snap);
         }
         for (lsn, payload) in &recovered.records {
             let record =
                 TxnRecord::decode(payload).map_err(|e| format!("log record at {lsn}: {e}"))?;
-            max_gno = max_gno.max(record.gno);
+            executed.insert(record.gtid());
+            next_seq = next_seq.max(record.sequence_number + 1);
             engine.replay(&record);
         }
-        engine.order.lock().next_gno = max_gno + 1;
+        {
+            let mut order = engine.order.lock();
+            order.next_gno = executed.last_gno(&server_uuid) + 1;
+            order.next_seq = next_seq;
+            order.executed = executed;
+        }
         engine.finish_recovery();
         eprintln!(
             "lockstep: recovery: replayed {} transactions ({} bytes of log from lsn {start_lsn} to {})",
@@ -283,14 +334,15 @@ impl Engine {
         lockstep_binlog::format_uuid(&self.server_uuid)
     }
 
-    /// GTIDs this node has committed, as a GTID set string.
+    /// GTIDs this node has committed (its own and applied ones), in
+    /// MySQL's text form.
     pub fn gtid_executed(&self) -> String {
-        let next = self.order.lock().next_gno;
-        if next <= 1 {
-            String::new()
-        } else {
-            format!("{}:1-{}", self.server_uuid(), next - 1)
-        }
+        self.order.lock().executed.to_string()
+    }
+
+    /// Whether `gtid` was committed here.
+    pub fn gtid_done(&self, gtid: Gtid) -> bool {
+        self.order.lock().executed.contains(gtid)
     }
 
     pub fn begin(&self, isolation: Isolation) -> Txn {
@@ -1010,17 +1062,27 @@ impl Engine {
                 before,
             })
             .collect();
-        let mut bytes = std::mem::take(&mut txn.events).into_record(self.server_uuid, now_us());
+        let applied = txn.gtid.take();
+        let uuid = applied.map_or(self.server_uuid, |g| g.server_uuid);
+        let mut bytes = std::mem::take(&mut txn.events).into_record(uuid, now_us());
         let reserved = {
             let mut order = self.order.lock();
+            if applied.is_some_and(|g| order.executed.contains(g)) {
+                // Applied meanwhile by someone else: this copy is not needed.
+                drop(order);
+                self.rollback(txn);
+                return Err(already_applied(applied));
+            }
             // Reserve first: a refused write (disk full, failed log) takes
             // no GTID and leaves no trace in the writeset history.
             self.log.reserve(bytes.len()).map(|r| {
-                let gno = order.next_gno;
-                order.next_gno += 1;
-                let last_committed = order.history.commit(&txn.writeset, gno);
-                TxnRecord::patch_order(&mut bytes, gno, last_committed, gno);
-                (r, gno, self.enter_flight(&order))
+                let gtid = order.take_gtid(self.server_uuid, applied);
+                // The commit order here numbers last_committed and
+                // sequence_number, whatever the GTID's source.
+                let seq = order.next_sequence();
+                let last_committed = order.history.commit(&txn.writeset, seq);
+                TxnRecord::patch_order(&mut bytes, gtid.gno, last_committed, seq);
+                (r, gtid.gno, self.enter_flight(&order))
             })
         };
         let (reservation, gno, _in_flight) = match reserved {
@@ -1082,9 +1144,18 @@ impl Engine {
 
     /// Logs events as one record and waits until it is durable.
     async fn log_events(&self, events: Vec<Event>) -> std::result::Result<InFlight<'_>, SqlError> {
+        self.log_events_as(events, None).await
+    }
+
+    /// `log_events`, under the GTID of another source when `applied`.
+    pub(crate) async fn log_events_as(
+        &self,
+        events: Vec<Event>,
+        applied: Option<Gtid>,
+    ) -> std::result::Result<InFlight<'_>, SqlError> {
         let record = TxnRecord {
             version: FORMAT_VERSION,
-            server_uuid: self.server_uuid,
+            server_uuid: applied.map_or(self.server_uuid, |g| g.server_uuid),
             gno: 0,
             last_committed: 0,
             sequence_number: 0,
@@ -1094,17 +1165,20 @@ impl Engine {
         let mut bytes = record.encode();
         let (reservation, gno, in_flight) = {
             let mut order = self.order.lock();
+            if applied.is_some_and(|g| order.executed.contains(g)) {
+                return Err(already_applied(applied));
+            }
             let r = self
                 .log
                 .reserve(bytes.len())
                 .map_err(|e| log_error(&self.log, e, false))?;
-            let gno = order.next_gno;
-            order.next_gno += 1;
+            let gtid = order.take_gtid(self.server_uuid, applied);
+            let seq = order.next_sequence();
             // DDL depends on everything before it, and everything after
             // depends on it: a barrier for parallel replay, as in MySQL.
-            TxnRecord::patch_order(&mut bytes, gno, gno - 1, gno);
-            order.history.barrier(gno);
-            (r, gno, self.enter_flight(&order))
+            TxnRecord::patch_order(&mut bytes, gtid.gno, seq - 1, seq);
+            order.history.barrier(seq);
+            (r, gtid.gno, self.enter_flight(&order))
         };
         self.write_and_confirm(reservation, &bytes, gno).await?;
         Ok(in_flight)
@@ -1388,36 +1462,45 @@ impl Engine {
                         t.remove_record(&primary_key_of(&t.def(), key));
                     }
                 }
-                Event::CreateDatabase { name } => self.catalog.add_database(name),
-                Event::DropDatabase { name } => {
-                    self.catalog.remove_database(name);
-                }
-                Event::CreateTable { def } => {
-                    if self.catalog.table_by_id(def.id).is_none() {
-                        self.catalog.add_table(def.clone());
-                    }
-                }
-                Event::DropTable { table } => self.catalog.remove_table(*table),
-                Event::CreateIndex { table, index } => {
-                    if let Some(t) = self.catalog.table_by_id(*table) {
-                        if !t.def().indexes.iter().any(|i| i.name == index.name) {
-                            add_index(&t, index.clone());
-                        }
-                    }
-                }
-                Event::DropIndex { table, name } => {
-                    if let Some(t) = self.catalog.table_by_id(*table) {
-                        remove_index(&t, name);
-                    }
-                }
-                Event::Truncate { table } => {
-                    if let Some(t) = self.catalog.table_by_id(*table) {
-                        t.clear();
-                    }
-                }
-                Event::PutAccount { account } => self.accounts.put(account.clone()),
-                Event::DropAccount { user, host } => self.accounts.remove(user, host),
+                ddl => self.replay_ddl(ddl),
             }
+        }
+    }
+
+    /// Applies a DDL or account event to the catalog (recovery, and
+    /// `apply` once the event is logged).
+    pub(crate) fn replay_ddl(&self, event: &Event) {
+        match event {
+            Event::CreateDatabase { name } => self.catalog.add_database(name),
+            Event::DropDatabase { name } => {
+                self.catalog.remove_database(name);
+            }
+            Event::CreateTable { def } => {
+                if self.catalog.table_by_id(def.id).is_none() {
+                    self.catalog.add_table(def.clone());
+                }
+            }
+            Event::DropTable { table } => self.catalog.remove_table(*table),
+            Event::CreateIndex { table, index } => {
+                if let Some(t) = self.catalog.table_by_id(*table) {
+                    if !t.def().indexes.iter().any(|i| i.name == index.name) {
+                        add_index(&t, index.clone());
+                    }
+                }
+            }
+            Event::DropIndex { table, name } => {
+                if let Some(t) = self.catalog.table_by_id(*table) {
+                    remove_index(&t, name);
+                }
+            }
+            Event::Truncate { table } => {
+                if let Some(t) = self.catalog.table_by_id(*table) {
+                    t.clear();
+                }
+            }
+            Event::PutAccount { account } => self.accounts.put(account.clone()),
+            Event::DropAccount { user, host } => self.accounts.remove(user, host),
+            row => debug_assert!(false, "row event {row:?} is not DDL"),
         }
     }
 
@@ -1457,11 +1540,12 @@ impl Engine {
         let mut last = self.checkpoint.lock();
         // New committers register in the other epoch; those that reserved
         // log space before `start` are in the old one.
-        let (start, next_gno, old) = {
+        let (start, next_gno, gtids, next_seq, old) = {
             let mut order = self.order.lock();
             let old = order.epoch;
             order.epoch ^= 1;
-            (self.log.current_lsn(), order.next_gno, old)
+            let (gtids, seq) = (order.executed.clone(), order.next_seq);
+            (self.log.current_lsn(), order.next_gno, gtids, seq, old)
         };
         let waited = std::time::Instant::now();
         while self.in_flight[old].load(Ordering::SeqCst) != 0 {
@@ -1486,6 +1570,8 @@ impl Engine {
             &self.config.datadir,
             start,
             next_gno,
+            &gtids,
+            next_seq,
             &self.catalog.databases(),
             &accounts,
         )
@@ -1667,7 +1753,7 @@ fn primary_values(def: &TableDef, row: &[Value]) -> Vec<Value> {
 }
 
 /// Encoded primary key from primary-key column values.
-fn primary_key_of(def: &TableDef, values: &[Value]) -> Vec<u8> {
+pub(crate) fn primary_key_of(def: &TableDef, values: &[Value]) -> Vec<u8> {
     let mut out = Vec::new();
     for (&c, v) in def.indexes[0].columns.iter().zip(values) {
         lockstep_tables::schema::encode_column_key(v, def.columns[c].data_type, &mut out);

@@ -3,7 +3,7 @@
 //! ReadView, the row locks it holds, its undo list and the row events its
 //! log record will carry.
 
-use lockstep_binlog::PendingEvents;
+use lockstep_binlog::{Gtid, PendingEvents};
 use lockstep_lock::{LockKey, LockMode};
 use lockstep_tables::{Table, Version};
 use lockstep_txn::{ReadView, Ticket, TxnId};
@@ -86,6 +86,9 @@ pub struct Txn {
     pub(crate) undo: Vec<Undo>,
     pub(crate) events: PendingEvents,
     pub(crate) writeset: Vec<u64>,
+    /// The GTID to commit under when it is applied from another source
+    /// (`Engine::apply`); None: a new one of this server.
+    pub(crate) gtid: Option<Gtid>,
     pub(crate) mark: Mark,
     pub(crate) ticket: Option<Ticket>,
     /// A lock request being waited for; recorded as held once granted.
@@ -127,6 +130,7 @@ impl Txn {
             undo: Vec::new(),
             events: PendingEvents::default(),
             writeset: Vec::new(),
+            gtid: None,
             mark: Mark::default(),
             ticket: None,
             pending_lock: None,

@@ -47,6 +47,7 @@ error_codes! {
     BadField = 1054, "42S22";
     DupFieldName = 1060, "42S21";
     DupKeyName = 1061, "42000";
+    KeyNotFound = 1032, "HY000";
     DupEntry = 1062, "23000";
     Parse = 1064, "42000";
     EmptyQuery = 1065, "42000";

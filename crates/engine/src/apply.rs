@@ -1,0 +1,243 @@
+//! Applying a logged transaction record from another node (the replica's
+//! applier, 9.4): unlike recovery's replay, which writes rows straight into
+//! the tables before anyone reads them, `apply` runs as a transaction on a
+//! live engine. It takes row locks, writes versions MVCC readers see only
+//! once it commits, and commits through the client path (log, durability,
+//! visibility) under the record's own GTID. A GTID already executed is
+//! skipped; a record that does not fit this node's data (unknown table,
+//! missing row, duplicate key) is an error, never silently dropped.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use lockstep_binlog::{Event, TxnRecord};
+use lockstep_lock::LockMode;
+use lockstep_tables::Table;
+use lockstep_types::error::Code;
+use lockstep_types::{Error as SqlError, Value};
+
+use crate::engine::{Engine, Error};
+use crate::txn::{Isolation, Txn};
+
+/// What `apply` did with a record.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Applied {
+    Committed,
+    /// Its GTID was executed here before: nothing changed.
+    AlreadyExecuted,
+}
+
+/// How long one row event may wait for a row lock held by a client.
+const LOCK_WAIT: Duration = Duration::from_secs(50);
+
+impl Engine {
+    /// Applies one record: its row events as one transaction, or its DDL.
+    pub async fn apply(&self, record: &TxnRecord) -> Result<Applied, SqlError> {
+        if self.gtid_done(record.gtid()) {
+            return Ok(Applied::AlreadyExecuted);
+        }
+        let rows = record.events.iter().filter(|e| e.is_row_event()).count();
+        if rows == 0 {
+            return self.apply_ddl(record).await;
+        }
+        if rows != record.events.len() {
+            return Err(apply_error(
+                record,
+                Code::GetErrno,
+                "row events and DDL in one record",
+            ));
+        }
+        let mut txn = self.begin(Isolation::RepeatableRead);
+        for event in &record.events {
+            if let Err(e) = self.apply_with_waits(&mut txn, record, event).await {
+                self.rollback(&mut txn);
+                return Err(e);
+            }
+        }
+        txn.gtid = Some(record.gtid());
+        match self.commit(&mut txn).await {
+            Ok(()) => Ok(Applied::Committed),
+            // Applied by another worker between the check and the commit.
+            Err(_) if self.gtid_done(record.gtid()) => Ok(Applied::AlreadyExecuted),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// One row event, waiting for row locks as a client statement does: a
+    /// wait undoes the event's partial work, then retries it.
+    async fn apply_with_waits(
+        &self,
+        txn: &mut Txn,
+        record: &TxnRecord,
+        event: &Event,
+    ) -> Result<(), SqlError> {
+        loop {
+            txn.start_statement();
+            let wait = match self.apply_row_event(txn, record, event) {
+                Ok(()) => return Ok(()),
+                Err(Error::Sql(e)) => return Err(e),
+                Err(Error::LockWait(wait)) => wait,
+            };
+            self.rollback_statement(txn);
+            let key = wait.key();
+            let granted = match tokio::time::timeout(LOCK_WAIT, wait).await {
+                Ok(r) => r,
+                Err(_) => return Err(SqlError::lock_wait_timeout()),
+            };
+            match granted {
+                Ok(()) => self.lock_granted(txn, key),
+                Err(_) => return Err(SqlError::deadlock()),
+            }
+        }
+    }
+
+    fn apply_row_event(
+        &self,
+        txn: &mut Txn,
+        record: &TxnRecord,
+        event: &Event,
+    ) -> Result<(), Error> {
+        let id = event.table().expect("only row events come here");
+        let table = self.catalog.table_by_id(id).ok_or_else(|| {
+            apply_error(record, Code::NoSuchTable, &format!("unknown table id {id}"))
+        })?;
+        let schema = table.schema();
+        let def = &schema.def;
+        let (pk, new) = match event {
+            Event::Insert { row, .. } => {
+                return match self.insert(txn, &table, &schema, row.clone())? {
+                    Ok(_) => Ok(()),
+                    Err(dup) => Err(duplicate(record, &table, &dup.key_text).into()),
+                };
+            }
+            Event::Update { before, after, .. } => (def.index_key(0, before), Some(after.clone())),
+            Event::Delete { before, .. } => (def.index_key(0, before), None),
+            Event::UpdateRow { key, set, .. } => {
+                let pk = crate::engine::primary_key_of(def, key);
+                let mut row = self.current_row(txn, record, &table, &pk)?;
+                for (c, v) in set {
+                    let slot = row.get_mut(*c as usize).ok_or_else(|| {
+                        let what = format!("column {c} beyond table `{}`", def.name);
+                        apply_error(record, Code::GetErrno, &what)
+                    })?;
+                    *slot = v.clone();
+                }
+                (pk, Some(row))
+            }
+            Event::DeleteRow { key, .. } => (crate::engine::primary_key_of(def, key), None),
+            _ => unreachable!("DDL events are applied by apply_ddl"),
+        };
+        let old = self.current_row(txn, record, &table, &pk)?;
+        match new {
+            Some(new) => match self.update(txn, &table, &schema, &pk, &old, new)? {
+                Ok(()) => Ok(()),
+                Err(dup) => Err(duplicate(record, &table, &dup.key_text).into()),
+            },
+            None => self.delete(txn, &table, &schema, &pk, &old),
+        }
+    }
+
+    /// The newest version of the row at `pk`, locked exclusively; a row
+    /// that is not there is an error (the replica has diverged).
+    fn current_row(
+        &self,
+        txn: &mut Txn,
+        record: &TxnRecord,
+        table: &Arc<Table>,
+        pk: &[u8],
+    ) -> Result<Vec<Value>, Error> {
+        match self.read_locked(txn, table, pk, LockMode::Exclusive)? {
+            Some(row) => Ok(row.to_values()),
+            None => Err(SqlError::new(
+                Code::KeyNotFound,
+                format!(
+                    "Can't find record in '{}' (applying GTID {})",
+                    table.def().name,
+                    record.gtid()
+                ),
+            )
+            .into()),
+        }
+    }
+
+    /// A DDL record: checked against the catalog, logged under its GTID,
+    /// then applied with the tables it changes locked exclusively.
+    async fn apply_ddl(&self, record: &TxnRecord) -> Result<Applied, SqlError> {
+        let mut tables = Vec::new();
+        for event in &record.events {
+            self.check_ddl_event(record, event, &mut tables)?;
+        }
+        let _locks = self.lock_for_ddl(&tables, LOCK_WAIT).await?;
+        self.ddl_version
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let in_flight = self
+            .log_events_as(record.events.clone(), Some(record.gtid()))
+            .await;
+        let _in_flight = match in_flight {
+            Ok(f) => f,
+            Err(_) if self.gtid_done(record.gtid()) => return Ok(Applied::AlreadyExecuted),
+            Err(e) => return Err(e),
+        };
+        for event in &record.events {
+            self.replay_ddl(event);
+        }
+        self.ddl_version
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(Applied::Committed)
+    }
+
+    /// Fails on a DDL event this node's catalog cannot take; collects the
+    /// tables it changes.
+    fn check_ddl_event(
+        &self,
+        record: &TxnRecord,
+        event: &Event,
+        tables: &mut Vec<Arc<Table>>,
+    ) -> Result<(), SqlError> {
+        match event {
+            Event::CreateTable { def } => {
+                let clash = self.catalog.table_by_id(def.id).is_some()
+                    || self.catalog.table(&def.database, &def.name).is_some();
+                if clash {
+                    let what = format!(
+                        "table `{}`.`{}` (id {}) exists",
+                        def.database, def.name, def.id
+                    );
+                    return Err(apply_error(record, Code::TableExists, &what));
+                }
+            }
+            Event::CreateDatabase { name } if self.catalog.database_exists(name) => {
+                let what = format!("database `{name}` exists");
+                return Err(apply_error(record, Code::DbCreateExists, &what));
+            }
+            Event::DropDatabase { name } if !self.catalog.database_exists(name) => {
+                let what = format!("unknown database `{name}`");
+                return Err(apply_error(record, Code::DbDropExists, &what));
+            }
+            _ => {}
+        }
+        if let Some(id) = event.table() {
+            let table = self.catalog.table_by_id(id).ok_or_else(|| {
+                apply_error(record, Code::NoSuchTable, &format!("unknown table id {id}"))
+            })?;
+            tables.push(table);
+        }
+        Ok(())
+    }
+}
+
+fn duplicate(record: &TxnRecord, table: &Table, key: &str) -> SqlError {
+    SqlError::new(
+        Code::DupEntry,
+        format!(
+            "Duplicate entry '{key}' in '{}' (applying GTID {})",
+            table.def().name,
+            record.gtid()
+        ),
+    )
+}
+
+/// A record this node cannot apply: its data has diverged from the source.
+fn apply_error(record: &TxnRecord, code: Code, what: &str) -> SqlError {
+    SqlError::new(code, format!("Cannot apply GTID {}: {what}", record.gtid()))
+}
