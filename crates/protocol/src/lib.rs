@@ -37,7 +37,7 @@ pub mod resultset;
 mod transport;
 pub mod wire;
 
-use lockstep_types::{DataType, Error, Value};
+use lockstep_types::{Error, Value};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -46,97 +46,10 @@ use std::time::Duration;
 pub use blocking::BlockingTcp;
 pub use connection::{refuse, serve, serve_relocatable, serve_until, Parked, Served};
 pub use error::ProtocolError;
-pub use resultset::column_flags;
+pub use lockstep_types::result::{
+    column_flags, Column, OkInfo, PreparedInfo, Response, ResultSet, Status, TlsInfo,
+};
 pub use transport::Stream;
-pub use transport::TlsInfo;
-
-/// Metadata of one result-set column or prepared-statement parameter.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Column {
-    pub schema: String,
-    pub table: String,
-    pub org_table: String,
-    pub name: String,
-    pub org_name: String,
-    pub data_type: DataType,
-    pub nullable: bool,
-    /// Extra flags from [`column_flags`]: PRI_KEY_FLAG, UNIQUE_KEY_FLAG,
-    /// MULTIPLE_KEY_FLAG, AUTO_INCREMENT_FLAG. NOT_NULL, UNSIGNED, BINARY and
-    /// BLOB are derived from `nullable` and `data_type`.
-    pub flags: u16,
-}
-
-impl Column {
-    /// A nullable column of an expression (no table).
-    pub fn new(name: impl Into<String>, data_type: DataType) -> Column {
-        let name = name.into();
-        Column {
-            schema: String::new(),
-            table: String::new(),
-            org_table: String::new(),
-            org_name: name.clone(),
-            name,
-            data_type,
-            nullable: true,
-            flags: 0,
-        }
-    }
-
-    /// A nullable expression column whose type fits `v` (text for NULL).
-    pub fn typed_after(name: impl Into<String>, v: &Value) -> Column {
-        let data_type = match v {
-            Value::Int(_) => DataType::BigInt { unsigned: false },
-            Value::UInt(_) => DataType::BigInt { unsigned: true },
-            Value::Double(_) => DataType::Double,
-            Value::Decimal(d) => DataType::Decimal {
-                precision: 30,
-                scale: d.scale().min(28) as u8,
-            },
-            Value::Date(_) => DataType::Date,
-            Value::DateTime(_) => DataType::DateTime { fsp: 6 },
-            Value::Null | Value::Bytes(_) => DataType::VarChar { len: 255 },
-        };
-        Column::new(name, data_type)
-    }
-}
-
-/// What an OK packet reports.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OkInfo {
-    pub affected_rows: u64,
-    pub last_insert_id: u64,
-    pub warnings: u16,
-    pub info: String,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct ResultSet {
-    pub columns: std::sync::Arc<[Column]>,
-    pub rows: Vec<Vec<Value>>,
-    /// Warnings the statement raised, reported by the result's last EOF.
-    pub warnings: u16,
-}
-
-#[derive(Clone, Debug)]
-pub enum Response {
-    Ok(OkInfo),
-    Rows(ResultSet),
-}
-
-/// Reply to COM_STMT_PREPARE.
-#[derive(Clone, Debug)]
-pub struct PreparedInfo {
-    pub statement_id: u32,
-    pub params: Vec<Column>,
-    pub columns: Vec<Column>,
-}
-
-/// Session state reported in the status flags of every OK/EOF packet.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Status {
-    pub in_transaction: bool,
-    pub autocommit: bool,
-}
 
 /// What the client presented when it connected.
 #[derive(Debug)]

@@ -7,26 +7,9 @@ use lockstep_types::value::format_double;
 use lockstep_types::{DataType, Date, DateTime, Decimal, Time, Value};
 use std::io::Write;
 
-/// Column definition flags (MySQL's *_FLAG).
-pub mod column_flags {
-    pub const NOT_NULL_FLAG: u16 = 1;
-    pub const PRI_KEY_FLAG: u16 = 2;
-    pub const UNIQUE_KEY_FLAG: u16 = 4;
-    pub const MULTIPLE_KEY_FLAG: u16 = 8;
-    pub const BLOB_FLAG: u16 = 16;
-    pub const UNSIGNED_FLAG: u16 = 32;
-    pub const ZEROFILL_FLAG: u16 = 64;
-    pub const BINARY_FLAG: u16 = 128;
-    pub const ENUM_FLAG: u16 = 256;
-    pub const AUTO_INCREMENT_FLAG: u16 = 512;
-    pub const TIMESTAMP_FLAG: u16 = 1024;
-    pub const SET_FLAG: u16 = 2048;
-    pub const NO_DEFAULT_VALUE_FLAG: u16 = 4096;
-    pub const ON_UPDATE_NOW_FLAG: u16 = 8192;
-    pub const PART_KEY_FLAG: u16 = 16384;
-    pub const NUM_FLAG: u16 = 32768;
-}
 use column_flags::*;
+/// Column definition flags (MySQL's *_FLAG).
+pub use lockstep_types::result::column_flags;
 
 /// Column type codes (MySQL's MYSQL_TYPE_*).
 pub mod types {

@@ -2,21 +2,13 @@
 //! client's SSLRequest. One type for both so the command loop is written
 //! once; the TLS handshake happens in place.
 
+pub use lockstep_types::result::TlsInfo;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_rustls::server::TlsStream;
-
-/// TLS parameters of a session, as SHOW STATUS reports them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TlsInfo {
-    /// "TLSv1.3" / "TLSv1.2".
-    pub version: String,
-    /// e.g. "TLS_AES_256_GCM_SHA384".
-    pub cipher: String,
-}
 
 /// A byte stream a connection is served over: any async socket, told
 /// before TLS takes it over.

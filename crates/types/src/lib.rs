@@ -7,6 +7,7 @@ pub mod error;
 pub mod memory;
 pub mod names;
 pub mod prefetch;
+pub mod result;
 pub mod time;
 pub mod value;
 

@@ -10,9 +10,9 @@ use crate::parser::{
 use crate::plan::*;
 use lockstep_engine::catalog::Catalog;
 use lockstep_engine::LockMode;
-use lockstep_protocol::Column;
 use lockstep_tables::{Table, TableDef};
 use lockstep_types::error::Code;
+use lockstep_types::result::Column;
 use lockstep_types::{DataType, Error, Value};
 use std::sync::Arc;
 
@@ -36,7 +36,7 @@ pub struct ScopeColumn {
 /// primary key part is PRI_KEY, the first part of another key UNIQUE_KEY
 /// (a one-column unique key) or MULTIPLE_KEY, any key part PART_KEY.
 pub fn key_flags(def: &TableDef, column: usize) -> u16 {
-    use lockstep_protocol::column_flags::*;
+    use lockstep_types::result::column_flags::*;
     let mut flags = 0;
     if def.columns.get(column).is_some_and(|c| c.auto_increment) {
         flags |= AUTO_INCREMENT_FLAG;

@@ -11,8 +11,8 @@ pub mod prune;
 use crate::expr::BExpr;
 use crate::parser::JoinKind;
 use lockstep_engine::LockMode;
-use lockstep_protocol::Column;
 use lockstep_tables::{Table, TableDef};
+use lockstep_types::result::Column;
 use std::sync::Arc;
 
 /// A query: SELECT or UNION, with the output column metadata.

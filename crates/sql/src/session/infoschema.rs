@@ -8,8 +8,8 @@ use crate::plan::bind::Binder;
 use crate::session::Session;
 use lockstep_engine::catalog::Catalog;
 use lockstep_engine::{Error as EngineError, Isolation};
-use lockstep_protocol::{Response, ResultSet};
 use lockstep_tables::{ColumnDef, IndexDef, TableDef};
+use lockstep_types::result::{Response, ResultSet};
 use lockstep_types::{DataType, Error, Value};
 
 fn table(
