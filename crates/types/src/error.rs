@@ -49,6 +49,7 @@ error_codes! {
     DupKeyName = 1061, "42000";
     KeyNotFound = 1032, "HY000";
     DupEntry = 1062, "23000";
+    KeyColumnDoesNotExist = 1072, "42000";
     Parse = 1064, "42000";
     EmptyQuery = 1065, "42000";
     MultiplePriKey = 1068, "42000";
@@ -68,6 +69,7 @@ error_codes! {
     PrimaryCantHaveNull = 1171, "42000";
     ErrorDuringCommit = 1180, "HY000";
     UnknownSystemVariable = 1193, "HY000";
+    DerivedMustHaveAlias = 1248, "42000";
     LockWaitTimeout = 1205, "HY000";
     WrongArguments = 1210, "HY000";
     LockDeadlock = 1213, "40001";

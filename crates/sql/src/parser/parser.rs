@@ -1444,7 +1444,12 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::RParen)?;
                 let alias = match self.parse_alias(false)? {
                     Some(a) => a,
-                    None => return Err(self.error()),
+                    None => {
+                        return Err(Error::new(
+                            Code::DerivedMustHaveAlias,
+                            "Every derived table must have its own alias",
+                        ))
+                    }
                 };
                 TableRef::Derived {
                     query: Box::new(q),

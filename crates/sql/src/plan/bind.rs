@@ -121,6 +121,9 @@ pub struct Binder<'a> {
     /// Values bound at execute, bound in place of their placeholders so
     /// that result columns are typed after them (empty: placeholders stay).
     pub params: Vec<Value>,
+    /// The clause being bound, as error 1054 names it ("field list",
+    /// "where clause", ...).
+    clause: &'static str,
 }
 
 /// A session's temporary tables by (database, name).
@@ -280,6 +283,7 @@ impl<'a> Binder<'a> {
             temporary: None,
             ctes: Vec::new(),
             params: Vec::new(),
+            clause: "field list",
         }
     }
 
@@ -388,6 +392,13 @@ impl<'a> Binder<'a> {
     }
 
     fn bind_select(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
+        let outer_clause = self.clause;
+        let plan = self.bind_select_clauses(s, q);
+        self.clause = outer_clause;
+        plan
+    }
+
+    fn bind_select_clauses(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
         let was_correlated = std::mem::replace(&mut self.correlated, false);
         let (scope, mut source, filter) = self.bind_from(s, &mut Placement::default())?;
         // Several tables: order and access paths are chosen now, before
@@ -473,6 +484,7 @@ impl<'a> Binder<'a> {
                 calls: Vec::new(),
                 call_types: Vec::new(),
             };
+            self.clause = "group statement";
             for g in &s.group_by {
                 // GROUP BY may name a select alias or position.
                 let g = self.resolve_alias(g, &items)?;
@@ -481,13 +493,16 @@ impl<'a> Binder<'a> {
                 ctx.group_ast.push(g);
                 ctx.group_bound.push(b);
             }
+            self.clause = "field list";
             for (e, _, _) in &items {
                 projection.push(self.bind_agg_expr(e, &scope, &mut ctx)?);
             }
+            self.clause = "having clause";
             if let Some(h) = &s.having {
                 let h = self.substitute_aliases(h, &items);
                 having = Some(self.bind_agg_expr(&h, &scope, &mut ctx)?);
             }
+            self.clause = "order clause";
             for o in &q.order_by {
                 let e = self.resolve_alias(&o.expr, &items)?;
                 order.push((self.bind_agg_expr(&e, &scope, &mut ctx)?, o.desc));
@@ -515,15 +530,18 @@ impl<'a> Binder<'a> {
                 calls: ctx.calls,
             });
         } else {
+            self.clause = "field list";
             for (e, name, origin) in &items {
                 let b = collated(self.bind_expr(e, &scope)?, &scope.types);
                 columns.push(self.meta(name, &b, &scope.types, *origin));
                 projection.push(b);
             }
+            self.clause = "having clause";
             if let Some(h) = &s.having {
                 let h = self.substitute_aliases(h, &items);
                 having = Some(collated(self.bind_expr(&h, &scope)?, &scope.types));
             }
+            self.clause = "order clause";
             for o in &q.order_by {
                 let e = self.resolve_alias(&o.expr, &items)?;
                 let b = self.bind_expr(&e, &scope)?;
@@ -608,11 +626,13 @@ impl<'a> Binder<'a> {
                 on: None,
             })
             .unwrap_or(Source::Dual);
+        self.clause = "where clause";
         let filter = s
             .selection
             .as_ref()
             .map(|e| self.bind_expr(e, &scope).map(|b| collated(b, &scope.types)))
             .transpose()?;
+        self.clause = "field list";
         Ok((scope, source, filter))
     }
 
@@ -978,7 +998,12 @@ impl<'a> Binder<'a> {
                 let left_cols = scope.columns.len();
                 let r = self.bind_table_ref(right, scope, place)?;
                 let on = match on {
-                    JoinCondition::On(e) => Some(collated(self.bind_expr(e, scope)?, &scope.types)),
+                    JoinCondition::On(e) => {
+                        let outer = std::mem::replace(&mut self.clause, "on clause");
+                        let on = self.bind_expr(e, scope);
+                        self.clause = outer;
+                        Some(collated(on?, &scope.types))
+                    }
                     JoinCondition::Using(cols) => {
                         let mut cond: Option<BExpr> = None;
                         for c in cols {
@@ -1047,14 +1072,7 @@ impl<'a> Binder<'a> {
                                 Some(t) => format!("{t}.{name}"),
                                 None => name.clone(),
                             };
-                            return Err(Error::bad_field(
-                                &full,
-                                if scope.columns.is_empty() {
-                                    "field list"
-                                } else {
-                                    "where clause"
-                                },
-                            ));
+                            return Err(Error::bad_field(&full, self.clause));
                         }
                     }
                 }
@@ -2538,10 +2556,12 @@ impl Binder<'_> {
         limit: &Option<Expr>,
         assignments: Vec<(usize, BExpr)>,
     ) -> Result<ModifyPlan> {
+        self.clause = "where clause";
         let filter = selection
             .as_ref()
             .map(|e| self.bind_expr(e, scope).map(|b| collated(b, &scope.types)))
             .transpose()?;
+        self.clause = "order clause";
         let mut order = Vec::new();
         for o in order_by {
             let b = self.bind_expr(&o.expr, scope)?;

@@ -121,7 +121,7 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
             .position(|c| c.name.eq_ignore_ascii_case(name))
             .ok_or_else(|| {
                 Error::new(
-                    Code::BadField,
+                    Code::KeyColumnDoesNotExist,
                     format!("Key column '{name}' doesn't exist in table"),
                 )
             })

@@ -961,9 +961,12 @@ impl Session {
                 if !temporary {
                     self.commit().await?;
                 }
-                let mut missing = Vec::new();
+                // All or nothing, as MySQL 8: every table is found (and
+                // locked) before the first is dropped.
+                let (mut missing, mut temps, mut found) = (Vec::new(), Vec::new(), Vec::new());
                 for t in tables {
-                    if self.drop_temporary(t) {
+                    if self.temporary_table(t).is_some() {
+                        temps.push(t);
                         continue;
                     }
                     if *temporary {
@@ -971,7 +974,7 @@ impl Session {
                         continue;
                     }
                     match self.table_for_ddl(t).await {
-                        Ok((table, _ddl)) => self.engine.drop_table(&table).await?,
+                        Ok(held) => found.push(held),
                         Err(e) if e.code == Code::NoSuchTable => missing.push(format!(
                             "{}.{}",
                             t.database
@@ -988,6 +991,12 @@ impl Session {
                         Code::BadTable,
                         format!("Unknown table '{}'", missing.join(",")),
                     ));
+                }
+                for t in temps {
+                    self.drop_temporary(t);
+                }
+                for (table, _ddl) in found {
+                    self.engine.drop_table(&table).await?;
                 }
                 // IF EXISTS: a note per missing table, as in MySQL.
                 for name in missing {
@@ -1138,7 +1147,7 @@ impl Session {
         for c in columns {
             pos.push(def.column_index(c).ok_or_else(|| {
                 Error::new(
-                    Code::BadField,
+                    Code::KeyColumnDoesNotExist,
                     format!("Key column '{c}' doesn't exist in table"),
                 )
             })?);

@@ -94,9 +94,12 @@ pub fn bool_setting(name: &str, v: &Value) -> Result<bool, Error> {
         Value::Bytes(b) => match String::from_utf8_lossy(b).to_ascii_uppercase().as_str() {
             "ON" | "TRUE" | "1" => Ok(true),
             "OFF" | "FALSE" | "0" => Ok(false),
-            other => Err(Error::new(
+            _ => Err(Error::new(
                 Code::WrongValueForVar,
-                format!("Variable '{name}' can't be set to the value of '{other}'"),
+                format!(
+                    "Variable '{name}' can't be set to the value of '{}'",
+                    String::from_utf8_lossy(b)
+                ),
             )),
         },
         other => Err(Error::new(

@@ -3,7 +3,7 @@
 
 use crate::{Globals, Prepared, Server, Session};
 use lockstep_engine::{Engine, EngineConfig, FlushMode};
-use lockstep_protocol::Response;
+use lockstep_types::result::Response;
 use lockstep_types::{Error, Value};
 use std::sync::Arc;
 

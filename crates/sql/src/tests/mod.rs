@@ -6,5 +6,6 @@ mod hostile;
 mod numeric;
 mod order;
 mod planner;
+mod scripts;
 mod temporary;
 mod transaction;

@@ -15,7 +15,7 @@
 //! are rewritten with the actual output instead of compared.
 
 use crate::tests::db::Db;
-use lockstep_protocol::Response;
+use lockstep_types::result::Response;
 use lockstep_types::Value;
 use std::path::{Path, PathBuf};
 

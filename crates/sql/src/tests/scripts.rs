@@ -1,0 +1,208 @@
+//! SQL scripts: files under `tests/scripts/`, one per topic, each a
+//! sequence of statements with the output they must give, run through
+//! sessions on a scratch engine (no socket). The format:
+//!
+//! ```text
+//! # a comment, kept where it is
+//! > SELECT a, b FROM t ORDER BY a
+//! a | b
+//! 1 | NULL
+//!
+//! @2> UPDATE t SET b = 1
+//! error 1205 (HY000): Lock wait timeout exceeded; try restarting transaction
+//! ```
+//!
+//! `>` runs in session 1, `@N>` in session N (opened on first use, in
+//! database `d`). A result set prints its column names, then its rows in
+//! the order they came (scripts say ORDER BY); an OK prints `ok` with the
+//! rows affected, the info text and the warning count when there are any;
+//! an error prints its number, SQLSTATE and message. The expected output
+//! runs to the next blank line. With `UPDATE_SQL_SCRIPTS=1` the files are
+//! rewritten with the actual output instead of compared.
+
+use crate::tests::db::Db;
+use crate::Session;
+use lockstep_types::result::Response;
+use lockstep_types::Error;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn scripts_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts")
+}
+
+/// What a statement gave, as the script prints it: a value with line
+/// breaks (SHOW CREATE TABLE) continues on the next lines.
+fn render(result: Result<Response, Error>) -> Vec<String> {
+    render_lines(result)
+        .iter()
+        .flat_map(|l| l.split('\n').map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+fn render_lines(result: Result<Response, Error>) -> Vec<String> {
+    match result {
+        Ok(Response::Rows(rs)) => {
+            let header = rs.columns.iter().map(|c| c.name.as_str());
+            let mut out = vec![header.collect::<Vec<_>>().join(" | ")];
+            for row in &rs.rows {
+                let cells: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+                out.push(cells.join(" | "));
+            }
+            out
+        }
+        Ok(Response::Ok(ok)) => {
+            let mut line = "ok".to_string();
+            if ok.affected_rows > 0 {
+                line += &format!(", {} affected", ok.affected_rows);
+            }
+            if !ok.info.is_empty() {
+                line += &format!(", {}", ok.info);
+            }
+            if ok.warnings > 0 {
+                line += &format!(", {} warnings", ok.warnings);
+            }
+            vec![line]
+        }
+        Err(e) => vec![format!(
+            "error {} ({}): {}",
+            e.number(),
+            e.sqlstate(),
+            e.message
+        )],
+    }
+}
+
+/// One statement of a script and the output written after it.
+struct Step<'a> {
+    comments: Vec<&'a str>,
+    session: u64,
+    sql: &'a str,
+    expected: Vec<&'a str>,
+}
+
+fn parse(text: &str) -> Result<Vec<Step<'_>>, String> {
+    let mut steps: Vec<Step> = Vec::new();
+    let mut comments = Vec::new();
+    let mut in_output = false;
+    for (n, line) in text.lines().enumerate() {
+        if let Some((session, sql)) = statement(line) {
+            let comments = std::mem::take(&mut comments);
+            steps.push(Step {
+                comments,
+                session,
+                sql,
+                expected: Vec::new(),
+            });
+            in_output = true;
+        } else if line.trim().is_empty() {
+            in_output = false;
+        } else if in_output {
+            steps
+                .last_mut()
+                .expect("output follows a statement")
+                .expected
+                .push(line);
+        } else if line.starts_with('#') {
+            comments.push(line);
+        } else {
+            return Err(format!(
+                "line {}: neither a statement nor a comment: {line}",
+                n + 1
+            ));
+        }
+    }
+    Ok(steps)
+}
+
+/// `> sql` (session 1) or `@N> sql`.
+fn statement(line: &str) -> Option<(u64, &str)> {
+    if let Some(sql) = line.strip_prefix("> ") {
+        return Some((1, sql));
+    }
+    let (n, sql) = line.strip_prefix('@')?.split_once("> ")?;
+    Some((n.parse().ok()?, sql))
+}
+
+fn write_back(steps: &[Step], actual: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for (step, lines) in steps.iter().zip(actual) {
+        for c in &step.comments {
+            out += &format!("{c}\n");
+        }
+        let prefix = match step.session {
+            1 => ">".to_string(),
+            n => format!("@{n}>"),
+        };
+        out += &format!("{prefix} {}\n", step.sql);
+        for l in lines {
+            out += &format!("{l}\n");
+        }
+        out += "\n";
+    }
+    out
+}
+
+fn run_script(name: &str) {
+    let path = scripts_dir().join(format!("{name}.test"));
+    let text = std::fs::read_to_string(&path).expect("script reads");
+    let steps = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut db = Db::new(&format!("script-{name}"));
+    let mut others: BTreeMap<u64, Session> = BTreeMap::new();
+    let mut actual = Vec::new();
+    let mut failures = Vec::new();
+    for step in &steps {
+        let result = match step.session {
+            1 => db.run(step.sql),
+            n => {
+                let s = others.entry(n).or_insert_with(|| db.session(n));
+                db.run_in(s, step.sql)
+            }
+        };
+        let lines = render(result);
+        if lines != step.expected {
+            failures.push(format!(
+                "{} {}\nexpected:\n{}\nactual:\n{}",
+                path.display(),
+                step.sql,
+                step.expected.join("\n"),
+                lines.join("\n")
+            ));
+        }
+        actual.push(lines);
+    }
+    if std::env::var_os("UPDATE_SQL_SCRIPTS").is_some() {
+        std::fs::write(&path, write_back(&steps, &actual)).expect("script writes");
+        return;
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
+
+#[test]
+fn parse_keeps_comments_sessions_and_outputs() {
+    let text = "# c\n> SELECT 1\n1\n1\n\n@3> COMMIT\nok\n";
+    let steps = parse(text).expect("parses");
+    assert_eq!(steps.len(), 2);
+    assert_eq!(
+        (steps[0].comments.clone(), steps[0].session),
+        (vec!["# c"], 1)
+    );
+    assert_eq!(steps[0].expected, vec!["1", "1"]);
+    assert_eq!((steps[1].session, steps[1].sql), (3, "COMMIT"));
+    let again = write_back(&steps, &[vec!["1".into(), "1".into()], vec!["ok".into()]]);
+    assert_eq!(again, "# c\n> SELECT 1\n1\n1\n\n@3> COMMIT\nok\n\n");
+    assert!(parse("SELECT 1\n").is_err(), "a statement needs its marker");
+}
+
+macro_rules! scripts {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                run_script(stringify!($name));
+            }
+        )*
+    };
+}
+
+scripts!(transactions, names, semantics, ddl, errors);
