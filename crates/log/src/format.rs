@@ -461,7 +461,8 @@ pub(crate) fn prepare_segment(
     Ok(Some(f))
 }
 
-/// Turns the prepared file into segment `hdr.start` (caller syncs the dir).
+/// Turns the prepared file into segment `hdr.start` (caller syncs the dir);
+/// one fsync, for the header.
 pub(crate) fn install_prepared(
     st: &dyn Storage,
     dir: &Path,
@@ -472,6 +473,10 @@ pub(crate) fn install_prepared(
     let to = dir.join(seg_name(hdr.start));
     f.write_all_at(&hdr.encode(), 0)
         .map_err(|e| io_err("write", &from, e))?;
+    // The header is durable before the name: after a power loss the newest
+    // segment must not be a durable name over a zeroed header (recovery
+    // would refuse it as a bad segment).
+    f.sync_data().map_err(|e| io_err("fsync", &from, e))?;
     st.rename(&from, &to)
         .map_err(|e| io_err("rename", &to, e))?;
     Ok(f)

@@ -232,6 +232,7 @@ impl Writer {
             }
             std::thread::park_timeout(Duration::from_millis(10));
         };
+        s.fsyncs.fetch_add(1, Ordering::Relaxed);
         if let Some(t) = s.preparer_thread.get() {
             t.unpark();
         }
