@@ -875,3 +875,5 @@ pub(crate) const fn link_slots(buffer_size: usize) -> usize {
 mod tests;
 #[cfg(test)]
 mod tests_failure;
+#[cfg(test)]
+mod tests_faults;

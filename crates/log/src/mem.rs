@@ -161,6 +161,14 @@ impl MemStorage {
         Some(st.nodes[id].data.clone())
     }
 
+    /// Bytes written to a file since its last sync (a length change counts
+    /// one), if it exists.
+    pub fn unsynced(&self, path: &Path) -> Option<u64> {
+        let st = self.inner.state.lock();
+        let id = st.names.get(path)?;
+        Some(st.nodes[id].pending.iter().map(change_len).sum())
+    }
+
     /// The names in `dir` now, sorted.
     pub fn names(&self, dir: &Path) -> Vec<String> {
         let mut v = self.list(dir).unwrap_or_default();
