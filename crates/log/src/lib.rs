@@ -21,6 +21,12 @@
 //!   and wakes everyone when the log fails.
 //!
 //! Committers only wait; they never write or fsync the file themselves.
+//!
+//! Every file operation goes through a `Storage` (storage.rs): `OsStorage`
+//! is the real directory, `MemStorage` (mem.rs) keeps the files in memory
+//! and can simulate a power loss (`crash`), so tests and a deterministic
+//! simulation run the same log. Faults (a failed fsync, a torn write, a
+//! full disk) are switches on the storage (`Faults`), not hooks in the log.
 
 mod buffer;
 mod format;
@@ -630,10 +636,20 @@ impl Log {
         self.shared.storage.faults()
     }
 
-    /// `faults().fail_io(1)`: the next write or fsync fails with EIO.
+    /// `faults().fail_io(1)` once the preparer is idle, so the failure hits
+    /// the next commit's write or fsync rather than a segment being zeroed.
     /// Kept for crates/engine/tests/failures.rs until it uses `faults`.
     #[doc(hidden)]
     pub fn inject_io_failure(&self) {
+        let s = &*self.shared;
+        let t = std::time::Instant::now();
+        while s.prepared.lock().is_none()
+            && !s.no_space.load(Ordering::Acquire)
+            && !s.failed.load(Ordering::Acquire)
+            && t.elapsed() < Duration::from_secs(10)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         self.faults().fail_io(1);
     }
 

@@ -150,12 +150,23 @@ impl Faults {
         self.full.load(Ordering::SeqCst)
     }
 
-    fn rearm(&self) {
-        let any = self.io.load(Ordering::SeqCst) > 0
+    fn any(&self) -> bool {
+        self.io.load(Ordering::SeqCst) > 0
             || self.syncs.load(Ordering::SeqCst) > 0
             || self.torn.load(Ordering::SeqCst) > 0
-            || self.full.load(Ordering::SeqCst);
-        self.armed.store(any, Ordering::SeqCst);
+            || self.full.load(Ordering::SeqCst)
+    }
+
+    /// Recomputes `armed`. Checking again after a `false` covers a switch
+    /// set by another thread between our look and our store.
+    fn rearm(&self) {
+        loop {
+            let any = self.any();
+            self.armed.store(any, Ordering::SeqCst);
+            if any || !self.any() {
+                return;
+            }
+        }
     }
 
     #[inline]

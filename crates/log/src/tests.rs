@@ -534,7 +534,9 @@ fn io_failure_fails_waiters_and_later_reserves() {
     let (log, _) = Log::open(cfg(&d.0, 64 << 10, 1 << 20), 0).unwrap();
     let e = log.append(b"ok").unwrap();
     log.wait_durable_blocking(e).unwrap();
-    // On the real file system, through the storage's fault switches.
+    // On the real file system, through the storage's fault switches, once
+    // the preparer is idle (else its zero-fill may take the failure).
+    wait_until(|| log.shared.prepared.lock().is_some());
     log.faults().fail_io(1);
     let e2 = log.append(b"doomed").unwrap();
     let r = log.wait_durable_blocking(e2);
