@@ -18,10 +18,10 @@
 //! crc = 0`) never validates. Bit 31 of `len` marks a padding record (written
 //! when a `Reservation` is dropped unwritten); recovery skips those.
 
-use std::fs::{self, File, OpenOptions};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::storage::{LogFile, OpenMode, OsStorage, Storage};
 use crate::{LogError, Lsn};
 
 pub(crate) const SEG_HEADER: u64 = 64;
@@ -143,18 +143,18 @@ pub(crate) struct Listed {
     pub parsed: Result<SegFile, String>,
 }
 
-pub(crate) fn list_segments(dir: &Path) -> Result<Vec<Listed>, LogError> {
+pub(crate) fn list_segments(st: &dyn Storage, dir: &Path) -> Result<Vec<Listed>, LogError> {
     let mut out = Vec::new();
-    let rd = fs::read_dir(dir).map_err(|e| io_err("read_dir", dir, e))?;
-    for ent in rd {
-        let ent = ent.map_err(|e| io_err("read_dir", dir, e))?;
-        let name = ent.file_name();
-        let Some(start) = name.to_str().and_then(parse_seg_name) else {
+    let names = st.list(dir).map_err(|e| io_err("read_dir", dir, e))?;
+    for name in names {
+        let Some(start) = parse_seg_name(&name) else {
             continue;
         };
-        let path = ent.path();
-        let f = File::open(&path).map_err(|e| io_err("open", &path, e))?;
-        let file_len = f.metadata().map_err(|e| io_err("stat", &path, e))?.len();
+        let path = dir.join(&name);
+        let f = st
+            .open(&path, OpenMode::Read)
+            .map_err(|e| io_err("open", &path, e))?;
+        let file_len = f.size().map_err(|e| io_err("stat", &path, e))?;
         let mut hb = vec![0u8; SEG_HEADER.min(file_len) as usize];
         f.read_exact_at(&mut hb, 0)
             .map_err(|e| io_err("read", &path, e))?;
@@ -182,18 +182,20 @@ pub(crate) fn list_segments(dir: &Path) -> Result<Vec<Listed>, LogError> {
 /// Random access to the logical stream over a contiguous chain of segments,
 /// with a 1 MiB read cache (recovery reads records sequentially).
 pub(crate) struct Stream {
+    storage: Arc<dyn Storage>,
     segs: Vec<SegFile>,
     cache_seg: usize,
     cache_off: u64,
     cache: Vec<u8>,
-    file: Option<(usize, File)>,
+    file: Option<(usize, Arc<dyn LogFile>)>,
 }
 
 const CACHE: u64 = 1 << 20;
 
 impl Stream {
-    pub fn new(segs: Vec<SegFile>) -> Self {
+    pub fn new(storage: Arc<dyn Storage>, segs: Vec<SegFile>) -> Self {
         Stream {
+            storage,
             segs,
             cache_seg: usize::MAX,
             cache_off: 0,
@@ -268,7 +270,10 @@ impl Stream {
     fn fill(&mut self, si: usize, off: u64) -> Result<(), LogError> {
         if self.file.as_ref().map(|(i, _)| *i) != Some(si) {
             let p = &self.segs[si].path;
-            let f = File::open(p).map_err(|e| io_err("open", p, e))?;
+            let f = self
+                .storage
+                .open(p, OpenMode::Read)
+                .map_err(|e| io_err("open", p, e))?;
             self.file = Some((si, f));
         }
         let n = CACHE.min(self.segs[si].data_len - off) as usize;
@@ -367,7 +372,7 @@ pub(crate) const PREP_NAME: &str = "log-prepare.tmp";
 
 /// Writes zeros over `[from, to)` of `f`.
 pub(crate) fn zero_fill(
-    f: &File,
+    f: &dyn LogFile,
     mut from: u64,
     to: u64,
     stop: impl Fn() -> bool,
@@ -400,17 +405,13 @@ pub(crate) fn spare_name(start: Lsn) -> String {
 pub(crate) const MAX_SPARES: usize = 16;
 
 /// The spare segments in `dir`, oldest first.
-pub(crate) fn spares(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(dir)
+pub(crate) fn spares(st: &dyn Storage, dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = st
+        .list(dir)
         .into_iter()
         .flatten()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.starts_with("log-spare-") && n.ends_with(".tmp"))
-        })
-        .map(|e| e.path())
+        .filter(|n| n.starts_with("log-spare-") && n.ends_with(".tmp"))
+        .map(|n| dir.join(n))
         .collect();
     v.sort();
     v
@@ -422,22 +423,24 @@ pub(crate) fn spares(dir: &Path) -> Vec<PathBuf> {
 /// here); overwriting preallocated zeros does not. This is why InnoDB
 /// pre-creates its redo files. `None` if `stop` fired.
 pub(crate) fn prepare_segment(
+    st: &dyn Storage,
     dir: &Path,
     cap: u64,
     stop: impl Fn() -> bool,
-) -> Result<Option<File>, LogError> {
+) -> Result<Option<Arc<dyn LogFile>>, LogError> {
     let path = dir.join(PREP_NAME);
     // A spare keeps its blocks and cached pages; it is zeroed below like a
     // new file, so recovery sees a prepared segment either way.
-    let recycled = spares(dir)
+    let recycled = spares(st, dir)
         .iter()
-        .any(|spare| fs::rename(spare, &path).is_ok());
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(!recycled)
-        .open(&path)
+        .any(|spare| st.rename(spare, &path).is_ok());
+    let mode = if recycled {
+        OpenMode::CreateKeep
+    } else {
+        OpenMode::CreateTruncate
+    };
+    let f = st
+        .open(&path, mode)
         .map_err(|e| io_err("create", &path, e))?;
     if recycled {
         // A spare from a run with another segment size.
@@ -445,26 +448,37 @@ pub(crate) fn prepare_segment(
             .map_err(|e| io_err("truncate", &path, e))?;
     }
     // On any failure the partial file goes, so it does not hold the space.
-    let filled = zero_fill(&f, 0, SEG_HEADER + cap, stop)
+    let filled = zero_fill(&*f, 0, SEG_HEADER + cap, stop)
         .and_then(|done| f.sync_all().map(|()| done))
         .map_err(|e| {
-            let _ = fs::remove_file(&path);
+            let _ = st.remove(&path);
             io_err("write", &path, e)
         })?;
     if !filled {
-        let _ = fs::remove_file(&path);
+        let _ = st.remove(&path);
         return Ok(None);
     }
     Ok(Some(f))
 }
 
-/// Turns the prepared file into segment `hdr.start` (caller syncs the dir).
-pub(crate) fn install_prepared(dir: &Path, f: File, hdr: SegHeader) -> Result<File, LogError> {
+/// Turns the prepared file into segment `hdr.start` (caller syncs the dir);
+/// one fsync, for the header.
+pub(crate) fn install_prepared(
+    st: &dyn Storage,
+    dir: &Path,
+    f: Arc<dyn LogFile>,
+    hdr: SegHeader,
+) -> Result<Arc<dyn LogFile>, LogError> {
     let from = dir.join(PREP_NAME);
     let to = dir.join(seg_name(hdr.start));
     f.write_all_at(&hdr.encode(), 0)
         .map_err(|e| io_err("write", &from, e))?;
-    fs::rename(&from, &to).map_err(|e| io_err("rename", &to, e))?;
+    // The header is durable before the name: after a power loss the newest
+    // segment must not be a durable name over a zeroed header (recovery
+    // would refuse it as a bad segment).
+    f.sync_data().map_err(|e| io_err("fsync", &from, e))?;
+    st.rename(&from, &to)
+        .map_err(|e| io_err("rename", &to, e))?;
     Ok(f)
 }
 
@@ -502,10 +516,8 @@ pub(crate) fn all_zero(s: &mut Stream, mut p: Lsn, end: Lsn) -> Result<bool, Log
     Ok(true)
 }
 
-pub(crate) fn sync_dir(dir: &Path) -> Result<(), LogError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| io_err("fsync dir", dir, e))
+pub(crate) fn sync_dir(st: &dyn Storage, dir: &Path) -> Result<(), LogError> {
+    st.sync_dir(dir).map_err(|e| io_err("fsync dir", dir, e))
 }
 
 /// Reads one segment file on its own (like mysqlbinlog): yields every record
@@ -519,15 +531,23 @@ pub struct SegmentReader {
 }
 
 impl SegmentReader {
+    /// Reads a segment file on disk.
     pub fn open(path: &Path) -> Result<Self, LogError> {
+        SegmentReader::open_in(Arc::new(OsStorage::new()), path)
+    }
+
+    /// Reads a segment file in `storage`.
+    pub fn open_in(storage: Arc<dyn Storage>, path: &Path) -> Result<Self, LogError> {
         let dir = path.parent().unwrap_or(Path::new("."));
         let dir = if dir.as_os_str().is_empty() {
             Path::new(".")
         } else {
             dir
         };
-        let f = File::open(path).map_err(|e| io_err("open", path, e))?;
-        let file_len = f.metadata().map_err(|e| io_err("stat", path, e))?.len();
+        let f = storage
+            .open(path, OpenMode::Read)
+            .map_err(|e| io_err("open", path, e))?;
+        let file_len = f.size().map_err(|e| io_err("stat", path, e))?;
         let mut hb = vec![0u8; SEG_HEADER.min(file_len) as usize];
         f.read_exact_at(&mut hb, 0)
             .map_err(|e| io_err("read", path, e))?;
@@ -542,7 +562,7 @@ impl SegmentReader {
         }];
         // Follow-on segments, only for the continuation of a straddling record.
         let mut next = hdr.start + hdr.cap;
-        if let Ok(listed) = list_segments(dir) {
+        if let Ok(listed) = list_segments(&*storage, dir) {
             for l in listed {
                 match l.parsed {
                     Ok(sf)
@@ -557,7 +577,7 @@ impl SegmentReader {
             }
         }
         Ok(SegmentReader {
-            stream: Stream::new(chain),
+            stream: Stream::new(storage, chain),
             pos: hdr.first_rec,
             limit: hdr.start + hdr.cap,
             done: hdr.first_rec == NO_RECORD,

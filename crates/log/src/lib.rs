@@ -21,14 +21,21 @@
 //!   and wakes everyone when the log fails.
 //!
 //! Committers only wait; they never write or fsync the file themselves.
+//!
+//! Every file operation goes through a `Storage` (storage.rs): `OsStorage`
+//! is the real directory, `MemStorage` (mem.rs) keeps the files in memory
+//! and can simulate a power loss (`crash`), so tests and a deterministic
+//! simulation run the same log. Faults (a failed fsync, a torn write, a
+//! full disk) are switches on the storage (`Faults`), not hooks in the log.
 
 mod buffer;
 mod format;
+mod mem;
 mod recovery;
+mod storage;
 mod threads;
 mod waiters;
 
-use std::fs::File;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -44,6 +51,8 @@ use parking_lot::{Condvar, Mutex};
 use buffer::{Links, Ring, LINK_SHIFT};
 use format::{record_crc, PAD_FLAG, REC_HEADER};
 pub use format::{SegmentReader, MAX_PAYLOAD};
+pub use mem::{MemStorage, Unsynced};
+pub use storage::{DirLock, Faults, LogFile, OpenMode, OsStorage, Storage};
 use waiters::{Entry, Waiters};
 
 /// Byte offset in the logical log stream; monotonic forever, never reset.
@@ -207,15 +216,10 @@ pub(crate) struct Shared {
     /// preparer once it succeeds again.
     pub no_space: AtomicBool,
     pub no_space_error: Mutex<Option<LogError>>,
-    #[doc(hidden)]
-    pub fail_prepare: AtomicBool,
     pub stopping: AtomicBool,
     pub writer_done: AtomicBool,
     pub flusher_done: AtomicBool,
     pub stopped: AtomicBool,
-    pub crash: AtomicBool,
-    #[doc(hidden)]
-    pub fail_next_io: AtomicBool,
 
     pub writer_sleeping: CachePadded<AtomicBool>,
     pub flusher_sleeping: CachePadded<AtomicBool>,
@@ -235,11 +239,13 @@ pub(crate) struct Shared {
     pub waiters: Waiters,
     pub next_token: AtomicU64,
 
+    /// Where the segment files are.
+    pub storage: Arc<dyn Storage>,
     /// A zero-filled segment file ready to be installed by the writer.
-    pub prepared: Mutex<Option<File>>,
+    pub prepared: Mutex<Option<Arc<dyn LogFile>>>,
     pub preparer_thread: OnceLock<Thread>,
     /// The segment the writer appends to, for the flusher's fsync.
-    pub cur_file: Mutex<Option<Arc<File>>>,
+    pub cur_file: Mutex<Option<Arc<dyn LogFile>>>,
     /// Segments on disk (start, cap, path), oldest first; the last is current.
     pub segments: Mutex<Vec<(Lsn, u64, PathBuf)>>,
 
@@ -346,7 +352,7 @@ impl Shared {
         if self.no_space.load(Ordering::Acquire) {
             return Err(self.no_space_now());
         }
-        if self.stopping.load(Ordering::Acquire) || self.crash.load(Ordering::Acquire) {
+        if self.stopping.load(Ordering::Acquire) {
             return Err(LogError::Shutdown);
         }
         Ok(())
@@ -370,7 +376,7 @@ impl Shared {
             if self.failed.load(Ordering::Acquire) {
                 return Err(self.failure());
             }
-            if self.crash.load(Ordering::Acquire) || self.writer_done.load(Ordering::Acquire) {
+            if self.writer_done.load(Ordering::Acquire) {
                 return Err(LogError::Shutdown);
             }
             let mut g = self.space_lock.lock();
@@ -457,17 +463,30 @@ impl Body<'_> {
 pub struct Log {
     shared: Arc<Shared>,
     joins: Mutex<Vec<JoinHandle<()>>>,
-    _lock: File,
+    _lock: DirLock,
 }
 
 impl Log {
-    /// Opens (creating the directory) and recovers. See `recovery` for the
-    /// torn-tail / corrupt-middle rules.
+    /// Opens (creating the directory) and recovers, on the real file system.
+    /// See `recovery` for the torn-tail / corrupt-middle rules.
     pub fn open(config: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogError> {
-        recovery::open(config, from)
+        recovery::open(config, Arc::new(OsStorage::new()), from)
     }
 
-    pub(crate) fn from_parts(shared: Arc<Shared>, joins: Vec<JoinHandle<()>>, lock: File) -> Log {
+    /// `open` on another storage (`MemStorage` in tests and simulations).
+    pub fn open_with(
+        config: LogConfig,
+        storage: Arc<dyn Storage>,
+        from: Lsn,
+    ) -> Result<(Log, Recovered), LogError> {
+        recovery::open(config, storage, from)
+    }
+
+    pub(crate) fn from_parts(
+        shared: Arc<Shared>,
+        joins: Vec<JoinHandle<()>>,
+        lock: DirLock,
+    ) -> Log {
         Log {
             shared,
             joins: Mutex::new(joins),
@@ -585,43 +604,61 @@ impl Log {
         if keep_from == 0 {
             return Ok(());
         }
-        let mut room = format::MAX_SPARES.saturating_sub(format::spares(&s.cfg.dir).len());
+        let st = &*s.storage;
+        let mut room = format::MAX_SPARES.saturating_sub(format::spares(st, &s.cfg.dir).len());
         for (start, _, path) in segs.drain(..keep_from) {
             // Kept for reuse as a later segment (see `format::spare_name`).
-            if room > 0 && std::fs::rename(&path, s.cfg.dir.join(format::spare_name(start))).is_ok()
-            {
+            let spare = s.cfg.dir.join(format::spare_name(start));
+            if room > 0 && st.rename(&path, &spare).is_ok() {
                 room -= 1;
                 continue;
             }
-            std::fs::remove_file(&path).map_err(|e| format::io_err("remove", &path, e))?;
+            st.remove(&path)
+                .map_err(|e| format::io_err("remove", &path, e))?;
         }
         drop(segs);
-        format::sync_dir(&s.cfg.dir)
+        format::sync_dir(st, &s.cfg.dir)
     }
 
     /// Writes and fsyncs everything reserved so far and stops the threads.
     /// Idempotent; also run on drop. Later reserves fail with `Shutdown`.
     pub fn shutdown(&self) {
-        self.stop(false);
+        self.stop();
     }
 
-    /// Test hook: stop the threads like a process crash would — whatever is not
-    /// yet written to the OS is lost, nothing more is written or fsynced.
-    #[doc(hidden)]
-    pub fn crash_for_test(self) {
-        self.stop(true);
+    /// The storage the log's files are in.
+    pub fn storage(&self) -> &Arc<dyn Storage> {
+        &self.shared.storage
     }
 
-    /// Test hook: make the next write or fsync fail with EIO.
+    /// The fault switches of the log's storage (tests).
+    pub fn faults(&self) -> &Faults {
+        self.shared.storage.faults()
+    }
+
+    /// `faults().fail_io(1)` once the preparer is idle, so the failure hits
+    /// the next commit's write or fsync rather than a segment being zeroed.
+    /// Kept for crates/engine/tests/failures.rs until it uses `faults`.
     #[doc(hidden)]
     pub fn inject_io_failure(&self) {
-        self.shared.fail_next_io.store(true, Ordering::SeqCst);
+        let s = &*self.shared;
+        let t = std::time::Instant::now();
+        while s.prepared.lock().is_none()
+            && !s.no_space.load(Ordering::Acquire)
+            && !s.failed.load(Ordering::Acquire)
+            && t.elapsed() < Duration::from_secs(10)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.faults().fail_io(1);
     }
 
-    /// Test hook: make preparing segments fail with ENOSPC while `on`.
+    /// `faults().set_full(on)`: preparing a new segment fails with ENOSPC
+    /// while `on`. Kept for crates/engine/tests/failures.rs until it uses
+    /// `faults`.
     #[doc(hidden)]
     pub fn inject_prepare_failure(&self, on: bool) {
-        self.shared.fail_prepare.store(on, Ordering::SeqCst);
+        self.faults().set_full(on);
         if let Some(t) = self.shared.preparer_thread.get() {
             t.unpark();
         }
@@ -632,11 +669,8 @@ impl Log {
         self.shared.no_space.load(Ordering::Acquire)
     }
 
-    fn stop(&self, crash: bool) {
+    fn stop(&self) {
         let s = &*self.shared;
-        if crash {
-            s.crash.store(true, Ordering::SeqCst);
-        }
         s.stopping.store(true, Ordering::SeqCst);
         let joins: Vec<_> = self.joins.lock().drain(..).collect();
         // Writer first (drains the ring), then flusher (final fsync), then notifier.
@@ -673,7 +707,7 @@ impl Log {
 
 impl Drop for Log {
     fn drop(&mut self) {
-        self.stop(false);
+        self.stop();
     }
 }
 
@@ -761,7 +795,7 @@ impl DurableFuture<'_> {
         if s.failed.load(Ordering::Acquire) {
             return Some(Err(s.failure()));
         }
-        if s.stopped.load(Ordering::Acquire) || s.crash.load(Ordering::Acquire) {
+        if s.stopped.load(Ordering::Acquire) {
             return Some(Err(LogError::Shutdown));
         }
         None
@@ -857,3 +891,5 @@ pub(crate) const fn link_slots(buffer_size: usize) -> usize {
 mod tests;
 #[cfg(test)]
 mod tests_failure;
+#[cfg(test)]
+mod tests_faults;

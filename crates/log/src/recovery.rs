@@ -16,7 +16,6 @@
 //!   dropped.
 
 use std::collections::VecDeque;
-use std::fs::{File, OpenOptions};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, OnceLock};
 
@@ -25,11 +24,40 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::buffer::{Links, Ring};
 use crate::format::{self, io_err, probe, resync, Probe, SegFile, Stream, NO_RECORD, SEG_HEADER};
+use crate::storage::{DirLock, OpenMode, Storage};
 use crate::threads::{CurSeg, Writer};
 use crate::waiters::Waiters;
 use crate::{link_slots, Log, LogConfig, LogError, Lsn, Recovered, Shared};
 
-pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogError> {
+pub(crate) fn open(
+    cfg: LogConfig,
+    storage: Arc<dyn Storage>,
+    from: Lsn,
+) -> Result<(Log, Recovered), LogError> {
+    check_config(&cfg)?;
+    let lock = lock_dir(&*storage, &cfg)?;
+    let mut rec = Recovered::default();
+    let st = &*storage;
+    let _ = st.remove(&cfg.dir.join(format::PREP_NAME));
+    let segs = load_chain(st, &cfg, &mut rec)?;
+    let mut stream = Stream::new(storage.clone(), segs);
+    let end = if stream.segs().is_empty() {
+        rec.end_lsn = from;
+        from
+    } else {
+        scan(&mut stream, from, &mut rec)?
+    };
+    if !stream.segs().is_empty() && from > end {
+        return Err(LogError::FromBeyondEnd { from, end });
+    }
+    rec.end_lsn = end;
+    let segs = truncate_tail(st, &cfg, stream.segs(), end, &mut rec)?;
+    drop(stream);
+    let shared = build_shared(cfg, storage, &segs, end)?;
+    start(shared, &segs, end, lock, rec)
+}
+
+fn check_config(cfg: &LogConfig) -> Result<(), LogError> {
     if !cfg.buffer_size.is_power_of_two() || cfg.buffer_size < 4096 || cfg.buffer_size > 1 << 30 {
         return Err(LogError::Config(format!(
             "buffer_size {} must be a power of two in [4 KiB, 1 GiB]",
@@ -41,61 +69,45 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
             "segment_size must be at least 4 KiB".into(),
         ));
     }
-    std::fs::create_dir_all(&cfg.dir).map_err(|e| io_err("create_dir", &cfg.dir, e))?;
-    let lock_path = cfg.dir.join("LOCK");
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| io_err("open", &lock_path, e))?;
-    if lock.try_lock().is_err() {
-        return Err(LogError::Locked(cfg.dir.clone()));
-    }
+    Ok(())
+}
 
-    let mut rec = Recovered::default();
-    let _ = std::fs::remove_file(cfg.dir.join(format::PREP_NAME));
-    let segs = load_chain(&cfg, &mut rec)?;
-    let mut stream = Stream::new(segs);
-    let end = if stream.segs().is_empty() {
-        rec.end_lsn = from;
-        from
-    } else {
-        scan(&mut stream, from, &mut rec)?
-    };
-    if !stream.segs().is_empty() && from > end {
-        return Err(LogError::FromBeyondEnd { from, end });
-    }
-    rec.end_lsn = end;
-    let segs = truncate_tail(&cfg, stream.segs(), end, &mut rec)?;
+/// Creates the directory and takes its lock (one log per directory).
+fn lock_dir(st: &dyn Storage, cfg: &LogConfig) -> Result<DirLock, LogError> {
+    st.create_dir_all(&cfg.dir)
+        .map_err(|e| io_err("create_dir", &cfg.dir, e))?;
+    st.lock(&cfg.dir)
+        .map_err(|e| io_err("open", &cfg.dir.join("LOCK"), e))?
+        .ok_or_else(|| LogError::Locked(cfg.dir.clone()))
+}
 
+/// The shared state of a log whose recovered data ends at `end`.
+fn build_shared(
+    cfg: LogConfig,
+    storage: Arc<dyn Storage>,
+    segs: &[SegFile],
+    end: Lsn,
+) -> Result<Arc<Shared>, LogError> {
     // The current segment is the one covering `end`; if `end` sits exactly on
     // the boundary after the last segment, the writer creates the next one.
     let cur = match segs.last() {
-        Some(l) if end < l.end_cap() => {
-            let f = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(&l.path)
-                .map_err(|e| io_err("open", &l.path, e))?;
-            Some(CurSeg {
-                file: Arc::new(f),
-                start: l.start(),
-                cap: l.hdr.cap,
-            })
-        }
+        Some(l) if end < l.end_cap() => Some(
+            storage
+                .open(&l.path, OpenMode::Write)
+                .map_err(|e| io_err("open", &l.path, e))?,
+        ),
         _ => None,
     };
-    let next_seg = segs.last().map(|l| l.end_cap()).unwrap_or(end);
     // The first append needs a new segment: have it preallocated already.
     // Failing that (disk full) the node still opens, for reads; writes are
     // refused until the preparer thread succeeds.
     let mut no_space = None;
-    let prepared = match cur {
-        None => format::prepare_segment(&cfg.dir, cfg.segment_size, || false).unwrap_or_else(|e| {
-            no_space = Some(LogError::no_space(&cfg.dir, e));
-            None
-        }),
+    let prepared = match &cur {
+        None => format::prepare_segment(&*storage, &cfg.dir, cfg.segment_size, || false)
+            .unwrap_or_else(|e| {
+                no_space = Some(LogError::no_space(&cfg.dir, e));
+                None
+            }),
         Some(_) => None,
     };
     let shared = Arc::new(Shared {
@@ -110,13 +122,10 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         error: Mutex::new(None),
         no_space: AtomicBool::new(false),
         no_space_error: Mutex::new(None),
-        fail_prepare: AtomicBool::new(false),
         stopping: AtomicBool::new(false),
         writer_done: AtomicBool::new(false),
         flusher_done: AtomicBool::new(false),
         stopped: AtomicBool::new(false),
-        crash: AtomicBool::new(false),
-        fail_next_io: AtomicBool::new(false),
         writer_sleeping: CachePadded::new(AtomicBool::new(false)),
         flusher_sleeping: CachePadded::new(AtomicBool::new(false)),
         notifier_sleeping: CachePadded::new(AtomicBool::new(false)),
@@ -131,7 +140,7 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         next_token: AtomicU64::new(0),
         prepared: Mutex::new(prepared),
         preparer_thread: OnceLock::new(),
-        cur_file: Mutex::new(cur.as_ref().map(|c| c.file.clone())),
+        cur_file: Mutex::new(cur),
         segments: Mutex::new(
             segs.iter()
                 .map(|s| (s.start(), s.hdr.cap, s.path.clone()))
@@ -141,11 +150,34 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
         writes: AtomicU64::new(0),
         bytes_written: AtomicU64::new(0),
         wakeups: AtomicU64::new(0),
+        storage,
         cfg,
     });
     if no_space.is_some() {
         shared.set_no_space(no_space);
     }
+    Ok(shared)
+}
+
+/// Starts the writer, flusher, notifier and preparer threads.
+fn start(
+    shared: Arc<Shared>,
+    segs: &[SegFile],
+    end: Lsn,
+    lock: DirLock,
+    rec: Recovered,
+) -> Result<(Log, Recovered), LogError> {
+    let cur = shared.cur_file.lock().clone().map(|file| {
+        let l = segs
+            .last()
+            .expect("a current file belongs to the last segment");
+        CurSeg {
+            file,
+            start: l.start(),
+            cap: l.hdr.cap,
+        }
+    });
+    let next_seg = segs.last().map(|l| l.end_cap()).unwrap_or(end);
     let writer = Writer {
         s: shared.clone(),
         w: end,
@@ -199,8 +231,12 @@ pub(crate) fn open(cfg: LogConfig, from: Lsn) -> Result<(Log, Recovered), LogErr
 
 /// Lists the segments, checks they form one contiguous chain, and drops a
 /// last segment whose header never made it to disk (crash while creating it).
-fn load_chain(cfg: &LogConfig, rec: &mut Recovered) -> Result<Vec<SegFile>, LogError> {
-    let listed = format::list_segments(&cfg.dir)?;
+fn load_chain(
+    st: &dyn Storage,
+    cfg: &LogConfig,
+    rec: &mut Recovered,
+) -> Result<Vec<SegFile>, LogError> {
+    let listed = format::list_segments(st, &cfg.dir)?;
     let n = listed.len();
     let mut segs: Vec<SegFile> = Vec::with_capacity(n);
     for (i, l) in listed.into_iter().enumerate() {
@@ -222,7 +258,8 @@ fn load_chain(cfg: &LogConfig, rec: &mut Recovered) -> Result<Vec<SegFile>, LogE
                     l.path.display(),
                     l.file_len
                 ));
-                std::fs::remove_file(&l.path).map_err(|e| io_err("remove", &l.path, e))?;
+                st.remove(&l.path)
+                    .map_err(|e| io_err("remove", &l.path, e))?;
             }
             Err(reason) => {
                 return Err(LogError::BadSegment {
@@ -304,6 +341,7 @@ fn scan(stream: &mut Stream, from: Lsn, rec: &mut Recovered) -> Result<Lsn, LogE
 /// Cuts the files at `end`: the segment covering `end` is truncated, later
 /// ones (holding only the dropped tail) are deleted.
 fn truncate_tail(
+    st: &dyn Storage,
     cfg: &LogConfig,
     segs: &[SegFile],
     end: Lsn,
@@ -313,7 +351,8 @@ fn truncate_tail(
     let mut changed = false;
     for s in segs {
         if s.start() > end {
-            std::fs::remove_file(&s.path).map_err(|e| io_err("remove", &s.path, e))?;
+            st.remove(&s.path)
+                .map_err(|e| io_err("remove", &s.path, e))?;
             rec.notes.push(format!(
                 "removed segment {} past the end of the log",
                 s.path.display()
@@ -325,12 +364,11 @@ fn truncate_tail(
         if end < s.end_cap() && (rec.dropped_tail_bytes > 0 || s.data_len < s.hdr.cap) {
             // Zero the dropped tail (so it reads as a clean end from now on) and
             // keep/restore the whole segment preallocated.
-            let f = File::options()
-                .write(true)
-                .open(&s.path)
+            let f = st
+                .open(&s.path, OpenMode::Write)
                 .map_err(|e| io_err("open", &s.path, e))?;
             let off = SEG_HEADER + (end - s.start());
-            format::zero_fill(&f, off, SEG_HEADER + s.hdr.cap, || false)
+            format::zero_fill(&*f, off, SEG_HEADER + s.hdr.cap, || false)
                 .map_err(|e| io_err("write", &s.path, e))?;
             f.sync_all().map_err(|e| io_err("fsync", &s.path, e))?;
             s.data_len = s.hdr.cap;
@@ -339,7 +377,7 @@ fn truncate_tail(
         kept.push(s);
     }
     if changed {
-        format::sync_dir(&cfg.dir)?;
+        format::sync_dir(st, &cfg.dir)?;
     }
     Ok(kept)
 }

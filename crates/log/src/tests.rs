@@ -39,6 +39,11 @@ pub(super) fn cfg(dir: &Path, buffer: usize, seg: u64) -> LogConfig {
     }
 }
 
+/// A log directory in a `MemStorage`.
+pub(super) fn mem_cfg(buffer: usize, seg: u64) -> LogConfig {
+    cfg(Path::new("/mem/log"), buffer, seg)
+}
+
 /// Deterministic payload of `len` bytes tagged by (a, b).
 pub(super) fn payload(a: usize, b: usize, len: usize) -> Vec<u8> {
     let mut v = Vec::with_capacity(len);
@@ -192,28 +197,47 @@ fn records_across_segment_boundaries_and_segment_reader() {
 
 #[test]
 fn crash_reopen_keeps_everything_durable() {
-    let d = TempDir::new("crash");
-    let (log, _) = Log::open(cfg(&d.0, 64 << 10, 64 << 10), 0).unwrap();
-    let mut durable = Vec::new();
-    for i in 0..200 {
-        let p = payload(1, i, 100 + i);
-        let start = log.current_lsn();
-        let end = log.append(&p).unwrap();
-        log.wait_durable_blocking(end).unwrap();
-        durable.push((start, p));
+    let how = [
+        Unsynced::LoseAll,
+        Unsynced::KeepAll,
+        Unsynced::Seeded(1),
+        Unsynced::Seeded(2),
+        Unsynced::Seeded(3),
+    ];
+    for how in how {
+        let mem = MemStorage::new();
+        let c = mem_cfg(64 << 10, 64 << 10);
+        let (log, _) = Log::open_with(c.clone(), Arc::new(mem.clone()), 0).unwrap();
+        let mut durable = Vec::new();
+        for i in 0..200 {
+            let p = payload(1, i, 100 + i);
+            let start = log.current_lsn();
+            let end = log.append(&p).unwrap();
+            log.wait_durable_blocking(end).unwrap();
+            durable.push((start, p));
+        }
+        // Not waited for: may or may not survive.
+        let mut all = durable.clone();
+        for i in 0..50 {
+            let p = payload(2, i, 300);
+            all.push((log.current_lsn(), p.clone()));
+            log.append(&p).unwrap();
+        }
+        let after = mem.crash(how);
+        drop(log);
+        let (_log, rec) = Log::open_with(c, Arc::new(after), 0).unwrap();
+        assert!(rec.records.len() >= durable.len(), "{how:?}");
+        assert!(rec.records[..] == all[..rec.records.len()], "{how:?}");
     }
-    // Not waited for: may or may not survive.
-    for i in 0..50 {
-        log.append(&payload(2, i, 300)).unwrap();
-    }
-    log.crash_for_test();
-    let (_log, rec) = Log::open(cfg(&d.0, 64 << 10, 64 << 10), 0).unwrap();
-    assert!(rec.records.len() >= durable.len());
-    assert!(rec.records[..durable.len()] == durable[..]);
 }
 
 pub(super) fn fill_simple(d: &Path, n: usize, seg: u64) -> Vec<(Lsn, Vec<u8>)> {
-    let (log, _) = Log::open(cfg(d, 64 << 10, seg), 0).unwrap();
+    fill_in(Arc::new(OsStorage::new()), cfg(d, 64 << 10, seg), n)
+}
+
+/// Appends `n` records without waiting, then shuts the log down.
+pub(super) fn fill_in(st: Arc<dyn Storage>, c: LogConfig, n: usize) -> Vec<(Lsn, Vec<u8>)> {
+    let (log, _) = Log::open_with(c, st, 0).unwrap();
     let mut v = Vec::new();
     for i in 0..n {
         let p = payload(3, i, 50 + (i * 13) % 200);
@@ -356,17 +380,18 @@ fn truncate_before_and_reopen_from_later_lsn() {
 
 #[test]
 fn dropped_segments_are_reused_and_their_old_bytes_never_read() {
-    let d = TempDir::new("spare");
+    let mem = MemStorage::new();
     let seg = 4096;
-    let all = fill_simple(&d.0, 300, seg);
-    let (log, _) = Log::open(cfg(&d.0, 64 << 10, seg), 0).unwrap();
+    let c = mem_cfg(64 << 10, seg);
+    let all = fill_in(Arc::new(mem.clone()), c.clone(), 300);
+    let (log, _) = Log::open_with(c.clone(), Arc::new(mem.clone()), 0).unwrap();
     let ck = all[250].0;
     log.truncate_before(ck).unwrap();
-    let spares = format::spares(&d.0).len();
+    let spares = format::spares(&mem, &c.dir).len();
     assert!(spares > 2, "dropped segments kept as spares: {spares}");
     assert!(spares <= format::MAX_SPARES);
     // The spares hold old records, which must not reappear in their new place.
-    let spare = fs::read(&format::spares(&d.0)[0]).unwrap();
+    let spare = mem.contents(&format::spares(&mem, &c.dir)[0]).unwrap();
     assert!(spare[format::SEG_HEADER as usize..].iter().any(|&b| b != 0));
     let mut expect = all[250..].to_vec();
     let mut end = 0;
@@ -377,16 +402,17 @@ fn dropped_segments_are_reused_and_their_old_bytes_never_read() {
         expect.push((start, p));
     }
     log.wait_durable_blocking(end).unwrap();
-    let left = format::spares(&d.0).len();
+    let left = format::spares(&mem, &c.dir).len();
     assert!(
         left < spares,
         "new segments came from spares: {left} of {spares} left"
     );
     // A crash and a clean stop both recover exactly the records, with no
     // torn tail: recycled segments are zeroed before use.
-    log.crash_for_test();
+    let after = mem.crash(Unsynced::KeepAll);
+    drop(log);
     for _ in 0..2 {
-        let (log, rec) = Log::open(cfg(&d.0, 64 << 10, seg), ck).unwrap();
+        let (log, rec) = Log::open_with(c.clone(), Arc::new(after.clone()), ck).unwrap();
         assert!(rec.records == expect);
         assert_eq!(rec.dropped_tail_bytes, 0, "{:?}", rec.notes);
         log.shutdown();
@@ -508,7 +534,10 @@ fn io_failure_fails_waiters_and_later_reserves() {
     let (log, _) = Log::open(cfg(&d.0, 64 << 10, 1 << 20), 0).unwrap();
     let e = log.append(b"ok").unwrap();
     log.wait_durable_blocking(e).unwrap();
-    log.inject_io_failure();
+    // On the real file system, through the storage's fault switches, once
+    // the preparer is idle (else its zero-fill may take the failure).
+    wait_until(|| log.shared.prepared.lock().is_some());
+    log.faults().fail_io(1);
     let e2 = log.append(b"doomed").unwrap();
     let r = log.wait_durable_blocking(e2);
     assert!(matches!(r, Err(LogError::Failed(_))), "{r:?}");

@@ -4,7 +4,7 @@
 use std::fs;
 use std::time::{Duration, Instant};
 
-use super::tests::{cfg, fill_simple, flip, locate, payload, wait_until, TempDir};
+use super::tests::{cfg, fill_simple, flip, locate, mem_cfg, payload, wait_until, TempDir};
 use super::*;
 
 #[test]
@@ -105,13 +105,21 @@ fn missing_log_start_is_an_error() {
     }
 }
 
+/// A log on a `MemStorage` whose disk is full once the segment prepared at
+/// open is there: preparing the next one fails with ENOSPC.
+fn open_full(seg: u64) -> (MemStorage, LogConfig, Log) {
+    let mem = MemStorage::new();
+    let c = mem_cfg(64 << 10, seg);
+    let (log, _) = Log::open_with(c.clone(), Arc::new(mem.clone()), 0).expect("opens");
+    // The preparer sleeps while the segment prepared at open waits unused.
+    mem.set_capacity(Some(mem.used()));
+    (mem, c, log)
+}
+
 #[test]
 fn no_prepared_segment_refuses_writes_then_resumes() {
-    let d = TempDir::new("nospace");
     let seg = 8192;
-    let c = cfg(&d.0, 64 << 10, seg);
-    let (log, _) = Log::open(c.clone(), 0).expect("opens");
-    log.inject_prepare_failure(true);
+    let (mem, c, log) = open_full(seg);
     // The first record installs the segment prepared at open; preparing the
     // next one then fails, and from then on new records are refused.
     let mut acked = Vec::new();
@@ -142,7 +150,8 @@ fn no_prepared_segment_refuses_writes_then_resumes() {
         log.current_lsn(),
         acked.last().map(|(s, p)| s + 8 + p.len() as u64).unwrap()
     );
-    log.inject_prepare_failure(false);
+    // Space is freed: the preparer's next retry succeeds.
+    mem.set_capacity(None);
     wait_until(|| !log.out_of_space());
     for i in 0..(2 * seg as usize / 100) {
         let p = payload(21, i, 100);
@@ -151,17 +160,15 @@ fn no_prepared_segment_refuses_writes_then_resumes() {
         log.wait_durable_blocking(end).expect("durable");
         acked.push((start, p));
     }
-    log.crash_for_test();
-    let (_log, rec) = Log::open(c, 0).expect("reopens");
+    let after = mem.crash(Unsynced::LoseAll);
+    drop(log);
+    let (_log, rec) = Log::open_with(c, Arc::new(after), 0).expect("reopens");
     assert!(rec.records == acked, "exactly the acknowledged records");
 }
 
 #[test]
 fn clean_shutdown_without_space_keeps_everything_acknowledged() {
-    let d = TempDir::new("nospace-stop");
-    let c = cfg(&d.0, 64 << 10, 8192);
-    let (log, _) = Log::open(c.clone(), 0).expect("opens");
-    log.inject_prepare_failure(true);
+    let (mem, c, log) = open_full(8192);
     let p = payload(22, 0, 50);
     let start = log.current_lsn();
     let end = log.append(&p).expect("the first record fits");
@@ -172,6 +179,7 @@ fn clean_shutdown_without_space_keeps_everything_acknowledged() {
     // Shutdown does not hang waiting for space it does not need.
     log.shutdown();
     drop(log);
-    let (_log, rec) = Log::open(c, 0).expect("reopens");
+    mem.set_capacity(None);
+    let (_log, rec) = Log::open_with(c, Arc::new(mem), 0).expect("reopens");
     assert!(rec.records == acked);
 }

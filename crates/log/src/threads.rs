@@ -6,14 +6,13 @@
 //! ring.
 
 use std::collections::VecDeque;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use crate::format::{self, io_err, SegHeader, NO_RECORD, PAD_FLAG, REC_HEADER, SEG_HEADER};
+use crate::storage::LogFile;
 use crate::{kick, FlushMode, LogError, Lsn, Shared};
 
 /// Idle protocol shared by the three threads: spin a little (the next batch
@@ -39,7 +38,7 @@ fn idle(flag: &AtomicBool, spins: u32, has_work: impl Fn() -> bool, timeout: Dur
 }
 
 pub(crate) struct CurSeg {
-    pub file: Arc<File>,
+    pub file: Arc<dyn LogFile>,
     pub start: Lsn,
     pub cap: u64,
 }
@@ -69,7 +68,7 @@ impl Writer {
         loop {
             let sh = self.s.clone();
             let s = &*sh;
-            if s.crash.load(Ordering::Acquire) || s.failed.load(Ordering::Acquire) {
+            if s.failed.load(Ordering::Acquire) {
                 return;
             }
             // Follow the link buffer from `w` to the end of the contiguous run.
@@ -159,13 +158,6 @@ impl Writer {
             // SAFETY: see above; the slices stay valid until we publish `written`.
             let (a, b) = unsafe { s.ring.slices(x, y) };
             let off = SEG_HEADER + (x - cur.start);
-            if s.fail_next_io.swap(false, Ordering::SeqCst) {
-                return Err(io_err(
-                    "write",
-                    &s.cfg.dir,
-                    std::io::Error::other("injected I/O failure"),
-                ));
-            }
             let path = || s.cfg.dir.join(format::seg_name(cur.start));
             cur.file
                 .write_all_at(a, off)
@@ -221,11 +213,8 @@ impl Writer {
                 // Hold the lock across the rename: the preparer reuses the temp name.
                 let mut prepared = s.prepared.lock();
                 if let Some(f) = prepared.take() {
-                    break Arc::new(format::install_prepared(&s.cfg.dir, f, hdr)?);
+                    break format::install_prepared(&*s.storage, &s.cfg.dir, f, hdr)?;
                 }
-            }
-            if s.crash.load(Ordering::Acquire) {
-                return Err(LogError::Shutdown);
             }
             if s.no_space.load(Ordering::Acquire) {
                 if s.stopping.load(Ordering::Acquire) {
@@ -243,10 +232,11 @@ impl Writer {
             }
             std::thread::park_timeout(Duration::from_millis(10));
         };
+        s.fsyncs.fetch_add(1, Ordering::Relaxed);
         if let Some(t) = s.preparer_thread.get() {
             t.unpark();
         }
-        format::sync_dir(&s.cfg.dir)?;
+        format::sync_dir(&*s.storage, &s.cfg.dir)?;
         s.segments
             .lock()
             .push((start, hdr.cap, s.cfg.dir.join(format::seg_name(start))));
@@ -266,7 +256,7 @@ pub(crate) fn flusher(s: Arc<Shared>) {
     let mut wakers: Vec<Waker> = Vec::with_capacity(1024);
     let period = Duration::from_secs(1);
     loop {
-        if s.crash.load(Ordering::Acquire) || s.failed.load(Ordering::Acquire) {
+        if s.failed.load(Ordering::Acquire) {
             return;
         }
         let w = s.written.load(Ordering::Acquire);
@@ -282,12 +272,7 @@ pub(crate) fn flusher(s: Arc<Shared>) {
             // moved on and fsynced the older segment itself before doing so.
             let file = s.cur_file.lock().clone();
             if let Some(f) = file {
-                let r = if s.fail_next_io.swap(false, Ordering::SeqCst) {
-                    Err(std::io::Error::other("injected I/O failure"))
-                } else {
-                    f.sync_data()
-                };
-                if let Err(e) = r {
+                if let Err(e) = f.sync_data() {
                     // Never retry: after a failed fsync the kernel may have
                     // dropped the dirty pages, so a later "successful" fsync
                     // would ack data that is not on disk.
@@ -347,9 +332,6 @@ pub(crate) fn notifier(s: Arc<Shared>, start: Lsn) {
     let mut last = start;
     let mut wakers: Vec<Waker> = Vec::with_capacity(1024);
     loop {
-        if s.crash.load(Ordering::Acquire) {
-            return;
-        }
         let a = s.ack.load(Ordering::SeqCst);
         if wakes_acks && a > last {
             wake_acknowledged(&s, last, a, &mut wakers);
@@ -384,23 +366,10 @@ pub(crate) fn notifier(s: Arc<Shared>, start: Lsn) {
 /// does not also have to commit a file-size change.
 pub(crate) fn preparer(s: Arc<Shared>) {
     // Runs until the writer is done: a clean shutdown may still need a segment.
-    let stop = || {
-        s.writer_done.load(Ordering::Relaxed)
-            || s.crash.load(Ordering::Relaxed)
-            || s.failed.load(Ordering::Relaxed)
-    };
+    let stop = || s.writer_done.load(Ordering::Relaxed) || s.failed.load(Ordering::Relaxed);
     while !stop() {
         if s.prepared.lock().is_none() {
-            let r = if s.fail_prepare.load(Ordering::SeqCst) {
-                Err(io_err(
-                    "write",
-                    &s.cfg.dir.join(format::PREP_NAME),
-                    std::io::Error::from_raw_os_error(28),
-                ))
-            } else {
-                format::prepare_segment(&s.cfg.dir, s.cfg.segment_size, stop)
-            };
-            match r {
+            match format::prepare_segment(&*s.storage, &s.cfg.dir, s.cfg.segment_size, stop) {
                 Ok(Some(f)) => {
                     *s.prepared.lock() = Some(f);
                     s.set_no_space(None);
