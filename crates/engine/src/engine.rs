@@ -57,6 +57,9 @@ pub struct EngineConfig {
     /// binlog_row_image=MINIMAL: updates log the primary key and the changed
     /// columns, deletes the primary key only.
     pub minimal_row_image: bool,
+    /// Where the log's files live: the disk, or memory in tests and
+    /// simulations (`lockstep_log::MemStorage`).
+    pub log_storage: Arc<dyn lockstep_log::Storage>,
 }
 
 impl EngineConfig {
@@ -71,6 +74,7 @@ impl EngineConfig {
             log_buffer_size: 16 << 20,
             log_segment_size: 64 << 20,
             minimal_row_image: false,
+            log_storage: Arc::new(lockstep_log::OsStorage::new()),
         }
     }
 }
@@ -250,8 +254,8 @@ impl Engine {
             })
             .map_or(0, |m| m.len());
         let start_lsn = snapshot.as_ref().map(|s| s.start_lsn).unwrap_or(0);
-        let (log, recovered) =
-            Log::open(log_config, start_lsn).map_err(|e| format!("opening the log: {e}"))?;
+        let (log, recovered) = Log::open_with(log_config, config.log_storage.clone(), start_lsn)
+            .map_err(|e| format!("opening the log: {e}"))?;
         let engine = Engine {
             catalog: Catalog::new(),
             accounts: Accounts::default(),

@@ -880,7 +880,10 @@ fn joins() {
     let s = select("SELECT * FROM a, b c, d");
     assert_eq!(s.from.len(), 3);
     assert_eq!(err("SELECT * FROM a LEFT JOIN b").code, Code::Parse);
-    assert_eq!(err("SELECT * FROM (SELECT 1)").code, Code::DerivedMustHaveAlias);
+    assert_eq!(
+        err("SELECT * FROM (SELECT 1)").code,
+        Code::DerivedMustHaveAlias
+    );
 }
 
 #[test]
