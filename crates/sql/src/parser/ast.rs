@@ -369,6 +369,8 @@ pub enum JoinKind {
 pub enum JoinCondition {
     On(Expr),
     Using(Vec<String>),
+    /// NATURAL: USING every column name both sides have.
+    Natural,
     None,
 }
 

@@ -1368,6 +1368,7 @@ impl<'a> Parser<'a> {
 
     fn parse_table_ref(&mut self) -> Result<TableRef> {
         let mut left = self.parse_table_factor()?;
+        let mut natural = false;
         loop {
             let mut buf = [0u8; 32];
             let kind = match self.upper_word(0, &mut buf) {
@@ -1396,12 +1397,30 @@ impl<'a> Parser<'a> {
                     self.expect_kw("JOIN")?;
                     k
                 }
-                b"NATURAL" => return Err(self.unsupported("NATURAL JOIN")),
+                b"NATURAL" => {
+                    self.advance();
+                    let k = if self.eat_kw("LEFT") {
+                        JoinKind::Left
+                    } else if self.eat_kw("RIGHT") {
+                        JoinKind::Right
+                    } else {
+                        self.eat_kw("INNER");
+                        JoinKind::Inner
+                    };
+                    if k != JoinKind::Inner {
+                        self.eat_kw("OUTER");
+                    }
+                    self.expect_kw("JOIN")?;
+                    natural = true;
+                    k
+                }
                 _ => break,
             };
             self.link()?;
             let right = self.parse_table_factor()?;
-            let on = if self.eat_kw("ON") {
+            let on = if std::mem::take(&mut natural) {
+                JoinCondition::Natural
+            } else if self.eat_kw("ON") {
                 JoinCondition::On(self.parse_expr()?)
             } else if self.eat_kw("USING") {
                 JoinCondition::Using(self.parse_paren_names()?)

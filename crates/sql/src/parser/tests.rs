@@ -824,6 +824,7 @@ fn join_shape(t: &TableRef) -> String {
             let cond = match on {
                 JoinCondition::On(e) => format!(" on {}", sx(e)),
                 JoinCondition::Using(c) => format!(" using {}", c.join(",")),
+                JoinCondition::Natural => " natural".into(),
                 JoinCondition::None => String::new(),
             };
             format!(
@@ -1455,7 +1456,6 @@ fn transactions_and_misc() {
         "SELECT a FROM t GROUP BY a WITH ROLLUP",
         "SELECT MATCH (a) AGAINST ('x') FROM t",
         "SELECT ROW_NUMBER() OVER () FROM t",
-        "SELECT * FROM a NATURAL JOIN b",
         "SELECT a INTO @x FROM t",
         "SELECT a FROM t WHERE a > ANY (SELECT b FROM u)",
         "SELECT @a := 1",

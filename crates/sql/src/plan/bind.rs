@@ -30,6 +30,9 @@ pub struct ScopeColumn {
     pub database: String,
     /// Key and AUTO_INCREMENT flags of a base-table column (column_flags).
     pub flags: u16,
+    /// Merged into its twin by USING or NATURAL: reachable only by its
+    /// qualified name and by `t.*`.
+    pub merged: bool,
 }
 
 /// The column-definition flags MySQL derives from a table's keys: every
@@ -70,7 +73,7 @@ impl Scope {
     fn resolve(&self, table: Option<&str>, name: &str) -> Result<Option<&ScopeColumn>> {
         let mut found: Option<&ScopeColumn> = None;
         for c in &self.columns {
-            if !c.name.eq_ignore_ascii_case(name) {
+            if !c.name.eq_ignore_ascii_case(name) || (c.merged && table.is_none()) {
                 continue;
             }
             if let Some(t) = table {
@@ -420,7 +423,7 @@ impl<'a> Binder<'a> {
                     if scope.columns.is_empty() {
                         return Err(Error::new(Code::NoDb, "No tables used"));
                     }
-                    for c in &scope.columns {
+                    for c in scope.columns.iter().filter(|c| !c.merged) {
                         items.push((
                             Expr::Column {
                                 table: Some(c.qualifier.clone()),
@@ -964,6 +967,7 @@ impl<'a> Binder<'a> {
                         org_table: def.name.clone(),
                         database: def.database.clone(),
                         flags: key_flags(&def, i),
+                        merged: false,
                     });
                 }
                 scope.width += def.columns.len();
@@ -988,15 +992,17 @@ impl<'a> Binder<'a> {
                 kind,
                 on,
             } => {
-                let (left, right, kind) = match kind {
-                    JoinKind::Right => {
-                        return Err(Error::unsupported("RIGHT JOIN (rewrite as LEFT JOIN)"))
-                    }
+                // A RIGHT JOIN is the LEFT JOIN of its sides swapped; the
+                // columns are listed in the written order again below.
+                let swapped = *kind == JoinKind::Right;
+                let (first, second, kind) = match kind {
+                    JoinKind::Right => (right, left, JoinKind::Left),
                     k => (left, right, *k),
                 };
-                let l = self.bind_table_ref(left, scope, place)?;
+                let start = scope.columns.len();
+                let l = self.bind_table_ref(first, scope, place)?;
                 let left_cols = scope.columns.len();
-                let r = self.bind_table_ref(right, scope, place)?;
+                let r = self.bind_table_ref(second, scope, place)?;
                 let on = match on {
                     JoinCondition::On(e) => {
                         let outer = std::mem::replace(&mut self.clause, "on clause");
@@ -1004,34 +1010,16 @@ impl<'a> Binder<'a> {
                         self.clause = outer;
                         Some(collated(on?, &scope.types))
                     }
-                    JoinCondition::Using(cols) => {
-                        let mut cond: Option<BExpr> = None;
-                        for c in cols {
-                            let lc = scope.columns[..left_cols]
-                                .iter()
-                                .find(|x| x.name.eq_ignore_ascii_case(c));
-                            let rc = scope.columns[left_cols..]
-                                .iter()
-                                .find(|x| x.name.eq_ignore_ascii_case(c));
-                            let (Some(lc), Some(rc)) = (lc, rc) else {
-                                return Err(Error::bad_field(c, "from clause"));
-                            };
-                            let eq = BExpr::Binary(
-                                BinaryOp::Eq,
-                                Box::new(BExpr::Column(lc.index)),
-                                Box::new(BExpr::Column(rc.index)),
-                            );
-                            cond = Some(match cond {
-                                None => eq,
-                                Some(prev) => {
-                                    BExpr::Binary(BinaryOp::And, Box::new(prev), Box::new(eq))
-                                }
-                            });
-                        }
-                        cond
+                    JoinCondition::Using(cols) => merge_using(scope, start, left_cols, cols)?,
+                    JoinCondition::Natural => {
+                        let cols = common_names(&scope.columns[start..], left_cols - start);
+                        merge_using(scope, start, left_cols, &cols)?
                     }
                     JoinCondition::None => None,
                 };
+                if swapped {
+                    written_order(scope, start, left_cols);
+                }
                 Ok(Source::Join {
                     left: Box::new(l),
                     right: Box::new(r),
@@ -1299,6 +1287,7 @@ impl<'a> Binder<'a> {
                 org_table: alias.clone(),
                 database: String::new(),
                 flags: 0,
+                merged: false,
             });
         }
         scope.width += plan.columns.len();
@@ -2398,6 +2387,7 @@ pub fn table_scope(def: &TableDef, qualifier: &str) -> Scope {
             org_table: def.name.clone(),
             database: def.database.clone(),
             flags: key_flags(def, i),
+            merged: false,
         });
     }
     scope.width = def.columns.len();
@@ -2645,4 +2635,93 @@ fn is_numeric_type(t: DataType) -> bool {
             t,
             DataType::Decimal { .. } | DataType::Float | DataType::Double
         )
+}
+
+/// USING (cols) between the columns `start..left_end` (left) and
+/// `left_end..` (right) of `scope`: the equalities to join on. Each right
+/// column is merged into its left twin (the left side is the preserved
+/// one of an outer join), and the merged columns come first in `*`.
+fn merge_using(
+    scope: &mut Scope,
+    start: usize,
+    left_end: usize,
+    cols: &[String],
+) -> Result<Option<BExpr>> {
+    let mut cond: Option<BExpr> = None;
+    let mut front = Vec::new();
+    for c in cols {
+        let find = |range: std::ops::Range<usize>, s: &Scope| {
+            range
+                .into_iter()
+                .find(|&i| !s.columns[i].merged && s.columns[i].name.eq_ignore_ascii_case(c))
+        };
+        let (Some(l), Some(r)) = (
+            find(start..left_end, scope),
+            find(left_end..scope.columns.len(), scope),
+        ) else {
+            return Err(Error::bad_field(c, "from clause"));
+        };
+        scope.columns[r].merged = true;
+        let eq = BExpr::Binary(
+            BinaryOp::Eq,
+            Box::new(BExpr::Column(scope.columns[l].index)),
+            Box::new(BExpr::Column(scope.columns[r].index)),
+        );
+        cond = Some(match cond {
+            None => eq,
+            Some(prev) => BExpr::Binary(BinaryOp::And, Box::new(prev), Box::new(eq)),
+        });
+        front.push(l);
+    }
+    // Coalesced columns first, in the order USING names them.
+    let mut reordered: Vec<ScopeColumn> = front.iter().map(|&i| scope.columns[i].clone()).collect();
+    for (i, c) in scope.columns.iter().enumerate().skip(start) {
+        if !front.contains(&i) {
+            reordered.push(c.clone());
+        }
+    }
+    scope.columns.truncate(start);
+    scope.columns.extend(reordered);
+    Ok(cond)
+}
+
+/// The column names both sides of a NATURAL join have, in left order.
+fn common_names(columns: &[ScopeColumn], left_len: usize) -> Vec<String> {
+    let (left, right) = columns.split_at(left_len);
+    left.iter()
+        .filter(|l| !l.merged)
+        .filter(|l| {
+            right
+                .iter()
+                .any(|r| !r.merged && r.name.eq_ignore_ascii_case(&l.name))
+        })
+        .map(|l| l.name.clone())
+        .collect()
+}
+
+/// After a RIGHT JOIN was bound as a LEFT JOIN of its swapped sides: the
+/// written left side's columns come first again (`*` lists them in the
+/// written order), after any merged USING columns.
+fn written_order(scope: &mut Scope, start: usize, left_end: usize) {
+    let segment: Vec<ScopeColumn> = scope.columns.drain(start..).collect();
+    let bound_first = left_end - start;
+    let (preserved, other) = segment.split_at(bound_first);
+    let using: Vec<&ScopeColumn> = preserved
+        .iter()
+        .filter(|c| is_using_front(c, other))
+        .collect();
+    let rest_first: Vec<&ScopeColumn> = preserved
+        .iter()
+        .filter(|c| !is_using_front(c, other))
+        .collect();
+    scope.columns.extend(using.into_iter().cloned());
+    scope.columns.extend(other.iter().cloned());
+    scope.columns.extend(rest_first.into_iter().cloned());
+}
+
+/// A preserved-side column whose twin on the other side was merged into it.
+fn is_using_front(c: &ScopeColumn, other: &[ScopeColumn]) -> bool {
+    other
+        .iter()
+        .any(|o| o.merged && o.name.eq_ignore_ascii_case(&c.name))
 }
