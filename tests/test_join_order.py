@@ -1,4 +1,4 @@
-"""Joins in any order give the same rows: random inner and LEFT joins over
+"""Joins in any order give the same rows: random inner, LEFT and RIGHT joins over
 small integer tables with NULLs, checked against SQLite (whose integer
 comparisons, NULL rules and outer joins agree with MySQL's here), and
 STRAIGHT_JOIN against the chosen order."""
@@ -80,8 +80,12 @@ def query(rng):
             sql += f", {item(rng, name)}"
         elif join < 0.7:
             sql += f" JOIN {item(rng, name)} ON {conjunction(rng, seen, 2)}"
-        else:
+        elif join < 0.88 or "," in sql:
             sql += f" LEFT JOIN {item(rng, name)} ON {conjunction(rng, seen, 2)}"
+        else:
+            # Only in a chain of JOINs: after a comma MySQL would bind the
+            # RIGHT JOIN tighter than SQLite does.
+            sql += f" RIGHT JOIN {item(rng, name)} ON {conjunction(rng, seen, 2)}"
     where = f" WHERE {conjunction(rng, names, 4)}" if rng.random() < 0.85 else ""
     cols = ", ".join(f"{t}.id, {t}.a" for t in names)
     return f"SELECT {cols} FROM {sql}{where}"
