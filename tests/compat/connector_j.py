@@ -1,0 +1,3 @@
+NAME = "connector_j"
+VERSION = "?"
+QUICK = False

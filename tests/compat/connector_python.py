@@ -1,0 +1,3 @@
+NAME = "connector_python"
+VERSION = "?"
+QUICK = False

@@ -1,0 +1,3 @@
+NAME = "connector_python_compress"
+VERSION = "?"
+QUICK = False

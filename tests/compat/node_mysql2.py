@@ -1,0 +1,3 @@
+NAME = "node_mysql2"
+VERSION = "?"
+QUICK = False

@@ -1,0 +1,111 @@
+"""Run a third-party unittest suite with a per-test time limit and record
+every outcome as a JSON line (so a killed run still leaves its results).
+
+    python3 pyunit_wrap.py OUT.jsonl TIMEOUT [--compress] --names MOD...
+    python3 pyunit_wrap.py OUT.jsonl TIMEOUT [--compress] --script FILE ARGS...
+
+--names loads and runs the given test modules; --script runs a suite's own
+runner (e.g. Connector/Python's unittests.py) with its own argv.
+"""
+
+import json
+import os
+import runpy
+import signal
+import sys
+import traceback
+import unittest
+
+OUT, LIMIT = sys.argv[1], int(sys.argv[2])
+_out = open(OUT, "a", buffering=1)
+
+
+class TestHung(Exception):
+    """Raised in a test that ran past the limit: a hang becomes a failure."""
+
+
+def _alarm(signum, frame):
+    raise TestHung(f"test ran longer than {LIMIT}s (hang)")
+
+
+def _emit(test, status, err=None):
+    msg = ""
+    if isinstance(err, tuple):
+        exc = err[1]
+        msg = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    elif err:
+        msg = str(err)
+    _out.write(json.dumps({"name": test.id(), "status": status, "message": msg[:500]}) + "\n")
+
+
+def _patch_results():
+    R = unittest.TestResult
+    orig = {n: getattr(R, n) for n in ("addSuccess", "addFailure", "addError", "addSkip",
+                                       "addExpectedFailure", "addUnexpectedSuccess",
+                                       "addSubTest")}
+
+    def wrap(name, status):
+        def f(self, test, *rest):
+            if name == "addSubTest":
+                if rest[1] is not None:  # a failing subtest fails its test
+                    _emit(test, "fail", rest[1])
+            else:
+                _emit(test, status, rest[0] if rest else None)
+            return orig[name](self, test, *rest)
+        return f
+
+    R.addSuccess = wrap("addSuccess", "pass")
+    R.addFailure = wrap("addFailure", "fail")
+    R.addError = wrap("addError", "fail")
+    R.addSkip = wrap("addSkip", "skip")
+    R.addExpectedFailure = wrap("addExpectedFailure", "pass")
+    R.addUnexpectedSuccess = wrap("addUnexpectedSuccess", "fail")
+    R.addSubTest = wrap("addSubTest", None)
+
+
+def _patch_timeout():
+    run = unittest.TestCase.run
+
+    def timed(self, result=None):
+        signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(LIMIT)
+        try:
+            return run(self, result)
+        finally:
+            signal.alarm(0)
+
+    unittest.TestCase.run = timed
+
+
+def _patch_compress():
+    # Connector/Python's suite builds every connection from get_mysql_config.
+    import tests
+    get = tests.get_mysql_config
+
+    def with_compress(*a, **kw):
+        cfg = get(*a, **kw)
+        if cfg is not None:
+            cfg["compress"] = True
+        return cfg
+
+    tests.get_mysql_config = with_compress
+
+
+def main():
+    args = sys.argv[3:]
+    _patch_results()
+    _patch_timeout()
+    if args[0] == "--compress":
+        sys.path.insert(0, os.getcwd())
+        _patch_compress()
+        args = args[1:]
+    if args[0] == "--names":
+        suite = unittest.defaultTestLoader.loadTestsFromNames(args[1:])
+        ok = unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful()
+        sys.exit(0 if ok else 1)
+    sys.argv = args[1:]  # FILE ARGS..., as if run directly
+    runpy.run_path(args[1], run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+NAME = "rust_mysql"
+VERSION = "?"
+QUICK = False
