@@ -1,11 +1,11 @@
 """Run a third-party unittest suite with a per-test time limit and record
 every outcome as a JSON line (so a killed run still leaves its results).
 
-    python3 pyunit_wrap.py OUT.jsonl TIMEOUT [--compress] --names MOD...
-    python3 pyunit_wrap.py OUT.jsonl TIMEOUT [--compress] --script FILE ARGS...
+    python3 pyunit_wrap.py OUT.jsonl TIMEOUT --names MOD...
+    python3 pyunit_wrap.py OUT.jsonl TIMEOUT --script FILE ARGS...
 
 --names loads and runs the given test modules; --script runs a suite's own
-runner (e.g. Connector/Python's unittests.py) with its own argv.
+start-up (e.g. cpy_bootstrap.py) with its own argv.
 """
 
 import json
@@ -77,33 +77,16 @@ def _patch_timeout():
     unittest.TestCase.run = timed
 
 
-def _patch_compress():
-    # Connector/Python's suite builds every connection from get_mysql_config.
-    import tests
-    get = tests.get_mysql_config
-
-    def with_compress(*a, **kw):
-        cfg = get(*a, **kw)
-        if cfg is not None:
-            cfg["compress"] = True
-        return cfg
-
-    tests.get_mysql_config = with_compress
-
-
 def main():
     args = sys.argv[3:]
     _patch_results()
     _patch_timeout()
-    if args[0] == "--compress":
-        sys.path.insert(0, os.getcwd())
-        _patch_compress()
-        args = args[1:]
     if args[0] == "--names":
         suite = unittest.defaultTestLoader.loadTestsFromNames(args[1:])
         ok = unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful()
         sys.exit(0 if ok else 1)
     sys.argv = args[1:]  # FILE ARGS..., as if run directly
+    sys.path.insert(0, os.path.dirname(os.path.abspath(args[1])))
     runpy.run_path(args[1], run_name="__main__")
 
 
