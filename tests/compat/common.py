@@ -33,14 +33,18 @@ def log(msg):
     print(f"[compat {time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def run(cmd, timeout, cwd=None, env=None, out=None):
+def run(cmd, timeout, cwd=None, env=None, out=None, stderr_to=None):
     """Run cmd with a hard timeout; kill its whole process group on expiry.
 
-    Returns (returncode or None on timeout, combined output text)."""
+    Returns (returncode or None on timeout, output text). stderr is merged
+    into it unless stderr_to names a file (keeps machine-read output clean)."""
     log("$ " + " ".join(cmd))
+    err = open(stderr_to, "wb") if stderr_to else subprocess.STDOUT
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdout=subprocess.PIPE, stderr=err,
                             start_new_session=True)
+    if stderr_to:
+        err.close()
     try:
         data, _ = proc.communicate(timeout=timeout)
         code = proc.returncode
