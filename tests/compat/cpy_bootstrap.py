@@ -32,7 +32,8 @@ def setup(host, port, compress):
     import mysql.connector
     srv = mysqld.MySQLExternalServer("", "server1")
     srv.client_config = {"host": host, "port": port, "user": "root", "password": "",
-                         "database": "myconnpy", "connection_timeout": 60}
+                         "database": "myconnpy", "connection_timeout": 60,
+                         "unix_socket": None}  # unittests.py's default; tests read the key
     if compress:
         srv.client_config["compress"] = True
     srv.xplugin_config = {"host": host, "port": 1, "user": "root", "password": "",
