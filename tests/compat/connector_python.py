@@ -31,4 +31,8 @@ def run(target, cache, outdir):
     args = ["--script", os.path.join(common.HERE, "cpy_bootstrap.py"), target.host,
             str(target.port)] + (["--compress"] if COMPRESS else [])
     # The suite must import the sdist's lib/, not an installed copy.
-    return pymysql_suite.run_wrapped(src, outdir, args, env={"PYTHONPATH": src + "/lib"})
+    results, cmd = pymysql_suite.run_wrapped(src, outdir, args, env={"PYTHONPATH": src + "/lib"})
+    if COMPRESS:
+        results["(asyncio modules)"] = ("skip", "not run with compression: "
+                                        "asyncio+compress hangs on lockstep (see top of docs)")
+    return results, cmd

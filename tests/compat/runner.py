@@ -3,6 +3,7 @@ MariaDB and record per-test results.
 
     python3 tests/compat/runner.py quick [suite...]   # lockstep only, regression gate
     python3 tests/compat/runner.py full [suite...]    # both servers, results + docs
+    python3 tests/compat/runner.py report             # docs from recorded results
 
 quick exits non-zero when lockstep passes fewer tests of a suite than
 tests/compat/baseline.json records. full rewrites bench/results/compat/SUITE.json
@@ -125,6 +126,10 @@ def gate(suites, runs_by_suite, raise_baseline):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "report":
+        # Rewrite docs/compatibility.md from the recorded JSON (after editing diagnoses.py).
+        report.write(RESULTS, os.path.join(common.REPO, "docs", "compatibility.md"))
+        return
     if len(sys.argv) < 2 or sys.argv[1] not in ("quick", "full"):
         sys.exit(__doc__)
     mode, names = sys.argv[1], sys.argv[2:]
