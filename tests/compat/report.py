@@ -94,11 +94,22 @@ def _causes(docs):
     return "\n".join(rows)
 
 
+NOTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "NOTES.md")
+
+
+def _notes():
+    """Hand-written findings (hangs isolated, root causes), kept across runs."""
+    if not os.path.exists(NOTES):
+        return []
+    with open(NOTES) as f:
+        return [f.read().strip()]
+
+
 def write(results_dir, path):
     docs = _load(results_dir)
-    parts = [HEAD]
+    parts = [HEAD] + _notes()
     crashes = _crashes(docs)
-    parts.append("## Crashes and hangs\n\n" + ("\n".join(crashes) if crashes else
+    parts.append("## Crashes and hangs in the latest run\n\n" + ("\n".join(crashes) if crashes else
                  "None: lockstep neither died nor hung under any suite in the latest run."))
     parts.append("## Results\n\n" + _table(docs))
     parts.append("## Lockstep failures by cause\n\n" + _causes(docs))
