@@ -13,6 +13,8 @@ import os
 import runpy
 import signal
 import sys
+import threading
+import time
 import traceback
 import unittest
 
@@ -28,7 +30,21 @@ def _alarm(signum, frame):
     raise TestHung(f"test ran longer than {LIMIT}s (hang)")
 
 
+_last = [time.monotonic()]
+
+
+def _watchdog():
+    """Interrupt the main thread when nothing has finished for too long:
+    class fixtures (setUpClass/tearDownClass) run outside the per-test alarm."""
+    while True:
+        time.sleep(5)
+        if time.monotonic() - _last[0] > LIMIT + 15:
+            _last[0] = time.monotonic()
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGALRM)
+
+
 def _emit(test, status, err=None):
+    _last[0] = time.monotonic()
     msg = ""
     if isinstance(err, tuple):
         exc = err[1]
@@ -70,7 +86,7 @@ def _patch_timeout():
     run = unittest.TestCase.run
 
     def timed(self, result=None):
-        signal.signal(signal.SIGALRM, _alarm)
+        _last[0] = time.monotonic()
         signal.alarm(LIMIT)
         try:
             return run(self, result)
@@ -78,6 +94,8 @@ def _patch_timeout():
             signal.alarm(0)
 
     unittest.TestCase.run = timed
+    signal.signal(signal.SIGALRM, _alarm)
+    threading.Thread(target=_watchdog, daemon=True).start()
 
 
 def main():

@@ -236,7 +236,7 @@ test('large_packet_16mb', () => withConn({}, async (c) => {
 }));
 
 test('load_data_local_infile', () => withConn({
-  infileStreamFactory: () => require('node:stream').Readable.from(['1,a\n2,b\n']),
+  infileStreamFactory: () => require('node:stream').Readable.from([Buffer.from('1,a\n2,b\n')]),
 }, async (c) => {
   await table(c, 'ld', 'id INT, s VARCHAR(5)');
   const [r] = await c.query("LOAD DATA LOCAL INFILE 'x.csv' INTO TABLE ld FIELDS TERMINATED BY ','");
@@ -297,10 +297,15 @@ function timeout(ms) {
   return new Promise((_, rej) => setTimeout(() => rej(new Error(`hang: test ran longer than ${ms / 1000}s`)), ms).unref());
 }
 
+// A driver error thrown outside the test's promise fails that test, not the run.
+let failCurrent = () => {};
+process.on('uncaughtException', (e) => failCurrent(e));
+const uncaught = () => new Promise((_, rej) => { failCurrent = rej; });
+
 (async () => {
   for (const [name, fn] of tests) {
     try {
-      const r = await Promise.race([fn(), timeout(LIMIT_MS)]);
+      const r = await Promise.race([fn(), timeout(LIMIT_MS), uncaught()]);
       if (typeof r === 'string' && r.startsWith('skip')) console.log(`COMPAT skip ${name} ${r}`);
       else console.log(`COMPAT pass ${name}`);
     } catch (e) {
