@@ -7,6 +7,8 @@ import re
 
 import diagnoses
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 HEAD = """# Driver compatibility
 
 Each driver's own test suite (or, where its tests are not on a package
@@ -38,12 +40,18 @@ def _cell(t):
     return f"{c['pass']} / {c['fail']} / {c['skip']}"
 
 
+def _command(cmd):
+    """The command as a reader would type it: repo-relative, no run-time port."""
+    cmd = cmd.replace(REPO + "/", "")
+    return re.sub(r"127\.0\.0\.1 \d+", "HOST PORT", cmd).replace("|", " or ")
+
+
 def _table(docs):
     rows = ["| suite | version | lockstep pass/fail/skip | MariaDB pass/fail/skip | "
             "lockstep s | date | command |", "|---|---|---|---|---|---|---|"]
     for d in docs:
         ls, mdb = d["targets"].get("lockstep"), d["targets"].get("mariadb")
-        cmd = (ls or mdb or {}).get("command", "")
+        cmd = _command((ls or mdb or {}).get("command", ""))
         rows.append(f"| {d['suite']} | {d['version']} | {_cell(ls)} | {_cell(mdb)} | "
                     f"{(ls or {}).get('seconds', '-')} | {d['date']} | "
                     f"`bash scripts/compat.sh full {d['suite']}` (runs `{cmd}`) |")
@@ -58,7 +66,7 @@ def _crashes(docs):
             out.append(f"- **{d['suite']}**: lockstep died: "
                        f"`{ls['crash'].splitlines()[0]}`")
         for name, t in ls.get("tests", {}).items():
-            if "hang" in t["message"]:
+            if t["status"] == "fail" and re.search(r"TestHung|\bhang\b|\(hang\)", t["message"]):
                 out.append(f"- **{d['suite']}** `{name}`: hung (timed out)")
     return out
 
