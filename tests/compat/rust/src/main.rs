@@ -27,25 +27,37 @@ fn eq<T: PartialEq + std::fmt::Debug>(want: T, got: T) -> Res {
 }
 
 fn table(c: &mut Conn, name: &str, cols: &str) -> Res {
-    c.query_drop(format!("DROP TABLE IF EXISTS {name}")).map_err(e)?;
-    c.query_drop(format!("CREATE TABLE {name} ({cols})")).map_err(e)
+    c.query_drop(format!("DROP TABLE IF EXISTS {name}"))
+        .map_err(e)?;
+    c.query_drop(format!("CREATE TABLE {name} ({cols})"))
+        .map_err(e)
 }
 
 fn text_literals(c: &mut Conn) -> Res {
-    let row: Row = c.query_first("SELECT 1, 'x', NULL, 1.5").map_err(e)?.ok_or("no row")?;
+    let row: Row = c
+        .query_first("SELECT 1, 'x', NULL, 1.5")
+        .map_err(e)?
+        .ok_or("no row")?;
     eq(Value::Bytes(b"1".to_vec()), row[0].clone())?;
     eq(Value::NULL, row[2].clone())
 }
 
 fn prepared_params(c: &mut Conn) -> Res {
-    let r: Option<(i64, String, Option<i32>)> =
-        c.exec_first("SELECT ? + 1, ?, ?", (41, "it's", None::<i32>)).map_err(e)?;
+    let r: Option<(i64, String, Option<i32>)> = c
+        .exec_first("SELECT ? + 1, ?, ?", (41, "it's", None::<i32>))
+        .map_err(e)?;
     eq(Some((42, "it's".to_string(), None)), r)
 }
 
 fn column_metadata(c: &mut Conn) -> Res {
-    table(c, "rm", "id INT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(20) NOT NULL, amt DECIMAL(10,2)")?;
-    let stmt = c.prep("SELECT id, name AS n, amt FROM rm WHERE id > ?").map_err(e)?;
+    table(
+        c,
+        "rm",
+        "id INT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(20) NOT NULL, amt DECIMAL(10,2)",
+    )?;
+    let stmt = c
+        .prep("SELECT id, name AS n, amt FROM rm WHERE id > ?")
+        .map_err(e)?;
     eq(1, stmt.num_params() as usize)?;
     let cols = stmt.columns();
     eq("n", &*cols[1].name_str())?;
@@ -59,18 +71,39 @@ fn column_metadata(c: &mut Conn) -> Res {
 }
 
 fn types_binary(c: &mut Conn) -> Res {
-    table(c, "rt", "i TINYINT, u BIGINT UNSIGNED, f DOUBLE, dc DECIMAL(30,10), d DATE, ts DATETIME(6), \
-        tm TIME(3), s VARCHAR(20), b BLOB, y YEAR")?;
-    c.exec_drop("INSERT INTO rt VALUES (?,?,?,?,?,?,?,?,?,?)", (
-        -128i8, u64::MAX, 0.125f64, "12345678901234567890.0123456789",
-        Value::Date(2024, 2, 29, 0, 0, 0, 0), Value::Date(2024, 2, 29, 23, 59, 59, 123456),
-        Value::Time(true, 1, 10, 59, 59, 500000), "żółw 🐢", vec![0u8, 1, 255], 2155,
-    )).map_err(e)?;
-    let row: Row = c.exec_first("SELECT * FROM rt", ()).map_err(e)?.ok_or("no row")?;
+    table(
+        c,
+        "rt",
+        "i TINYINT, u BIGINT UNSIGNED, f DOUBLE, dc DECIMAL(30,10), d DATE, ts DATETIME(6), \
+        tm TIME(3), s VARCHAR(20), b BLOB, y YEAR",
+    )?;
+    c.exec_drop(
+        "INSERT INTO rt VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (
+            -128i8,
+            u64::MAX,
+            0.125f64,
+            "12345678901234567890.0123456789",
+            Value::Date(2024, 2, 29, 0, 0, 0, 0),
+            Value::Date(2024, 2, 29, 23, 59, 59, 123456),
+            Value::Time(true, 1, 10, 59, 59, 500000),
+            "żółw 🐢",
+            vec![0u8, 1, 255],
+            2155,
+        ),
+    )
+    .map_err(e)?;
+    let row: Row = c
+        .exec_first("SELECT * FROM rt", ())
+        .map_err(e)?
+        .ok_or("no row")?;
     eq(Value::Int(-128), row[0].clone())?;
     eq(Value::UInt(u64::MAX), row[1].clone())?;
     eq(Value::Double(0.125), row[2].clone())?;
-    eq(Value::Bytes(b"12345678901234567890.0123456789".to_vec()), row[3].clone())?;
+    eq(
+        Value::Bytes(b"12345678901234567890.0123456789".to_vec()),
+        row[3].clone(),
+    )?;
     eq(Value::Date(2024, 2, 29, 0, 0, 0, 0), row[4].clone())?;
     eq(Value::Date(2024, 2, 29, 23, 59, 59, 123456), row[5].clone())?;
     eq(Value::Time(true, 1, 10, 59, 59, 500000), row[6].clone())?;
@@ -80,34 +113,47 @@ fn types_binary(c: &mut Conn) -> Res {
 }
 
 fn types_text(c: &mut Conn) -> Res {
-    let row: Row = c.query_first("SELECT * FROM rt").map_err(e)?.ok_or("no row")?;
+    let row: Row = c
+        .query_first("SELECT * FROM rt")
+        .map_err(e)?
+        .ok_or("no row")?;
     eq(Value::Bytes(b"-128".to_vec()), row[0].clone())?;
-    eq(Value::Bytes(b"2024-02-29 23:59:59.123456".to_vec()), row[5].clone())?;
+    eq(
+        Value::Bytes(b"2024-02-29 23:59:59.123456".to_vec()),
+        row[5].clone(),
+    )?;
     eq(Value::Bytes(b"-34:59:59.500".to_vec()), row[6].clone())
 }
 
 fn exec_batch(c: &mut Conn) -> Res {
     table(c, "rb", "id INT PRIMARY KEY AUTO_INCREMENT, v INT")?;
-    c.exec_batch("INSERT INTO rb (v) VALUES (?)", (0..100).map(|i| (i,))).map_err(e)?;
+    c.exec_batch("INSERT INTO rb (v) VALUES (?)", (0..100).map(|i| (i,)))
+        .map_err(e)?;
     let n: Option<i64> = c.query_first("SELECT COUNT(*) FROM rb").map_err(e)?;
     eq(Some(100), n)
 }
 
 fn affected_and_insert_id(c: &mut Conn) -> Res {
     table(c, "ra", "id INT PRIMARY KEY AUTO_INCREMENT, v INT")?;
-    c.query_drop("INSERT INTO ra (v) VALUES (1),(2),(3)").map_err(e)?;
+    c.query_drop("INSERT INTO ra (v) VALUES (1),(2),(3)")
+        .map_err(e)?;
     eq(3, c.affected_rows())?;
     eq(1, c.last_insert_id())?;
-    c.exec_drop("UPDATE ra SET v = 9 WHERE id > ?", (1,)).map_err(e)?;
+    c.exec_drop("UPDATE ra SET v = 9 WHERE id > ?", (1,))
+        .map_err(e)?;
     eq(2, c.affected_rows())
 }
 
 fn streaming_iter(c: &mut Conn) -> Res {
     table(c, "rs", "id INT PRIMARY KEY")?;
     let values: Vec<String> = (0..5000).map(|i| format!("({i})")).collect();
-    c.query_drop(format!("INSERT INTO rs VALUES {}", values.join(","))).map_err(e)?;
+    c.query_drop(format!("INSERT INTO rs VALUES {}", values.join(",")))
+        .map_err(e)?;
     let mut n = 0;
-    for row in c.exec_iter("SELECT id FROM rs ORDER BY id", ()).map_err(e)? {
+    for row in c
+        .exec_iter("SELECT id FROM rs ORDER BY id", ())
+        .map_err(e)?
+    {
         let id: i32 = mysql::from_row(row.map_err(e)?);
         eq(n, id)?;
         n += 1;
@@ -116,7 +162,9 @@ fn streaming_iter(c: &mut Conn) -> Res {
 }
 
 fn multi_result_sets(c: &mut Conn) -> Res {
-    let mut result = c.query_iter("SELECT 1; SELECT 2, 3; DO 0; SELECT 4").map_err(e)?;
+    let mut result = c
+        .query_iter("SELECT 1; SELECT 2, 3; DO 0; SELECT 4")
+        .map_err(e)?;
     let mut sets = Vec::new();
     while let Some(set) = result.iter() {
         let rows: Vec<Row> = set.collect::<Result<_, _>>().map_err(e)?;
@@ -163,7 +211,10 @@ fn reset_and_change_user(c: &mut Conn) -> Res {
 
 fn named_params(c: &mut Conn) -> Res {
     let r: Option<(i32, String, i32)> = c
-        .exec_first("SELECT :a, :b, :a", Params::from(vec![("a", Value::from(1)), ("b", Value::from("two"))]))
+        .exec_first(
+            "SELECT :a, :b, :a",
+            Params::from(vec![("a", Value::from(1)), ("b", Value::from("two"))]),
+        )
         .map_err(e)?;
     eq(Some((1, "two".to_string(), 1)), r)
 }
@@ -171,7 +222,8 @@ fn named_params(c: &mut Conn) -> Res {
 fn large_packet(c: &mut Conn) -> Res {
     table(c, "rl", "b LONGBLOB")?;
     let big = vec![7u8; 17 * 1024 * 1024];
-    c.exec_drop("INSERT INTO rl VALUES (?)", (big.clone(),)).map_err(e)?;
+    c.exec_drop("INSERT INTO rl VALUES (?)", (big.clone(),))
+        .map_err(e)?;
     let got: Option<Vec<u8>> = c.query_first("SELECT b FROM rl").map_err(e)?;
     eq(true, got.as_deref() == Some(&big[..]))
 }
@@ -192,12 +244,15 @@ fn load_data_local(c: &mut Conn) -> Res {
         w.write_all(b"1,a\n2,b\n")?;
         Ok(())
     })));
-    c.query_drop("LOAD DATA LOCAL INFILE 'x.csv' INTO TABLE rld FIELDS TERMINATED BY ','").map_err(e)?;
+    c.query_drop("LOAD DATA LOCAL INFILE 'x.csv' INTO TABLE rld FIELDS TERMINATED BY ','")
+        .map_err(e)?;
     eq(2, c.affected_rows())
 }
 
 fn empty_params_exec(c: &mut Conn) -> Res {
-    let r: Vec<i32> = c.exec("SELECT 1 UNION ALL SELECT 2", Params::Empty).map_err(e)?;
+    let r: Vec<i32> = c
+        .exec("SELECT 1 UNION ALL SELECT 2", Params::Empty)
+        .map_err(e)?;
     eq(vec![1, 2], r)
 }
 
@@ -234,7 +289,11 @@ fn opts(host: &str, port: u16, compress: bool, limit: u64) -> Opts {
         .tcp_connect_timeout(Some(Duration::from_secs(10)))
         .read_timeout(Some(Duration::from_secs(limit)))
         .write_timeout(Some(Duration::from_secs(limit)));
-    let b = if compress { b.compress(Some(mysql::Compression::default())) } else { b };
+    let b = if compress {
+        b.compress(Some(mysql::Compression::default()))
+    } else {
+        b
+    };
     Opts::from(b)
 }
 
@@ -256,10 +315,14 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(60);
-    let defaults = Opts::from(OptsBuilder::from_opts(opts(&host, port, false, limit)).prefer_socket(true));
+    let defaults =
+        Opts::from(OptsBuilder::from_opts(opts(&host, port, false, limit)).prefer_socket(true));
     match run_one(defaults, text_literals, limit) {
         Ok(()) => println!("COMPAT pass default/connect_defaults"),
-        Err(m) => println!("COMPAT fail default/connect_defaults {}", m.replace('\n', " ")),
+        Err(m) => println!(
+            "COMPAT fail default/connect_defaults {}",
+            m.replace('\n', " ")
+        ),
     }
     for (variant, compress) in [("plain", false), ("compress", true)] {
         for (name, check) in CHECKS {
