@@ -14,6 +14,7 @@
 #   LOCKSTEP_SKIP_FUZZ=1        don't build and run the fuzz targets (scripts/fuzz.sh)
 #   LOCKSTEP_FUZZ_SECONDS=N     seconds per fuzz target (default 40)
 #   PYTEST_ARGS="..."           extra pytest arguments (e.g. "-k sysbench -x")
+#   LOCKSTEP_SKIP_COMPAT=1      don't run the driver compatibility gate (scripts/compat.sh quick)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -46,5 +47,10 @@ fi
 step "pytest tests (target=$LOCKSTEP_TARGET suite=$LOCKSTEP_SUITE)"
 # shellcheck disable=SC2086
 python3 -m pytest tests -q --durations=10 ${PYTEST_ARGS:-}
+
+if [ "${LOCKSTEP_SKIP_COMPAT:-0}" != 1 ] && [ "$LOCKSTEP_TARGET" = lockstep ]; then
+    step "driver compatibility gate (scripts/compat.sh quick)"
+    bash scripts/compat.sh quick
+fi
 
 step "all tests passed in $(( $(date +%s) - start ))s"

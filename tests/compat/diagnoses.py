@@ -1,0 +1,139 @@
+"""Why a test fails on lockstep: ordered rules (suite, test-name regex,
+message regex, category, cause) -> (category, cause). First match wins; the
+cause may use the message regex's groups ({0}, {1}). Categories: a = MySQL 8
+vs MariaDB difference, b = lockstep gap, c = harness problem."""
+
+import re
+
+B_PROC = "stored procedures/functions unsupported (CREATE/DROP PROCEDURE, CALL)"
+B_NAMES = ("connection character set other than utf8mb4 ignored (handshake charset, "
+           "SET NAMES x [COLLATE y]: character_set_connection/collation_connection stay utf8mb4)")
+
+RULES = [
+    ("*", r"", r"Table 'mysql\.(\w+)' doesn't exist", "b", "mysql.user table missing"),
+    ("pymysql", r"test_issue_17", r"identified by", "a",
+     "GRANT ... IDENTIFIED BY: removed in MySQL 8 (the test predates it)"),
+    # Harness problems: they say nothing about the server.
+    ("*", r"", r"No such file or directory: .*tests/data/qa", "c",
+     "Connector/Python's sdist lacks tests/data/qa/*.sql (suite data not shipped)"),
+    ("*", r"", r"KeyError: 'unix_socket'", "c", "suite start-up config lacks unix_socket"),
+    ("pymysql", r"TestAuthentication", r"", "c",
+     "needs auth plugins set up by PyMySQL's own CI (fails on MariaDB too)"),
+    ("go-sql-driver", r"^Test(TLS|Issue1567)$", r"", "c", "private MariaDB runs without TLS"),
+    # lockstep gaps, most frequent first.
+    ("*", r"", r"support '(DROP|CREATE) (PROCEDURE|FUNCTION)'|stored routine|support 'CALL'",
+     "b", B_PROC),
+    ("*", r"", r"support 'LOAD'", "b", "LOAD DATA [LOCAL] INFILE missing"),
+    ("*", r"", r"Invalid utf8mb4 character string in command", "b",
+     "non-UTF-8 bytes inside a text-protocol statement rejected (binary string literals, 1064)"),
+    ("*", r"", r"MYSQL_QUERY_ATTRIBUTE_STRING", "a",
+     "query attributes (CLIENT_QUERY_ATTRIBUTES, mysql_query_attribute_string()) missing, as in MariaDB"),
+    ("*", r"", r"support 'spatial types'", "b", "spatial types (GEOMETRY, POINT, ...) unsupported"),
+    ("*", r"", r"support 'generated column", "b", "generated columns unsupported"),
+    ("*", r"", r"support '(CREATE TRIGGER)'", "b", "triggers unsupported"),
+    ("*", r"", r"support '(ALTER TABLE MODI\w*)", "b", "ALTER TABLE MODIFY unsupported"),
+    ("*", r"", r"support '(INSTALL|UNINSTALL)'", "b", "INSTALL/UNINSTALL PLUGIN unsupported"),
+    ("*", r"", r"support 'IDENTIFIED WITH", "b",
+     "CREATE USER ... IDENTIFIED WITH plugin AS 'hash' unsupported"),
+    ("*", r"", r"FUNCTION (\w+) does not exist", "b", "SQL function {0}() missing"),
+    ("*", r"", r"Unknown system variable '(\w+)'", "b", "system variable @@{0} missing"),
+    ("*", r"", r"Table 'performance_schema\.(\w+)' doesn't exist", "b",
+     "performance_schema.{0} missing"),
+    ("*", r"", r"Unknown column '(TABLE_COMMENT|COLLATION)'", "b",
+     "information_schema column {0} missing (Connector/J DatabaseMetaData queries it)"),
+    ("*", r"", r"Incorrect arguments to mysqld_stmt_execute", "b",
+     "COM_STMT_EXECUTE with NULL parameters (setNull/setObject(null)) rejected with 1210"),
+    ("*", r"", r"Plugin 'sha256_password' is not loaded", "a",
+     "sha256_password auth plugin missing (MariaDB lacks it too)"),
+    ("go-sql-driver", r"^Test(Charset|Collation)$", r"", "b", B_NAMES),
+    ("connector-python", r"", r"RecursionError", "b",
+     "SHOW WARNINGS' end packet repeats the warning count (MySQL: 0), so Connector/Python's "
+     "asyncio cursor fetches warnings forever"),
+    ("connector-python", r"", r"not supported in the prepared statement protocol", "b",
+     "COM_STMT_PREPARE of a multi-statement string fails with 1105 (MySQL: 1064 syntax error)"),
+    ("connector-python", r"connection_attributes", r"IndexError", "b",
+     "performance_schema.session_connect_attrs missing (connection attributes not visible)"),
+    ("connector-python", r"test_cmd_stmt_execute", r"Tuples differ", "b",
+     "prepared statement column metadata: parameter column `SELECT ?` lacks NOT_NULL (MySQL sets it)"),
+    ("connector-python", r"", r"Tuples differ: \('latin", "b", B_NAMES),
+    ("connector-python", r"test_binary_charset|Bug499362", r"", "b", B_NAMES),
+    ("connector-python", r"raise_on_warning|_fetch_warnings|MySQLCursorTests\.test_execute$|"
+     r"TestExamples\.test_warnings|test_with_raw", r"", "b",
+     "no 1292 'Truncated incorrect DOUBLE value' warnings for string-to-number conversion "
+     "(SELECT 'a' + 'b' gives 0 silently)"),
+    ("connector-python", r"BugOra36476195", r"", "b",
+     "SERVER_STATUS_NO_BACKSLASH_ESCAPES not set in OK packets under sql_mode=NO_BACKSLASH_ESCAPES"),
+    ("connector-python", r"test_sql_mode", r"ProgrammingError not raise", "b",
+     "SET sql_mode accepts unknown modes (MySQL: 1231)"),
+    ("connector-python", r"test_engines", r"", "b", "SHOW ENGINES lists only InnoDB (no MyISAM)"),
+    ("connector-python", r"test_datetime_fractional", r"", "b",
+     "DATETIME(n) text values carry 6 fractional digits instead of n"),
+    ("connector-python", r"test_time_zone", r"", "b",
+     "session time_zone not applied to TIMESTAMP values"),
+    ("connector-python", r"test_error1426", r"", "b",
+     "temporal precision above 6 not rejected (MySQL: 1426)"),
+    ("connector-python", r"test_numeric_float", r"", "b",
+     "FLOAT printed with 6 significant digits (MySQL 8: shortest round-trip, -3.4028234e38)"),
+    ("connector-python", r"WL3253", r"already exists", "b",
+     "triggers unsupported"),
+    ("connector-python", r"test_reset_session_with_user_param|test_do_not_clear_session",
+     r"1 != '1'|\(2,\) != \('2',\)", "b",
+     "SELECT @v of an integer user variable typed as a string in column metadata (MySQL: BIGINT)"),
+    ("connector-python", r"test_shutdown", r"Unread result", "b",
+     "SHOW STATUS ... WHERE ignores the WHERE (returns every row); no Aborted_clients"),
+    ("connector-python", r"MySQLCursorPreparedTests\.test_execute$", r"", "b",
+     "COM_STMT_PREPARE parameter/column definitions differ from MySQL's (charset/flags)"),
+    ("connector-python", r"test_examples.*test_dates", r"1000-00-00", "b",
+     "date with zero month/day ('1000-00-00') rejected with 1292 where the example expects it stored"),
+    ("connector-python", r"test_set ", r"Data too long", "b",
+     "SET column value rejected with 1406 'Data too long'"),
+    ("connector-python", r"Charset|charset|Collation", r"Tuples differ: \('(latin|utf8mb4)", "b",
+     B_NAMES),
+    ("go-sql-driver", r"^TestFailingCharset$", r"", "b",
+     "SET NAMES with an unknown character set accepted (MySQL: 1115); the resulting "
+     "t.FailNow from a goroutine aborts go's test binary"),
+    ("go-sql-driver", r"^TestUnixSocketAuthFail$", r"", "b", "system variable @@socket missing"),
+    ("rust-mysql", r"connect_defaults", r"", "b", "system variable @@socket missing"),
+    ("go-sql-driver", r"^TestRejectReadOnly$", r"", "b",
+     "SET SESSION TRANSACTION READ ONLY not enforced (DROP TABLE should fail with 1792)"),
+    ("go-sql-driver", r"^TestRowsColumnTypes$", r"scale mismatch .*float", "b",
+     "FLOAT(M,D)/DOUBLE(M,D) column metadata carries no decimals (reports 31)"),
+    ("go-sql-driver", r"^TestDateTime$", r"TIME \[binary:time.Time\]", "b",
+     "CAST('0000-00-00' AS TIME) is NULL (MySQL: 00:00:00)"),
+    ("pymysql", r"test_escape_string", r"", "b",
+     "SERVER_STATUS_NO_BACKSLASH_ESCAPES not set in OK packets under sql_mode=NO_BACKSLASH_ESCAPES"),
+    ("*", r"", r"Change user is not supported with compression", "c",
+     "the driver refuses COM_CHANGE_USER under compression (client-side limit)"),
+    ("*", r"", r"None != \('Compression', '(ON|OFF)'\)", "b",
+     "SHOW STATUS LIKE 'Compression' returns no row"),
+]
+
+
+B_COMPRESS = ("compressed protocol framing differs from MySQL: frames of 50+ bytes sent "
+              "uncompressed, several packets each; Connector/Python's reader then fails to "
+              "inflate, loses the connection or (asyncio) hangs")
+COMPRESS_SYMPTOM = r"zlib\.error|TestHung|Lost connection|unpack requires|3910157"
+
+
+def _compress(suite, message, on_mariadb):
+    """Failures of the compressed run that come from the framing itself."""
+    if not suite.endswith("-compress") or not re.search(COMPRESS_SYMPTOM, message):
+        return None
+    if on_mariadb == "fail":
+        return "c", "fails with compression on MariaDB too (driver/suite limits under compress=True)"
+    return "b", B_COMPRESS
+
+
+def classify(suite, name, message, on_mariadb):
+    hit = _compress(suite, message, on_mariadb)
+    if hit:
+        return hit
+    for r_suite, r_name, r_msg, cat, cause in RULES:
+        if r_suite != "*" and not suite.startswith(r_suite):
+            continue
+        m = re.search(r_msg, message, re.S)
+        if m and re.search(r_name, name):
+            return cat, cause.format(*m.groups())
+    if on_mariadb == "fail":
+        return "a", "fails on MariaDB too: expects MySQL 8 behaviour (not yet diagnosed further)"
+    return "b", "not yet diagnosed (passes on MariaDB)"
