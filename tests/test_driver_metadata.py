@@ -277,3 +277,13 @@ def test_datetime_casts_and_literals_keep_fractions(cur):
                                datetime.datetime(2024, 1, 1, 0, 0, 0, 250000),
                                datetime.datetime(2024, 1, 1)),)
     assert [d[5] for d in cur.description] == [6, 2, 0]
+
+
+def test_show_warnings_reply_reports_no_warnings(cur):
+    # Connector/Python's asyncio cursor fetches warnings after any reply
+    # that reports some; SHOW WARNINGS itself must report none (as MySQL).
+    cur.execute("DROP TABLE IF EXISTS no_such_table")
+    assert cur._result.warning_count == 1
+    cur.execute("SHOW WARNINGS")
+    assert len(cur.fetchall()) == 1
+    assert cur._result.warning_count == 0

@@ -67,6 +67,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("lockstep_throttle_limit", i(0), Global),
             ("log_bin", i(1), ReadOnly),
             ("lower_case_table_names", i(0), ReadOnly),
+            ("max_error_count", i(1024), Both),
             ("max_allowed_packet", i(67108864), SessionReadOnly),
             ("max_connections", i(1040), Global),
             ("max_execution_time", i(0), Both),
@@ -85,6 +86,8 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("sort_buffer_size", i(DEFAULT_SORT as i64), Both),
             ("server_uuid", s(""), ReadOnly),
             ("gtid_executed", s(""), ReadOnly),
+            // No Unix socket: clients that would switch to it stay on TCP.
+            ("socket", s(""), ReadOnly),
             ("sql_mode", s("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"), Both),
             ("sql_auto_is_null", i(0), Both),
             ("sql_select_limit", Value::UInt(u64::MAX), Both),

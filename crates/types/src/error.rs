@@ -49,6 +49,7 @@ error_codes! {
     DupKeyName = 1061, "42000";
     KeyNotFound = 1032, "HY000";
     DupEntry = 1062, "23000";
+    UnknownCharacterSet = 1115, "42000";
     KeyColumnDoesNotExist = 1072, "42000";
     Parse = 1064, "42000";
     EmptyQuery = 1065, "42000";

@@ -561,3 +561,59 @@ fn qualify(q: &Query) -> Query {
     }
     q
 }
+
+/// The rows of a SHOW result for which `condition` (SHOW ... WHERE) is
+/// true: the result becomes a scratch table named after nothing, and the
+/// condition runs over it as a WHERE clause, so it may name any column of
+/// the result.
+pub fn filter_rows(
+    session: &mut Session,
+    shown: ResultSet,
+    condition: &crate::parser::Expr,
+) -> Result<Response, Error> {
+    use crate::parser::{QueryBody, Select, SelectItem, TableRef};
+    let cat = Catalog::new();
+    cat.add_database_public("show");
+    let columns: Vec<(&str, DataType)> = shown
+        .columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.data_type))
+        .collect();
+    table_in(&cat, "show", 1, "result", &columns, shown.rows.clone());
+    let from = TableRef::Table {
+        name: crate::parser::ObjectName {
+            database: Some("show".into()),
+            name: "result".into(),
+        },
+        alias: None,
+    };
+    let q = Query {
+        body: QueryBody::Select(Box::new(Select {
+            distinct: false,
+            projection: vec![SelectItem::Wildcard],
+            from: vec![from],
+            selection: Some(condition.clone()),
+            group_by: Vec::new(),
+            having: None,
+            straight_join: false,
+        })),
+        max_execution_time: None,
+        with: Vec::new(),
+        order_by: Vec::new(),
+        limit: None,
+        offset: None,
+        lock: None,
+    };
+    let mut binder = Binder::new(&cat, Some("show".into()));
+    let plan = binder.bind_query(&q)?;
+    let engine = session.engine().clone();
+    let mut txn = engine.begin(Isolation::ReadCommitted);
+    let mut exec = Exec::new(&engine, &mut txn, &mut session.ctx, &[]);
+    let rows = exec.query(&plan).map_err(|e| match e {
+        EngineError::Sql(e) => e,
+        EngineError::LockWait(_) => Error::internal("lock wait on a SHOW result"),
+    })?;
+    drop(exec);
+    engine.rollback(&mut txn);
+    Ok(Response::Rows(ResultSet { rows, ..shown }))
+}

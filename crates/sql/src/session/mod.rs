@@ -465,7 +465,13 @@ impl Session {
                 self.ctx.warnings.clear();
             }
             let r = self.run(stmt, &[], None).await;
-            let r = self.count_warnings(r);
+            // SHOW WARNINGS lists the warnings; its own reply reports none
+            // (a client that fetches warnings after any reply with some
+            // would otherwise ask again forever).
+            let r = match stmt {
+                Statement::Show(Show::Warnings | Show::Errors) => r,
+                _ => self.count_warnings(r),
+            };
             let failed = r.is_err();
             out.push(r);
             if failed {
@@ -758,6 +764,9 @@ impl Session {
         // One atomic load unless an account changed; nothing else for root.
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(stmt, self.ctx.database.as_deref())?;
+        if changes_schema(stmt) {
+            self.refuse_writes()?;
+        }
         match stmt {
             Statement::Select(q) if self.system_query(q) => {
                 crate::session::infoschema::query(self, q)
@@ -1603,7 +1612,9 @@ impl Session {
             SetTarget::User(name) => {
                 self.ctx.user_vars.insert(name.to_ascii_lowercase(), value);
             }
-            SetTarget::Names { .. } | SetTarget::CharacterSet(_) => {}
+            SetTarget::Names { charset, .. } | SetTarget::CharacterSet(charset) => {
+                check_charset(charset)?;
+            }
             SetTarget::System { scope, name } => {
                 let name = name.to_ascii_lowercase();
                 let default = matches!(a.value, Some(parser::Expr::Default));
@@ -1987,7 +1998,19 @@ impl Session {
         Ok(rows(&["table", "access"], out))
     }
 
+    /// SHOW, with its WHERE (if any) applied to the rows it lists.
     fn show(&mut self, show: &Show) -> R<Response> {
+        let shown = self.show_rows(show)?;
+        let Some(condition) = show_where(show) else {
+            return Ok(shown);
+        };
+        match shown {
+            Response::Rows(rs) => crate::session::infoschema::filter_rows(self, rs, condition),
+            ok => Ok(ok),
+        }
+    }
+
+    fn show_rows(&mut self, show: &Show) -> R<Response> {
         let filter = |name: &str, f: &Option<ShowFilter>| -> bool {
             match f {
                 Some(ShowFilter::Like(p)) => like_ci(name, p),
@@ -2231,7 +2254,7 @@ impl Session {
                     };
                     let keep = match f {
                         Some(ShowFilter::Like(p)) => like_ci(&name, p),
-                        Some(ShowFilter::Where(_)) => true,
+                        Some(ShowFilter::Where(_)) => true, // applied by `show`
                         None => true,
                     };
                     if keep {
@@ -2592,4 +2615,58 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
         .globals
         .get(&name)
         .ok_or_else(|| crate::session::vars::unknown(&name))
+}
+
+/// MySQL 8's character sets: others (`none`, typos) are 1115. Connection
+/// character sets are not converted yet: text travels as utf8mb4.
+fn check_charset(name: &str) -> R<()> {
+    const KNOWN: [&str; 41] = [
+        "armscii8", "ascii", "big5", "binary", "cp1250", "cp1251", "cp1256", "cp1257", "cp850",
+        "cp852", "cp866", "cp932", "dec8", "eucjpms", "euckr", "gb18030", "gb2312", "gbk",
+        "geostd8", "greek", "hebrew", "hp8", "keybcs2", "koi8r", "koi8u", "latin1", "latin2",
+        "latin5", "latin7", "macce", "macroman", "sjis", "swe7", "tis620", "ucs2", "ujis", "utf16",
+        "utf16le", "utf32", "utf8mb3", "utf8mb4",
+    ];
+    if name == "utf8" || KNOWN.contains(&name) {
+        return Ok(());
+    }
+    Err(Error::new(
+        Code::UnknownCharacterSet,
+        format!("Unknown character set: '{name}'"),
+    ))
+}
+
+/// The WHERE of a SHOW statement that has one.
+fn show_where(show: &Show) -> Option<&parser::Expr> {
+    let filter = match show {
+        Show::Databases { filter }
+        | Show::Tables { filter, .. }
+        | Show::Columns { filter, .. }
+        | Show::Variables { filter, .. }
+        | Show::Status { filter, .. }
+        | Show::Collation { filter }
+        | Show::CharacterSet { filter }
+        | Show::TableStatus { filter, .. } => filter,
+        _ => return None,
+    };
+    match filter {
+        Some(ShowFilter::Where(e)) => Some(e),
+        _ => None,
+    }
+}
+
+/// DDL on permanent objects: refused in a READ ONLY transaction (1792),
+/// as MySQL does. Temporary tables are the session's own and stay allowed.
+fn changes_schema(stmt: &Statement) -> bool {
+    match stmt {
+        Statement::CreateTable(ct) => !ct.temporary,
+        Statement::DropTable { temporary, .. } => !temporary,
+        Statement::CreateDatabase { .. }
+        | Statement::DropDatabase { .. }
+        | Statement::Truncate { .. }
+        | Statement::CreateIndex { .. }
+        | Statement::DropIndex { .. }
+        | Statement::AlterTable { .. } => true,
+        _ => false,
+    }
 }
