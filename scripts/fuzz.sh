@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Build the cargo-fuzz targets (fuzz/) and run each one briefly from its
+# Build the cargo-fuzz targets (crates/fuzz/) and run each one briefly from its
 # committed seeds. A crash fails the run; the input is left under
-# fuzz/artifacts/<target>/ (reproduce: cargo +nightly fuzz run <target> <file>).
+# crates/fuzz/artifacts/<target>/ (reproduce: cargo +nightly fuzz run <target> <file>).
 #
 #   bash scripts/fuzz.sh                    # every target, 40 s each
 #   LOCKSTEP_FUZZ_SECONDS=600 bash scripts/fuzz.sh sql_session
@@ -22,11 +22,11 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
-cd fuzz
-flags=(-s none --debug-assertions)
+cd crates/fuzz
+flags=(-s none --debug-assertions --fuzz-dir .)
 cargo +nightly fuzz build "${flags[@]}"
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && mapfile -t targets < <(cargo +nightly fuzz list)
+[ ${#targets[@]} -eq 0 ] && mapfile -t targets < <(cargo +nightly fuzz list --fuzz-dir .)
 # What a run discovers goes to a scratch corpus; only the seeds are committed.
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch" /tmp/lockstep-fuzz-*' EXIT
@@ -52,7 +52,7 @@ for t in "${targets[@]}"; do
     if [ "$status" -ne 0 ]; then
         # Whatever the cause (a crash, or libFuzzer refusing to start), show it.
         tail -n 40 "$scratch/$t.log"
-        echo "fuzz target $t failed; see fuzz/artifacts/$t/"
+        echo "fuzz target $t failed; see crates/fuzz/artifacts/$t/"
         exit 1
     fi
 done

@@ -1,4 +1,4 @@
-"""Rust `mysql` crate: our own check program (tests/compat/rust/, its own
+"""Rust `mysql` crate: our own check program (crates/compat-rust-mysql/, its own
 Cargo project and target dir, outside the main workspace)."""
 
 import os
@@ -8,7 +8,7 @@ import common
 NAME = "rust-mysql"
 VERSION = "25.0.1"
 QUICK = False
-PROJECT = os.path.join(common.HERE, "rust")
+PROJECT = os.path.join(common.REPO, "crates", "compat-rust-mysql")
 TARGET_DIR = os.path.join(common.REPO, "target", "compat-rust")
 BIN = os.path.join(TARGET_DIR, "release", "lockstep-mysql-crate-check")
 
@@ -27,4 +27,4 @@ def run(target, cache, outdir):
     results.update(common.hung_result(text, code))
     if not results:
         results["(run)"] = ("fail", f"no test ran (exit {code}): {text[-400:]!r}")
-    return results, "tests/compat/rust (cargo run --release -- HOST PORT)"
+    return results, "crates/compat-rust-mysql (cargo run --release -- HOST PORT)"

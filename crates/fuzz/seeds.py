@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the committed seed corpus under fuzz/corpus/<target>/seed-*.
+"""Writes the committed seed corpus under crates/fuzz/corpus/<target>/seed-*.
 
-    python3 fuzz/seeds.py            # needs target/release/lockstep and PyMySQL
+    python3 crates/fuzz/seeds.py            # needs target/release/lockstep and PyMySQL
 
 SQL seeds are the statements of tests/README.md's "What clients send",
 TPC-C statements and edge cases, on the fuzz schema (fz.t, fz.u; see
-fuzz/src/lib.rs) and as sent. Protocol seeds are real traffic: a proxy in
+crates/fuzz/src/lib.rs) and as sent. Protocol seeds are real traffic: a proxy in
 front of a lockstep server records what PyMySQL, the binary-protocol test
 client (tests/mysql_binary.py) and the mariadb CLI send.
 """
@@ -20,7 +20,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests"))
 
 SQL = [
     # sysbench, as sent and on the fuzz schema
