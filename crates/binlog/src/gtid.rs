@@ -73,6 +73,11 @@ impl GtidSet {
         self.sources.is_empty()
     }
 
+    /// Each source's intervals (inclusive), sources in uuid order.
+    pub fn intervals(&self) -> impl Iterator<Item = (&[u8; 16], &[(u64, u64)])> {
+        self.sources.iter().map(|(u, iv)| (u, &iv[..]))
+    }
+
     /// Adds every GTID of `other`.
     pub fn union(&mut self, other: &GtidSet) {
         for (uuid, iv) in &other.sources {
