@@ -10,8 +10,11 @@
 //! * `scheduler`: the applier's dependency and commit-order bookkeeping.
 
 pub mod receiver;
+pub mod replica;
 pub mod scheduler;
 pub mod sender;
+pub mod settings;
+pub mod source;
 pub mod wire;
 
 #[cfg(test)]
