@@ -72,6 +72,94 @@ impl GtidSet {
     pub fn is_empty(&self) -> bool {
         self.sources.is_empty()
     }
+
+    /// Each source's intervals (inclusive), sources in uuid order.
+    pub fn intervals(&self) -> impl Iterator<Item = (&[u8; 16], &[(u64, u64)])> {
+        self.sources.iter().map(|(u, iv)| (u, &iv[..]))
+    }
+
+    /// Adds every GTID of `other`.
+    pub fn union(&mut self, other: &GtidSet) {
+        for (uuid, iv) in &other.sources {
+            for &(lo, hi) in iv {
+                self.insert_range(*uuid, lo, hi);
+            }
+        }
+    }
+
+    /// Whether every GTID of `self` is in `other`.
+    pub fn is_subset(&self, other: &GtidSet) -> bool {
+        self.sources.iter().all(|(uuid, iv)| {
+            let Some(theirs) = other.sources.get(uuid) else {
+                return false;
+            };
+            // Each interval lies inside one of theirs (theirs are merged).
+            iv.iter().all(|&(lo, hi)| {
+                let i = theirs.partition_point(|&(l, _)| l <= lo);
+                i > 0 && theirs[i - 1].1 >= hi
+            })
+        })
+    }
+
+    /// The GTIDs of `self` that are not in `other`.
+    pub fn minus(&self, other: &GtidSet) -> GtidSet {
+        let mut out = GtidSet::default();
+        for (uuid, iv) in &self.sources {
+            let theirs = other.sources.get(uuid).map_or(&[][..], |v| &v[..]);
+            for &(lo, hi) in iv {
+                let mut next = lo;
+                for &(tl, th) in theirs.iter().filter(|&&(tl, th)| th >= lo && tl <= hi) {
+                    if tl > next {
+                        out.insert_range(*uuid, next, tl - 1);
+                    }
+                    next = next.max(th.saturating_add(1));
+                }
+                if next <= hi {
+                    out.insert_range(*uuid, next, hi);
+                }
+            }
+        }
+        out
+    }
+
+    /// Parses MySQL's text form (`uuid:1-5:7,uuid2:3`; blanks and newlines
+    /// allowed between entries, as gtid_executed prints them).
+    pub fn parse(text: &str) -> Result<GtidSet, String> {
+        let mut set = GtidSet::default();
+        let bad = || format!("Malformed GTID set specification '{text}'.");
+        for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let mut parts = entry.split(':');
+            let uuid = parse_uuid(parts.next().unwrap_or("")).ok_or_else(bad)?;
+            for range in parts {
+                let (lo, hi) = match range.split_once('-') {
+                    Some((lo, hi)) => (lo.trim().parse(), hi.trim().parse()),
+                    None => (range.trim().parse(), range.trim().parse()),
+                };
+                let (Ok(lo), Ok(hi)) = (lo, hi) else {
+                    return Err(bad());
+                };
+                if lo == 0 || lo > hi {
+                    return Err(bad());
+                }
+                set.insert_range(uuid, lo, hi);
+            }
+        }
+        Ok(set)
+    }
+}
+
+/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (dashes optional) to 16 bytes.
+pub fn parse_uuid(text: &str) -> Option<[u8; 16]> {
+    let hex: Vec<u8> = text.trim().bytes().filter(|&b| b != b'-').collect();
+    if hex.len() != 32 {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, pair) in hex.chunks(2).enumerate() {
+        let s = std::str::from_utf8(pair).ok()?;
+        out[i] = u8::from_str_radix(s, 16).ok()?;
+    }
+    Some(out)
 }
 
 impl fmt::Display for GtidSet {
@@ -144,10 +232,47 @@ mod tests {
                 assert_eq!(s.contains(g(A, probe)), model.contains(&probe), "{probe}");
             }
         }
+        let text = s.to_string();
+        assert_eq!(GtidSet::parse(&text).unwrap(), s, "{text}");
         let iv = &s.sources[&A];
         assert!(
             iv.windows(2).all(|w| w[0].1 + 1 < w[1].0),
             "disjoint, not adjacent"
         );
+    }
+
+    #[test]
+    fn minus_and_subset_match_a_model() {
+        let mut x: u64 = 99;
+        let mut rnd = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for _ in 0..200 {
+            let (mut a, mut b) = (GtidSet::default(), GtidSet::default());
+            for _ in 0..rnd(6) {
+                let lo = 1 + rnd(60);
+                a.insert_range(A, lo, lo + rnd(8));
+            }
+            for _ in 0..rnd(6) {
+                let lo = 1 + rnd(60);
+                b.insert_range(A, lo, lo + rnd(8));
+            }
+            let d = a.minus(&b);
+            for n in 1..80 {
+                let want = a.contains(g(A, n)) && !b.contains(g(A, n));
+                assert_eq!(d.contains(g(A, n)), want, "{a} - {b} at {n}");
+            }
+            let sub = (1..80).all(|n| !a.contains(g(A, n)) || b.contains(g(A, n)));
+            assert_eq!(a.is_subset(&b), sub);
+            assert_eq!(d.is_empty(), sub);
+            let mut u = b.clone();
+            u.union(&a);
+            assert!(a.is_subset(&u) && b.is_subset(&u));
+        }
+        assert!(GtidSet::parse("nonsense:1").is_err());
+        assert!(GtidSet::parse("").unwrap().is_empty());
     }
 }

@@ -155,6 +155,17 @@ impl TxnRecord {
         }
     }
 
+    /// The GTID of an encoded record, read without decoding its events
+    /// (None: too short or another format).
+    pub fn peek_gtid(bytes: &[u8]) -> Option<Gtid> {
+        if bytes.len() < SEQUENCE_OFFSET + 8 || bytes[0] != FORMAT_VERSION {
+            return None;
+        }
+        let server_uuid = bytes[1..GNO_OFFSET].try_into().ok()?;
+        let gno = u64::from_le_bytes(bytes[GNO_OFFSET..GNO_OFFSET + 8].try_into().ok()?);
+        Some(Gtid { server_uuid, gno })
+    }
+
     /// Writes the commit-order fields into an encoded record.
     pub fn patch_order(bytes: &mut [u8], gno: u64, last_committed: u64, sequence_number: u64) {
         bytes[GNO_OFFSET..GNO_OFFSET + 8].copy_from_slice(&gno.to_le_bytes());

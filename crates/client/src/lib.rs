@@ -592,6 +592,26 @@ impl Conn {
         Ok(self.writer.seq())
     }
 
+    /// Sends a binlog dump command (COM_BINLOG_DUMP_GTID and the like:
+    /// `command` is its whole payload) and returns the sequence id of the
+    /// stream's first packet. Read the stream with `read_dump_packet`.
+    pub async fn send_dump(&mut self, command: &[u8]) -> Result<u8> {
+        self.send_command(|o| o.extend_from_slice(command)).await
+    }
+
+    /// The next packet of a dump stream: its payload after the leading
+    /// OK byte (0x00). An ERR packet ends the stream as `Error::Server`,
+    /// an EOF packet (0xfe) as `Ok(None)`.
+    pub async fn read_dump_packet(&mut self, seq: &mut u8) -> Result<Option<Vec<u8>>> {
+        let p = self.read(seq).await?;
+        match p.first() {
+            Some(0x00) => Ok(Some(p[1..].to_vec())),
+            Some(0xff) => Err(err_packet(p)),
+            Some(0xfe) if p.len() < 9 => Ok(None),
+            _ => Err(Error::protocol("unexpected packet in a binlog stream")),
+        }
+    }
+
     fn deprecate_eof(&self) -> bool {
         self.caps & caps::DEPRECATE_EOF != 0
     }

@@ -33,11 +33,26 @@ const LOCK_WAIT: Duration = Duration::from_secs(50);
 impl Engine {
     /// Applies one record: its row events as one transaction, or its DDL.
     pub async fn apply(&self, record: &TxnRecord) -> Result<Applied, SqlError> {
+        self.apply_in_turn(record, std::future::ready(true)).await
+    }
+
+    /// `apply`, committing only once `turn` resolves (a parallel applier
+    /// commits in the source's order: the row work overlaps, the commits
+    /// queue). `turn` resolving to false abandons the record: it is rolled
+    /// back and the result is error 1593 (the applier is stopping).
+    pub async fn apply_in_turn(
+        &self,
+        record: &TxnRecord,
+        turn: impl std::future::Future<Output = bool>,
+    ) -> Result<Applied, SqlError> {
         if self.gtid_done(record.gtid()) {
             return Ok(Applied::AlreadyExecuted);
         }
         let rows = record.events.iter().filter(|e| e.is_row_event()).count();
         if rows == 0 {
+            if !turn.await {
+                return Err(stopped(record));
+            }
             return self.apply_ddl(record).await;
         }
         if rows != record.events.len() {
@@ -53,6 +68,10 @@ impl Engine {
                 self.rollback(&mut txn);
                 return Err(e);
             }
+        }
+        if !turn.await {
+            self.rollback(&mut txn);
+            return Err(stopped(record));
         }
         txn.gtid = Some(record.gtid());
         match self.commit(&mut txn).await {
@@ -240,4 +259,15 @@ fn duplicate(record: &TxnRecord, table: &Table, key: &str) -> SqlError {
 /// A record this node cannot apply: its data has diverged from the source.
 fn apply_error(record: &TxnRecord, code: Code, what: &str) -> SqlError {
     SqlError::new(code, format!("Cannot apply GTID {}: {what}", record.gtid()))
+}
+
+/// The applier gave up on a record before its turn to commit.
+fn stopped(record: &TxnRecord) -> SqlError {
+    SqlError::new(
+        Code::ReplicaFatal,
+        format!(
+            "The replica applier stopped before committing GTID {}",
+            record.gtid()
+        ),
+    )
 }

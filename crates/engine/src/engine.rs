@@ -344,6 +344,19 @@ impl Engine {
         self.order.lock().executed.to_string()
     }
 
+    /// Every GTID committed here (gtid_executed as a set).
+    pub fn executed_set(&self) -> GtidSet {
+        self.order.lock().executed.clone()
+    }
+
+    /// The executed set and the log position every one of its records
+    /// lies below (taken together: a GTID takes its log space in the same
+    /// critical section).
+    pub fn executed_with_lsn(&self) -> (GtidSet, lockstep_log::Lsn) {
+        let order = self.order.lock();
+        (order.executed.clone(), self.log.current_lsn())
+    }
+
     /// Whether `gtid` was committed here.
     pub fn gtid_done(&self, gtid: Gtid) -> bool {
         self.order.lock().executed.contains(gtid)

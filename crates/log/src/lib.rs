@@ -33,6 +33,7 @@ mod format;
 mod mem;
 mod recovery;
 mod storage;
+mod tail;
 mod threads;
 mod waiters;
 
@@ -53,6 +54,7 @@ use format::{record_crc, PAD_FLAG, REC_HEADER};
 pub use format::{SegmentReader, MAX_PAYLOAD};
 pub use mem::{MemStorage, Unsynced};
 pub use storage::{DirLock, Faults, LogFile, OpenMode, OsStorage, Storage};
+pub use tail::Batch;
 use waiters::{Entry, Waiters};
 
 /// Byte offset in the logical log stream; monotonic forever, never reset.

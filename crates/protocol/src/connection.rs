@@ -1075,11 +1075,44 @@ impl<H: Handler> Session<'_, H> {
                 self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
                 self.send_ok(&OkInfo::default(), 0);
             }
+            Command::BinlogDumpGtid(request) => {
+                return self.binlog_dump(stream, request).await;
+            }
             Command::Unknown(_) => {
                 self.send_error(&Error::new(Code::UnknownCom, "Unknown command"))
             }
         }
         Ok(Flow::Continue)
+    }
+
+    /// Streams a binlog dump until it fails or the client goes away; the
+    /// connection ends with it (as in MySQL, a dump connection runs no
+    /// other command).
+    async fn binlog_dump<S>(&mut self, stream: &mut S, request: &[u8]) -> Result<Flow, ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        let mut dump = match self.handler.binlog_dump(request) {
+            Ok(d) => d,
+            Err(e) => {
+                self.send_error(&e);
+                return Ok(Flow::Continue);
+            }
+        };
+        loop {
+            match dump.next().await {
+                Ok(event) => self.writer.packet(|o| {
+                    o.push(0x00);
+                    o.extend_from_slice(&event);
+                }),
+                Err(e) => {
+                    self.send_error(&e);
+                    self.writer.flush(stream).await?;
+                    return Ok(Flow::Quit);
+                }
+            }
+            self.writer.flush(stream).await?;
+        }
     }
 
     /// Results of COM_QUERY: each but the last flagged "more results

@@ -39,6 +39,7 @@ pub mod wire;
 
 use lockstep_types::{Error, Value};
 use std::future::Future;
+use std::pin::Pin;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -158,6 +159,19 @@ pub trait Handler: Send {
     /// session should not hold (its throttling slot). The wait for the
     /// command goes on.
     fn idle(&mut self) {}
+    /// COM_BINLOG_DUMP_GTID (`request`: the payload after the command
+    /// byte): the stream of packets to send until the client goes away.
+    /// The connection is the stream's from then on.
+    fn binlog_dump(&mut self, _request: &[u8]) -> Result<Box<dyn BinlogDump>, Error> {
+        Err(Error::new(lockstep_types::error::Code::UnknownCom, "Unknown command"))
+    }
+}
+
+/// A binlog dump in progress: each `next` is one packet's payload after
+/// its OK byte (an event), waiting as long as needed for one; an error
+/// ends the stream with an ERR packet.
+pub trait BinlogDump: Send {
+    fn next(&mut self) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, Error>> + Send + '_>>;
 }
 
 #[derive(Clone, Debug)]

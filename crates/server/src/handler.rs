@@ -236,6 +236,25 @@ impl Handler for Connection {
         self.session.idle();
     }
 
+    /// A replica's dump request: needs REPLICATION SLAVE, then the
+    /// connection belongs to the replication source's stream.
+    fn binlog_dump(
+        &mut self,
+        request: &[u8],
+    ) -> Result<Box<dyn lockstep_protocol::BinlogDump>, Error> {
+        let allowed = self.account.as_ref().is_some_and(|a| {
+            a.global
+                .contains(lockstep_accounts::Privs::REPLICATION_SLAVE)
+        });
+        if !allowed {
+            return Err(Error::new(
+                Code::SpecificAccessDenied,
+                "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation",
+            ));
+        }
+        lockstep_replication::source::start_dump(self.server.engine.clone(), request)
+    }
+
     fn relocate(&mut self) -> bool {
         let crowded = self
             .crowded_at

@@ -115,6 +115,11 @@ error_codes! {
     UserLockWrongName = 3057, "42000";
     ViewWrongList = 1353, "HY000";
     MaxPreparedStmtCountReached = 1461, "42000";
+    ReplicaMustStop = 1198, "HY000";
+    BadReplica = 1200, "HY000";
+    SourceFatalReadingBinlog = 1236, "HY000";
+    ReplicaFatal = 1593, "HY000";
+    MalformedGtidSet = 1772, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

@@ -1,0 +1,125 @@
+//! The source's driver for one dump connection: reads its own log from the
+//! oldest record on, feeds the `Sender`, and waits on the log's tail with a
+//! heartbeat timer. Blocking file reads happen in batches of `BATCH` bytes.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use lockstep_binlog::{GtidSet, TxnRecord};
+use lockstep_engine::Engine;
+use lockstep_log::Lsn;
+use lockstep_protocol::BinlogDump;
+use lockstep_types::error::Code;
+use lockstep_types::Error;
+
+use crate::sender::{check_purged, Sender};
+use crate::wire::{DumpRequest, NATIVE_STREAM};
+
+const BATCH: usize = 1 << 20;
+pub const HEARTBEAT: Duration = Duration::from_millis(500);
+
+pub fn now_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+fn fatal(msg: impl Into<String>) -> Error {
+    Error::new(Code::SourceFatalReadingBinlog, msg.into())
+}
+
+pub struct SourceDump {
+    engine: Arc<Engine>,
+    sender: Sender,
+    pos: Lsn,
+    queue: VecDeque<Vec<u8>>,
+}
+
+/// Starts serving a COM_BINLOG_DUMP_GTID request body.
+pub fn start_dump(engine: Arc<Engine>, body: &[u8]) -> Result<Box<dyn BinlogDump>, Error> {
+    let req = DumpRequest::decode_body(body).map_err(fatal)?;
+    if req.binlog_name != NATIVE_STREAM {
+        return Err(fatal(
+            "this source serves only lockstep replicas for now (the MySQL binlog event stream is not implemented)",
+        ));
+    }
+    let pos = check_log_covers(&engine, &req.executed)?;
+    Ok(Box::new(SourceDump {
+        sender: Sender::new(req.executed, now_us(), HEARTBEAT.as_micros() as u64),
+        engine,
+        pos,
+        queue: VecDeque::new(),
+    }))
+}
+
+/// Where to start reading: the oldest record, after checking that every
+/// GTID no longer in the log is on the replica (else 1236).
+fn check_log_covers(engine: &Engine, replica: &GtidSet) -> Result<Lsn, Error> {
+    let (executed, end) = engine.executed_with_lsn();
+    let log = &engine.log;
+    let first = log.first_record_lsn().map_err(|e| fatal(e.to_string()))?;
+    let Some(first) = first else {
+        // No record on disk yet: everything executed is "purged" unless
+        // nothing was ever executed.
+        return check_purged(&executed, replica).map(|_| end).map_err(fatal);
+    };
+    let mut in_log = GtidSet::default();
+    let mut pos = first;
+    while pos < end {
+        let batch = log
+            .read_durable(pos, BATCH)
+            .map_err(|e| fatal(e.to_string()))?;
+        if batch.records.is_empty() {
+            // Not durable yet: the rest of `executed` is in the log's tail.
+            std::thread::sleep(Duration::from_millis(1));
+            continue;
+        }
+        for (_, r) in &batch.records {
+            if let Some(g) = TxnRecord::peek_gtid(r) {
+                in_log.insert(g);
+            }
+        }
+        pos = batch.next;
+    }
+    check_purged(&executed.minus(&in_log), replica).map_err(fatal)?;
+    Ok(first)
+}
+
+impl SourceDump {
+    async fn next_event(&mut self) -> Result<Vec<u8>, Error> {
+        loop {
+            if let Some(ev) = self.queue.pop_front() {
+                return Ok(ev);
+            }
+            let batch = self
+                .engine
+                .log
+                .read_durable(self.pos, BATCH)
+                .map_err(|e| fatal(e.to_string()))?;
+            if !batch.records.is_empty() {
+                self.pos = batch.next;
+                let events = self.sender.on_records(batch.records, now_us());
+                self.queue.extend(events.iter().map(|e| e.encode()));
+                continue;
+            }
+            let wait = self.engine.log.wait_beyond(self.pos);
+            let timed_out = tokio::time::timeout(HEARTBEAT, wait).await.is_err();
+            if !timed_out && self.engine.log.durable_lsn() <= self.pos {
+                // Acknowledged but not yet on disk (flush modes 0 and 2).
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            if let Some(hb) = self.sender.on_tick(now_us()) {
+                return Ok(hb.encode());
+            }
+        }
+    }
+}
+
+impl BinlogDump for SourceDump {
+    fn next(&mut self) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, Error>> + Send + '_>> {
+        Box::pin(self.next_event())
+    }
+}
