@@ -132,7 +132,7 @@ impl Engine {
             new.load_row(key, Some(row));
         }
         let auto = old.auto_increment.load(Ordering::SeqCst);
-        let counted = sources.iter().any(|s| *s == ColumnSource::Counter);
+        let counted = sources.contains(&ColumnSource::Counter);
         let next = if counted { rows + 1 } else { 1 };
         new.auto_increment.store(auto.max(next), Ordering::SeqCst);
         let row_id = old.next_row_id.load(Ordering::SeqCst);

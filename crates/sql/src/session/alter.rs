@@ -80,13 +80,9 @@ impl Session {
             Ok((db.ok_or_else(Error::no_db)?, n.name.clone()))
         };
         // The names as the pairs so far left them: (db, name) -> table.
-        let mut now: Vec<((String, String), Option<Arc<Table>>)> = Vec::new();
+        let mut now: Vec<Named> = Vec::new();
         let lookup =
-            |now: &[((String, String), Option<Arc<Table>>)], k: &(String, String)| match now
-                .iter()
-                .rev()
-                .find(|(n, _)| n == k)
-            {
+            |now: &[Named], k: &(String, String)| match now.iter().rev().find(|(n, _)| n == k) {
                 Some((_, t)) => t.clone(),
                 None => self.engine.catalog.table(&k.0, &k.1),
             };
@@ -123,6 +119,10 @@ impl Session {
         Ok(renames)
     }
 }
+
+/// A (database, name) and the table it leads to mid-statement (None:
+/// renamed away).
+type Named = ((String, String), Option<Arc<Table>>);
 
 fn table_exists(name: &str) -> Error {
     Error::new(Code::TableExists, format!("Table '{name}' already exists"))
