@@ -99,6 +99,33 @@ pub enum Event {
         user: String,
         host: String,
     },
+    /// ALTER TABLE: the table is rebuilt as `def` (a new table id), each
+    /// new column filled from `sources`; logged before the switch, so
+    /// recovery redoes it on the rows replayed before it.
+    AlterTable {
+        table: u32,
+        def: TableDef,
+        sources: Vec<ColumnSource>,
+    },
+    /// RENAME TABLE (or ALTER TABLE ... RENAME alone): same id and rows.
+    RenameTable {
+        table: u32,
+        database: String,
+        name: String,
+    },
+}
+
+/// Where a column of an altered table takes its existing rows' values.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub enum ColumnSource {
+    /// The old table's column at this position, converted to the new
+    /// column's type when that differs.
+    Column(u32),
+    /// One value for every row (an added column's default).
+    Value(Value),
+    /// 1, 2, 3... in primary-key order (an added AUTO_INCREMENT column,
+    /// or a new hidden row id).
+    Counter,
 }
 
 impl Event {
@@ -125,7 +152,9 @@ impl Event {
             | Event::DropTable { table }
             | Event::CreateIndex { table, .. }
             | Event::DropIndex { table, .. }
-            | Event::Truncate { table } => Some(*table),
+            | Event::Truncate { table }
+            | Event::AlterTable { table, .. }
+            | Event::RenameTable { table, .. } => Some(*table),
             Event::CreateDatabase { .. }
             | Event::DropDatabase { .. }
             | Event::CreateTable { .. }
@@ -394,6 +423,24 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
                 account.credential.plugin()
             ),
             Event::DropAccount { user, host } => writeln!(s, "### DROP USER '{user}'@'{host}'"),
+            Event::AlterTable { table, def, .. } => writeln!(
+                s,
+                "### ALTER TABLE {} -> `{}`.`{}` ({} columns) /* table#{} */",
+                tables(*table),
+                def.database,
+                def.name,
+                def.columns.len(),
+                def.id
+            ),
+            Event::RenameTable {
+                table,
+                database,
+                name,
+            } => writeln!(
+                s,
+                "### RENAME TABLE {} TO `{database}`.`{name}`",
+                tables(*table)
+            ),
         };
     }
     s

@@ -121,6 +121,43 @@ impl Catalog {
         self.add_database(name)
     }
 
+    /// Puts `new` (ALTER's rebuilt table, a new id) where table `old` was.
+    pub(crate) fn replace_table(&self, old: u32, new: Arc<Table>) {
+        let mut inner = self.inner.write();
+        remove_table_locked(&mut inner, old);
+        inner.next_table_id = inner.next_table_id.max(new.id + 1);
+        let def = new.def();
+        inner
+            .tables
+            .insert((def.database.clone(), def.name.clone()), new.clone());
+        inner.by_id.insert(new.id, new);
+    }
+
+    /// Gives table `id` a new name (and database). The definition changes
+    /// before the catalog's latch is taken: nothing holds that latch while
+    /// it waits for a table's schema.
+    pub(crate) fn rename_table(&self, id: u32, database: &str, name: &str) {
+        let Some(table) = self.table_by_id(id) else {
+            return;
+        };
+        let old = {
+            let mut schema = table.schema_mut();
+            let mut def = (*schema.def).clone();
+            let old = (def.database.clone(), def.name.clone());
+            def.database = database.to_string();
+            def.name = name.to_string();
+            schema.def = Arc::new(def);
+            old
+        };
+        let mut inner = self.inner.write();
+        if inner.tables.get(&old).is_some_and(|t| t.id == id) {
+            inner.tables.remove(&old);
+        }
+        inner
+            .tables
+            .insert((database.to_string(), name.to_string()), table);
+    }
+
     pub(crate) fn remove_table(&self, id: u32) {
         remove_table_locked(&mut self.inner.write(), id);
     }

@@ -60,6 +60,9 @@ pub struct EngineConfig {
     /// Where the log's files live: the disk, or memory in tests and
     /// simulations (`lockstep_log::MemStorage`).
     pub log_storage: Arc<dyn lockstep_log::Storage>,
+    /// How ALTER TABLE converts a column's values to its new type (the
+    /// SQL layer's strict-mode conversion; `keep_value` without it).
+    pub convert: crate::alter::ConvertFn,
 }
 
 impl EngineConfig {
@@ -75,6 +78,7 @@ impl EngineConfig {
             log_segment_size: 64 << 20,
             minimal_row_image: false,
             log_storage: Arc::new(lockstep_log::OsStorage::new()),
+            convert: crate::alter::keep_value,
         }
     }
 }
@@ -1154,13 +1158,19 @@ impl Engine {
 
     /// Logs a DDL event and waits until it is durable. The returned guard
     /// keeps it "in flight" for checkpoints until the caller has applied it.
-    async fn log_ddl(&self, event: Event) -> std::result::Result<InFlight<'_>, SqlError> {
+    pub(crate) async fn log_ddl(
+        &self,
+        event: Event,
+    ) -> std::result::Result<InFlight<'_>, SqlError> {
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         self.log_events(vec![event]).await
     }
 
     /// Logs events as one record and waits until it is durable.
-    async fn log_events(&self, events: Vec<Event>) -> std::result::Result<InFlight<'_>, SqlError> {
+    pub(crate) async fn log_events(
+        &self,
+        events: Vec<Event>,
+    ) -> std::result::Result<InFlight<'_>, SqlError> {
         self.log_events_as(events, None).await
     }
 
@@ -1517,6 +1527,16 @@ impl Engine {
             }
             Event::PutAccount { account } => self.accounts.put(account.clone()),
             Event::DropAccount { user, host } => self.accounts.remove(user, host),
+            Event::AlterTable {
+                table,
+                def,
+                sources,
+            } => self.replay_alter(*table, def, sources),
+            Event::RenameTable {
+                table,
+                database,
+                name,
+            } => self.catalog.rename_table(*table, database, name),
             row => debug_assert!(false, "row event {row:?} is not DDL"),
         }
     }

@@ -2,6 +2,7 @@
 //! crates/tables, log, recovery): what a SQL statement reads and writes
 //! through, and what a commit goes through.
 
+pub mod alter;
 pub mod apply;
 pub mod catalog;
 pub mod checkpoint;
@@ -11,9 +12,11 @@ pub mod gap;
 pub mod mdl;
 pub mod txn;
 
+pub use alter::{keep_value, ConvertFn, Rename};
 pub use apply::Applied;
 pub use durability::{CommitPoint, Durability, DurabilityError, DurableWait, LocalDurability};
 pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error, Result};
+pub use lockstep_binlog::ColumnSource;
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;
 pub use mdl::DdlLocks;

@@ -57,6 +57,9 @@ error_codes! {
     TooManyKeyParts = 1070, "42000";
     WrongAutoKey = 1075, "42000";
     CantDropFieldOrKey = 1091, "42000";
+    CantRemoveAllFields = 1090, "42000";
+    InvalidUseOfNull = 1138, "22004";
+    WarnDataTruncated = 1265, "01000";
     NoSuchThread = 1094, "HY000";
     UnknownError = 1105, "HY000";
     UnknownTable = 1109, "42S02";

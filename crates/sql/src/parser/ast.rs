@@ -42,6 +42,10 @@ pub enum Statement {
         table: ObjectName,
         actions: Vec<AlterAction>,
     },
+    /// RENAME TABLE a TO b [, c TO d ...]
+    RenameTable {
+        renames: Vec<(ObjectName, ObjectName)>,
+    },
     Truncate {
         table: ObjectName,
     },
@@ -165,6 +169,42 @@ pub enum AlterAction {
     DropIndex {
         name: String,
     },
+    AddColumn {
+        column: ColumnSpec,
+        position: Option<ColumnPosition>,
+    },
+    DropColumn {
+        name: String,
+    },
+    /// MODIFY (old = the column's own name) and CHANGE old new def.
+    ChangeColumn {
+        old: String,
+        column: ColumnSpec,
+        position: Option<ColumnPosition>,
+    },
+    RenameColumn {
+        from: String,
+        to: String,
+    },
+    /// ALTER COLUMN c SET DEFAULT v (Some) / DROP DEFAULT (None).
+    SetDefault {
+        column: String,
+        default: Option<Expr>,
+    },
+    RenameTable {
+        to: ObjectName,
+    },
+    AddPrimaryKey {
+        columns: Vec<String>,
+    },
+    DropPrimaryKey,
+}
+
+/// FIRST or AFTER c in ADD/MODIFY/CHANGE COLUMN.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColumnPosition {
+    First,
+    After(String),
 }
 
 /// [database.]name

@@ -917,6 +917,7 @@ impl<'a> Parser<'a> {
                 self.expect_kw("SAVEPOINT")?;
                 Ok(Statement::ReleaseSavepoint(self.ident_any()?))
             }
+            b"RENAME" if self.kw_at(1, "TABLE") => self.parse_rename_table(),
             b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"CALL" | b"LOAD"
             | b"HANDLER" | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT"
             | b"CHECKSUM" | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP"
@@ -3444,52 +3445,243 @@ impl<'a> Parser<'a> {
         }
         let mut actions = Vec::new();
         loop {
-            if self.eat_kw("ALGORITHM") || self.eat_kw("LOCK") {
-                self.eat_eq();
-                self.ident_any()?;
-            } else if self.is_kw("ADD") {
-                let start = self.pos;
-                self.advance();
-                if self.eat_kw("CONSTRAINT") && !self.is_kw("UNIQUE") && self.is_ident_start() {
-                    self.ident()?;
-                }
-                let unique = self.eat_kw("UNIQUE");
-                let is_index = self.eat_kw("INDEX") || self.eat_kw("KEY");
-                if !unique && !is_index {
-                    self.pos = start;
-                    return Err(self.alter_unsupported());
-                }
-                let name = if self.is_ident_start() && !self.is_kw("USING") {
-                    Some(self.ident()?)
-                } else {
-                    None
-                };
-                self.skip_index_type()?;
-                let columns = self.parse_index_columns()?;
-                self.skip_index_options()?;
-                actions.push(AlterAction::AddIndex {
-                    name,
-                    columns,
-                    unique,
-                });
-            } else if self.is_kw("DROP") && (self.kw_at(1, "INDEX") || self.kw_at(1, "KEY")) {
-                self.pos += 2;
-                actions.push(AlterAction::DropIndex {
-                    name: self.ident_any()?,
-                });
-            } else if self.at_end() && !actions.is_empty() {
-                break;
-            } else {
-                return Err(self.alter_unsupported());
-            }
+            self.parse_alter_clause(&mut actions)?;
             if !self.eat(&Tok::Comma) {
                 break;
             }
         }
-        if actions.is_empty() {
-            return Err(self.error());
-        }
         Ok(Statement::AlterTable { table, actions })
+    }
+
+    /// One clause of ALTER TABLE. Options that change nothing here
+    /// (ALGORITHM, LOCK, ENGINE=InnoDB, the utf8mb4 character set) push
+    /// no action; any other option is refused.
+    fn parse_alter_clause(&mut self, actions: &mut Vec<AlterAction>) -> Result<()> {
+        let mut buf = [0u8; 32];
+        let up = self.upper_word(0, &mut buf).to_vec();
+        match up.as_slice() {
+            b"ALGORITHM" | b"LOCK" => {
+                self.advance();
+                self.eat_eq();
+                self.ident_any()?;
+            }
+            b"ENGINE" => {
+                self.advance();
+                self.eat_eq();
+                let engine = self.ident_any()?;
+                if !engine.eq_ignore_ascii_case("InnoDB") {
+                    return Err(self.unsupported(&format!("ENGINE={engine}")));
+                }
+            }
+            b"CONVERT" => {
+                self.advance();
+                self.expect_kw("TO")?;
+                self.alter_charset()?;
+            }
+            b"DEFAULT" | b"CHARACTER" | b"CHARSET" | b"COLLATE" => {
+                self.eat_kw("DEFAULT");
+                self.alter_charset()?;
+            }
+            b"ADD" => self.parse_alter_add(actions)?,
+            b"DROP" => self.parse_alter_drop(actions)?,
+            b"MODIFY" | b"CHANGE" => {
+                self.advance();
+                self.eat_kw("COLUMN");
+                let old = if up == b"CHANGE" {
+                    Some(self.ident()?)
+                } else {
+                    None
+                };
+                let column = self.parse_column_def()?;
+                let position = self.column_position()?;
+                actions.push(AlterAction::ChangeColumn {
+                    old: old.unwrap_or_else(|| column.name.clone()),
+                    column,
+                    position,
+                });
+            }
+            b"RENAME" => {
+                self.advance();
+                if self.eat_kw("COLUMN") {
+                    let from = self.ident()?;
+                    self.expect_kw("TO")?;
+                    let to = self.ident()?;
+                    actions.push(AlterAction::RenameColumn { from, to });
+                } else if self.is_kw("INDEX") || self.is_kw("KEY") {
+                    return Err(self.unsupported("ALTER TABLE RENAME INDEX"));
+                } else {
+                    if !self.eat_kw("TO") {
+                        self.eat_kw("AS");
+                    }
+                    let to = self.object_name()?;
+                    actions.push(AlterAction::RenameTable { to });
+                }
+            }
+            b"ALTER" => {
+                self.advance();
+                self.eat_kw("COLUMN");
+                let column = self.ident()?;
+                let default = if self.eat_kw("SET") {
+                    self.expect_kw("DEFAULT")?;
+                    Some(self.parse_unary()?)
+                } else if self.eat_kw("DROP") {
+                    self.expect_kw("DEFAULT")?;
+                    None
+                } else {
+                    return Err(self.unsupported("ALTER TABLE ALTER COLUMN"));
+                };
+                actions.push(AlterAction::SetDefault { column, default });
+            }
+            _ => return Err(self.alter_unsupported()),
+        }
+        Ok(())
+    }
+
+    /// [CHARACTER SET|CHARSET] [=] utf8mb4 [COLLATE [=] x]: only what the
+    /// tables already are is accepted.
+    fn alter_charset(&mut self) -> Result<()> {
+        let mut any = false;
+        loop {
+            if self.eat_kw("CHARACTER") {
+                self.expect_kw("SET")?;
+            } else if !self.eat_kw("CHARSET") {
+                if !self.eat_kw("COLLATE") {
+                    return if any { Ok(()) } else { Err(self.error()) };
+                }
+                self.eat_eq();
+                let c = self.ident_any()?;
+                if !c.eq_ignore_ascii_case("utf8mb4_0900_ai_ci") {
+                    return Err(self.unsupported(&format!("COLLATE {c}")));
+                }
+                any = true;
+                continue;
+            }
+            self.eat_eq();
+            let cs = self.ident_any()?;
+            if !cs.eq_ignore_ascii_case("utf8mb4") {
+                return Err(self.unsupported(&format!("CHARACTER SET {cs}")));
+            }
+            any = true;
+        }
+    }
+
+    /// FIRST | AFTER c, after a column definition.
+    fn column_position(&mut self) -> Result<Option<ColumnPosition>> {
+        if self.eat_kw("FIRST") {
+            Ok(Some(ColumnPosition::First))
+        } else if self.eat_kw("AFTER") {
+            Ok(Some(ColumnPosition::After(self.ident()?)))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// ADD [COLUMN] def [FIRST|AFTER c], ADD [COLUMN] (def, ...), ADD
+    /// [CONSTRAINT [n]] PRIMARY KEY | UNIQUE | INDEX | KEY. Foreign keys
+    /// and checks are refused (1235): they would not be enforced.
+    fn parse_alter_add(&mut self, actions: &mut Vec<AlterAction>) -> Result<()> {
+        let start = self.pos;
+        self.advance();
+        const NOT_COLUMN: [&str; 9] = [
+            "CONSTRAINT",
+            "UNIQUE",
+            "INDEX",
+            "KEY",
+            "PRIMARY",
+            "FOREIGN",
+            "CHECK",
+            "FULLTEXT",
+            "SPATIAL",
+        ];
+        if self.eat_kw("COLUMN") || !self.is_any_kw(&NOT_COLUMN) {
+            if self.eat(&Tok::LParen) {
+                loop {
+                    let column = self.parse_column_def()?;
+                    actions.push(AlterAction::AddColumn {
+                        column,
+                        position: None,
+                    });
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+                return self.expect(&Tok::RParen);
+            }
+            let column = self.parse_column_def()?;
+            let position = self.column_position()?;
+            actions.push(AlterAction::AddColumn { column, position });
+            return Ok(());
+        }
+        if self.eat_kw("CONSTRAINT")
+            && self.is_ident_start()
+            && !self.is_any_kw(&["PRIMARY", "UNIQUE", "FOREIGN", "CHECK"])
+        {
+            self.ident()?;
+        }
+        if self.eat_kw("PRIMARY") {
+            self.expect_kw("KEY")?;
+            self.skip_index_type()?;
+            let columns = self.parse_index_columns()?;
+            self.skip_index_options()?;
+            actions.push(AlterAction::AddPrimaryKey { columns });
+            return Ok(());
+        }
+        let unique = self.eat_kw("UNIQUE");
+        let is_index = self.eat_kw("INDEX") || self.eat_kw("KEY");
+        if !unique && !is_index {
+            self.pos = start;
+            return Err(self.alter_unsupported());
+        }
+        let name = if self.is_ident_start() && !self.is_kw("USING") {
+            Some(self.ident()?)
+        } else {
+            None
+        };
+        self.skip_index_type()?;
+        let columns = self.parse_index_columns()?;
+        self.skip_index_options()?;
+        actions.push(AlterAction::AddIndex {
+            name,
+            columns,
+            unique,
+        });
+        Ok(())
+    }
+
+    /// DROP INDEX|KEY n, DROP PRIMARY KEY, DROP [COLUMN] c.
+    fn parse_alter_drop(&mut self, actions: &mut Vec<AlterAction>) -> Result<()> {
+        let start = self.pos;
+        self.advance();
+        if self.eat_kw("INDEX") || self.eat_kw("KEY") {
+            let name = self.ident_any()?;
+            actions.push(AlterAction::DropIndex { name });
+        } else if self.eat_kw("PRIMARY") {
+            self.expect_kw("KEY")?;
+            actions.push(AlterAction::DropPrimaryKey);
+        } else if self.is_any_kw(&["FOREIGN", "CHECK", "CONSTRAINT", "PARTITION"]) {
+            self.pos = start;
+            return Err(self.alter_unsupported());
+        } else {
+            self.eat_kw("COLUMN");
+            let name = self.ident()?;
+            actions.push(AlterAction::DropColumn { name });
+        }
+        Ok(())
+    }
+
+    /// RENAME TABLE a TO b [, c TO d ...]
+    fn parse_rename_table(&mut self) -> Result<Statement> {
+        self.pos += 2;
+        let mut renames = Vec::new();
+        loop {
+            let from = self.object_name()?;
+            self.expect_kw("TO")?;
+            let to = self.object_name()?;
+            renames.push((from, to));
+            if !self.eat(&Tok::Comma) {
+                return Ok(Statement::RenameTable { renames });
+            }
+        }
     }
 
     fn alter_unsupported(&self) -> Error {

@@ -6,7 +6,7 @@ use lockstep_tables::{ColumnDef, IndexDef, TableDef};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
 
-fn literal_default(spec: &ColumnSpec) -> Result<(Option<Value>, bool), Error> {
+pub(crate) fn literal_default(spec: &ColumnSpec) -> Result<(Option<Value>, bool), Error> {
     let default = match &spec.default {
         // A binary literal (x'00') is its bytes.
         Some(Expr::Cast { expr, .. }) if matches!(**expr, Expr::Literal(_)) => Some(&**expr),
@@ -59,6 +59,20 @@ fn literal_default(spec: &ColumnSpec) -> Result<(Option<Value>, bool), Error> {
     }
 }
 
+/// A column's definition from its CREATE/ALTER TABLE text.
+pub(crate) fn column_def(spec: &ColumnSpec) -> Result<ColumnDef, Error> {
+    let (default, default_now) = literal_default(spec)?;
+    Ok(ColumnDef {
+        name: spec.name.clone(),
+        data_type: spec.data_type,
+        nullable: !spec.not_null && !spec.primary_key,
+        default,
+        auto_increment: spec.auto_increment,
+        default_now,
+        on_update_now: spec.on_update_now,
+    })
+}
+
 /// Builds a table definition (id assigned by the engine).
 /// Most columns a table may have (MySQL's limit; a stored row image also
 /// counts its columns in 15 bits).
@@ -97,16 +111,7 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
                 unique: true,
             });
         }
-        let (default, default_now) = literal_default(spec)?;
-        columns.push(ColumnDef {
-            name: spec.name.clone(),
-            data_type: spec.data_type,
-            nullable: !spec.not_null && !spec.primary_key,
-            default,
-            auto_increment: spec.auto_increment,
-            default_now,
-            on_update_now: spec.on_update_now,
-        });
+        columns.push(column_def(spec)?);
     }
     if ct.primary_key.is_some() && ct.columns.iter().any(|c| c.primary_key) {
         return Err(Error::new(

@@ -2,6 +2,7 @@
 //! executor runs. Plans hold resolved tables and bound expressions, so a
 //! prepared statement keeps its plan across executions (12.5).
 
+pub mod alter;
 pub mod bind;
 pub mod ddl;
 pub mod equalities;

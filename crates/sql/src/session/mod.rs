@@ -3,6 +3,7 @@
 //! plan), executes them, waits for row locks without holding a thread, and
 //! commits in autocommit mode.
 
+mod alter;
 pub mod infoschema;
 pub mod privileges;
 pub mod statements;
@@ -1044,22 +1045,12 @@ impl Session {
             }
             Statement::AlterTable { table, actions } => {
                 self.commit().await?;
-                let (t, _ddl) = self.table_for_ddl(table).await?;
-                for a in actions {
-                    match a {
-                        parser::AlterAction::AddIndex {
-                            name,
-                            columns,
-                            unique,
-                        } => {
-                            self.create_index(&t, name.clone(), columns, *unique)
-                                .await?
-                        }
-                        parser::AlterAction::DropIndex { name } => {
-                            self.engine.drop_index(&t, name).await?;
-                        }
-                    }
-                }
+                self.alter_table(table, actions).await?;
+                Ok(ok(0))
+            }
+            Statement::RenameTable { renames } => {
+                self.commit().await?;
+                self.rename_tables(renames).await?;
                 Ok(ok(0))
             }
             Statement::Show(show) => self.show(show),

@@ -232,7 +232,24 @@ impl Grants {
             Statement::CreateIndex { table, .. } | Statement::DropIndex { table, .. } => {
                 on_table(Privs::INDEX, "INDEX", table)
             }
-            Statement::AlterTable { table, .. } => on_table(Privs::ALTER, "ALTER", table),
+            Statement::AlterTable { table, actions } => {
+                on_table(Privs::ALTER, "ALTER", table)?;
+                // Renaming needs what RENAME TABLE needs.
+                for a in actions {
+                    if let crate::parser::AlterAction::RenameTable { to } = a {
+                        on_table(Privs::DROP, "DROP", table)?;
+                        on_table(Privs::CREATE, "CREATE", to)?;
+                        on_table(Privs::INSERT, "INSERT", to)?;
+                    }
+                }
+                Ok(())
+            }
+            Statement::RenameTable { renames } => renames.iter().try_for_each(|(from, to)| {
+                on_table(Privs::ALTER, "ALTER", from)?;
+                on_table(Privs::DROP, "DROP", from)?;
+                on_table(Privs::CREATE, "CREATE", to)?;
+                on_table(Privs::INSERT, "INSERT", to)
+            }),
             Statement::Use { database } => self.check_use(database),
             Statement::Show(Show::Tables { database, .. } | Show::TableStatus { database, .. }) => {
                 match database.as_deref().or(db) {

@@ -1,0 +1,129 @@
+//! ALTER TABLE and RENAME TABLE as a session runs them: the table locked
+//! exclusive, the new definition planned (`plan::alter`), then one engine
+//! change (a rename where only the name moves, a rebuild otherwise).
+
+use super::{Session, R};
+use crate::parser::{AlterAction, ObjectName};
+use crate::plan::alter::alter_def;
+use lockstep_engine::Rename;
+use lockstep_tables::Table;
+use lockstep_types::error::Code;
+use lockstep_types::Error;
+use std::sync::Arc;
+
+impl Session {
+    pub(super) async fn alter_table(
+        &mut self,
+        name: &ObjectName,
+        actions: &[AlterAction],
+    ) -> R<()> {
+        let (t, _ddl) = self.table_for_ddl(name).await?;
+        let old = t.def();
+        let current = self.ctx.database.clone().unwrap_or(old.database.clone());
+        let altered = alter_def(&old, actions, &current)?;
+        let (db, new_name) = (&altered.def.database, &altered.def.name);
+        let renamed = *db != old.database || *new_name != old.name;
+        if renamed {
+            self.check_free(db, new_name)?;
+        }
+        if altered.rename_only {
+            if renamed {
+                let rename = Rename {
+                    table: t.clone(),
+                    database: db.clone(),
+                    name: new_name.clone(),
+                };
+                self.engine.rename_tables(&[rename]).await?;
+            }
+            return Ok(());
+        }
+        self.engine
+            .alter_table(&t, altered.def, altered.sources)
+            .await?;
+        Ok(())
+    }
+
+    /// 1049 when the database is missing, 1050 when the name is taken.
+    fn check_free(&self, db: &str, name: &str) -> R<()> {
+        if !self.engine.catalog.database_exists(db) {
+            return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
+        }
+        if self.engine.catalog.table(db, name).is_some() {
+            return Err(table_exists(name));
+        }
+        Ok(())
+    }
+
+    /// RENAME TABLE a TO b [, c TO d]: all or nothing, each pair seeing
+    /// the names the pairs before it left (a TO tmp, b TO a, tmp TO b).
+    pub(super) async fn rename_tables(&mut self, pairs: &[(ObjectName, ObjectName)]) -> R<()> {
+        loop {
+            let renames = self.plan_renames(pairs)?;
+            let tables: Vec<Arc<Table>> = renames.iter().map(|r| r.table.clone()).collect();
+            let _ddl = self.lock_for_ddl(&tables).await?;
+            // Locked: the names must still lead to the same tables.
+            let again = self.plan_renames(pairs)?;
+            let same = again
+                .iter()
+                .zip(&renames)
+                .all(|(a, b)| Arc::ptr_eq(&a.table, &b.table));
+            if same {
+                return self.engine.rename_tables(&renames).await;
+            }
+        }
+    }
+
+    /// One rename per table, to its last name in the statement.
+    fn plan_renames(&self, pairs: &[(ObjectName, ObjectName)]) -> R<Vec<Rename>> {
+        let qualify = |n: &ObjectName| -> R<(String, String)> {
+            let db = n.database.clone().or_else(|| self.ctx.database.clone());
+            Ok((db.ok_or_else(Error::no_db)?, n.name.clone()))
+        };
+        // The names as the pairs so far left them: (db, name) -> table.
+        let mut now: Vec<Named> = Vec::new();
+        let lookup =
+            |now: &[Named], k: &(String, String)| match now.iter().rev().find(|(n, _)| n == k) {
+                Some((_, t)) => t.clone(),
+                None => self.engine.catalog.table(&k.0, &k.1),
+            };
+        for (from, to) in pairs {
+            let (f, t) = (qualify(from)?, qualify(to)?);
+            let table = lookup(&now, &f).ok_or_else(|| {
+                Error::new(
+                    Code::NoSuchTable,
+                    format!("Table '{}.{}' doesn't exist", f.0, f.1),
+                )
+            })?;
+            if lookup(&now, &t).is_some() {
+                return Err(table_exists(&t.1));
+            }
+            if !self.engine.catalog.database_exists(&t.0) {
+                return Err(Error::new(
+                    Code::BadDb,
+                    format!("Unknown database '{}'", t.0),
+                ));
+            }
+            now.push((f, None));
+            now.push((t, Some(table)));
+        }
+        let mut renames: Vec<Rename> = Vec::new();
+        for ((db, name), table) in now {
+            let Some(table) = table else { continue };
+            renames.retain(|r| !Arc::ptr_eq(&r.table, &table));
+            renames.push(Rename {
+                table,
+                database: db,
+                name,
+            });
+        }
+        Ok(renames)
+    }
+}
+
+/// A (database, name) and the table it leads to mid-statement (None:
+/// renamed away).
+type Named = ((String, String), Option<Arc<Table>>);
+
+fn table_exists(name: &str) -> Error {
+    Error::new(Code::TableExists, format!("Table '{name}' already exists"))
+}
