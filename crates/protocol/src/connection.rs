@@ -1088,7 +1088,11 @@ impl<H: Handler> Session<'_, H> {
     /// Streams a binlog dump until it fails or the client goes away; the
     /// connection ends with it (as in MySQL, a dump connection runs no
     /// other command).
-    async fn binlog_dump<S>(&mut self, stream: &mut S, request: &[u8]) -> Result<Flow, ProtocolError>
+    async fn binlog_dump<S>(
+        &mut self,
+        stream: &mut S,
+        request: &[u8],
+    ) -> Result<Flow, ProtocolError>
     where
         S: AsyncWrite + Unpin + Send,
     {

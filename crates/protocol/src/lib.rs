@@ -39,8 +39,8 @@ pub mod wire;
 
 use lockstep_types::{Error, Value};
 use std::future::Future;
-use std::pin::Pin;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -163,7 +163,10 @@ pub trait Handler: Send {
     /// byte): the stream of packets to send until the client goes away.
     /// The connection is the stream's from then on.
     fn binlog_dump(&mut self, _request: &[u8]) -> Result<Box<dyn BinlogDump>, Error> {
-        Err(Error::new(lockstep_types::error::Code::UnknownCom, "Unknown command"))
+        Err(Error::new(
+            lockstep_types::error::Code::UnknownCom,
+            "Unknown command",
+        ))
     }
 }
 
