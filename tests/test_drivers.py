@@ -2,6 +2,7 @@
 plain PyMySQL, and what they expect back (project issue "Driver
 fidelity")."""
 
+import asyncio
 import struct
 
 import pymysql
@@ -112,6 +113,30 @@ def test_compressed_protocol_connector_python(server, db):
         assert cur.fetchall() == [("z" * 70000,)]
     finally:
         c.close()
+
+
+def test_compressed_protocol_connector_python_asyncio(server, db):
+    # The asyncio reader takes an uncompressed frame as one packet: a small
+    # result set (several packets, ~56 bytes) must go compressed, as MySQL's
+    # zlib at its default level sends it. It hung with the fastest level.
+    pytest.importorskip("mysql.connector")
+    aio = pytest.importorskip("mysql.connector.aio")
+
+    async def run():
+        c = await aio.connect(host="127.0.0.1", port=server.port, user="root", password="",
+                              database=db, compress=True, ssl_disabled=True)
+        try:
+            cur = await c.cursor()
+            await cur.execute("SELECT 1")
+            first = await cur.fetchall()
+            await cur.execute("SELECT 'abc', 2.5, NULL")
+            return first, await cur.fetchall()
+        finally:
+            await c.close()
+
+    first, second = asyncio.run(asyncio.wait_for(run(), 20))
+    assert first == [(1,)]
+    assert len(second) == 1 and second[0][0] == "abc" and second[0][2] is None
 
 
 # ---- COM_CHANGE_USER ------------------------------------------------------
