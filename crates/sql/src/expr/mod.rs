@@ -209,7 +209,14 @@ pub enum Func {
     Hex,
     Sign,
     Instr,
-    DateAddDays,
+    /// MAKEDATE(year, day of year).
+    MakeDate,
+    /// TIME(expr): the time part, as text.
+    Time,
+    CurTime,
+    Sha1,
+    /// SHA2(str, bits): bits 224, 256 (or 0), 384, 512.
+    Sha2,
     /// date + amount unit (datetime.rs): [date, amount, unit name].
     DateAdd,
     /// TIMESTAMPDIFF: [unit name, from, to].
@@ -244,7 +251,9 @@ impl Func {
             Database | Version | ConnectionId | CurDate | User | CurrentUser | FoundRows
             | RowCount | ReleaseAllLocks => (0, 0),
             ReleaseLock | IsFreeLock | IsUsedLock | DatePart(_) | Unhex => (1, 1),
-            GetLock | DateDiff | DateFormat | StrToDate => (2, 2),
+            GetLock | DateDiff | DateFormat | StrToDate | MakeDate | Sha2 => (2, 2),
+            Time | Sha1 => (1, 1),
+            CurTime => (0, 0),
             DateAdd | TimestampDiff | SubstringIndex => (3, 3),
             FromUnixtime => (1, 2),
             Uuid => (0, 0),
@@ -256,8 +265,7 @@ impl Func {
             Trim => (1, 3),
             Round | Log => (1, 2),
             Substring => (2, 3),
-            Left | Right | Truncate | Mod | IfNull | NullIf | Pow | Instr | Repeat
-            | DateAddDays => (2, 2),
+            Left | Right | Truncate | Mod | IfNull | NullIf | Pow | Instr | Repeat => (2, 2),
             Replace | Lpad | Rpad | If => (3, 3),
             Concat | Coalesce => (1, ANY),
             ConcatWs | Greatest | Least => (2, ANY),
@@ -338,6 +346,11 @@ impl Func {
             "HEX" => Func::Hex,
             "SIGN" => Func::Sign,
             "INSTR" => Func::Instr,
+            "MAKEDATE" => Func::MakeDate,
+            "TIME" => Func::Time,
+            "CURTIME" | "CURRENT_TIME" | "UTC_TIME" => Func::CurTime,
+            "SHA1" | "SHA" => Func::Sha1,
+            "SHA2" => Func::Sha2,
             _ => return None,
         })
     }
@@ -1333,39 +1346,27 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         Func::Day => to_datetime(&vals[0])
             .map(|d| Value::Int(d.date.day as i64))
             .unwrap_or(Value::Null),
-        Func::DateAddDays => match to_datetime(&vals[0]) {
-            Some(mut d) => {
-                // Past year 9999 (or before 0) MySQL gives NULL; a huge
-                // count must not overflow the day arithmetic either.
-                let first = Date {
-                    year: 0,
-                    month: 1,
-                    day: 1,
-                }
-                .to_days();
-                let last = Date {
-                    year: 9999,
-                    month: 12,
-                    day: 31,
-                }
-                .to_days();
-                match d.date.to_days().checked_add(n(1)) {
-                    Some(days) if (first..=last).contains(&days) => d.date = Date::from_days(days),
-                    _ => return Ok(Value::Null),
-                }
-                let date_only = match &vals[0] {
-                    Value::Date(_) => true,
-                    Value::Bytes(b) => !b.contains(&b':'),
-                    _ => false,
-                };
-                if date_only {
-                    Value::Date(d.date)
-                } else {
-                    Value::DateTime(d)
-                }
-            }
+        Func::MakeDate => make_date(n(0), n(1)),
+        Func::Time => match to_time(&vals[0]) {
+            Some(t) => Value::Bytes(t.format(if t.micro > 0 { 6 } else { 0 }).into_bytes()),
             None => Value::Null,
         },
+        Func::CurTime => {
+            let now = DateTime::now();
+            let t = lockstep_types::Time {
+                negative: false,
+                hour: now.hour as u32,
+                minute: now.minute,
+                second: now.second,
+                micro: 0,
+            };
+            Value::Bytes(t.format(0).into_bytes())
+        }
+        Func::Sha1 => {
+            use sha1::Digest;
+            Value::Bytes(hex_lower(&sha1::Sha1::digest(text(&vals[0]))))
+        }
+        Func::Sha2 => sha2_hex(&text(&vals[0]), n(1)),
         Func::Sleep => {
             // Bounded: each call sleeps at most 5 s (once per row it is
             // evaluated for, as in MySQL), in slices, so that KILL QUERY
@@ -2227,4 +2228,47 @@ mod tests {
             1406
         );
     }
+}
+
+/// MAKEDATE(year, day_of_year): NULL for a day below 1 or past year 9999.
+fn make_date(year: i64, day: i64) -> Value {
+    let year = match year {
+        0..=69 => year + 2000,
+        70..=99 => year + 1900,
+        _ => year,
+    };
+    if day < 1 || !(0..=9999).contains(&year) {
+        return Value::Null;
+    }
+    let Some(first) = Date::new(year as u16, 1, 1) else {
+        return Value::Null;
+    };
+    let last = Date::new(9999, 12, 31).map_or(i64::MAX, |d| d.to_days());
+    match first.to_days().checked_add(day - 1) {
+        Some(days) if days <= last => Value::Date(Date::from_days(days)),
+        _ => Value::Null,
+    }
+}
+
+/// SHA2's hex digest; NULL for an unsupported length (as MySQL).
+fn sha2_hex(bytes: &[u8], bits: i64) -> Value {
+    use sha2::Digest;
+    let digest: Vec<u8> = match bits {
+        0 | 256 => sha2::Sha256::digest(bytes).to_vec(),
+        224 => sha2::Sha224::digest(bytes).to_vec(),
+        384 => sha2::Sha384::digest(bytes).to_vec(),
+        512 => sha2::Sha512::digest(bytes).to_vec(),
+        _ => return Value::Null,
+    };
+    Value::Bytes(hex_lower(&digest))
+}
+
+fn hex_lower(bytes: &[u8]) -> Vec<u8> {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize]);
+        out.push(DIGITS[(b & 15) as usize]);
+    }
+    out
 }

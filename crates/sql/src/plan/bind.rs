@@ -1634,7 +1634,11 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                     (DataType::DateTime { fsp }, false)
                 }
                 Func::CurDate | Func::Date => (DataType::Date, true),
-                Func::DateAddDays => (first.0, true),
+                Func::MakeDate => (DataType::Date, true),
+                Func::Time => (DataType::Time { fsp: 6 }, true),
+                Func::CurTime => (DataType::Time { fsp: 0 }, false),
+                Func::Sha1 => (vc(40), true),
+                Func::Sha2 => (vc(128), true),
                 Func::DateAdd => (date_add_type(first.0, args.get(2)), true),
                 Func::TimestampDiff | Func::DateDiff => (big, true),
                 Func::DatePart(i) => match crate::expr::DATE_PARTS[*i as usize] {
