@@ -2131,6 +2131,49 @@ pub fn collate_key(e: BExpr, text: bool) -> BExpr {
     }
 }
 
+/// MAKEDATE(year, day_of_year): NULL for a day below 1 or past year 9999.
+fn make_date(year: i64, day: i64) -> Value {
+    let year = match year {
+        0..=69 => year + 2000,
+        70..=99 => year + 1900,
+        _ => year,
+    };
+    if day < 1 || !(0..=9999).contains(&year) {
+        return Value::Null;
+    }
+    let Some(first) = Date::new(year as u16, 1, 1) else {
+        return Value::Null;
+    };
+    let last = Date::new(9999, 12, 31).map_or(i64::MAX, |d| d.to_days());
+    match first.to_days().checked_add(day - 1) {
+        Some(days) if days <= last => Value::Date(Date::from_days(days)),
+        _ => Value::Null,
+    }
+}
+
+/// SHA2's hex digest; NULL for an unsupported length (as MySQL).
+fn sha2_hex(bytes: &[u8], bits: i64) -> Value {
+    use sha2::Digest;
+    let digest: Vec<u8> = match bits {
+        0 | 256 => sha2::Sha256::digest(bytes).to_vec(),
+        224 => sha2::Sha224::digest(bytes).to_vec(),
+        384 => sha2::Sha384::digest(bytes).to_vec(),
+        512 => sha2::Sha512::digest(bytes).to_vec(),
+        _ => return Value::Null,
+    };
+    Value::Bytes(hex_lower(&digest))
+}
+
+fn hex_lower(bytes: &[u8]) -> Vec<u8> {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize]);
+        out.push(DIGITS[(b & 15) as usize]);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2228,47 +2271,4 @@ mod tests {
             1406
         );
     }
-}
-
-/// MAKEDATE(year, day_of_year): NULL for a day below 1 or past year 9999.
-fn make_date(year: i64, day: i64) -> Value {
-    let year = match year {
-        0..=69 => year + 2000,
-        70..=99 => year + 1900,
-        _ => year,
-    };
-    if day < 1 || !(0..=9999).contains(&year) {
-        return Value::Null;
-    }
-    let Some(first) = Date::new(year as u16, 1, 1) else {
-        return Value::Null;
-    };
-    let last = Date::new(9999, 12, 31).map_or(i64::MAX, |d| d.to_days());
-    match first.to_days().checked_add(day - 1) {
-        Some(days) if days <= last => Value::Date(Date::from_days(days)),
-        _ => Value::Null,
-    }
-}
-
-/// SHA2's hex digest; NULL for an unsupported length (as MySQL).
-fn sha2_hex(bytes: &[u8], bits: i64) -> Value {
-    use sha2::Digest;
-    let digest: Vec<u8> = match bits {
-        0 | 256 => sha2::Sha256::digest(bytes).to_vec(),
-        224 => sha2::Sha224::digest(bytes).to_vec(),
-        384 => sha2::Sha384::digest(bytes).to_vec(),
-        512 => sha2::Sha512::digest(bytes).to_vec(),
-        _ => return Value::Null,
-    };
-    Value::Bytes(hex_lower(&digest))
-}
-
-fn hex_lower(bytes: &[u8]) -> Vec<u8> {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = Vec::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[(b >> 4) as usize]);
-        out.push(DIGITS[(b & 15) as usize]);
-    }
-    out
 }
