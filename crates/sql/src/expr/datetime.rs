@@ -147,7 +147,8 @@ pub fn add(d: &Value, amount: &Value, unit: Unit) -> Value {
 
 /// Months added; the day is cut to the last of the new month.
 fn add_months(d: DateTime, months: i64) -> Option<DateTime> {
-    let total = (d.date.year as i64) * 12 + (d.date.month as i64 - 1) + months;
+    // A huge count (INTERVAL ~1 MONTH) must not overflow: out of range.
+    let total = ((d.date.year as i64) * 12 + (d.date.month as i64 - 1)).checked_add(months)?;
     if !(0..=9999 * 12 + 11).contains(&total) {
         return None;
     }
