@@ -889,6 +889,15 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
     if v.is_null() {
         return Ok(Value::Null);
     }
+    if let (Value::Bytes(b), Some(kind)) = (&v, numeric_cast_kind(to)) {
+        if !numeric_text(b, kind == "INTEGER") {
+            let shown = String::from_utf8_lossy(b);
+            env.warn(Error::new(
+                Code::TruncatedWrongValue,
+                format!("Truncated incorrect {kind} value: '{shown}'"),
+            ))?;
+        }
+    }
     Ok(match to {
         CastType::Signed => Value::Int(cast_signed(&v)),
         CastType::Unsigned => Value::UInt(cast_unsigned(&v)),
@@ -2172,6 +2181,48 @@ fn hex_lower(bytes: &[u8]) -> Vec<u8> {
         out.push(DIGITS[(b & 15) as usize]);
     }
     out
+}
+
+/// The type word of a numeric CAST's truncation warning.
+fn numeric_cast_kind(to: CastType) -> Option<&'static str> {
+    match to {
+        CastType::Signed | CastType::Unsigned => Some("INTEGER"),
+        CastType::Double => Some("DOUBLE"),
+        _ => None,
+    }
+}
+
+/// Whether text converts to a number whole (spaces around it allowed):
+/// `[+-]digits[.digits][e[+-]digits]`, or digits only for an integer.
+fn numeric_text(b: &[u8], integer: bool) -> bool {
+    let s = b.trim_ascii();
+    let s = s
+        .strip_prefix(b"-")
+        .or_else(|| s.strip_prefix(b"+"))
+        .unwrap_or(s);
+    let digits = |x: &[u8]| x.iter().take_while(|c| c.is_ascii_digit()).count();
+    let whole = digits(s);
+    let mut rest = &s[whole..];
+    if integer {
+        return whole > 0 && rest.is_empty();
+    }
+    let mut fraction = 0;
+    if let Some(r) = rest.strip_prefix(b".") {
+        fraction = digits(r);
+        rest = &r[fraction..];
+    }
+    if whole + fraction == 0 {
+        return false;
+    }
+    if let Some(r) = rest.strip_prefix(b"e").or_else(|| rest.strip_prefix(b"E")) {
+        let r = r
+            .strip_prefix(b"-")
+            .or_else(|| r.strip_prefix(b"+"))
+            .unwrap_or(r);
+        let exp = digits(r);
+        return exp > 0 && exp == r.len();
+    }
+    rest.is_empty()
 }
 
 #[cfg(test)]
