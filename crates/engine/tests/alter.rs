@@ -5,32 +5,10 @@ use lockstep_binlog::ColumnSource;
 use lockstep_engine::{Engine, EngineConfig, Isolation, Rename};
 use lockstep_tables::{ColumnDef, IndexDef, TableDef};
 use lockstep_types::{DataType, Value};
-use std::ops::Bound;
 use std::sync::Arc;
 
 mod common;
-use common::{id_v_table, insert_row};
-
-/// Every committed row of `d.<name>`, all columns, in primary-key order.
-fn all_rows(engine: &Engine, name: &str) -> Vec<Vec<Value>> {
-    let table = engine.catalog.table("d", name).expect("table exists");
-    let mut txn = engine.begin(Isolation::RepeatableRead);
-    let mut out = Vec::new();
-    let _ = engine.scan_primary(
-        &mut txn,
-        &table,
-        Bound::Unbounded,
-        Bound::Unbounded,
-        false,
-        None,
-        &mut |_, r| {
-            out.push(r.to_values());
-            Ok(true)
-        },
-    );
-    engine.rollback(&mut txn);
-    out
-}
+use common::{all_rows, id_v_table, insert_row};
 
 /// `t` with `w INT DEFAULT 7` added first and index `v` on (v, w).
 fn with_w(old: &TableDef) -> (TableDef, Vec<ColumnSource>) {

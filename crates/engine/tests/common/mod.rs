@@ -41,7 +41,15 @@ pub fn id_v_table() -> TableDef {
 
 /// The committed (id, v) rows of `d.t`, in primary-key order.
 pub fn rows(engine: &Engine) -> Vec<(i64, i64)> {
-    let table = engine.catalog.table("d", "t").expect("table exists");
+    all_rows(engine, "t")
+        .iter()
+        .map(|r| (r[0].to_i64().expect("int"), r[1].to_i64().expect("int")))
+        .collect()
+}
+
+/// Every committed row of `d.<name>`, all columns, in primary-key order.
+pub fn all_rows(engine: &Engine, name: &str) -> Vec<Vec<Value>> {
+    let table = engine.catalog.table("d", name).expect("table exists");
     let mut txn = engine.begin(Isolation::RepeatableRead);
     let mut out = Vec::new();
     let _ = engine.scan_primary(
@@ -52,10 +60,7 @@ pub fn rows(engine: &Engine) -> Vec<(i64, i64)> {
         false,
         None,
         &mut |_, r| {
-            out.push((
-                r.get(0).to_i64().expect("int"),
-                r.get(1).to_i64().expect("int"),
-            ));
+            out.push(r.to_values());
             Ok(true)
         },
     );

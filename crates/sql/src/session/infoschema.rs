@@ -529,15 +529,7 @@ pub fn query(session: &mut Session, q: &Query) -> Result<Response, Error> {
     // were routed here because a table named a system database.
     let q = qualify(q);
     let plan = binder.bind_query(&q)?;
-    let engine = session.engine().clone();
-    let mut txn = engine.begin(Isolation::ReadCommitted);
-    let mut exec = Exec::new(&engine, &mut txn, &mut session.ctx, &[]);
-    let rows = exec.query(&plan).map_err(|e| match e {
-        EngineError::Sql(e) => e,
-        EngineError::LockWait(_) => Error::internal("lock wait on information_schema"),
-    })?;
-    drop(exec);
-    engine.rollback(&mut txn);
+    let rows = run_scratch(session, &plan)?;
     Ok(Response::Rows(ResultSet {
         columns: plan.columns.clone(),
         rows,
@@ -606,14 +598,24 @@ pub fn filter_rows(
     };
     let mut binder = Binder::new(&cat, Some("show".into()));
     let plan = binder.bind_query(&q)?;
+    let rows = run_scratch(session, &plan)?;
+    Ok(Response::Rows(ResultSet { rows, ..shown }))
+}
+
+/// Runs a plan over a scratch catalog's in-memory tables (no row locks:
+/// nobody else sees them) in a throwaway transaction.
+fn run_scratch(
+    session: &mut Session,
+    plan: &crate::plan::QueryPlan,
+) -> Result<Vec<Vec<Value>>, Error> {
     let engine = session.engine().clone();
     let mut txn = engine.begin(Isolation::ReadCommitted);
     let mut exec = Exec::new(&engine, &mut txn, &mut session.ctx, &[]);
-    let rows = exec.query(&plan).map_err(|e| match e {
+    let rows = exec.query(plan).map_err(|e| match e {
         EngineError::Sql(e) => e,
-        EngineError::LockWait(_) => Error::internal("lock wait on a SHOW result"),
-    })?;
+        EngineError::LockWait(_) => Error::internal("lock wait on a scratch table"),
+    });
     drop(exec);
     engine.rollback(&mut txn);
-    Ok(Response::Rows(ResultSet { rows, ..shown }))
+    rows
 }
