@@ -64,6 +64,22 @@ impl KeySet {
             end - start + std::mem::size_of::<(u64, usize, usize)>() + std::mem::size_of::<u32>();
         (ordinal, Some(grown))
     }
+
+    /// Whether `key` was inserted.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        let hash = lockstep_types::value::hash_key(self.seed, key);
+        let (bytes, keys) = (&self.bytes, &self.keys);
+        let found = self.table.find(hash, |&i| {
+            let (h, s, e) = keys[i as usize];
+            h == hash && bytes[s..e] == *key
+        });
+        found.is_some()
+    }
+
+    /// How many distinct keys it holds.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
 }
 
 #[cfg(test)]
@@ -86,6 +102,8 @@ mod tests {
         assert_eq!(put(b"a"), (1, false));
         // A rejected key leaves no bytes behind.
         assert_eq!(set.bytes, b"baab");
+        assert!(set.contains(b"ab") && set.contains(b"") && !set.contains(b"c"));
+        assert_eq!(set.len(), 4);
     }
 
     #[test]

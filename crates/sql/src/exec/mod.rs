@@ -4,6 +4,7 @@
 //! back, awaits the lock without holding a thread, and runs it again.
 
 pub mod keyset;
+mod membership;
 
 use crate::exec::keyset::KeySet;
 use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};
@@ -345,6 +346,10 @@ pub struct Exec<'a> {
     outer: Vec<Vec<Value>>,
     /// Results of uncorrelated subqueries, computed once per statement.
     cache: HashMap<usize, Vec<Vec<Value>>>,
+    /// Hash sets of uncorrelated IN subqueries (by subquery and fold).
+    members: HashMap<(usize, bool), membership::MemberSet>,
+    /// Rows of uncorrelated derived tables, materialized once per statement.
+    derived: HashMap<usize, Arc<Vec<Vec<Value>>>>,
     /// A lock wait hit inside a subquery (Env returns SQL errors only).
     pending: Option<EngineError>,
     memory: MemoryUse,
@@ -391,6 +396,38 @@ impl Env for Exec<'_> {
                 Err(Error::new(Code::LockWaitTimeout, "lock wait pending"))
             }
         }
+    }
+
+    fn in_subquery(
+        &mut self,
+        q: &SubqueryRef,
+        row: &[Value],
+        probe: &Value,
+        fold: bool,
+    ) -> std::result::Result<Option<bool>, Error> {
+        let key = (Arc::as_ptr(q) as usize, fold);
+        if !q.correlated && !self.members.contains_key(&key) {
+            let rows = self.subquery(q, row)?;
+            let set = membership::MemberSet::build(&rows, fold);
+            match self.charge_temp(set.bytes) {
+                Err(EngineError::Sql(e)) => return Err(e),
+                Err(other) => {
+                    self.pending = Some(other);
+                    return Err(Error::new(Code::LockWaitTimeout, "lock wait pending"));
+                }
+                Ok(()) => {}
+            }
+            self.members.insert(key, set);
+        }
+        if let Some(answer) = self.members.get(&key).and_then(|s| s.lookup(probe)) {
+            return Ok(answer);
+        }
+        let rows = self.subquery(q, row)?;
+        Ok(crate::expr::member_of(
+            probe,
+            rows.iter().map(|r| r.first()),
+            fold,
+        ))
     }
 }
 
@@ -451,6 +488,8 @@ impl<'a> Exec<'a> {
             params,
             outer: Vec::new(),
             cache: HashMap::new(),
+            derived: HashMap::new(),
+            members: HashMap::new(),
             pending: None,
             memory: MemoryUse::default(),
         }
@@ -800,12 +839,10 @@ impl<'a> Exec<'a> {
                 Ok(more)
             }
             Source::Derived { plan, .. } => {
-                let rows = self.query(plan)?;
-                // The derived table is materialized, as MySQL does.
-                self.charge_temp(rows.iter().map(|r| row_bytes(r)).sum())?;
-                let rows = rows.into_iter().map(|r| {
+                let rows = self.materialize(plan)?;
+                let rows = rows.iter().map(|r| {
                     let mut row = prefix.to_vec();
-                    row.extend(r);
+                    row.extend(r.iter().cloned());
                     row
                 });
                 self.pass_on(rows, filter, sink)
@@ -838,6 +875,22 @@ impl<'a> Exec<'a> {
                 Ok(true)
             }
         }
+    }
+
+    /// A derived table's rows, as MySQL materializes it: once per
+    /// statement when it reads nothing of an enclosing row, not once per
+    /// row of the tables joined before it.
+    fn materialize(&mut self, plan: &Arc<QueryPlan>) -> Result<Arc<Vec<Vec<Value>>>> {
+        let key = Arc::as_ptr(plan) as usize;
+        if let Some(rows) = self.derived.get(&key) {
+            return Ok(rows.clone());
+        }
+        let rows = Arc::new(self.query(plan)?);
+        self.charge_temp(rows.iter().map(|r| row_bytes(r)).sum())?;
+        if !plan.correlated {
+            self.derived.insert(key, rows.clone());
+        }
+        Ok(rows)
     }
 
     /// Feeds `sink` the rows that satisfy `filter`; false once it wants no

@@ -49,6 +49,9 @@ pub enum BExpr {
         expr: Box<BExpr>,
         query: SubqueryRef,
         negated: bool,
+        /// Compared under the default collation: `expr` is folded, and
+        /// so is each value the subquery returns.
+        fold: bool,
     },
     Between {
         expr: Box<BExpr>,
@@ -385,6 +388,20 @@ pub trait Env {
     }
     /// Runs a subquery with `row` as the innermost enclosing row.
     fn subquery(&mut self, query: &SubqueryRef, row: &[Value]) -> Result<Vec<Vec<Value>>, Error>;
+    /// Whether `probe` is among the values of the subquery's first column:
+    /// Some(true) on a match, None when nothing matched but a value was
+    /// NULL, Some(false) otherwise. The executor answers uncorrelated
+    /// subqueries from a hash set built once.
+    fn in_subquery(
+        &mut self,
+        query: &SubqueryRef,
+        row: &[Value],
+        probe: &Value,
+        fold: bool,
+    ) -> Result<Option<bool>, Error> {
+        let rows = self.subquery(query, row)?;
+        Ok(member_of(probe, rows.iter().map(|r| r.first()), fold))
+    }
     /// Records a warning for SHOW WARNINGS; an error instead where the
     /// statement is strict (an INSERT or UPDATE in strict mode).
     fn warn(&mut self, w: Error) -> Result<(), Error>;
@@ -452,16 +469,16 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
             expr,
             query,
             negated,
+            fold,
         } => {
             let v = eval(expr, row, env)?;
             if v.is_null() {
                 return Ok(Value::Null);
             }
-            let rows = env.subquery(query, row)?;
-            let mut items = rows
-                .into_iter()
-                .map(|r| Ok(r.into_iter().next().unwrap_or(Value::Null)));
-            in_set(&v, &mut items, *negated)?
+            match env.in_subquery(query, row, &v, *fold)? {
+                Some(found) => bool_value(found != *negated),
+                None => Value::Null,
+            }
         }
         BExpr::Between {
             expr,
@@ -551,6 +568,33 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
         }
         BExpr::Default => return Err(Error::parse("DEFAULT")),
     })
+}
+
+/// Whether `probe` is among `items` (each folded first with `fold`), by
+/// SQL's rules: Some(true) on a match, None when nothing matched but an
+/// item was NULL (or missing), Some(false) otherwise.
+pub fn member_of<'v>(
+    probe: &Value,
+    items: impl Iterator<Item = Option<&'v Value>>,
+    fold: bool,
+) -> Option<bool> {
+    let mut saw_null = false;
+    for item in items {
+        let Some(item) = item else {
+            saw_null = true;
+            continue;
+        };
+        let cmp = match (fold, item) {
+            (true, Value::Bytes(_)) => probe.sql_cmp(&fold_case(item.clone())),
+            _ => probe.sql_cmp(item),
+        };
+        match cmp {
+            Some(Ordering::Equal) => return Some(true),
+            None => saw_null = true,
+            _ => {}
+        }
+    }
+    (!saw_null).then_some(false)
 }
 
 /// `v [NOT] IN (items)` with SQL's NULL rules: true on a match, NULL when
@@ -2126,6 +2170,25 @@ pub fn collate(e: BExpr, type_of: &dyn Fn(&BExpr) -> DataType) -> BExpr {
             escape,
             negated,
         },
+        BExpr::InSubquery {
+            expr,
+            query,
+            negated,
+            ..
+        } if is_text(&expr)
+            && !type_of(&expr).is_binary()
+            && !query
+                .columns
+                .first()
+                .is_some_and(|c| c.data_type.is_binary()) =>
+        {
+            BExpr::InSubquery {
+                expr: Box::new(fold(*expr)),
+                query,
+                negated,
+                fold: true,
+            }
+        }
         BExpr::IsNull(x, n) => BExpr::IsNull(Box::new(collate(*x, type_of)), n),
         other => other,
     }

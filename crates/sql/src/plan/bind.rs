@@ -1153,6 +1153,7 @@ impl<'a> Binder<'a> {
                 expr: Box::new(self.bind_expr(expr, scope)?),
                 query: self.subquery(query, scope)?,
                 negated: *negated,
+                fold: false,
             },
             Expr::Between {
                 expr,

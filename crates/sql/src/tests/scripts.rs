@@ -202,7 +202,29 @@ macro_rules! scripts {
                 run_script(stringify!($name));
             }
         )*
+        const LISTED: &[&str] = &[$(stringify!($name)),*];
     };
 }
 
-scripts!(transactions, names, semantics, ddl, errors, show, alter);
+scripts!(
+    transactions,
+    names,
+    semantics,
+    ddl,
+    errors,
+    show,
+    alter,
+    subqueries
+);
+
+/// A script file nobody listed above would never run.
+#[test]
+fn every_script_file_is_listed() {
+    let dir = std::fs::read_dir(scripts_dir()).expect("the scripts folder is in the crate");
+    for entry in dir.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".test") {
+            assert!(LISTED.contains(&stem), "{name} is not in the scripts! list");
+        }
+    }
+}
