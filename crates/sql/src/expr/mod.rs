@@ -489,10 +489,13 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
             let v = eval(expr, row, env)?;
             let lo = eval(low, row, env)?;
             let hi = eval(high, row, env)?;
-            match (v.sql_cmp(&lo), v.sql_cmp(&hi)) {
-                (Some(a), Some(b)) => {
-                    bool_value((a != Ordering::Less && b != Ordering::Greater) != *negated)
-                }
+            // (v >= lo) AND (v <= hi) in three-valued logic: one side false
+            // decides even when the other is NULL.
+            let above = v.sql_cmp(&lo).map(|o| o != Ordering::Less);
+            let below = v.sql_cmp(&hi).map(|o| o != Ordering::Greater);
+            match (above, below) {
+                (Some(false), _) | (_, Some(false)) => bool_value(*negated),
+                (Some(true), Some(true)) => bool_value(!*negated),
                 _ => Value::Null,
             }
         }
@@ -1198,7 +1201,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         _ if any_null
             && !matches!(
                 f,
-                Func::ConcatWs | Func::Greatest | Func::Least | Func::Rand
+                Func::ConcatWs | Func::Greatest | Func::Least | Func::Rand | Func::NullIf
             ) =>
         {
             Value::Null

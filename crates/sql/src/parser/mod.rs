@@ -181,6 +181,64 @@ fn visit_table(t: &TableRef, f: &mut dyn FnMut(&Expr)) {
     }
 }
 
+/// Calls `f` on `e` and, while it returns true, on the expressions nested
+/// in it, each of which it may replace; subqueries are left alone (their
+/// columns are their own).
+pub fn rewrite_exprs(e: &mut Expr, f: &mut dyn FnMut(&mut Expr) -> bool) {
+    if !f(e) {
+        return;
+    }
+    let mut each = |x: &mut Expr| rewrite_exprs(x, f);
+    match e {
+        Expr::Literal(_)
+        | Expr::Column { .. }
+        | Expr::Param(_)
+        | Expr::UserVar(_)
+        | Expr::SystemVar { .. }
+        | Expr::Default
+        | Expr::Exists { .. }
+        | Expr::Subquery(_) => {}
+        Expr::Unary { expr, .. }
+        | Expr::IsNull { expr, .. }
+        | Expr::IsBool { expr, .. }
+        | Expr::Cast { expr, .. }
+        | Expr::InSubquery { expr, .. }
+        | Expr::Interval { value: expr, .. } => each(expr),
+        Expr::Binary { left, right, .. } => {
+            each(left);
+            each(right);
+        }
+        Expr::InList { expr, list, .. } => {
+            each(expr);
+            list.iter_mut().for_each(each);
+        }
+        Expr::Between {
+            expr, low, high, ..
+        } => {
+            each(expr);
+            each(low);
+            each(high);
+        }
+        Expr::Like { expr, pattern, .. } => {
+            each(expr);
+            each(pattern);
+        }
+        Expr::Function { args, .. } | Expr::Row(args) => args.iter_mut().for_each(each),
+        Expr::Case {
+            operand,
+            branches,
+            else_result,
+        } => {
+            operand.iter_mut().for_each(|x| each(x));
+            for (w, t) in branches {
+                each(w);
+                each(t);
+            }
+            else_result.iter_mut().for_each(|x| each(x));
+        }
+    }
+}
+
 /// Calls `f` on `e` and every expression nested in it.
 pub fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);

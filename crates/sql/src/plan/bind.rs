@@ -97,6 +97,7 @@ impl Scope {
 
 /// Aggregation context while binding the SELECT list, HAVING and ORDER BY
 /// of an aggregate query.
+#[derive(Default)]
 struct AggContext {
     group_ast: Vec<Expr>,
     group_bound: Vec<BExpr>,
@@ -127,6 +128,9 @@ pub struct Binder<'a> {
     /// The clause being bound, as error 1054 names it ("field list",
     /// "where clause", ...).
     clause: &'static str,
+    /// Set while an operand of a grouped query's expression is bound by
+    /// `bind_expr`: it binds against the aggregate row instead.
+    agg: Option<AggContext>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -287,6 +291,7 @@ impl<'a> Binder<'a> {
             ctes: Vec::new(),
             params: Vec::new(),
             clause: "field list",
+            agg: None,
         }
     }
 
@@ -489,8 +494,14 @@ impl<'a> Binder<'a> {
             };
             self.clause = "group statement";
             for g in &s.group_by {
-                // GROUP BY may name a select alias or position.
-                let g = self.resolve_alias(g, &items)?;
+                // GROUP BY may name a select alias or position; a name
+                // that is also a column of the FROM means the column.
+                let from_column = matches!(g, Expr::Column { table: None, name }
+                    if scope.resolve(None, name).is_ok_and(|c| c.is_some()));
+                let g = match from_column {
+                    true => g.clone(),
+                    false => self.resolve_alias(g, &items)?,
+                };
                 let b = self.bind_expr(&g, &scope)?;
                 ctx.group_types.push(infer(&b, &scope.types));
                 ctx.group_ast.push(g);
@@ -502,7 +513,7 @@ impl<'a> Binder<'a> {
             }
             self.clause = "having clause";
             if let Some(h) = &s.having {
-                let h = self.substitute_aliases(h, &items);
+                let h = self.substitute_aliases(h, &items, &s.group_by);
                 having = Some(self.bind_agg_expr(&h, &scope, &mut ctx)?);
             }
             self.clause = "order clause";
@@ -541,7 +552,7 @@ impl<'a> Binder<'a> {
             }
             self.clause = "having clause";
             if let Some(h) = &s.having {
-                let h = self.substitute_aliases(h, &items);
+                let h = self.substitute_aliases(h, &items, &s.group_by);
                 having = Some(collated(self.bind_expr(&h, &scope)?, &scope.types));
             }
             self.clause = "order clause";
@@ -732,25 +743,34 @@ impl<'a> Binder<'a> {
         }
     }
 
-    /// HAVING may use select aliases anywhere inside it.
-    fn substitute_aliases(&self, e: &Expr, items: &[(Expr, String, Option<&ScopeColumn>)]) -> Expr {
-        match e {
-            Expr::Column { table: None, name } => items
+    /// HAVING may use select aliases anywhere inside it. A name that is
+    /// also a column the query groups by means that column: MySQL prefers
+    /// the standard reading there.
+    fn substitute_aliases(
+        &self,
+        e: &Expr,
+        items: &[(Expr, String, Option<&ScopeColumn>)],
+        group_by: &[Expr],
+    ) -> Expr {
+        let grouped = |name: &str| {
+            group_by
                 .iter()
-                .find(|(_, alias, _)| alias.eq_ignore_ascii_case(name))
-                .map(|(ex, _, _)| ex.clone())
-                .unwrap_or_else(|| e.clone()),
-            Expr::Binary { op, left, right } => Expr::Binary {
-                op: *op,
-                left: Box::new(self.substitute_aliases(left, items)),
-                right: Box::new(self.substitute_aliases(right, items)),
-            },
-            Expr::Unary { op, expr } => Expr::Unary {
-                op: *op,
-                expr: Box::new(self.substitute_aliases(expr, items)),
-            },
-            _ => e.clone(),
-        }
+                .any(|g| matches!(g, Expr::Column { name: n, .. } if n.eq_ignore_ascii_case(name)))
+        };
+        let mut e = e.clone();
+        crate::parser::rewrite_exprs(&mut e, &mut |c| {
+            let name = match c {
+                // An aggregate's argument names the rows' columns.
+                Expr::Function { name, .. } => return !is_aggregate_name(name),
+                Expr::Column { table: None, name } if !grouped(name) => name,
+                _ => return true,
+            };
+            if let Some((ex, _, _)) = items.iter().find(|(_, a, _)| a.eq_ignore_ascii_case(name)) {
+                *c = ex.clone();
+            }
+            false
+        });
+        e
     }
 
     fn meta(
@@ -923,9 +943,9 @@ impl<'a> Binder<'a> {
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
                 *to,
             )),
-            // Anything else cannot see source columns once grouped; bind it
-            // against an empty scope (literals, parameters, subqueries).
-            other => self.bind_expr(other, &Scope::default()),
+            // A subquery cannot see source columns once grouped.
+            Expr::Subquery(_) | Expr::Exists { .. } => self.bind_expr(e, &Scope::default()),
+            other => self.bind_grouped_operands(other, scope, ctx),
         }
     }
 
@@ -1033,6 +1053,32 @@ impl<'a> Binder<'a> {
     // ---------- expressions ----------
 
     pub fn bind_expr(&mut self, e: &Expr, scope: &Scope) -> Result<BExpr> {
+        match self.agg.take() {
+            Some(mut ctx) => {
+                let bound = self.bind_agg_expr(e, scope, &mut ctx);
+                self.agg = Some(ctx);
+                bound
+            }
+            None => self.bind_plain(e, scope),
+        }
+    }
+
+    /// The forms `bind_agg_expr` has no rule of its own for (IN lists,
+    /// BETWEEN, LIKE, IS TRUE, rows, ...): bound as anywhere else, each
+    /// operand through the grouped binding.
+    fn bind_grouped_operands(
+        &mut self,
+        e: &Expr,
+        scope: &Scope,
+        ctx: &mut AggContext,
+    ) -> Result<BExpr> {
+        self.agg = Some(std::mem::take(ctx));
+        let bound = self.bind_plain(e, scope);
+        *ctx = self.agg.take().unwrap_or_default();
+        bound
+    }
+
+    fn bind_plain(&mut self, e: &Expr, scope: &Scope) -> Result<BExpr> {
         Ok(match e {
             Expr::Literal(v) => BExpr::Literal(v.clone()),
             Expr::Column { table, name } => {
@@ -1415,7 +1461,20 @@ impl<'a> Binder<'a> {
     }
 
     fn subquery(&mut self, q: &ast::Query, scope: &Scope) -> Result<Arc<QueryPlan>> {
-        self.outer.push(scope.clone());
+        // Inside a grouped query's expression the subquery sees no columns
+        // of the source rows (the row it runs with is the aggregate row).
+        let grouped = self.agg.take();
+        let outer = match grouped {
+            Some(_) => Scope::default(),
+            None => scope.clone(),
+        };
+        let plan = self.subquery_in(q, outer);
+        self.agg = grouped;
+        plan
+    }
+
+    fn subquery_in(&mut self, q: &ast::Query, scope: Scope) -> Result<Arc<QueryPlan>> {
+        self.outer.push(scope);
         let saved = std::mem::replace(&mut self.correlated, false);
         let plan = self.bind_query(q);
         self.outer.pop();

@@ -214,7 +214,8 @@ scripts!(
     errors,
     show,
     alter,
-    subqueries
+    subqueries,
+    grouping,
 );
 
 /// A script file nobody listed above would never run.
