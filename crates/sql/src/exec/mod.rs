@@ -398,6 +398,17 @@ impl Env for Exec<'_> {
         }
     }
 
+    fn subquery_is_empty(
+        &mut self,
+        q: &SubqueryRef,
+        row: &[Value],
+    ) -> std::result::Result<bool, Error> {
+        match self.cache.get(&(Arc::as_ptr(q) as usize)) {
+            Some(rows) if !q.correlated => Ok(rows.is_empty()),
+            _ => Ok(self.subquery(q, row)?.is_empty()),
+        }
+    }
+
     fn in_subquery(
         &mut self,
         q: &SubqueryRef,

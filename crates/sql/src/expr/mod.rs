@@ -388,6 +388,11 @@ pub trait Env {
     }
     /// Runs a subquery with `row` as the innermost enclosing row.
     fn subquery(&mut self, query: &SubqueryRef, row: &[Value]) -> Result<Vec<Vec<Value>>, Error>;
+    /// Whether the subquery returns no row (the executor asks its cache
+    /// instead of copying the rows).
+    fn subquery_is_empty(&mut self, query: &SubqueryRef, row: &[Value]) -> Result<bool, Error> {
+        Ok(self.subquery(query, row)?.is_empty())
+    }
     /// Whether `probe` is among the values of the subquery's first column:
     /// Some(true) on a match, None when nothing matched but a value was
     /// NULL, Some(false) otherwise. The executor answers uncorrelated
@@ -473,7 +478,13 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
         } => {
             let v = eval(expr, row, env)?;
             if v.is_null() {
-                return Ok(Value::Null);
+                // NULL is in no set, but only an empty one makes that false.
+                let empty = env.subquery_is_empty(query, row)?;
+                return Ok(if empty {
+                    bool_value(*negated)
+                } else {
+                    Value::Null
+                });
             }
             match env.in_subquery(query, row, &v, *fold)? {
                 Some(found) => bool_value(found != *negated),
@@ -514,8 +525,7 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
             bool_value(like(&v, &p, *escape) != *negated)
         }
         BExpr::Exists { query, negated } => {
-            let rows = env.subquery(query, row)?;
-            bool_value(rows.is_empty() == *negated)
+            bool_value(env.subquery_is_empty(query, row)? == *negated)
         }
         BExpr::Subquery(query) => {
             let rows = env.subquery(query, row)?;
