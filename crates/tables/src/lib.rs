@@ -9,6 +9,7 @@ pub mod placement;
 mod point;
 pub mod row;
 pub mod schema;
+pub mod stats;
 pub mod table;
 
 pub use row::{Columns, Row};

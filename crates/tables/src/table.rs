@@ -20,6 +20,7 @@ use crate::placement::table_data;
 use crate::point::PointIndex;
 use crate::row::{Columns, Row};
 use crate::schema::{TableDef, PRIMARY};
+use crate::stats::{PrefixCounter, TableStats, SYNC_LIMIT};
 use crate::TxnId;
 use crossbeam_skiplist::SkipMap;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -134,6 +135,10 @@ pub struct Table {
     pub mdl: lockstep_lock::MetadataLock,
     /// A session's temporary table: not in the catalog, never logged.
     pub temporary: bool,
+    /// Index statistics, when counted (see `stats`).
+    stats: RwLock<Option<Arc<TableStats>>>,
+    /// A planner is counting them: the others plan with what there is.
+    counting: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Table {
@@ -157,6 +162,8 @@ impl Table {
             next_row_id: AtomicU64::new(1),
             mdl: Default::default(),
             temporary: false,
+            stats: RwLock::new(None),
+            counting: Default::default(),
         }
     }
 
@@ -216,6 +223,53 @@ impl Table {
 
     pub fn approximate_rows(&self) -> usize {
         self.primary.len()
+    }
+
+    /// Counts the index statistics now (ANALYZE TABLE): one pass over each
+    /// index. Entries of row versions not yet purged count too; the
+    /// numbers are estimates for the planner, not answers.
+    pub fn analyze(&self) -> Arc<TableStats> {
+        let schema = self.schema();
+        let def = &schema.def;
+        let mut indexes = Vec::with_capacity(def.indexes.len());
+        let mut primary = PrefixCounter::new(def.indexes[PRIMARY].columns.len());
+        let mut rows = 0u64;
+        let _ = self
+            .primary
+            .scan::<()>(Bound::Unbounded, Bound::Unbounded, false, |key, _| {
+                primary.push(key);
+                rows += 1;
+                Ok(true)
+            });
+        indexes.push(primary.finish());
+        for (i, map) in schema.secondary.iter().enumerate() {
+            let mut counter = PrefixCounter::new(def.indexes[i + 1].columns.len());
+            map.iter().for_each(|e| counter.push(e.key()));
+            indexes.push(counter.finish());
+        }
+        let stats = Arc::new(TableStats { rows, indexes });
+        *self.stats.write() = Some(stats.clone());
+        stats
+    }
+
+    /// The index statistics for planning: counted again when the table
+    /// changed by a tenth since (a small table at once, a large one only
+    /// by ANALYZE TABLE, whose older counts are still returned).
+    pub fn stats(&self) -> Option<Arc<TableStats>> {
+        let rows = self.approximate_rows();
+        let current = self.stats.read().clone();
+        match current {
+            Some(s) if s.fresh(rows) => Some(s),
+            stale if rows > SYNC_LIMIT || self.temporary => stale,
+            stale => {
+                if self.counting.swap(true, Ordering::Acquire) {
+                    return stale;
+                }
+                let counted = self.analyze();
+                self.counting.store(false, Ordering::Release);
+                Some(counted)
+            }
+        }
     }
 
     /// Appends a version to the record at `key`, creating the record if

@@ -293,6 +293,34 @@ impl PartialEq for Value {
 }
 
 #[cfg(test)]
+mod key_column_tests {
+    use super::*;
+
+    #[test]
+    fn key_columns_split_where_they_were_joined() {
+        let vals = [
+            Value::Int(-3),
+            Value::Bytes(b"a\0b".to_vec()),
+            Value::Null,
+            Value::Decimal("1.25".parse().expect("a decimal literal")),
+            Value::Bytes(Vec::new()),
+        ];
+        let (mut key, mut ends) = (Vec::new(), Vec::new());
+        for v in &vals {
+            v.encode_key(&mut key);
+            ends.push(key.len());
+        }
+        let mut start = 0;
+        for end in ends {
+            assert_eq!(key_column_end(&key, start), Some(end));
+            start = end;
+        }
+        assert_eq!(key_column_end(&key, start), None);
+        assert_eq!(key_column_end(&[KEY_BYTES, b'x', 0], 0), None);
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -436,6 +464,34 @@ pub fn encoded_prefix_len(key: &[u8], columns: usize) -> Option<usize> {
 
 /// The key form of a string (what `Value::Bytes(b).encode_key` writes),
 /// without building the value.
+/// Where the key column that starts at `start` of an encoded key ends
+/// (see `Value::encode_key` and `encode_bytes_key`); None past the end or
+/// on bytes no encoder writes.
+pub fn key_column_end(key: &[u8], start: usize) -> Option<usize> {
+    let end = match *key.get(start)? {
+        KEY_NULL => start + 1,
+        KEY_FIXED8 => start + 9,
+        KEY_DECIMAL => {
+            let mut zero = Vec::new();
+            crate::Decimal::ZERO.encode_key(&mut zero);
+            start + 1 + zero.len()
+        }
+        KEY_BYTES => {
+            // Terminated by 0x00 0x00; a 0x00 inside is escaped as 0x00 0xFF.
+            let mut i = start + 1;
+            loop {
+                match (key.get(i)?, key.get(i + 1)?) {
+                    (0, 0) => break i + 2,
+                    (0, _) => i += 2,
+                    _ => i += 1,
+                }
+            }
+        }
+        _ => return None,
+    };
+    (end <= key.len()).then_some(end)
+}
+
 pub fn encode_bytes_key(b: &[u8], out: &mut Vec<u8>) {
     // 0x00 escaped as 0x00 0xFF, terminated by 0x00 0x00, so that a prefix
     // sorts before its extensions in multi-column keys.

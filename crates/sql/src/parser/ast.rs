@@ -49,6 +49,11 @@ pub enum Statement {
     Truncate {
         table: ObjectName,
     },
+    /// ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE t [, u ...]: counts the
+    /// tables' index statistics again.
+    AnalyzeTable {
+        tables: Vec<ObjectName>,
+    },
     Use {
         database: String,
     },

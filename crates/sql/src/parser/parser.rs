@@ -902,7 +902,8 @@ impl<'a> Parser<'a> {
                     Box::new(select),
                 )))))
             }
-            b"LOCK" | b"UNLOCK" | b"ANALYZE" | b"OPTIMIZE" | b"CHECK" | b"REPAIR" | b"FLUSH" => {
+            b"ANALYZE" => self.parse_analyze(),
+            b"LOCK" | b"UNLOCK" | b"OPTIMIZE" | b"CHECK" | b"REPAIR" | b"FLUSH" => {
                 Ok(self.parse_ignored())
             }
             b"GRANT" => self.parse_grant(),
@@ -988,6 +989,22 @@ impl<'a> Parser<'a> {
     }
 
     /// Keeps the statement text and skips to its end.
+    fn parse_analyze(&mut self) -> Result<Statement> {
+        self.advance();
+        if !self.eat_kw("NO_WRITE_TO_BINLOG") {
+            self.eat_kw("LOCAL");
+        }
+        self.expect_kw("TABLE")?;
+        let mut tables = vec![self.object_name()?];
+        while self.eat(&Tok::Comma) {
+            tables.push(self.object_name()?);
+        }
+        if self.is_kw("UPDATE") || self.is_kw("DROP") {
+            return Err(self.unsupported("ANALYZE TABLE ... HISTOGRAM"));
+        }
+        Ok(Statement::AnalyzeTable { tables })
+    }
+
     fn parse_ignored(&mut self) -> Statement {
         let start = self.start_of(0);
         let mut end = start;

@@ -1384,8 +1384,19 @@ fn transactions_and_misc() {
         ),
         ("UNLOCK TABLES", Statement::Ignored("UNLOCK TABLES".into())),
         (
-            "ANALYZE TABLE t",
-            Statement::Ignored("ANALYZE TABLE t".into()),
+            "ANALYZE LOCAL TABLE t, d.u",
+            Statement::AnalyzeTable {
+                tables: vec![
+                    ObjectName {
+                        database: None,
+                        name: "t".into(),
+                    },
+                    ObjectName {
+                        database: Some("d".into()),
+                        name: "u".into(),
+                    },
+                ],
+            },
         ),
         (
             "OPTIMIZE NO_WRITE_TO_BINLOG TABLE t, u",

@@ -16,6 +16,7 @@ use crate::plan::bind::{best_access, best_access_by, choose_accesses, conjoin, s
 use crate::plan::bind::{take_implied_with, Avail};
 use crate::plan::equalities::propagate;
 use crate::plan::{Access, Source};
+use lockstep_tables::stats::TableStats;
 use lockstep_tables::TableDef;
 use lockstep_types::DataType;
 
@@ -264,8 +265,9 @@ struct Step {
 }
 
 /// Rows an access path reads from a table of `n` rows: one for a whole
-/// unique key, a tenth per column of a key prefix, a third for a range.
-fn access_rows(def: &TableDef, access: &Access, n: f64) -> f64 {
+/// unique key; for a key prefix, the rows per value the index statistics
+/// counted (a tenth per column without them); a third of that for a range.
+fn access_rows(def: &TableDef, stats: Option<&TableStats>, access: &Access, n: f64) -> f64 {
     if access.is_full_scan() {
         return n;
     }
@@ -273,10 +275,13 @@ fn access_rows(def: &TableDef, access: &Access, n: f64) -> f64 {
     let mut total = 0.0;
     for r in &access.ranges {
         let whole = r.eq.len() == index.columns.len() && index.unique;
-        let mut rows = if whole {
-            1.0
-        } else {
-            n * 0.1f64.powi(r.eq.len() as i32)
+        let counted = stats.and_then(|s| s.rows_per_key(access.index, r.eq.len()));
+        let mut rows = match (whole, counted) {
+            (true, _) => 1.0,
+            // Scaled to the rows now: the counts may be a little old.
+            (false, Some(per_key)) => per_key * n / stats.map_or(n, |s| s.rows.max(1) as f64),
+            (false, None) if r.eq.is_empty() => n,
+            (false, None) => n * 0.1f64.powi(r.eq.len() as i32),
         };
         if r.lower.is_some() || r.upper.is_some() {
             rows /= 3.0;
@@ -370,7 +375,8 @@ impl Search<'_> {
         let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
         let access = best_access_by(&scan.def, scan.offset, &self.usable[u], &avail as Avail);
         let n = scan.table.approximate_rows().max(1) as f64;
-        let fetched = access_rows(&scan.def, &access, n);
+        let stats = scan.table.stats();
+        let fetched = access_rows(&scan.def, stats.as_deref(), &access, n);
         let mut kept: Vec<f64> = match &unit.outer {
             Some(o) => o.on.iter().map(selectivity).collect(),
             None => self.checks_at(u, placed),

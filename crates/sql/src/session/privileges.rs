@@ -229,6 +229,11 @@ impl Grants {
                 .iter()
                 .try_for_each(|t| on_table(Privs::DROP, "DROP", t)),
             Statement::Truncate { table } => on_table(Privs::DROP, "DROP", table),
+            // As MySQL: SELECT and INSERT on each table.
+            Statement::AnalyzeTable { tables } => tables.iter().try_for_each(|t| {
+                on_table(Privs::SELECT, "SELECT", t)?;
+                on_table(Privs::INSERT, "INSERT", t)
+            }),
             Statement::CreateIndex { table, .. } | Statement::DropIndex { table, .. } => {
                 on_table(Privs::INDEX, "INDEX", table)
             }
