@@ -650,4 +650,5 @@ pub enum CastType {
     Time {
         fsp: u8,
     },
+    Json,
 }

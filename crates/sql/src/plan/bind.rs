@@ -1090,11 +1090,11 @@ impl<'a> Binder<'a> {
                     }
                     _ => {}
                 }
-                BExpr::Binary(
-                    *op,
-                    Box::new(self.bind_expr(left, scope)?),
-                    Box::new(self.bind_expr(right, scope)?),
-                )
+                let (l, r) = (self.bind_expr(left, scope)?, self.bind_expr(right, scope)?);
+                match crate::expr::json::bind::comparison(*op, l, r, &scope.types) {
+                    Ok(json) => json,
+                    Err((l, r)) => BExpr::Binary(*op, Box::new(l), Box::new(r)),
+                }
             }
             Expr::IsNull { expr, negated } => {
                 BExpr::IsNull(Box::new(self.bind_expr(expr, scope)?), *negated)
@@ -1227,6 +1227,9 @@ impl<'a> Binder<'a> {
                     .iter()
                     .map(|a| self.bind_expr(a, scope))
                     .collect::<Result<Vec<_>>>()?;
+                if let Some(jf) = crate::expr::json::funcs::JsonFn::lookup(name) {
+                    return crate::expr::json::bind::call(jf, name, bound, &scope.types);
+                }
                 self.function(name, bound)?
             }
             Expr::Case {
@@ -1247,6 +1250,14 @@ impl<'a> Binder<'a> {
                     .map(|o| self.bind_expr(o, scope).map(Box::new))
                     .transpose()?,
             },
+            Expr::Cast {
+                expr,
+                to: ast::CastType::Json,
+            } => {
+                let x = self.bind_expr(expr, scope)?;
+                let f = crate::expr::json::funcs::JsonFn::Cast;
+                crate::expr::json::bind::call(f, "CAST", vec![x], &scope.types)?
+            }
             Expr::Cast { expr, to } => BExpr::Cast(Box::new(self.bind_expr(expr, scope)?), *to),
             Expr::Interval { .. } => return Err(Error::parse("INTERVAL")),
             Expr::Default => BExpr::Default,
@@ -1398,9 +1409,13 @@ impl<'a> Binder<'a> {
 
     fn function(&self, name: &str, args: Vec<BExpr>) -> Result<BExpr> {
         let Some(f) = Func::lookup(name) else {
+            // MySQL looks for a stored function in the current database.
+            let Some(db) = &self.database else {
+                return Err(Error::no_db());
+            };
             return Err(Error::new(
-                Code::NotSupportedYet,
-                format!("FUNCTION {name} does not exist"),
+                Code::SpDoesNotExist,
+                format!("FUNCTION {db}.{name} does not exist"),
             ));
         };
         let (min, max) = f.arity();
@@ -1605,6 +1620,9 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 .map(|a| infer(a, types))
                 .unwrap_or((vc(255), true));
             match f {
+                Func::Json(jf) => (jf.result_type(), true),
+                Func::JsonTyped => (DataType::Json, first.1),
+                Func::BoolTyped => first,
                 Func::Database | Func::User | Func::CurrentUser => (vc(64), true),
                 Func::Version => (vc(64), false),
                 Func::ConnectionId | Func::LastInsertId | Func::FoundRows => {
@@ -1736,6 +1754,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 ast::CastType::Date => DataType::Date,
                 ast::CastType::DateTime { fsp } => DataType::DateTime { fsp: *fsp },
                 ast::CastType::Time { fsp } => DataType::Time { fsp: *fsp },
+                ast::CastType::Json => DataType::Json,
             },
             true,
         ),

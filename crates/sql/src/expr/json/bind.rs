@@ -1,0 +1,85 @@
+//! What the binder does for JSON: a JSON function's arguments are marked
+//! with their static kind (a JSON-typed expression is a document; an SQL
+//! string is a string), and a comparison with a JSON operand compares as
+//! JSON (MySQL converts the other side to a JSON scalar).
+
+use super::funcs::JsonFn;
+use crate::expr::{BExpr, Func};
+use crate::parser::{BinaryOp, UnaryOp};
+use crate::plan::bind::infer;
+use lockstep_types::error::Code;
+use lockstep_types::{DataType, Error};
+
+pub fn is_json(e: &BExpr, types: &[(DataType, bool)]) -> bool {
+    infer(e, types).0 == DataType::Json
+}
+
+/// Whether an expression is boolean (a JSON true or false, not 1 or 0).
+fn is_boolean(e: &BExpr) -> bool {
+    use BinaryOp::*;
+    match e {
+        BExpr::Binary(op, ..) => matches!(
+            op,
+            Or | And | Xor | Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq
+        ),
+        BExpr::Unary(UnaryOp::Not, _) => true,
+        BExpr::IsNull(..)
+        | BExpr::IsBool { .. }
+        | BExpr::InList { .. }
+        | BExpr::InSubquery { .. }
+        | BExpr::Between { .. }
+        | BExpr::Like { .. }
+        | BExpr::Exists { .. } => true,
+        BExpr::Func(Func::Json(f), _) => matches!(
+            f,
+            JsonFn::Contains | JsonFn::ContainsPath | JsonFn::Overlaps | JsonFn::MemberOf
+        ),
+        _ => false,
+    }
+}
+
+/// Wraps an argument in the marker of its kind.
+pub fn mark(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+    if is_json(&e, types) {
+        BExpr::Func(Func::JsonTyped, vec![e])
+    } else if is_boolean(&e) {
+        BExpr::Func(Func::BoolTyped, vec![e])
+    } else {
+        e
+    }
+}
+
+/// A JSON function call with its arguments marked (1582 on a wrong count).
+pub fn call(f: JsonFn, name: &str, args: Vec<BExpr>, types: &[(DataType, bool)]) -> Result<BExpr, Error> {
+    if !f.accepts(args.len()) {
+        return Err(Error::new(
+            Code::WrongParamcountToNativeFct,
+            format!("Incorrect parameter count in the call to native function '{name}'"),
+        ));
+    }
+    let args = args.into_iter().map(|a| mark(a, types)).collect();
+    Ok(BExpr::Func(Func::Json(f), args))
+}
+
+/// `l op r` compared as JSON when either side is of JSON type.
+pub fn comparison(
+    op: BinaryOp,
+    l: BExpr,
+    r: BExpr,
+    types: &[(DataType, bool)],
+) -> Result<BExpr, (BExpr, BExpr)> {
+    use BinaryOp::*;
+    let compares = matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq);
+    if !compares || !(is_json(&l, types) || is_json(&r, types)) {
+        return Err((l, r));
+    }
+    let cmp = BExpr::Func(
+        Func::Json(JsonFn::Compare),
+        vec![mark(l, types), mark(r, types)],
+    );
+    Ok(BExpr::Binary(
+        op,
+        Box::new(cmp),
+        Box::new(BExpr::Literal(lockstep_types::Value::Int(0))),
+    ))
+}
