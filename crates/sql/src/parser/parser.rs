@@ -1456,6 +1456,9 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_table_factor(&mut self) -> Result<TableRef> {
+        if self.is_kw("JSON_TABLE") && matches!(self.tok_at(1), Tok::LParen) {
+            return Err(self.unsupported("JSON_TABLE"));
+        }
         if self.is(&Tok::LParen) {
             self.enter()?;
             let r = if self.paren_starts_query() {

@@ -146,6 +146,8 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "BIT_OR"
             | "BIT_XOR"
             | "ANY_VALUE"
+            | "JSON_ARRAYAGG"
+            | "JSON_OBJECTAGG"
     )
 }
 
@@ -795,6 +797,8 @@ impl<'a> Binder<'a> {
                     ("BIT_AND", _) => AggFunc::BitAnd,
                     ("BIT_OR", _) => AggFunc::BitOr,
                     ("BIT_XOR", _) => AggFunc::BitXor,
+                    ("JSON_ARRAYAGG", _) => AggFunc::JsonArrayAgg,
+                    ("JSON_OBJECTAGG", _) => AggFunc::JsonObjectAgg,
                     _ => AggFunc::AnyValue,
                 };
                 let (separator, args) = match (name.as_str(), args.split_first()) {
@@ -806,10 +810,27 @@ impl<'a> Binder<'a> {
                 let arg = if *star {
                     None
                 } else {
-                    let bound: Vec<BExpr> = args
+                    let mut bound: Vec<BExpr> = args
                         .iter()
                         .map(|a| self.bind_expr(a, scope))
                         .collect::<Result<_>>()?;
+                    let json_args = match func {
+                        AggFunc::JsonArrayAgg => Some(1),
+                        AggFunc::JsonObjectAgg => Some(2),
+                        _ => None,
+                    };
+                    if let Some(n) = json_args {
+                        if bound.len() != n || *distinct {
+                            return Err(Error::new(
+                                Code::WrongParamcountToNativeFct,
+                                format!("Incorrect parameter count in the call to native function '{name}'"),
+                            ));
+                        }
+                        bound = bound
+                            .into_iter()
+                            .map(|a| crate::expr::json::bind::mark(a, &scope.types))
+                            .collect();
+                    }
                     match bound.len() {
                         0 => return Err(Error::parse(format!("{name}()"))),
                         1 => bound.into_iter().next(),
@@ -829,6 +850,7 @@ impl<'a> Binder<'a> {
                     AggFunc::Avg => (avg_type(arg_ty.0), true),
                     AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => (arg_ty.0, true),
                     AggFunc::GroupConcat => (DataType::Text { max_len: 65535 }, true),
+                    AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => (DataType::Json, true),
                     AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
                         (DataType::BigInt { unsigned: true }, false)
                     }

@@ -4,6 +4,7 @@
 //! between operators as its canonical text (`{"a": 1, "b": [1, 2]}`); the
 //! binder marks which expressions are of JSON type (see `bind.rs`).
 
+pub mod agg;
 pub mod bind;
 pub mod funcs;
 pub mod ops;
