@@ -13,7 +13,9 @@ use lockstep_types::{Error, Value};
 fn to_json(e: Option<&BExpr>, v: Value) -> Result<Json, Error> {
     let kind = e.map_or(Kind::Sql, |e| unmark(e).0);
     let j = match (kind, v) {
-        (Kind::Json, Value::Bytes(b)) => parse(&b).map_err(|e| e.in_argument(1, "json_arrayagg"))?,
+        (Kind::Json, Value::Bytes(b)) => {
+            parse(&b).map_err(|e| e.in_argument(1, "json_arrayagg"))?
+        }
         (Kind::Bool, v) if !v.is_null() => Json::Bool(v.truth() == Some(true)),
         (_, v) => from_sql(&v),
     };

@@ -50,7 +50,12 @@ pub fn mark(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
 }
 
 /// A JSON function call with its arguments marked (1582 on a wrong count).
-pub fn call(f: JsonFn, name: &str, args: Vec<BExpr>, types: &[(DataType, bool)]) -> Result<BExpr, Error> {
+pub fn call(
+    f: JsonFn,
+    name: &str,
+    args: Vec<BExpr>,
+    types: &[(DataType, bool)],
+) -> Result<BExpr, Error> {
     if !f.accepts(args.len()) {
         return Err(Error::new(
             Code::WrongParamcountToNativeFct,

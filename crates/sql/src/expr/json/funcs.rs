@@ -306,7 +306,9 @@ pub fn eval_json(
     match f {
         Object => object(&mut a),
         Array => {
-            let items = (0..args.len()).map(|i| a.value(i)).collect::<Result<_, _>>()?;
+            let items = (0..args.len())
+                .map(|i| a.value(i))
+                .collect::<Result<_, _>>()?;
             a.finish(Json::Array(items))
         }
         Quote => match a.text(0)? {
@@ -387,11 +389,7 @@ fn extract(a: &mut Args) -> Result<Value, Error> {
             };
         }
     }
-    let found: Vec<Json> = paths
-        .iter()
-        .flat_map(|p| p.find(&doc))
-        .cloned()
-        .collect();
+    let found: Vec<Json> = paths.iter().flat_map(|p| p.find(&doc)).cloned().collect();
     if found.is_empty() {
         return Ok(Value::Null);
     }
@@ -604,9 +602,12 @@ fn search(a: &mut Args) -> Result<Value, Error> {
     for i in 4..a.args.len() {
         paths.push(a.path(i)?);
     }
-    let (Some(doc), Some(mode), Some(pattern), Some(paths)) =
-        (doc, mode, pattern, paths.into_iter().collect::<Option<Vec<_>>>())
-    else {
+    let (Some(doc), Some(mode), Some(pattern), Some(paths)) = (
+        doc,
+        mode,
+        pattern,
+        paths.into_iter().collect::<Option<Vec<_>>>(),
+    ) else {
         return Ok(Value::Null);
     };
     let one = one_or_all(a.f, &mode)?;
@@ -614,7 +615,10 @@ fn search(a: &mut Args) -> Result<Value, Error> {
         None | Some([]) => b'\\',
         Some([c]) => *c,
         Some(_) => {
-            return Err(Error::new(Code::WrongArguments, "Incorrect arguments to ESCAPE"))
+            return Err(Error::new(
+                Code::WrongArguments,
+                "Incorrect arguments to ESCAPE",
+            ))
         }
     };
     let matches = |s: &str| crate::expr::like(s.as_bytes(), &pattern, escape);
@@ -626,7 +630,11 @@ fn search(a: &mut Args) -> Result<Value, Error> {
     let selected = |v: &Json| chosen.contains(&(v as *const Json));
     let mut s = ops::Search {
         matches: &matches,
-        selected: if paths.is_empty() { None } else { Some(&selected) },
+        selected: if paths.is_empty() {
+            None
+        } else {
+            Some(&selected)
+        },
         one,
         found: Vec::new(),
     };

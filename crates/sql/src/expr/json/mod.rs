@@ -286,9 +286,7 @@ fn compare_numbers(a: &Json, b: &Json) -> Ordering {
         Json::Decimal(d) => Value::Decimal(*d),
         _ => Value::Null,
     };
-    as_value(a)
-        .sql_cmp(&as_value(b))
-        .unwrap_or(Ordering::Equal)
+    as_value(a).sql_cmp(&as_value(b)).unwrap_or(Ordering::Equal)
 }
 
 /// An SQL value where a JSON value is wanted (JSON_ARRAY's arguments, the

@@ -211,7 +211,9 @@ pub fn overlaps(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Array(x), Json::Array(y)) => x.iter().any(|xe| y.iter().any(|ye| eq(xe, ye))),
         (Json::Array(x), other) | (other, Json::Array(x)) => x.iter().any(|xe| eq(xe, other)),
-        (Json::Object(x), Json::Object(_)) => x.iter().any(|(k, v)| b.member(k).is_some_and(|w| eq(v, w))),
+        (Json::Object(x), Json::Object(_)) => {
+            x.iter().any(|(k, v)| b.member(k).is_some_and(|w| eq(v, w)))
+        }
         (Json::Object(_), _) | (_, Json::Object(_)) => false,
         (x, y) => eq(x, y),
     }

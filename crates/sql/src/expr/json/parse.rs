@@ -36,7 +36,9 @@ impl ParseError {
             ParseError::TooBig => super::too_big(),
             ParseError::Syntax(m, pos) => Error::new(
                 Code::InvalidJsonText,
-                format!("Invalid JSON text: \"{m}\" at position {pos} in value for column '{column}'."),
+                format!(
+                    "Invalid JSON text: \"{m}\" at position {pos} in value for column '{column}'."
+                ),
             ),
         }
     }

@@ -19,7 +19,10 @@ impl Index {
     pub fn resolve(self, len: usize) -> Option<usize> {
         match self {
             Index::Start(n) => Some(n.min(usize::MAX as u64) as usize),
-            Index::Last(n) => (len as u64).checked_sub(1)?.checked_sub(n).map(|i| i as usize),
+            Index::Last(n) => (len as u64)
+                .checked_sub(1)?
+                .checked_sub(n)
+                .map(|i| i as usize),
         }
     }
 }

@@ -9,11 +9,17 @@ fn canon(text: &str) -> String {
 #[test]
 fn round_trip_is_canonical() {
     assert_eq!(canon(r#"{"b":[1,2],"a":1}"#), r#"{"a": 1, "b": [1, 2]}"#);
-    assert_eq!(canon(r#"{"bb":1,"a":2,"c":3}"#), r#"{"a": 2, "c": 3, "bb": 1}"#);
+    assert_eq!(
+        canon(r#"{"bb":1,"a":2,"c":3}"#),
+        r#"{"a": 2, "c": 3, "bb": 1}"#
+    );
     assert_eq!(canon(r#"{"a":1,"a":2}"#), r#"{"a": 2}"#);
     assert_eq!(canon(" [ ] "), "[]");
     assert_eq!(canon("{}"), "{}");
-    assert_eq!(canon(r#""a\"b\\c\n\u00e9\ud83d\ude00\/""#), "\"a\\\"b\\\\c\\né😀/\"");
+    assert_eq!(
+        canon(r#""a\"b\\c\n\u00e9\ud83d\ude00\/""#),
+        "\"a\\\"b\\\\c\\né😀/\""
+    );
     assert_eq!(canon(r#""\u0001""#), r#""\u0001""#);
     assert_eq!(canon("1.0"), "1.0");
     assert_eq!(canon("1e2"), "100.0");
@@ -48,8 +54,14 @@ fn syntax_errors_say_where() {
         err("1 2"),
         ParseError::Syntax("The document root must not be followed by other values.", 2)
     );
-    assert_eq!(err("1."), ParseError::Syntax("Miss fraction part in number.", 2));
-    assert_eq!(err("\"ab"), ParseError::Syntax("Missing a closing quotation mark in string.", 3));
+    assert_eq!(
+        err("1."),
+        ParseError::Syntax("Miss fraction part in number.", 2)
+    );
+    assert_eq!(
+        err("\"ab"),
+        ParseError::Syntax("Missing a closing quotation mark in string.", 3)
+    );
     assert_eq!(
         err(r#""\ud800""#),
         ParseError::Syntax("The surrogate pair in string is invalid.", 7)
@@ -78,12 +90,23 @@ fn budget_bounds_the_tree() {
 #[test]
 fn ordering_follows_type_precedence() {
     let j = |t: &str| parse(t.as_bytes()).unwrap();
-    let ascending = ["null", "-1", "1.5", "2", "\"a\"", "\"b\"", "{}", "[]", "[1]", "[1, 2]", "false", "true"];
+    let ascending = [
+        "null", "-1", "1.5", "2", "\"a\"", "\"b\"", "{}", "[]", "[1]", "[1, 2]", "false", "true",
+    ];
     for w in ascending.windows(2) {
-        assert_eq!(compare(&j(w[0]), &j(w[1])), Ordering::Less, "{} < {}", w[0], w[1]);
+        assert_eq!(
+            compare(&j(w[0]), &j(w[1])),
+            Ordering::Less,
+            "{} < {}",
+            w[0],
+            w[1]
+        );
     }
     assert_eq!(compare(&j("1"), &j("1.0")), Ordering::Equal);
-    assert_eq!(compare(&j("18446744073709551615"), &j("-1")), Ordering::Greater);
+    assert_eq!(
+        compare(&j("18446744073709551615"), &j("-1")),
+        Ordering::Greater
+    );
 }
 
 #[test]
@@ -103,9 +126,23 @@ fn paths_parse() {
         p("$[1 to last]").unwrap(),
         vec![Leg::Range(Index::Start(1), Index::Last(0))]
     );
-    assert_eq!(p("$**.a").unwrap(), vec![Leg::Descendants, Leg::Member("a".into())]);
+    assert_eq!(
+        p("$**.a").unwrap(),
+        vec![Leg::Descendants, Leg::Member("a".into())]
+    );
     assert_eq!(p("$.*[*]").unwrap(), vec![Leg::AnyMember, Leg::AnyCell]);
-    for bad in ["", "a", "$.", "$[", "$[a]", "$**", "$.1a", "$[-1]", "$[3 to 1]", "$ x"] {
+    for bad in [
+        "",
+        "a",
+        "$.",
+        "$[",
+        "$[a]",
+        "$**",
+        "$.1a",
+        "$[-1]",
+        "$[3 to 1]",
+        "$ x",
+    ] {
         assert!(p(bad).is_err(), "{bad}");
     }
 }
@@ -129,7 +166,10 @@ fn paths_find() {
 #[test]
 fn pretty_layout() {
     let j = parse(br#"{"a":[1,{}],"b":[]}"#).unwrap();
-    assert_eq!(j.to_pretty(), "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}");
+    assert_eq!(
+        j.to_pretty(),
+        "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}"
+    );
 }
 
 #[test]
