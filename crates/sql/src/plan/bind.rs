@@ -1113,10 +1113,7 @@ impl<'a> Binder<'a> {
                     _ => {}
                 }
                 let (l, r) = (self.bind_expr(left, scope)?, self.bind_expr(right, scope)?);
-                match crate::expr::json::bind::comparison(*op, l, r, &scope.types) {
-                    Ok(json) => json,
-                    Err((l, r)) => BExpr::Binary(*op, Box::new(l), Box::new(r)),
-                }
+                crate::expr::json::bind::binary(*op, l, r, &scope.types)
             }
             Expr::IsNull { expr, negated } => {
                 BExpr::IsNull(Box::new(self.bind_expr(expr, scope)?), *negated)

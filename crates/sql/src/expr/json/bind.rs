@@ -66,25 +66,20 @@ pub fn call(
     Ok(BExpr::Func(Func::Json(f), args))
 }
 
-/// `l op r` compared as JSON when either side is of JSON type.
-pub fn comparison(
-    op: BinaryOp,
-    l: BExpr,
-    r: BExpr,
-    types: &[(DataType, bool)],
-) -> Result<BExpr, (BExpr, BExpr)> {
+/// `l op r`, compared as JSON when either side is of JSON type.
+pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> BExpr {
     use BinaryOp::*;
     let compares = matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq);
     if !compares || !(is_json(&l, types) || is_json(&r, types)) {
-        return Err((l, r));
+        return BExpr::Binary(op, Box::new(l), Box::new(r));
     }
     let cmp = BExpr::Func(
         Func::Json(JsonFn::Compare),
         vec![mark(l, types), mark(r, types)],
     );
-    Ok(BExpr::Binary(
+    BExpr::Binary(
         op,
         Box::new(cmp),
         Box::new(BExpr::Literal(lockstep_types::Value::Int(0))),
-    ))
+    )
 }

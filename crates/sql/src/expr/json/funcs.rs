@@ -114,7 +114,7 @@ impl JsonFn {
     pub fn accepts(self, n: usize) -> bool {
         let (min, max) = self.arity();
         let paired = match self {
-            JsonFn::Object => n % 2 == 0,
+            JsonFn::Object => n.is_multiple_of(2),
             JsonFn::Set
             | JsonFn::Insert
             | JsonFn::Replace

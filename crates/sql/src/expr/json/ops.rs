@@ -53,12 +53,8 @@ pub fn set(doc: &mut Json, legs: &[Leg], value: Json, mode: SetMode) {
             }
         }
         (Leg::Cell(i), Json::Array(a)) => match i.resolve(a.len()) {
-            Some(p) if p < a.len() => {
-                if mode != SetMode::Insert {
-                    a[p] = value;
-                }
-            }
-            Some(_) if mode != SetMode::Replace => a.push(value),
+            Some(p) if p < a.len() && mode != SetMode::Insert => a[p] = value,
+            Some(p) if p >= a.len() && mode != SetMode::Replace => a.push(value),
             _ => {}
         },
         (Leg::Cell(i), other) => match i.resolve(1) {
