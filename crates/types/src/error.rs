@@ -134,6 +134,7 @@ error_codes! {
     JsonDocumentNullKey = 3158, "22032";
     InvalidJsonPathArrayCell = 3165, "42000";
     JsonUsedAsKey = 3152, "42000";
+    BlobCantHaveDefault = 1101, "42000";
     WarnAllowedPacketOverflowed = 1301, "HY000";
 }
 

@@ -3,6 +3,7 @@
 //! (point, range, index-order or full scans) from the WHERE and ON
 //! conditions.
 
+use crate::expr::json::funcs::JsonFn;
 use crate::expr::{BExpr, Func};
 use crate::parser::{
     self as ast, BinaryOp, Expr, JoinCondition, JoinKind, LockClause, TableRef, VarScope,
@@ -1155,14 +1156,17 @@ impl<'a> Binder<'a> {
                         any
                     });
                 }
-                BExpr::InList {
-                    expr: Box::new(self.bind_expr(expr, scope)?),
-                    list: list
-                        .iter()
-                        .map(|x| self.bind_expr(x, scope))
-                        .collect::<Result<_>>()?,
+                let expr = self.bind_expr(expr, scope)?;
+                let list: Vec<BExpr> = list
+                    .iter()
+                    .map(|x| self.bind_expr(x, scope))
+                    .collect::<Result<_>>()?;
+                let json = crate::expr::json::bind::in_list(&expr, &list, *negated, &scope.types);
+                json.unwrap_or(BExpr::InList {
+                    expr: Box::new(expr),
+                    list,
                     negated: *negated,
-                }
+                })
             }
             Expr::InSubquery {
                 expr,
@@ -1246,7 +1250,7 @@ impl<'a> Binder<'a> {
                     .iter()
                     .map(|a| self.bind_expr(a, scope))
                     .collect::<Result<Vec<_>>>()?;
-                if let Some(jf) = crate::expr::json::funcs::JsonFn::lookup(name) {
+                if let Some(jf) = JsonFn::lookup(name) {
                     return crate::expr::json::bind::call(jf, name, bound, &scope.types);
                 }
                 self.function(name, bound)?
@@ -1274,7 +1278,7 @@ impl<'a> Binder<'a> {
                 to: ast::CastType::Json,
             } => {
                 let x = self.bind_expr(expr, scope)?;
-                let f = crate::expr::json::funcs::JsonFn::Cast;
+                let f = JsonFn::Cast;
                 crate::expr::json::bind::call(f, "CAST", vec![x], &scope.types)?
             }
             Expr::Cast { expr, to } => BExpr::Cast(Box::new(self.bind_expr(expr, scope)?), *to),
@@ -2528,6 +2532,14 @@ impl Binder<'_> {
                     .map(|a| self.bind_expr_with_values(a, scope))
                     .collect::<Result<Vec<_>>>()?;
                 self.function(name, bound)
+            }
+            Expr::Function { name, args, .. } if JsonFn::lookup(name).is_some() => {
+                let bound = args
+                    .iter()
+                    .map(|a| self.bind_expr_with_values(a, scope))
+                    .collect::<Result<Vec<_>>>()?;
+                let jf = JsonFn::lookup(name).expect("checked by the guard");
+                crate::expr::json::bind::call(jf, name, bound, &scope.types)
             }
             other => self.bind_expr(other, scope),
         }

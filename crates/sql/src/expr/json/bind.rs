@@ -83,3 +83,25 @@ pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> B
         Box::new(BExpr::Literal(lockstep_types::Value::Int(0))),
     )
 }
+
+/// `x [NOT] IN (list)` with a JSON operand: the OR of JSON equalities
+/// (same NULL rules as IN); None where no side is of JSON type.
+pub fn in_list(
+    expr: &BExpr,
+    list: &[BExpr],
+    negated: bool,
+    types: &[(DataType, bool)],
+) -> Option<BExpr> {
+    if !is_json(expr, types) && !list.iter().any(|x| is_json(x, types)) {
+        return None;
+    }
+    let any = list
+        .iter()
+        .map(|item| binary(BinaryOp::Eq, expr.clone(), item.clone(), types))
+        .reduce(|a, b| BExpr::Binary(BinaryOp::Or, Box::new(a), Box::new(b)))?;
+    Some(if negated {
+        BExpr::Unary(UnaryOp::Not, Box::new(any))
+    } else {
+        any
+    })
+}

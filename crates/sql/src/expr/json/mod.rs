@@ -12,7 +12,7 @@ pub mod parse;
 pub mod path;
 
 use lockstep_types::error::Code;
-use lockstep_types::{Decimal, Error, Value};
+use lockstep_types::{DataType, Decimal, Error, Value};
 use std::cmp::Ordering;
 
 /// The deepest nesting MySQL accepts in a JSON document.
@@ -185,15 +185,11 @@ pub fn set_member(members: &mut Vec<(String, Json)>, key: String, value: Json) {
     }
 }
 
-/// A double as MySQL prints it in JSON: shortest round-trip digits, an
-/// exponent for very large or small magnitudes, and ".0" on whole numbers.
+/// A double as MySQL prints it in JSON: as in SQL, with ".0" on a whole
+/// number (so that it reads back as a double).
 pub fn format_double(d: f64) -> String {
-    let a = d.abs();
-    if a != 0.0 && !(1e-5..1e15).contains(&a) {
-        return format!("{d:e}");
-    }
-    let s = format!("{d}");
-    if s.contains('.') {
+    let s = lockstep_types::value::format_double(d);
+    if s.contains(['.', 'e']) {
         s
     } else {
         s + ".0"
@@ -316,6 +312,28 @@ pub fn store(v: &Value, column: &str) -> Result<Value, Error> {
     let mut budget = usize::MAX;
     let j = parse::parse_text(b, &mut budget).map_err(|e| e.in_column(column))?;
     Ok(j.into_value())
+}
+
+/// 3152: MySQL indexes JSON only through generated columns.
+pub fn check_key_column(name: &str, ty: DataType) -> Result<(), Error> {
+    if ty != DataType::Json {
+        return Ok(());
+    }
+    Err(Error::new(
+        Code::JsonUsedAsKey,
+        format!("JSON column '{name}' supports indexing only via generated columns on a specified JSON path."),
+    ))
+}
+
+/// 1101: a JSON column takes no literal default (MySQL 8).
+pub fn check_default(name: &str, ty: DataType, default: &Value) -> Result<(), Error> {
+    if ty != DataType::Json || default.is_null() {
+        return Ok(());
+    }
+    Err(Error::new(
+        Code::BlobCantHaveDefault,
+        format!("BLOB, TEXT, GEOMETRY or JSON column '{name}' can't have a default value"),
+    ))
 }
 
 /// JSON_STORAGE_SIZE: the bytes of MySQL's binary form of the value (a
