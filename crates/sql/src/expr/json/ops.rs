@@ -178,24 +178,25 @@ fn is_container(j: &Json) -> bool {
     matches!(j, Json::Array(_) | Json::Object(_))
 }
 
+/// Scalars of the same JSON type, or integers and decimals, that are
+/// equal (the manual's "comparable and equal").
 fn scalar_eq(a: &Json, b: &Json) -> bool {
-    !is_container(a) && !is_container(b) && compare(a, b) == Ordering::Equal
+    let exact = |j: &Json| matches!(j, Json::Int(_) | Json::UInt(_) | Json::Decimal(_));
+    let comparable = a.type_name() == b.type_name() || (exact(a) && exact(b));
+    !is_container(a) && comparable && compare(a, b) == Ordering::Equal
 }
 
-/// JSON_CONTAINS(target, candidate), by MySQL's rules.
+/// JSON_CONTAINS(target, candidate), by MySQL's rules: an array
+/// candidate's every element in some element of the target array, a
+/// non-array candidate in some element, an object's every member in the
+/// target's member of that key.
 pub fn contains(target: &Json, cand: &Json) -> bool {
     match (target, cand) {
         (Json::Object(t), Json::Object(c)) => c.iter().all(|(k, cv)| {
             t.binary_search_by(|(x, _)| key_order(x, k))
                 .is_ok_and(|i| contains(&t[i].1, cv))
         }),
-        (Json::Array(t), Json::Array(c)) => c.iter().all(|ce| {
-            if is_container(ce) {
-                t.iter().any(|te| is_container(te) && contains(te, ce))
-            } else {
-                t.iter().any(|te| scalar_eq(te, ce))
-            }
-        }),
+        (Json::Array(t), Json::Array(c)) => c.iter().all(|ce| t.iter().any(|te| contains(te, ce))),
         (Json::Array(t), c) => t.iter().any(|te| contains(te, c)),
         (t, c) => scalar_eq(t, c),
     }
