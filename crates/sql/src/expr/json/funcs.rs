@@ -231,6 +231,15 @@ impl Args<'_> {
         Ok(p)
     }
 
+    /// A trailing path that may be left out: None when it is SQL NULL (the
+    /// result is NULL), Some(None) when the call has none.
+    fn optional_path(&mut self, i: usize) -> Result<Option<Option<Path>>, Error> {
+        if self.args.len() <= i {
+            return Ok(Some(None));
+        }
+        Ok(self.exact_path(i)?.map(Some))
+    }
+
     fn text(&mut self, i: usize) -> Result<Option<Vec<u8>>, Error> {
         Ok(self.raw(i)?.1.to_text())
     }
@@ -489,13 +498,8 @@ fn merge_preserve(a: &mut Args) -> Result<Value, Error> {
 fn contains(a: &mut Args) -> Result<Value, Error> {
     let target = a.doc(0)?;
     let cand = a.doc(1)?;
-    let path = if a.args.len() > 2 {
-        match a.exact_path(2)? {
-            Some(p) => Some(p),
-            None => return Ok(Value::Null),
-        }
-    } else {
-        None
+    let Some(path) = a.optional_path(2)? else {
+        return Ok(Value::Null);
     };
     let (Some(target), Some(cand)) = (target, cand) else {
         return Ok(Value::Null);
@@ -531,13 +535,8 @@ fn contains_path(a: &mut Args) -> Result<Value, Error> {
 /// JSON_LENGTH and JSON_KEYS: of the document, or of the value at a path.
 fn length_or_keys(a: &mut Args) -> Result<Value, Error> {
     let doc = a.doc(0)?;
-    let path = if a.args.len() > 1 {
-        match a.exact_path(1)? {
-            Some(p) => Some(p),
-            None => return Ok(Value::Null),
-        }
-    } else {
-        None
+    let Some(path) = a.optional_path(1)? else {
+        return Ok(Value::Null);
     };
     let Some(doc) = doc else {
         return Ok(Value::Null);
