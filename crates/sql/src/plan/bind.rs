@@ -524,6 +524,7 @@ impl<'a> Binder<'a> {
                 .into_iter()
                 .map(|(e, d)| {
                     let text = infer(&e, &types).0.is_string();
+                    let e = crate::expr::json::bind::sort_key(e, &types);
                     (crate::expr::collate_key(e, text), d)
                 })
                 .collect();
@@ -552,6 +553,7 @@ impl<'a> Binder<'a> {
                 let e = self.resolve_alias(&o.expr, &items)?;
                 let b = self.bind_expr(&e, &scope)?;
                 let text = infer(&b, &scope.types).0.is_string();
+                let b = crate::expr::json::bind::sort_key(b, &scope.types);
                 order.push((crate::expr::collate_key(b, text), o.desc));
             }
         }
@@ -2610,6 +2612,7 @@ impl Binder<'_> {
         for o in order_by {
             let b = self.bind_expr(&o.expr, scope)?;
             let text = infer(&b, &scope.types).0.is_string();
+            let b = crate::expr::json::bind::sort_key(b, &scope.types);
             order.push((crate::expr::collate_key(b, text), o.desc));
         }
         let limit = limit

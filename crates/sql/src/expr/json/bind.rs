@@ -84,6 +84,14 @@ pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> B
     )
 }
 
+/// An ORDER BY key: a JSON value sorts in MySQL's JSON order.
+pub fn sort_key(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+    if !is_json(&e, types) {
+        return e;
+    }
+    BExpr::Func(Func::Json(JsonFn::SortKey), vec![mark(e, types)])
+}
+
 /// `x [NOT] IN (list)` with a JSON operand: the OR of JSON equalities
 /// (same NULL rules as IN); None where no side is of JSON type.
 pub fn in_list(

@@ -42,9 +42,11 @@ pub enum JsonFn {
     /// A comparison with a JSON operand: -1, 0 or 1 (the binder compares
     /// that with 0).
     Compare,
+    /// ORDER BY a JSON value: bytes that sort in MySQL's JSON order.
+    SortKey,
 }
 
-const NAMES: [(&str, JsonFn); 28] = [
+const NAMES: [(&str, JsonFn); 29] = [
     ("json_object", JsonFn::Object),
     ("json_array", JsonFn::Array),
     ("json_quote", JsonFn::Quote),
@@ -73,6 +75,7 @@ const NAMES: [(&str, JsonFn); 28] = [
     ("json_storage_size", JsonFn::StorageSize),
     ("cast_as_json", JsonFn::Cast),
     ("json_compare", JsonFn::Compare),
+    ("json_sort_key", JsonFn::SortKey),
 ];
 
 impl JsonFn {
@@ -80,7 +83,7 @@ impl JsonFn {
     pub fn lookup(name: &str) -> Option<JsonFn> {
         let lower = name.to_ascii_lowercase();
         match lower.as_str() {
-            "member of" | "cast_as_json" | "json_compare" => None,
+            "member of" | "cast_as_json" | "json_compare" | "json_sort_key" => None,
             "json_member_of" => Some(JsonFn::MemberOf),
             _ => NAMES.iter().find(|(n, _)| *n == lower).map(|(_, f)| *f),
         }
@@ -99,7 +102,9 @@ impl JsonFn {
         const ANY: usize = usize::MAX;
         match self {
             Object | Array => (0, ANY),
-            Quote | Unquote | Depth | Type | Valid | Pretty | StorageSize | Cast => (1, 1),
+            Quote | Unquote | Depth | Type | Valid | Pretty | StorageSize | Cast | SortKey => {
+                (1, 1)
+            }
             Extract | Remove => (2, ANY),
             Set | Insert | Replace | ArrayAppend | ArrayInsert => (3, ANY),
             MergePatch | MergePreserve => (2, ANY),
@@ -130,6 +135,7 @@ impl JsonFn {
         match self {
             Quote | Unquote | Pretty => DataType::Text { max_len: u32::MAX },
             Type => DataType::VarChar { len: 51 },
+            SortKey => DataType::VarBinary { len: u32::MAX },
             Contains | ContainsPath | Length | Depth | Valid | Overlaps | MemberOf
             | StorageSize | Compare => DataType::BigInt { unsigned: false },
             _ => DataType::Json,
@@ -337,7 +343,7 @@ pub fn eval_json(
         Contains => contains(&mut a),
         ContainsPath => contains_path(&mut a),
         Length | Keys => length_or_keys(&mut a),
-        Depth | Type | Pretty | StorageSize | Cast => about_doc(&mut a),
+        Depth | Type | Pretty | StorageSize | Cast | SortKey => about_doc(&mut a),
         Valid => valid(&mut a),
         Search => search(&mut a),
         Overlaps => match (a.doc(0)?, a.doc(1)?) {
@@ -576,6 +582,11 @@ fn about_doc(a: &mut Args) -> Result<Value, Error> {
         JsonFn::Type => Ok(Value::str(doc.type_name())),
         JsonFn::Pretty => a.text_result(doc.to_pretty()),
         JsonFn::StorageSize => Ok(Value::Int(super::storage_size(&doc) as i64)),
+        JsonFn::SortKey => {
+            let mut key = Vec::new();
+            super::sort_key(&doc, &mut key);
+            Ok(Value::Bytes(key))
+        }
         _ => a.finish(doc),
     }
 }

@@ -285,6 +285,52 @@ fn compare_numbers(a: &Json, b: &Json) -> Ordering {
     as_value(a).sql_cmp(&as_value(b)).unwrap_or(Ordering::Equal)
 }
 
+/// Appends bytes whose order is `compare`'s (numbers as doubles): the
+/// type's rank, then the value; a container's items each begin with a
+/// rank byte (at least 1) and end at a 0, so a prefix sorts first.
+pub fn sort_key(j: &Json, out: &mut Vec<u8>) {
+    out.push(rank(j) + 1);
+    match j {
+        Json::Null => {}
+        Json::Bool(b) => out.push(*b as u8),
+        Json::Str(s) => string_key(s, out),
+        Json::Array(a) => {
+            a.iter().for_each(|x| sort_key(x, out));
+            out.push(0);
+        }
+        Json::Object(m) => {
+            out.extend_from_slice(&(m.len() as u64).to_be_bytes());
+            for (k, v) in m {
+                string_key(k, out);
+                sort_key(v, out);
+            }
+        }
+        number => {
+            let d = match number {
+                Json::Int(i) => *i as f64,
+                Json::UInt(u) => *u as f64,
+                Json::Double(d) => *d,
+                Json::Decimal(d) => d.to_f64().unwrap_or(0.0),
+                _ => 0.0,
+            };
+            let bits = (d + 0.0).to_bits();
+            let ordered = if d < 0.0 { !bits } else { bits | 1 << 63 };
+            out.extend_from_slice(&ordered.to_be_bytes());
+        }
+    }
+}
+
+/// A string's bytes, a 0 escaped as 0 1, ended by 0 0.
+fn string_key(s: &str, out: &mut Vec<u8>) {
+    for &b in s.as_bytes() {
+        out.push(b);
+        if b == 0 {
+            out.push(1);
+        }
+    }
+    out.extend_from_slice(&[0, 0]);
+}
+
 /// An SQL value where a JSON value is wanted (JSON_ARRAY's arguments, the
 /// value of JSON_SET, a comparison with a JSON column): numbers stay
 /// numbers, everything else becomes a JSON string.

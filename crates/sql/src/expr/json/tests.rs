@@ -179,3 +179,43 @@ fn storage_sizes_match_mysql() {
     assert_eq!(size(r#"{"a": 1000, "b": "wxyz", "c": "[1, 3, 5, 7]"}"#), 47);
     assert_eq!(size("1"), 3);
 }
+
+#[test]
+fn sort_keys_order_as_compare() {
+    let docs = [
+        "null",
+        "-1e300",
+        "-3",
+        "-0.5",
+        "0",
+        "0.25",
+        "2",
+        "1e20",
+        "\"\"",
+        "\"a\"",
+        "\"a\\u0000\"",
+        "\"ab\"",
+        "{}",
+        "{\"a\": 1}",
+        "[]",
+        "[null]",
+        "[1]",
+        "[1, 2]",
+        "[2]",
+        "false",
+        "true",
+    ];
+    let key = |t: &str| {
+        let mut k = Vec::new();
+        sort_key(&parse(t.as_bytes()).unwrap(), &mut k);
+        k
+    };
+    for w in docs.windows(2) {
+        let (a, b) = (
+            parse(w[0].as_bytes()).unwrap(),
+            parse(w[1].as_bytes()).unwrap(),
+        );
+        assert_eq!(compare(&a, &b), Ordering::Less, "{} < {}", w[0], w[1]);
+        assert!(key(w[0]) < key(w[1]), "key {} < {}", w[0], w[1]);
+    }
+}
