@@ -1283,7 +1283,11 @@ impl<'a> Binder<'a> {
                 let f = JsonFn::Cast;
                 crate::expr::json::bind::call(f, "CAST", vec![x], &scope.types)?
             }
-            Expr::Cast { expr, to } => BExpr::Cast(Box::new(self.bind_expr(expr, scope)?), *to),
+            Expr::Cast { expr, to } => {
+                let x = self.bind_expr(expr, scope)?;
+                let x = crate::expr::json::bind::cast_operand(x, *to, &scope.types);
+                BExpr::Cast(Box::new(x), *to)
+            }
             Expr::Interval { .. } => return Err(Error::parse("INTERVAL")),
             Expr::Default => BExpr::Default,
             Expr::Row(items) => BExpr::Row(

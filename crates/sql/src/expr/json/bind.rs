@@ -5,7 +5,7 @@
 
 use super::funcs::JsonFn;
 use crate::expr::{BExpr, Func};
-use crate::parser::{BinaryOp, UnaryOp};
+use crate::parser::{BinaryOp, CastType, UnaryOp};
 use crate::plan::bind::infer;
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error};
@@ -82,6 +82,15 @@ pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> B
         Box::new(cmp),
         Box::new(BExpr::Literal(lockstep_types::Value::Int(0))),
     )
+}
+
+/// The operand of CAST(x AS type): a JSON value cast to a number or a
+/// date is first its scalar (a JSON string's contents, not its quotes).
+pub fn cast_operand(e: BExpr, to: CastType, types: &[(DataType, bool)]) -> BExpr {
+    if matches!(to, CastType::Char | CastType::Binary | CastType::Json) || !is_json(&e, types) {
+        return e;
+    }
+    BExpr::Func(Func::Json(JsonFn::Scalar), vec![mark(e, types)])
 }
 
 /// An ORDER BY key: a JSON value sorts in MySQL's JSON order.

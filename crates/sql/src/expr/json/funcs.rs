@@ -44,9 +44,12 @@ pub enum JsonFn {
     Compare,
     /// ORDER BY a JSON value: bytes that sort in MySQL's JSON order.
     SortKey,
+    /// A JSON value as an SQL scalar, for a numeric or temporal CAST:
+    /// numbers stay numbers, true is 1, a string is its contents.
+    Scalar,
 }
 
-const NAMES: [(&str, JsonFn); 29] = [
+const NAMES: [(&str, JsonFn); 30] = [
     ("json_object", JsonFn::Object),
     ("json_array", JsonFn::Array),
     ("json_quote", JsonFn::Quote),
@@ -76,6 +79,7 @@ const NAMES: [(&str, JsonFn); 29] = [
     ("cast_as_json", JsonFn::Cast),
     ("json_compare", JsonFn::Compare),
     ("json_sort_key", JsonFn::SortKey),
+    ("json_scalar", JsonFn::Scalar),
 ];
 
 impl JsonFn {
@@ -83,7 +87,7 @@ impl JsonFn {
     pub fn lookup(name: &str) -> Option<JsonFn> {
         let lower = name.to_ascii_lowercase();
         match lower.as_str() {
-            "member of" | "cast_as_json" | "json_compare" | "json_sort_key" => None,
+            "member of" | "cast_as_json" | "json_compare" | "json_sort_key" | "json_scalar" => None,
             "json_member_of" => Some(JsonFn::MemberOf),
             _ => NAMES.iter().find(|(n, _)| *n == lower).map(|(_, f)| *f),
         }
@@ -102,9 +106,8 @@ impl JsonFn {
         const ANY: usize = usize::MAX;
         match self {
             Object | Array => (0, ANY),
-            Quote | Unquote | Depth | Type | Valid | Pretty | StorageSize | Cast | SortKey => {
-                (1, 1)
-            }
+            Quote | Unquote | Depth | Type | Valid | Pretty | StorageSize | Cast | SortKey
+            | Scalar => (1, 1),
             Extract | Remove => (2, ANY),
             Set | Insert | Replace | ArrayAppend | ArrayInsert => (3, ANY),
             MergePatch | MergePreserve => (2, ANY),
@@ -135,6 +138,7 @@ impl JsonFn {
         match self {
             Quote | Unquote | Pretty => DataType::Text { max_len: u32::MAX },
             Type => DataType::VarChar { len: 51 },
+            Scalar => DataType::Text { max_len: u32::MAX },
             SortKey => DataType::VarBinary { len: u32::MAX },
             Contains | ContainsPath | Length | Depth | Valid | Overlaps | MemberOf
             | StorageSize | Compare => DataType::BigInt { unsigned: false },
@@ -343,7 +347,7 @@ pub fn eval_json(
         Contains => contains(&mut a),
         ContainsPath => contains_path(&mut a),
         Length | Keys => length_or_keys(&mut a),
-        Depth | Type | Pretty | StorageSize | Cast | SortKey => about_doc(&mut a),
+        Depth | Type | Pretty | StorageSize | Cast | SortKey | Scalar => about_doc(&mut a),
         Valid => valid(&mut a),
         Search => search(&mut a),
         Overlaps => match (a.doc(0)?, a.doc(1)?) {
@@ -582,6 +586,16 @@ fn about_doc(a: &mut Args) -> Result<Value, Error> {
         JsonFn::Type => Ok(Value::str(doc.type_name())),
         JsonFn::Pretty => a.text_result(doc.to_pretty()),
         JsonFn::StorageSize => Ok(Value::Int(super::storage_size(&doc) as i64)),
+        JsonFn::Scalar => Ok(match doc {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Int(b as i64),
+            Json::Int(i) => Value::Int(i),
+            Json::UInt(u) => Value::UInt(u),
+            Json::Double(d) => Value::Double(d),
+            Json::Decimal(d) => Value::Decimal(d),
+            Json::Str(s) => Value::Bytes(s.into_bytes()),
+            container => container.into_value(),
+        }),
         JsonFn::SortKey => {
             let mut key = Vec::new();
             super::sort_key(&doc, &mut key);
