@@ -123,6 +123,19 @@ error_codes! {
     SourceFatalReadingBinlog = 1236, "HY000";
     ReplicaFatal = 1593, "HY000";
     MalformedGtidSet = 1772, "HY000";
+    InvalidJsonText = 3140, "22032";
+    InvalidJsonTextInParam = 3141, "22032";
+    InvalidJsonPath = 3143, "42000";
+    InvalidTypeForJson = 3146, "22032";
+    InvalidJsonPathWildcard = 3149, "42000";
+    JsonBadOneOrAllArg = 3150, "42000";
+    JsonVacuousPath = 3153, "42000";
+    JsonDocumentTooDeep = 3157, "22032";
+    JsonDocumentNullKey = 3158, "22032";
+    InvalidJsonPathArrayCell = 3165, "42000";
+    JsonUsedAsKey = 3152, "42000";
+    BlobCantHaveDefault = 1101, "42000";
+    WarnAllowedPacketOverflowed = 1301, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

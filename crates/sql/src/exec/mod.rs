@@ -1914,6 +1914,14 @@ impl AggState {
             self.count += 1;
             return Ok(0);
         }
+        if matches!(call.func, AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg) {
+            // NULLs are JSON nulls here, not skipped.
+            let part = crate::expr::json::agg::part(call.arg.as_ref(), v, row_vals)
+                .map_err(EngineError::Sql)?;
+            let grown = part.len() + std::mem::size_of::<Vec<u8>>();
+            self.parts.push(part);
+            return Ok(grown);
+        }
         if any_null {
             return Ok(0);
         }
@@ -1980,7 +1988,10 @@ impl AggState {
                     (Some(b), _) => b ^ x,
                 });
             }
-            AggFunc::Count | AggFunc::CountStar => {}
+            AggFunc::Count
+            | AggFunc::CountStar
+            | AggFunc::JsonArrayAgg
+            | AggFunc::JsonObjectAgg => {}
         }
         Ok(grown)
     }
@@ -2022,6 +2033,9 @@ impl AggState {
             }
             AggFunc::BitAnd => Value::UInt(self.bits.unwrap_or(u64::MAX)),
             AggFunc::BitOr | AggFunc::BitXor => Value::UInt(self.bits.unwrap_or(0)),
+            AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => {
+                crate::expr::json::agg::finish(call.func == AggFunc::JsonObjectAgg, &self.parts)
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 //! comparison.
 
 pub mod datetime;
+pub mod json;
 pub mod user_locks;
 
 use crate::parser::{BinaryOp, CastType, UnaryOp};
@@ -242,6 +243,12 @@ pub enum Func {
     /// Case/accent folding inserted by the binder where text is compared
     /// under the default collation.
     FoldCase,
+    /// The JSON functions (json/funcs.rs).
+    Json(json::funcs::JsonFn),
+    /// Markers the binder puts on a JSON function's argument: of JSON
+    /// type, or boolean (the value passes through unchanged).
+    JsonTyped,
+    BoolTyped,
 }
 
 impl Func {
@@ -272,6 +279,8 @@ impl Func {
             Replace | Lpad | Rpad | If => (3, 3),
             Concat | Coalesce => (1, ANY),
             ConcatWs | Greatest | Least => (2, ANY),
+            Json(f) => f.arity(),
+            JsonTyped | BoolTyped => (1, 1),
         }
     }
 
@@ -975,6 +984,8 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
             Some(t) => Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()),
             None => Value::Null,
         },
+        // The binder calls json::funcs for CAST AS JSON.
+        CastType::Json => Value::Bytes(text(&v)),
     })
 }
 
@@ -1159,6 +1170,8 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             return arg(args, if c.truth() == Some(true) { 1 } else { 2 }, row, env);
         }
         Func::FoldCase => return Ok(fold_case(arg(args, 0, row, env)?)),
+        Func::Json(jf) => return json::funcs::eval_json(jf, args, row, env),
+        Func::JsonTyped | Func::BoolTyped => return arg(args, 0, row, env),
         Func::IfNull => {
             let v = arg(args, 0, row, env)?;
             return if v.is_null() {
@@ -1496,7 +1509,12 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
                 .unwrap_or(0);
             Value::Int(if needle.is_empty() { 1 } else { pos as i64 })
         }
-        Func::Coalesce | Func::If | Func::IfNull => unreachable!("handled above"),
+        Func::Coalesce
+        | Func::If
+        | Func::IfNull
+        | Func::Json(_)
+        | Func::JsonTyped
+        | Func::BoolTyped => unreachable!("handled above"),
     })
 }
 
@@ -1851,6 +1869,7 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
         )
     };
     match ty {
+        DataType::Json => return json::store(&v, column),
         DataType::Year => return store_year(&v, column),
         DataType::Bit { width } => return store_bits(&v, width, column),
         DataType::Time { fsp } => {

@@ -655,4 +655,5 @@ pub enum CastType {
     Time {
         fsp: u8,
     },
+    Json,
 }

@@ -40,6 +40,9 @@ pub(crate) enum Tok {
     Ge,
     Shl,
     Shr,
+    /// `->` and `->>` (JSON_EXTRACT, and unquoted).
+    Arrow,
+    Arrow2,
     Plus,
     Minus,
     Star,
@@ -264,6 +267,8 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, Error> {
                     (b':', b'=') => (Tok::Assign, 2),
                     (b'=', _) => (Tok::Eq, 1),
                     (b'+', _) => (Tok::Plus, 1),
+                    (b'-', b'>') if b.get(i + 2) == Some(&b'>') => (Tok::Arrow2, 3),
+                    (b'-', b'>') => (Tok::Arrow, 2),
                     (b'-', _) => (Tok::Minus, 1),
                     (b'*', _) => (Tok::Star, 1),
                     (b'/', _) => (Tok::Slash, 1),

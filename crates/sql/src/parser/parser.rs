@@ -1473,6 +1473,9 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_table_factor(&mut self) -> Result<TableRef> {
+        if self.is_kw("JSON_TABLE") && matches!(self.tok_at(1), Tok::LParen) {
+            return Err(self.unsupported("JSON_TABLE"));
+        }
         if self.is(&Tok::LParen) {
             self.enter()?;
             let r = if self.paren_starts_query() {
@@ -1654,11 +1657,20 @@ impl<'a> Parser<'a> {
                         };
                         continue;
                     }
+                    b"MEMBER" if !negated && self.kw_at(1, "OF") => {
+                        self.link()?;
+                        left = self.parse_member_of(left)?;
+                        continue;
+                    }
                     b"SOUNDS" | b"MEMBER" if !negated => {
                         return Err(self.unsupported(self.text_at(0)));
                     }
                     _ => {}
                 }
+            }
+            if matches!(self.peek(), Tok::Arrow | Tok::Arrow2) {
+                left = self.parse_json_arrow(left)?;
+                continue;
             }
             let Some((op, prec)) = self.infix_op() else {
                 break;
@@ -1680,6 +1692,31 @@ impl<'a> Parser<'a> {
         }
         self.leave();
         Ok(left)
+    }
+
+    /// `x MEMBER OF (json)`.
+    fn parse_member_of(&mut self, left: Expr) -> Result<Expr> {
+        self.pos += 2;
+        self.expect(&Tok::LParen)?;
+        let doc = self.parse_expr()?;
+        self.expect(&Tok::RParen)?;
+        Ok(json_call("JSON_MEMBER_OF", vec![left, doc]))
+    }
+
+    /// `column->'path'` is JSON_EXTRACT(column, 'path'); `->>` unquotes.
+    fn parse_json_arrow(&mut self, left: Expr) -> Result<Expr> {
+        let unquote = self.take() == Tok::Arrow2;
+        if !matches!(left, Expr::Column { .. }) {
+            self.pos -= 1;
+            return Err(self.error());
+        }
+        let path = self.string_literal()?;
+        let e = json_call("JSON_EXTRACT", vec![left, Expr::Literal(Value::str(&path))]);
+        Ok(if unquote {
+            json_call("JSON_UNQUOTE", vec![e])
+        } else {
+            e
+        })
     }
 
     fn parse_is(&mut self, left: Expr) -> Result<Expr> {
@@ -2461,8 +2498,7 @@ impl<'a> Parser<'a> {
             b"TIME" => CastType::Time {
                 fsp: self.cast_fsp()?,
             },
-            // No JSON cast target in the AST: it becomes a string.
-            b"JSON" => CastType::Char,
+            b"JSON" => CastType::Json,
             b"YEAR" => CastType::Unsigned,
             _ => {
                 self.pos = self.pos.saturating_sub(1);
@@ -4353,4 +4389,13 @@ impl Parser<'_> {
 fn decimal_literal(text: &str) -> Option<Decimal> {
     let d = Decimal::from_str(text).ok()?;
     (d.integer_digits() + d.scale() <= lockstep_types::decimal::MAX_PRECISION).then_some(d)
+}
+
+fn json_call(name: &str, args: Vec<Expr>) -> Expr {
+    Expr::Function {
+        name: name.to_string(),
+        args,
+        distinct: false,
+        star: false,
+    }
 }

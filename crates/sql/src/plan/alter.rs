@@ -301,12 +301,14 @@ impl<'a> Work<'a> {
 
     fn check_key_columns(&self, columns: &[String]) -> Result<(), Error> {
         for c in columns {
-            if self.find(c).is_none() {
+            let Some(i) = self.find(c) else {
                 return Err(Error::new(
                     Code::KeyColumnDoesNotExist,
                     format!("Key column '{c}' doesn't exist in table"),
                 ));
-            }
+            };
+            let def = &self.cols[i].def;
+            crate::expr::json::check_key_column(&def.name, def.data_type)?;
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! (point, range, index-order or full scans) from the WHERE and ON
 //! conditions.
 
+use crate::expr::json::funcs::JsonFn;
 use crate::expr::{BExpr, Func};
 use crate::parser::{
     self as ast, BinaryOp, Expr, JoinCondition, JoinKind, LockClause, TableRef, VarScope,
@@ -150,6 +151,8 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "BIT_OR"
             | "BIT_XOR"
             | "ANY_VALUE"
+            | "JSON_ARRAYAGG"
+            | "JSON_OBJECTAGG"
     )
 }
 
@@ -532,6 +535,7 @@ impl<'a> Binder<'a> {
                 .into_iter()
                 .map(|(e, d)| {
                     let text = infer(&e, &types).0.is_string();
+                    let e = crate::expr::json::bind::sort_key(e, &types);
                     (crate::expr::collate_key(e, text), d)
                 })
                 .collect();
@@ -560,6 +564,7 @@ impl<'a> Binder<'a> {
                 let e = self.resolve_alias(&o.expr, &items)?;
                 let b = self.bind_expr(&e, &scope)?;
                 let text = infer(&b, &scope.types).0.is_string();
+                let b = crate::expr::json::bind::sort_key(b, &scope.types);
                 order.push((crate::expr::collate_key(b, text), o.desc));
             }
         }
@@ -815,6 +820,8 @@ impl<'a> Binder<'a> {
                     ("BIT_AND", _) => AggFunc::BitAnd,
                     ("BIT_OR", _) => AggFunc::BitOr,
                     ("BIT_XOR", _) => AggFunc::BitXor,
+                    ("JSON_ARRAYAGG", _) => AggFunc::JsonArrayAgg,
+                    ("JSON_OBJECTAGG", _) => AggFunc::JsonObjectAgg,
                     _ => AggFunc::AnyValue,
                 };
                 let (separator, args) = match (name.as_str(), args.split_first()) {
@@ -826,10 +833,27 @@ impl<'a> Binder<'a> {
                 let arg = if *star {
                     None
                 } else {
-                    let bound: Vec<BExpr> = args
+                    let mut bound: Vec<BExpr> = args
                         .iter()
                         .map(|a| self.bind_expr(a, scope))
                         .collect::<Result<_>>()?;
+                    let json_args = match func {
+                        AggFunc::JsonArrayAgg => Some(1),
+                        AggFunc::JsonObjectAgg => Some(2),
+                        _ => None,
+                    };
+                    if let Some(n) = json_args {
+                        if bound.len() != n || *distinct {
+                            return Err(Error::new(
+                                Code::WrongParamcountToNativeFct,
+                                format!("Incorrect parameter count in the call to native function '{name}'"),
+                            ));
+                        }
+                        bound = bound
+                            .into_iter()
+                            .map(|a| crate::expr::json::bind::mark(a, &scope.types))
+                            .collect();
+                    }
                     match bound.len() {
                         0 => return Err(Error::parse(format!("{name}()"))),
                         1 => bound.into_iter().next(),
@@ -849,6 +873,7 @@ impl<'a> Binder<'a> {
                     AggFunc::Avg => (avg_type(arg_ty.0), true),
                     AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => (arg_ty.0, true),
                     AggFunc::GroupConcat => (DataType::Text { max_len: 65535 }, true),
+                    AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => (DataType::Json, true),
                     AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
                         (DataType::BigInt { unsigned: true }, false)
                     }
@@ -1136,11 +1161,8 @@ impl<'a> Binder<'a> {
                     }
                     _ => {}
                 }
-                BExpr::Binary(
-                    *op,
-                    Box::new(self.bind_expr(left, scope)?),
-                    Box::new(self.bind_expr(right, scope)?),
-                )
+                let (l, r) = (self.bind_expr(left, scope)?, self.bind_expr(right, scope)?);
+                crate::expr::json::bind::binary(*op, l, r, &scope.types)
             }
             Expr::IsNull { expr, negated } => {
                 BExpr::IsNull(Box::new(self.bind_expr(expr, scope)?), *negated)
@@ -1182,14 +1204,17 @@ impl<'a> Binder<'a> {
                         any
                     });
                 }
-                BExpr::InList {
-                    expr: Box::new(self.bind_expr(expr, scope)?),
-                    list: list
-                        .iter()
-                        .map(|x| self.bind_expr(x, scope))
-                        .collect::<Result<_>>()?,
+                let expr = self.bind_expr(expr, scope)?;
+                let list: Vec<BExpr> = list
+                    .iter()
+                    .map(|x| self.bind_expr(x, scope))
+                    .collect::<Result<_>>()?;
+                let json = crate::expr::json::bind::in_list(&expr, &list, *negated, &scope.types);
+                json.unwrap_or(BExpr::InList {
+                    expr: Box::new(expr),
+                    list,
                     negated: *negated,
-                }
+                })
             }
             Expr::InSubquery {
                 expr,
@@ -1274,6 +1299,9 @@ impl<'a> Binder<'a> {
                     .iter()
                     .map(|a| self.bind_expr(a, scope))
                     .collect::<Result<Vec<_>>>()?;
+                if let Some(jf) = JsonFn::lookup(name) {
+                    return crate::expr::json::bind::call(jf, name, bound, &scope.types);
+                }
                 self.function(name, bound)?
             }
             Expr::Case {
@@ -1294,7 +1322,19 @@ impl<'a> Binder<'a> {
                     .map(|o| self.bind_expr(o, scope).map(Box::new))
                     .transpose()?,
             },
-            Expr::Cast { expr, to } => BExpr::Cast(Box::new(self.bind_expr(expr, scope)?), *to),
+            Expr::Cast {
+                expr,
+                to: ast::CastType::Json,
+            } => {
+                let x = self.bind_expr(expr, scope)?;
+                let f = JsonFn::Cast;
+                crate::expr::json::bind::call(f, "CAST", vec![x], &scope.types)?
+            }
+            Expr::Cast { expr, to } => {
+                let x = self.bind_expr(expr, scope)?;
+                let x = crate::expr::json::bind::cast_operand(x, *to, &scope.types);
+                BExpr::Cast(Box::new(x), *to)
+            }
             Expr::Interval { .. } => return Err(Error::parse("INTERVAL")),
             Expr::Default => BExpr::Default,
             Expr::Row(items) => BExpr::Row(
@@ -1445,9 +1485,13 @@ impl<'a> Binder<'a> {
 
     fn function(&self, name: &str, args: Vec<BExpr>) -> Result<BExpr> {
         let Some(f) = Func::lookup(name) else {
+            // MySQL looks for a stored function in the current database.
+            let Some(db) = &self.database else {
+                return Err(Error::no_db());
+            };
             return Err(Error::new(
-                Code::NotSupportedYet,
-                format!("FUNCTION {name} does not exist"),
+                Code::SpDoesNotExist,
+                format!("FUNCTION {db}.{name} does not exist"),
             ));
         };
         let (min, max) = f.arity();
@@ -1665,6 +1709,9 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 .map(|a| infer(a, types))
                 .unwrap_or((vc(255), true));
             match f {
+                Func::Json(jf) => (jf.result_type(), true),
+                Func::JsonTyped => (DataType::Json, first.1),
+                Func::BoolTyped => first,
                 Func::Database | Func::User | Func::CurrentUser => (vc(64), true),
                 Func::Version => (vc(64), false),
                 Func::ConnectionId | Func::LastInsertId | Func::FoundRows => {
@@ -1796,6 +1843,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 ast::CastType::Date => DataType::Date,
                 ast::CastType::DateTime { fsp } => DataType::DateTime { fsp: *fsp },
                 ast::CastType::Time { fsp } => DataType::Time { fsp: *fsp },
+                ast::CastType::Json => DataType::Json,
             },
             true,
         ),
@@ -2551,6 +2599,14 @@ impl Binder<'_> {
                     .collect::<Result<Vec<_>>>()?;
                 self.function(name, bound)
             }
+            Expr::Function { name, args, .. } if JsonFn::lookup(name).is_some() => {
+                let bound = args
+                    .iter()
+                    .map(|a| self.bind_expr_with_values(a, scope))
+                    .collect::<Result<Vec<_>>>()?;
+                let jf = JsonFn::lookup(name).expect("checked by the guard");
+                crate::expr::json::bind::call(jf, name, bound, &scope.types)
+            }
             other => self.bind_expr(other, scope),
         }
     }
@@ -2620,6 +2676,7 @@ impl Binder<'_> {
         for o in order_by {
             let b = self.bind_expr(&o.expr, scope)?;
             let text = infer(&b, &scope.types).0.is_string();
+            let b = crate::expr::json::bind::sort_key(b, &scope.types);
             order.push((crate::expr::collate_key(b, text), o.desc));
         }
         let limit = limit

@@ -15,6 +15,7 @@ pub(crate) fn literal_default(spec: &ColumnSpec) -> Result<(Option<Value>, bool)
     match default {
         None => Ok((None, false)),
         Some(Expr::Literal(v)) => {
+            crate::expr::json::check_default(&spec.name, spec.data_type, v)?;
             if v.is_null() {
                 if spec.not_null || spec.primary_key {
                     return Err(Error::new(
@@ -121,7 +122,7 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
     }
     indexes.extend(ct.indexes.iter().cloned());
     let position = |name: &str, columns: &[ColumnDef]| -> Result<usize, Error> {
-        columns
+        let p = columns
             .iter()
             .position(|c| c.name.eq_ignore_ascii_case(name))
             .ok_or_else(|| {
@@ -129,7 +130,9 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
                     Code::KeyColumnDoesNotExist,
                     format!("Key column '{name}' doesn't exist in table"),
                 )
-            })
+            })?;
+        crate::expr::json::check_key_column(&columns[p].name, columns[p].data_type)?;
+        Ok(p)
     };
     let mut defs = Vec::new();
     let mut hidden_row_id = None;

@@ -107,6 +107,9 @@ pub enum AggFunc {
     BitAnd,
     BitOr,
     BitXor,
+    /// JSON_ARRAYAGG / JSON_OBJECTAGG (expr/json/agg.rs).
+    JsonArrayAgg,
+    JsonObjectAgg,
 }
 
 /// Where rows come from. Each source fills a slice of the combined row

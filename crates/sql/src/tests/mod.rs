@@ -3,6 +3,7 @@
 
 pub(crate) mod db;
 mod hostile;
+mod json;
 mod numeric;
 mod order;
 mod planner;

@@ -216,6 +216,7 @@ scripts!(
     alter,
     subqueries,
     grouping,
+    json,
 );
 
 /// A script file nobody listed above would never run.
