@@ -225,6 +225,15 @@ impl Engine {
                     return Err(apply_error(record, Code::TableExists, &what));
                 }
             }
+            // A table's constraints logged with its CREATE TABLE.
+            Event::SetForeignKeys { table, .. }
+                if record
+                    .events
+                    .iter()
+                    .any(|e| matches!(e, Event::CreateTable { def } if def.id == *table)) =>
+            {
+                return Ok(());
+            }
             Event::CreateDatabase { name } if self.catalog.database_exists(name) => {
                 let what = format!("database `{name}` exists");
                 return Err(apply_error(record, Code::DbCreateExists, &what));
