@@ -38,15 +38,15 @@ impl Engine {
     }
 
     /// ALTER TABLE ADD/DROP FOREIGN KEY: the table's new list of
-    /// constraints, with the index a new one needs (`index`) in the same
-    /// record. The caller holds the table's exclusive metadata lock.
+    /// constraints, with the indexes new ones need created first. The caller holds the table's exclusive metadata lock.
     pub async fn set_foreign_keys(
         &self,
         table: &Table,
         foreign_keys: Vec<ForeignKey>,
-        index: Option<IndexDef>,
+        indexes: Vec<IndexDef>,
     ) -> Result<(), SqlError> {
-        if let Some(index) = index {
+        // An index left by a crash before the constraints is harmless.
+        for index in indexes {
             self.create_index(table, index).await?;
         }
         let _in_flight = self

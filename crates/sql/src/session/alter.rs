@@ -18,9 +18,13 @@ impl Session {
         actions: &[AlterAction],
     ) -> R<()> {
         let (t, _ddl) = self.table_for_ddl(name).await?;
+        if self.alter_foreign_keys(&t, actions).await? {
+            return Ok(());
+        }
         let old = t.def();
         let current = self.ctx.database.clone().unwrap_or(old.database.clone());
         let altered = alter_def(&old, actions, &current)?;
+        self.check_alter(&old, &altered.def, t.id)?;
         let (db, new_name) = (&altered.def.database, &altered.def.name);
         let renamed = *db != old.database || *new_name != old.name;
         if renamed {

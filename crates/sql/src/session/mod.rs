@@ -4,6 +4,7 @@
 //! commits in autocommit mode.
 
 mod alter;
+mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
 pub mod statements;
@@ -960,7 +961,7 @@ impl Session {
                     }
                     None => crate::plan::ddl::table_def(&db, ct)?,
                 };
-                self.engine.create_table(def).await?;
+                self.create_with_foreign_keys(def, ct).await?;
                 self.fill_from_query(ct).await
             }
             Statement::DropTable {
@@ -1002,6 +1003,8 @@ impl Session {
                         format!("Unknown table '{}'", missing.join(",")),
                     ));
                 }
+                let dropped: Vec<_> = found.iter().map(|(t, _)| t.clone()).collect();
+                self.check_drop_parents(&dropped)?;
                 for t in temps {
                     self.drop_temporary(t);
                 }
@@ -1022,6 +1025,7 @@ impl Session {
                     return Ok(ok(0));
                 }
                 let (t, _ddl) = self.table_for_ddl(table).await?;
+                self.check_truncate(&t)?;
                 self.engine.truncate_table(&t).await?;
                 Ok(ok(0))
             }
@@ -1040,6 +1044,10 @@ impl Session {
             Statement::DropIndex { name, table } => {
                 self.commit().await?;
                 let (t, _ddl) = self.table_for_ddl(table).await?;
+                let old = t.def();
+                let mut new = (*old).clone();
+                new.indexes.retain(|i| !i.name.eq_ignore_ascii_case(name));
+                self.check_alter(&old, &new, t.id)?;
                 self.engine.drop_index(&t, name).await?;
                 Ok(ok(0))
             }
@@ -1306,6 +1314,13 @@ impl Session {
     /// CREATE TEMPORARY TABLE: a table of this session only (it may hide a
     /// permanent one of the same name), never logged.
     fn create_temporary(&mut self, ct: &parser::CreateTable, db: String) -> R<()> {
+        if !ct.foreign_keys.is_empty() {
+            // InnoDB keeps no constraints on temporary tables.
+            return Err(Error::new(
+                Code::CannotAddForeign,
+                "Cannot add foreign key constraint",
+            ));
+        }
         if !self.engine.catalog.database_exists(&db) {
             return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
         }
@@ -1671,6 +1686,17 @@ impl Session {
                         self.ctx
                             .session_vars
                             .insert(name, Value::Int(self.sql_notes as i64));
+                    }
+                    "foreign_key_checks" => {
+                        let on = if default {
+                            self.server
+                                .globals
+                                .get(&name)
+                                .is_none_or(|v| v.truth() != Some(false))
+                        } else {
+                            bool_setting(&name, &value)?
+                        };
+                        self.ctx.session_vars.insert(name, Value::Int(on as i64));
                     }
                     "sql_safe_updates" => {
                         self.safe_updates = !default && bool_setting(&name, &value)?;
@@ -2212,6 +2238,9 @@ impl Session {
                 );
                 if t.temporary {
                     text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
+                } else {
+                    let fks = self.engine.catalog.foreign_keys(t.id);
+                    text = crate::plan::foreign::add_to_create(text, &fks, &def.database);
                 }
                 Ok(rows(
                     &["Table", "Create Table"],

@@ -1,0 +1,325 @@
+//! Foreign keys in DDL as a session runs it: CREATE TABLE with
+//! constraints, ALTER TABLE ADD/DROP FOREIGN KEY (the existing rows
+//! checked, no rebuild), and the refusals MySQL 8 gives when DROP TABLE,
+//! TRUNCATE, DROP INDEX or an ALTER would break a constraint.
+
+use super::{Session, R};
+use crate::exec::fk::checks_enabled;
+use crate::parser::{AlterAction, CreateTable, ForeignKeySpec};
+use crate::plan::ddl::quote_ident;
+use crate::plan::foreign::{compatible, describe, find_index, incompatible, plan, FkCatalog};
+use crate::exec::Exec;
+use lockstep_engine::{Engine, Error as EngineError, Isolation};
+use lockstep_tables::{ForeignKey, Table, TableDef};
+use lockstep_types::error::Code;
+use lockstep_types::{Error, Value};
+use std::sync::Arc;
+
+struct Catalog<'a>(&'a Engine);
+
+impl FkCatalog for Catalog<'_> {
+    fn parent(&self, db: &str, name: &str) -> Option<Arc<TableDef>> {
+        self.0.catalog.table(db, name).map(|t| t.def())
+    }
+
+    fn name_taken(&self, db: &str, name: &str) -> bool {
+        let catalog = &self.0.catalog;
+        catalog.all_foreign_keys().iter().any(|(id, fks)| {
+            catalog.table_by_id(*id).is_some_and(|t| t.def().database == db)
+                && fks.iter().any(|f| f.name.eq_ignore_ascii_case(name))
+        })
+    }
+}
+
+impl Session {
+    fn fk_checks(&self) -> bool {
+        checks_enabled(&self.ctx)
+    }
+
+    /// CREATE TABLE: `def` with the indexes its constraints need, created
+    /// with them in one logged record.
+    pub(super) async fn create_with_foreign_keys(
+        &mut self,
+        mut def: TableDef,
+        ct: &CreateTable,
+    ) -> R<()> {
+        if ct.foreign_keys.is_empty() {
+            self.engine.create_table(def).await?;
+            return Ok(());
+        }
+        let planned = plan(
+            &def,
+            &[],
+            &ct.foreign_keys,
+            &Catalog(&self.engine),
+            self.fk_checks(),
+        )?;
+        def.indexes.extend(planned.indexes);
+        self.engine
+            .create_table_with_foreign_keys(def, planned.foreign_keys)
+            .await?;
+        Ok(())
+    }
+
+    /// ALTER TABLE whose clauses are all ADD/DROP FOREIGN KEY: true when
+    /// it ran; false when it has none (the rebuild path then checks it
+    /// keeps the constraints, `check_alter`). Mixed with other clauses: 1235.
+    pub(super) async fn alter_foreign_keys(
+        &mut self,
+        t: &Arc<Table>,
+        actions: &[AlterAction],
+    ) -> R<bool> {
+        let is_fk = |a: &AlterAction| {
+            matches!(
+                a,
+                AlterAction::AddForeignKey(_) | AlterAction::DropForeignKey { .. }
+            )
+        };
+        if !actions.iter().any(is_fk) {
+            return Ok(false);
+        }
+        if !actions.iter().all(is_fk) {
+            return Err(Error::unsupported(
+                "ALTER TABLE with FOREIGN KEY and other changes",
+            ));
+        }
+        let def = t.def();
+        let mut kept: Vec<ForeignKey> = self.engine.catalog.foreign_keys(t.id).to_vec();
+        let mut added: Vec<ForeignKeySpec> = Vec::new();
+        for a in actions {
+            match a {
+                AlterAction::DropForeignKey { name } => {
+                    let at = kept.iter().position(|f| f.name.eq_ignore_ascii_case(name));
+                    let at = at.ok_or_else(|| {
+                        Error::new(
+                            Code::CantDropFieldOrKey,
+                            format!("Can't DROP '{name}'; check that column/key exists"),
+                        )
+                    })?;
+                    kept.remove(at);
+                }
+                AlterAction::AddForeignKey(spec) => added.push(spec.clone()),
+                _ => {}
+            }
+        }
+        let checks = self.fk_checks();
+        let planned = plan(&def, &kept, &added, &Catalog(&self.engine), checks)?;
+        if checks {
+            for fk in &planned.foreign_keys {
+                self.check_existing_rows(t, fk)?;
+            }
+        }
+        kept.extend(planned.foreign_keys);
+        self.engine
+            .set_foreign_keys(t, kept, planned.indexes)
+            .await?;
+        Ok(true)
+    }
+
+    /// ADD FOREIGN KEY over rows that are there: each must find its parent
+    /// (1452 otherwise).
+    fn check_existing_rows(&mut self, t: &Arc<Table>, fk: &ForeignKey) -> R<()> {
+        let engine = self.engine.clone();
+        let mut txn = engine.begin(Isolation::ReadCommitted);
+        let mut exec = Exec::new(&engine, &mut txn, &mut self.ctx, &[]);
+        let orphan = exec.fk_orphan(t, fk);
+        drop(exec);
+        engine.rollback(&mut txn);
+        let orphan = orphan.map_err(|e| match e {
+            EngineError::Sql(e) => e,
+            EngineError::LockWait(_) => Error::internal("lock wait in a consistent read"),
+        })?;
+        if orphan {
+            let def = t.def();
+            return Err(Error::new(
+                Code::NoReferencedRow2,
+                format!(
+                    "Cannot add or update a child row: a foreign key constraint fails ({})",
+                    describe(fk, &def.database, &def.name)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// DROP TABLE: 3730 when another table's constraint references one of
+    /// `tables` and that table is not dropped too.
+    pub(super) fn check_drop_parents(&self, tables: &[Arc<Table>]) -> R<()> {
+        if !self.fk_checks() || !self.engine.catalog.has_foreign_keys() {
+            return Ok(());
+        }
+        for t in tables {
+            let def = t.def();
+            for (child, fk) in self.engine.catalog.referencing(&def.database, &def.name) {
+                if tables.iter().any(|d| d.id == child) {
+                    continue;
+                }
+                let name = self
+                    .engine
+                    .catalog
+                    .table_by_id(child)
+                    .map(|c| c.def().name.clone())
+                    .unwrap_or_default();
+                return Err(Error::new(
+                    Code::FkCannotDropParent,
+                    format!(
+                        "Cannot drop table '{}' referenced by a foreign key constraint '{}' on table '{name}'.",
+                        def.name, fk.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// TRUNCATE of a table another table's constraint references: 1701.
+    pub(super) fn check_truncate(&self, t: &Table) -> R<()> {
+        if !self.fk_checks() {
+            return Ok(());
+        }
+        let def = t.def();
+        let refs = self.engine.catalog.referencing(&def.database, &def.name);
+        if let Some((child, fk)) = refs.into_iter().find(|(c, _)| *c != t.id) {
+            let cdef = self.engine.catalog.table_by_id(child).map(|c| c.def());
+            let (db, name) = cdef.map_or_else(Default::default, |d| (d.database.clone(), d.name.clone()));
+            return Err(Error::new(
+                Code::TruncateIllegalFk,
+                format!(
+                    "Cannot truncate a table referenced in a foreign key constraint ({}.{}, CONSTRAINT {})",
+                    quote_ident(&db),
+                    quote_ident(&name),
+                    quote_ident(&fk.name)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// An ALTER that rebuilds `old` as `new` (or DROP INDEX) must leave
+    /// every constraint its columns, compatible types and an index.
+    pub(super) fn check_alter(&self, old: &TableDef, new: &TableDef, id: u32) -> R<()> {
+        let catalog = &self.engine.catalog;
+        if !catalog.has_foreign_keys() {
+            return Ok(());
+        }
+        for fk in catalog.foreign_keys(id).iter() {
+            keeps(old, new, fk, &fk.columns, None)?;
+        }
+        for (child, fk) in catalog.referencing(&old.database, &old.name) {
+            let name = match catalog.table_by_id(child) {
+                Some(c) if c.id != id => c.def().name.clone(),
+                _ => continue,
+            };
+            keeps(old, new, &fk, &fk.parent_columns, Some(&name))?;
+        }
+        Ok(())
+    }
+}
+
+/// `fk`'s `columns` of `old` are still in `new`, of compatible types,
+/// still leading an index. `child`: the child's name when `old` is the
+/// parent.
+fn keeps(
+    old: &TableDef,
+    new: &TableDef,
+    fk: &ForeignKey,
+    columns: &[String],
+    child: Option<&str>,
+) -> R<()> {
+    for (i, c) in columns.iter().enumerate() {
+        let Some(at) = new.column_index(c) else {
+            let (code, tail) = match child {
+                None => (Code::FkColumnCannotDrop, String::new()),
+                Some(t) => (Code::FkColumnCannotDropChild, format!(" of table '{t}'")),
+            };
+            return Err(Error::new(
+                code,
+                format!("Cannot drop column '{c}': needed in a foreign key constraint '{}'{tail}", fk.name),
+            ));
+        };
+        let was = old.column_index(c).map(|i| old.columns[i].data_type);
+        if was.is_some_and(|w| !compatible(w, new.columns[at].data_type)) {
+            return Err(incompatible(&fk.columns[i], &fk.parent_columns[i], &fk.name));
+        }
+    }
+    if find_index(new, columns).is_none() {
+        let gone = find_index(old, columns).map_or("PRIMARY", |i| old.indexes[i].name.as_str());
+        return Err(Error::new(
+            Code::DropIndexFk,
+            format!("Cannot drop index '{gone}': needed in a foreign key constraint"),
+        ));
+    }
+    Ok(())
+}
+
+/// A table's foreign keys as information_schema rows.
+pub(crate) struct InfoRows {
+    /// KEY_COLUMN_USAGE: one per column, with the REFERENCED_* columns.
+    pub usage: Vec<Vec<Value>>,
+    /// TABLE_CONSTRAINTS: one per constraint.
+    pub kinds: Vec<Vec<Value>>,
+    /// REFERENTIAL_CONSTRAINTS: one per constraint.
+    pub referential: Vec<Vec<Value>>,
+}
+
+pub(crate) fn info_rows(engine: &Engine, def: &TableDef, fks: &[ForeignKey]) -> InfoRows {
+    let s = |x: &str| Value::str(x);
+    let db = def.database.as_str();
+    let mut out = InfoRows {
+        usage: Vec::new(),
+        kinds: Vec::new(),
+        referential: Vec::new(),
+    };
+    for fk in fks {
+        out.kinds.push(vec![
+            s("def"),
+            s(db),
+            s(&fk.name),
+            s(db),
+            s(&def.name),
+            s("FOREIGN KEY"),
+            s("YES"),
+        ]);
+        for (i, (c, pc)) in fk.columns.iter().zip(&fk.parent_columns).enumerate() {
+            let pos = Value::UInt(i as u64 + 1);
+            out.usage.push(vec![
+                s("def"),
+                s(db),
+                s(&fk.name),
+                s("def"),
+                s(db),
+                s(&def.name),
+                s(c),
+                pos.clone(),
+                pos,
+                s(&fk.parent_db),
+                s(&fk.parent_table),
+                s(pc),
+            ]);
+        }
+        // The parent's index that serves the constraint (NULL when the
+        // parent is missing, FOREIGN_KEY_CHECKS=0).
+        let unique = engine
+            .catalog
+            .table(&fk.parent_db, &fk.parent_table)
+            .and_then(|p| {
+                let pdef = p.def();
+                find_index(&pdef, &fk.parent_columns).map(|i| s(&pdef.indexes[i].name))
+            })
+            .unwrap_or(Value::Null);
+        out.referential.push(vec![
+            s("def"),
+            s(db),
+            s(&fk.name),
+            s("def"),
+            s(&fk.parent_db),
+            unique,
+            s("NONE"),
+            s(fk.on_update.name()),
+            s(fk.on_delete.name()),
+            s(&def.name),
+            s(&fk.parent_table),
+        ]);
+    }
+    out
+}
