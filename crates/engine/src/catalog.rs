@@ -126,14 +126,22 @@ impl Catalog {
     /// Puts `new` (ALTER's rebuilt table, a new id) where table `old` was.
     pub(crate) fn replace_table(&self, old: u32, new: Arc<Table>) {
         let mut inner = self.inner.write();
-        // The rebuilt table is the same child: its constraints move along.
+        // The rebuilt table is the same child: its constraints move along;
+        // as a parent renamed by the ALTER, its children follow the name.
         let fks = inner.foreign.remove(&old);
+        let was = inner.by_id.get(&old).map(|t| {
+            let d = t.def();
+            (d.database.clone(), d.name.clone())
+        });
         remove_table_locked(&mut inner, old);
         if let Some(fks) = fks {
             inner.foreign.insert(new.id, fks);
         }
         inner.next_table_id = inner.next_table_id.max(new.id + 1);
         let def = new.def();
+        if let Some(was) = was.filter(|w| (&w.0, &w.1) != (&def.database, &def.name)) {
+            rename_parent(&mut inner, &was, (&def.database, &def.name));
+        }
         inner
             .tables
             .insert((def.database.clone(), def.name.clone()), new.clone());

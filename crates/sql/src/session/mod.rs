@@ -906,7 +906,9 @@ impl Session {
                     return Err(self.grants.database_denied(name));
                 }
                 self.commit().await?;
-                let _ddl = self.lock_for_ddl(&self.engine.catalog.tables(name)).await?;
+                let tables = self.engine.catalog.tables(name);
+                let _ddl = self.lock_for_ddl(&tables).await?;
+                self.check_drop_parents(&tables)?;
                 let n = self.engine.drop_database(name, *if_exists).await?;
                 if self.ctx.database.as_deref() == Some(name.as_str()) {
                     self.ctx.database = None;
