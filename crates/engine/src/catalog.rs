@@ -187,7 +187,11 @@ impl Catalog {
     /// Table `id`'s foreign keys (it is their child).
     pub fn foreign_keys(&self, id: u32) -> Arc<[ForeignKey]> {
         let inner = self.inner.read();
-        inner.foreign.get(&id).cloned().unwrap_or_else(|| Arc::new([]))
+        inner
+            .foreign
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| Arc::new([]))
     }
 
     /// The foreign keys that reference table `db`.`name`, each with the id

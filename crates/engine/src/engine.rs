@@ -1294,10 +1294,7 @@ impl Engine {
         Ok(n)
     }
 
-    pub async fn create_table(
-        &self,
-        def: TableDef,
-    ) -> std::result::Result<Arc<Table>, SqlError> {
+    pub async fn create_table(&self, def: TableDef) -> std::result::Result<Arc<Table>, SqlError> {
         let def = self.prepare_create(def)?;
         let _in_flight = self
             .log_ddl(Event::CreateTable { def: def.clone() })
@@ -1549,9 +1546,7 @@ impl Engine {
             Event::SetForeignKeys {
                 table,
                 foreign_keys,
-            } => self
-                .catalog
-                .set_foreign_keys(*table, foreign_keys.clone()),
+            } => self.catalog.set_foreign_keys(*table, foreign_keys.clone()),
             row => debug_assert!(false, "row event {row:?} is not DDL"),
         }
     }

@@ -149,17 +149,7 @@ impl Exec<'_> {
         if index == 0 {
             engine.scan_primary(txn, table, lo, hi, false, mode, &mut visit)?;
         } else {
-            engine.scan_secondary(
-                txn,
-                table,
-                &schema,
-                index,
-                lo,
-                hi,
-                false,
-                mode,
-                &mut visit,
-            )?;
+            engine.scan_secondary(txn, table, &schema, index, lo, hi, false, mode, &mut visit)?;
         }
         drop(schema);
         self.charge(bytes)?;
@@ -296,7 +286,9 @@ impl Exec<'_> {
                 _ => {
                     let mut new = row.clone();
                     for (i, c) in fk.columns.iter().enumerate() {
-                        let Some(at) = def.column_index(c) else { continue };
+                        let Some(at) = def.column_index(c) else {
+                            continue;
+                        };
                         new[at] = match (action, to) {
                             (FkAction::Cascade, Some(to)) => to[i].clone(),
                             _ => Value::Null,
@@ -374,7 +366,11 @@ impl Exec<'_> {
 
     /// The current version of a row a statement collected before its
     /// cascades ran (they may have changed or deleted it); None: gone.
-    pub(crate) fn fk_current(&mut self, table: &Arc<Table>, pk: &[u8]) -> Result<Option<Vec<Value>>> {
+    pub(crate) fn fk_current(
+        &mut self,
+        table: &Arc<Table>,
+        pk: &[u8],
+    ) -> Result<Option<Vec<Value>>> {
         let row = self
             .engine
             .read_locked(self.txn, table, pk, LockMode::Exclusive)?;

@@ -2217,7 +2217,10 @@ fn foreign_keys_keep_names_columns_and_rules() {
         panic!("not CREATE TABLE")
     };
     let (fk, other) = (&ct.foreign_keys[0], &ct.foreign_keys[1]);
-    assert_eq!((fk.name.as_deref(), fk.index_name.as_deref()), (Some("fk"), Some("ix")));
+    assert_eq!(
+        (fk.name.as_deref(), fk.index_name.as_deref()),
+        (Some("fk"), Some("ix"))
+    );
     assert_eq!((fk.columns.len(), fk.parent_columns.len()), (2, 2));
     assert_eq!(fk.parent.database.as_deref(), Some("db"));
     assert_eq!(fk.on_delete, Some(FkRule::Action(FkAction::Cascade)));
@@ -2229,7 +2232,9 @@ fn foreign_keys_keep_names_columns_and_rules() {
     ) else {
         panic!("not ALTER TABLE")
     };
-    assert!(matches!(&actions[0], AlterAction::AddForeignKey(f) if f.on_delete == Some(FkRule::SetDefault)));
+    assert!(
+        matches!(&actions[0], AlterAction::AddForeignKey(f) if f.on_delete == Some(FkRule::SetDefault))
+    );
     assert!(matches!(&actions[1], AlterAction::DropForeignKey { name } if name == "g"));
     // A rule given twice, and MATCH (InnoDB would drop the rules after it).
     err("CREATE TABLE t (a INT, FOREIGN KEY (a) REFERENCES o (id) ON DELETE CASCADE ON DELETE RESTRICT)");

@@ -102,7 +102,9 @@ fn one(
 ) -> Result<ForeignKey, Error> {
     let mut columns = Vec::new();
     for c in &spec.columns {
-        let at = child.column_index(c).filter(|&i| Some(i) != child.hidden_row_id);
+        let at = child
+            .column_index(c)
+            .filter(|&i| Some(i) != child.hidden_row_id);
         let at = at.ok_or_else(|| {
             Error::new(
                 Code::KeyColumnDoesNotExist,
@@ -121,7 +123,10 @@ fn one(
     }
     let (on_delete, on_update) = (action(spec.on_delete)?, action(spec.on_update)?);
     if on_delete == FkAction::SetNull || on_update == FkAction::SetNull {
-        if let Some(c) = columns.iter().find(|c| column(child, c).is_some_and(|d| !d.nullable)) {
+        if let Some(c) = columns
+            .iter()
+            .find(|c| column(child, c).is_some_and(|d| !d.nullable))
+        {
             return Err(Error::new(
                 Code::FkColumnNotNull,
                 format!("Column '{c}' cannot be NOT NULL: needed in a foreign key constraint '{name}' SET NULL"),
@@ -284,7 +289,11 @@ fn head(fk: &ForeignKey, child_db: &str) -> String {
     let parent = if fk.parent_db == child_db {
         quote_ident(&fk.parent_table)
     } else {
-        format!("{}.{}", quote_ident(&fk.parent_db), quote_ident(&fk.parent_table))
+        format!(
+            "{}.{}",
+            quote_ident(&fk.parent_db),
+            quote_ident(&fk.parent_table)
+        )
     };
     format!(
         "CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",

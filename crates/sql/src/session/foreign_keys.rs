@@ -5,10 +5,10 @@
 
 use super::{Session, R};
 use crate::exec::fk::checks_enabled;
+use crate::exec::Exec;
 use crate::parser::{AlterAction, CreateTable, ForeignKeySpec};
 use crate::plan::ddl::quote_ident;
 use crate::plan::foreign::{compatible, describe, find_index, incompatible, plan, FkCatalog};
-use crate::exec::Exec;
 use lockstep_engine::{Engine, Error as EngineError, Isolation};
 use lockstep_tables::{ForeignKey, Table, TableDef};
 use lockstep_types::error::Code;
@@ -25,7 +25,9 @@ impl FkCatalog for Catalog<'_> {
     fn name_taken(&self, db: &str, name: &str) -> bool {
         let catalog = &self.0.catalog;
         catalog.all_foreign_keys().iter().any(|(id, fks)| {
-            catalog.table_by_id(*id).is_some_and(|t| t.def().database == db)
+            catalog
+                .table_by_id(*id)
+                .is_some_and(|t| t.def().database == db)
                 && fks.iter().any(|f| f.name.eq_ignore_ascii_case(name))
         })
     }
@@ -181,7 +183,8 @@ impl Session {
         let refs = self.engine.catalog.referencing(&def.database, &def.name);
         if let Some((child, fk)) = refs.into_iter().find(|(c, _)| *c != t.id) {
             let cdef = self.engine.catalog.table_by_id(child).map(|c| c.def());
-            let (db, name) = cdef.map_or_else(Default::default, |d| (d.database.clone(), d.name.clone()));
+            let (db, name) =
+                cdef.map_or_else(Default::default, |d| (d.database.clone(), d.name.clone()));
             return Err(Error::new(
                 Code::TruncateIllegalFk,
                 format!(
@@ -234,12 +237,19 @@ fn keeps(
             };
             return Err(Error::new(
                 code,
-                format!("Cannot drop column '{c}': needed in a foreign key constraint '{}'{tail}", fk.name),
+                format!(
+                    "Cannot drop column '{c}': needed in a foreign key constraint '{}'{tail}",
+                    fk.name
+                ),
             ));
         };
         let was = old.column_index(c).map(|i| old.columns[i].data_type);
         if was.is_some_and(|w| !compatible(w, new.columns[at].data_type)) {
-            return Err(incompatible(&fk.columns[i], &fk.parent_columns[i], &fk.name));
+            return Err(incompatible(
+                &fk.columns[i],
+                &fk.parent_columns[i],
+                &fk.name,
+            ));
         }
     }
     if find_index(new, columns).is_none() {

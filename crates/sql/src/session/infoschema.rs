@@ -418,7 +418,13 @@ fn constraints(cat: &Catalog, session: &Session) {
         "REFERENCED_TABLE_NAME",
     ];
     let referential_cols = typed(&referential_cols);
-    table(cat, 8, "REFERENTIAL_CONSTRAINTS", &referential_cols, referential);
+    table(
+        cat,
+        8,
+        "REFERENTIAL_CONSTRAINTS",
+        &referential_cols,
+        referential,
+    );
     let empty: [(u32, &str, &[&'static str]); 4] = [
         (
             9,

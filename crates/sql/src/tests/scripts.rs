@@ -205,4 +205,13 @@ macro_rules! scripts {
     };
 }
 
-scripts!(transactions, names, semantics, ddl, errors, show, alter, foreign_keys);
+scripts!(
+    transactions,
+    names,
+    semantics,
+    ddl,
+    errors,
+    show,
+    alter,
+    foreign_keys
+);
