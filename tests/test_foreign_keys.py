@@ -156,18 +156,26 @@ def _check_constraints(conn):
         cur.execute("INSERT INTO c (pid) VALUES (1), (1)")
 
 
+def _crash(server, conn):
+    """kill -9 and restart; a new connection to database fk."""
+    conn.close()
+    server.kill()
+    server.start()
+    return server.connect(db="fk")
+
+
 def test_foreign_keys_survive_restart_and_kill9(server_factory):
     server = server_factory("fk_restart")
     conn = server.connect()
     with conn.cursor() as cur:
-        cur.execute("CREATE DATABASE fk")
-        cur.execute("USE fk")
-        cur.execute("CREATE TABLE p (id INT PRIMARY KEY, v INT)")
-        cur.execute("CREATE TABLE g (id INT PRIMARY KEY)")
-        cur.execute("CREATE TABLE c (id INT AUTO_INCREMENT PRIMARY KEY, pid INT, g INT, "
-                    "FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
-        cur.execute("INSERT INTO p VALUES (1, 0), (2, 0)")
-        cur.execute("INSERT INTO c (pid) VALUES (1), (1), (2)")
+        for sql in ["CREATE DATABASE fk", "USE fk",
+                    "CREATE TABLE p (id INT PRIMARY KEY, v INT)",
+                    "CREATE TABLE g (id INT PRIMARY KEY)",
+                    "CREATE TABLE c (id INT AUTO_INCREMENT PRIMARY KEY, pid INT, g INT, "
+                    "FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)",
+                    "INSERT INTO p VALUES (1, 0), (2, 0)",
+                    "INSERT INTO c (pid) VALUES (1), (1), (2)"]:
+            cur.execute(sql)
     conn.close()
     # A clean stop checkpoints: the constraint comes back from the snapshot.
     assert server.stop() == 0
@@ -176,17 +184,11 @@ def test_foreign_keys_survive_restart_and_kill9(server_factory):
     with conn.cursor() as cur:
         # Logged after the checkpoint: comes back from the log after kill -9.
         cur.execute("ALTER TABLE c ADD CONSTRAINT c_g FOREIGN KEY (g) REFERENCES g (id)")
-    conn.close()
-    server.kill()
-    server.start()
-    conn = server.connect(db="fk")
+    conn = _crash(server, conn)
     _check_constraints(conn)
     with conn.cursor() as cur:
         cur.execute("ALTER TABLE c DROP FOREIGN KEY c_g")
-    conn.close()
-    server.kill()
-    server.start()
-    conn = server.connect(db="fk")
+    conn = _crash(server, conn)
     with conn.cursor() as cur:
         cur.execute("SHOW CREATE TABLE c")
         text = cur.fetchone()[1]

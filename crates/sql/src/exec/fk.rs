@@ -6,7 +6,7 @@
 //! exclusive (cascaded) locks. Cascades recurse up to InnoDB's depth of 15.
 
 use super::{row_bytes, Exec, Result};
-use crate::plan::foreign::{describe, find_index};
+use crate::plan::foreign::{find_index, violation};
 use lockstep_engine::{engine::successor_prefix, Error as EngineError, LockMode};
 use lockstep_tables::schema::encode_column_key;
 use lockstep_tables::{FkAction, ForeignKey, Table, TableDef};
@@ -57,23 +57,11 @@ fn sql(e: Error) -> EngineError {
 }
 
 fn no_parent(fk: &ForeignKey, def: &TableDef) -> EngineError {
-    sql(Error::new(
-        Code::NoReferencedRow2,
-        format!(
-            "Cannot add or update a child row: a foreign key constraint fails ({})",
-            describe(fk, &def.database, &def.name)
-        ),
-    ))
+    sql(violation(false, fk, &def.database, &def.name))
 }
 
 fn referenced(fk: &ForeignKey, child: &TableDef) -> EngineError {
-    sql(Error::new(
-        Code::RowIsReferenced2,
-        format!(
-            "Cannot delete or update a parent row: a foreign key constraint fails ({})",
-            describe(fk, &child.database, &child.name)
-        ),
-    ))
+    sql(violation(true, fk, &child.database, &child.name))
 }
 
 /// The values of `names` in `row` (None when one is NULL: SQL's MATCH
@@ -200,49 +188,37 @@ impl Exec<'_> {
         Ok(!found.is_empty())
     }
 
-    /// Row `old` of parent `table` was deleted: refuse, or delete or
-    /// unlink its children.
-    pub(crate) fn fk_parent_deleted(
+    /// Row `old` of parent `table` was deleted (`new` None) or became
+    /// `new`: children of the old key are refused, deleted or follow the
+    /// new key, or are unlinked.
+    pub(crate) fn fk_parent_changed(
         &mut self,
         table: &Arc<Table>,
         old: &[Value],
+        new: Option<&[Value]>,
         chain: &Chain,
     ) -> Result<()> {
         let def = table.def();
         let refs = self.engine.catalog.referencing(&def.database, &def.name);
         for (child_id, fk) in refs {
-            let Some(values) = values_of(&def, &fk.parent_columns, old) else {
-                continue;
-            };
-            self.fk_act(child_id, &fk, fk.on_delete, &values, None, chain)?;
-        }
-        Ok(())
-    }
-
-    /// Row `old` of parent `table` became `new`: children of the old key
-    /// are refused, follow it, or are unlinked.
-    pub(crate) fn fk_parent_updated(
-        &mut self,
-        table: &Arc<Table>,
-        old: &[Value],
-        new: &[Value],
-        chain: &Chain,
-    ) -> Result<()> {
-        let def = table.def();
-        let refs = self.engine.catalog.referencing(&def.database, &def.name);
-        for (child_id, fk) in refs {
-            if same_key(&def, &fk.parent_columns, old, new) {
+            if new.is_some_and(|new| same_key(&def, &fk.parent_columns, old, new)) {
                 continue;
             }
             let Some(values) = values_of(&def, &fk.parent_columns, old) else {
                 continue;
             };
-            let to: Vec<Value> = fk
-                .parent_columns
-                .iter()
-                .map(|c| def.column_index(c).map_or(Value::Null, |i| new[i].clone()))
-                .collect();
-            self.fk_act(child_id, &fk, fk.on_update, &values, Some(&to), chain)?;
+            let to: Option<Vec<Value>> = new.map(|new| {
+                fk.parent_columns
+                    .iter()
+                    .map(|c| def.column_index(c).map_or(Value::Null, |i| new[i].clone()))
+                    .collect()
+            });
+            let action = if new.is_some() {
+                fk.on_update
+            } else {
+                fk.on_delete
+            };
+            self.fk_act(child_id, &fk, action, &values, to.as_deref(), chain)?;
         }
         Ok(())
     }
@@ -311,7 +287,7 @@ impl Exec<'_> {
         let schema = child.schema();
         self.engine.delete(self.txn, child, &schema, pk, &row)?;
         drop(schema);
-        self.fk_parent_deleted(child, &row, chain)
+        self.fk_parent_changed(child, &row, None, chain)
     }
 
     fn fk_cascade_update(
@@ -330,7 +306,7 @@ impl Exec<'_> {
         if let Err(dup) = done {
             return Err(sql(Error::dup_entry(&dup.key_text, &dup.index)));
         }
-        self.fk_parent_updated(child, &old, &new, chain)
+        self.fk_parent_changed(child, &old, Some(&new), chain)
     }
 
     /// ALTER TABLE ADD FOREIGN KEY: whether a row of `table` (the child,

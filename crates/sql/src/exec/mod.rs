@@ -1200,7 +1200,7 @@ impl<'a> Exec<'a> {
             changed += 1;
             if let Some(new) = kept {
                 self.fk_check_parents(&p.table, &new, Some(&old))?;
-                self.fk_parent_updated(&p.table, &old, &new, &chain)?;
+                self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
             }
         }
         Ok((matched, changed))
@@ -1227,7 +1227,7 @@ impl<'a> Exec<'a> {
             drop(schema);
             n += 1;
             if fk {
-                self.fk_parent_deleted(&p.table, &old, &chain)?;
+                self.fk_parent_changed(&p.table, &old, None, &chain)?;
             }
         }
         Ok(n)
@@ -1371,7 +1371,12 @@ impl<'a> Exec<'a> {
                             )?;
                             if fk {
                                 let gone = dup.row.to_vec();
-                                self.fk_parent_deleted(&p.table, &gone, &fk::Chain::top(None))?;
+                                self.fk_parent_changed(
+                                    &p.table,
+                                    &gone,
+                                    None,
+                                    &fk::Chain::top(None),
+                                )?;
                             }
                             affected += 1;
                             attempts += 1;
@@ -1428,7 +1433,7 @@ impl<'a> Exec<'a> {
                                     if let Some(new) = kept {
                                         let old = dup.row.to_vec();
                                         self.fk_check_parents(&p.table, &new, Some(&old))?;
-                                        self.fk_parent_updated(&p.table, &old, &new, &chain)?;
+                                        self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
                                     }
                                 }
                                 Err(d) => {

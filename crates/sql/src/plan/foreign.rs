@@ -333,6 +333,25 @@ pub fn describe(fk: &ForeignKey, child_db: &str, child: &str) -> String {
     s
 }
 
+/// 1452 (a child without its parent) or 1451 (a parent with children),
+/// with InnoDB's description of the constraint.
+pub fn violation(parent_side: bool, fk: &ForeignKey, child_db: &str, child: &str) -> Error {
+    let (code, what) = match parent_side {
+        true => (
+            Code::RowIsReferenced2,
+            "Cannot delete or update a parent row",
+        ),
+        false => (Code::NoReferencedRow2, "Cannot add or update a child row"),
+    };
+    Error::new(
+        code,
+        format!(
+            "{what}: a foreign key constraint fails ({})",
+            describe(fk, child_db, child)
+        ),
+    )
+}
+
 /// SHOW CREATE TABLE with the table's constraints after its keys.
 pub fn add_to_create(text: String, fks: &[ForeignKey], child_db: &str) -> String {
     if fks.is_empty() {

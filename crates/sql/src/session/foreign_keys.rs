@@ -8,7 +8,7 @@ use crate::exec::fk::checks_enabled;
 use crate::exec::Exec;
 use crate::parser::{AlterAction, CreateTable, ForeignKeySpec};
 use crate::plan::ddl::quote_ident;
-use crate::plan::foreign::{compatible, describe, find_index, incompatible, plan, FkCatalog};
+use crate::plan::foreign::{compatible, find_index, incompatible, plan, violation, FkCatalog};
 use lockstep_engine::{Engine, Error as EngineError, Isolation};
 use lockstep_tables::{ForeignKey, Table, TableDef};
 use lockstep_types::error::Code;
@@ -133,13 +133,7 @@ impl Session {
         })?;
         if orphan {
             let def = t.def();
-            return Err(Error::new(
-                Code::NoReferencedRow2,
-                format!(
-                    "Cannot add or update a child row: a foreign key constraint fails ({})",
-                    describe(fk, &def.database, &def.name)
-                ),
-            ));
+            return Err(violation(false, fk, &def.database, &def.name));
         }
         Ok(())
     }
