@@ -38,6 +38,22 @@ impl Session {
         checks_enabled(&self.ctx)
     }
 
+    /// A session starts with the global FOREIGN_KEY_CHECKS; a later SET
+    /// GLOBAL changes only sessions that start after it (as MySQL).
+    pub(super) fn inherit_foreign_key_checks(&mut self) {
+        let on = self
+            .server
+            .globals
+            .get("foreign_key_checks")
+            .is_none_or(|v| match v {
+                Value::Bytes(b) => !b.eq_ignore_ascii_case(b"OFF"),
+                v => v.truth() != Some(false),
+            });
+        self.ctx
+            .session_vars
+            .insert("foreign_key_checks".into(), Value::Int(on as i64));
+    }
+
     /// CREATE TABLE: `def` with the indexes its constraints need, created
     /// with them in one logged record.
     pub(super) async fn create_with_foreign_keys(

@@ -388,6 +388,7 @@ impl Session {
             temp_tables: Default::default(),
         };
         session.refresh_memory_limits();
+        session.inherit_foreign_key_checks();
         session
     }
 
@@ -656,6 +657,7 @@ impl Session {
         self.explicit = false;
         self.ctx.user_vars.clear();
         self.ctx.session_vars.clear();
+        self.inherit_foreign_key_checks();
         self.ctx.last_insert_id = 0;
         self.ctx.warnings.clear();
         self.refresh_memory_limits();
@@ -1771,6 +1773,10 @@ impl Session {
 
     fn apply_global(&self, name: &str, v: Value) -> R<()> {
         match name {
+            "foreign_key_checks" => {
+                let on = bool_setting(name, &v)?;
+                self.server.globals.set(name, Value::Int(on as i64))
+            }
             "lockstep_throttle_limit" => {
                 let n = v.to_i64().unwrap_or(0).max(0) as usize;
                 self.engine.txn_sys.set_throttle_limit(n);
