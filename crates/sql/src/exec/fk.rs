@@ -340,6 +340,11 @@ impl Exec<'_> {
         Ok(false)
     }
 
+    /// Whether `table` has foreign keys of its own.
+    pub(crate) fn fk_is_child(&self, table: &Table) -> bool {
+        !self.engine.catalog.foreign_keys(table.id).is_empty()
+    }
+
     /// The current version of a row a statement collected before its
     /// cascades ran (they may have changed or deleted it); None: gone.
     pub(crate) fn fk_current(

@@ -1148,13 +1148,15 @@ impl<'a> Exec<'a> {
     pub fn update(&mut self, p: &ModifyPlan) -> Result<(u64, u64)> {
         let rows = self.target_rows(p)?;
         let fk = self.fk_active();
+        // Only a child's rows can be changed by cascades of earlier rows.
+        let recheck = fk && self.fk_is_child(&p.table);
         let chain = fk::Chain::top(Some(p.table.id));
         let (mut matched, mut changed) = (0, 0);
         for (pk, old) in rows {
             // A new version is new data (the old one stays for readers).
             lockstep_types::memory::check_data(&p.def.name).map_err(EngineError::Sql)?;
             // A cascade of an earlier row may have changed or deleted it.
-            let old = match fk {
+            let old = match recheck {
                 true => match self.fk_current(&p.table, &pk)? {
                     Some(row) => row,
                     None => continue,
@@ -1212,10 +1214,12 @@ impl<'a> Exec<'a> {
         self.memory.frees = false;
         let rows = rows?;
         let fk = self.fk_active();
+        // Only a child's rows can be changed by cascades of earlier rows.
+        let recheck = fk && self.fk_is_child(&p.table);
         let chain = fk::Chain::top(None);
         let mut n = 0;
         for (pk, old) in rows {
-            let old = match fk {
+            let old = match recheck {
                 true => match self.fk_current(&p.table, &pk)? {
                     Some(row) => row,
                     None => continue,

@@ -22,6 +22,7 @@ impl Session {
             return Ok(());
         }
         let old = t.def();
+        self.check_fk_renames(&old, t.id, actions)?;
         let current = self.ctx.database.clone().unwrap_or(old.database.clone());
         let altered = alter_def(&old, actions, &current)?;
         self.check_alter(&old, &altered.def, t.id)?;
