@@ -194,3 +194,44 @@ def test_foreign_keys_survive_restart_and_kill9(server_factory):
         text = cur.fetchone()[1]
         assert "c_ibfk_1" in text and "CONSTRAINT `c_g`" not in text, text
     conn.close()
+
+
+def test_creating_a_constraint_needs_references_on_the_parent(server, connect, db):
+    """MySQL's rule: CREATE TABLE / ALTER TABLE ADD FOREIGN KEY needs the
+    REFERENCES privilege on the parent (1142 without it); the cascades a
+    user's delete sets off need no privilege on the child."""
+    root = connect()
+    with root.cursor() as cur:
+        cur.execute("CREATE TABLE p (id INT PRIMARY KEY)")
+        cur.execute("CREATE TABLE kid (id INT PRIMARY KEY, pid INT)")
+        cur.execute("DROP USER IF EXISTS fk_user@'%'")
+        cur.execute("CREATE USER fk_user@'%' IDENTIFIED BY 'pw'")
+        cur.execute(f"GRANT CREATE, ALTER, DROP, INSERT, DELETE, SELECT ON `{db}`.kid TO fk_user@'%'")
+        cur.execute(f"GRANT CREATE ON `{db}`.c2 TO fk_user@'%'")
+        cur.execute(f"GRANT DELETE, SELECT ON `{db}`.p TO fk_user@'%'")
+    try:
+        user = server.connect(db=db, user="fk_user", password="pw")
+        with user.cursor() as cur:
+            for sql in ["CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, "
+                        "FOREIGN KEY (pid) REFERENCES p (id))",
+                        "ALTER TABLE kid ADD FOREIGN KEY (pid) REFERENCES p (id)"]:
+                with pytest.raises(pymysql.err.OperationalError) as e:
+                    cur.execute(sql)
+                assert e.value.args[0] == 1142, e.value
+                assert "REFERENCES command denied" in e.value.args[1]
+        with root.cursor() as cur:
+            cur.execute(f"GRANT REFERENCES ON `{db}`.p TO fk_user@'%'")
+            cur.execute("INSERT INTO p VALUES (1)")
+        user.close()
+        user = server.connect(db=db, user="fk_user", password="pw")
+        with user.cursor() as cur:
+            cur.execute("ALTER TABLE kid ADD FOREIGN KEY (pid) REFERENCES p (id) "
+                        "ON DELETE CASCADE")
+            cur.execute("INSERT INTO kid VALUES (1, 1)")
+            cur.execute("DELETE FROM p WHERE id = 1")
+            cur.execute("SELECT COUNT(*) FROM kid")
+            assert cur.fetchone()[0] == 0
+        user.close()
+    finally:
+        with root.cursor() as cur:
+            cur.execute("DROP USER IF EXISTS fk_user@'%'")
