@@ -43,8 +43,23 @@ impl Engine {
     pub async fn alter_table(
         &self,
         table: &Arc<Table>,
+        def: TableDef,
+        sources: Vec<ColumnSource>,
+    ) -> Result<Arc<Table>, SqlError> {
+        self.alter_table_with(table, def, sources, None, |_| Ok(()))
+            .await
+    }
+
+    /// `alter_table`; with `foreign_keys`, the rebuilt table's constraints
+    /// are replaced by them in the same logged record, after `check` has
+    /// accepted the rebuilt rows.
+    pub async fn alter_table_with(
+        &self,
+        table: &Arc<Table>,
         mut def: TableDef,
         sources: Vec<ColumnSource>,
+        foreign_keys: Option<Vec<lockstep_tables::ForeignKey>>,
+        check: impl FnOnce(&Arc<Table>) -> Result<(), SqlError>,
     ) -> Result<Arc<Table>, SqlError> {
         check_name(NameKind::Table, &def.name)?;
         for c in &def.columns {
@@ -52,14 +67,25 @@ impl Engine {
         }
         def.id = self.catalog.allocate_table_id();
         let built = self.rebuild(table, &def, &sources)?;
-        let _in_flight = self
-            .log_ddl(Event::AlterTable {
-                table: table.id,
-                def,
-                sources,
-            })
-            .await?;
+        check(&built)?;
+        let new_id = def.id;
+        let mut events = vec![Event::AlterTable {
+            table: table.id,
+            def,
+            sources,
+        }];
+        if let Some(fks) = &foreign_keys {
+            events.push(Event::SetForeignKeys {
+                table: new_id,
+                foreign_keys: fks.clone(),
+            });
+        }
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        let _in_flight = self.log_events(events).await?;
         self.catalog.replace_table(table.id, built.clone());
+        if let Some(fks) = foreign_keys {
+            self.catalog.set_foreign_keys(new_id, fks);
+        }
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         Ok(built)
     }

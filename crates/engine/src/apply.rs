@@ -225,12 +225,12 @@ impl Engine {
                     return Err(apply_error(record, Code::TableExists, &what));
                 }
             }
-            // A table's constraints logged with its CREATE TABLE.
+            // A table's constraints logged with its CREATE TABLE or ALTER.
             Event::SetForeignKeys { table, .. }
-                if record
-                    .events
-                    .iter()
-                    .any(|e| matches!(e, Event::CreateTable { def } if def.id == *table)) =>
+                if record.events.iter().any(|e| match e {
+                    Event::CreateTable { def } | Event::AlterTable { def, .. } => def.id == *table,
+                    _ => false,
+                }) =>
             {
                 return Ok(());
             }

@@ -2,6 +2,7 @@
 //! exclusive, the new definition planned (`plan::alter`), then one engine
 //! change (a rename where only the name moves, a rebuild otherwise).
 
+use super::foreign_keys::is_fk_action;
 use super::{Session, R};
 use crate::parser::{AlterAction, ObjectName};
 use crate::plan::alter::alter_def;
@@ -24,8 +25,30 @@ impl Session {
         let old = t.def();
         self.check_fk_renames(&old, t.id, actions)?;
         let current = self.ctx.database.clone().unwrap_or(old.database.clone());
-        let altered = alter_def(&old, actions, &current)?;
-        self.check_alter(&old, &altered.def, t.id)?;
+        let (fk_actions, others): (Vec<AlterAction>, Vec<AlterAction>) =
+            actions.iter().cloned().partition(is_fk_action);
+        let mut altered = alter_def(&old, &others, &current)?;
+        if !fk_actions.is_empty() {
+            // Constraints planned on the new layout; the rebuild builds
+            // the indexes they need and the log records both at once.
+            let change = self.fk_change(&altered.def, t.id, &fk_actions)?;
+            altered.def.indexes.extend(change.indexes);
+            self.check_alter(&old, &altered.def, t.id, &change.all)?;
+            let engine = self.engine.clone();
+            let mut check = |built: &Arc<Table>| self.check_rebuilt(built, &change.added);
+            engine
+                .alter_table_with(
+                    &t,
+                    altered.def,
+                    altered.sources,
+                    Some(change.all.clone()),
+                    &mut check,
+                )
+                .await?;
+            return Ok(());
+        }
+        let own = self.engine.catalog.foreign_keys(t.id);
+        self.check_alter(&old, &altered.def, t.id, &own)?;
         let (db, new_name) = (&altered.def.database, &altered.def.name);
         let renamed = *db != old.database || *new_name != old.name;
         if renamed {

@@ -80,29 +80,38 @@ impl Session {
     }
 
     /// ALTER TABLE whose clauses are all ADD/DROP FOREIGN KEY: true when
-    /// it ran; false when it has none (the rebuild path then checks it
-    /// keeps the constraints, `check_alter`). Mixed with other clauses: 1235.
+    /// it ran (no rebuild); false when there are other clauses (`alter`
+    /// then runs them with `fk_change`).
     pub(super) async fn alter_foreign_keys(
         &mut self,
         t: &Arc<Table>,
         actions: &[AlterAction],
     ) -> R<bool> {
-        let is_fk = |a: &AlterAction| {
-            matches!(
-                a,
-                AlterAction::AddForeignKey(_) | AlterAction::DropForeignKey { .. }
-            )
-        };
-        if !actions.iter().any(is_fk) {
+        if actions.is_empty() || !actions.iter().all(is_fk_action) {
             return Ok(false);
         }
-        if !actions.iter().all(is_fk) {
-            return Err(Error::unsupported(
-                "ALTER TABLE with FOREIGN KEY and other changes",
-            ));
-        }
         let def = t.def();
-        let mut kept: Vec<ForeignKey> = self.engine.catalog.foreign_keys(t.id).to_vec();
+        let change = self.fk_change(&def, t.id, actions)?;
+        if self.fk_checks() {
+            for fk in &change.added {
+                self.check_existing_rows(t, fk)?;
+            }
+        }
+        self.engine
+            .set_foreign_keys(t, change.all, change.indexes)
+            .await?;
+        Ok(true)
+    }
+
+    /// The constraints table `id` has after the FOREIGN KEY clauses of an
+    /// ALTER that makes it `def`; None when it has none.
+    pub(super) fn fk_change(
+        &self,
+        def: &TableDef,
+        id: u32,
+        actions: &[AlterAction],
+    ) -> R<FkChange> {
+        let mut kept: Vec<ForeignKey> = self.engine.catalog.foreign_keys(id).to_vec();
         let mut added: Vec<ForeignKeySpec> = Vec::new();
         for a in actions {
             match a {
@@ -121,17 +130,25 @@ impl Session {
             }
         }
         let checks = self.fk_checks();
-        let planned = plan(&def, &kept, &added, &Catalog(&self.engine), checks)?;
-        if checks {
-            for fk in &planned.foreign_keys {
-                self.check_existing_rows(t, fk)?;
-            }
+        let planned = plan(def, &kept, &added, &Catalog(&self.engine), checks)?;
+        kept.extend(planned.foreign_keys.iter().cloned());
+        Ok(FkChange {
+            all: kept,
+            added: planned.foreign_keys,
+            indexes: planned.indexes,
+        })
+    }
+
+    /// The rebuilt table of an ALTER that also adds constraints: its rows
+    /// must each find their parent.
+    pub(super) fn check_rebuilt(&mut self, built: &Arc<Table>, added: &[ForeignKey]) -> R<()> {
+        if !self.fk_checks() {
+            return Ok(());
         }
-        kept.extend(planned.foreign_keys);
-        self.engine
-            .set_foreign_keys(t, kept, planned.indexes)
-            .await?;
-        Ok(true)
+        for fk in added {
+            self.check_existing_rows(built, fk)?;
+        }
+        Ok(())
     }
 
     /// ADD FOREIGN KEY over rows that are there: each must find its parent
@@ -247,12 +264,18 @@ impl Session {
 
     /// An ALTER that rebuilds `old` as `new` (or DROP INDEX) must leave
     /// every constraint its columns, compatible types and an index.
-    pub(super) fn check_alter(&self, old: &TableDef, new: &TableDef, id: u32) -> R<()> {
+    pub(super) fn check_alter(
+        &self,
+        old: &TableDef,
+        new: &TableDef,
+        id: u32,
+        own: &[ForeignKey],
+    ) -> R<()> {
         let catalog = &self.engine.catalog;
         if !catalog.has_foreign_keys() {
             return Ok(());
         }
-        for fk in catalog.foreign_keys(id).iter() {
+        for fk in own {
             keeps(old, new, fk, &fk.columns, None)?;
         }
         for (child, fk) in catalog.referencing(&old.database, &old.name) {
@@ -321,6 +344,23 @@ fn keeps(
         ));
     }
     Ok(())
+}
+
+/// An ALTER's FOREIGN KEY clauses planned.
+pub(super) struct FkChange {
+    /// Every constraint the table keeps or gains.
+    pub all: Vec<ForeignKey>,
+    /// The ones it gains.
+    pub added: Vec<ForeignKey>,
+    /// Indexes the gained ones need on the table.
+    pub indexes: Vec<lockstep_tables::IndexDef>,
+}
+
+pub(super) fn is_fk_action(a: &AlterAction) -> bool {
+    matches!(
+        a,
+        AlterAction::AddForeignKey(_) | AlterAction::DropForeignKey { .. }
+    )
 }
 
 /// A table's foreign keys as information_schema rows.

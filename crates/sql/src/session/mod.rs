@@ -1051,7 +1051,8 @@ impl Session {
                 let old = t.def();
                 let mut new = (*old).clone();
                 new.indexes.retain(|i| !i.name.eq_ignore_ascii_case(name));
-                self.check_alter(&old, &new, t.id)?;
+                let own = self.engine.catalog.foreign_keys(t.id);
+                self.check_alter(&old, &new, t.id, &own)?;
                 self.engine.drop_index(&t, name).await?;
                 Ok(ok(0))
             }
