@@ -477,6 +477,14 @@ pub fn show_grants(a: &Account) -> Vec<String> {
     lines
 }
 
+/// A constraint's parent, in the child's database unless it names one.
+fn parent_of(fk: &crate::parser::ForeignKeySpec, child: &ObjectName) -> ObjectName {
+    ObjectName {
+        database: fk.parent.database.clone().or(child.database.clone()),
+        name: fk.parent.name.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,13 +617,5 @@ mod tests {
                 "GRANT DELETE ON `db`.`t` TO `u`@`%`",
             ]
         );
-    }
-}
-
-/// A constraint's parent, in the child's database unless it names one.
-fn parent_of(fk: &crate::parser::ForeignKeySpec, child: &ObjectName) -> ObjectName {
-    ObjectName {
-        database: fk.parent.database.clone().or(child.database.clone()),
-        name: fk.parent.name.clone(),
     }
 }
