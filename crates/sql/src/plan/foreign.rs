@@ -100,39 +100,7 @@ fn one(
     catalog: &dyn FkCatalog,
     checks: bool,
 ) -> Result<ForeignKey, Error> {
-    let mut columns = Vec::new();
-    for c in &spec.columns {
-        let at = child
-            .column_index(c)
-            .filter(|&i| Some(i) != child.hidden_row_id);
-        let at = at.ok_or_else(|| {
-            Error::new(
-                Code::KeyColumnDoesNotExist,
-                format!("Key column '{c}' doesn't exist in table"),
-            )
-        })?;
-        columns.push(child.columns[at].name.clone());
-    }
-    if spec.columns.len() != spec.parent_columns.len() {
-        return Err(Error::new(
-            Code::WrongFkDef,
-            format!(
-                "Incorrect foreign key definition for '{name}': Key reference and table reference don't match"
-            ),
-        ));
-    }
-    let (on_delete, on_update) = (action(spec.on_delete)?, action(spec.on_update)?);
-    if on_delete == FkAction::SetNull || on_update == FkAction::SetNull {
-        if let Some(c) = columns
-            .iter()
-            .find(|c| column(child, c).is_some_and(|d| !d.nullable))
-        {
-            return Err(Error::new(
-                Code::FkColumnNotNull,
-                format!("Column '{c}' cannot be NOT NULL: needed in a foreign key constraint '{name}' SET NULL"),
-            ));
-        }
-    }
+    let (columns, on_delete, on_update) = child_side(child, spec, &name)?;
     let parent_db = spec
         .parent
         .database
@@ -165,6 +133,45 @@ fn one(
         None => {}
     }
     Ok(fk)
+}
+
+/// The child's columns (in the table's spelling) and the two rules.
+fn child_side(
+    child: &TableDef,
+    spec: &ForeignKeySpec,
+    name: &str,
+) -> Result<(Vec<String>, FkAction, FkAction), Error> {
+    let mut columns = Vec::new();
+    for c in &spec.columns {
+        let d = column(child, c).ok_or_else(|| {
+            Error::new(
+                Code::KeyColumnDoesNotExist,
+                format!("Key column '{c}' doesn't exist in table"),
+            )
+        })?;
+        columns.push(d.name.clone());
+    }
+    if spec.columns.len() != spec.parent_columns.len() {
+        return Err(Error::new(
+            Code::WrongFkDef,
+            format!(
+                "Incorrect foreign key definition for '{name}': Key reference and table reference don't match"
+            ),
+        ));
+    }
+    let (on_delete, on_update) = (action(spec.on_delete)?, action(spec.on_update)?);
+    if on_delete == FkAction::SetNull || on_update == FkAction::SetNull {
+        if let Some(c) = columns
+            .iter()
+            .find(|c| column(child, c).is_some_and(|d| !d.nullable))
+        {
+            return Err(Error::new(
+                Code::FkColumnNotNull,
+                format!("Column '{c}' cannot be NOT NULL: needed in a foreign key constraint '{name}' SET NULL"),
+            ));
+        }
+    }
+    Ok((columns, on_delete, on_update))
 }
 
 fn column<'a>(def: &'a TableDef, name: &str) -> Option<&'a lockstep_tables::ColumnDef> {

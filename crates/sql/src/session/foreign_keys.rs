@@ -286,7 +286,10 @@ impl Session {
             keeps(old, new, &fk, &fk.parent_columns, Some(&name))?;
         }
         // A table that references itself is its own parent too.
-        for fk in own.iter().filter(|f| f.references(&old.database, &old.name)) {
+        for fk in own
+            .iter()
+            .filter(|f| f.references(&old.database, &old.name))
+        {
             keeps(old, new, fk, &fk.parent_columns, Some(&old.name))?;
         }
         Ok(())
