@@ -191,12 +191,14 @@ def test_foreign_keys_survive_restart_and_kill9(server_factory):
         # A rebuild and a new constraint: one logged record.
         cur.execute("ALTER TABLE c ADD COLUMN h INT, "
                     "ADD CONSTRAINT c_h FOREIGN KEY (h) REFERENCES g (id)")
+        # A parent's renamed column: its children's lists change with it.
+        cur.execute("ALTER TABLE g RENAME COLUMN id TO gid")
     conn = _crash(server, conn)
     with conn.cursor() as cur:
         cur.execute("SHOW CREATE TABLE c")
         text = cur.fetchone()[1]
         assert "c_ibfk_1" in text and "CONSTRAINT `c_g`" not in text, text
-        assert "CONSTRAINT `c_h` FOREIGN KEY (`h`) REFERENCES `g` (`id`)" in text, text
+        assert "CONSTRAINT `c_h` FOREIGN KEY (`h`) REFERENCES `g` (`gid`)" in text, text
         with pytest.raises(pymysql.err.IntegrityError) as e:
             cur.execute("UPDATE c SET h = 5")
         assert e.value.args[0] == 1452

@@ -51,14 +51,15 @@ impl Engine {
     }
 
     /// `alter_table`; with `foreign_keys`, the rebuilt table's constraints
-    /// are replaced by them in the same logged record, after `check` has
-    /// accepted the rebuilt rows.
+    /// (and other children's, when renamed columns of it are followed) are
+    /// replaced in the same logged record, after `check` has accepted the
+    /// rebuilt rows.
     pub async fn alter_table_with(
         &self,
         table: &Arc<Table>,
         mut def: TableDef,
         sources: Vec<ColumnSource>,
-        foreign_keys: Option<Vec<lockstep_tables::ForeignKey>>,
+        foreign_keys: Option<crate::foreign::AlterForeignKeys>,
         check: impl FnOnce(&Arc<Table>) -> Result<(), SqlError>,
     ) -> Result<Arc<Table>, SqlError> {
         check_name(NameKind::Table, &def.name)?;
@@ -74,17 +75,16 @@ impl Engine {
             def,
             sources,
         }];
-        if let Some(fks) = &foreign_keys {
-            events.push(Event::SetForeignKeys {
-                table: new_id,
-                foreign_keys: fks.clone(),
-            });
-        }
+        let lists = foreign_keys.map(|f| f.lists(new_id)).unwrap_or_default();
+        events.extend(lists.iter().map(|(id, fks)| Event::SetForeignKeys {
+            table: *id,
+            foreign_keys: fks.clone(),
+        }));
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         let _in_flight = self.log_events(events).await?;
         self.catalog.replace_table(table.id, built.clone());
-        if let Some(fks) = foreign_keys {
-            self.catalog.set_foreign_keys(new_id, fks);
+        for (id, fks) in lists {
+            self.catalog.set_foreign_keys(id, fks);
         }
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         Ok(built)

@@ -60,3 +60,19 @@ impl Engine {
         Ok(())
     }
 }
+
+/// The constraints an ALTER rebuild sets: the rebuilt table's own, and
+/// the whole lists of other children whose references to it change.
+pub struct AlterForeignKeys {
+    pub own: Vec<ForeignKey>,
+    pub children: Vec<(u32, Vec<ForeignKey>)>,
+}
+
+impl AlterForeignKeys {
+    /// Each (table id, list) to set, the rebuilt table as `new_id`.
+    pub(crate) fn lists(self, new_id: u32) -> Vec<(u32, Vec<ForeignKey>)> {
+        let mut out = vec![(new_id, self.own)];
+        out.extend(self.children);
+        out
+    }
+}

@@ -23,32 +23,30 @@ impl Session {
             return Ok(());
         }
         let old = t.def();
-        self.check_fk_renames(&old, t.id, actions)?;
         let current = self.ctx.database.clone().unwrap_or(old.database.clone());
         let (fk_actions, others): (Vec<AlterAction>, Vec<AlterAction>) =
             actions.iter().cloned().partition(is_fk_action);
         let mut altered = alter_def(&old, &others, &current)?;
-        if !fk_actions.is_empty() {
+        let renamed = self.fk_after_renames(&old, t.id, actions);
+        if !fk_actions.is_empty() || renamed.changed {
             // Constraints planned on the new layout; the rebuild builds
-            // the indexes they need and the log records both at once.
-            let change = self.fk_change(&altered.def, t.id, &fk_actions)?;
+            // the indexes they need and the log records all at once.
+            let change = self.fk_change(&altered.def, renamed.own.clone(), &fk_actions)?;
             altered.def.indexes.extend(change.indexes);
-            self.check_alter(&old, &altered.def, t.id, &change.all)?;
+            let (own, refs) = (&change.all, &renamed.refs);
+            self.check_alter(&old, &altered.def, own, refs, &renamed.renames)?;
             let engine = self.engine.clone();
             let mut check = |built: &Arc<Table>| self.check_rebuilt(built, &change.added);
+            let fks = lockstep_engine::foreign::AlterForeignKeys {
+                own: change.all.clone(),
+                children: renamed.children,
+            };
             engine
-                .alter_table_with(
-                    &t,
-                    altered.def,
-                    altered.sources,
-                    Some(change.all.clone()),
-                    &mut check,
-                )
+                .alter_table_with(&t, altered.def, altered.sources, Some(fks), &mut check)
                 .await?;
             return Ok(());
         }
-        let own = self.engine.catalog.foreign_keys(t.id);
-        self.check_alter(&old, &altered.def, t.id, &own)?;
+        self.check_alter(&old, &altered.def, &renamed.own, &renamed.refs, &[])?;
         let (db, new_name) = (&altered.def.database, &altered.def.name);
         let renamed = *db != old.database || *new_name != old.name;
         if renamed {

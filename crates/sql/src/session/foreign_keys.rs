@@ -91,7 +91,8 @@ impl Session {
             return Ok(false);
         }
         let def = t.def();
-        let change = self.fk_change(&def, t.id, actions)?;
+        let own = self.engine.catalog.foreign_keys(t.id).to_vec();
+        let change = self.fk_change(&def, own, actions)?;
         if self.fk_checks() {
             for fk in &change.added {
                 self.check_existing_rows(t, fk)?;
@@ -108,10 +109,9 @@ impl Session {
     pub(super) fn fk_change(
         &self,
         def: &TableDef,
-        id: u32,
+        mut kept: Vec<ForeignKey>,
         actions: &[AlterAction],
     ) -> R<FkChange> {
-        let mut kept: Vec<ForeignKey> = self.engine.catalog.foreign_keys(id).to_vec();
         let mut added: Vec<ForeignKeySpec> = Vec::new();
         for a in actions {
             match a {
@@ -225,86 +225,138 @@ impl Session {
         Ok(())
     }
 
-    /// RENAME COLUMN / CHANGE of a column a constraint names: MySQL renames
-    /// it in the constraint; not done here yet (1235), rather than a
-    /// misleading "Cannot drop column".
-    pub(super) fn check_fk_renames(
+    /// The constraints around table `id` once an ALTER's column renames
+    /// (RENAME COLUMN, CHANGE old new) are followed, as MySQL 8 follows
+    /// them: its own, and every other child's list that names its columns.
+    pub(super) fn fk_after_renames(
         &self,
         old: &TableDef,
         id: u32,
         actions: &[AlterAction],
-    ) -> R<()> {
+    ) -> Renamed {
         let catalog = &self.engine.catalog;
-        if !catalog.has_foreign_keys() {
-            return Ok(());
-        }
-        let mut used: Vec<String> = Vec::new();
-        for fk in catalog.foreign_keys(id).iter() {
-            used.extend(fk.columns.iter().cloned());
-        }
-        for (_, fk) in catalog.referencing(&old.database, &old.name) {
-            used.extend(fk.parent_columns.iter().cloned());
-        }
-        let renamed = actions.iter().any(|a| match a {
-            AlterAction::RenameColumn { from, to } => {
-                !from.eq_ignore_ascii_case(to) && named(&used, from)
+        let renames = column_renames(actions);
+        let mut out = Renamed {
+            own: catalog.foreign_keys(id).to_vec(),
+            children: Vec::new(),
+            refs: Vec::new(),
+            changed: false,
+            renames,
+        };
+        let parent_of = |f: &ForeignKey| f.references(&old.database, &old.name);
+        for fk in out.own.iter_mut() {
+            out.changed |= follow(&mut fk.columns, &out.renames);
+            if parent_of(fk) {
+                out.changed |= follow(&mut fk.parent_columns, &out.renames);
             }
-            AlterAction::ChangeColumn { old, column, .. } => {
-                !old.eq_ignore_ascii_case(&column.name) && named(&used, old)
-            }
-            _ => false,
-        });
-        if renamed {
-            return Err(Error::unsupported(
-                "renaming a column used in a FOREIGN KEY",
-            ));
         }
-        Ok(())
+        let mut seen: Vec<u32> = Vec::new();
+        for (child, _) in catalog.referencing(&old.database, &old.name) {
+            if child == id || seen.contains(&child) {
+                continue;
+            }
+            seen.push(child);
+            let mut list = catalog.foreign_keys(child).to_vec();
+            let mut changed = false;
+            for fk in list.iter_mut().filter(|f| parent_of(f)) {
+                changed |= follow(&mut fk.parent_columns, &out.renames);
+                out.refs.push((child, fk.clone()));
+            }
+            if changed {
+                out.children.push((child, list));
+                out.changed = true;
+            }
+        }
+        out
     }
 
     /// An ALTER that rebuilds `old` as `new` (or DROP INDEX) must leave
-    /// every constraint its columns, compatible types and an index.
+    /// every constraint its columns, compatible types and an index:
+    /// `own` the table's (as they will be), `refs` other tables' that
+    /// reference it.
     pub(super) fn check_alter(
         &self,
         old: &TableDef,
         new: &TableDef,
-        id: u32,
         own: &[ForeignKey],
+        refs: &[(u32, ForeignKey)],
+        renames: &[(String, String)],
     ) -> R<()> {
         let catalog = &self.engine.catalog;
         if !catalog.has_foreign_keys() {
             return Ok(());
         }
+        let (before, after) = ((old, renames), new);
         for fk in own {
-            keeps(old, new, fk, &fk.columns, None)?;
+            keeps(before, after, fk, &fk.columns, None)?;
         }
-        for (child, fk) in catalog.referencing(&old.database, &old.name) {
-            let name = match catalog.table_by_id(child) {
-                Some(c) if c.id != id => c.def().name.clone(),
-                _ => continue,
-            };
-            keeps(old, new, &fk, &fk.parent_columns, Some(&name))?;
+        for (child, fk) in refs {
+            let name = catalog
+                .table_by_id(*child)
+                .map(|c| c.def().name.clone())
+                .unwrap_or_default();
+            keeps(before, after, fk, &fk.parent_columns, Some(&name))?;
         }
         // A table that references itself is its own parent too.
         for fk in own
             .iter()
             .filter(|f| f.references(&old.database, &old.name))
         {
-            keeps(old, new, fk, &fk.parent_columns, Some(&old.name))?;
+            keeps(before, after, fk, &fk.parent_columns, Some(&old.name))?;
         }
         Ok(())
     }
+
+    /// The constraints that reference table `def` from other tables.
+    pub(super) fn referencing_others(&self, def: &TableDef, id: u32) -> Vec<(u32, ForeignKey)> {
+        let mut refs = self.engine.catalog.referencing(&def.database, &def.name);
+        refs.retain(|(child, _)| *child != id);
+        refs
+    }
 }
 
-fn named(names: &[String], name: &str) -> bool {
-    names.iter().any(|n| n.eq_ignore_ascii_case(name))
+/// An ALTER's column renames, in clause order.
+fn column_renames(actions: &[AlterAction]) -> Vec<(String, String)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            AlterAction::RenameColumn { from, to } => Some((from.clone(), to.clone())),
+            AlterAction::ChangeColumn { old, column, .. } => {
+                Some((old.clone(), column.name.clone()))
+            }
+            _ => None,
+        })
+        .filter(|(a, b)| a != b)
+        .collect()
+}
+
+/// Renames `columns` as the renames do, in order; whether any changed.
+fn follow(columns: &mut [String], renames: &[(String, String)]) -> bool {
+    let mut changed = false;
+    for c in columns.iter_mut() {
+        for (from, to) in renames {
+            if c.eq_ignore_ascii_case(from) {
+                *c = to.clone();
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
+/// A column's name before the renames.
+fn before_renames<'a>(name: &'a str, renames: &'a [(String, String)]) -> &'a str {
+    renames.iter().rev().fold(
+        name,
+        |n, (from, to)| if n.eq_ignore_ascii_case(to) { from } else { n },
+    )
 }
 
 /// `fk`'s `columns` of `old` are still in `new`, of compatible types,
 /// still leading an index. `child`: the child's name when `old` is the
 /// parent.
 fn keeps(
-    old: &TableDef,
+    (old, renames): (&TableDef, &[(String, String)]),
     new: &TableDef,
     fk: &ForeignKey,
     columns: &[String],
@@ -334,7 +386,9 @@ fn keeps(
                 ),
             ));
         }
-        let was = old.column_index(c).map(|i| old.columns[i].data_type);
+        let was = old
+            .column_index(before_renames(c, renames))
+            .map(|i| old.columns[i].data_type);
         if was.is_some_and(|w| !compatible(w, new.columns[at].data_type)) {
             return Err(incompatible(
                 &fk.columns[i],
@@ -344,13 +398,30 @@ fn keeps(
         }
     }
     if find_index(new, columns).is_none() {
-        let gone = find_index(old, columns).map_or("PRIMARY", |i| old.indexes[i].name.as_str());
+        let was: Vec<String> = columns
+            .iter()
+            .map(|c| before_renames(c, renames).to_string())
+            .collect();
+        let gone = find_index(old, &was).map_or("PRIMARY", |i| old.indexes[i].name.as_str());
         return Err(Error::new(
             Code::DropIndexFk,
             format!("Cannot drop index '{gone}': needed in a foreign key constraint"),
         ));
     }
     Ok(())
+}
+
+/// The constraints around a table once an ALTER's renames are followed.
+pub(super) struct Renamed {
+    /// The table's own.
+    pub own: Vec<ForeignKey>,
+    /// Other children whose lists change: their whole new lists.
+    pub children: Vec<(u32, Vec<ForeignKey>)>,
+    /// Other tables' constraints that reference this one (renamed).
+    pub refs: Vec<(u32, ForeignKey)>,
+    /// Whether any constraint names a renamed column.
+    pub changed: bool,
+    pub renames: Vec<(String, String)>,
 }
 
 /// An ALTER's FOREIGN KEY clauses planned.

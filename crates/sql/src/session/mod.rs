@@ -1052,7 +1052,8 @@ impl Session {
                 let mut new = (*old).clone();
                 new.indexes.retain(|i| !i.name.eq_ignore_ascii_case(name));
                 let own = self.engine.catalog.foreign_keys(t.id);
-                self.check_alter(&old, &new, t.id, &own)?;
+                let refs = self.referencing_others(&old, t.id);
+                self.check_alter(&old, &new, &own, &refs, &[])?;
                 self.engine.drop_index(&t, name).await?;
                 Ok(ok(0))
             }
