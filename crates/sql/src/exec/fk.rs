@@ -39,7 +39,8 @@ impl Chain {
     }
 
     fn below(&self, updating: Option<u32>) -> Result<Chain> {
-        if self.depth >= MAX_DEPTH {
+        // InnoDB counts the statement itself: the 15th nested cascade fails.
+        if self.depth + 1 >= MAX_DEPTH {
             return Err(EngineError::Sql(Error::new(
                 Code::FkDepthExceeded,
                 format!("Foreign key cascade delete/update exceeds max depth of {MAX_DEPTH}."),
@@ -99,6 +100,21 @@ pub(crate) fn checks_enabled(ctx: &super::SessionCtx) -> bool {
             v => v.truth() != Some(false),
         })
         .unwrap_or(true)
+}
+
+/// Whether `row` references itself under `fk` (its columns hold its own
+/// referenced key, compared as index keys).
+fn same_key_pair(def: &TableDef, fk: &ForeignKey, row: &[Value]) -> bool {
+    let key = |names: &[String]| {
+        let mut out = Vec::new();
+        for n in names {
+            if let Some(c) = def.column_index(n) {
+                encode_column_key(&row[c], def.columns[c].data_type, &mut out);
+            }
+        }
+        out
+    };
+    key(&fk.columns) == key(&fk.parent_columns)
 }
 
 impl Exec<'_> {
@@ -218,6 +234,12 @@ impl Exec<'_> {
             } else {
                 fk.on_delete
             };
+            // InnoDB finds the changed row itself among its children: a
+            // row that references itself blocks its own delete or update.
+            let own = child_id == table.id && values_of(&def, &fk.columns, old).is_some();
+            if action.refuses() && own && same_key_pair(&def, &fk, old) {
+                return Err(referenced(&fk, &def));
+            }
             self.fk_act(child_id, &fk, action, &values, to.as_deref(), chain)?;
         }
         Ok(())
