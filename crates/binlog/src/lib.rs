@@ -8,7 +8,7 @@ pub use gtid::{Gtid, GtidSet};
 pub mod writeset;
 
 use lockstep_accounts::Account;
-use lockstep_tables::{IndexDef, TableDef};
+use lockstep_tables::{ForeignKey, IndexDef, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 
@@ -113,6 +113,13 @@ pub enum Event {
         database: String,
         name: String,
     },
+    /// The whole list of a table's foreign keys (CREATE TABLE, ALTER TABLE
+    /// ADD/DROP FOREIGN KEY), so replaying it twice changes nothing. Added
+    /// last: records written before it still decode.
+    SetForeignKeys {
+        table: u32,
+        foreign_keys: Vec<ForeignKey>,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -154,7 +161,8 @@ impl Event {
             | Event::DropIndex { table, .. }
             | Event::Truncate { table }
             | Event::AlterTable { table, .. }
-            | Event::RenameTable { table, .. } => Some(*table),
+            | Event::RenameTable { table, .. }
+            | Event::SetForeignKeys { table, .. } => Some(*table),
             Event::CreateDatabase { .. }
             | Event::DropDatabase { .. }
             | Event::CreateTable { .. }
@@ -441,6 +449,18 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
                 "### RENAME TABLE {} TO `{database}`.`{name}`",
                 tables(*table)
             ),
+            Event::SetForeignKeys {
+                table,
+                foreign_keys,
+            } => {
+                let names: Vec<&str> = foreign_keys.iter().map(|f| f.name.as_str()).collect();
+                writeln!(
+                    s,
+                    "### FOREIGN KEYS OF {}: {}",
+                    tables(*table),
+                    names.join(", ")
+                )
+            }
         };
     }
     s

@@ -43,8 +43,24 @@ impl Engine {
     pub async fn alter_table(
         &self,
         table: &Arc<Table>,
+        def: TableDef,
+        sources: Vec<ColumnSource>,
+    ) -> Result<Arc<Table>, SqlError> {
+        self.alter_table_with(table, def, sources, None, |_| Ok(()))
+            .await
+    }
+
+    /// `alter_table`; with `foreign_keys`, the rebuilt table's constraints
+    /// (and other children's, when renamed columns of it are followed) are
+    /// replaced in the same logged record, after `check` has accepted the
+    /// rebuilt rows.
+    pub async fn alter_table_with(
+        &self,
+        table: &Arc<Table>,
         mut def: TableDef,
         sources: Vec<ColumnSource>,
+        foreign_keys: Option<crate::foreign::AlterForeignKeys>,
+        check: impl FnOnce(&Arc<Table>) -> Result<(), SqlError>,
     ) -> Result<Arc<Table>, SqlError> {
         check_name(NameKind::Table, &def.name)?;
         for c in &def.columns {
@@ -52,14 +68,24 @@ impl Engine {
         }
         def.id = self.catalog.allocate_table_id();
         let built = self.rebuild(table, &def, &sources)?;
-        let _in_flight = self
-            .log_ddl(Event::AlterTable {
-                table: table.id,
-                def,
-                sources,
-            })
-            .await?;
+        check(&built)?;
+        let new_id = def.id;
+        let mut events = vec![Event::AlterTable {
+            table: table.id,
+            def,
+            sources,
+        }];
+        let lists = foreign_keys.map(|f| f.lists(new_id)).unwrap_or_default();
+        events.extend(lists.iter().map(|(id, fks)| Event::SetForeignKeys {
+            table: *id,
+            foreign_keys: fks.clone(),
+        }));
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        let _in_flight = self.log_events(events).await?;
         self.catalog.replace_table(table.id, built.clone());
+        for (id, fks) in lists {
+            self.catalog.set_foreign_keys(id, fks);
+        }
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         Ok(built)
     }

@@ -225,6 +225,15 @@ impl Engine {
                     return Err(apply_error(record, Code::TableExists, &what));
                 }
             }
+            // A table's constraints logged with its CREATE TABLE or ALTER.
+            Event::SetForeignKeys { table, .. }
+                if record.events.iter().any(|e| match e {
+                    Event::CreateTable { def } | Event::AlterTable { def, .. } => def.id == *table,
+                    _ => false,
+                }) =>
+            {
+                return Ok(());
+            }
             Event::CreateDatabase { name } if self.catalog.database_exists(name) => {
                 let what = format!("database `{name}` exists");
                 return Err(apply_error(record, Code::DbCreateExists, &what));

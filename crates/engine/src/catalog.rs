@@ -1,7 +1,7 @@
 //! The catalog: databases and tables by name and by id. Lookups take a
 //! read latch for a hash probe; DDL (rare) takes the write side briefly.
 
-use lockstep_tables::{Table, TableDef};
+use lockstep_tables::{ForeignKey, Table, TableDef};
 use parking_lot::RwLock;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -23,6 +23,8 @@ struct Inner {
     tables: HashMap<(String, String), Arc<Table>>,
     by_id: HashMap<u32, Arc<Table>>,
     next_table_id: u32,
+    /// Foreign keys by child table id (tables without any are absent).
+    foreign: HashMap<u32, Arc<[ForeignKey]>>,
 }
 
 #[derive(Default)]
@@ -124,9 +126,22 @@ impl Catalog {
     /// Puts `new` (ALTER's rebuilt table, a new id) where table `old` was.
     pub(crate) fn replace_table(&self, old: u32, new: Arc<Table>) {
         let mut inner = self.inner.write();
+        // The rebuilt table is the same child: its constraints move along;
+        // as a parent renamed by the ALTER, its children follow the name.
+        let fks = inner.foreign.remove(&old);
+        let was = inner.by_id.get(&old).map(|t| {
+            let d = t.def();
+            (d.database.clone(), d.name.clone())
+        });
         remove_table_locked(&mut inner, old);
+        if let Some(fks) = fks {
+            inner.foreign.insert(new.id, fks);
+        }
         inner.next_table_id = inner.next_table_id.max(new.id + 1);
         let def = new.def();
+        if let Some(was) = was.filter(|w| (&w.0, &w.1) != (&def.database, &def.name)) {
+            rename_parent(&mut inner, &was, (&def.database, &def.name));
+        }
         inner
             .tables
             .insert((def.database.clone(), def.name.clone()), new.clone());
@@ -153,6 +168,7 @@ impl Catalog {
         if inner.tables.get(&old).is_some_and(|t| t.id == id) {
             inner.tables.remove(&old);
         }
+        rename_parent(&mut inner, &old, (database, name));
         inner
             .tables
             .insert((database.to_string(), name.to_string()), table);
@@ -161,9 +177,80 @@ impl Catalog {
     pub(crate) fn remove_table(&self, id: u32) {
         remove_table_locked(&mut self.inner.write(), id);
     }
+
+    /// Whether any table has a foreign key: when none has, DML skips the
+    /// checks without looking further.
+    pub fn has_foreign_keys(&self) -> bool {
+        !self.inner.read().foreign.is_empty()
+    }
+
+    /// Table `id`'s foreign keys (it is their child).
+    pub fn foreign_keys(&self, id: u32) -> Arc<[ForeignKey]> {
+        let inner = self.inner.read();
+        inner
+            .foreign
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| Arc::new([]))
+    }
+
+    /// The foreign keys that reference table `db`.`name`, each with the id
+    /// of its child table, in child id and constraint order.
+    pub fn referencing(&self, db: &str, name: &str) -> Vec<(u32, ForeignKey)> {
+        let inner = self.inner.read();
+        let mut out: Vec<(u32, ForeignKey)> = inner
+            .foreign
+            .iter()
+            .flat_map(|(id, fks)| fks.iter().map(move |f| (*id, f)))
+            .filter(|(_, f)| f.references(db, name))
+            .map(|(id, f)| (id, f.clone()))
+            .collect();
+        out.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
+        out
+    }
+
+    /// Every table's foreign keys (information_schema).
+    pub fn all_foreign_keys(&self) -> Vec<(u32, Arc<[ForeignKey]>)> {
+        let mut v: Vec<_> = self
+            .inner
+            .read()
+            .foreign
+            .iter()
+            .map(|(id, f)| (*id, f.clone()))
+            .collect();
+        v.sort_by_key(|(id, _)| *id);
+        v
+    }
+
+    /// Replaces table `id`'s foreign keys (logged DDL, recovery, loading
+    /// a checkpoint).
+    pub(crate) fn set_foreign_keys(&self, id: u32, fks: Vec<ForeignKey>) {
+        let mut inner = self.inner.write();
+        if fks.is_empty() || !inner.by_id.contains_key(&id) {
+            inner.foreign.remove(&id);
+        } else {
+            inner.foreign.insert(id, fks.into());
+        }
+    }
+}
+
+/// A renamed parent keeps its children: their constraints follow the new
+/// name (as MySQL 8's RENAME TABLE does).
+fn rename_parent(inner: &mut Inner, from: &(String, String), to: (&str, &str)) {
+    for fks in inner.foreign.values_mut() {
+        if fks.iter().any(|f| f.references(&from.0, &from.1)) {
+            let mut v = fks.to_vec();
+            for f in v.iter_mut().filter(|f| f.references(&from.0, &from.1)) {
+                f.parent_db = to.0.to_string();
+                f.parent_table = to.1.to_string();
+            }
+            *fks = v.into();
+        }
+    }
 }
 
 fn remove_table_locked(inner: &mut Inner, id: u32) {
+    inner.foreign.remove(&id);
     if let Some(t) = inner.by_id.remove(&id) {
         let def = t.def();
         inner

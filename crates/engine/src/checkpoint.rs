@@ -12,14 +12,14 @@
 
 use lockstep_accounts::Account;
 use lockstep_binlog::GtidSet;
-use lockstep_tables::{Row, TableDef};
+use lockstep_tables::{ForeignKey, Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 06: as 05, with the executed GTID set (transactions applied from other
+// 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
 // sources included) and the next sequence_number after next_gno. 05: the body's length and CRC,
 // then the body written as a stream (the
 // header fields, then each table's definition and rows), so that a
@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT06";
+const MAGIC: &[u8; 8] = b"LSCKPT07";
+const MAGIC_06: &[u8; 8] = b"LSCKPT06";
 const MAGIC_05: &[u8; 8] = b"LSCKPT05";
 const MAGIC_04: &[u8; 8] = b"LSCKPT04";
 const MAGIC_03: &[u8; 8] = b"LSCKPT03";
@@ -52,6 +53,8 @@ pub struct Snapshot {
 
 pub struct TableSnapshot {
     pub def: TableDef,
+    /// Its foreign keys (none before format 07).
+    pub foreign_keys: Vec<ForeignKey>,
     pub auto_increment: u64,
     pub next_row_id: u64,
     pub rows: Vec<Row>,
@@ -207,11 +210,13 @@ impl SnapshotWriter {
     pub fn table(
         &mut self,
         def: &TableDef,
+        foreign_keys: &[ForeignKey],
         auto_increment: u64,
         next_row_id: u64,
     ) -> std::io::Result<()> {
         self.put(&MORE)?;
         self.put(def)?;
+        self.put(foreign_keys)?;
         self.put(&auto_increment)?;
         self.put(&next_row_id)
     }
@@ -325,17 +330,18 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
     if &header[..8] == MAGIC_03 {
         return read_03(&header[8..], file);
     }
-    let (images, gtids) = match &header[..8] {
-        m if m == MAGIC => (true, true),
-        m if m == MAGIC_05 => (true, false),
-        m if m == MAGIC_04 => (false, false),
+    let format = match &header[..8] {
+        m if m == MAGIC => Format::V07,
+        m if m == MAGIC_06 => Format::V06,
+        m if m == MAGIC_05 => Format::V05,
+        m if m == MAGIC_04 => Format::V04,
         _ => return Err("bad header: not a checkpoint file".into()),
     };
     let len = u64::from_le_bytes(header[8..16].try_into().expect("8 bytes"));
     let crc = u32::from_le_bytes(header[16..].try_into().expect("4 bytes"));
     // Checksummed below the buffer: the CRC sees large blocks.
     let mut body = BufReader::with_capacity(1 << 20, Crc::new(file.take(len)));
-    let parsed = read_body(&mut body, images, gtids);
+    let parsed = read_body(&mut body, format);
     // Whatever the parse met, the CRC covers the whole body: a flipped byte
     // is reported as such, not as whatever it made the decoder see.
     let drained = std::io::copy(&mut body, &mut std::io::sink());
@@ -350,9 +356,20 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
     parsed.map_err(|e| format!("damaged body: {e}"))
 }
 
-/// Reads the stream; `images`: rows are stored images (05, 06), else
-/// bincode values (04); `gtids`: the GTID set follows next_gno (06).
-fn read_body(r: &mut impl Read, images: bool, gtids: bool) -> bincode::Result<Snapshot> {
+/// The streamed formats still read, oldest first.
+#[derive(Clone, Copy, PartialEq, PartialOrd)]
+enum Format {
+    V04,
+    V05,
+    V06,
+    V07,
+}
+
+/// Reads the stream: rows are stored images from 05 (before, bincode
+/// values); the GTID set follows next_gno from 06; each table's foreign
+/// keys follow its definition from 07.
+fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
+    let (images, gtids) = (format >= Format::V05, format >= Format::V06);
     fn get<T: serde::de::DeserializeOwned>(r: &mut impl Read) -> bincode::Result<T> {
         bincode::deserialize_from(r)
     }
@@ -374,8 +391,14 @@ fn read_body(r: &mut impl Read, images: bool, gtids: bool) -> bincode::Result<Sn
     snap.databases = get(r)?;
     snap.accounts = get(r)?;
     while get::<u8>(r)? == MORE {
+        let def = get(r)?;
         let mut t = TableSnapshot {
-            def: get(r)?,
+            def,
+            foreign_keys: if format >= Format::V07 {
+                get(r)?
+            } else {
+                Vec::new()
+            },
             auto_increment: get(r)?,
             next_row_id: get(r)?,
             rows: Vec::new(),
@@ -427,6 +450,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
             .into_iter()
             .map(|t| TableSnapshot {
                 def: t.def,
+                foreign_keys: Vec::new(),
                 auto_increment: t.auto_increment,
                 next_row_id: t.next_row_id,
                 rows: t.rows.iter().map(|r| Row::new(r)).collect(),
@@ -464,6 +488,15 @@ mod tests {
             databases: vec!["d".into()],
             tables: vec![TableSnapshot {
                 def,
+                foreign_keys: vec![lockstep_tables::ForeignKey {
+                    name: "t_ibfk_1".into(),
+                    columns: vec!["v".into()],
+                    parent_db: "db".into(),
+                    parent_table: "p".into(),
+                    parent_columns: vec!["id".into()],
+                    on_delete: lockstep_tables::FkAction::Cascade,
+                    on_update: lockstep_tables::FkAction::NoAction,
+                }],
                 auto_increment: 1001,
                 next_row_id: 3,
                 rows,
@@ -484,7 +517,7 @@ mod tests {
         )
         .expect("create");
         for t in &snap.tables {
-            w.table(&t.def, t.auto_increment, t.next_row_id)
+            w.table(&t.def, &t.foreign_keys, t.auto_increment, t.next_row_id)
                 .expect("table");
             for row in &t.rows {
                 w.row(row).expect("row");
@@ -524,6 +557,10 @@ mod tests {
         same(&back, &snap);
         assert_eq!(back.gtids, snap.gtids, "format 06 keeps the GTID set");
         assert_eq!(back.next_sequence, 21);
+        assert_eq!(
+            back.tables[0].foreign_keys, snap.tables[0].foreign_keys,
+            "format 07 keeps the foreign keys"
+        );
         assert!(!dir
             .join(format!("{}{TMP_SUFFIX}", file_name(4242)))
             .exists());
@@ -622,6 +659,39 @@ mod tests {
         same(&back, &snap);
         assert!(back.gtids.is_empty(), "before 06 there was no GTID set");
         assert_eq!(back.next_sequence, snap.next_gno);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn format_06_is_still_read() {
+        let dir = temp_dir("v06");
+        let snap = snapshot();
+        let mut body = Vec::new();
+        let mut put = |b: Vec<u8>| body.extend(b);
+        put(bincode::serialize(&snap.start_lsn).expect("serialize"));
+        put(bincode::serialize(&snap.next_gno).expect("serialize"));
+        put(bincode::serialize(&snap.gtids).expect("serialize"));
+        put(bincode::serialize(&snap.next_sequence).expect("serialize"));
+        put(bincode::serialize(&snap.databases).expect("serialize"));
+        put(bincode::serialize(&snap.accounts).expect("serialize"));
+        for t in &snap.tables {
+            put(vec![MORE]);
+            put(bincode::serialize(&t.def).expect("serialize"));
+            put(bincode::serialize(&t.auto_increment).expect("serialize"));
+            put(bincode::serialize(&t.next_row_id).expect("serialize"));
+            for row in &t.rows {
+                put(vec![MORE]);
+                put((row.as_bytes().len() as u32).to_le_bytes().to_vec());
+                put(row.as_bytes().to_vec());
+            }
+            put(vec![END]);
+        }
+        put(vec![END]);
+        let path = write_old(&dir, MAGIC_06, &body, snap.start_lsn);
+        let back = read(&path).expect("format 06");
+        same(&back, &snap);
+        assert_eq!(back.gtids, snap.gtids);
+        assert!(back.tables[0].foreign_keys.is_empty(), "06 had none");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1294,10 +1294,21 @@ impl Engine {
         Ok(n)
     }
 
-    pub async fn create_table(
+    pub async fn create_table(&self, def: TableDef) -> std::result::Result<Arc<Table>, SqlError> {
+        let def = self.prepare_create(def)?;
+        let _in_flight = self
+            .log_ddl(Event::CreateTable { def: def.clone() })
+            .await?;
+        let t = self.catalog.add_table(def);
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(t)
+    }
+
+    /// Checks a new table's names and gives it an id.
+    pub(crate) fn prepare_create(
         &self,
         mut def: TableDef,
-    ) -> std::result::Result<Arc<Table>, SqlError> {
+    ) -> std::result::Result<TableDef, SqlError> {
         check_name(NameKind::Table, &def.name)?;
         for c in &def.columns {
             check_name(NameKind::Column, &c.name)?;
@@ -1309,12 +1320,7 @@ impl Engine {
             ));
         }
         def.id = self.catalog.allocate_table_id();
-        let _in_flight = self
-            .log_ddl(Event::CreateTable { def: def.clone() })
-            .await?;
-        let t = self.catalog.add_table(def);
-        self.ddl_version.fetch_add(1, Ordering::SeqCst);
-        Ok(t)
+        Ok(def)
     }
 
     pub async fn drop_table(&self, table: &Table) -> std::result::Result<(), SqlError> {
@@ -1537,6 +1543,10 @@ impl Engine {
                 database,
                 name,
             } => self.catalog.rename_table(*table, database, name),
+            Event::SetForeignKeys {
+                table,
+                foreign_keys,
+            } => self.catalog.set_foreign_keys(*table, foreign_keys.clone()),
             row => debug_assert!(false, "row event {row:?} is not DDL"),
         }
     }
@@ -1617,6 +1627,7 @@ impl Engine {
         for table in self.catalog.all_tables() {
             out.table(
                 &table.def(),
+                &self.catalog.foreign_keys(table.id),
                 table.auto_increment.load(Ordering::SeqCst),
                 table.next_row_id.load(Ordering::SeqCst),
             )
@@ -1715,6 +1726,7 @@ impl Engine {
         }
         for t in snap.tables {
             let table = self.catalog.add_table(t.def);
+            self.catalog.set_foreign_keys(table.id, t.foreign_keys);
             let def = table.def();
             for row in t.rows {
                 let key = def.index_key(0, &row);

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod checkpoint;
 pub mod durability;
 pub mod engine;
+pub mod foreign;
 pub mod gap;
 pub mod mdl;
 pub mod txn;

@@ -5,6 +5,7 @@
 //! correct under MVCC without per-version index entries.
 
 pub mod clustered;
+pub mod foreign;
 pub mod placement;
 mod point;
 pub mod row;
@@ -12,6 +13,7 @@ pub mod schema;
 pub mod stats;
 pub mod table;
 
+pub use foreign::{FkAction, ForeignKey};
 pub use row::{Columns, Row};
 pub use schema::{ColumnDef, IndexDef, TableDef};
 pub use table::{Record, Table, Version};

@@ -136,6 +136,23 @@ error_codes! {
     JsonUsedAsKey = 3152, "42000";
     BlobCantHaveDefault = 1101, "42000";
     WarnAllowedPacketOverflowed = 1301, "HY000";
+    // Foreign keys.
+    CannotAddForeign = 1215, "HY000";
+    WrongFkDef = 1239, "42000";
+    RowIsReferenced2 = 1451, "23000";
+    NoReferencedRow2 = 1452, "23000";
+    DropIndexFk = 1553, "HY000";
+    TruncateIllegalFk = 1701, "42000";
+    FkNoIndexParent = 1822, "HY000";
+    FkCannotOpenParent = 1824, "HY000";
+    FkDupName = 1826, "HY000";
+    FkColumnCannotDrop = 1828, "HY000";
+    FkColumnCannotDropChild = 1829, "HY000";
+    FkColumnNotNull = 1830, "HY000";
+    FkDepthExceeded = 3008, "HY000";
+    FkCannotDropParent = 3730, "HY000";
+    FkNoColumnParent = 3734, "HY000";
+    FkIncompatibleColumns = 3780, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

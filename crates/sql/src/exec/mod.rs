@@ -3,6 +3,7 @@
 //! engine returns `Error::LockWait` and the session rolls the statement
 //! back, awaits the lock without holding a thread, and runs it again.
 
+pub(crate) mod fk;
 pub mod keyset;
 mod membership;
 
@@ -1210,11 +1211,22 @@ impl<'a> Exec<'a> {
     /// Returns (rows matched, rows changed).
     pub fn update(&mut self, p: &ModifyPlan) -> Result<(u64, u64)> {
         let rows = self.target_rows(p)?;
-        let schema = p.table.schema();
+        let fk = self.fk_active();
+        // Only a child's rows can be changed by cascades of earlier rows.
+        let recheck = fk && self.fk_is_child(&p.table);
+        let chain = fk::Chain::top(Some(p.table.id));
         let (mut matched, mut changed) = (0, 0);
         for (pk, old) in rows {
             // A new version is new data (the old one stays for readers).
             lockstep_types::memory::check_data(&p.def.name).map_err(EngineError::Sql)?;
+            // A cascade of an earlier row may have changed or deleted it.
+            let old = match recheck {
+                true => match self.fk_current(&p.table, &pk)? {
+                    Some(row) => row,
+                    None => continue,
+                },
+                false => old,
+            };
             matched += 1;
             let mut new = old.clone();
             for (col, e) in &p.assignments {
@@ -1239,17 +1251,22 @@ impl<'a> Exec<'a> {
                     )?;
                 }
             }
-            match self
+            let schema = p.table.schema();
+            let kept = fk.then(|| new.clone());
+            let done = self
                 .engine
-                .update(self.txn, &p.table, &schema, &pk, &old, new)?
-            {
-                Ok(()) => changed += 1,
-                Err(dup) => {
-                    return Err(EngineError::Sql(Error::dup_entry(
-                        &dup.key_text,
-                        &dup.index,
-                    )))
-                }
+                .update(self.txn, &p.table, &schema, &pk, &old, new)?;
+            drop(schema);
+            if let Err(dup) = done {
+                return Err(EngineError::Sql(Error::dup_entry(
+                    &dup.key_text,
+                    &dup.index,
+                )));
+            }
+            changed += 1;
+            if let Some(new) = kept {
+                self.fk_check_parents(&p.table, &new, Some(&old))?;
+                self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
             }
         }
         Ok((matched, changed))
@@ -1260,11 +1277,26 @@ impl<'a> Exec<'a> {
         let rows = self.target_rows(p);
         self.memory.frees = false;
         let rows = rows?;
-        let schema = p.table.schema();
+        let fk = self.fk_active();
+        // Only a child's rows can be changed by cascades of earlier rows.
+        let recheck = fk && self.fk_is_child(&p.table);
+        let chain = fk::Chain::top(None);
         let mut n = 0;
         for (pk, old) in rows {
+            let old = match recheck {
+                true => match self.fk_current(&p.table, &pk)? {
+                    Some(row) => row,
+                    None => continue,
+                },
+                false => old,
+            };
+            let schema = p.table.schema();
             self.engine.delete(self.txn, &p.table, &schema, &pk, &old)?;
+            drop(schema);
             n += 1;
+            if fk {
+                self.fk_parent_changed(&p.table, &old, None, &chain)?;
+            }
         }
         Ok(n)
     }
@@ -1308,6 +1340,8 @@ impl<'a> Exec<'a> {
         let schema = p.table.schema();
         let def = &schema.def;
         let auto_col = def.auto_increment_column();
+        let fk = self.fk_active();
+        let chain = fk::Chain::top(Some(p.table.id));
         let mut affected = 0u64;
         let mut first_auto: Option<u64> = None;
         for vals in source_rows {
@@ -1371,11 +1405,24 @@ impl<'a> Exec<'a> {
                 let v = std::mem::take(&mut row[i]);
                 row[i] = store_value(v, c.data_type, &c.name)?;
             }
+            if fk && p.ignore {
+                // IGNORE skips the row with a warning: checked before it
+                // is written.
+                if let Err(EngineError::Sql(e)) = self.fk_check_parents(&p.table, &row, None) {
+                    self.ctx.warnings.push((e.code.number(), e.message));
+                    continue;
+                }
+            }
             match self
                 .engine
                 .insert(self.txn, &p.table, &schema, row.clone())?
             {
-                Ok(_) => affected += 1,
+                Ok(_) => {
+                    affected += 1;
+                    if fk && !p.ignore {
+                        self.fk_check_parents(&p.table, &row, None)?;
+                    }
+                }
                 Err(dup) => {
                     if p.replace {
                         // Delete every row the new one collides with (on
@@ -1390,6 +1437,15 @@ impl<'a> Exec<'a> {
                                 &dup.primary_key,
                                 &dup.row,
                             )?;
+                            if fk {
+                                let gone = dup.row.to_vec();
+                                self.fk_parent_changed(
+                                    &p.table,
+                                    &gone,
+                                    None,
+                                    &fk::Chain::top(None),
+                                )?;
+                            }
                             affected += 1;
                             attempts += 1;
                             match self
@@ -1398,6 +1454,9 @@ impl<'a> Exec<'a> {
                             {
                                 Ok(_) => {
                                     affected += 1;
+                                    if fk {
+                                        self.fk_check_parents(&p.table, &row, None)?;
+                                    }
                                     break;
                                 }
                                 Err(d) if attempts <= def.indexes.len() => dup = d,
@@ -1428,6 +1487,7 @@ impl<'a> Exec<'a> {
                             affected += 1;
                         }
                         if !same {
+                            let kept = fk.then(|| new.clone());
                             match self.engine.update(
                                 self.txn,
                                 &p.table,
@@ -1436,7 +1496,14 @@ impl<'a> Exec<'a> {
                                 &dup.row,
                                 new,
                             )? {
-                                Ok(()) => affected += 2,
+                                Ok(()) => {
+                                    affected += 2;
+                                    if let Some(new) = kept {
+                                        let old = dup.row.to_vec();
+                                        self.fk_check_parents(&p.table, &new, Some(&old))?;
+                                        self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
+                                    }
+                                }
                                 Err(d) => {
                                     return Err(EngineError::Sql(Error::dup_entry(
                                         &d.key_text,

@@ -203,6 +203,10 @@ pub enum AlterAction {
         columns: Vec<String>,
     },
     DropPrimaryKey,
+    AddForeignKey(ForeignKeySpec),
+    DropForeignKey {
+        name: String,
+    },
 }
 
 /// FIRST or AFTER c in ADD/MODIFY/CHANGE COLUMN.
@@ -477,6 +481,29 @@ pub struct CreateTable {
     pub like: Option<ObjectName>,
     /// CREATE TABLE ... [AS] SELECT: the columns and rows of the query.
     pub select: Option<Box<Query>>,
+    /// Table-level FOREIGN KEY clauses, in order.
+    pub foreign_keys: Vec<ForeignKeySpec>,
+}
+
+/// [CONSTRAINT [name]] FOREIGN KEY [index_name] (cols) REFERENCES parent
+/// (cols) [ON DELETE rule] [ON UPDATE rule].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForeignKeySpec {
+    pub name: Option<String>,
+    pub index_name: Option<String>,
+    pub columns: Vec<String>,
+    pub parent: ObjectName,
+    pub parent_columns: Vec<String>,
+    /// None: no rule given (NO ACTION).
+    pub on_delete: Option<FkRule>,
+    pub on_update: Option<FkRule>,
+}
+
+/// A referential action as written (SET DEFAULT parses, InnoDB refuses it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FkRule {
+    Action(lockstep_tables::FkAction),
+    SetDefault,
 }
 
 #[derive(Clone, Debug, PartialEq)]

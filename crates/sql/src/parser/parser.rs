@@ -11,6 +11,9 @@ use std::str::FromStr;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "foreign.rs"]
+mod foreign;
+
 /// Nesting limit for expressions, subqueries and join groups: deep enough
 /// for any real query, shallow enough that the recursion cannot overflow a
 /// 2 MiB thread stack.
@@ -2883,6 +2886,7 @@ impl<'a> Parser<'a> {
             indexes: Vec::new(),
             like: None,
             select: None,
+            foreign_keys: Vec::new(),
         };
         if self.eat_kw("LIKE") {
             ct.like = Some(self.object_name()?);
@@ -2926,11 +2930,12 @@ impl<'a> Parser<'a> {
     fn parse_table_element(&mut self, ct: &mut CreateTable) -> Result<()> {
         let mut buf = [0u8; 32];
         let up = self.upper_word(0, &mut buf).to_vec();
+        let mut constraint_name = None;
         let (constraint, up) = if up == b"CONSTRAINT" {
             self.advance();
             if self.is_ident_start() && !self.is_any_kw(&["PRIMARY", "UNIQUE", "FOREIGN", "CHECK"])
             {
-                self.ident()?;
+                constraint_name = Some(self.ident()?);
             }
             let mut b2 = [0u8; 32];
             (true, self.upper_word(0, &mut b2).to_vec())
@@ -2988,16 +2993,8 @@ impl<'a> Parser<'a> {
                 self.skip_index_options()?;
             }
             b"FOREIGN" => {
-                self.advance();
-                self.expect_kw("KEY")?;
-                if self.is_ident_start() {
-                    self.ident()?;
-                }
-                self.parse_index_columns()?;
-                self.skip_references()?;
-                // Not enforced yet: refused rather than dropped, so no
-                // schema believes it has a constraint it has not.
-                return Err(self.unsupported("FOREIGN KEY constraints"));
+                let fk = self.parse_foreign_key(constraint_name)?;
+                ct.foreign_keys.push(fk);
             }
             b"CHECK" => self.skip_check()?,
             _ if constraint => return Err(self.error()),
@@ -3665,11 +3662,17 @@ impl<'a> Parser<'a> {
             actions.push(AlterAction::AddColumn { column, position });
             return Ok(());
         }
+        let mut constraint_name = None;
         if self.eat_kw("CONSTRAINT")
             && self.is_ident_start()
             && !self.is_any_kw(&["PRIMARY", "UNIQUE", "FOREIGN", "CHECK"])
         {
-            self.ident()?;
+            constraint_name = Some(self.ident()?);
+        }
+        if self.is_kw("FOREIGN") {
+            let fk = self.parse_foreign_key(constraint_name)?;
+            actions.push(AlterAction::AddForeignKey(fk));
+            return Ok(());
         }
         if self.eat_kw("PRIMARY") {
             self.expect_kw("KEY")?;
@@ -3711,6 +3714,10 @@ impl<'a> Parser<'a> {
         } else if self.eat_kw("PRIMARY") {
             self.expect_kw("KEY")?;
             actions.push(AlterAction::DropPrimaryKey);
+        } else if self.is_kw("FOREIGN") && self.kw_at(1, "KEY") {
+            self.pos += 2;
+            let name = self.ident()?;
+            actions.push(AlterAction::DropForeignKey { name });
         } else if self.is_any_kw(&["FOREIGN", "CHECK", "CONSTRAINT", "PARTITION"]) {
             self.pos = start;
             return Err(self.alter_unsupported());

@@ -159,6 +159,10 @@ impl<'a> Work<'a> {
                 Ok(())
             }
             AlterAction::DropPrimaryKey => self.drop_primary(),
+            // Run on their own by session::foreign_keys (no rebuild).
+            AlterAction::AddForeignKey(_) | AlterAction::DropForeignKey { .. } => Err(
+                Error::unsupported("ALTER TABLE with FOREIGN KEY and other changes"),
+            ),
         }
     }
 

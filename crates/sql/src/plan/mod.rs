@@ -6,6 +6,7 @@ pub mod alter;
 pub mod bind;
 pub mod ddl;
 pub mod equalities;
+pub mod foreign;
 pub mod join_order;
 pub mod prune;
 

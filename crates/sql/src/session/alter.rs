@@ -2,6 +2,7 @@
 //! exclusive, the new definition planned (`plan::alter`), then one engine
 //! change (a rename where only the name moves, a rebuild otherwise).
 
+use super::foreign_keys::is_fk_action;
 use super::{Session, R};
 use crate::parser::{AlterAction, ObjectName};
 use crate::plan::alter::alter_def;
@@ -18,9 +19,34 @@ impl Session {
         actions: &[AlterAction],
     ) -> R<()> {
         let (t, _ddl) = self.table_for_ddl(name).await?;
+        if self.alter_foreign_keys(&t, actions).await? {
+            return Ok(());
+        }
         let old = t.def();
         let current = self.ctx.database.clone().unwrap_or(old.database.clone());
-        let altered = alter_def(&old, actions, &current)?;
+        let (fk_actions, others): (Vec<AlterAction>, Vec<AlterAction>) =
+            actions.iter().cloned().partition(is_fk_action);
+        let mut altered = alter_def(&old, &others, &current)?;
+        let renamed = self.fk_after_renames(&old, t.id, actions);
+        if !fk_actions.is_empty() || renamed.changed {
+            // Constraints planned on the new layout; the rebuild builds
+            // the indexes they need and the log records all at once.
+            let change = self.fk_change(&altered.def, renamed.own.clone(), &fk_actions)?;
+            altered.def.indexes.extend(change.indexes);
+            let (own, refs) = (&change.all, &renamed.refs);
+            self.check_alter(&old, &altered.def, own, refs, &renamed.renames)?;
+            let engine = self.engine.clone();
+            let mut check = |built: &Arc<Table>| self.check_rebuilt(built, &change.added);
+            let fks = lockstep_engine::foreign::AlterForeignKeys {
+                own: change.all.clone(),
+                children: renamed.children,
+            };
+            engine
+                .alter_table_with(&t, altered.def, altered.sources, Some(fks), &mut check)
+                .await?;
+            return Ok(());
+        }
+        self.check_alter(&old, &altered.def, &renamed.own, &renamed.refs, &[])?;
         let (db, new_name) = (&altered.def.database, &altered.def.name);
         let renamed = *db != old.database || *new_name != old.name;
         if renamed {

@@ -317,15 +317,16 @@ fn column_details(t: DataType) -> Vec<Value> {
     ]
 }
 
-/// KEY_COLUMN_USAGE and TABLE_CONSTRAINTS (primary keys and unique
-/// indexes), and the views of objects lockstep does not have yet, empty
-/// but with their columns (REFERENTIAL_CONSTRAINTS, VIEWS, ROUTINES,
+/// KEY_COLUMN_USAGE and TABLE_CONSTRAINTS (primary keys, unique indexes
+/// and foreign keys), REFERENTIAL_CONSTRAINTS, and the views of objects
+/// lockstep does not have yet, empty but with their columns (VIEWS, ROUTINES,
 /// TRIGGERS, FILES), so tools that read them work.
 fn constraints(cat: &Catalog, session: &Session) {
     let vc = DataType::VarChar { len: 64 };
     let big = DataType::BigInt { unsigned: true };
     let s = |x: &str| Value::str(x);
     let (mut usage, mut kinds) = (Vec::new(), Vec::new());
+    let mut referential = Vec::new();
     let engine = session.engine();
     for db in engine.catalog.databases() {
         for t in engine.catalog.tables(&db) {
@@ -365,6 +366,11 @@ fn constraints(cat: &Catalog, session: &Session) {
                     ]);
                 }
             }
+            let fks = engine.catalog.foreign_keys(t.id);
+            let rows = crate::session::foreign_keys::info_rows(engine, &def, &fks);
+            usage.extend(rows.usage);
+            kinds.extend(rows.kinds);
+            referential.extend(rows.referential);
         }
     }
     let usage_cols = [
@@ -398,24 +404,28 @@ fn constraints(cat: &Catalog, session: &Session) {
         "ENFORCED",
     ];
     table(cat, 7, "TABLE_CONSTRAINTS", &typed(&kind_cols), kinds);
-    let empty: [(u32, &str, &[&'static str]); 5] = [
-        (
-            8,
-            "REFERENTIAL_CONSTRAINTS",
-            &[
-                "CONSTRAINT_CATALOG",
-                "CONSTRAINT_SCHEMA",
-                "CONSTRAINT_NAME",
-                "UNIQUE_CONSTRAINT_CATALOG",
-                "UNIQUE_CONSTRAINT_SCHEMA",
-                "UNIQUE_CONSTRAINT_NAME",
-                "MATCH_OPTION",
-                "UPDATE_RULE",
-                "DELETE_RULE",
-                "TABLE_NAME",
-                "REFERENCED_TABLE_NAME",
-            ],
-        ),
+    let referential_cols = [
+        "CONSTRAINT_CATALOG",
+        "CONSTRAINT_SCHEMA",
+        "CONSTRAINT_NAME",
+        "UNIQUE_CONSTRAINT_CATALOG",
+        "UNIQUE_CONSTRAINT_SCHEMA",
+        "UNIQUE_CONSTRAINT_NAME",
+        "MATCH_OPTION",
+        "UPDATE_RULE",
+        "DELETE_RULE",
+        "TABLE_NAME",
+        "REFERENCED_TABLE_NAME",
+    ];
+    let referential_cols = typed(&referential_cols);
+    table(
+        cat,
+        8,
+        "REFERENTIAL_CONSTRAINTS",
+        &referential_cols,
+        referential,
+    );
+    let empty: [(u32, &str, &[&'static str]); 4] = [
         (
             9,
             "VIEWS",

@@ -4,6 +4,7 @@
 //! commits in autocommit mode.
 
 mod alter;
+mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
 pub mod statements;
@@ -387,6 +388,7 @@ impl Session {
             temp_tables: Default::default(),
         };
         session.refresh_memory_limits();
+        session.inherit_foreign_key_checks();
         session
     }
 
@@ -655,6 +657,7 @@ impl Session {
         self.explicit = false;
         self.ctx.user_vars.clear();
         self.ctx.session_vars.clear();
+        self.inherit_foreign_key_checks();
         self.ctx.last_insert_id = 0;
         self.ctx.warnings.clear();
         self.refresh_memory_limits();
@@ -905,7 +908,9 @@ impl Session {
                     return Err(self.grants.database_denied(name));
                 }
                 self.commit().await?;
-                let _ddl = self.lock_for_ddl(&self.engine.catalog.tables(name)).await?;
+                let tables = self.engine.catalog.tables(name);
+                let _ddl = self.lock_for_ddl(&tables).await?;
+                self.check_drop_parents(&tables)?;
                 let n = self.engine.drop_database(name, *if_exists).await?;
                 if self.ctx.database.as_deref() == Some(name.as_str()) {
                     self.ctx.database = None;
@@ -960,7 +965,7 @@ impl Session {
                     }
                     None => crate::plan::ddl::table_def(&db, ct)?,
                 };
-                self.engine.create_table(def).await?;
+                self.create_with_foreign_keys(def, ct).await?;
                 self.fill_from_query(ct).await
             }
             Statement::DropTable {
@@ -1002,6 +1007,8 @@ impl Session {
                         format!("Unknown table '{}'", missing.join(",")),
                     ));
                 }
+                let dropped: Vec<_> = found.iter().map(|(t, _)| t.clone()).collect();
+                self.check_drop_parents(&dropped)?;
                 for t in temps {
                     self.drop_temporary(t);
                 }
@@ -1022,6 +1029,7 @@ impl Session {
                     return Ok(ok(0));
                 }
                 let (t, _ddl) = self.table_for_ddl(table).await?;
+                self.check_truncate(&t)?;
                 self.engine.truncate_table(&t).await?;
                 Ok(ok(0))
             }
@@ -1040,6 +1048,12 @@ impl Session {
             Statement::DropIndex { name, table } => {
                 self.commit().await?;
                 let (t, _ddl) = self.table_for_ddl(table).await?;
+                let old = t.def();
+                let mut new = (*old).clone();
+                new.indexes.retain(|i| !i.name.eq_ignore_ascii_case(name));
+                let own = self.engine.catalog.foreign_keys(t.id);
+                let refs = self.referencing_others(&old, t.id);
+                self.check_alter(&old, &new, &own, &refs, &[])?;
                 self.engine.drop_index(&t, name).await?;
                 Ok(ok(0))
             }
@@ -1338,6 +1352,13 @@ impl Session {
     /// CREATE TEMPORARY TABLE: a table of this session only (it may hide a
     /// permanent one of the same name), never logged.
     fn create_temporary(&mut self, ct: &parser::CreateTable, db: String) -> R<()> {
+        if !ct.foreign_keys.is_empty() {
+            // InnoDB keeps no constraints on temporary tables.
+            return Err(Error::new(
+                Code::CannotAddForeign,
+                "Cannot add foreign key constraint",
+            ));
+        }
         if !self.engine.catalog.database_exists(&db) {
             return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
         }
@@ -1704,6 +1725,17 @@ impl Session {
                             .session_vars
                             .insert(name, Value::Int(self.sql_notes as i64));
                     }
+                    "foreign_key_checks" => {
+                        let on = if default {
+                            self.server
+                                .globals
+                                .get(&name)
+                                .is_none_or(|v| v.truth() != Some(false))
+                        } else {
+                            bool_setting(&name, &value)?
+                        };
+                        self.ctx.session_vars.insert(name, Value::Int(on as i64));
+                    }
                     "sql_safe_updates" => {
                         self.safe_updates = !default && bool_setting(&name, &value)?;
                         self.ctx
@@ -1775,6 +1807,10 @@ impl Session {
 
     fn apply_global(&self, name: &str, v: Value) -> R<()> {
         match name {
+            "foreign_key_checks" => {
+                let on = bool_setting(name, &v)?;
+                self.server.globals.set(name, Value::Int(on as i64))
+            }
             "lockstep_throttle_limit" => {
                 let n = v.to_i64().unwrap_or(0).max(0) as usize;
                 self.engine.txn_sys.set_throttle_limit(n);
@@ -2244,6 +2280,9 @@ impl Session {
                 );
                 if t.temporary {
                     text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
+                } else {
+                    let fks = self.engine.catalog.foreign_keys(t.id);
+                    text = crate::plan::foreign::add_to_create(text, &fks, &def.database);
                 }
                 Ok(rows(
                     &["Table", "Create Table"],

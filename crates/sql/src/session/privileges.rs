@@ -220,6 +220,9 @@ impl Grants {
             },
             Statement::CreateTable(ct) => {
                 on_table(Privs::CREATE, "CREATE", &ct.name)?;
+                for fk in &ct.foreign_keys {
+                    on_table(Privs::REFERENCES, "REFERENCES", &parent_of(fk, &ct.name))?;
+                }
                 match &ct.like {
                     Some(src) => on_table(Privs::SELECT, "SELECT", src),
                     None => Ok(()),
@@ -241,6 +244,9 @@ impl Grants {
                 on_table(Privs::ALTER, "ALTER", table)?;
                 // Renaming needs what RENAME TABLE needs.
                 for a in actions {
+                    if let crate::parser::AlterAction::AddForeignKey(fk) = a {
+                        on_table(Privs::REFERENCES, "REFERENCES", &parent_of(fk, table))?;
+                    }
                     if let crate::parser::AlterAction::RenameTable { to } = a {
                         on_table(Privs::DROP, "DROP", table)?;
                         on_table(Privs::CREATE, "CREATE", to)?;
@@ -474,6 +480,14 @@ pub fn show_grants(a: &Account) -> Vec<String> {
         }
     }
     lines
+}
+
+/// A constraint's parent, in the child's database unless it names one.
+fn parent_of(fk: &crate::parser::ForeignKeySpec, child: &ObjectName) -> ObjectName {
+    ObjectName {
+        database: fk.parent.database.clone().or(child.database.clone()),
+        name: fk.parent.name.clone(),
+    }
 }
 
 #[cfg(test)]

@@ -217,6 +217,7 @@ scripts!(
     subqueries,
     grouping,
     json,
+    foreign_keys,
 );
 
 /// A script file nobody listed above would never run.
