@@ -4,6 +4,7 @@
 //! back, awaits the lock without holding a thread, and runs it again.
 
 pub mod keyset;
+mod window;
 
 use crate::exec::keyset::KeySet;
 use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};
@@ -591,6 +592,7 @@ impl<'a> Exec<'a> {
         // reorders the rows after the scan.
         let early = if p.aggregate.is_none()
             && p.having.is_none()
+            && p.window.is_none()
             && !p.distinct
             && (p.order.is_empty() || p.ordered_by_index)
         {
@@ -600,6 +602,7 @@ impl<'a> Exec<'a> {
         };
         let streams = p.aggregate.is_none()
             && p.having.is_none()
+            && p.window.is_none()
             && !p.projection.iter().any(BExpr::has_subquery)
             && !p.order.iter().any(|(e, _)| e.has_subquery());
         if streams {
@@ -615,8 +618,13 @@ impl<'a> Exec<'a> {
                 Some(agg) => self.aggregate(p, agg)?,
                 None => self.source_rows(&p.source, &p.filter, p.lock, early)?,
             };
+            // Window functions see the rows HAVING keeps (exec/window.rs).
+            let (rows, having) = match &p.window {
+                Some(w) => (self.windows(w, rows, &p.having)?, &None),
+                None => (rows, &p.having),
+            };
             for row in rows {
-                if !self.truth(&p.having, &row)? {
+                if !self.truth(having, &row)? {
                     continue;
                 }
                 let bytes = match project.add(self, &mut SourceRow::Owned(row)) {
@@ -1823,6 +1831,10 @@ struct AggState {
     int_sum: Option<i128>,
     best: Option<Value>,
     bits: Option<u64>,
+    /// STDDEV/VARIANCE: running mean and sum of squared deviations
+    /// (Welford's update, stable where sums of squares are not).
+    mean: f64,
+    m2: f64,
     parts: Vec<Vec<u8>>,
     seen: Option<KeySet>,
 }
@@ -1916,9 +1928,34 @@ impl AggState {
                     (Some(b), _) => b ^ x,
                 });
             }
+            AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+                let x = v.to_f64().unwrap_or(0.0);
+                let delta = x - self.mean;
+                self.mean += delta / self.count as f64;
+                self.m2 += delta * (x - self.mean);
+            }
             AggFunc::Count | AggFunc::CountStar => {}
         }
         Ok(grown)
+    }
+
+    /// The value of what was added so far, the state left as it is (a
+    /// window frame that grows row by row). Not for DISTINCT or
+    /// GROUP_CONCAT, which no window computes.
+    fn current(&self, call: &AggCall) -> Value {
+        debug_assert!(!call.distinct && call.func != AggFunc::GroupConcat);
+        AggState {
+            count: self.count,
+            sum: self.sum.clone(),
+            int_sum: self.int_sum,
+            best: self.best.clone(),
+            bits: self.bits,
+            mean: self.mean,
+            m2: self.m2,
+            parts: Vec::new(),
+            seen: None,
+        }
+        .finish(call)
     }
 
     /// SUM of everything added: the decimal/double part plus the integers.
@@ -1958,6 +1995,18 @@ impl AggState {
             }
             AggFunc::BitAnd => Value::UInt(self.bits.unwrap_or(u64::MAX)),
             AggFunc::BitOr | AggFunc::BitXor => Value::UInt(self.bits.unwrap_or(0)),
+            AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+                let sample = matches!(call.func, AggFunc::StdSamp | AggFunc::VarSamp);
+                let n = self.count as f64 - if sample { 1.0 } else { 0.0 };
+                if n <= 0.0 {
+                    return Value::Null;
+                }
+                let var = self.m2 / n;
+                match call.func {
+                    AggFunc::StdPop | AggFunc::StdSamp => Value::Double(var.sqrt()),
+                    _ => Value::Double(var),
+                }
+            }
         }
     }
 }

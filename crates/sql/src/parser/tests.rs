@@ -130,6 +130,7 @@ fn sx(e: &Expr) -> String {
         ),
         Expr::Exists { negated, .. } => format!("({}Exists)", if *negated { "Not" } else { "" }),
         Expr::Subquery(_) => "(Subquery)".into(),
+        Expr::Window(w) => format!("(Over {} {:?})", sx(&w.func), w.window.base),
         Expr::Function {
             name,
             args,
@@ -416,6 +417,8 @@ fn sysbench_statements() {
             group_by: vec![],
             having: None,
             straight_join: false,
+            rollup: false,
+            windows: Vec::new(),
         }))
     );
 
@@ -1463,9 +1466,11 @@ fn transactions_and_misc() {
         "COMMIT AND CHAIN",
         "GRANT PROXY ON u TO v",
         "WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x",
-        "SELECT a FROM t GROUP BY a WITH ROLLUP",
         "SELECT MATCH (a) AGAINST ('x') FROM t",
-        "SELECT ROW_NUMBER() OVER () FROM t",
+        "SELECT NTH_VALUE(a, 1) FROM LAST OVER () FROM t",
+        "SELECT LAG(a) IGNORE NULLS OVER () FROM t",
+        "SELECT SUM(a) OVER (ROWS CURRENT ROW EXCLUDE TIES) FROM t",
+        "SELECT COUNT(DISTINCT a) OVER () FROM t",
         "SELECT a INTO @x FROM t",
         "SELECT a FROM t WHERE a > ANY (SELECT b FROM u)",
         "SELECT @a := 1",

@@ -18,6 +18,9 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "window.rs"]
+pub mod window;
+
 /// One column visible to name resolution.
 #[derive(Clone, Debug)]
 pub struct ScopeColumn {
@@ -146,7 +149,18 @@ pub fn is_aggregate_name(name: &str) -> bool {
             | "BIT_OR"
             | "BIT_XOR"
             | "ANY_VALUE"
-    )
+    ) || variance_func(name).is_some()
+}
+
+/// The STDDEV/VARIANCE family by name.
+pub fn variance_func(name: &str) -> Option<AggFunc> {
+    Some(match name {
+        "STD" | "STDDEV" | "STDDEV_POP" => AggFunc::StdPop,
+        "STDDEV_SAMP" => AggFunc::StdSamp,
+        "VARIANCE" | "VAR_POP" => AggFunc::VarPop,
+        "VAR_SAMP" => AggFunc::VarSamp,
+        _ => return None,
+    })
 }
 
 fn contains_aggregate(e: &Expr) -> bool {
@@ -469,7 +483,17 @@ impl<'a> Binder<'a> {
             }
         }
 
+        // Window calls are numbered here and bound around (window.rs).
+        let mut wins = window::Windows::default();
+        let mut shown: Vec<Expr> = items.iter().map(|(e, _, _)| wins.extract(e)).collect();
+        let mut order_exprs = Vec::new();
+        for o in &q.order_by {
+            order_exprs.push(wins.extract(&self.resolve_alias(&o.expr, &items)?));
+        }
+        let window;
+
         let aggregate_query = !s.group_by.is_empty()
+            || wins.has_aggregate()
             || items.iter().any(|(e, _, _)| contains_aggregate(e))
             || s.having.as_ref().is_some_and(contains_aggregate)
             || q.order_by.iter().any(|o| contains_aggregate(&o.expr));
@@ -497,7 +521,9 @@ impl<'a> Binder<'a> {
                 ctx.group_bound.push(b);
             }
             self.clause = "field list";
-            for (e, _, _) in &items {
+            let exprs = &mut [&mut shown, &mut order_exprs];
+            window = self.windows_over_groups(&wins, &s.windows, &scope, &mut ctx, exprs)?;
+            for e in &shown {
                 projection.push(self.bind_agg_expr(e, &scope, &mut ctx)?);
             }
             self.clause = "having clause";
@@ -506,9 +532,8 @@ impl<'a> Binder<'a> {
                 having = Some(self.bind_agg_expr(&h, &scope, &mut ctx)?);
             }
             self.clause = "order clause";
-            for o in &q.order_by {
-                let e = self.resolve_alias(&o.expr, &items)?;
-                order.push((self.bind_agg_expr(&e, &scope, &mut ctx)?, o.desc));
+            for (o, e) in q.order_by.iter().zip(&order_exprs) {
+                order.push((self.bind_agg_expr(e, &scope, &mut ctx)?, o.desc));
             }
             let mut types = ctx.group_types.clone();
             types.extend(ctx.call_types.iter().cloned());
@@ -534,9 +559,12 @@ impl<'a> Binder<'a> {
             });
         } else {
             self.clause = "field list";
-            for (e, name, origin) in &items {
-                let b = collated(self.bind_expr(e, &scope)?, &scope.types);
-                columns.push(self.meta(name, &b, &scope.types, *origin));
+            let mut types = scope.types.clone();
+            let exprs = &mut [&mut shown, &mut order_exprs];
+            window = self.windows_over_rows(&wins, &s.windows, &scope, &mut types, exprs)?;
+            for ((_, name, origin), e) in items.iter().zip(&shown) {
+                let b = collated(self.bind_expr(e, &scope)?, &types);
+                columns.push(self.meta(name, &b, &types, *origin));
                 projection.push(b);
             }
             self.clause = "having clause";
@@ -545,10 +573,9 @@ impl<'a> Binder<'a> {
                 having = Some(collated(self.bind_expr(&h, &scope)?, &scope.types));
             }
             self.clause = "order clause";
-            for o in &q.order_by {
-                let e = self.resolve_alias(&o.expr, &items)?;
-                let b = self.bind_expr(&e, &scope)?;
-                let text = infer(&b, &scope.types).0.is_string();
+            for (o, e) in q.order_by.iter().zip(&order_exprs) {
+                let b = self.bind_expr(e, &scope)?;
+                let text = infer(&b, &types).0.is_string();
                 order.push((crate::expr::collate_key(b, text), o.desc));
             }
         }
@@ -593,6 +620,7 @@ impl<'a> Binder<'a> {
             order,
             ordered_by_index,
             first_row_only,
+            window,
             distinct: s.distinct,
             text_columns: columns.iter().map(|c| c.data_type.is_string()).collect(),
             moves: Vec::new(),
@@ -795,7 +823,7 @@ impl<'a> Binder<'a> {
                     ("BIT_AND", _) => AggFunc::BitAnd,
                     ("BIT_OR", _) => AggFunc::BitOr,
                     ("BIT_XOR", _) => AggFunc::BitXor,
-                    _ => AggFunc::AnyValue,
+                    (other, _) => variance_func(other).unwrap_or(AggFunc::AnyValue),
                 };
                 let (separator, args) = match (name.as_str(), args.split_first()) {
                     ("GROUP_CONCAT_SEPARATOR", Some((Expr::Literal(Value::Bytes(sep)), rest))) => {
@@ -831,6 +859,9 @@ impl<'a> Binder<'a> {
                     AggFunc::GroupConcat => (DataType::Text { max_len: 65535 }, true),
                     AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
                         (DataType::BigInt { unsigned: true }, false)
+                    }
+                    AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+                        (DataType::Double, true)
                     }
                 };
                 let text = match &arg {
@@ -1035,6 +1066,10 @@ impl<'a> Binder<'a> {
     pub fn bind_expr(&mut self, e: &Expr, scope: &Scope) -> Result<BExpr> {
         Ok(match e {
             Expr::Literal(v) => BExpr::Literal(v.clone()),
+            Expr::Window(w) => match w.slot {
+                Some(i) => BExpr::Column(i),
+                None => return Err(window::misplaced(w)),
+            },
             Expr::Column { table, name } => {
                 if let Some(c) = scope.resolve(table.as_deref(), name)? {
                     BExpr::Column(c.index)

@@ -55,6 +55,9 @@ pub struct SelectPlan {
     pub ordered_by_index: bool,
     /// MIN/MAX answered by the first row of an index scan.
     pub first_row_only: bool,
+    /// Window functions, computed after HAVING into slots of the row that
+    /// the projection and ORDER BY read (`bind::window`, `exec::window`).
+    pub window: Option<bind::window::WindowPlan>,
     pub distinct: bool,
     /// Which projected values are text (DISTINCT compares them under the
     /// collation).
@@ -107,6 +110,11 @@ pub enum AggFunc {
     BitAnd,
     BitOr,
     BitXor,
+    /// STD/STDDEV/STDDEV_POP, STDDEV_SAMP, VARIANCE/VAR_POP, VAR_SAMP.
+    StdPop,
+    StdSamp,
+    VarPop,
+    VarSamp,
 }
 
 /// Where rows come from. Each source fills a slice of the combined row
