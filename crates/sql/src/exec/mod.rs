@@ -4,6 +4,7 @@
 //! back, awaits the lock without holding a thread, and runs it again.
 
 pub mod keyset;
+mod rollup;
 mod window;
 
 use crate::exec::keyset::KeySet;
@@ -732,6 +733,9 @@ impl<'a> Exec<'a> {
     /// followed by its aggregates. Rows are folded in as the scan meets them:
     /// a COUNT(*) over a large table holds one group, not the table.
     fn aggregate(&mut self, p: &SelectPlan, agg: &AggregatePlan) -> Result<Vec<Vec<Value>>> {
+        if let Some(level) = agg.rollup {
+            return self.rollup(p, agg, level);
+        }
         // MIN/MAX served by an index need only the first row.
         let mut fold = Fold::new(agg, p.first_row_only.then_some(1));
         if fold.streams() {
@@ -1711,6 +1715,9 @@ struct Fold<'p> {
     groups: Vec<(Vec<Value>, Vec<AggState>)>,
     /// Rows still wanted, where only the first few count.
     remaining: Option<usize>,
+    /// How many GROUP BY values it groups by (fewer than all: a ROLLUP
+    /// level, the others NULL).
+    keep: usize,
 }
 
 impl<'p> Fold<'p> {
@@ -1720,7 +1727,15 @@ impl<'p> Fold<'p> {
             index: KeySet::default(),
             groups: Vec::new(),
             remaining,
+            keep: agg.group_by.len(),
         }
+    }
+
+    /// Groups by the first `keep` GROUP BY values only.
+    fn keeping(mut self, keep: usize) -> Self {
+        debug_assert!(keep <= self.agg.group_by.len());
+        self.keep = keep;
+        self
     }
 
     /// Whether rows can be folded in inside a scan: no group key or
@@ -1738,12 +1753,15 @@ impl<'p> Fold<'p> {
     fn add(&mut self, env: &mut dyn Env, row: &[Value]) -> Result<usize> {
         let agg = self.agg;
         let mut grown = 0;
-        let gi = if agg.group_by.is_empty() && !self.groups.is_empty() {
+        let gi = if self.keep == 0 && !self.groups.is_empty() {
             0 // one group: no key to build
         } else {
             let mut gvals = Vec::with_capacity(agg.group_by.len());
-            for g in &agg.group_by {
-                gvals.push(eval(g, row, env)?);
+            for (i, g) in agg.group_by.iter().enumerate() {
+                gvals.push(match i < self.keep {
+                    true => eval(g, row, env)?,
+                    false => Value::Null,
+                });
             }
             let (i, new) = self
                 .index

@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "rollup.rs"]
+mod rollup;
 #[path = "window.rs"]
 pub mod window;
 
@@ -106,6 +108,8 @@ struct AggContext {
     group_types: Vec<(DataType, bool)>,
     calls: Vec<AggCall>,
     call_types: Vec<(DataType, bool)>,
+    /// WITH ROLLUP: the slot of the row's rollup level (`rollup.rs`).
+    rollup_level: Option<usize>,
 }
 
 pub struct Binder<'a> {
@@ -510,6 +514,7 @@ impl<'a> Binder<'a> {
                 group_types: Vec::new(),
                 calls: Vec::new(),
                 call_types: Vec::new(),
+                rollup_level: None,
             };
             self.clause = "group statement";
             for g in &s.group_by {
@@ -519,6 +524,9 @@ impl<'a> Binder<'a> {
                 ctx.group_types.push(infer(&b, &scope.types));
                 ctx.group_ast.push(g);
                 ctx.group_bound.push(b);
+            }
+            if s.rollup {
+                rollup::reserve_level(&mut ctx);
             }
             self.clause = "field list";
             let exprs = &mut [&mut shown, &mut order_exprs];
@@ -556,6 +564,7 @@ impl<'a> Binder<'a> {
                 group_text: ctx.group_types.iter().map(|t| t.0.is_string()).collect(),
                 group_by: ctx.group_bound,
                 calls: ctx.calls,
+                rollup: ctx.rollup_level,
             });
         } else {
             self.clause = "field list";
@@ -916,6 +925,7 @@ impl<'a> Binder<'a> {
                 *op,
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
             )),
+            Expr::Function { name, args, .. } if name == "GROUPING" => self.grouping(args, ctx),
             Expr::Function { name, args, .. } => {
                 let bound = args
                     .iter()
@@ -1243,6 +1253,10 @@ impl<'a> Binder<'a> {
                         Code::WrongArguments,
                         format!("Invalid use of group function {name}"),
                     ));
+                }
+                if name == "GROUPING" {
+                    // Only over the rows of GROUP BY ... WITH ROLLUP.
+                    return Err(Error::new(Code::InvalidGroupFuncUse, "Invalid use of group function"));
                 }
                 if name == "TIMESTAMPDIFF" || name == "TIMESTAMPADD" {
                     return self.timestamp_function(name, args, scope);

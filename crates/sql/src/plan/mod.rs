@@ -82,6 +82,9 @@ pub struct AggregatePlan {
     /// Which GROUP BY values are text: grouped under the collation.
     pub group_text: Vec<bool>,
     pub calls: Vec<AggCall>,
+    /// WITH ROLLUP: where the aggregate row holds its rollup level (how
+    /// many GROUP BY values the row keeps; the rest are NULL).
+    pub rollup: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
