@@ -517,6 +517,16 @@ impl<'a> Binder<'a> {
                 format!("Window '{wname}': frame end cannot be UNBOUNDED PRECEDING."),
             ));
         }
+        // A frame that ends before it starts, whatever the offsets (SQL
+        // 2014 7.15 SR 8.c/d, as MySQL checks).
+        let backwards = matches!(
+            (&f.start, &f.end),
+            (FrameBound::CurrentRow, FrameBound::Preceding(_))
+                | (FrameBound::Following(_), FrameBound::CurrentRow | FrameBound::Preceding(_))
+        );
+        if backwards {
+            return Err(frame_illegal(wname));
+        }
         let ctx = FrameCtx {
             rows: f.rows,
             desc: spec.order_by.first().is_some_and(|o| o.desc),
@@ -755,13 +765,17 @@ pub fn check_offset(v: &Value, rows: bool, wname: &str) -> Result<()> {
         Value::Double(d) => !rows && *d >= 0.0,
         _ => false,
     };
-    if ok {
-        return Ok(());
+    match ok {
+        true => Ok(()),
+        false => Err(frame_illegal(wname)),
     }
-    Err(window_error(
+}
+
+fn frame_illegal(wname: &str) -> Error {
+    window_error(
         Code::WindowFrameIllegal,
         format!("Window '{wname}': frame start or end is negative, NULL or of non-integral type"),
-    ))
+    )
 }
 
 struct FrameCtx<'c> {
