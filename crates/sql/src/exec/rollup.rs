@@ -36,7 +36,9 @@ impl super::Exec<'_> {
     ) -> Result<Vec<Vec<Value>>> {
         let n = agg.group_by.len();
         let mut levels = Levels {
-            folds: (0..=n).map(|keep| Fold::new(agg, None).keeping(keep)).collect(),
+            folds: (0..=n)
+                .map(|keep| Fold::new(agg, None).keeping(keep))
+                .collect(),
         };
         if levels.folds[0].streams() {
             self.produce(&p.source, &[], &p.filter, p.lock, &mut levels)?;

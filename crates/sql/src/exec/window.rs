@@ -80,7 +80,9 @@ impl<'p> Partition<'p> {
 }
 
 fn equal(a: &[Value], b: &[Value]) -> bool {
-    a.iter().zip(b).all(|(x, y)| x.sort_cmp(y) == Ordering::Equal)
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| x.sort_cmp(y) == Ordering::Equal)
 }
 
 /// Partition keys first (ascending: any order groups them), then the
@@ -136,7 +138,11 @@ impl Exec<'_> {
         let mut bytes = 0;
         for r in rows.iter() {
             let mut k = Vec::with_capacity(sort.partition.len() + sort.order.len());
-            for e in sort.partition.iter().chain(sort.order.iter().map(|(e, _)| e)) {
+            for e in sort
+                .partition
+                .iter()
+                .chain(sort.order.iter().map(|(e, _)| e))
+            {
                 k.push(self.eval(e, r)?);
             }
             bytes += row_bytes(&k) + std::mem::size_of::<usize>();
@@ -192,7 +198,13 @@ impl Exec<'_> {
             WinKind::PercentRank => part
                 .peer_start
                 .iter()
-                .map(|&s| Value::Double(if n > 1 { s as f64 / (n - 1) as f64 } else { 0.0 }))
+                .map(|&s| {
+                    Value::Double(if n > 1 {
+                        s as f64 / (n - 1) as f64
+                    } else {
+                        0.0
+                    })
+                })
                 .collect(),
             WinKind::CumeDist => part
                 .peer_end
@@ -270,7 +282,12 @@ impl Exec<'_> {
 
     /// FIRST_VALUE, LAST_VALUE, NTH_VALUE and aggregates over each row's
     /// frame.
-    fn framed(&mut self, f: &WindowFunc, part: &Partition, rows: &[Vec<Value>]) -> Result<Vec<Value>> {
+    fn framed(
+        &mut self,
+        f: &WindowFunc,
+        part: &Partition,
+        rows: &[Vec<Value>],
+    ) -> Result<Vec<Value>> {
         let lo = self.bound_positions(f, &f.frame.start, true, part, rows)?;
         let hi = self.bound_positions(f, &f.frame.end, false, part, rows)?;
         let (vals, bytes) = self.arg_values(f, part, rows)?;
@@ -310,7 +327,13 @@ impl Exec<'_> {
         rows: &[Vec<Value>],
     ) -> Result<Vec<usize>> {
         let n = part.len();
-        let peers = |i: usize| if start { part.peer_start[i] } else { part.peer_end[i] };
+        let peers = |i: usize| {
+            if start {
+                part.peer_start[i]
+            } else {
+                part.peer_end[i]
+            }
+        };
         Ok(match b {
             Bound::UnboundedPreceding => vec![0; n],
             Bound::UnboundedFollowing => vec![n; n],
@@ -333,7 +356,9 @@ impl Exec<'_> {
                     let t = self.eval(target, &rows[part.rows[i]])?;
                     out.push(match t.is_null() || part.key(i).is_null() {
                         true => peers(i),
-                        false if start => partition_point(n, |p| part.cmp_key(p, &t) == Ordering::Less),
+                        false if start => {
+                            partition_point(n, |p| part.cmp_key(p, &t) == Ordering::Less)
+                        }
                         false => partition_point(n, |p| part.cmp_key(p, &t) != Ordering::Greater),
                     });
                 }

@@ -1256,7 +1256,10 @@ impl<'a> Binder<'a> {
                 }
                 if name == "GROUPING" {
                     // Only over the rows of GROUP BY ... WITH ROLLUP.
-                    return Err(Error::new(Code::InvalidGroupFuncUse, "Invalid use of group function"));
+                    return Err(Error::new(
+                        Code::InvalidGroupFuncUse,
+                        "Invalid use of group function",
+                    ));
                 }
                 if name == "TIMESTAMPDIFF" || name == "TIMESTAMPADD" {
                     return self.timestamp_function(name, args, scope);

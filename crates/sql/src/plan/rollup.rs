@@ -23,7 +23,8 @@ pub(super) fn reserve_level(ctx: &mut AggContext) -> usize {
         text: Vec::new(),
         separator: Vec::new(),
     });
-    ctx.call_types.push((DataType::BigInt { unsigned: false }, false));
+    ctx.call_types
+        .push((DataType::BigInt { unsigned: false }, false));
     ctx.rollup_level = Some(slot);
     slot
 }
@@ -33,7 +34,10 @@ impl Binder<'_> {
     /// row rolls that GROUP BY expression up.
     pub(super) fn grouping(&mut self, args: &[Expr], ctx: &AggContext) -> Result<BExpr> {
         let Some(level) = ctx.rollup_level else {
-            return Err(Error::new(Code::InvalidGroupFuncUse, "Invalid use of group function"));
+            return Err(Error::new(
+                Code::InvalidGroupFuncUse,
+                "Invalid use of group function",
+            ));
         };
         if args.is_empty() {
             return Err(Error::parse("GROUPING()"));
@@ -43,7 +47,10 @@ impl Binder<'_> {
             let Some(i) = ctx.group_ast.iter().position(|g| g == a) else {
                 return Err(Error::new(
                     Code::FieldInGroupingNotGroupBy,
-                    format!("Argument #{} of GROUPING function is not in GROUP BY", k + 1),
+                    format!(
+                        "Argument #{} of GROUPING function is not in GROUP BY",
+                        k + 1
+                    ),
                 ));
             };
             // Rolled up where the level keeps i values or fewer.

@@ -7,7 +7,7 @@
 //! the query has before windowing (the source row, or the aggregate row),
 //! so the projection and ORDER BY read it as a plain column.
 
-use super::{infer, is_aggregate_name, sum_type, avg_type, Binder};
+use super::{avg_type, infer, is_aggregate_name, sum_type, Binder};
 use crate::expr::{collate_key, BExpr, Func};
 use crate::parser::{BinaryOp, Expr, FrameBound, UnaryOp, WindowCall, WindowSpec};
 use crate::plan::{AggCall, AggFunc};
@@ -94,10 +94,16 @@ pub enum Bound {
     CurrentRow,
     UnboundedFollowing,
     /// ROWS n PRECEDING / FOLLOWING: n a constant or placeholder.
-    Rows { n: BExpr, preceding: bool },
+    Rows {
+        n: BExpr,
+        preceding: bool,
+    },
     /// RANGE: `target` is the ORDER BY value the bound reaches from the
     /// current row (key ± n in the sort's direction); `n` is checked.
-    Range { target: BExpr, n: BExpr },
+    Range {
+        target: BExpr,
+        n: BExpr,
+    },
 }
 
 impl WindowPlan {
@@ -267,7 +273,11 @@ pub fn check_named(named: &[(String, WindowSpec)]) -> Result<()> {
 }
 
 /// `spec` with what it inherits from the named window it refines.
-pub fn resolve(name: &str, spec: &WindowSpec, named: &[(String, WindowSpec)]) -> Result<WindowSpec> {
+pub fn resolve(
+    name: &str,
+    spec: &WindowSpec,
+    named: &[(String, WindowSpec)],
+) -> Result<WindowSpec> {
     let mut out = spec.clone();
     let mut seen: Vec<&str> = vec![name];
     let mut child = name.to_string();
@@ -318,7 +328,8 @@ pub fn resolve(name: &str, spec: &WindowSpec, named: &[(String, WindowSpec)]) ->
 
 /// How the expressions of window calls bind: over the source row, or over
 /// the aggregate row (adding aggregate calls as they are met).
-pub type BindFn<'b, 'a> = dyn FnMut(&mut Binder<'a>, &Expr) -> Result<(BExpr, (DataType, bool))> + 'b;
+pub type BindFn<'b, 'a> =
+    dyn FnMut(&mut Binder<'a>, &Expr) -> Result<(BExpr, (DataType, bool))> + 'b;
 
 /// What binding the calls gives: the plan (slots relative, width not yet
 /// known) and each call's result type, by number.
@@ -455,7 +466,9 @@ impl<'a> Binder<'a> {
         if nested {
             return Err(window_error(
                 Code::WindowNestedFuncInSpec,
-                format!("You cannot nest a window function in the specification of window '{wname}'."),
+                format!(
+                    "You cannot nest a window function in the specification of window '{wname}'."
+                ),
             ));
         }
         let mut sort = WindowSort {
@@ -522,7 +535,10 @@ impl<'a> Binder<'a> {
         let backwards = matches!(
             (&f.start, &f.end),
             (FrameBound::CurrentRow, FrameBound::Preceding(_))
-                | (FrameBound::Following(_), FrameBound::CurrentRow | FrameBound::Preceding(_))
+                | (
+                    FrameBound::Following(_),
+                    FrameBound::CurrentRow | FrameBound::Preceding(_)
+                )
         );
         if backwards {
             return Err(frame_illegal(wname));
@@ -640,7 +656,11 @@ impl<'a> Binder<'a> {
                 int
             }
             "LAG" | "LEAD" if (1..=3).contains(&args.len()) => {
-                f.kind = if name == "LAG" { WinKind::Lag } else { WinKind::Lead };
+                f.kind = if name == "LAG" {
+                    WinKind::Lag
+                } else {
+                    WinKind::Lead
+                };
                 let (arg, t) = it.next().expect("counted");
                 f.arg = Some(arg);
                 f.n = it.next().map(|a| constant_arg(Some(a), name)).transpose()?;
@@ -829,7 +849,11 @@ fn range_target(ctx: &FrameCtx, unit: Option<&str>, n: &BExpr, preceding: bool) 
             BExpr::Func(Func::DateAdd, vec![key, amount, unit])
         }
         None => {
-            let op = if minus { BinaryOp::Minus } else { BinaryOp::Plus };
+            let op = if minus {
+                BinaryOp::Minus
+            } else {
+                BinaryOp::Plus
+            };
             BExpr::Binary(op, Box::new(key), Box::new(n.clone()))
         }
     })
@@ -846,7 +870,10 @@ fn is_numeric(t: DataType) -> bool {
 fn is_temporal(t: DataType) -> bool {
     matches!(
         t,
-        DataType::Date | DataType::DateTime { .. } | DataType::Timestamp { .. } | DataType::Time { .. }
+        DataType::Date
+            | DataType::DateTime { .. }
+            | DataType::Timestamp { .. }
+            | DataType::Time { .. }
     )
 }
 
@@ -861,8 +888,14 @@ fn window_aggregate(
         None => (None, DataType::BigInt { unsigned: false }),
     };
     let (func, ty) = match name {
-        "COUNT" if star => (AggFunc::CountStar, (DataType::BigInt { unsigned: false }, false)),
-        "COUNT" => (AggFunc::Count, (DataType::BigInt { unsigned: false }, false)),
+        "COUNT" if star => (
+            AggFunc::CountStar,
+            (DataType::BigInt { unsigned: false }, false),
+        ),
+        "COUNT" => (
+            AggFunc::Count,
+            (DataType::BigInt { unsigned: false }, false),
+        ),
         "SUM" => (AggFunc::Sum, (sum_type(at), true)),
         "AVG" => (AggFunc::Avg, (avg_type(at), true)),
         "MIN" => (AggFunc::Min, (at, true)),
@@ -914,7 +947,7 @@ mod tests {
                 }],
                 false => Vec::new(),
             },
-            frame: frame.then(|| crate::parser::WindowFrame {
+            frame: frame.then_some(crate::parser::WindowFrame {
                 rows: true,
                 start: FrameBound::UnboundedPreceding,
                 end: FrameBound::CurrentRow,
@@ -927,15 +960,30 @@ mod tests {
         let n = |v: Vec<(&str, WindowSpec)>| -> Vec<(String, WindowSpec)> {
             v.into_iter().map(|(a, b)| (a.to_string(), b)).collect()
         };
-        let cyc = n(vec![("a", spec(Some("b"), false, false)), ("b", spec(Some("a"), false, false))]);
+        let cyc = n(vec![
+            ("a", spec(Some("b"), false, false)),
+            ("b", spec(Some("a"), false, false)),
+        ]);
         assert_eq!(check_named(&cyc).unwrap_err().number(), 3580);
-        let dup = n(vec![("a", spec(None, false, false)), ("A", spec(None, false, false))]);
+        let dup = n(vec![
+            ("a", spec(None, false, false)),
+            ("A", spec(None, false, false)),
+        ]);
         assert_eq!(check_named(&dup).unwrap_err().number(), 3591);
-        let frame = n(vec![("a", spec(None, false, true)), ("b", spec(Some("a"), false, false))]);
+        let frame = n(vec![
+            ("a", spec(None, false, true)),
+            ("b", spec(Some("a"), false, false)),
+        ]);
         assert_eq!(check_named(&frame).unwrap_err().number(), 3582);
-        let order = n(vec![("a", spec(None, true, false)), ("b", spec(Some("a"), true, false))]);
+        let order = n(vec![
+            ("a", spec(None, true, false)),
+            ("b", spec(Some("a"), true, false)),
+        ]);
         assert_eq!(check_named(&order).unwrap_err().number(), 3583);
-        let ok = n(vec![("a", spec(None, true, false)), ("b", spec(Some("a"), false, true))]);
+        let ok = n(vec![
+            ("a", spec(None, true, false)),
+            ("b", spec(Some("a"), false, true)),
+        ]);
         let r = resolve("b", &ok[1].1, &ok).unwrap();
         assert_eq!(r.order_by.len(), 1);
         assert!(r.frame.is_some());

@@ -205,4 +205,14 @@ macro_rules! scripts {
     };
 }
 
-scripts!(transactions, names, semantics, ddl, errors, show, alter, window, rollup);
+scripts!(
+    transactions,
+    names,
+    semantics,
+    ddl,
+    errors,
+    show,
+    alter,
+    window,
+    rollup
+);

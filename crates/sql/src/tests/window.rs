@@ -23,15 +23,34 @@ fn placeholders_in_frames_and_counts() {
                LAG(v, ?, -1) OVER (ORDER BY id), NTILE(?) OVER (ORDER BY id) FROM t ORDER BY id";
     let mut p = db.prepare(None, sql);
     let rows = db.execute(None, &mut p, &[Value::Int(1), Value::Int(2), Value::Int(2)]);
-    assert_eq!(ints(&rows, 1), [Some(10), Some(30), Some(50), Some(70), Some(40), Some(60)]);
-    assert_eq!(ints(&rows, 2), [Some(-1), Some(-1), Some(10), Some(20), Some(30), Some(40)]);
-    assert_eq!(ints(&rows, 3), [Some(1), Some(1), Some(1), Some(2), Some(2), Some(2)]);
+    assert_eq!(
+        ints(&rows, 1),
+        [Some(10), Some(30), Some(50), Some(70), Some(40), Some(60)]
+    );
+    assert_eq!(
+        ints(&rows, 2),
+        [Some(-1), Some(-1), Some(10), Some(20), Some(30), Some(40)]
+    );
+    assert_eq!(
+        ints(&rows, 3),
+        [Some(1), Some(1), Some(1), Some(2), Some(2), Some(2)]
+    );
     // The same plan with other values.
     let rows = db.execute(None, &mut p, &[Value::Int(0), Value::Int(0), Value::Int(6)]);
-    assert_eq!(ints(&rows, 1), [Some(10), Some(20), Some(30), Some(40), None, Some(60)]);
-    assert_eq!(ints(&rows, 3), [Some(1), Some(2), Some(3), Some(4), Some(5), Some(6)]);
+    assert_eq!(
+        ints(&rows, 1),
+        [Some(10), Some(20), Some(30), Some(40), None, Some(60)]
+    );
+    assert_eq!(
+        ints(&rows, 3),
+        [Some(1), Some(2), Some(3), Some(4), Some(5), Some(6)]
+    );
     // A negative offset is refused when the statement runs, as MySQL.
-    let err = db.try_execute(None, &mut p, &[Value::Int(-1), Value::Int(0), Value::Int(1)]);
+    let err = db.try_execute(
+        None,
+        &mut p,
+        &[Value::Int(-1), Value::Int(0), Value::Int(1)],
+    );
     assert_eq!(err.unwrap_err().number(), 3586);
     let err = db.try_execute(None, &mut p, &[Value::Int(1), Value::Int(0), Value::Int(0)]);
     assert_eq!(err.unwrap_err().number(), 1210);
@@ -45,7 +64,10 @@ fn range_placeholder_and_rollup_prepared() {
     let mut p = db.prepare(None, sql);
     let rows = db.execute(None, &mut p, &[Value::Int(10), Value::Int(0)]);
     // v 10,20,30,40,NULL,60: NULL counts only its peers.
-    assert_eq!(ints(&rows, 1), [Some(1), Some(2), Some(2), Some(2), Some(1), Some(1)]);
+    assert_eq!(
+        ints(&rows, 1),
+        [Some(1), Some(2), Some(2), Some(2), Some(1), Some(1)]
+    );
     let sql = "SELECT g, SUM(v), GROUPING(g) FROM t WHERE id > ? GROUP BY g WITH ROLLUP";
     let mut p = db.prepare(None, sql);
     let rows = db.execute(None, &mut p, &[Value::Int(3)]);
