@@ -378,6 +378,28 @@ pub struct WindowCall {
     pub slot: Option<usize>,
 }
 
+/// Aggregates MySQL also computes over a window (GROUP_CONCAT is not one).
+pub fn window_aggregate(name: &str) -> bool {
+    matches!(
+        name,
+        "COUNT"
+            | "SUM"
+            | "AVG"
+            | "MIN"
+            | "MAX"
+            | "BIT_AND"
+            | "BIT_OR"
+            | "BIT_XOR"
+            | "STD"
+            | "STDDEV"
+            | "STDDEV_POP"
+            | "STDDEV_SAMP"
+            | "VARIANCE"
+            | "VAR_POP"
+            | "VAR_SAMP"
+    )
+}
+
 /// `[name] [PARTITION BY ..] [ORDER BY ..] [frame]`, or a bare window name.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WindowSpec {

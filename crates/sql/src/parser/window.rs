@@ -23,28 +23,6 @@ pub(super) fn window_only(name: &str) -> bool {
     )
 }
 
-/// Aggregates MySQL also computes over a window (GROUP_CONCAT is not one).
-fn window_aggregate(name: &str) -> bool {
-    matches!(
-        name,
-        "COUNT"
-            | "SUM"
-            | "AVG"
-            | "MIN"
-            | "MAX"
-            | "BIT_AND"
-            | "BIT_OR"
-            | "BIT_XOR"
-            | "STD"
-            | "STDDEV"
-            | "STDDEV_POP"
-            | "STDDEV_SAMP"
-            | "VARIANCE"
-            | "VAR_POP"
-            | "VAR_SAMP"
-    )
-}
-
 impl Parser<'_> {
     /// What may follow a function call's `)`: the null treatment and OVER
     /// clause of a window function. `f` is an `Expr::Function`.

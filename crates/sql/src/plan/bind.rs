@@ -140,20 +140,11 @@ pub struct Binder<'a> {
 pub type TempTables = std::collections::HashMap<(String, String), Arc<Table>>;
 
 pub fn is_aggregate_name(name: &str) -> bool {
-    matches!(
-        name,
-        "COUNT"
-            | "SUM"
-            | "AVG"
-            | "MIN"
-            | "MAX"
-            | "GROUP_CONCAT"
-            | "GROUP_CONCAT_SEPARATOR"
-            | "BIT_AND"
-            | "BIT_OR"
-            | "BIT_XOR"
-            | "ANY_VALUE"
-    ) || variance_func(name).is_some()
+    ast::window_aggregate(name)
+        || matches!(
+            name,
+            "GROUP_CONCAT" | "GROUP_CONCAT_SEPARATOR" | "ANY_VALUE"
+        )
 }
 
 /// The STDDEV/VARIANCE family by name.

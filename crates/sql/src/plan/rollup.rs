@@ -6,25 +6,14 @@
 use super::{AggContext, Binder};
 use crate::expr::BExpr;
 use crate::parser::{BinaryOp, Expr};
-use crate::plan::{AggCall, AggFunc};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
 
 type Result<T> = std::result::Result<T, Error>;
 
-/// Reserves the level's slot in the aggregate row (a placeholder call the
-/// executor overwrites); returns the slot.
+/// Reserves the level's slot in the aggregate row; returns the slot.
 pub(super) fn reserve_level(ctx: &mut AggContext) -> usize {
-    let slot = ctx.group_ast.len() + ctx.calls.len();
-    ctx.calls.push(AggCall {
-        func: AggFunc::AnyValue,
-        arg: Some(BExpr::Literal(Value::Null)),
-        distinct: false,
-        text: Vec::new(),
-        separator: Vec::new(),
-    });
-    ctx.call_types
-        .push((DataType::BigInt { unsigned: false }, false));
+    let slot = super::window::reserve_slot(ctx, (DataType::BigInt { unsigned: false }, false));
     ctx.rollup_level = Some(slot);
     slot
 }

@@ -233,6 +233,21 @@ impl Windows {
     }
 }
 
+/// Reserves a slot of type `ty` in the aggregate row for a value the
+/// executor computes after grouping: a call that yields NULL until the
+/// executor overwrites it. Returns the slot.
+pub(super) fn reserve_slot(ctx: &mut super::AggContext, ty: (DataType, bool)) -> usize {
+    ctx.calls.push(AggCall {
+        func: AggFunc::AnyValue,
+        arg: Some(BExpr::Literal(Value::Null)),
+        distinct: false,
+        text: Vec::new(),
+        separator: Vec::new(),
+    });
+    ctx.call_types.push(ty);
+    ctx.group_ast.len() + ctx.calls.len() - 1
+}
+
 /// Moves every window call (in `plan` and in `exprs`) from its number to
 /// slot `base + number`.
 fn place(plan: &mut WindowPlan, base: usize, exprs: &mut [&mut Vec<Expr>]) -> WindowPlan {
@@ -363,14 +378,7 @@ impl<'a> Binder<'a> {
         let mut bound = self.bind_windows(w, named, &mut bind)?;
         let base = ctx.group_ast.len() + ctx.calls.len();
         for t in bound.types {
-            ctx.calls.push(AggCall {
-                func: AggFunc::AnyValue,
-                arg: Some(BExpr::Literal(Value::Null)),
-                distinct: false,
-                text: Vec::new(),
-                separator: Vec::new(),
-            });
-            ctx.call_types.push(t);
+            reserve_slot(ctx, t);
         }
         Ok(Some(place(&mut bound.plan, base, exprs)))
     }
