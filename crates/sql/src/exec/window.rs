@@ -160,6 +160,10 @@ impl Exec<'_> {
                 .iter()
                 .position(|&j| !equal(&keys[j][..np], first))
                 .unwrap_or(order.len() - start);
+            self.ctx
+                .interrupt
+                .check()
+                .map_err(super::EngineError::Sql)?;
             let part = Partition::new(&order[start..start + len], &keys, sort);
             for f in funcs {
                 let values = self.window_values(f, &part, rows)?;

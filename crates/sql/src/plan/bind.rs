@@ -479,6 +479,7 @@ impl<'a> Binder<'a> {
         }
 
         // Window calls are numbered here and bound around (window.rs).
+        window::check_aliases(s, &items)?;
         let mut wins = window::Windows::default();
         let mut shown: Vec<Expr> = items.iter().map(|(e, _, _)| wins.extract(e)).collect();
         let mut order_exprs = Vec::new();

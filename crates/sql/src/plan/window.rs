@@ -233,6 +233,38 @@ impl Windows {
     }
 }
 
+/// 3594: GROUP BY or HAVING naming the alias of a select item that holds
+/// a window function (its value does not exist yet there).
+pub fn check_aliases(
+    s: &crate::parser::Select,
+    items: &[(Expr, String, Option<&super::ScopeColumn>)],
+) -> Result<()> {
+    let windowed = |name: &str| {
+        items
+            .iter()
+            .any(|(e, alias, _)| alias.eq_ignore_ascii_case(name) && has_window(e))
+    };
+    let mut found: Option<String> = None;
+    let mut look = |e: &Expr| {
+        if let Expr::Column { table: None, name } = e {
+            if found.is_none() && windowed(name) {
+                found = Some(name.clone());
+            }
+        }
+    };
+    s.group_by.iter().for_each(&mut look);
+    if let Some(h) = &s.having {
+        crate::parser::visit_expr(h, &mut look);
+    }
+    match found {
+        Some(name) => Err(Error::new(
+            Code::WindowInvalidFuncAliasUse,
+            format!("You cannot use the alias '{name}' of an expression containing a window function in this context.'"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Reserves a slot of type `ty` in the aggregate row for a value the
 /// executor computes after grouping: a call that yields NULL until the
 /// executor overwrites it. Returns the slot.
