@@ -1835,6 +1835,15 @@ impl RowSink for Fold<'_> {
     }
 }
 
+/// What SUM/AVG adds up for a value that is no integer: text and doubles
+/// as DOUBLE, the rest as DECIMAL.
+fn sum_term(v: &Value) -> Value {
+    match v {
+        Value::Double(_) | Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
+        other => Value::Decimal(other.to_decimal().unwrap_or_default()),
+    }
+}
+
 enum AggInput {
     One(Value),
     Row(Vec<Value>),
@@ -1904,10 +1913,7 @@ impl AggState {
                     self.int_sum = Some(t);
                     return Ok(grown);
                 }
-                let x = match &v {
-                    Value::Double(_) | Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
-                    other => Value::Decimal(other.to_decimal().unwrap_or_default()),
-                };
+                let x = sum_term(&v);
                 self.sum = Some(match self.sum.take() {
                     None => x,
                     Some(s) => crate::expr::binary(crate::parser::BinaryOp::Plus, s, x)
@@ -1962,6 +1968,10 @@ impl AggState {
     /// GROUP_CONCAT, which no window computes.
     fn current(&self, call: &AggCall) -> Value {
         debug_assert!(!call.distinct && call.func != AggFunc::GroupConcat);
+        if self.count == 0 {
+            // Empty, or every row taken out again: NULL, not a zero sum.
+            return AggState::default().finish(call);
+        }
         AggState {
             count: self.count,
             sum: self.sum.clone(),

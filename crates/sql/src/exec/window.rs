@@ -407,9 +407,12 @@ fn ntile(i: usize, n: usize, buckets: usize) -> usize {
     }
 }
 
-/// An aggregate over the frame [lo[i], hi[i]) of each position. A frame
-/// from the partition's start grows, one to its end shrinks as positions
-/// advance: each row is folded in once. Other frames fold per position.
+/// An aggregate over the frame [lo[i], hi[i]) of each position. Frame
+/// starts and ends never move back as positions advance. A frame from the
+/// partition's start grows and one to its end shrinks: each row is folded
+/// in once. Other frames slide: rows leave as they enter where the
+/// aggregate can take a row out again (MySQL's inverse aggregation); MIN,
+/// MAX, BIT_AND and BIT_OR fold each distinct frame afresh.
 fn fold_frames(
     call: &AggCall,
     vals: &[Value],
@@ -441,8 +444,28 @@ fn fold_frames(
             }
             out[i] = state.current(call);
         }
+    } else if AggState::removable(call) {
+        // The state holds [from, to): an empty frame is [lo, lo).
+        let (mut from, mut to) = (0, 0);
+        for i in 0..n {
+            let end = hi[i].max(lo[i]);
+            debug_assert!(lo[i] >= from && end >= to, "frames never move back");
+            while to < end {
+                add(&mut state, to)?;
+                to += 1;
+            }
+            while from < lo[i] {
+                state.remove(call, &vals[from])?;
+                from += 1;
+            }
+            out[i] = state.current(call);
+        }
     } else {
         for i in 0..n {
+            if i > 0 && lo[i] == lo[i - 1] && hi[i] == hi[i - 1] {
+                out[i] = out[i - 1].clone();
+                continue;
+            }
             let mut state = AggState::default();
             for p in lo[i]..hi[i].max(lo[i]) {
                 add(&mut state, p)?;
@@ -451,6 +474,58 @@ fn fold_frames(
         }
     }
     Ok(out)
+}
+
+impl AggState {
+    /// Whether a row can be taken out of the state again.
+    fn removable(call: &AggCall) -> bool {
+        use crate::plan::AggFunc::*;
+        matches!(
+            call.func,
+            CountStar | Count | Sum | Avg | BitXor | StdPop | StdSamp | VarPop | VarSamp
+        )
+    }
+
+    /// Takes out a value `add` put in (only where `removable`).
+    fn remove(&mut self, call: &AggCall, v: &Value) -> Result<()> {
+        use crate::plan::AggFunc::*;
+        if call.func != CountStar && v.is_null() {
+            return Ok(());
+        }
+        debug_assert!(self.count > 0 && Self::removable(call));
+        self.count -= 1;
+        match call.func {
+            Sum | Avg => {
+                let int = match v {
+                    Value::Int(i) => Some(*i as i128),
+                    Value::UInt(u) => Some(*u as i128),
+                    _ => None,
+                };
+                if let Some(t) = int.and_then(|i| self.int_sum?.checked_sub(i)) {
+                    self.int_sum = Some(t);
+                    return Ok(());
+                }
+                let x = super::sum_term(v);
+                let s = self.sum.take().unwrap_or(Value::Int(0));
+                let minus = crate::parser::BinaryOp::Minus;
+                self.sum = Some(crate::expr::binary(minus, s, x).map_err(super::EngineError::Sql)?);
+            }
+            BitXor => self.bits = self.bits.map(|b| b ^ v.to_i64().unwrap_or(0) as u64),
+            StdPop | StdSamp | VarPop | VarSamp => {
+                // Welford's update run backwards.
+                let x = v.to_f64().unwrap_or(0.0);
+                if self.count == 0 {
+                    (self.mean, self.m2) = (0.0, 0.0);
+                } else {
+                    let old = self.mean;
+                    self.mean = (old * (self.count + 1) as f64 - x) / self.count as f64;
+                    self.m2 -= (x - old) * (x - self.mean);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
