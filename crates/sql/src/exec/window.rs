@@ -344,7 +344,10 @@ impl Exec<'_> {
             Bound::CurrentRow if f.frame.rows => (0..n).map(|i| i + usize::from(!start)).collect(),
             Bound::CurrentRow => (0..n).map(peers).collect(),
             Bound::Rows { n: k, preceding } => {
-                let k = self.frame_offset(f, k)?.to_i64().unwrap_or(0).max(0) as usize;
+                let k = match self.frame_offset(f, k)? {
+                    Value::UInt(u) => usize::try_from(u).unwrap_or(usize::MAX),
+                    v => v.to_i64().unwrap_or(0).max(0) as usize,
+                };
                 let end = usize::from(!start);
                 (0..n)
                     .map(|i| match preceding {
