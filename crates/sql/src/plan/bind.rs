@@ -480,7 +480,7 @@ impl<'a> Binder<'a> {
 
         // Window calls are numbered here and bound around (window.rs).
         window::check_aliases(s, &items)?;
-        let mut wins = window::Windows::default();
+        let mut wins = window::Windows::new(&items);
         let mut shown: Vec<Expr> = items.iter().map(|(e, _, _)| wins.extract(e)).collect();
         let mut order_exprs = Vec::new();
         for o in &q.order_by {

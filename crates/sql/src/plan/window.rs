@@ -198,9 +198,38 @@ fn first_window(e: &Expr) -> Option<WindowCall> {
 #[derive(Default)]
 pub struct Windows {
     pub calls: Vec<WindowCall>,
+    /// Select-list aliases a window's PARTITION BY / ORDER BY may name,
+    /// with their expressions (as ORDER BY may).
+    aliases: Vec<(String, Expr)>,
 }
 
 impl Windows {
+    pub fn new(items: &[(Expr, String, Option<&super::ScopeColumn>)]) -> Self {
+        let aliases = items
+            .iter()
+            .filter(|(e, alias, _)| {
+                !matches!(e, Expr::Column { name, .. } if name.eq_ignore_ascii_case(alias))
+            })
+            .map(|(e, alias, _)| (alias.clone(), e.clone()))
+            .collect();
+        Windows {
+            calls: Vec::new(),
+            aliases,
+        }
+    }
+
+    /// `e`, or the select item it names by its alias.
+    fn unalias<'e>(&'e self, e: &'e Expr) -> &'e Expr {
+        match e {
+            Expr::Column { table: None, name } => self
+                .aliases
+                .iter()
+                .find(|(a, _)| a.eq_ignore_ascii_case(name))
+                .map_or(e, |(_, x)| x),
+            _ => e,
+        }
+    }
+
     /// `e` with each window call numbered (its slot, relative until
     /// [`place`]); equal calls share a number.
     pub fn extract(&mut self, e: &Expr) -> Expr {
@@ -471,7 +500,7 @@ impl<'a> Binder<'a> {
                 }
                 _ => (UNNAMED.to_string(), resolve(UNNAMED, &call.window, named)?),
             };
-            let (mut func, ty) = self.bind_window_call(call, &spec.0, &spec.1, &mut plan, bind)?;
+            let (mut func, ty) = self.bind_window_call(call, &spec, w, &mut plan, bind)?;
             let same = |s: &WindowSpec| {
                 s.partition_by == spec.1.partition_by && s.order_by == spec.1.order_by
             };
@@ -493,8 +522,8 @@ impl<'a> Binder<'a> {
     fn bind_window_call(
         &mut self,
         call: &WindowCall,
-        wname: &str,
-        spec: &WindowSpec,
+        (wname, spec): &(String, WindowSpec),
+        w: &Windows,
         plan: &mut WindowPlan,
         bind: &mut BindFn<'_, 'a>,
     ) -> Result<(WindowFunc, (DataType, bool))> {
@@ -502,7 +531,7 @@ impl<'a> Binder<'a> {
             .partition_by
             .iter()
             .chain(spec.order_by.iter().map(|o| &o.expr))
-            .any(has_window);
+            .any(|e| has_window(w.unalias(e)));
         if nested {
             return Err(window_error(
                 Code::WindowNestedFuncInSpec,
@@ -517,14 +546,14 @@ impl<'a> Binder<'a> {
         };
         for p in &spec.partition_by {
             check_position(p, wname)?;
-            let (b, t) = bind(self, p)?;
+            let (b, t) = bind(self, w.unalias(p))?;
             sort.partition.push(collate_key(b, t.0.is_string()));
         }
         let mut order_types = Vec::new();
         let mut order_raw = Vec::new();
         for o in &spec.order_by {
             check_position(&o.expr, wname)?;
-            let (b, t) = bind(self, &o.expr)?;
+            let (b, t) = bind(self, w.unalias(&o.expr))?;
             order_raw.push(b.clone());
             sort.order.push((collate_key(b, t.0.is_string()), o.desc));
             order_types.push(t.0);
