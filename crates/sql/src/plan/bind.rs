@@ -480,12 +480,13 @@ impl<'a> Binder<'a> {
 
         // Window calls are numbered here and bound around (window.rs).
         window::check_aliases(s, &items)?;
-        let mut wins = window::Windows::new(&items);
+        let mut wins = window::Windows::default();
         let mut shown: Vec<Expr> = items.iter().map(|(e, _, _)| wins.extract(e)).collect();
         let mut order_exprs = Vec::new();
         for o in &q.order_by {
             order_exprs.push(wins.extract(&self.resolve_alias(&o.expr, &items)?));
         }
+        wins.note_aliases(&items);
         let window;
 
         let aggregate_query = !s.group_by.is_empty()

@@ -204,18 +204,19 @@ pub struct Windows {
 }
 
 impl Windows {
-    pub fn new(items: &[(Expr, String, Option<&super::ScopeColumn>)]) -> Self {
-        let aliases = items
+    /// Notes the select items' aliases (once calls were met: a query
+    /// without windows copies nothing).
+    pub fn note_aliases(&mut self, items: &[(Expr, String, Option<&super::ScopeColumn>)]) {
+        if self.calls.is_empty() {
+            return;
+        }
+        self.aliases = items
             .iter()
             .filter(|(e, alias, _)| {
                 !matches!(e, Expr::Column { name, .. } if name.eq_ignore_ascii_case(alias))
             })
             .map(|(e, alias, _)| (alias.clone(), e.clone()))
             .collect();
-        Windows {
-            calls: Vec::new(),
-            aliases,
-        }
     }
 
     /// `e`, or the select item it names by its alias.
@@ -269,9 +270,13 @@ pub fn check_aliases(
     items: &[(Expr, String, Option<&super::ScopeColumn>)],
 ) -> Result<()> {
     let windowed = |name: &str| {
-        items
-            .iter()
-            .any(|(e, alias, _)| alias.eq_ignore_ascii_case(name) && has_window(e))
+        items.iter().any(|(e, alias, _)| {
+            let mut found = false;
+            if alias.eq_ignore_ascii_case(name) {
+                crate::parser::visit_expr(e, &mut |x| found |= matches!(x, Expr::Window(_)));
+            }
+            found
+        })
     };
     let mut found: Option<String> = None;
     let mut look = |e: &Expr| {
@@ -515,7 +520,51 @@ impl<'a> Binder<'a> {
             plan.funcs.push(WindowFunc { slot: k, ..func });
             types.push(ty);
         }
+        self.check_unused(w, named, bind)?;
         Ok(BoundWindows { plan, types })
+    }
+
+    /// Binds (and drops) the windows of the WINDOW clause nothing refers
+    /// to: MySQL checks them like the others (unknown columns, nested
+    /// window functions, positions, frames).
+    fn check_unused(
+        &mut self,
+        w: &Windows,
+        named: &[(String, WindowSpec)],
+        bind: &mut BindFn<'_, 'a>,
+    ) -> Result<()> {
+        let refers = |n: &str, spec: &WindowSpec| {
+            spec.base
+                .as_deref()
+                .is_some_and(|b| b.eq_ignore_ascii_case(n))
+        };
+        for (name, spec) in named {
+            let used = w.calls.iter().any(|c| refers(name, &c.window))
+                || named.iter().any(|(_, s)| refers(name, s));
+            if used {
+                continue;
+            }
+            let spec = resolve(name, spec, named)?;
+            let np = spec.partition_by.len();
+            let (mut order, mut types) = (Vec::new(), Vec::new());
+            let exprs = spec
+                .partition_by
+                .iter()
+                .chain(spec.order_by.iter().map(|o| &o.expr));
+            for (i, e) in exprs.enumerate() {
+                check_position(e, name)?;
+                if has_window(w.unalias(e)) {
+                    return Err(nested_in_spec(name));
+                }
+                let (b, t) = bind(self, w.unalias(e))?;
+                if i >= np {
+                    order.push(b);
+                    types.push(t.0);
+                }
+            }
+            self.bind_frame(&spec, name, &order, &types)?;
+        }
+        Ok(())
     }
 
     /// One call: its sort (shared with equal windows), frame and arguments.
@@ -533,12 +582,7 @@ impl<'a> Binder<'a> {
             .chain(spec.order_by.iter().map(|o| &o.expr))
             .any(|e| has_window(w.unalias(e)));
         if nested {
-            return Err(window_error(
-                Code::WindowNestedFuncInSpec,
-                format!(
-                    "You cannot nest a window function in the specification of window '{wname}'."
-                ),
-            ));
+            return Err(nested_in_spec(wname));
         }
         let mut sort = WindowSort {
             partition: Vec::new(),
@@ -858,6 +902,13 @@ pub fn check_offset(v: &Value, rows: bool, wname: &str) -> Result<()> {
         true => Ok(()),
         false => Err(frame_illegal(wname)),
     }
+}
+
+fn nested_in_spec(wname: &str) -> Error {
+    window_error(
+        Code::WindowNestedFuncInSpec,
+        format!("You cannot nest a window function in the specification of window '{wname}'."),
+    )
 }
 
 fn frame_illegal(wname: &str) -> Error {
