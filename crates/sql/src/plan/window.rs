@@ -729,10 +729,6 @@ impl<'a> Binder<'a> {
             }
             bound.push(bind(self, a)?);
         }
-        let argc = bound.len();
-        let counted = |n: usize| argc == n;
-        let int = (DataType::BigInt { unsigned: true }, false);
-        let double = (DataType::Double, false);
         let mut f = WindowFunc {
             kind: WinKind::RowNumber,
             arg: None,
@@ -748,70 +744,86 @@ impl<'a> Binder<'a> {
             name: name.to_ascii_lowercase(),
             window: String::new(),
         };
-        let mut it = bound.into_iter();
-        let ty = match name.as_str() {
-            "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "PERCENT_RANK" | "CUME_DIST" if counted(0) => {
-                f.kind = match name.as_str() {
-                    "ROW_NUMBER" => WinKind::RowNumber,
-                    "RANK" => WinKind::Rank,
-                    "DENSE_RANK" => WinKind::DenseRank,
-                    "PERCENT_RANK" => WinKind::PercentRank,
-                    _ => WinKind::CumeDist,
-                };
-                match f.kind {
-                    WinKind::PercentRank | WinKind::CumeDist => double,
-                    _ => int,
-                }
-            }
-            "NTILE" if counted(1) => {
-                f.kind = WinKind::Ntile;
-                f.n = Some(constant_arg(it.next(), name)?);
-                int
-            }
-            "LAG" | "LEAD" if (1..=3).contains(&args.len()) => {
-                f.kind = if name == "LAG" {
-                    WinKind::Lag
-                } else {
-                    WinKind::Lead
-                };
-                let (arg, t) = it.next().expect("counted");
-                f.arg = Some(arg);
-                f.n = it.next().map(|a| constant_arg(Some(a), name)).transpose()?;
-                let d = it.next();
-                let merged = match &d {
-                    Some((_, dt)) => super::merge_types([t, *dt].into_iter()),
-                    None => t.0,
-                };
-                f.default = d.map(|(e, _)| e);
-                (merged, true)
-            }
-            "FIRST_VALUE" | "LAST_VALUE" if counted(1) => {
-                f.kind = match name.as_str() {
-                    "FIRST_VALUE" => WinKind::FirstValue,
-                    _ => WinKind::LastValue,
-                };
-                let (arg, t) = it.next().expect("counted");
-                f.arg = Some(arg);
-                (t.0, true)
-            }
-            "NTH_VALUE" if counted(2) => {
-                f.kind = WinKind::NthValue;
-                let (arg, t) = it.next().expect("counted");
-                f.arg = Some(arg);
-                f.n = Some(constant_arg(it.next(), name)?);
-                (t.0, true)
-            }
-            _ if counted(1) || *star => {
-                let arg = it.next();
-                let (call, ty) = window_aggregate(name, *star, arg)?;
-                f.arg = call.arg.clone();
-                f.kind = WinKind::Agg(call);
-                ty
-            }
-            _ => return Err(Error::parse(format!("{name}("))),
-        };
+        let ty = fill_func(&mut f, name, *star, bound)?;
         Ok((f, ty))
     }
+}
+
+type Arg = (BExpr, (DataType, bool));
+
+/// The kind, arguments and result type of a window function `name` with
+/// bound arguments `args`.
+fn fill_func(
+    f: &mut WindowFunc,
+    name: &str,
+    star: bool,
+    args: Vec<Arg>,
+) -> Result<(DataType, bool)> {
+    let argc = args.len();
+    let mut it = args.into_iter();
+    let mut value = |f: &mut WindowFunc| {
+        let (arg, t) = it.next().expect("counted");
+        f.arg = Some(arg);
+        (t.0, true)
+    };
+    let ranking = match name {
+        "ROW_NUMBER" => Some(WinKind::RowNumber),
+        "RANK" => Some(WinKind::Rank),
+        "DENSE_RANK" => Some(WinKind::DenseRank),
+        "PERCENT_RANK" => Some(WinKind::PercentRank),
+        "CUME_DIST" => Some(WinKind::CumeDist),
+        _ => None,
+    };
+    Ok(match (name, argc) {
+        (_, 0) if ranking.is_some() => {
+            f.kind = ranking.expect("matched");
+            match f.kind {
+                WinKind::PercentRank | WinKind::CumeDist => (DataType::Double, false),
+                _ => (DataType::BigInt { unsigned: true }, false),
+            }
+        }
+        ("NTILE", 1) => {
+            f.kind = WinKind::Ntile;
+            f.n = Some(constant_arg(it.next(), name)?);
+            (DataType::BigInt { unsigned: true }, false)
+        }
+        ("LAG" | "LEAD", 1..=3) => {
+            f.kind = if name == "LAG" {
+                WinKind::Lag
+            } else {
+                WinKind::Lead
+            };
+            let (t, _) = value(f);
+            f.n = it.next().map(|a| constant_arg(Some(a), name)).transpose()?;
+            let d = it.next();
+            let merged = match &d {
+                Some((_, dt)) => super::merge_types([(t, true), *dt].into_iter()),
+                None => t,
+            };
+            f.default = d.map(|(e, _)| e);
+            (merged, true)
+        }
+        ("FIRST_VALUE", 1) | ("LAST_VALUE", 1) => {
+            f.kind = match name {
+                "FIRST_VALUE" => WinKind::FirstValue,
+                _ => WinKind::LastValue,
+            };
+            value(f)
+        }
+        ("NTH_VALUE", 2) => {
+            f.kind = WinKind::NthValue;
+            let t = value(f);
+            f.n = Some(constant_arg(it.next(), name)?);
+            t
+        }
+        (_, 1) | (_, 0) if ranking.is_none() && (argc == 1 || star) => {
+            let (call, ty) = window_aggregate(name, star, it.next())?;
+            f.arg = call.arg.clone();
+            f.kind = WinKind::Agg(call);
+            ty
+        }
+        _ => return Err(Error::parse(format!("{name}("))),
+    })
 }
 
 /// A bare reference to a named window: `OVER w` or `OVER (w)`.
