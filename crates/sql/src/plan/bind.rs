@@ -918,7 +918,9 @@ impl<'a> Binder<'a> {
                 *op,
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
             )),
-            Expr::Function { name, args, .. } if name == "GROUPING" => self.grouping(args, ctx),
+            Expr::Function { name, args, .. } if name == "GROUPING" => {
+                self.grouping(args, scope, ctx)
+            }
             Expr::Function { name, args, .. } => {
                 let bound = args
                     .iter()

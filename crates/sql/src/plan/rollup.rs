@@ -19,9 +19,33 @@ pub(super) fn reserve_level(ctx: &mut AggContext) -> usize {
 }
 
 impl Binder<'_> {
+    /// Which GROUP BY expression `e` is: written the same, or the same
+    /// column under another spelling (`t.a` for `a`).
+    fn group_position(
+        &mut self,
+        e: &Expr,
+        scope: &super::Scope,
+        ctx: &AggContext,
+    ) -> Option<usize> {
+        if let Some(i) = ctx.group_ast.iter().position(|g| g == e) {
+            return Some(i);
+        }
+        let Ok(BExpr::Column(c)) = self.bind_expr(e, scope) else {
+            return None;
+        };
+        ctx.group_bound
+            .iter()
+            .position(|g| matches!(g, BExpr::Column(x) if *x == c))
+    }
+
     /// GROUPING(e1, ..): per argument (the last the lowest bit), 1 where the
     /// row rolls that GROUP BY expression up.
-    pub(super) fn grouping(&mut self, args: &[Expr], ctx: &AggContext) -> Result<BExpr> {
+    pub(super) fn grouping(
+        &mut self,
+        args: &[Expr],
+        scope: &super::Scope,
+        ctx: &AggContext,
+    ) -> Result<BExpr> {
         let Some(level) = ctx.rollup_level else {
             return Err(Error::new(
                 Code::InvalidGroupFuncUse,
@@ -33,7 +57,7 @@ impl Binder<'_> {
         }
         let mut out: Option<BExpr> = None;
         for (k, a) in args.iter().enumerate() {
-            let Some(i) = ctx.group_ast.iter().position(|g| g == a) else {
+            let Some(i) = self.group_position(a, scope, ctx) else {
                 return Err(Error::new(
                     Code::FieldInGroupingNotGroupBy,
                     format!(
