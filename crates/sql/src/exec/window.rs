@@ -13,7 +13,7 @@ use crate::expr::BExpr;
 use crate::plan::bind::window::{
     check_count, check_offset, Bound, WinKind, WindowFunc, WindowPlan, WindowSort,
 };
-use crate::plan::AggCall;
+use crate::plan::{AggCall, AggFunc};
 use lockstep_types::Value;
 use std::cmp::Ordering;
 
@@ -414,8 +414,9 @@ fn ntile(i: usize, n: usize, buckets: usize) -> usize {
 /// starts and ends never move back as positions advance. A frame from the
 /// partition's start grows and one to its end shrinks: each row is folded
 /// in once. Other frames slide: rows leave as they enter where the
-/// aggregate can take a row out again (MySQL's inverse aggregation); MIN,
-/// MAX, BIT_AND and BIT_OR fold each distinct frame afresh.
+/// aggregate can take a row out again (MySQL's inverse aggregation), MIN
+/// and MAX keep the candidates for the frame's extreme in a queue, and
+/// BIT_AND / BIT_OR fold each distinct frame afresh.
 fn fold_frames(
     call: &AggCall,
     vals: &[Value],
@@ -424,59 +425,133 @@ fn fold_frames(
     growing: bool,
     shrinking: bool,
 ) -> Result<Vec<Value>> {
-    let n = vals.len();
-    let mut out = vec![Value::Null; n];
-    let mut state = AggState::default();
-    let add = |state: &mut AggState, p: usize| state.add(call, AggInput::One(vals[p].clone()));
+    let frames = Frames { call, vals, lo, hi };
     if growing {
+        frames.growing()
+    } else if shrinking {
+        frames.shrinking()
+    } else if AggState::removable(call) {
+        frames.sliding()
+    } else if matches!(call.func, AggFunc::Min | AggFunc::Max) {
+        Ok(frames.extremes())
+    } else {
+        frames.each()
+    }
+}
+
+/// One aggregate's input over a partition, and each position's frame.
+struct Frames<'f> {
+    call: &'f AggCall,
+    vals: &'f [Value],
+    lo: &'f [usize],
+    hi: &'f [usize],
+}
+
+impl Frames<'_> {
+    fn add(&self, state: &mut AggState, p: usize) -> Result<usize> {
+        state.add(self.call, AggInput::One(self.vals[p].clone()))
+    }
+
+    fn growing(&self) -> Result<Vec<Value>> {
+        let mut state = AggState::default();
         let mut added = 0;
-        for i in 0..n {
-            debug_assert!(hi[i] >= added, "frame ends never move back");
-            while added < hi[i] {
-                add(&mut state, added)?;
+        let mut out = Vec::with_capacity(self.vals.len());
+        for &hi in self.hi {
+            debug_assert!(hi >= added, "frame ends never move back");
+            while added < hi {
+                self.add(&mut state, added)?;
                 added += 1;
             }
-            out[i] = state.current(call);
+            out.push(state.current(self.call));
         }
-    } else if shrinking {
+        Ok(out)
+    }
+
+    fn shrinking(&self) -> Result<Vec<Value>> {
+        let n = self.vals.len();
+        let mut state = AggState::default();
+        let mut out = vec![Value::Null; n];
         let mut from = n;
         for i in (0..n).rev() {
-            while from > lo[i] {
+            while from > self.lo[i] {
                 from -= 1;
-                add(&mut state, from)?;
+                self.add(&mut state, from)?;
             }
-            out[i] = state.current(call);
+            out[i] = state.current(self.call);
         }
-    } else if AggState::removable(call) {
-        // The state holds [from, to): an empty frame is [lo, lo).
+        Ok(out)
+    }
+
+    /// The state holds [from, to); an empty frame is [lo, lo).
+    fn sliding(&self) -> Result<Vec<Value>> {
+        let mut state = AggState::default();
         let (mut from, mut to) = (0, 0);
-        for i in 0..n {
-            let end = hi[i].max(lo[i]);
-            debug_assert!(lo[i] >= from && end >= to, "frames never move back");
+        let mut out = Vec::with_capacity(self.vals.len());
+        for (&lo, &hi) in self.lo.iter().zip(self.hi) {
+            let end = hi.max(lo);
+            debug_assert!(lo >= from && end >= to, "frames never move back");
             while to < end {
-                add(&mut state, to)?;
+                self.add(&mut state, to)?;
                 to += 1;
             }
-            while from < lo[i] {
-                state.remove(call, &vals[from])?;
+            while from < lo {
+                state.remove(self.call, &self.vals[from])?;
                 from += 1;
             }
-            out[i] = state.current(call);
+            out.push(state.current(self.call));
         }
-    } else {
-        for i in 0..n {
-            if i > 0 && lo[i] == lo[i - 1] && hi[i] == hi[i - 1] {
-                out[i] = out[i - 1].clone();
+        Ok(out)
+    }
+
+    /// MIN/MAX: a queue of positions whose values could still be the
+    /// frame's extreme, best first (the earliest of equals, as a fold keeps
+    /// the first it meets); NULLs never enter.
+    fn extremes(&self) -> Vec<Value> {
+        let beats = match self.call.func {
+            AggFunc::Min => Ordering::Less,
+            _ => Ordering::Greater,
+        };
+        let mut queue = std::collections::VecDeque::new();
+        let mut to = 0;
+        let mut out = Vec::with_capacity(self.vals.len());
+        for (&lo, &hi) in self.lo.iter().zip(self.hi) {
+            while to < hi.max(lo) {
+                let v = &self.vals[to];
+                if !v.is_null() {
+                    while queue
+                        .back()
+                        .is_some_and(|&b: &usize| v.sort_cmp(&self.vals[b]) == beats)
+                    {
+                        queue.pop_back();
+                    }
+                    queue.push_back(to);
+                }
+                to += 1;
+            }
+            while queue.front().is_some_and(|&f| f < lo) {
+                queue.pop_front();
+            }
+            out.push(queue.front().map_or(Value::Null, |&f| self.vals[f].clone()));
+        }
+        out
+    }
+
+    /// Each distinct frame folded afresh (equal neighbours share it).
+    fn each(&self) -> Result<Vec<Value>> {
+        let mut out: Vec<Value> = Vec::with_capacity(self.vals.len());
+        for (i, (&lo, &hi)) in self.lo.iter().zip(self.hi).enumerate() {
+            if i > 0 && lo == self.lo[i - 1] && hi == self.hi[i - 1] {
+                out.push(out[i - 1].clone());
                 continue;
             }
             let mut state = AggState::default();
-            for p in lo[i]..hi[i].max(lo[i]) {
-                add(&mut state, p)?;
+            for p in lo..hi.max(lo) {
+                self.add(&mut state, p)?;
             }
-            out[i] = state.current(call);
+            out.push(state.current(self.call));
         }
+        Ok(out)
     }
-    Ok(out)
 }
 
 impl AggState {
