@@ -2272,3 +2272,62 @@ fn generated_names_stop_at_256_characters() {
     assert_eq!(names[1].as_deref().map(|n| n.chars().count()), Some(256));
     assert!(names[1].as_deref().unwrap_or("").starts_with("CONCAT('éé"));
 }
+
+#[test]
+fn window_syntax() {
+    let s = select(
+        "SELECT SUM(a) OVER (w ORDER BY c DESC ROWS BETWEEN 2 PRECEDING AND INTERVAL 1 DAY FOLLOWING), \
+         LAG(a, 1, 0) RESPECT NULLS OVER w, NTH_VALUE(a, 2) FROM FIRST OVER () \
+         FROM t GROUP BY a WITH ROLLUP HAVING a > 0 WINDOW w AS (PARTITION BY b), v AS (w)",
+    );
+    assert!(s.rollup);
+    assert_eq!(s.windows.len(), 2);
+    assert_eq!(s.windows[1].1.base.as_deref(), Some("w"));
+    let SelectItem::Expr {
+        expr: Expr::Window(w),
+        ..
+    } = &s.projection[0]
+    else {
+        panic!("{:?}", s.projection[0]);
+    };
+    assert_eq!(w.window.base.as_deref(), Some("w"));
+    assert!(w.window.order_by[0].desc);
+    let frame = w.window.frame.as_ref().expect("frame");
+    assert!(frame.rows);
+    assert_eq!(
+        frame.start,
+        FrameBound::Preceding(Expr::Literal(Value::Int(2)))
+    );
+    assert!(matches!(
+        frame.end,
+        FrameBound::Following(Expr::Interval { .. })
+    ));
+    // A bare name, no parentheses; a frame with only its start ends at CURRENT ROW.
+    let SelectItem::Expr {
+        expr: Expr::Window(w),
+        ..
+    } = &s.projection[1]
+    else {
+        panic!("{:?}", s.projection[1]);
+    };
+    assert_eq!(w.window.base.as_deref(), Some("w"));
+    let s = select("SELECT COUNT(*) OVER (RANGE UNBOUNDED PRECEDING) FROM t");
+    let SelectItem::Expr {
+        expr: Expr::Window(w),
+        ..
+    } = &s.projection[0]
+    else {
+        panic!("{:?}", s.projection[0]);
+    };
+    let frame = w.window.frame.as_ref().expect("frame");
+    assert_eq!((frame.rows, &frame.end), (false, &FrameBound::CurrentRow));
+    // OVER is for window functions and aggregates only; ranking needs it.
+    for sql in [
+        "SELECT ABS(a) OVER () FROM t",
+        "SELECT GROUP_CONCAT(a) OVER () FROM t",
+        "SELECT RANK() FROM t",
+        "SELECT SUM(a) OVER (ROWS a PRECEDING) FROM t",
+    ] {
+        assert_eq!(err(sql).code, Code::Parse, "{sql}");
+    }
+}
