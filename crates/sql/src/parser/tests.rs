@@ -2273,6 +2273,17 @@ fn generated_names_stop_at_256_characters() {
     assert!(names[1].as_deref().unwrap_or("").starts_with("CONCAT('éé"));
 }
 
+/// The window call that is select item `i`.
+fn window_item(s: &Select, i: usize) -> &WindowCall {
+    match &s.projection[i] {
+        SelectItem::Expr {
+            expr: Expr::Window(w),
+            ..
+        } => w,
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn window_syntax() {
     let s = select(
@@ -2283,13 +2294,7 @@ fn window_syntax() {
     assert!(s.rollup);
     assert_eq!(s.windows.len(), 2);
     assert_eq!(s.windows[1].1.base.as_deref(), Some("w"));
-    let SelectItem::Expr {
-        expr: Expr::Window(w),
-        ..
-    } = &s.projection[0]
-    else {
-        panic!("{:?}", s.projection[0]);
-    };
+    let w = window_item(&s, 0);
     assert_eq!(w.window.base.as_deref(), Some("w"));
     assert!(w.window.order_by[0].desc);
     let frame = w.window.frame.as_ref().expect("frame");
@@ -2303,22 +2308,10 @@ fn window_syntax() {
         FrameBound::Following(Expr::Interval { .. })
     ));
     // A bare name, no parentheses; a frame with only its start ends at CURRENT ROW.
-    let SelectItem::Expr {
-        expr: Expr::Window(w),
-        ..
-    } = &s.projection[1]
-    else {
-        panic!("{:?}", s.projection[1]);
-    };
+    let w = window_item(&s, 1);
     assert_eq!(w.window.base.as_deref(), Some("w"));
     let s = select("SELECT COUNT(*) OVER (RANGE UNBOUNDED PRECEDING) FROM t");
-    let SelectItem::Expr {
-        expr: Expr::Window(w),
-        ..
-    } = &s.projection[0]
-    else {
-        panic!("{:?}", s.projection[0]);
-    };
+    let w = window_item(&s, 0);
     let frame = w.window.frame.as_ref().expect("frame");
     assert_eq!((frame.rows, &frame.end), (false, &FrameBound::CurrentRow));
     // OVER is for window functions and aggregates only; ranking needs it.
