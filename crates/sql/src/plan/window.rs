@@ -70,17 +70,6 @@ pub enum WinKind {
     Agg(AggCall),
 }
 
-impl WinKind {
-    /// Whether the function reads the frame (ranking and LAG/LEAD see the
-    /// whole partition whatever the frame says).
-    pub fn uses_frame(&self) -> bool {
-        matches!(
-            self,
-            WinKind::FirstValue | WinKind::LastValue | WinKind::NthValue | WinKind::Agg(_)
-        )
-    }
-}
-
 #[derive(Debug)]
 pub struct Frame {
     pub rows: bool,
