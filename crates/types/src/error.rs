@@ -153,6 +153,26 @@ error_codes! {
     FkCannotDropParent = 3730, "HY000";
     FkNoColumnParent = 3734, "HY000";
     FkIncompatibleColumns = 3780, "HY000";
+    InvalidGroupFuncUse = 1111, "HY000";
+    WindowNoSuchWindow = 3579, "HY000";
+    WindowCircularity = 3580, "HY000";
+    WindowNoChildPartitioning = 3581, "HY000";
+    WindowNoInheritFrame = 3582, "HY000";
+    WindowNoRedefineOrderBy = 3583, "HY000";
+    WindowFrameStartIllegal = 3584, "HY000";
+    WindowFrameEndIllegal = 3585, "HY000";
+    WindowFrameIllegal = 3586, "HY000";
+    WindowRangeFrameOrderType = 3587, "HY000";
+    WindowRangeFrameTemporalType = 3588, "HY000";
+    WindowRangeFrameNumericType = 3589, "HY000";
+    WindowRangeBoundNotConstant = 3590, "HY000";
+    WindowDuplicateName = 3591, "HY000";
+    WindowIllegalOrderBy = 3592, "HY000";
+    WindowInvalidFuncUse = 3593, "HY000";
+    WindowInvalidFuncAliasUse = 3594, "HY000";
+    WindowNestedFuncInSpec = 3595, "HY000";
+    WindowRowsIntervalUse = 3596, "HY000";
+    FieldInGroupingNotGroupBy = 3602, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

@@ -6,6 +6,8 @@
 pub(crate) mod fk;
 pub mod keyset;
 mod membership;
+mod rollup;
+mod window;
 
 use crate::exec::keyset::KeySet;
 use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};
@@ -642,6 +644,7 @@ impl<'a> Exec<'a> {
         // reorders the rows after the scan.
         let early = if p.aggregate.is_none()
             && p.having.is_none()
+            && p.window.is_none()
             && !p.distinct
             && (p.order.is_empty() || p.ordered_by_index)
         {
@@ -651,6 +654,7 @@ impl<'a> Exec<'a> {
         };
         let streams = p.aggregate.is_none()
             && p.having.is_none()
+            && p.window.is_none()
             && !p.projection.iter().any(BExpr::has_subquery)
             && !p.order.iter().any(|(e, _)| e.has_subquery());
         if streams {
@@ -666,8 +670,13 @@ impl<'a> Exec<'a> {
                 Some(agg) => self.aggregate(p, agg)?,
                 None => self.source_rows(&p.source, &p.filter, p.lock, early)?,
             };
+            // Window functions see the rows HAVING keeps (exec/window.rs).
+            let (rows, having) = match &p.window {
+                Some(w) => (self.windows(w, rows, &p.having)?, &None),
+                None => (rows, &p.having),
+            };
             for row in rows {
-                if !self.truth(&p.having, &row)? {
+                if !self.truth(having, &row)? {
                     continue;
                 }
                 let bytes = match project.add(self, &mut SourceRow::Owned(row)) {
@@ -775,6 +784,9 @@ impl<'a> Exec<'a> {
     /// followed by its aggregates. Rows are folded in as the scan meets them:
     /// a COUNT(*) over a large table holds one group, not the table.
     fn aggregate(&mut self, p: &SelectPlan, agg: &AggregatePlan) -> Result<Vec<Vec<Value>>> {
+        if let Some(level) = agg.rollup {
+            return self.rollup(p, agg, level);
+        }
         // MIN/MAX served by an index need only the first row.
         let mut fold = Fold::new(agg, p.first_row_only.then_some(1));
         if fold.streams() {
@@ -1834,6 +1846,9 @@ struct Fold<'p> {
     groups: Vec<(Vec<Value>, Vec<AggState>)>,
     /// Rows still wanted, where only the first few count.
     remaining: Option<usize>,
+    /// How many GROUP BY values it groups by (fewer than all: a ROLLUP
+    /// level, the others NULL).
+    keep: usize,
 }
 
 impl<'p> Fold<'p> {
@@ -1843,7 +1858,15 @@ impl<'p> Fold<'p> {
             index: KeySet::default(),
             groups: Vec::new(),
             remaining,
+            keep: agg.group_by.len(),
         }
+    }
+
+    /// Groups by the first `keep` GROUP BY values only.
+    fn keeping(mut self, keep: usize) -> Self {
+        debug_assert!(keep <= self.agg.group_by.len());
+        self.keep = keep;
+        self
     }
 
     /// Whether rows can be folded in inside a scan: no group key or
@@ -1861,12 +1884,15 @@ impl<'p> Fold<'p> {
     fn add(&mut self, env: &mut dyn Env, row: &[Value]) -> Result<usize> {
         let agg = self.agg;
         let mut grown = 0;
-        let gi = if agg.group_by.is_empty() && !self.groups.is_empty() {
+        let gi = if self.keep == 0 && !self.groups.is_empty() {
             0 // one group: no key to build
         } else {
             let mut gvals = Vec::with_capacity(agg.group_by.len());
-            for g in &agg.group_by {
-                gvals.push(eval(g, row, env)?);
+            for (i, g) in agg.group_by.iter().enumerate() {
+                gvals.push(match i < self.keep {
+                    true => eval(g, row, env)?,
+                    false => Value::Null,
+                });
             }
             let (i, new) = self
                 .index
@@ -1940,6 +1966,15 @@ impl RowSink for Fold<'_> {
     }
 }
 
+/// What SUM/AVG adds up for a value that is no integer: text and doubles
+/// as DOUBLE, the rest as DECIMAL.
+fn sum_term(v: &Value) -> Value {
+    match v {
+        Value::Double(_) | Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
+        other => Value::Decimal(other.to_decimal().unwrap_or_default()),
+    }
+}
+
 enum AggInput {
     One(Value),
     Row(Vec<Value>),
@@ -1954,6 +1989,10 @@ struct AggState {
     int_sum: Option<i128>,
     best: Option<Value>,
     bits: Option<u64>,
+    /// STDDEV/VARIANCE: running mean and sum of squared deviations
+    /// (Welford's update, stable where sums of squares are not).
+    mean: f64,
+    m2: f64,
     parts: Vec<Vec<u8>>,
     seen: Option<KeySet>,
 }
@@ -2013,10 +2052,7 @@ impl AggState {
                     self.int_sum = Some(t);
                     return Ok(grown);
                 }
-                let x = match &v {
-                    Value::Double(_) | Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
-                    other => Value::Decimal(other.to_decimal().unwrap_or_default()),
-                };
+                let x = sum_term(&v);
                 self.sum = Some(match self.sum.take() {
                     None => x,
                     Some(s) => crate::expr::binary(crate::parser::BinaryOp::Plus, s, x)
@@ -2055,12 +2091,41 @@ impl AggState {
                     (Some(b), _) => b ^ x,
                 });
             }
+            AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+                let x = v.to_f64().unwrap_or(0.0);
+                let delta = x - self.mean;
+                self.mean += delta / self.count as f64;
+                self.m2 += delta * (x - self.mean);
+            }
             AggFunc::Count
             | AggFunc::CountStar
             | AggFunc::JsonArrayAgg
             | AggFunc::JsonObjectAgg => {}
         }
         Ok(grown)
+    }
+
+    /// The value of what was added so far, the state left as it is (a
+    /// window frame that grows row by row). Not for DISTINCT or
+    /// GROUP_CONCAT, which no window computes.
+    fn current(&self, call: &AggCall) -> Value {
+        debug_assert!(!call.distinct && call.func != AggFunc::GroupConcat);
+        if self.count == 0 {
+            // Empty, or every row taken out again: NULL, not a zero sum.
+            return AggState::default().finish(call);
+        }
+        AggState {
+            count: self.count,
+            sum: self.sum.clone(),
+            int_sum: self.int_sum,
+            best: self.best.clone(),
+            bits: self.bits,
+            mean: self.mean,
+            m2: self.m2,
+            parts: Vec::new(),
+            seen: None,
+        }
+        .finish(call)
     }
 
     /// SUM of everything added: the decimal/double part plus the integers.
@@ -2102,6 +2167,18 @@ impl AggState {
             AggFunc::BitOr | AggFunc::BitXor => Value::UInt(self.bits.unwrap_or(0)),
             AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => {
                 crate::expr::json::agg::finish(call.func == AggFunc::JsonObjectAgg, &self.parts)
+            }
+            AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+                let sample = matches!(call.func, AggFunc::StdSamp | AggFunc::VarSamp);
+                let n = self.count as f64 - if sample { 1.0 } else { 0.0 };
+                if n <= 0.0 {
+                    return Value::Null;
+                }
+                let var = self.m2 / n;
+                match call.func {
+                    AggFunc::StdPop | AggFunc::StdSamp => Value::Double(var.sqrt()),
+                    _ => Value::Double(var),
+                }
             }
         }
     }

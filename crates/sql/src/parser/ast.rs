@@ -370,6 +370,70 @@ pub struct Select {
     pub having: Option<Expr>,
     /// SELECT STRAIGHT_JOIN: tables join in the order written.
     pub straight_join: bool,
+    /// GROUP BY ... WITH ROLLUP.
+    pub rollup: bool,
+    /// WINDOW name AS (spec), ...
+    pub windows: Vec<(String, WindowSpec)>,
+}
+
+/// `f(args) OVER window`: a window function call. The binder sets `slot`
+/// to the row position its value is computed into; a call the binder left
+/// unplaced stands where no window function may (3593).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowCall {
+    /// The function, an `Expr::Function`.
+    pub func: Expr,
+    pub window: WindowSpec,
+    pub slot: Option<usize>,
+}
+
+/// Aggregates MySQL also computes over a window (GROUP_CONCAT is not one).
+pub fn window_aggregate(name: &str) -> bool {
+    matches!(
+        name,
+        "COUNT"
+            | "SUM"
+            | "AVG"
+            | "MIN"
+            | "MAX"
+            | "BIT_AND"
+            | "BIT_OR"
+            | "BIT_XOR"
+            | "STD"
+            | "STDDEV"
+            | "STDDEV_POP"
+            | "STDDEV_SAMP"
+            | "VARIANCE"
+            | "VAR_POP"
+            | "VAR_SAMP"
+    )
+}
+
+/// `[name] [PARTITION BY ..] [ORDER BY ..] [frame]`, or a bare window name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WindowSpec {
+    /// The named window this one refines.
+    pub base: Option<String>,
+    pub partition_by: Vec<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub frame: Option<WindowFrame>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowFrame {
+    /// ROWS (true) or RANGE.
+    pub rows: bool,
+    pub start: FrameBound,
+    pub end: FrameBound,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    Preceding(Expr),
+    CurrentRow,
+    Following(Expr),
+    UnboundedFollowing,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -660,6 +724,8 @@ pub enum Expr {
     Default,
     /// Row constructor (a, b) — used by IN ((1,2),(3,4)) and row comparisons.
     Row(Vec<Expr>),
+    /// A window function call: `f(..) OVER (..)`.
+    Window(Box<WindowCall>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -154,6 +154,7 @@ fn visit_query(q: &Query, f: &mut dyn FnMut(&Expr)) {
             s.selection.iter().for_each(|e| visit_expr(e, f));
             s.group_by.iter().for_each(|e| visit_expr(e, f));
             s.having.iter().for_each(|e| visit_expr(e, f));
+            s.windows.iter().for_each(|(_, w)| visit_window(w, f));
         }
         QueryBody::Union { left, right, .. } => {
             visit_query(left, f);
@@ -197,7 +198,8 @@ pub fn rewrite_exprs(e: &mut Expr, f: &mut dyn FnMut(&mut Expr) -> bool) {
         | Expr::SystemVar { .. }
         | Expr::Default
         | Expr::Exists { .. }
-        | Expr::Subquery(_) => {}
+        | Expr::Subquery(_)
+        | Expr::Window(_) => {}
         Expr::Unary { expr, .. }
         | Expr::IsNull { expr, .. }
         | Expr::IsBool { expr, .. }
@@ -302,6 +304,22 @@ pub fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 visit_expr(t, f);
             }
             if let Some(x) = else_result {
+                visit_expr(x, f);
+            }
+        }
+        Expr::Window(w) => {
+            visit_expr(&w.func, f);
+            visit_window(&w.window, f);
+        }
+    }
+}
+
+fn visit_window(w: &WindowSpec, f: &mut dyn FnMut(&Expr)) {
+    w.partition_by.iter().for_each(|x| visit_expr(x, f));
+    w.order_by.iter().for_each(|o| visit_expr(&o.expr, f));
+    if let Some(frame) = &w.frame {
+        for b in [&frame.start, &frame.end] {
+            if let FrameBound::Preceding(x) | FrameBound::Following(x) = b {
                 visit_expr(x, f);
             }
         }

@@ -13,6 +13,8 @@ type Result<T> = std::result::Result<T, Error>;
 
 #[path = "foreign.rs"]
 mod foreign;
+#[path = "window.rs"]
+mod window;
 
 /// Nesting limit for expressions, subqueries and join groups: deep enough
 /// for any real query, shallow enough that the recursion cannot overflow a
@@ -433,6 +435,8 @@ fn empty_select() -> Select {
         group_by: Vec::new(),
         having: None,
         straight_join: false,
+        rollup: false,
+        windows: Vec::new(),
     }
 }
 
@@ -876,6 +880,8 @@ impl<'a> Parser<'a> {
                     group_by: Vec::new(),
                     having: None,
                     straight_join: false,
+                    rollup: false,
+                    windows: Vec::new(),
                 };
                 let mut q = empty_query(QueryBody::Select(Box::new(select)));
                 self.parse_query_tail(&mut q)?;
@@ -900,6 +906,8 @@ impl<'a> Parser<'a> {
                     group_by: Vec::new(),
                     having: None,
                     straight_join: false,
+                    rollup: false,
+                    windows: Vec::new(),
                 };
                 Ok(Statement::Do(Box::new(empty_query(QueryBody::Select(
                     Box::new(select),
@@ -1119,6 +1127,8 @@ impl<'a> Parser<'a> {
                 group_by: Vec::new(),
                 having: None,
                 straight_join: false,
+                rollup: false,
+                windows: Vec::new(),
             })));
         }
         q.order_by = order_by;
@@ -1259,6 +1269,7 @@ impl<'a> Parser<'a> {
             None
         };
         let mut group_by = Vec::new();
+        let mut rollup = false;
         if self.is_kw("GROUP") && self.kw_at(1, "BY") {
             self.pos += 2;
             loop {
@@ -1272,7 +1283,8 @@ impl<'a> Parser<'a> {
                 }
             }
             if self.is_kw("WITH") && self.kw_at(1, "ROLLUP") {
-                return Err(self.unsupported("WITH ROLLUP"));
+                self.pos += 2;
+                rollup = true;
             }
         }
         let having = if self.eat_kw("HAVING") {
@@ -1280,9 +1292,7 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        if self.is_kw("WINDOW") {
-            return Err(self.unsupported("WINDOW"));
-        }
+        let windows = self.window_clause()?;
         Ok(Select {
             distinct,
             projection,
@@ -1291,6 +1301,8 @@ impl<'a> Parser<'a> {
             group_by,
             having,
             straight_join,
+            rollup,
+            windows,
         })
     }
 
@@ -2039,7 +2051,7 @@ impl<'a> Parser<'a> {
                     | b"CASE" | b"CHAR" => self.parse_special_call(up.to_vec()),
                     b"CUME_DIST" | b"DENSE_RANK" | b"FIRST_VALUE" | b"LAG" | b"LAST_VALUE"
                     | b"LEAD" | b"NTH_VALUE" | b"NTILE" | b"PERCENT_RANK" | b"RANK"
-                    | b"ROW_NUMBER" => Err(self.unsupported("window functions")),
+                    | b"ROW_NUMBER" => self.parse_special_call(up.to_vec()),
                     _ => Err(self.error()),
                 };
             }
@@ -2255,15 +2267,12 @@ impl<'a> Parser<'a> {
                     args = self.parse_expr_list()?;
                 }
                 self.expect(&Tok::RParen)?;
-                if self.is_kw("OVER") {
-                    return Err(self.unsupported("window functions"));
-                }
-                Expr::Function {
+                self.window_tail(Expr::Function {
                     name,
                     args,
                     distinct,
                     star,
-                }
+                })?
             }
         };
         self.leave();

@@ -130,6 +130,7 @@ fn sx(e: &Expr) -> String {
         ),
         Expr::Exists { negated, .. } => format!("({}Exists)", if *negated { "Not" } else { "" }),
         Expr::Subquery(_) => "(Subquery)".into(),
+        Expr::Window(w) => format!("(Over {} {:?})", sx(&w.func), w.window.base),
         Expr::Function {
             name,
             args,
@@ -416,6 +417,8 @@ fn sysbench_statements() {
             group_by: vec![],
             having: None,
             straight_join: false,
+            rollup: false,
+            windows: Vec::new(),
         }))
     );
 
@@ -1472,9 +1475,11 @@ fn transactions_and_misc() {
         "COMMIT AND CHAIN",
         "GRANT PROXY ON u TO v",
         "WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x",
-        "SELECT a FROM t GROUP BY a WITH ROLLUP",
         "SELECT MATCH (a) AGAINST ('x') FROM t",
-        "SELECT ROW_NUMBER() OVER () FROM t",
+        "SELECT NTH_VALUE(a, 1) FROM LAST OVER () FROM t",
+        "SELECT LAG(a) IGNORE NULLS OVER () FROM t",
+        "SELECT SUM(a) OVER (ROWS CURRENT ROW EXCLUDE TIES) FROM t",
+        "SELECT COUNT(DISTINCT a) OVER () FROM t",
         "SELECT a INTO @x FROM t",
         "SELECT a FROM t WHERE a > ANY (SELECT b FROM u)",
         "SELECT @a := 1",
@@ -2308,4 +2313,56 @@ fn generated_names_stop_at_256_characters() {
     assert_eq!(names[0].as_deref().map(|n| n.chars().count()), Some(256));
     assert_eq!(names[1].as_deref().map(|n| n.chars().count()), Some(256));
     assert!(names[1].as_deref().unwrap_or("").starts_with("CONCAT('éé"));
+}
+
+/// The window call that is select item `i`.
+fn window_item(s: &Select, i: usize) -> &WindowCall {
+    match &s.projection[i] {
+        SelectItem::Expr {
+            expr: Expr::Window(w),
+            ..
+        } => w,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn window_syntax() {
+    let s = select(
+        "SELECT SUM(a) OVER (w ORDER BY c DESC ROWS BETWEEN 2 PRECEDING AND INTERVAL 1 DAY FOLLOWING), \
+         LAG(a, 1, 0) RESPECT NULLS OVER w, NTH_VALUE(a, 2) FROM FIRST OVER () \
+         FROM t GROUP BY a WITH ROLLUP HAVING a > 0 WINDOW w AS (PARTITION BY b), v AS (w)",
+    );
+    assert!(s.rollup);
+    assert_eq!(s.windows.len(), 2);
+    assert_eq!(s.windows[1].1.base.as_deref(), Some("w"));
+    let w = window_item(&s, 0);
+    assert_eq!(w.window.base.as_deref(), Some("w"));
+    assert!(w.window.order_by[0].desc);
+    let frame = w.window.frame.as_ref().expect("frame");
+    assert!(frame.rows);
+    assert_eq!(
+        frame.start,
+        FrameBound::Preceding(Expr::Literal(Value::Int(2)))
+    );
+    assert!(matches!(
+        frame.end,
+        FrameBound::Following(Expr::Interval { .. })
+    ));
+    // A bare name, no parentheses; a frame with only its start ends at CURRENT ROW.
+    let w = window_item(&s, 1);
+    assert_eq!(w.window.base.as_deref(), Some("w"));
+    let s = select("SELECT COUNT(*) OVER (RANGE UNBOUNDED PRECEDING) FROM t");
+    let w = window_item(&s, 0);
+    let frame = w.window.frame.as_ref().expect("frame");
+    assert_eq!((frame.rows, &frame.end), (false, &FrameBound::CurrentRow));
+    // OVER is for window functions and aggregates only; ranking needs it.
+    for sql in [
+        "SELECT ABS(a) OVER () FROM t",
+        "SELECT GROUP_CONCAT(a) OVER () FROM t",
+        "SELECT RANK() FROM t",
+        "SELECT SUM(a) OVER (ROWS a PRECEDING) FROM t",
+    ] {
+        assert_eq!(err(sql).code, Code::Parse, "{sql}");
+    }
 }

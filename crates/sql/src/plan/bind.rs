@@ -19,6 +19,11 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "rollup.rs"]
+mod rollup;
+#[path = "window.rs"]
+pub mod window;
+
 /// One column visible to name resolution.
 #[derive(Clone, Debug)]
 pub struct ScopeColumn {
@@ -105,6 +110,8 @@ struct AggContext {
     group_types: Vec<(DataType, bool)>,
     calls: Vec<AggCall>,
     call_types: Vec<(DataType, bool)>,
+    /// WITH ROLLUP: the slot of the row's rollup level (`rollup.rs`).
+    rollup_level: Option<usize>,
 }
 
 pub struct Binder<'a> {
@@ -138,22 +145,26 @@ pub struct Binder<'a> {
 pub type TempTables = std::collections::HashMap<(String, String), Arc<Table>>;
 
 pub fn is_aggregate_name(name: &str) -> bool {
-    matches!(
-        name,
-        "COUNT"
-            | "SUM"
-            | "AVG"
-            | "MIN"
-            | "MAX"
-            | "GROUP_CONCAT"
-            | "GROUP_CONCAT_SEPARATOR"
-            | "BIT_AND"
-            | "BIT_OR"
-            | "BIT_XOR"
-            | "ANY_VALUE"
-            | "JSON_ARRAYAGG"
-            | "JSON_OBJECTAGG"
-    )
+    ast::window_aggregate(name)
+        || matches!(
+            name,
+            "GROUP_CONCAT"
+                | "GROUP_CONCAT_SEPARATOR"
+                | "ANY_VALUE"
+                | "JSON_ARRAYAGG"
+                | "JSON_OBJECTAGG"
+        )
+}
+
+/// The STDDEV/VARIANCE family by name.
+pub fn variance_func(name: &str) -> Option<AggFunc> {
+    Some(match name {
+        "STD" | "STDDEV" | "STDDEV_POP" => AggFunc::StdPop,
+        "STDDEV_SAMP" => AggFunc::StdSamp,
+        "VARIANCE" | "VAR_POP" => AggFunc::VarPop,
+        "VAR_SAMP" => AggFunc::VarSamp,
+        _ => return None,
+    })
 }
 
 fn contains_aggregate(e: &Expr) -> bool {
@@ -477,7 +488,19 @@ impl<'a> Binder<'a> {
             }
         }
 
+        // Window calls are numbered here and bound around (window.rs).
+        window::check_aliases(s, &items)?;
+        let mut wins = window::Windows::default();
+        let mut shown: Vec<Expr> = items.iter().map(|(e, _, _)| wins.extract(e)).collect();
+        let mut order_exprs = Vec::new();
+        for o in &q.order_by {
+            order_exprs.push(wins.extract(&self.resolve_alias(&o.expr, &items)?));
+        }
+        wins.note_aliases(&items);
+        let window;
+
         let aggregate_query = !s.group_by.is_empty()
+            || wins.has_aggregate()
             || items.iter().any(|(e, _, _)| contains_aggregate(e))
             || s.having.as_ref().is_some_and(contains_aggregate)
             || q.order_by.iter().any(|o| contains_aggregate(&o.expr));
@@ -494,6 +517,7 @@ impl<'a> Binder<'a> {
                 group_types: Vec::new(),
                 calls: Vec::new(),
                 call_types: Vec::new(),
+                rollup_level: None,
             };
             self.clause = "group statement";
             for g in &s.group_by {
@@ -510,8 +534,13 @@ impl<'a> Binder<'a> {
                 ctx.group_ast.push(g);
                 ctx.group_bound.push(b);
             }
+            if s.rollup {
+                rollup::reserve_level(&mut ctx);
+            }
             self.clause = "field list";
-            for (e, _, _) in &items {
+            let exprs = &mut [&mut shown, &mut order_exprs];
+            window = self.windows_over_groups(&wins, &s.windows, &scope, &mut ctx, exprs)?;
+            for e in &shown {
                 projection.push(self.bind_agg_expr(e, &scope, &mut ctx)?);
             }
             self.clause = "having clause";
@@ -520,9 +549,8 @@ impl<'a> Binder<'a> {
                 having = Some(self.bind_agg_expr(&h, &scope, &mut ctx)?);
             }
             self.clause = "order clause";
-            for o in &q.order_by {
-                let e = self.resolve_alias(&o.expr, &items)?;
-                order.push((self.bind_agg_expr(&e, &scope, &mut ctx)?, o.desc));
+            for (o, e) in q.order_by.iter().zip(&order_exprs) {
+                order.push((self.bind_agg_expr(e, &scope, &mut ctx)?, o.desc));
             }
             let mut types = ctx.group_types.clone();
             types.extend(ctx.call_types.iter().cloned());
@@ -546,12 +574,16 @@ impl<'a> Binder<'a> {
                 group_text: ctx.group_types.iter().map(|t| t.0.is_string()).collect(),
                 group_by: ctx.group_bound,
                 calls: ctx.calls,
+                rollup: ctx.rollup_level,
             });
         } else {
             self.clause = "field list";
-            for (e, name, origin) in &items {
-                let b = collated(self.bind_expr(e, &scope)?, &scope.types);
-                columns.push(self.meta(name, &b, &scope.types, *origin));
+            let mut types = scope.types.clone();
+            let exprs = &mut [&mut shown, &mut order_exprs];
+            window = self.windows_over_rows(&wins, &s.windows, &scope, &mut types, exprs)?;
+            for ((_, name, origin), e) in items.iter().zip(&shown) {
+                let b = collated(self.bind_expr(e, &scope)?, &types);
+                columns.push(self.meta(name, &b, &types, *origin));
                 projection.push(b);
             }
             self.clause = "having clause";
@@ -560,11 +592,10 @@ impl<'a> Binder<'a> {
                 having = Some(collated(self.bind_expr(&h, &scope)?, &scope.types));
             }
             self.clause = "order clause";
-            for o in &q.order_by {
-                let e = self.resolve_alias(&o.expr, &items)?;
-                let b = self.bind_expr(&e, &scope)?;
-                let text = infer(&b, &scope.types).0.is_string();
-                let b = crate::expr::json::bind::sort_key(b, &scope.types);
+            for (o, e) in q.order_by.iter().zip(&order_exprs) {
+                let b = self.bind_expr(e, &scope)?;
+                let text = infer(&b, &types).0.is_string();
+                let b = crate::expr::json::bind::sort_key(b, &types);
                 order.push((crate::expr::collate_key(b, text), o.desc));
             }
         }
@@ -609,6 +640,7 @@ impl<'a> Binder<'a> {
             order,
             ordered_by_index,
             first_row_only,
+            window,
             distinct: s.distinct,
             text_columns: columns.iter().map(|c| c.data_type.is_string()).collect(),
             moves: Vec::new(),
@@ -822,7 +854,7 @@ impl<'a> Binder<'a> {
                     ("BIT_XOR", _) => AggFunc::BitXor,
                     ("JSON_ARRAYAGG", _) => AggFunc::JsonArrayAgg,
                     ("JSON_OBJECTAGG", _) => AggFunc::JsonObjectAgg,
-                    _ => AggFunc::AnyValue,
+                    (other, _) => variance_func(other).unwrap_or(AggFunc::AnyValue),
                 };
                 let (separator, args) = match (name.as_str(), args.split_first()) {
                     ("GROUP_CONCAT_SEPARATOR", Some((Expr::Literal(Value::Bytes(sep)), rest))) => {
@@ -877,6 +909,9 @@ impl<'a> Binder<'a> {
                     AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
                         (DataType::BigInt { unsigned: true }, false)
                     }
+                    AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+                        (DataType::Double, true)
+                    }
                 };
                 let text = match &arg {
                     Some(BExpr::Row(items)) => items
@@ -930,6 +965,9 @@ impl<'a> Binder<'a> {
                 *op,
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
             )),
+            Expr::Function { name, args, .. } if name == "GROUPING" => {
+                self.grouping(args, scope, ctx)
+            }
             Expr::Function { name, args, .. } => {
                 let bound = args
                     .iter()
@@ -1106,6 +1144,10 @@ impl<'a> Binder<'a> {
     fn bind_plain(&mut self, e: &Expr, scope: &Scope) -> Result<BExpr> {
         Ok(match e {
             Expr::Literal(v) => BExpr::Literal(v.clone()),
+            Expr::Window(w) => match w.slot {
+                Some(i) => BExpr::Column(i),
+                None => return Err(window::misplaced(w)),
+            },
             Expr::Column { table, name } => {
                 if let Some(c) = scope.resolve(table.as_deref(), name)? {
                     BExpr::Column(c.index)
@@ -1279,6 +1321,13 @@ impl<'a> Binder<'a> {
                     return Err(Error::new(
                         Code::WrongArguments,
                         format!("Invalid use of group function {name}"),
+                    ));
+                }
+                if name == "GROUPING" {
+                    // Only over the rows of GROUP BY ... WITH ROLLUP.
+                    return Err(Error::new(
+                        Code::InvalidGroupFuncUse,
+                        "Invalid use of group function",
                     ));
                 }
                 if name == "TIMESTAMPDIFF" || name == "TIMESTAMPADD" {

@@ -56,6 +56,9 @@ pub struct SelectPlan {
     pub ordered_by_index: bool,
     /// MIN/MAX answered by the first row of an index scan.
     pub first_row_only: bool,
+    /// Window functions, computed after HAVING into slots of the row that
+    /// the projection and ORDER BY read (`bind::window`, `exec::window`).
+    pub window: Option<bind::window::WindowPlan>,
     pub distinct: bool,
     /// Which projected values are text (DISTINCT compares them under the
     /// collation).
@@ -80,6 +83,9 @@ pub struct AggregatePlan {
     /// Which GROUP BY values are text: grouped under the collation.
     pub group_text: Vec<bool>,
     pub calls: Vec<AggCall>,
+    /// WITH ROLLUP: where the aggregate row holds its rollup level (how
+    /// many GROUP BY values the row keeps; the rest are NULL).
+    pub rollup: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -111,6 +117,11 @@ pub enum AggFunc {
     /// JSON_ARRAYAGG / JSON_OBJECTAGG (expr/json/agg.rs).
     JsonArrayAgg,
     JsonObjectAgg,
+    /// STD/STDDEV/STDDEV_POP, STDDEV_SAMP, VARIANCE/VAR_POP, VAR_SAMP.
+    StdPop,
+    StdSamp,
+    VarPop,
+    VarSamp,
 }
 
 /// Where rows come from. Each source fills a slice of the combined row

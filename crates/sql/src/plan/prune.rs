@@ -33,6 +33,10 @@ pub fn prune(plan: &mut SelectPlan) {
         None => {
             plan.projection.iter().for_each(&mut mark);
             plan.order.iter().for_each(|(e, _)| mark(e));
+            // Window functions read the source row too.
+            if let Some(w) = &plan.window {
+                w.for_each_expr(&mut mark);
+            }
         }
     }
     mark_source(&plan.source, &mut mark);

@@ -598,6 +598,8 @@ pub fn filter_rows(
             group_by: Vec::new(),
             having: None,
             straight_join: false,
+            rollup: false,
+            windows: Vec::new(),
         })),
         max_execution_time: None,
         with: Vec::new(),

@@ -90,11 +90,21 @@ impl Db {
         p: &mut Prepared,
         params: &[Value],
     ) -> Vec<Vec<Value>> {
-        let s = s.unwrap_or(&mut self.session);
-        match self.rt.block_on(s.execute(p, params)) {
+        match self.try_execute(s, p, params) {
             Ok(Response::Rows(rs)) => rs.rows,
             other => panic!("execute: {other:?}"),
         }
+    }
+
+    /// COM_STMT_EXECUTE of `p`, its response or error.
+    pub fn try_execute(
+        &mut self,
+        s: Option<&mut Session>,
+        p: &mut Prepared,
+        params: &[Value],
+    ) -> Result<Response, Error> {
+        let s = s.unwrap_or(&mut self.session);
+        self.rt.block_on(s.execute(p, params))
     }
 
     /// The first row as a text-protocol client reads it (NULL as None),

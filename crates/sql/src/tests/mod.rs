@@ -10,3 +10,4 @@ mod planner;
 mod scripts;
 mod temporary;
 mod transaction;
+mod window;

@@ -218,6 +218,8 @@ scripts!(
     grouping,
     json,
     foreign_keys,
+    window,
+    rollup,
 );
 
 /// A script file nobody listed above would never run.
