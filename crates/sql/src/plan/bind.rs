@@ -1621,6 +1621,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 | Func::Instr
                 | Func::Sleep
                 | Func::GetLock
+                | Func::WaitForExecutedGtidSet
                 | Func::ReleaseLock
                 | Func::ReleaseAllLocks
                 | Func::IsFreeLock => (big, true),
@@ -1884,6 +1885,7 @@ fn available(e: &BExpr, avail: Avail) -> bool {
                     | Func::Sleep
                     | Func::LastInsertId
                     | Func::GetLock
+                    | Func::WaitForExecutedGtidSet
                     | Func::ReleaseLock
                     | Func::ReleaseAllLocks
                     | Func::Uuid

@@ -6,6 +6,7 @@
 mod alter;
 pub mod infoschema;
 pub mod privileges;
+pub mod replication;
 pub mod statements;
 pub mod users;
 pub mod vars;
@@ -43,6 +44,9 @@ pub struct Server {
     /// Prepared statements alive on all connections (Prepared_stmt_count,
     /// bounded by max_prepared_stmt_count).
     pub prepared: Arc<std::sync::atomic::AtomicUsize>,
+    /// The replica, set once by the server at start (None: replication
+    /// statements are refused, e.g. in tests without a server).
+    pub replica: std::sync::OnceLock<Arc<dyn replication::ReplicaControl>>,
 }
 
 pub struct ProcessInfo {
@@ -74,6 +78,7 @@ impl Server {
             queries: AtomicU64::new(0),
             prepared: Arc::default(),
             user_locks: Arc::default(),
+            replica: std::sync::OnceLock::new(),
         })
     }
 }
@@ -1113,6 +1118,7 @@ impl Session {
                 Ok(ok(0))
             }
             Statement::Ignored(text) => ignored(text).map(|()| ok(0)),
+            Statement::Replica(r) => self.replica_statement(r).await,
         }
     }
 
@@ -2532,7 +2538,7 @@ fn plugins() -> Response {
 /// exist" of IF [NOT] EXISTS statements as notes.
 fn warning_level(code: u16) -> &'static str {
     match code {
-        1007 | 1008 | 1050 | 1051 | 1305 | 1360 => "Note",
+        1007 | 1008 | 1050 | 1051 | 1305 | 1360 | 3083 | 3084 => "Note",
         _ => "Warning",
     }
 }

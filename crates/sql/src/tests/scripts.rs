@@ -205,4 +205,4 @@ macro_rules! scripts {
     };
 }
 
-scripts!(transactions, names, semantics, ddl, errors, show, alter);
+scripts!(transactions, names, semantics, ddl, errors, show, alter, replication);

@@ -1,0 +1,322 @@
+//! Replication administration as a session runs it. The replica itself
+//! (its tasks, relay log, runtime) lives in the replication crate; the
+//! server hands the SQL layer a `ReplicaControl` (Server::replica), so
+//! this crate needs neither that crate nor its runtime.
+
+use super::{ok, rows, Session, R};
+use crate::parser::ReplicaStatement;
+use crate::session::privileges::Grants;
+use lockstep_accounts::Privs;
+use lockstep_types::error::Code;
+use lockstep_types::result::Response;
+use lockstep_types::{Error, Value};
+use std::future::Future;
+use std::pin::Pin;
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What CHANGE REPLICATION SOURCE TO sets; None keeps the current value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceChange {
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    pub auto_position: Option<bool>,
+}
+
+/// SHOW REPLICA STATUS's values, as the replica reports them.
+#[derive(Clone, Debug, Default)]
+pub struct ReplicaStatus {
+    pub io_state: String,
+    pub host: String,
+    pub user: String,
+    pub port: u16,
+    /// "Yes", "No" or "Connecting".
+    pub io_running: &'static str,
+    pub sql_running: bool,
+    pub sql_state: String,
+    pub seconds_behind: Option<u64>,
+    pub last_io_errno: u16,
+    pub last_io_error: String,
+    pub last_sql_errno: u16,
+    pub last_sql_error: String,
+    pub source_server_id: u64,
+    pub source_uuid: String,
+    pub retrieved: String,
+    pub executed: String,
+    pub auto_position: bool,
+}
+
+/// The server's replica, as the SQL layer drives it.
+pub trait ReplicaControl: Send + Sync {
+    /// Fails with 3021 while the replica runs.
+    fn change_source(&self, change: SourceChange) -> R<()>;
+    /// Ok(false): it was running already.
+    fn start(&self) -> R<bool>;
+    /// Waits for the applier to finish what it has in hand; Ok(false): it
+    /// was not running.
+    fn stop(&self) -> BoxFuture<'_, R<bool>>;
+    /// Fails with 3081 while the replica runs.
+    fn reset(&self, all: bool) -> R<()>;
+    /// None: no source was ever configured.
+    fn status(&self) -> Option<ReplicaStatus>;
+}
+
+/// CHANGE/START/STOP/RESET need REPLICATION_SLAVE_ADMIN (lockstep has no
+/// dynamic privileges: SUPER stands for it), SHOW REPLICA STATUS needs
+/// REPLICATION CLIENT or SUPER, as in MySQL 8.
+pub(crate) fn check(grants: &Grants, stmt: &ReplicaStatement) -> R<()> {
+    if grants.has_global(Privs::SUPER) {
+        return Ok(());
+    }
+    match stmt {
+        ReplicaStatement::ShowStatus { .. } if grants.has_global(Privs::REPLICATION_CLIENT) => {
+            Ok(())
+        }
+        ReplicaStatement::ShowStatus { .. } => Err(Grants::global_denied("SUPER, REPLICATION CLIENT")),
+        _ => Err(Grants::global_denied("SUPER or REPLICATION_SLAVE_ADMIN")),
+    }
+}
+
+/// The options of a CHANGE REPLICATION SOURCE TO, checked.
+fn source_change(options: &[(String, Value)]) -> R<SourceChange> {
+    let mut c = SourceChange::default();
+    for (name, v) in options {
+        let text = || match v.to_text() {
+            Some(b) => Ok(String::from_utf8_lossy(&b).into_owned()),
+            None => Err(wrong_value(name, v)),
+        };
+        let int = |max: u64| match v {
+            Value::Int(i) if *i >= 0 && *i as u64 <= max => Ok(*i as u64),
+            Value::UInt(u) if *u <= max => Ok(*u),
+            _ => Err(wrong_value(name, v)),
+        };
+        match name.as_str() {
+            "SOURCE_HOST" => c.host = Some(text()?),
+            "SOURCE_USER" => c.user = Some(text()?),
+            "SOURCE_PASSWORD" => c.password = Some(text()?),
+            "SOURCE_PORT" => c.port = Some(int(u16::MAX as u64)? as u16),
+            "SOURCE_AUTO_POSITION" if int(1)? == 1 => c.auto_position = Some(true),
+            "SOURCE_AUTO_POSITION" => {
+                return Err(Error::unsupported(
+                    "SOURCE_AUTO_POSITION = 0 (replication by file and position)",
+                ))
+            }
+            other => return Err(Error::unsupported(&format!("the {other} option"))),
+        }
+    }
+    if c.host.as_deref().is_some_and(str::is_empty) {
+        return Err(Error::new(
+            Code::WrongArguments,
+            "Incorrect arguments to SOURCE_HOST",
+        ));
+    }
+    Ok(c)
+}
+
+fn wrong_value(name: &str, v: &Value) -> Error {
+    Error::new(
+        Code::WrongValueForVar,
+        format!(
+            "Variable '{}' can't be set to the value of '{}'",
+            name,
+            String::from_utf8_lossy(&v.to_text().unwrap_or_else(|| b"NULL".to_vec()))
+        ),
+    )
+}
+
+impl Session {
+    pub(super) async fn replica_statement(&mut self, stmt: &ReplicaStatement) -> R<Response> {
+        let Some(replica) = self.server.replica.get().cloned() else {
+            if let ReplicaStatement::ShowStatus { legacy } = stmt {
+                return Ok(show_status(None, *legacy));
+            }
+            return Err(Error::unsupported("replication on this server"));
+        };
+        if !matches!(stmt, ReplicaStatement::ShowStatus { .. }) {
+            self.commit().await?;
+        }
+        match stmt {
+            ReplicaStatement::ChangeSource(options) => {
+                replica.change_source(source_change(options)?)?;
+                Ok(ok(0))
+            }
+            ReplicaStatement::Start => {
+                if !replica.start()? {
+                    self.ctx.warnings.push(already(3083, "running"));
+                }
+                Ok(ok(0))
+            }
+            ReplicaStatement::Stop => {
+                if !replica.stop().await? {
+                    self.ctx.warnings.push(already(3084, "stopped"));
+                }
+                Ok(ok(0))
+            }
+            ReplicaStatement::Reset { all } => {
+                replica.reset(*all)?;
+                Ok(ok(0))
+            }
+            ReplicaStatement::ShowStatus { legacy } => Ok(show_status(replica.status(), *legacy)),
+        }
+    }
+}
+
+fn already(code: u16, state: &str) -> (u16, String) {
+    (
+        code,
+        format!("Replication thread(s) for channel '' are already {state}."),
+    )
+}
+
+/// MySQL 8's SHOW REPLICA STATUS columns, in order.
+const COLUMNS: &[&str] = &[
+    "Replica_IO_State",
+    "Source_Host",
+    "Source_User",
+    "Source_Port",
+    "Connect_Retry",
+    "Source_Log_File",
+    "Read_Source_Log_Pos",
+    "Relay_Log_File",
+    "Relay_Log_Pos",
+    "Relay_Source_Log_File",
+    "Replica_IO_Running",
+    "Replica_SQL_Running",
+    "Replicate_Do_DB",
+    "Replicate_Ignore_DB",
+    "Replicate_Do_Table",
+    "Replicate_Ignore_Table",
+    "Replicate_Wild_Do_Table",
+    "Replicate_Wild_Ignore_Table",
+    "Last_Errno",
+    "Last_Error",
+    "Skip_Counter",
+    "Exec_Source_Log_Pos",
+    "Relay_Log_Space",
+    "Until_Condition",
+    "Until_Log_File",
+    "Until_Log_Pos",
+    "Source_SSL_Allowed",
+    "Source_SSL_CA_File",
+    "Source_SSL_CA_Path",
+    "Source_SSL_Cert",
+    "Source_SSL_Cipher",
+    "Source_SSL_Key",
+    "Seconds_Behind_Source",
+    "Source_SSL_Verify_Server_Cert",
+    "Last_IO_Errno",
+    "Last_IO_Error",
+    "Last_SQL_Errno",
+    "Last_SQL_Error",
+    "Replicate_Ignore_Server_Ids",
+    "Source_Server_Id",
+    "Source_UUID",
+    "Source_Info_File",
+    "SQL_Delay",
+    "SQL_Remaining_Delay",
+    "Replica_SQL_Running_State",
+    "Source_Retry_Count",
+    "Source_Bind",
+    "Last_IO_Error_Timestamp",
+    "Last_SQL_Error_Timestamp",
+    "Source_SSL_Crl",
+    "Source_SSL_Crlpath",
+    "Retrieved_Gtid_Set",
+    "Executed_Gtid_Set",
+    "Auto_Position",
+    "Replicate_Rewrite_DB",
+    "Channel_Name",
+    "Source_TLS_Version",
+    "Source_public_key_path",
+    "Get_Source_public_key",
+    "Network_Namespace",
+];
+
+/// SHOW SLAVE STATUS's name of a column (MySQL keeps the old words there).
+fn legacy_name(name: &str) -> String {
+    match name {
+        "Get_Source_public_key" => "Get_master_public_key".into(),
+        "Source_public_key_path" => "Master_public_key_path".into(),
+        _ => match name.strip_prefix("Replica_") {
+            Some(rest) => format!("Slave_{rest}"),
+            None => name.replace("Source", "Master"),
+        },
+    }
+}
+
+fn show_status(status: Option<ReplicaStatus>, legacy: bool) -> Response {
+    let names: Vec<String> = COLUMNS
+        .iter()
+        .map(|c| if legacy { legacy_name(c) } else { c.to_string() })
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let row = status.map(status_row).into_iter().collect();
+    rows(&names, row)
+}
+
+/// One row in COLUMNS' order: what lockstep has, MySQL's empty or
+/// default value for what it has not (no file positions, filters, TLS).
+fn status_row(s: ReplicaStatus) -> Vec<Value> {
+    let text = |v: &str| Value::str(v);
+    let int = |v: u64| Value::UInt(v);
+    let yes_no = |b: bool| text(if b { "Yes" } else { "No" });
+    let (last_errno, last_error) = if s.last_sql_errno != 0 {
+        (s.last_sql_errno, s.last_sql_error.as_str())
+    } else {
+        (0, "")
+    };
+    let mut row = vec![text(&s.io_state), text(&s.host), text(&s.user), int(s.port as u64)];
+    row.extend([int(60), text(""), int(0), text(""), int(0), text("")]);
+    row.extend([text(s.io_running), yes_no(s.sql_running)]);
+    row.extend((0..6).map(|_| text("")));
+    row.extend([int(last_errno as u64), text(last_error), int(0), int(0), int(0)]);
+    row.extend([text("None"), text(""), int(0)]);
+    row.extend([text("No"), text(""), text(""), text(""), text(""), text("")]);
+    row.push(s.seconds_behind.map_or(Value::Null, int));
+    row.push(text("No"));
+    row.extend([int(s.last_io_errno as u64), text(&s.last_io_error)]);
+    row.extend([int(s.last_sql_errno as u64), text(&s.last_sql_error)]);
+    row.extend([text(""), int(s.source_server_id), text(&s.source_uuid)]);
+    row.extend([text("mysql.slave_master_info"), int(0), Value::Null]);
+    row.extend([text(&s.sql_state), int(86400), text("")]);
+    row.extend([text(""), text(""), text(""), text("")]);
+    row.extend([text(&s.retrieved), text(&s.executed)]);
+    row.push(int(s.auto_position as u64));
+    row.extend([text(""), text(""), text(""), text(""), int(0), text("")]);
+    debug_assert_eq!(row.len(), COLUMNS.len());
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_names() {
+        assert_eq!(legacy_name("Replica_IO_State"), "Slave_IO_State");
+        assert_eq!(legacy_name("Seconds_Behind_Source"), "Seconds_Behind_Master");
+        assert_eq!(legacy_name("Exec_Source_Log_Pos"), "Exec_Master_Log_Pos");
+        assert_eq!(legacy_name("Get_Source_public_key"), "Get_master_public_key");
+        assert_eq!(legacy_name("Replicate_Do_DB"), "Replicate_Do_DB");
+    }
+
+    #[test]
+    fn row_matches_columns() {
+        assert_eq!(status_row(ReplicaStatus::default()).len(), COLUMNS.len());
+    }
+
+    #[test]
+    fn change_options() {
+        let o = |n: &str, v: Value| vec![(n.to_string(), v)];
+        let c = source_change(&o("SOURCE_PORT", Value::Int(3450))).unwrap();
+        assert_eq!(c.port, Some(3450));
+        assert!(source_change(&o("SOURCE_PORT", Value::Int(70000))).is_err());
+        assert!(source_change(&o("SOURCE_HOST", Value::Null)).is_err());
+        let e = source_change(&o("SOURCE_AUTO_POSITION", Value::Int(0))).unwrap_err();
+        assert_eq!(e.code, Code::NotSupportedYet);
+        let e = source_change(&o("SOURCE_DELAY", Value::Int(5))).unwrap_err();
+        assert_eq!(e.code, Code::NotSupportedYet);
+    }
+}
