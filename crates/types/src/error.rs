@@ -123,6 +123,8 @@ error_codes! {
     SourceFatalReadingBinlog = 1236, "HY000";
     ReplicaFatal = 1593, "HY000";
     MalformedGtidSet = 1772, "HY000";
+    ReplicaChannelIoThreadMustStop = 3021, "HY000";
+    ReplicaChannelMustStop = 3081, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

@@ -53,7 +53,7 @@ pub trait ReplicaControl: Send + Sync {
     /// Fails with 3021 while the replica runs.
     fn change_source(&self, change: SourceChange) -> R<()>;
     /// Ok(false): it was running already.
-    fn start(&self) -> R<bool>;
+    fn start(&self) -> BoxFuture<'_, R<bool>>;
     /// Waits for the applier to finish what it has in hand; Ok(false): it
     /// was not running.
     fn stop(&self) -> BoxFuture<'_, R<bool>>;
@@ -143,7 +143,7 @@ impl Session {
                 Ok(ok(0))
             }
             ReplicaStatement::Start => {
-                if !replica.start()? {
+                if !replica.start().await? {
                     self.ctx.warnings.push(already(3083, "running"));
                 }
                 Ok(ok(0))
