@@ -4,7 +4,7 @@
 //! this crate needs neither that crate nor its runtime.
 
 use super::{ok, rows, Session, R};
-use crate::parser::ReplicaStatement;
+use crate::parser::{ObjectName, ReplicaStatement, Statement};
 use crate::session::privileges::Grants;
 use lockstep_accounts::Privs;
 use lockstep_types::error::Code;
@@ -126,7 +126,55 @@ fn wrong_value(name: &str, v: &Value) -> Error {
     )
 }
 
+/// Whether a statement writes to the server's durable state (temporary
+/// tables are the session's own: read_only lets them be written).
+fn writes(stmt: &Statement, temp: &dyn Fn(&ObjectName) -> bool) -> bool {
+    match stmt {
+        Statement::Insert(i) => !temp(&i.table),
+        Statement::Update(u) => !temp(&u.table),
+        Statement::Delete(d) => !temp(&d.table),
+        Statement::CreateUser { .. }
+        | Statement::DropUser { .. }
+        | Statement::AlterUser { .. }
+        | Statement::SetPassword { .. }
+        | Statement::Grant { .. }
+        | Statement::Revoke { .. }
+        | Statement::RenameTable { .. } => true,
+        other => super::changes_schema(other),
+    }
+}
+
 impl Session {
+    /// read_only / super_read_only (a replica's usual settings): writes
+    /// by clients fail with 1290; SUPER may still write under read_only.
+    /// The replica's applier goes through the engine, not a session, so
+    /// it is never refused.
+    pub(super) fn refuse_read_only(&self, stmt: &Statement) -> R<()> {
+        let db = self.ctx.database.clone().unwrap_or_default();
+        let temp = |n: &ObjectName| {
+            let d = n.database.clone().unwrap_or_else(|| db.clone());
+            self.temp_tables.contains_key(&(d, n.name.clone()))
+        };
+        if !writes(stmt, &temp) {
+            return Ok(());
+        }
+        let on = |name: &str| {
+            let v = self.server.globals.get(name);
+            v.and_then(|v| v.to_i64()).is_some_and(|v| v != 0)
+        };
+        let option = if on("super_read_only") {
+            "--super-read-only"
+        } else if on("read_only") && !self.grants.has_global(Privs::SUPER) {
+            "--read-only"
+        } else {
+            return Ok(());
+        };
+        Err(Error::new(
+            Code::OptionPrevents,
+            format!("The MySQL server is running with the {option} option so it cannot execute this statement"),
+        ))
+    }
+
     pub(super) async fn replica_statement(&mut self, stmt: &ReplicaStatement) -> R<Response> {
         let Some(replica) = self.server.replica.get().cloned() else {
             if let ReplicaStatement::ShowStatus { legacy } = stmt {
