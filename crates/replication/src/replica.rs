@@ -44,6 +44,8 @@ pub struct Status {
 }
 
 const WORKERS: usize = 4;
+/// Wait before reconnecting (SHOW REPLICA STATUS's Connect_Retry).
+const RECONNECT: Duration = Duration::from_secs(1);
 const QUEUE_TXNS: usize = 256;
 const RELAY_BATCH: usize = 4 << 20;
 /// Bytes of received packets between the socket reader and the relay
@@ -222,7 +224,7 @@ async fn io_task(ctx: IoCtx, mut stopped: watch::Receiver<bool>) {
         if !note_io_end(&ctx.status, r) {
             return; // as MySQL: the source cannot serve this replica
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::sleep(RECONNECT).await;
     }
 }
 

@@ -152,3 +152,59 @@ impl Parser<'_> {
         Ok(Statement::Replica(ReplicaStatement::ShowStatus { legacy }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::parser::{parse, ReplicaStatement, Statement};
+    use lockstep_types::error::Code;
+    use lockstep_types::Value;
+
+    fn one(sql: &str) -> ReplicaStatement {
+        match parse(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}")).pop() {
+            Some(Statement::Replica(r)) => r,
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn both_spellings_one_statement() {
+        let want = ReplicaStatement::ChangeSource(vec![
+            ("SOURCE_HOST".into(), Value::str("h")),
+            ("SOURCE_PORT".into(), Value::Int(3307)),
+            ("GET_SOURCE_PUBLIC_KEY".into(), Value::Int(1)),
+        ]);
+        for sql in [
+            "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h', SOURCE_PORT=3307, GET_SOURCE_PUBLIC_KEY=1",
+            "change master to master_host = \"h\" , Master_Port=3307, get_master_public_key=1 FOR CHANNEL ''",
+        ] {
+            assert_eq!(one(sql), want, "{sql}");
+        }
+        assert_eq!(one("START SLAVE"), ReplicaStatement::Start);
+        assert_eq!(one("stop replica for channel ''"), ReplicaStatement::Stop);
+        assert_eq!(one("RESET SLAVE"), ReplicaStatement::Reset { all: false });
+        assert_eq!(one("RESET REPLICA ALL"), ReplicaStatement::Reset { all: true });
+        assert_eq!(
+            one("SHOW SLAVE STATUS"),
+            ReplicaStatement::ShowStatus { legacy: true }
+        );
+    }
+
+    #[test]
+    fn refused_or_wrong() {
+        let code = |sql: &str| parse(sql).unwrap_err().code;
+        assert_eq!(code("CHANGE REPLICATION SOURCE TO"), Code::Parse);
+        assert_eq!(code("CHANGE REPLICATION SOURCE TO SOURCE_HOST"), Code::Parse);
+        assert_eq!(code("CHANGE REPLICATION SOURCE TO SOURCE_HOST=?"), Code::Parse);
+        assert_eq!(code("CHANGE REPLICATION SOURCE TO HOST='h'"), Code::Parse);
+        assert_eq!(code("CHANGE REPLICATION FILTER REPLICATE_DO_DB=(d)"), Code::NotSupportedYet);
+        assert_eq!(code("START REPLICA UNTIL SQL_AFTER_GTIDS='x'"), Code::NotSupportedYet);
+        assert_eq!(code("RESET REPLICA FOR CHANNEL 'c'"), Code::NotSupportedYet);
+        assert_eq!(code("RESET MASTER"), Code::NotSupportedYet);
+        assert_eq!(code("SHOW SLAVE HOSTS"), Code::NotSupportedYet);
+        // START TRANSACTION is untouched.
+        assert!(matches!(
+            parse("START TRANSACTION").unwrap()[0],
+            Statement::Begin { .. }
+        ));
+    }
+}

@@ -316,7 +316,8 @@ fn status_row(s: ReplicaStatus) -> Vec<Value> {
         (0, "")
     };
     let mut row = vec![text(&s.io_state), text(&s.host), text(&s.user), int(s.port as u64)];
-    row.extend([int(60), text(""), int(0), text(""), int(0), text("")]);
+    // Connect_Retry: the replica reconnects after a second.
+    row.extend([int(1), text(""), int(0), text(""), int(0), text("")]);
     row.extend([text(s.io_running), yes_no(s.sql_running)]);
     row.extend((0..6).map(|_| text("")));
     row.extend([int(last_errno as u64), text(last_error), int(0), int(0), int(0)]);
@@ -327,8 +328,9 @@ fn status_row(s: ReplicaStatus) -> Vec<Value> {
     row.extend([int(s.last_io_errno as u64), text(&s.last_io_error)]);
     row.extend([int(s.last_sql_errno as u64), text(&s.last_sql_error)]);
     row.extend([text(""), int(s.source_server_id), text(&s.source_uuid)]);
-    row.extend([text("mysql.slave_master_info"), int(0), Value::Null]);
-    row.extend([text(&s.sql_state), int(86400), text("")]);
+    row.extend([text("replica.conf"), int(0), Value::Null]);
+    // Source_Retry_Count 0: it retries for ever.
+    row.extend([text(&s.sql_state), int(0), text("")]);
     row.extend([text(""), text(""), text(""), text("")]);
     row.extend([text(&s.retrieved), text(&s.executed)]);
     row.push(int(s.auto_position as u64));
