@@ -100,7 +100,10 @@ impl Replica {
     }
 
     fn handle(&self) -> &tokio::runtime::Handle {
-        self.runtime.as_ref().expect("the runtime lives until drop").handle()
+        self.runtime
+            .as_ref()
+            .expect("the runtime lives until drop")
+            .handle()
     }
 
     /// Both tasks are running (neither ended by an error).
@@ -324,7 +327,10 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
 
 /// Waits while the relay log holds too much the SQL task has not applied.
 async fn wait_for_room(ctx: &IoCtx) {
-    while ctx.relay.current_lsn().saturating_sub(ctx.applied.load(Ordering::Acquire))
+    while ctx
+        .relay
+        .current_lsn()
+        .saturating_sub(ctx.applied.load(Ordering::Acquire))
         > RELAY_LAG_BYTES
     {
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -417,7 +423,12 @@ struct Applier {
 }
 
 impl Applier {
-    fn new(engine: Arc<Engine>, relay: Arc<Log>, status: Arc<Mutex<Status>>, applied: Applied) -> Self {
+    fn new(
+        engine: Arc<Engine>,
+        relay: Arc<Log>,
+        status: Arc<Mutex<Status>>,
+        applied: Applied,
+    ) -> Self {
         let (report_tx, reports) = mpsc::channel::<Report>(QUEUE_TXNS);
         Applier {
             engine,
@@ -486,7 +497,13 @@ impl Applier {
             .map_err(|e| relay_err(e.to_string()))?;
         // A record's end is where the next one starts (the batch's end
         // for the last): reading resumes there when room runs out.
-        let ends: Vec<Lsn> = batch.records.iter().skip(1).map(|r| r.0).chain([batch.next]).collect();
+        let ends: Vec<Lsn> = batch
+            .records
+            .iter()
+            .skip(1)
+            .map(|r| r.0)
+            .chain([batch.next])
+            .collect();
         for ((lsn, bytes), end) in batch.records.into_iter().zip(ends) {
             let record = TxnRecord::decode(&bytes).map_err(|e| relay_err(e.to_string()))?;
             let t = self.sched.submit(meta_of(&record));
@@ -504,8 +521,16 @@ impl Applier {
     fn dispatch(&mut self) {
         for t in self.sched.startable() {
             self.in_workers += 1;
-            let record = self.waiting.remove(&t).expect("submitted records wait here");
-            tokio::spawn(worker(self.engine.clone(), t, record, self.report_tx.clone()));
+            let record = self
+                .waiting
+                .remove(&t)
+                .expect("submitted records wait here");
+            tokio::spawn(worker(
+                self.engine.clone(),
+                t,
+                record,
+                self.report_tx.clone(),
+            ));
         }
     }
 

@@ -123,7 +123,10 @@ mod tests {
         };
         s.save(&dir).unwrap();
         assert_eq!(Settings::load(&dir), Some(s));
-        let mode = std::fs::metadata(dir.join(FILE)).unwrap().permissions().mode();
+        let mode = std::fs::metadata(dir.join(FILE))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         remove(&dir).unwrap();
         assert_eq!(Settings::load(&dir), None);

@@ -172,7 +172,8 @@ impl ReplicaControl for ServerReplica {
             ));
         }
         if let Some(r) = self.replica.get() {
-            r.reset().map_err(|e| io_error("removing the relay log", e))?;
+            r.reset()
+                .map_err(|e| io_error("removing the relay log", e))?;
         }
         if all {
             settings::remove(&self.datadir).map_err(|e| io_error("removing replica.conf", e))?;

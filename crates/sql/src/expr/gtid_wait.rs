@@ -33,10 +33,12 @@ pub(super) fn wait_for_executed(vals: &[Value], env: &dyn Env) -> Result<Value, 
         ));
     }
     // 0 (or none) waits for ever, as in MySQL.
-    let end = (secs > 0.0).then(|| Instant::now() + Duration::from_secs_f64(secs.min(31_536_000.0)));
+    let end =
+        (secs > 0.0).then(|| Instant::now() + Duration::from_secs_f64(secs.min(31_536_000.0)));
     loop {
         let executed = env.system_var(true, "gtid_executed")?;
-        let executed = String::from_utf8_lossy(&executed.to_text().unwrap_or_default()).into_owned();
+        let executed =
+            String::from_utf8_lossy(&executed.to_text().unwrap_or_default()).into_owned();
         if want.is_subset(&GtidSet::parse(&executed).map_err(|_| malformed(&executed))?) {
             return Ok(Value::Int(0));
         }

@@ -182,7 +182,10 @@ mod tests {
         assert_eq!(one("START SLAVE"), ReplicaStatement::Start);
         assert_eq!(one("stop replica for channel ''"), ReplicaStatement::Stop);
         assert_eq!(one("RESET SLAVE"), ReplicaStatement::Reset { all: false });
-        assert_eq!(one("RESET REPLICA ALL"), ReplicaStatement::Reset { all: true });
+        assert_eq!(
+            one("RESET REPLICA ALL"),
+            ReplicaStatement::Reset { all: true }
+        );
         assert_eq!(
             one("SHOW SLAVE STATUS"),
             ReplicaStatement::ShowStatus { legacy: true }
@@ -193,11 +196,23 @@ mod tests {
     fn refused_or_wrong() {
         let code = |sql: &str| parse(sql).unwrap_err().code;
         assert_eq!(code("CHANGE REPLICATION SOURCE TO"), Code::Parse);
-        assert_eq!(code("CHANGE REPLICATION SOURCE TO SOURCE_HOST"), Code::Parse);
-        assert_eq!(code("CHANGE REPLICATION SOURCE TO SOURCE_HOST=?"), Code::Parse);
+        assert_eq!(
+            code("CHANGE REPLICATION SOURCE TO SOURCE_HOST"),
+            Code::Parse
+        );
+        assert_eq!(
+            code("CHANGE REPLICATION SOURCE TO SOURCE_HOST=?"),
+            Code::Parse
+        );
         assert_eq!(code("CHANGE REPLICATION SOURCE TO HOST='h'"), Code::Parse);
-        assert_eq!(code("CHANGE REPLICATION FILTER REPLICATE_DO_DB=(d)"), Code::NotSupportedYet);
-        assert_eq!(code("START REPLICA UNTIL SQL_AFTER_GTIDS='x'"), Code::NotSupportedYet);
+        assert_eq!(
+            code("CHANGE REPLICATION FILTER REPLICATE_DO_DB=(d)"),
+            Code::NotSupportedYet
+        );
+        assert_eq!(
+            code("START REPLICA UNTIL SQL_AFTER_GTIDS='x'"),
+            Code::NotSupportedYet
+        );
         assert_eq!(code("RESET REPLICA FOR CHANNEL 'c'"), Code::NotSupportedYet);
         assert_eq!(code("RESET MASTER"), Code::NotSupportedYet);
         assert_eq!(code("SHOW SLAVE HOSTS"), Code::NotSupportedYet);

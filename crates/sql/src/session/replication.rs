@@ -74,7 +74,9 @@ pub(crate) fn check(grants: &Grants, stmt: &ReplicaStatement) -> R<()> {
         ReplicaStatement::ShowStatus { .. } if grants.has_global(Privs::REPLICATION_CLIENT) => {
             Ok(())
         }
-        ReplicaStatement::ShowStatus { .. } => Err(Grants::global_denied("SUPER, REPLICATION CLIENT")),
+        ReplicaStatement::ShowStatus { .. } => {
+            Err(Grants::global_denied("SUPER, REPLICATION CLIENT"))
+        }
         _ => Err(Grants::global_denied("SUPER or REPLICATION_SLAVE_ADMIN")),
     }
 }
@@ -103,7 +105,7 @@ fn source_change(options: &[(String, Value)]) -> R<SourceChange> {
                     "SOURCE_AUTO_POSITION = 0 (replication by file and position)",
                 ))
             }
-            other => return Err(Error::unsupported(&format!("the {other} option"))),
+            other => return Err(Error::unsupported(format!("the {other} option"))),
         }
     }
     if c.host.as_deref().is_some_and(str::is_empty) {
@@ -297,7 +299,13 @@ fn legacy_name(name: &str) -> String {
 fn show_status(status: Option<ReplicaStatus>, legacy: bool) -> Response {
     let names: Vec<String> = COLUMNS
         .iter()
-        .map(|c| if legacy { legacy_name(c) } else { c.to_string() })
+        .map(|c| {
+            if legacy {
+                legacy_name(c)
+            } else {
+                c.to_string()
+            }
+        })
         .collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let row = status.map(status_row).into_iter().collect();
@@ -315,12 +323,23 @@ fn status_row(s: ReplicaStatus) -> Vec<Value> {
     } else {
         (0, "")
     };
-    let mut row = vec![text(&s.io_state), text(&s.host), text(&s.user), int(s.port as u64)];
+    let mut row = vec![
+        text(&s.io_state),
+        text(&s.host),
+        text(&s.user),
+        int(s.port as u64),
+    ];
     // Connect_Retry: the replica reconnects after a second.
     row.extend([int(1), text(""), int(0), text(""), int(0), text("")]);
     row.extend([text(s.io_running), yes_no(s.sql_running)]);
     row.extend((0..6).map(|_| text("")));
-    row.extend([int(last_errno as u64), text(last_error), int(0), int(0), int(0)]);
+    row.extend([
+        int(last_errno as u64),
+        text(last_error),
+        int(0),
+        int(0),
+        int(0),
+    ]);
     row.extend([text("None"), text(""), int(0)]);
     row.extend([text("No"), text(""), text(""), text(""), text(""), text("")]);
     row.push(s.seconds_behind.map_or(Value::Null, int));
@@ -346,9 +365,15 @@ mod tests {
     #[test]
     fn legacy_names() {
         assert_eq!(legacy_name("Replica_IO_State"), "Slave_IO_State");
-        assert_eq!(legacy_name("Seconds_Behind_Source"), "Seconds_Behind_Master");
+        assert_eq!(
+            legacy_name("Seconds_Behind_Source"),
+            "Seconds_Behind_Master"
+        );
         assert_eq!(legacy_name("Exec_Source_Log_Pos"), "Exec_Master_Log_Pos");
-        assert_eq!(legacy_name("Get_Source_public_key"), "Get_master_public_key");
+        assert_eq!(
+            legacy_name("Get_Source_public_key"),
+            "Get_master_public_key"
+        );
         assert_eq!(legacy_name("Replicate_Do_DB"), "Replicate_Do_DB");
     }
 

@@ -205,4 +205,13 @@ macro_rules! scripts {
     };
 }
 
-scripts!(transactions, names, semantics, ddl, errors, show, alter, replication);
+scripts!(
+    transactions,
+    names,
+    semantics,
+    ddl,
+    errors,
+    show,
+    alter,
+    replication
+);
