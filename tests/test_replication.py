@@ -295,13 +295,7 @@ def test_administration(replication_servers):
     replica.sql("GRANT REPLICATION CLIENT ON *.* TO watcher")
 
     def as_user(user, statement):
-        c = replica.connect(user=user, password="pw")
-        try:
-            with c.cursor() as cur:
-                cur.execute(statement)
-                return cur.fetchall()
-        finally:
-            c.close()
+        return replica.sql(statement, user=user, password="pw")
 
     for stmt in ["START REPLICA", "STOP SLAVE", "RESET REPLICA ALL", "SHOW REPLICA STATUS",
                  "CHANGE MASTER TO MASTER_HOST='x'"]:

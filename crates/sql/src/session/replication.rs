@@ -37,12 +37,11 @@ pub struct ReplicaStatus {
     pub sql_running: bool,
     pub sql_state: String,
     pub seconds_behind: Option<u64>,
-    pub last_io_errno: u16,
-    pub last_io_error: String,
-    pub last_sql_errno: u16,
-    pub last_sql_error: String,
-    pub source_server_id: u64,
-    pub source_uuid: String,
+    /// Last_IO_Errno and Last_IO_Error; Last_SQL_* likewise.
+    pub last_io: (u16, String),
+    pub last_sql: (u16, String),
+    /// The source's @@server_id and @@server_uuid.
+    pub source: (u64, String),
     pub retrieved: String,
     pub executed: String,
     pub auto_position: bool,
@@ -318,11 +317,6 @@ fn status_row(s: ReplicaStatus) -> Vec<Value> {
     let text = |v: &str| Value::str(v);
     let int = |v: u64| Value::UInt(v);
     let yes_no = |b: bool| text(if b { "Yes" } else { "No" });
-    let (last_errno, last_error) = if s.last_sql_errno != 0 {
-        (s.last_sql_errno, s.last_sql_error.as_str())
-    } else {
-        (0, "")
-    };
     let mut row = vec![
         text(&s.io_state),
         text(&s.host),
@@ -333,20 +327,16 @@ fn status_row(s: ReplicaStatus) -> Vec<Value> {
     row.extend([int(1), text(""), int(0), text(""), int(0), text("")]);
     row.extend([text(s.io_running), yes_no(s.sql_running)]);
     row.extend((0..6).map(|_| text("")));
-    row.extend([
-        int(last_errno as u64),
-        text(last_error),
-        int(0),
-        int(0),
-        int(0),
-    ]);
+    // Last_Errno and Last_Error are the SQL thread's, as in MySQL.
+    let (errno, error) = &s.last_sql;
+    row.extend([int(*errno as u64), text(error), int(0), int(0), int(0)]);
     row.extend([text("None"), text(""), int(0)]);
     row.extend([text("No"), text(""), text(""), text(""), text(""), text("")]);
     row.push(s.seconds_behind.map_or(Value::Null, int));
     row.push(text("No"));
-    row.extend([int(s.last_io_errno as u64), text(&s.last_io_error)]);
-    row.extend([int(s.last_sql_errno as u64), text(&s.last_sql_error)]);
-    row.extend([text(""), int(s.source_server_id), text(&s.source_uuid)]);
+    row.extend([int(s.last_io.0 as u64), text(&s.last_io.1)]);
+    row.extend([int(s.last_sql.0 as u64), text(&s.last_sql.1)]);
+    row.extend([text(""), int(s.source.0), text(&s.source.1)]);
     row.extend([text("replica.conf"), int(0), Value::Null]);
     // Source_Retry_Count 0: it retries for ever.
     row.extend([text(&s.sql_state), int(0), text("")]);
