@@ -361,3 +361,49 @@ def test_administration(replication_servers):
     replica.sql("RESET REPLICA ALL")
     assert replica.sql("SHOW REPLICA STATUS") == ()
     assert not os.path.exists(conf)
+
+
+def wait_status(replica, pred, timeout=20):
+    deadline = time.monotonic() + timeout
+    while True:
+        st = replica_status(replica)
+        if pred(st) or time.monotonic() > deadline:
+            return st
+        time.sleep(0.1)
+
+
+def test_sha2_account_and_applier_error(replication_servers):
+    source, replica = replication_servers(2)
+    # An account with MySQL 8's default plugin: over this plain connection
+    # the password goes RSA-encrypted, only with GET_SOURCE_PUBLIC_KEY=1.
+    source.sql("CREATE USER repl2 IDENTIFIED BY 'sha2pw'")
+    source.sql("GRANT REPLICATION SLAVE ON *.* TO repl2")
+    replica.sql(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='{HOST}', SOURCE_PORT={source.port}, "
+                "SOURCE_USER='repl2', SOURCE_PASSWORD='sha2pw', SOURCE_AUTO_POSITION=1")
+    replica.sql("START REPLICA")
+    st = wait_status(replica, lambda s: s["Last_IO_Errno"] != 0)
+    assert st["Last_IO_Errno"] == 2061, st
+    assert st["Replica_IO_Running"] == "Connecting"
+    replica.sql("STOP REPLICA")
+    replica.sql("CHANGE REPLICATION SOURCE TO GET_SOURCE_PUBLIC_KEY=1")
+    replica.sql("START REPLICA")
+    source.sql("CREATE DATABASE e")
+    source.sql("CREATE TABLE e.t (id INT PRIMARY KEY, v INT)")
+    wait_caught_up(source, [replica])
+    st = replica_status(replica)
+    assert st["Get_Source_public_key"] == 1 and st["Last_IO_Errno"] == 0
+    # A row written on the replica behind replication's back: the source's
+    # insert of the same key stops the applier with 1062, shown in status.
+    replica.sql("INSERT INTO e.t VALUES (1, 100)")
+    source.sql("INSERT INTO e.t VALUES (1, 1), (2, 2)")
+    st = wait_status(replica, lambda s: s["Replica_SQL_Running"] == "No")
+    assert st["Last_SQL_Errno"] == 1062 and st["Last_Errno"] == 1062, st
+    assert "Duplicate entry" in st["Last_SQL_Error"]
+    assert st["Seconds_Behind_Source"] is None
+    assert st["Replica_IO_Running"] == "Yes"
+    # Repaired by hand, START REPLICA goes on from where it stopped.
+    replica.sql("DELETE FROM e.t WHERE id = 1")
+    replica.sql("START REPLICA")
+    wait_caught_up(source, [replica])
+    assert replica.sql("SELECT * FROM e.t ORDER BY id") == ((1, 1), (2, 2))
+    assert replica_status(replica)["Last_SQL_Errno"] == 0

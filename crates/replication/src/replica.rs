@@ -279,9 +279,8 @@ type Packet = (Result<Vec<u8>, IoError>, Option<OwnedSemaphorePermit>);
 /// One connection: dump request, then events until it breaks.
 async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
     let s = &ctx.settings;
-    let mut conn = Conn::connect(&Opts::new(&s.host, s.port, &s.user, &s.password))
-        .await
-        .map_err(io_err)?;
+    let opts = Opts::new(&s.host, s.port, &s.user, &s.password).get_public_key(s.get_public_key);
+    let mut conn = Conn::connect(&opts).await.map_err(io_err)?;
     let (source_id, source_uuid) = source_identity(&mut conn).await?;
     rx.connected();
     let req = DumpRequest {

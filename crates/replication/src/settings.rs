@@ -13,6 +13,9 @@ pub struct Settings {
     pub user: String,
     pub password: String,
     pub auto_position: bool,
+    /// GET_SOURCE_PUBLIC_KEY: caching_sha2_password may fetch the
+    /// source's RSA key (the connection has no TLS).
+    pub get_public_key: bool,
     /// START REPLICA was the last word (not STOP REPLICA).
     pub running: bool,
 }
@@ -37,6 +40,7 @@ impl Settings {
                 "password" => s.password = unescape(v),
                 "auto_position" => s.auto_position = v == "1",
                 "running" => s.running = v == "1",
+                "get_public_key" => s.get_public_key = v == "1",
                 _ => {}
             }
         }
@@ -48,12 +52,13 @@ impl Settings {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
         let text = format!(
-            "host={}\nport={}\nuser={}\npassword={}\nauto_position={}\nrunning={}\n",
+            "host={}\nport={}\nuser={}\npassword={}\nauto_position={}\nget_public_key={}\nrunning={}\n",
             escape(&self.host),
             self.port,
             escape(&self.user),
             escape(&self.password),
             self.auto_position as u8,
+            self.get_public_key as u8,
             self.running as u8
         );
         let tmp = datadir.join("replica.conf.tmp");
@@ -119,6 +124,7 @@ mod tests {
             user: "repl".into(),
             password: "pw=x\n\\n;\r".into(),
             auto_position: true,
+            get_public_key: true,
             running: true,
         };
         s.save(&dir).unwrap();

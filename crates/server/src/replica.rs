@@ -125,6 +125,9 @@ fn apply_change(mut s: Settings, c: SourceChange) -> Settings {
     if let Some(a) = c.auto_position {
         s.auto_position = a;
     }
+    if let Some(k) = c.get_public_key {
+        s.get_public_key = k;
+    }
     s
 }
 
@@ -219,6 +222,7 @@ impl ReplicaControl for ServerReplica {
             retrieved: st.retrieved,
             executed: self.engine.gtid_executed(),
             auto_position: s.auto_position,
+            get_public_key: s.get_public_key,
         })
     }
 }

@@ -23,6 +23,7 @@ pub struct SourceChange {
     pub user: Option<String>,
     pub password: Option<String>,
     pub auto_position: Option<bool>,
+    pub get_public_key: Option<bool>,
 }
 
 /// SHOW REPLICA STATUS's values, as the replica reports them.
@@ -45,6 +46,7 @@ pub struct ReplicaStatus {
     pub retrieved: String,
     pub executed: String,
     pub auto_position: bool,
+    pub get_public_key: bool,
 }
 
 /// The server's replica, as the SQL layer drives it.
@@ -99,6 +101,7 @@ fn source_change(options: &[(String, Value)]) -> R<SourceChange> {
             "SOURCE_PASSWORD" => c.password = Some(text()?),
             "SOURCE_PORT" => c.port = Some(int(u16::MAX as u64)? as u16),
             "SOURCE_AUTO_POSITION" if int(1)? == 1 => c.auto_position = Some(true),
+            "GET_SOURCE_PUBLIC_KEY" => c.get_public_key = Some(int(1)? == 1),
             "SOURCE_AUTO_POSITION" => {
                 return Err(Error::unsupported(
                     "SOURCE_AUTO_POSITION = 0 (replication by file and position)",
@@ -343,7 +346,8 @@ fn status_row(s: ReplicaStatus) -> Vec<Value> {
     row.extend([text(""), text(""), text(""), text("")]);
     row.extend([text(&s.retrieved), text(&s.executed)]);
     row.push(int(s.auto_position as u64));
-    row.extend([text(""), text(""), text(""), text(""), int(0), text("")]);
+    let public_key = int(s.get_public_key as u64);
+    row.extend([text(""), text(""), text(""), text(""), public_key, text("")]);
     debug_assert_eq!(row.len(), COLUMNS.len());
     row
 }
