@@ -347,8 +347,20 @@ def test_administration(replication_servers):
         cur.execute("SHOW WARNINGS")
         assert [w[1] for w in cur.fetchall()] == [3083]
     c.close()
+    # KILL of the source's dump connection: the replica reconnects.
+    dumps = [r[0] for r in source.sql("SHOW PROCESSLIST") if r[4] == "Binlog Dump GTID"]
+    assert len(dumps) == 1, source.sql("SHOW PROCESSLIST")
+    source.sql(f"KILL {dumps[0]}")
+    source.sql("INSERT INTO adm.t VALUES (10)")
+    wait_caught_up(source, [replica])
+    source.sql("DELETE FROM adm.t WHERE id = 10")
     # A restart (clean or not) resumes a running replica...
     replica.restart(crash=True)
+    # The source stops at once though a replica streams from it.
+    started = time.monotonic()
+    source.stop()
+    assert time.monotonic() - started < 3
+    source.start()
     source.sql("INSERT INTO adm.t VALUES (3)")
     wait_caught_up(source, [replica])
     # ...but not a stopped one.

@@ -509,6 +509,7 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
         conn.admission = Some((live.clone(), cfg.max_connections));
         let protocol = protocol.clone();
         let stop = stop_rx.clone();
+        conn.server_stopping = Some(stop_rx.clone());
         let shutdown = |mut stop: tokio::sync::watch::Receiver<bool>| async move {
             let _ = stop.wait_for(|s| *s).await;
         };
