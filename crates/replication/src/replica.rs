@@ -182,6 +182,8 @@ impl Replica {
         let was_running = !r.io.is_finished() || !r.sql.is_finished();
         let _ = r.stop.send(true);
         r.io.abort();
+        // Both gone before a START reopens the relay log's directory.
+        let _ = r.io.await;
         let _ = tokio::time::timeout(Duration::from_secs(30), r.sql).await;
         let mut st = self.status.lock();
         st.io_running = false;
@@ -319,9 +321,17 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
             }
         }
     });
-    let r = append_loop(rx, ctx, &mut packets).await;
-    reader.abort();
-    r
+    // Also when this future is dropped (STOP REPLICA aborts the task).
+    let _reader = AbortOnDrop(reader);
+    append_loop(rx, ctx, &mut packets).await
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Waits while the relay log holds too much the SQL task has not applied.
