@@ -109,25 +109,19 @@ impl ServerReplica {
     }
 }
 
+/// CHANGE REPLICATION SOURCE TO: the options given replace, the others stay.
 fn apply_change(mut s: Settings, c: SourceChange) -> Settings {
-    if let Some(host) = c.host {
-        s.host = host;
+    fn set<T>(slot: &mut T, v: Option<T>) {
+        if let Some(v) = v {
+            *slot = v;
+        }
     }
-    if let Some(port) = c.port {
-        s.port = port;
-    }
-    if let Some(user) = c.user {
-        s.user = user;
-    }
-    if let Some(password) = c.password {
-        s.password = password;
-    }
-    if let Some(a) = c.auto_position {
-        s.auto_position = a;
-    }
-    if let Some(k) = c.get_public_key {
-        s.get_public_key = k;
-    }
+    set(&mut s.host, c.host);
+    set(&mut s.port, c.port);
+    set(&mut s.user, c.user);
+    set(&mut s.password, c.password);
+    set(&mut s.auto_position, c.auto_position);
+    set(&mut s.get_public_key, c.get_public_key);
     s
 }
 
