@@ -260,12 +260,18 @@ def test_two_replicas_converge_under_load(replication_servers):
     assert code_of(lambda: r2.sql("INSERT INTO ins.log VALUES (-1, 'x', 0)")) == 1290
 
 
-def test_replica_killed_again_and_again(replication_servers):
+def bank_pair(replication_servers):
+    """A source, its replica, and a bank on the source."""
     source, replica = replication_servers(2)
     setup_source(source)
     start_replica(replica, source)
     bank = Bank(source, accounts=10)
     bank.create()
+    return source, replica, bank
+
+
+def test_replica_killed_again_and_again(replication_servers):
+    source, replica, bank = bank_pair(replication_servers)
     stop, workers, stats = bank.start_load(threads=3)
     try:
         for cycle in range(KILL_CYCLES):
@@ -423,3 +429,23 @@ def test_sha2_account_and_applier_error(replication_servers):
     wait_caught_up(source, [replica])
     assert replica.sql("SELECT * FROM e.t ORDER BY id") == ((1, 1), (2, 2))
     assert replica_status(replica)["Last_SQL_Errno"] == 0
+
+
+def test_source_killed_under_load(replication_servers):
+    """The source crashes (kill -9) under load and restarts: the replica
+    reconnects by itself and ends with every transaction the source kept."""
+    source, replica, bank = bank_pair(replication_servers)
+    stop, workers, _ = bank.start_load(threads=3)
+    time.sleep(1.5)
+    source.kill()
+    Bank.join(stop, workers)
+    source.start()
+    bank.verify()
+    st = wait_status(replica, lambda s: s["Replica_IO_Running"] == "Yes", timeout=30)
+    assert st["Replica_IO_Running"] == "Yes", st
+    stop, workers, stats = bank.start_load(threads=2)
+    time.sleep(1)
+    Bank.join(stop, workers)
+    assert stats["commits"] > 0
+    bank.verify()
+    assert_same_data(source, [replica], ["bank"])

@@ -122,6 +122,14 @@ impl Replica {
             .is_some_and(|r| !r.io.is_finished() || !r.sql.is_finished())
     }
 
+    /// The I/O task is still running.
+    pub fn io_running(&self) -> bool {
+        self.running
+            .lock()
+            .as_ref()
+            .is_some_and(|r| !r.io.is_finished())
+    }
+
     /// START REPLICA: empties the relay log and starts both tasks; a task
     /// that ended by an error is restarted with the other. Ok(false): both
     /// were running already.

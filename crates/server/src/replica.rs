@@ -127,7 +127,9 @@ fn apply_change(mut s: Settings, c: SourceChange) -> Settings {
 
 impl ReplicaControl for ServerReplica {
     fn change_source(&self, change: SourceChange) -> Result<(), Error> {
-        if self.is_running() {
+        // Every option lockstep takes is the I/O thread's (MySQL lets
+        // CHANGE through once that one is stopped).
+        if self.replica.get().is_some_and(|r| r.io_running()) {
             return Err(Error::new(
                 Code::ReplicaChannelIoThreadMustStop,
                 "This operation cannot be performed with a running replica io thread; run STOP REPLICA IO_THREAD FOR CHANNEL '' first.",
