@@ -71,7 +71,7 @@ class Bank:
             {"acked": self.acked, "aborted": self.aborted, "indoubt": self.indoubt}[kind] \
                 .update(ids)
 
-    def _worker(self, seed, ready, stop, stats, max_txns):
+    def _worker(self, seed, ready, stop, stats, max_txns, pause):
         rnd = random.Random(seed)
         try:
             conn = self.server.connect(db=self.db, autocommit=False, connect_timeout=5,
@@ -88,6 +88,8 @@ class Bank:
             for _ in range(max_txns):
                 if stop.is_set():
                     break
+                if pause:
+                    time.sleep(pause)
                 if rnd.random() < 0.05:
                     legs = [(a, (a + 1) % self.accounts, 1) for a in range(self.accounts)]
                 else:
@@ -138,14 +140,16 @@ class Bank:
         with self.lock:
             self.worker_errors.append(msg)
 
-    def start_load(self, threads, max_txns=100000):
-        """Start client threads; returns (stop_event, threads, stats) once all
+    def start_load(self, threads, max_txns=100000, pause=0.0):
+        """Start client threads (each sleeping `pause` seconds between its
+        transactions, to hold the load below a replica's apply rate);
+        returns (stop_event, threads, stats) once all
         clients are connected and running."""
         stop = threading.Event()
         ready = threading.Barrier(threads + 1)
         stats = {"commits": 0, "retries": 0}
         workers = [threading.Thread(target=self._worker, daemon=True,
-                                    args=(self.rnd.random(), ready, stop, stats, max_txns))
+                                    args=(self.rnd.random(), ready, stop, stats, max_txns, pause))
                    for _ in range(threads)]
         for w in workers:
             w.start()

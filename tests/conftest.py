@@ -96,3 +96,33 @@ def cur(connect):
 @pytest.fixture(scope="session")
 def quick():
     return QUICK
+
+
+@pytest.fixture
+def replication_servers(tmp_path_factory):
+    """make(n, replica_args=[...]) -> n private lockstep servers for replication
+    tests, with --server-id 1..n, on ports LOCKSTEP_REPL_PORT_BASE,
+    +1, ... when that is set (else free ports); the first is the source,
+    the others get replica_args. All are stopped at the end."""
+    import os
+    started = []
+    base = os.environ.get("LOCKSTEP_REPL_PORT_BASE")
+
+    def make(n, replica_args=()):
+        servers = []
+        for i in range(n):
+            s = Server(tmp_path_factory.mktemp(f"repl{i}"), name=f"repl{i}",
+                       args=["--server-id", str(i + 1)] + list(replica_args if i else ()))
+            if base:
+                s.port = int(base) + len(started)
+            started.append(s)
+            try:
+                s.start()
+            except ServerError as e:
+                pytest.fail(f"could not start server {i}: {e}", pytrace=False)
+            servers.append(s)
+        return servers
+
+    yield make
+    for s in started:
+        s.cleanup()

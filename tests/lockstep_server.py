@@ -258,9 +258,10 @@ class Server:
             cmd.append(db)
         return subprocess.run(cmd, input=sql, capture_output=True, text=True, timeout=timeout)
 
-    def sql(self, statement, db=None):
-        """Run one statement on a fresh connection; return all rows."""
-        conn = self.connect(db=db)
+    def sql(self, statement, db=None, **kw):
+        """Run one statement on a fresh connection (connect's options, e.g.
+        user and password); return all rows."""
+        conn = self.connect(db=db, **kw)
         try:
             with conn.cursor() as cur:
                 cur.execute(statement)

@@ -27,6 +27,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::net::TcpStream;
 
+mod auth;
+
 /// Largest payload accepted from the server.
 const MAX_PACKET: usize = 64 << 20;
 /// utf8mb4_general_ci: understood by MySQL 5.5+, MariaDB and lockstep.
@@ -40,6 +42,10 @@ pub struct Opts {
     pub user: String,
     pub password: String,
     pub database: Option<String>,
+    /// caching_sha2_password may ask for the server's RSA key to send the
+    /// password encrypted (this client has no TLS): MySQL's
+    /// --get-server-public-key. Off, full authentication fails with 2061.
+    pub get_public_key: bool,
 }
 
 impl Opts {
@@ -50,11 +56,17 @@ impl Opts {
             user: user.into(),
             password: password.into(),
             database: None,
+            get_public_key: false,
         }
     }
 
     pub fn database(mut self, db: &str) -> Opts {
         self.database = Some(db.into());
+        self
+    }
+
+    pub fn get_public_key(mut self, on: bool) -> Opts {
+        self.get_public_key = on;
         self
     }
 }
@@ -461,8 +473,8 @@ fn parse_greeting(p: &[u8]) -> Result<Greeting> {
 }
 
 impl Conn {
-    /// Connects and authenticates with mysql_native_password (switching to
-    /// it if the server proposes another plugin).
+    /// Connects and authenticates with mysql_native_password, or
+    /// caching_sha2_password when the account's plugin is that (`auth`).
     pub async fn connect(opts: &Opts) -> Result<Conn> {
         let sock = TcpStream::connect((opts.host.as_str(), opts.port)).await?;
         sock.set_nodelay(true)?;
@@ -528,6 +540,7 @@ impl Conn {
         conn.writer.write_packet(&p);
         conn.writer.flush(&mut conn.sock).await?;
         seq = conn.writer.seq();
+        let mut auth = auth::Auth::new(&opts.password, opts.get_public_key, greeting.scramble);
         loop {
             let p = conn.read(&mut seq).await?;
             match p.first() {
@@ -535,34 +548,28 @@ impl Conn {
                 Some(0xFF) => return Err(err_packet(p)),
                 Some(0xFE) => {
                     // AuthSwitchRequest: plugin name, then its data.
-                    let mut c = Cursor::new(&p[1..]);
-                    let plugin = c.null_terminated()?.to_vec();
-                    if plugin != native_password::PLUGIN_NAME.as_bytes() {
-                        return Err(Error::protocol(format!(
-                            "server asks for auth plugin {}",
-                            String::from_utf8_lossy(&plugin)
-                        )));
-                    }
-                    let data = c.rest();
-                    if data.len() < 20 {
-                        return Err(Error::protocol("short auth switch scramble"));
-                    }
-                    let mut scramble = [0u8; 20];
-                    scramble.copy_from_slice(&data[..20]);
-                    let resp = native_password::client_response(&opts.password, &scramble);
-                    conn.writer.set_seq(seq);
-                    conn.writer.write_packet(&resp);
-                    conn.writer.flush(&mut conn.sock).await?;
-                    seq = conn.writer.seq();
+                    let resp = auth.switch(&p[1..])?;
+                    seq = conn.send_auth(seq, &resp).await?;
                 }
                 Some(0x01) => {
-                    // AuthMoreData: not used by mysql_native_password.
-                    return Err(Error::protocol("unexpected auth-more-data packet"));
+                    // AuthMoreData (caching_sha2_password).
+                    if let auth::Step::Send(resp) = auth.more_data(&p[1..])? {
+                        seq = conn.send_auth(seq, &resp).await?;
+                    }
                 }
                 _ => return Err(Error::protocol("unexpected packet during authentication")),
             }
         }
         Ok(conn)
+    }
+
+    /// Sends one packet of the authentication exchange; the next
+    /// sequence id.
+    async fn send_auth(&mut self, seq: u8, payload: &[u8]) -> Result<u8> {
+        self.writer.set_seq(seq);
+        self.writer.write_packet(payload);
+        self.writer.flush(&mut self.sock).await?;
+        Ok(self.writer.seq())
     }
 
     pub fn server_version(&self) -> &str {

@@ -12,8 +12,10 @@
 //! ([`stored_hash`]); the cache lives in memory only, so after a restart
 //! each account needs one full authentication again (as in MySQL).
 
-use rsa::pkcs8::{DecodePrivateKey, EncodePrivateKey, EncodePublicKey, LineEnding};
-use rsa::{Oaep, RsaPrivateKey};
+use rsa::pkcs8::{
+    DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey, LineEnding,
+};
+use rsa::{Oaep, RsaPrivateKey, RsaPublicKey};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -145,6 +147,23 @@ pub fn full_auth_step(
     }
 }
 
+/// A client's full-authentication answer over a plain connection: the
+/// NUL-terminated password XORed with the nonce, RSA-OAEP (SHA-1)
+/// encrypted with the server's public key (PEM, as the server sent it).
+pub fn encrypt_password(
+    public_pem: &[u8],
+    password: &[u8],
+    nonce: &[u8; 20],
+) -> Result<Vec<u8>, String> {
+    let pem = std::str::from_utf8(public_pem).map_err(|e| e.to_string())?;
+    let key = RsaPublicKey::from_public_key_pem(pem.trim()).map_err(|e| e.to_string())?;
+    let mut plain = password.to_vec();
+    plain.push(0);
+    xor_nonce(&mut plain, nonce);
+    key.encrypt(&mut rand::thread_rng(), Oaep::new::<sha1::Sha1>(), &plain)
+        .map_err(|e| e.to_string())
+}
+
 /// The client XORs the NUL-terminated password with the nonce, repeated.
 pub fn xor_nonce(bytes: &mut [u8], nonce: &[u8; 20]) {
     for (i, b) in bytes.iter_mut().enumerate() {
@@ -215,14 +234,6 @@ impl RsaKeys {
                 ciphertext,
             )
             .ok()
-    }
-
-    /// Encryption as a client does it (for tests).
-    pub fn encrypt_for_test(&self, plain: &[u8]) -> Vec<u8> {
-        self.private
-            .to_public_key()
-            .encrypt(&mut rand::thread_rng(), Oaep::new::<sha1::Sha1>(), plain)
-            .expect("a short message fits a 2048-bit key")
     }
 }
 
@@ -354,9 +365,9 @@ mod tests {
             FullAuth::SendPublicKey(pem) => assert!(pem.starts_with("-----BEGIN PUBLIC KEY-----")),
             other => panic!("expected the key, got {other:?}"),
         }
-        let mut plain = b"hunter2\0".to_vec();
-        xor_nonce(&mut plain, &nonce);
-        let sealed = keys.encrypt_for_test(&plain);
+        // As a client seals it (encrypt_password).
+        let sealed =
+            encrypt_password(keys.public_pem.as_bytes(), b"hunter2", &nonce).expect("fits");
         assert_eq!(
             full_auth_step(&sealed, false, &nonce, Some(&keys)),
             FullAuth::Password(b"hunter2".to_vec())

@@ -1104,6 +1104,11 @@ impl<H: Handler> Session<'_, H> {
             }
         };
         loop {
+            // KILL, or the server shutting down: heartbeats bring this
+            // check round at least twice a second on an idle stream.
+            if self.handler.should_close() {
+                return Ok(Flow::Quit);
+            }
             match dump.next().await {
                 Ok(event) => self.writer.packet(|o| {
                     o.push(0x00);

@@ -130,8 +130,9 @@ pub trait Handler: Send {
         self.reset_connection();
     }
     fn status(&self) -> Status;
-    /// Checked after every command: true ends the connection (e.g. the
-    /// session was killed with KILL CONNECTION).
+    /// Checked after every command and between binlog dump events: true
+    /// ends the connection (e.g. the session was killed with KILL
+    /// CONNECTION, or the server is shutting down).
     fn should_close(&self) -> bool {
         false
     }

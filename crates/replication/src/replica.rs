@@ -5,7 +5,7 @@
 //! every START REPLICA: the engine's executed set is the durable position,
 //! so the relay is only a queue (relay_log_recovery=ON semantics).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,7 +15,8 @@ use lockstep_client::{Conn, Opts};
 use lockstep_engine::Engine;
 use lockstep_log::{FlushMode, Log, LogConfig, Lsn};
 use parking_lot::Mutex;
-use tokio::sync::{mpsc, oneshot, watch};
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::receiver::{Action, Receiver};
 use crate::scheduler::{Meta, Scheduler, Ticket};
@@ -30,21 +31,36 @@ pub struct Status {
     pub sql_running: bool,
     pub connected: bool,
     pub retrieved: String,
+    pub last_io_errno: u16,
     pub last_io_error: String,
+    pub last_sql_errno: u16,
     pub last_sql_error: String,
+    /// The source's @@server_id and @@server_uuid, read at connect.
+    pub source_server_id: u64,
+    pub source_uuid: String,
     /// Source commit time of the newest applied transaction.
     pub applied_source_us: u64,
     pub applied: u64,
 }
 
 const WORKERS: usize = 4;
+/// Wait before reconnecting (SHOW REPLICA STATUS's Connect_Retry).
+const RECONNECT: Duration = Duration::from_secs(1);
 const QUEUE_TXNS: usize = 256;
 const RELAY_BATCH: usize = 4 << 20;
+/// Bytes of received packets between the socket reader and the relay
+/// appender, and of records the SQL task holds (read, not yet applied).
+const QUEUE_BYTES: usize = 64 << 20;
+/// Relay log bytes not yet applied before the I/O task stops reading
+/// the socket (the source then waits on TCP's flow control).
+const RELAY_LAG_BYTES: u64 = 256 << 20;
 
 pub struct Replica {
     engine: Arc<Engine>,
     datadir: PathBuf,
-    runtime: tokio::runtime::Runtime,
+    /// Some until drop, which may happen on an async thread: it is shut
+    /// down in the background there (`Drop`).
+    runtime: Option<tokio::runtime::Runtime>,
     pub status: Arc<Mutex<Status>>,
     running: Mutex<Option<Running>>,
 }
@@ -54,6 +70,18 @@ struct Running {
     io: tokio::task::JoinHandle<()>,
     sql: tokio::task::JoinHandle<()>,
 }
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// Where the SQL task has applied to in the relay log: the I/O task
+/// stops appending when it is too far behind.
+type Applied = Arc<AtomicU64>;
 
 impl Replica {
     pub fn new(engine: Arc<Engine>, datadir: PathBuf) -> std::io::Result<Replica> {
@@ -65,21 +93,54 @@ impl Replica {
         Ok(Replica {
             engine,
             datadir,
-            runtime,
+            runtime: Some(runtime),
             status: Arc::default(),
             running: Mutex::new(None),
         })
     }
 
-    pub fn is_running(&self) -> bool {
-        self.running.lock().is_some()
+    fn handle(&self) -> &tokio::runtime::Handle {
+        self.runtime
+            .as_ref()
+            .expect("the runtime lives until drop")
+            .handle()
     }
 
-    /// START REPLICA: empties the relay log and starts both tasks.
-    pub fn start(&self, settings: Settings) -> Result<(), String> {
+    /// Both tasks are running (neither ended by an error).
+    pub fn is_running(&self) -> bool {
+        self.running
+            .lock()
+            .as_ref()
+            .is_some_and(|r| !r.io.is_finished() && !r.sql.is_finished())
+    }
+
+    /// Either task is still running.
+    pub fn any_running(&self) -> bool {
+        self.running
+            .lock()
+            .as_ref()
+            .is_some_and(|r| !r.io.is_finished() || !r.sql.is_finished())
+    }
+
+    /// The I/O task is still running.
+    pub fn io_running(&self) -> bool {
+        self.running
+            .lock()
+            .as_ref()
+            .is_some_and(|r| !r.io.is_finished())
+    }
+
+    /// START REPLICA: empties the relay log and starts both tasks; a task
+    /// that ended by an error is restarted with the other. Ok(false): both
+    /// were running already.
+    pub async fn start(&self, settings: Settings, server_id: u32) -> Result<bool, String> {
+        if self.is_running() {
+            return Ok(false);
+        }
+        self.stop().await;
         let mut running = self.running.lock();
         if running.is_some() {
-            return Ok(());
+            return Ok(false); // another START won
         }
         let dir = self.datadir.join("relay");
         let _ = std::fs::remove_dir_all(&dir);
@@ -89,66 +150,94 @@ impl Replica {
         let (relay, _) = Log::open(cfg, 0).map_err(|e| format!("relay log: {e}"))?;
         let relay = Arc::new(relay);
         let (stop, stopped) = watch::channel(false);
-        {
-            let mut st = self.status.lock();
-            *st = Status {
-                io_running: true,
-                sql_running: true,
-                ..Status::default()
-            };
-        }
-        let io = self.runtime.spawn(io_task(
-            self.engine.clone(),
-            relay.clone(),
-            settings,
-            self.status.clone(),
+        *self.status.lock() = Status {
+            io_running: true,
+            sql_running: true,
+            ..Status::default()
+        };
+        let applied: Applied = Arc::default();
+        let io = self.handle().spawn(io_task(
+            IoCtx {
+                engine: self.engine.clone(),
+                relay: relay.clone(),
+                settings,
+                server_id,
+                status: self.status.clone(),
+                applied: applied.clone(),
+            },
             stopped.clone(),
         ));
-        let sql = self.runtime.spawn(sql_task(
+        let sql = self.handle().spawn(sql_task(
             self.engine.clone(),
             relay,
             self.status.clone(),
+            applied,
             stopped,
         ));
         *running = Some(Running { stop, io, sql });
-        Ok(())
+        Ok(true)
     }
 
     /// STOP REPLICA: the I/O task is dropped at once (its appends are
     /// synchronous), the SQL task finishes or abandons what is in flight.
-    pub fn stop(&self) {
-        let Some(r) = self.running.lock().take() else {
-            return;
+    /// False: it was not running. Awaits on any runtime (join handles are
+    /// runtime-agnostic), so a session can run it.
+    pub async fn stop(&self) -> bool {
+        let taken = self.running.lock().take();
+        let Some(r) = taken else {
+            return false;
         };
+        let was_running = !r.io.is_finished() || !r.sql.is_finished();
         let _ = r.stop.send(true);
         r.io.abort();
-        let _ = self
-            .runtime
-            .block_on(async { tokio::time::timeout(Duration::from_secs(30), r.sql).await });
+        // Both gone before a START reopens the relay log's directory.
+        let _ = r.io.await;
+        let _ = tokio::time::timeout(Duration::from_secs(30), r.sql).await;
         let mut st = self.status.lock();
         st.io_running = false;
         st.sql_running = false;
         st.connected = false;
+        was_running
+    }
+
+    /// STOP REPLICA outside any async context (server shutdown).
+    pub fn stop_blocking(&self) -> bool {
+        let rt = self.runtime.as_ref().expect("the runtime lives until drop");
+        rt.block_on(self.stop())
+    }
+
+    /// RESET REPLICA: the relay log and what SHOW REPLICA STATUS keeps
+    /// of past runs are dropped (the caller stopped the replica first).
+    pub fn reset(&self) -> std::io::Result<()> {
+        *self.status.lock() = Status::default();
+        match std::fs::remove_dir_all(self.datadir.join("relay")) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
     }
 }
 
-async fn io_task(
+/// What the I/O task works with.
+struct IoCtx {
     engine: Arc<Engine>,
     relay: Arc<Log>,
     settings: Settings,
+    server_id: u32,
     status: Arc<Mutex<Status>>,
-    mut stopped: watch::Receiver<bool>,
-) {
-    let mut rx = Receiver::new(engine.executed_set(), 1024);
+    applied: Applied,
+}
+
+async fn io_task(ctx: IoCtx, mut stopped: watch::Receiver<bool>) {
+    let mut rx = Receiver::new(ctx.engine.executed_set(), 1024);
     loop {
         let r = tokio::select! {
-            r = stream_once(&mut rx, &relay, &settings, &status) => r,
+            r = stream_once(&mut rx, &ctx) => r,
             _ = stopped.changed() => return,
         };
-        if !note_io_end(&status, r) {
+        if !note_io_end(&ctx.status, r) {
             return; // as MySQL: the source cannot serve this replica
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::sleep(RECONNECT).await;
     }
 }
 
@@ -157,7 +246,12 @@ fn note_io_end(status: &Mutex<Status>, r: Result<(), (u16, String)>) -> bool {
     let mut st = status.lock();
     st.connected = false;
     if let Err((code, msg)) = r {
-        st.last_io_error = format!("Error {code}: {msg}");
+        st.last_io_errno = code;
+        st.last_io_error = if code == 1236 {
+            format!("Got fatal error 1236 from source when reading data from binary log: '{msg}'")
+        } else {
+            format!("Error connecting to source: {msg}")
+        };
         if code == 1236 {
             st.io_running = false;
             return false;
@@ -166,59 +260,108 @@ fn note_io_end(status: &Mutex<Status>, r: Result<(), (u16, String)>) -> bool {
     true
 }
 
-/// One connection: dump request, then events until it breaks.
-async fn stream_once(
-    rx: &mut Receiver,
-    relay: &Log,
-    s: &Settings,
-    status: &Mutex<Status>,
-) -> Result<(), (u16, String)> {
-    let err = |e: lockstep_client::Error| (e.code().unwrap_or(2013), e.to_string());
-    let mut conn = Conn::connect(&Opts::new(&s.host, s.port, &s.user, &s.password))
+type IoError = (u16, String);
+
+fn io_err(e: lockstep_client::Error) -> IoError {
+    (e.code().unwrap_or(2013), e.to_string())
+}
+
+/// The source's @@server_id and @@server_uuid, for SHOW REPLICA STATUS.
+async fn source_identity(conn: &mut Conn) -> Result<(u64, String), IoError> {
+    let r = conn
+        .query("SELECT @@server_id, @@server_uuid")
         .await
-        .map_err(err)?;
+        .map_err(io_err)?;
+    let row = r.rows.first().cloned().unwrap_or_default();
+    let id = row.first().and_then(|v| v.to_i64()).unwrap_or(0).max(0) as u64;
+    let uuid = row
+        .get(1)
+        .and_then(|v| v.to_text())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    Ok((id, uuid))
+}
+
+/// A received packet and its share of the byte budget between the
+/// socket reader and the appender.
+type Packet = (Result<Vec<u8>, IoError>, Option<OwnedSemaphorePermit>);
+
+/// One connection: dump request, then events until it breaks.
+async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
+    let s = &ctx.settings;
+    let opts = Opts::new(&s.host, s.port, &s.user, &s.password).get_public_key(s.get_public_key);
+    let mut conn = Conn::connect(&opts).await.map_err(io_err)?;
+    let (source_id, source_uuid) = source_identity(&mut conn).await?;
     rx.connected();
     let req = DumpRequest {
-        server_id: 2,
+        server_id: ctx.server_id,
         binlog_name: NATIVE_STREAM.into(),
         executed: rx.have().clone(),
     };
     let mut cmd = vec![COM_BINLOG_DUMP_GTID];
     cmd.extend(req.encode_body());
-    let mut seq = conn.send_dump(&cmd).await.map_err(err)?;
+    let mut seq = conn.send_dump(&cmd).await.map_err(io_err)?;
     {
-        let mut st = status.lock();
+        let mut st = ctx.status.lock();
         st.connected = true;
+        st.source_server_id = source_id;
+        st.source_uuid = source_uuid;
+        st.last_io_errno = 0;
         st.last_io_error.clear();
     }
     // Packets are read by one task and appended by this one, so appends
-    // batch up while the socket delivers (one relay fsync per batch).
-    let (tx, mut packets) = mpsc::channel::<Result<Vec<u8>, (u16, String)>>(1024);
+    // batch up while the socket delivers (one relay fsync per batch). The
+    // queue between them is bounded in bytes, not only in packets.
+    let budget = Arc::new(Semaphore::new(QUEUE_BYTES));
+    let (tx, mut packets) = mpsc::channel::<Packet>(1024);
     let reader = tokio::spawn(async move {
         loop {
             let p = match conn.read_dump_packet(&mut seq).await {
                 Ok(Some(p)) => Ok(p),
                 Ok(None) => Err((2013, "the source ended the stream".into())),
-                Err(e) => Err(err(e)),
+                Err(e) => Err(io_err(e)),
             };
             let end = p.is_err();
-            if tx.send(p).await.is_err() || end {
+            let size = p.as_ref().map_or(0, Vec::len).clamp(1, QUEUE_BYTES) as u32;
+            let permit = budget.clone().acquire_many_owned(size).await.ok();
+            if tx.send((p, permit)).await.is_err() || end {
                 return;
             }
         }
     });
-    let r = append_loop(rx, relay, &mut packets, status).await;
-    reader.abort();
-    r
+    // Also when this future is dropped (STOP REPLICA aborts the task).
+    let _reader = AbortOnDrop(reader);
+    append_loop(rx, ctx, &mut packets).await
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Waits while the relay log holds too much the SQL task has not applied.
+async fn wait_for_room(ctx: &IoCtx) {
+    while ctx
+        .relay
+        .current_lsn()
+        .saturating_sub(ctx.applied.load(Ordering::Acquire))
+        > RELAY_LAG_BYTES
+    {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 async fn append_loop(
     rx: &mut Receiver,
-    relay: &Log,
-    packets: &mut mpsc::Receiver<Result<Vec<u8>, (u16, String)>>,
-    status: &Mutex<Status>,
-) -> Result<(), (u16, String)> {
+    ctx: &IoCtx,
+    packets: &mut mpsc::Receiver<Packet>,
+) -> Result<(), IoError> {
+    let relay = &ctx.relay;
     while let Some(first) = packets.recv().await {
+        wait_for_room(ctx).await;
         let mut batch = vec![first];
         while batch.len() < 512 {
             match packets.try_recv() {
@@ -227,7 +370,7 @@ async fn append_loop(
             }
         }
         let mut end: Option<Lsn> = None;
-        for p in batch {
+        for (p, _permit) in batch {
             let ev = Event::decode(&p?).map_err(|m| (1595, m))?;
             for action in rx.on_event(ev) {
                 match action {
@@ -243,7 +386,7 @@ async fn append_loop(
                 .wait_durable(end)
                 .await
                 .map_err(|e| (1595, e.to_string()))?;
-            status.lock().retrieved = rx.have().to_string();
+            ctx.status.lock().retrieved = rx.have().to_string();
         }
     }
     Ok(())
@@ -252,99 +395,204 @@ async fn append_loop(
 /// What a worker reports to the SQL task.
 enum Report {
     Ready(Ticket, oneshot::Sender<bool>),
-    Done(Ticket, Result<(), String>, u64),
+    Done(Ticket, Result<(), SqlErr>, u64),
 }
+
+type SqlErr = (u16, String);
 
 async fn sql_task(
     engine: Arc<Engine>,
     relay: Arc<Log>,
     status: Arc<Mutex<Status>>,
+    applied: Applied,
     mut stopped: watch::Receiver<bool>,
 ) {
-    let r = apply_loop(&engine, &relay, &status, &mut stopped).await;
+    let mut a = Applier::new(engine, relay, status.clone(), applied);
+    let r = a.run(&mut stopped).await;
     let mut st = status.lock();
     st.sql_running = false;
-    if let Err(e) = r {
-        st.last_sql_error = e;
+    if let Err((code, msg)) = r {
+        st.last_sql_errno = code;
+        st.last_sql_error = msg;
     }
 }
 
-/// Reads the relay log, schedules, and hands out commit turns.
-async fn apply_loop(
-    engine: &Arc<Engine>,
-    relay: &Log,
-    status: &Mutex<Status>,
-    stopped: &mut watch::Receiver<bool>,
-) -> Result<(), String> {
-    let mut sched = Scheduler::new(QUEUE_TXNS, WORKERS);
-    let (report_tx, mut reports) = mpsc::channel::<Report>(QUEUE_TXNS);
-    let mut waiting: HashMap<Ticket, TxnRecord> = HashMap::new();
-    let mut turns: HashMap<Ticket, oneshot::Sender<bool>> = HashMap::new();
-    let mut pos: Lsn = 0;
-    let mut failed: Option<String> = None;
-    let mut in_workers = 0usize;
-    loop {
-        let ending = *stopped.borrow() || failed.is_some();
-        if ending {
-            turns.clear(); // their workers roll back
-            if in_workers == 0 {
-                break;
-            }
-        }
-        if !ending && sched.has_room() {
-            let batch = relay
-                .read_durable(pos, RELAY_BATCH)
-                .map_err(|e| e.to_string())?;
-            pos = batch.next;
-            for (_, bytes) in batch.records {
-                let record = TxnRecord::decode(&bytes).map_err(|e| format!("relay log: {e}"))?;
-                let t = sched.submit(meta_of(&record));
-                waiting.insert(t, record);
-                if !sched.has_room() {
-                    break;
-                }
-            }
-        }
-        for t in sched.startable() {
-            if ending {
-                break;
-            }
-            in_workers += 1;
-            let record = waiting.remove(&t).expect("submitted records wait here");
-            tokio::spawn(worker(engine.clone(), t, record, report_tx.clone()));
-        }
-        while let Some(t) = sched.next_turn() {
-            if let Some(turn) = turns.remove(&t) {
-                let _ = turn.send(true);
-            }
-        }
-        let report = tokio::select! {
-            r = reports.recv() => r,
-            _ = relay.wait_beyond(pos), if sched.has_room() && !ending => None,
-            _ = tokio::time::sleep(Duration::from_millis(100)) => None,
-            _ = stopped.changed() => None,
-        };
-        match report {
-            Some(Report::Ready(t, turn)) => {
-                sched.ready(t);
-                turns.insert(t, turn);
-            }
-            Some(Report::Done(t, r, source_us)) => {
-                sched.done(t);
-                in_workers -= 1;
-                match r {
-                    Ok(()) => {
-                        let mut st = status.lock();
-                        st.applied += 1;
-                        st.applied_source_us = st.applied_source_us.max(source_us);
-                    }
-                    Err(e) => failed = failed.or(Some(e)),
-                }
-            }
-            None => {}
+/// The SQL task's state: records read from the relay log and not yet
+/// applied (bounded in count by the scheduler and in bytes here), and
+/// the workers' commit turns.
+struct Applier {
+    engine: Arc<Engine>,
+    relay: Arc<Log>,
+    status: Arc<Mutex<Status>>,
+    applied: Applied,
+    sched: Scheduler,
+    waiting: HashMap<Ticket, TxnRecord>,
+    turns: HashMap<Ticket, oneshot::Sender<bool>>,
+    /// Relay position and size of each record not yet done, oldest first.
+    held: VecDeque<(Ticket, Lsn, usize, bool)>,
+    held_bytes: usize,
+    pos: Lsn,
+    truncated: Lsn,
+    failed: Option<SqlErr>,
+    in_workers: usize,
+    report_tx: mpsc::Sender<Report>,
+    reports: mpsc::Receiver<Report>,
+}
+
+impl Applier {
+    fn new(
+        engine: Arc<Engine>,
+        relay: Arc<Log>,
+        status: Arc<Mutex<Status>>,
+        applied: Applied,
+    ) -> Self {
+        let (report_tx, reports) = mpsc::channel::<Report>(QUEUE_TXNS);
+        Applier {
+            engine,
+            relay,
+            status,
+            applied,
+            sched: Scheduler::new(QUEUE_TXNS, WORKERS),
+            waiting: HashMap::new(),
+            turns: HashMap::new(),
+            held: VecDeque::new(),
+            held_bytes: 0,
+            pos: 0,
+            truncated: 0,
+            failed: None,
+            in_workers: 0,
+            report_tx,
+            reports,
         }
     }
-    failed.map_or(Ok(()), Err)
+
+    fn has_room(&self) -> bool {
+        self.sched.has_room() && (self.held.is_empty() || self.held_bytes < QUEUE_BYTES)
+    }
+
+    /// Reads the relay log, schedules, and hands out commit turns.
+    async fn run(&mut self, stopped: &mut watch::Receiver<bool>) -> Result<(), SqlErr> {
+        loop {
+            let ending = *stopped.borrow() || self.failed.is_some();
+            if ending {
+                self.turns.clear(); // their workers roll back
+                if self.in_workers == 0 {
+                    break;
+                }
+            } else {
+                self.fill()?;
+                self.dispatch();
+            }
+            while let Some(t) = self.sched.next_turn() {
+                if let Some(turn) = self.turns.remove(&t) {
+                    let _ = turn.send(true);
+                }
+            }
+            let wait_relay = self.has_room() && !ending;
+            let report = tokio::select! {
+                r = self.reports.recv() => r,
+                _ = self.relay.wait_beyond(self.pos), if wait_relay => None,
+                _ = tokio::time::sleep(Duration::from_millis(100)) => None,
+                _ = stopped.changed() => None,
+            };
+            if let Some(r) = report {
+                self.on_report(r);
+            }
+        }
+        self.failed.take().map_or(Ok(()), Err)
+    }
+
+    /// Reads durable relay records while there is room.
+    fn fill(&mut self) -> Result<(), SqlErr> {
+        let relay_err = |e: String| (1594, format!("Relay log read failure: {e}"));
+        if !self.has_room() {
+            return Ok(());
+        }
+        let batch = self
+            .relay
+            .read_durable(self.pos, RELAY_BATCH)
+            .map_err(|e| relay_err(e.to_string()))?;
+        // A record's end is where the next one starts (the batch's end
+        // for the last): reading resumes there when room runs out.
+        let ends: Vec<Lsn> = batch
+            .records
+            .iter()
+            .skip(1)
+            .map(|r| r.0)
+            .chain([batch.next])
+            .collect();
+        for ((lsn, bytes), end) in batch.records.into_iter().zip(ends) {
+            let record = TxnRecord::decode(&bytes).map_err(|e| relay_err(e.to_string()))?;
+            let t = self.sched.submit(meta_of(&record));
+            self.waiting.insert(t, record);
+            self.held.push_back((t, lsn, bytes.len(), false));
+            self.held_bytes += bytes.len();
+            self.pos = end;
+            if !self.has_room() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn dispatch(&mut self) {
+        for t in self.sched.startable() {
+            self.in_workers += 1;
+            let record = self
+                .waiting
+                .remove(&t)
+                .expect("submitted records wait here");
+            tokio::spawn(worker(
+                self.engine.clone(),
+                t,
+                record,
+                self.report_tx.clone(),
+            ));
+        }
+    }
+
+    fn on_report(&mut self, r: Report) {
+        match r {
+            Report::Ready(t, turn) => {
+                self.sched.ready(t);
+                self.turns.insert(t, turn);
+            }
+            Report::Done(t, r, source_us) => {
+                self.sched.done(t);
+                self.in_workers -= 1;
+                match r {
+                    Ok(()) => {
+                        let mut st = self.status.lock();
+                        st.applied += 1;
+                        st.applied_source_us = st.applied_source_us.max(source_us);
+                        drop(st);
+                        self.release(t);
+                    }
+                    Err(e) => self.failed = self.failed.take().or(Some(e)),
+                }
+            }
+        }
+    }
+
+    /// Drops a done record from the held ones; once the oldest are done,
+    /// tells the I/O task and lets go of relay segments behind them.
+    fn release(&mut self, t: Ticket) {
+        if let Some(h) = self.held.iter_mut().find(|h| h.0 == t) {
+            h.3 = true;
+        }
+        while self.held.front().is_some_and(|h| h.3) {
+            let (_, _, size, _) = self.held.pop_front().expect("front exists");
+            self.held_bytes -= size;
+        }
+        let done_to = self.held.front().map_or(self.pos, |h| h.1);
+        self.applied.store(done_to, Ordering::Release);
+        if done_to >= self.truncated + (16 << 20) {
+            // Failure here only leaves old segments on disk.
+            if self.relay.truncate_before(done_to).is_ok() {
+                self.truncated = done_to;
+            }
+        }
+    }
 }
 
 fn meta_of(r: &TxnRecord) -> Meta {
@@ -369,7 +617,15 @@ async fn worker(engine: Arc<Engine>, t: Ticket, record: TxnRecord, reports: mpsc
         .apply_in_turn(&record, turn)
         .await
         .map(|_| ())
-        .map_err(|e| format!("Error {}: {}", e.number(), e.message));
+        .map_err(|e| {
+            let msg = format!(
+                "Worker failed executing transaction '{}': Error {}: {}",
+                record.gtid(),
+                e.number(),
+                e.message
+            );
+            (e.number(), msg)
+        });
     let _ = reports.send(Report::Done(t, r, record.timestamp_us)).await;
 }
 

@@ -34,7 +34,9 @@ fn fatal(msg: impl Into<String>) -> Error {
 pub struct SourceDump {
     engine: Arc<Engine>,
     sender: Sender,
-    pos: Lsn,
+    /// None until the log was checked to cover the replica (`start`).
+    pos: Option<Lsn>,
+    replica: GtidSet,
     queue: VecDeque<Vec<u8>>,
 }
 
@@ -46,11 +48,11 @@ pub fn start_dump(engine: Arc<Engine>, body: &[u8]) -> Result<Box<dyn BinlogDump
             "this source serves only lockstep replicas for now (the MySQL binlog event stream is not implemented)",
         ));
     }
-    let pos = check_log_covers(&engine, &req.executed)?;
     Ok(Box::new(SourceDump {
-        sender: Sender::new(req.executed, now_us(), HEARTBEAT.as_micros() as u64),
+        sender: Sender::new(req.executed.clone(), now_us(), HEARTBEAT.as_micros() as u64),
         engine,
-        pos,
+        pos: None,
+        replica: req.executed,
         queue: VecDeque::new(),
     }))
 }
@@ -89,7 +91,21 @@ fn check_log_covers(engine: &Engine, replica: &GtidSet) -> Result<Lsn, Error> {
 }
 
 impl SourceDump {
+    /// Where to start: the whole log is scanned for the GTIDs it holds, on
+    /// a blocking thread (a large log takes a while to read).
+    async fn start(&mut self) -> Result<Lsn, Error> {
+        let (engine, replica) = (self.engine.clone(), self.replica.clone());
+        tokio::task::spawn_blocking(move || check_log_covers(&engine, &replica))
+            .await
+            .map_err(|e| fatal(format!("reading the log: {e}")))?
+    }
+
     async fn next_event(&mut self) -> Result<Vec<u8>, Error> {
+        let mut pos = match self.pos {
+            Some(p) => p,
+            None => self.start().await?,
+        };
+        self.pos = Some(pos);
         loop {
             if let Some(ev) = self.queue.pop_front() {
                 return Ok(ev);
@@ -97,17 +113,18 @@ impl SourceDump {
             let batch = self
                 .engine
                 .log
-                .read_durable(self.pos, BATCH)
+                .read_durable(pos, BATCH)
                 .map_err(|e| fatal(e.to_string()))?;
             if !batch.records.is_empty() {
-                self.pos = batch.next;
+                pos = batch.next;
+                self.pos = Some(pos);
                 let events = self.sender.on_records(batch.records, now_us());
                 self.queue.extend(events.iter().map(|e| e.encode()));
                 continue;
             }
-            let wait = self.engine.log.wait_beyond(self.pos);
+            let wait = self.engine.log.wait_beyond(pos);
             let timed_out = tokio::time::timeout(HEARTBEAT, wait).await.is_err();
-            if !timed_out && self.engine.log.durable_lsn() <= self.pos {
+            if !timed_out && self.engine.log.durable_lsn() <= pos {
                 // Acknowledged but not yet on disk (flush modes 0 and 2).
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }

@@ -114,6 +114,22 @@ pub struct Config {
     #[arg(long, num_args = 0..=1, default_value_t = false, default_missing_value = "ON",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub require_secure_transport: bool,
+    /// @@server_id: names this server to its replication sources.
+    #[arg(long, default_value_t = 1)]
+    pub server_id: u32,
+    /// @@server_uuid for a new data directory (GTIDs of its commits carry
+    /// it); an existing data directory keeps the one it has, and a
+    /// different value here refuses to start.
+    #[arg(long)]
+    pub server_uuid: Option<String>,
+    /// read_only at start (replication applies anyway; SUPER writes).
+    #[arg(long, num_args = 0..=1, default_value_t = false, default_missing_value = "ON",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub read_only: bool,
+    /// super_read_only at start (SUPER cannot write either).
+    #[arg(long, num_args = 0..=1, default_value_t = false, default_missing_value = "ON",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub super_read_only: bool,
 }
 
 /// An ON/OFF setting of the configuration file.
@@ -213,6 +229,10 @@ impl Config {
                     self.require_secure_transport = boolean(&v).map_err(bad)?
                 }
                 "pin_pool_workers" => self.pin_pool_workers = boolean(&v).map_err(bad)?,
+                "server_id" => self.server_id = num(&v).map_err(bad)?,
+                "server_uuid" => self.server_uuid = Some(v),
+                "read_only" => self.read_only = boolean(&v).map_err(bad)?,
+                "super_read_only" => self.super_read_only = boolean(&v).map_err(bad)?,
                 other => {
                     return Err(format!(
                         "{}:{}: unknown setting '{other}'",

@@ -40,6 +40,9 @@ pub struct Connection {
     /// keeps one for CONNECTION_ADMIN), so unauthenticated sockets cannot
     /// lock an administrator out.
     pub admission: Option<(Arc<AtomicUsize>, usize)>,
+    /// Set when the server shuts down: a binlog dump, which never waits
+    /// for a command, ends on it.
+    pub server_stopping: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 impl Connection {
@@ -55,6 +58,7 @@ impl Connection {
             account: None,
             crowded_at: None,
             admission: None,
+            server_stopping: None,
         }
     }
 
@@ -217,7 +221,7 @@ impl Handler for Connection {
     }
 
     fn should_close(&self) -> bool {
-        self.session.killed()
+        self.session.killed() || self.server_stopping.as_ref().is_some_and(|s| *s.borrow())
     }
 
     fn disconnect(&mut self) {
@@ -252,7 +256,10 @@ impl Handler for Connection {
                 "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation",
             ));
         }
-        lockstep_replication::source::start_dump(self.server.engine.clone(), request)
+        let dump = lockstep_replication::source::start_dump(self.server.engine.clone(), request)?;
+        // SHOW PROCESSLIST names the connection as MySQL does.
+        *self.session.process.command.lock() = "Binlog Dump GTID";
+        Ok(dump)
     }
 
     fn relocate(&mut self) -> bool {

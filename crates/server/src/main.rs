@@ -8,6 +8,7 @@ mod affinity;
 mod alloc;
 mod config;
 mod handler;
+mod replica;
 mod tls;
 
 use clap::{Parser, Subcommand};
@@ -184,6 +185,9 @@ fn serve(cfg: Config) -> Result<(), String> {
         n => n,
     };
     lockstep_types::memory::set_budget(budget);
+    if let Some(uuid) = &cfg.server_uuid {
+        replica::seed_server_uuid(&cfg.datadir, uuid)?;
+    }
     let started = std::time::Instant::now();
     let engine = Engine::open(ecfg)?;
     // Recovery loads whatever the data is: a restart is never refused for
@@ -248,6 +252,12 @@ fn serve(cfg: Config) -> Result<(), String> {
             "max_prepared_stmt_count",
             Value::Int(cfg.max_prepared_stmt_count as i64),
         ),
+        ("server_id", Value::Int(cfg.server_id as i64)),
+        (
+            "read_only",
+            Value::Int((cfg.read_only || cfg.super_read_only) as i64),
+        ),
+        ("super_read_only", Value::Int(cfg.super_read_only as i64)),
     ]);
     // Built-in root: every privilege, the password of --root-password; never logged.
     let mut root = lockstep_accounts::Account::new(
@@ -261,6 +271,7 @@ fn serve(cfg: Config) -> Result<(), String> {
         | lockstep_accounts::Privs::GRANT_OPTION;
     engine.accounts.set_builtin(root);
     let server = Server::new(engine.clone(), globals);
+    let replica = replica::ServerReplica::install(&server, cfg.datadir.clone());
     // Checkpoint whenever 256 MiB of log accumulated (5.14).
     engine.start_checkpointer(256 << 20);
     engine.start_purge();
@@ -333,7 +344,13 @@ fn serve(cfg: Config) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("starting the runtime: {e}"))?;
+    // A replica that was running when the server stopped (or was killed)
+    // runs again; its tasks live on the replica's own runtime.
+    if let Err(e) = rt.block_on(replica.resume()) {
+        eprintln!("lockstep: replica not started: {}", e.message);
+    }
     let result = rt.block_on(run(cfg, server.clone(), &handles));
+    replica.shutdown();
     // Connections have ended: checkpoint so the next start is quick, then
     // flush the log and stop its threads.
     if engine.log_since_checkpoint() > 0 {
@@ -492,6 +509,7 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
         conn.admission = Some((live.clone(), cfg.max_connections));
         let protocol = protocol.clone();
         let stop = stop_rx.clone();
+        conn.server_stopping = Some(stop_rx.clone());
         let shutdown = |mut stop: tokio::sync::watch::Receiver<bool>| async move {
             let _ = stop.wait_for(|s| *s).await;
         };

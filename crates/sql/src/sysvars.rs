@@ -83,6 +83,8 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("query_memory_limit", i(DEFAULT_STATEMENT as i64), Both),
             ("query_cache_type", s("OFF"), ReadOnly),
             ("server_id", i(1), Global),
+            ("read_only", i(0), Global),
+            ("super_read_only", i(0), Global),
             ("sort_buffer_size", i(DEFAULT_SORT as i64), Both),
             ("server_uuid", s(""), ReadOnly),
             ("gtid_executed", s(""), ReadOnly),

@@ -173,6 +173,8 @@ error_codes! {
     WindowNestedFuncInSpec = 3595, "HY000";
     WindowRowsIntervalUse = 3596, "HY000";
     FieldInGroupingNotGroupBy = 3602, "HY000";
+    ReplicaChannelIoThreadMustStop = 3021, "HY000";
+    ReplicaChannelMustStop = 3081, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

@@ -5,6 +5,7 @@
 
 pub mod datetime;
 pub mod json;
+mod gtid_wait;
 pub mod user_locks;
 
 use crate::parser::{BinaryOp, CastType, UnaryOp};
@@ -240,6 +241,8 @@ pub enum Func {
     ReleaseAllLocks,
     IsFreeLock,
     IsUsedLock,
+    /// WAIT_FOR_EXECUTED_GTID_SET(set[, timeout]) (gtid_wait.rs).
+    WaitForExecutedGtidSet,
     /// Case/accent folding inserted by the binder where text is compared
     /// under the default collation.
     FoldCase,
@@ -265,7 +268,7 @@ impl Func {
             Time | Sha1 => (1, 1),
             CurTime => (0, 0),
             DateAdd | TimestampDiff | SubstringIndex => (3, 3),
-            FromUnixtime => (1, 2),
+            FromUnixtime | WaitForExecutedGtidSet => (1, 2),
             Uuid => (0, 0),
             LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
@@ -341,6 +344,7 @@ impl Func {
             "ROW_COUNT" => Func::RowCount,
             "SLEEP" => Func::Sleep,
             "GET_LOCK" => Func::GetLock,
+            "WAIT_FOR_EXECUTED_GTID_SET" => Func::WaitForExecutedGtidSet,
             "DATEDIFF" => Func::DateDiff,
             "DATE_FORMAT" => Func::DateFormat,
             "STR_TO_DATE" => Func::StrToDate,
@@ -1446,6 +1450,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             Value::Bytes(hex_lower(&sha1::Sha1::digest(text(&vals[0]))))
         }
         Func::Sha2 => sha2_hex(&text(&vals[0]), n(1)),
+        Func::WaitForExecutedGtidSet => gtid_wait::wait_for_executed(&vals, env)?,
         Func::Sleep => {
             // Bounded: each call sleeps at most 5 s (once per row it is
             // evaluated for, as in MySQL), in slices, so that KILL QUERY

@@ -126,6 +126,25 @@ pub enum Statement {
     /// Statements accepted and ignored for compatibility (LOCK TABLES,
     /// ANALYZE TABLE, FLUSH, ...): the text is kept for the log.
     Ignored(String),
+    /// Replication administration (session/replication.rs).
+    Replica(ReplicaStatement),
+}
+
+/// CHANGE REPLICATION SOURCE TO, START/STOP/RESET REPLICA, SHOW REPLICA
+/// STATUS (and their MASTER/SLAVE spellings).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReplicaStatement {
+    /// Options by their SOURCE_* name, upper-cased, in the order given.
+    ChangeSource(Vec<(String, Value)>),
+    Start,
+    Stop,
+    Reset {
+        all: bool,
+    },
+    /// SHOW REPLICA STATUS (`legacy`: SHOW SLAVE STATUS, old column names).
+    ShowStatus {
+        legacy: bool,
+    },
 }
 
 /// `'user'@'host'` (host '%' when not given).

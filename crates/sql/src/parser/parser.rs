@@ -496,6 +496,9 @@ fn negate(e: Expr) -> Expr {
     }
 }
 
+#[path = "replication.rs"]
+mod replication;
+
 impl<'a> Parser<'a> {
     pub(crate) fn new(src: &'a str, toks: Vec<Token>) -> Self {
         Parser {
@@ -835,6 +838,13 @@ impl<'a> Parser<'a> {
                     consistent_snapshot: false,
                 })
             }
+            b"START" | b"STOP" if self.kw_at(1, "REPLICA") || self.kw_at(1, "SLAVE") => {
+                self.parse_start_stop_replica(first == b"START")
+            }
+            b"RESET" if self.kw_at(1, "REPLICA") || self.kw_at(1, "SLAVE") => {
+                self.parse_reset_replica()
+            }
+            b"CHANGE" => self.parse_change_source(),
             b"START" => self.parse_start(),
             b"COMMIT" => {
                 self.advance();
@@ -4021,6 +4031,9 @@ impl<'a> Parser<'a> {
         let up = self.upper_word(0, &mut buf).to_vec();
         if up.is_empty() {
             return Err(self.error());
+        }
+        if matches!(up.as_slice(), b"REPLICA" | b"SLAVE") {
+            return self.parse_show_replica_status();
         }
         self.advance();
         let show = match up.as_slice() {

@@ -1777,6 +1777,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 | Func::Instr
                 | Func::Sleep
                 | Func::GetLock
+                | Func::WaitForExecutedGtidSet
                 | Func::ReleaseLock
                 | Func::ReleaseAllLocks
                 | Func::IsFreeLock => (big, true),
@@ -2041,6 +2042,7 @@ fn available(e: &BExpr, avail: Avail) -> bool {
                     | Func::Sleep
                     | Func::LastInsertId
                     | Func::GetLock
+                    | Func::WaitForExecutedGtidSet
                     | Func::ReleaseLock
                     | Func::ReleaseAllLocks
                     | Func::Uuid

@@ -7,6 +7,7 @@ mod alter;
 mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
+pub mod replication;
 pub mod statements;
 pub mod users;
 pub mod vars;
@@ -44,6 +45,9 @@ pub struct Server {
     /// Prepared statements alive on all connections (Prepared_stmt_count,
     /// bounded by max_prepared_stmt_count).
     pub prepared: Arc<std::sync::atomic::AtomicUsize>,
+    /// The replica, set once by the server at start (None: replication
+    /// statements are refused, e.g. in tests without a server).
+    pub replica: std::sync::OnceLock<Arc<dyn replication::ReplicaControl>>,
 }
 
 pub struct ProcessInfo {
@@ -75,6 +79,7 @@ impl Server {
             queries: AtomicU64::new(0),
             prepared: Arc::default(),
             user_locks: Arc::default(),
+            replica: std::sync::OnceLock::new(),
         })
     }
 }
@@ -768,6 +773,7 @@ impl Session {
         // One atomic load unless an account changed; nothing else for root.
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(stmt, self.ctx.database.as_deref())?;
+        self.refuse_read_only(stmt)?;
         if changes_schema(stmt) {
             self.refuse_writes()?;
         }
@@ -1128,6 +1134,7 @@ impl Session {
             }
             Statement::Ignored(text) => ignored(text).map(|()| ok(0)),
             Statement::AnalyzeTable { tables } => Ok(self.analyze_tables(tables)),
+            Statement::Replica(r) => self.replica_statement(r).await,
         }
     }
 
@@ -2603,7 +2610,7 @@ fn plugins() -> Response {
 /// exist" of IF [NOT] EXISTS statements as notes.
 fn warning_level(code: u16) -> &'static str {
     match code {
-        1007 | 1008 | 1050 | 1051 | 1305 | 1360 => "Note",
+        1007 | 1008 | 1050 | 1051 | 1305 | 1360 | 3083 | 3084 => "Note",
         _ => "Warning",
     }
 }

@@ -339,6 +339,7 @@ impl Grants {
             Statement::Ignored(text) if starts_with_word(text, "FLUSH") => {
                 self.need_global(Privs::RELOAD, "RELOAD")
             }
+            Statement::Replica(r) => crate::session::replication::check(self, r),
             _ => Ok(()),
         }
     }

@@ -220,6 +220,7 @@ scripts!(
     foreign_keys,
     window,
     rollup,
+    replication,
 );
 
 /// A script file nobody listed above would never run.

@@ -1,0 +1,453 @@
+"""Asynchronous replication end to end: a source and lockstep replicas on
+loopback, set up with SQL only (CHANGE REPLICATION SOURCE TO, START
+REPLICA), under a write load (bank transfers, inserts, sysbench
+oltp_write_only when sysbench is installed).
+
+Checked: replicas catch up to the source's @@gtid_executed
+(WAIT_FOR_EXECUTED_GTID_SET) and then hold the same rows in every table;
+a reader on a replica never sees a bank transfer half applied nor a total
+that moved; a replica killed with -9 again and again resumes by itself at
+restart with no GTID missing or applied twice; the administration
+statements answer as MySQL 8 does (privileges, errors, SHOW REPLICA STATUS).
+
+Every wait is bounded. LOCKSTEP_SUITE=full (or LOCKSTEP_FULL=1) runs 20
+kill cycles instead of 3. LOCKSTEP_REPL_PORT_BASE fixes the ports.
+"""
+
+import hashlib
+import os
+import shutil
+import stat
+import subprocess
+import threading
+import time
+
+import pymysql
+import pytest
+
+from bank import Bank
+from lockstep_server import HOST, QUICK, TARGET, code_of
+
+pytestmark = pytest.mark.skipif(TARGET != "lockstep",
+                                reason="lockstep replicas (the lockstep-native stream)")
+
+FULL = not QUICK or os.environ.get("LOCKSTEP_FULL") == "1"
+KILL_CYCLES = 20 if FULL else 3
+CATCH_UP = 60  # seconds a replica may take to catch up after the load
+
+
+def setup_source(source):
+    source.sql("CREATE USER repl IDENTIFIED WITH mysql_native_password BY 'replpw'")
+    source.sql("GRANT REPLICATION SLAVE ON *.* TO repl")
+
+
+def start_replica(replica, source):
+    c = replica.connect()
+    try:
+        with c.cursor() as cur:
+            cur.execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='{HOST}', "
+                        f"SOURCE_PORT={source.port}, SOURCE_USER='repl', "
+                        "SOURCE_PASSWORD='replpw', SOURCE_AUTO_POSITION=1")
+            cur.execute("START REPLICA")
+    finally:
+        c.close()
+
+
+def replica_status(replica):
+    c = replica.connect()
+    try:
+        with c.cursor(pymysql.cursors.DictCursor) as cur:
+            cur.execute("SHOW REPLICA STATUS")
+            return cur.fetchone()
+    finally:
+        c.close()
+
+
+def wait_caught_up(source, replicas, timeout=CATCH_UP):
+    """Every replica has executed the source's gtid_executed."""
+    gtids = source.sql("SELECT @@gtid_executed")[0][0]
+    for r in replicas:
+        c = r.connect(read_timeout=timeout + 10)
+        try:
+            with c.cursor() as cur:
+                cur.execute("SELECT WAIT_FOR_EXECUTED_GTID_SET(%s, %s)", (gtids, timeout))
+                reached = cur.fetchone()[0]
+        finally:
+            c.close()
+        assert reached == 0, (f"replica {r.name} did not reach {gtids} in {timeout}s: "
+                              f"{replica_status(r)}")
+    return gtids
+
+
+def table_digests(server, databases):
+    """{db.table: sha256 of its rows in primary key order} (lockstep has no
+    CHECKSUM TABLE yet)."""
+    out = {}
+    c = server.connect()
+    try:
+        with c.cursor() as cur:
+            for db in databases:
+                cur.execute(f"SHOW TABLES FROM `{db}`")
+                for (t,) in cur.fetchall():
+                    cur.execute(f"SELECT * FROM `{db}`.`{t}` ORDER BY 1")
+                    h = hashlib.sha256()
+                    for row in cur.fetchall():
+                        h.update(repr(row).encode())
+                    out[f"{db}.{t}"] = h.hexdigest()
+    finally:
+        c.close()
+    return out
+
+
+def assert_same_data(source, replicas, databases):
+    """Same gtid_executed and the same rows everywhere (a commit joins the
+    executed set just before it becomes visible: a short retry)."""
+    gtids = wait_caught_up(source, replicas)
+    want = table_digests(source, databases)
+    for r in replicas:
+        deadline = time.monotonic() + 10
+        while True:
+            got = table_digests(r, databases)
+            if got == want or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert got == want, f"replica {r.name} differs from the source"
+        assert r.sql("SELECT @@gtid_executed")[0][0] == gtids
+        st = replica_status(r)
+        assert st["Last_SQL_Errno"] == 0, st["Last_SQL_Error"]
+        assert st["Replica_SQL_Running"] == "Yes"
+
+
+class Inserts:
+    """One client inserting rows in batches, each batch a transaction."""
+
+    def __init__(self, source):
+        self.source = source
+        self.stop = threading.Event()
+        self.errors = []
+        self.rows = 0
+        source.sql("CREATE DATABASE ins")
+        source.sql("CREATE TABLE ins.log (id BIGINT PRIMARY KEY, note VARCHAR(40), "
+                   "n INT, KEY (n))")
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            c = self.source.connect(db="ins", autocommit=False)
+            with c.cursor() as cur:
+                while not self.stop.is_set():
+                    batch = [(self.rows + i, f"row {self.rows + i}", (self.rows + i) % 97)
+                             for i in range(20)]
+                    cur.executemany("INSERT INTO log VALUES (%s, %s, %s)", batch)
+                    c.commit()
+                    self.rows += len(batch)
+            c.close()
+        except Exception as e:  # reported by join()
+            self.errors.append(repr(e))
+
+    def join(self):
+        self.stop.set()
+        self.thread.join(30)
+        assert not self.thread.is_alive(), "insert client still running"
+        assert not self.errors, self.errors
+        assert self.rows > 0
+
+
+class BankReader:
+    """Reads a replica while it replays: each read is one snapshot, in which
+    the total never moves and every balance matches the transfers seen (a
+    transaction visible before an earlier one it depends on, or half of
+    one, breaks these)."""
+
+    def __init__(self, replica, bank):
+        self.replica = replica
+        self.bank = bank
+        self.stop = threading.Event()
+        self.reads = 0
+        self.failures = []
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _check(self, cur):
+        cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        cur.execute("SELECT id, balance FROM bank.accounts")
+        balances = dict(cur.fetchall())
+        cur.execute("SELECT src, dst, amount FROM bank.transfers")
+        transfers = cur.fetchall()
+        cur.execute("COMMIT")
+        if not balances:
+            return  # the tables are not replicated yet
+        expect = {i: self.bank.initial for i in range(self.bank.accounts)}
+        for src, dst, amount in transfers:
+            expect[src] -= amount
+            expect[dst] += amount
+        if sum(balances.values()) != self.bank.accounts * self.bank.initial:
+            self.failures.append(f"total {sum(balances.values())}")
+        elif balances != expect:
+            self.failures.append("balances disagree with the transfers visible")
+        self.reads += 1
+
+    def _run(self):
+        c = self.replica.connect()
+        try:
+            with c.cursor() as cur:
+                while not self.stop.is_set():
+                    try:
+                        self._check(cur)
+                    except pymysql.err.ProgrammingError as e:
+                        if e.args[0] != 1146:  # not created on the replica yet
+                            raise
+                        cur.execute("ROLLBACK")
+                        time.sleep(0.05)
+        except Exception as e:
+            self.failures.append(repr(e))
+        finally:
+            c.close()
+
+    def join(self):
+        self.stop.set()
+        self.thread.join(30)
+        assert not self.thread.is_alive(), "replica reader still running"
+        assert not self.failures, self.failures[:5]
+        assert self.reads > 0, "the reader never saw the bank tables"
+
+
+def sysbench(server, command, seconds=0, timeout=120):
+    cmd = ["sysbench", "oltp_write_only", f"--mysql-host={HOST}",
+           f"--mysql-port={server.port}", "--mysql-user=root", "--mysql-password=",
+           "--mysql-db=sbtest", "--db-driver=mysql", "--mysql-ignore-errors=1213",
+           "--tables=2", "--table-size=1000", "--threads=4", f"--time={seconds}",
+           "--events=0", "--report-interval=0", "--rand-seed=1", command]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def finish(proc, timeout=120):
+    out, _ = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, out[-3000:]
+    assert "FATAL" not in out, out[-3000:]
+
+
+def test_two_replicas_converge_under_load(replication_servers):
+    source, r1, r2 = replication_servers(3, replica_args=["--super-read-only"])
+    setup_source(source)
+    for r in (r1, r2):
+        start_replica(r, source)
+    bank = Bank(source, accounts=20)
+    bank.create()
+    databases = ["bank", "ins"]
+    have_sysbench = shutil.which("sysbench") is not None
+    if have_sysbench:
+        source.sql("CREATE DATABASE sbtest")
+        finish(sysbench(source, "prepare"))
+        databases.append("sbtest")
+    wait_caught_up(source, [r1, r2])
+    reader = BankReader(r1, bank)
+    inserts = Inserts(source)
+    stop, workers, stats = bank.start_load(threads=4)
+    sb = sysbench(source, "run", seconds=6) if have_sysbench else None
+    time.sleep(6)
+    Bank.join(stop, workers)
+    inserts.join()
+    if sb:
+        finish(sb)
+    assert not bank.worker_errors, bank.worker_errors[:5]
+    assert stats["commits"] > 0
+    bank.verify()
+    assert_same_data(source, [r1, r2], databases)
+    reader.join()
+    # The replicas refuse client writes (--super-read-only) but applied all.
+    assert code_of(lambda: r2.sql("INSERT INTO ins.log VALUES (-1, 'x', 0)")) == 1290
+
+
+def bank_pair(replication_servers):
+    """A source, its replica, and a bank on the source."""
+    source, replica = replication_servers(2)
+    setup_source(source)
+    start_replica(replica, source)
+    bank = Bank(source, accounts=10)
+    bank.create()
+    return source, replica, bank
+
+
+def test_replica_killed_again_and_again(replication_servers):
+    source, replica, bank = bank_pair(replication_servers)
+    # Paced: a replica applies more slowly than the source commits
+    # (docs/architecture.md), and each cycle must catch up under the load.
+    stop, workers, stats = bank.start_load(threads=2, pause=0.01)
+    try:
+        for cycle in range(KILL_CYCLES):
+            time.sleep(0.5 + (cycle % 3) * 0.4)
+            replica.kill()
+            time.sleep(0.2)
+            replica.start()  # resumes replicating by itself (replica.conf)
+            st = replica_status(replica)
+            assert st["Replica_SQL_Running"] == "Yes", st
+            # It catches up with what the source had by then (the load
+            # goes on): a GTID lost in the crash would never arrive.
+            wait_caught_up(source, [replica])
+            assert replica_status(replica)["Last_SQL_Errno"] == 0
+    finally:
+        Bank.join(stop, workers)
+    assert not bank.worker_errors, bank.worker_errors[:5]
+    assert stats["commits"] > 0
+    bank.verify()
+    assert_same_data(source, [replica], ["bank"])
+
+
+def test_administration(replication_servers):
+    source, replica = replication_servers(2)
+    setup_source(source)
+    # Nothing configured: an empty status, START refused as in MySQL.
+    assert replica.sql("SHOW REPLICA STATUS") == ()
+    assert code_of(lambda: replica.sql("START REPLICA")) == 1200
+    # Privileges: SUPER (for REPLICATION_SLAVE_ADMIN) or REPLICATION CLIENT.
+    replica.sql("CREATE USER nobody IDENTIFIED WITH mysql_native_password BY 'pw'")
+    replica.sql("CREATE USER watcher IDENTIFIED WITH mysql_native_password BY 'pw'")
+    replica.sql("GRANT REPLICATION CLIENT ON *.* TO watcher")
+
+    def as_user(user, statement):
+        return replica.sql(statement, user=user, password="pw")
+
+    for stmt in ["START REPLICA", "STOP SLAVE", "RESET REPLICA ALL", "SHOW REPLICA STATUS",
+                 "CHANGE MASTER TO MASTER_HOST='x'"]:
+        assert code_of(lambda: as_user("nobody", stmt)) == 1227, stmt
+    assert as_user("watcher", "SHOW SLAVE STATUS") == ()
+    assert code_of(lambda: as_user("watcher", "STOP REPLICA")) == 1227
+    # Refused rather than ignored.
+    assert code_of(lambda: replica.sql("CHANGE REPLICATION SOURCE TO SOURCE_DELAY=5")) == 1235
+    assert code_of(lambda: replica.sql("START REPLICA SQL_THREAD")) == 1235
+
+    # The old spelling configures the same replica.
+    replica.sql(f"CHANGE MASTER TO MASTER_HOST='{HOST}', MASTER_PORT={source.port}, "
+                "MASTER_USER='repl', MASTER_PASSWORD='replpw', MASTER_AUTO_POSITION=1")
+    conf = os.path.join(replica.datadir, "replica.conf")
+    assert stat.S_IMODE(os.stat(conf).st_mode) == 0o600
+    replica.sql("START SLAVE")
+    source.sql("CREATE DATABASE adm")
+    source.sql("CREATE TABLE adm.t (id INT PRIMARY KEY)")
+    source.sql("INSERT INTO adm.t VALUES (1), (2)")
+    wait_caught_up(source, [replica])
+    st = replica_status(replica)
+    columns = list(st)
+    assert columns[:4] == ["Replica_IO_State", "Source_Host", "Source_User", "Source_Port"]
+    assert len(columns) == 60 and columns[-1] == "Network_Namespace"
+    assert st["Replica_IO_Running"] == "Yes" and st["Replica_SQL_Running"] == "Yes"
+    assert st["Source_Port"] == source.port and st["Source_User"] == "repl"
+    assert st["Source_Server_Id"] == 1
+    assert st["Source_UUID"] == source.sql("SELECT @@server_uuid")[0][0]
+    # The replica's own users (CREATE USER above) are its own GTIDs.
+    assert st["Executed_Gtid_Set"] == replica.sql("SELECT @@gtid_executed")[0][0]
+    assert source.sql("SELECT @@gtid_executed")[0][0] in st["Executed_Gtid_Set"]
+    assert st["Auto_Position"] == 1 and st["Seconds_Behind_Source"] == 0
+    slave = replica.connect()
+    with slave.cursor(pymysql.cursors.DictCursor) as cur:
+        cur.execute("SHOW SLAVE STATUS")
+        assert "Slave_IO_Running" in cur.fetchone()
+    slave.close()
+    assert replica.sql("SELECT @@server_id")[0][0] == 2
+    # While running: CHANGE is 3021, RESET is 3081; START again is a note.
+    assert code_of(lambda: replica.sql("CHANGE REPLICATION SOURCE TO SOURCE_PORT=1")) == 3021
+    assert code_of(lambda: replica.sql("RESET REPLICA")) == 3081
+    c = replica.connect()
+    with c.cursor() as cur:
+        cur.execute("START REPLICA")
+        cur.execute("SHOW WARNINGS")
+        assert [w[1] for w in cur.fetchall()] == [3083]
+    c.close()
+    # KILL of the source's dump connection: the replica reconnects.
+    dumps = [r[0] for r in source.sql("SHOW PROCESSLIST") if r[4] == "Binlog Dump GTID"]
+    assert len(dumps) == 1, source.sql("SHOW PROCESSLIST")
+    source.sql(f"KILL {dumps[0]}")
+    source.sql("INSERT INTO adm.t VALUES (10)")
+    wait_caught_up(source, [replica])
+    source.sql("DELETE FROM adm.t WHERE id = 10")
+    # A restart (clean or not) resumes a running replica...
+    replica.restart(crash=True)
+    # The source stops at once though a replica streams from it.
+    started = time.monotonic()
+    source.stop()
+    assert time.monotonic() - started < 3
+    source.start()
+    source.sql("INSERT INTO adm.t VALUES (3)")
+    wait_caught_up(source, [replica])
+    # ...but not a stopped one.
+    replica.sql("STOP REPLICA")
+    replica.restart()
+    st = replica_status(replica)
+    assert st["Replica_IO_Running"] == "No" and st["Replica_SQL_Running"] == "No"
+    source.sql("INSERT INTO adm.t VALUES (4)")
+    time.sleep(0.5)
+    assert replica.sql("SELECT COUNT(*) FROM adm.t")[0][0] == 3
+    replica.sql("START REPLICA")
+    wait_caught_up(source, [replica])
+    replica.sql("STOP REPLICA")
+    replica.sql("RESET REPLICA ALL")
+    assert replica.sql("SHOW REPLICA STATUS") == ()
+    assert not os.path.exists(conf)
+
+
+def wait_status(replica, pred, timeout=20):
+    deadline = time.monotonic() + timeout
+    while True:
+        st = replica_status(replica)
+        if pred(st) or time.monotonic() > deadline:
+            return st
+        time.sleep(0.1)
+
+
+def test_sha2_account_and_applier_error(replication_servers):
+    source, replica = replication_servers(2)
+    # An account with MySQL 8's default plugin: over this plain connection
+    # the password goes RSA-encrypted, only with GET_SOURCE_PUBLIC_KEY=1.
+    source.sql("CREATE USER repl2 IDENTIFIED BY 'sha2pw'")
+    source.sql("GRANT REPLICATION SLAVE ON *.* TO repl2")
+    replica.sql(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='{HOST}', SOURCE_PORT={source.port}, "
+                "SOURCE_USER='repl2', SOURCE_PASSWORD='sha2pw', SOURCE_AUTO_POSITION=1")
+    replica.sql("START REPLICA")
+    st = wait_status(replica, lambda s: s["Last_IO_Errno"] != 0)
+    assert st["Last_IO_Errno"] == 2061, st
+    assert st["Replica_IO_Running"] == "Connecting"
+    replica.sql("STOP REPLICA")
+    replica.sql("CHANGE REPLICATION SOURCE TO GET_SOURCE_PUBLIC_KEY=1")
+    replica.sql("START REPLICA")
+    source.sql("CREATE DATABASE e")
+    source.sql("CREATE TABLE e.t (id INT PRIMARY KEY, v INT)")
+    wait_caught_up(source, [replica])
+    st = replica_status(replica)
+    assert st["Get_Source_public_key"] == 1 and st["Last_IO_Errno"] == 0
+    # A row written on the replica behind replication's back: the source's
+    # insert of the same key stops the applier with 1062, shown in status.
+    replica.sql("INSERT INTO e.t VALUES (1, 100)")
+    source.sql("INSERT INTO e.t VALUES (1, 1), (2, 2)")
+    st = wait_status(replica, lambda s: s["Replica_SQL_Running"] == "No")
+    assert st["Last_SQL_Errno"] == 1062 and st["Last_Errno"] == 1062, st
+    assert "Duplicate entry" in st["Last_SQL_Error"]
+    assert st["Seconds_Behind_Source"] is None
+    assert st["Replica_IO_Running"] == "Yes"
+    # Repaired by hand, START REPLICA goes on from where it stopped.
+    replica.sql("DELETE FROM e.t WHERE id = 1")
+    replica.sql("START REPLICA")
+    wait_caught_up(source, [replica])
+    assert replica.sql("SELECT * FROM e.t ORDER BY id") == ((1, 1), (2, 2))
+    assert replica_status(replica)["Last_SQL_Errno"] == 0
+
+
+def test_source_killed_under_load(replication_servers):
+    """The source crashes (kill -9) under load and restarts: the replica
+    reconnects by itself and ends with every transaction the source kept."""
+    source, replica, bank = bank_pair(replication_servers)
+    stop, workers, _ = bank.start_load(threads=3)
+    time.sleep(1.5)
+    source.kill()
+    Bank.join(stop, workers)
+    source.start()
+    bank.verify()
+    st = wait_status(replica, lambda s: s["Replica_IO_Running"] == "Yes", timeout=30)
+    assert st["Replica_IO_Running"] == "Yes", st
+    stop, workers, stats = bank.start_load(threads=2)
+    time.sleep(1)
+    Bank.join(stop, workers)
+    assert stats["commits"] > 0
+    bank.verify()
+    assert_same_data(source, [replica], ["bank"])
