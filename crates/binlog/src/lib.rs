@@ -6,6 +6,8 @@
 pub mod gtid;
 pub use gtid::{Gtid, GtidSet};
 pub mod writeset;
+pub mod view;
+pub use view::{CheckOption, ViewDef};
 
 use lockstep_accounts::Account;
 use lockstep_tables::{IndexDef, TableDef};
@@ -113,6 +115,14 @@ pub enum Event {
         database: String,
         name: String,
     },
+    /// CREATE [OR REPLACE] VIEW / ALTER VIEW: the view's whole definition.
+    PutView {
+        view: ViewDef,
+    },
+    DropView {
+        database: String,
+        name: String,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -159,7 +169,9 @@ impl Event {
             | Event::DropDatabase { .. }
             | Event::CreateTable { .. }
             | Event::PutAccount { .. }
-            | Event::DropAccount { .. } => None,
+            | Event::DropAccount { .. }
+            | Event::PutView { .. }
+            | Event::DropView { .. } => None,
         }
     }
 }
@@ -441,6 +453,14 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
                 "### RENAME TABLE {} TO `{database}`.`{name}`",
                 tables(*table)
             ),
+            Event::PutView { view } => writeln!(
+                s,
+                "### VIEW `{}`.`{}` AS {}",
+                view.database, view.name, view.query
+            ),
+            Event::DropView { database, name } => {
+                writeln!(s, "### DROP VIEW `{database}`.`{name}`")
+            }
         };
     }
     s

@@ -11,7 +11,7 @@
 //! full images applied by primary key (5.15).
 
 use lockstep_accounts::Account;
-use lockstep_binlog::GtidSet;
+use lockstep_binlog::{GtidSet, ViewDef};
 use lockstep_tables::{Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 06: as 05, with the executed GTID set (transactions applied from other
+// 07: as 06, with the views after the accounts. 06: as 05, with the executed GTID set (transactions applied from other
 // sources included) and the next sequence_number after next_gno. 05: the body's length and CRC,
 // then the body written as a stream (the
 // header fields, then each table's definition and rows), so that a
@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT06";
+const MAGIC: &[u8; 8] = b"LSCKPT07";
+const MAGIC_06: &[u8; 8] = b"LSCKPT06";
 const MAGIC_05: &[u8; 8] = b"LSCKPT05";
 const MAGIC_04: &[u8; 8] = b"LSCKPT04";
 const MAGIC_03: &[u8; 8] = b"LSCKPT03";
@@ -48,6 +49,8 @@ pub struct Snapshot {
     pub tables: Vec<TableSnapshot>,
     /// Stored user accounts with their grants.
     pub accounts: Vec<Account>,
+    /// Views (none before format 07).
+    pub views: Vec<ViewDef>,
 }
 
 pub struct TableSnapshot {
@@ -166,6 +169,7 @@ impl SnapshotWriter {
         next_sequence: u64,
         databases: &[String],
         accounts: &[Account],
+        views: &[ViewDef],
     ) -> std::io::Result<Self> {
         let tmp = dir.join(format!("{}{TMP_SUFFIX}", file_name(start_lsn)));
         // Overwritten in place, the spare's cached pages are reused and
@@ -196,6 +200,7 @@ impl SnapshotWriter {
         w.put(&next_sequence)?;
         w.put(databases)?;
         w.put(accounts)?;
+        w.put(views)?;
         Ok(w)
     }
 
@@ -325,17 +330,18 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
     if &header[..8] == MAGIC_03 {
         return read_03(&header[8..], file);
     }
-    let (images, gtids) = match &header[..8] {
-        m if m == MAGIC => (true, true),
-        m if m == MAGIC_05 => (true, false),
-        m if m == MAGIC_04 => (false, false),
+    let (images, gtids, views) = match &header[..8] {
+        m if m == MAGIC => (true, true, true),
+        m if m == MAGIC_06 => (true, true, false),
+        m if m == MAGIC_05 => (true, false, false),
+        m if m == MAGIC_04 => (false, false, false),
         _ => return Err("bad header: not a checkpoint file".into()),
     };
     let len = u64::from_le_bytes(header[8..16].try_into().expect("8 bytes"));
     let crc = u32::from_le_bytes(header[16..].try_into().expect("4 bytes"));
     // Checksummed below the buffer: the CRC sees large blocks.
     let mut body = BufReader::with_capacity(1 << 20, Crc::new(file.take(len)));
-    let parsed = read_body(&mut body, images, gtids);
+    let parsed = read_body(&mut body, images, gtids, views);
     // Whatever the parse met, the CRC covers the whole body: a flipped byte
     // is reported as such, not as whatever it made the decoder see.
     let drained = std::io::copy(&mut body, &mut std::io::sink());
@@ -351,8 +357,14 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
 }
 
 /// Reads the stream; `images`: rows are stored images (05, 06), else
-/// bincode values (04); `gtids`: the GTID set follows next_gno (06).
-fn read_body(r: &mut impl Read, images: bool, gtids: bool) -> bincode::Result<Snapshot> {
+/// bincode values (04); `gtids`: the GTID set follows next_gno (06);
+/// `views`: the views follow the accounts (07).
+fn read_body(
+    r: &mut impl Read,
+    images: bool,
+    gtids: bool,
+    views: bool,
+) -> bincode::Result<Snapshot> {
     fn get<T: serde::de::DeserializeOwned>(r: &mut impl Read) -> bincode::Result<T> {
         bincode::deserialize_from(r)
     }
@@ -363,6 +375,7 @@ fn read_body(r: &mut impl Read, images: bool, gtids: bool) -> bincode::Result<Sn
         next_sequence: 0,
         databases: Vec::new(),
         accounts: Vec::new(),
+        views: Vec::new(),
         tables: Vec::new(),
     };
     if gtids {
@@ -373,6 +386,9 @@ fn read_body(r: &mut impl Read, images: bool, gtids: bool) -> bincode::Result<Sn
     }
     snap.databases = get(r)?;
     snap.accounts = get(r)?;
+    if views {
+        snap.views = get(r)?;
+    }
     while get::<u8>(r)? == MORE {
         let mut t = TableSnapshot {
             def: get(r)?,
@@ -422,6 +438,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
         next_sequence: old.next_gno,
         databases: old.databases,
         accounts: old.accounts,
+        views: Vec::new(),
         tables: old
             .tables
             .into_iter()
@@ -469,6 +486,16 @@ mod tests {
                 rows,
             }],
             accounts: Vec::new(),
+            views: vec![ViewDef {
+                database: "d".into(),
+                name: "v".into(),
+                columns: vec!["a".into()],
+                query: "select 1".into(),
+                algorithm: "UNDEFINED".into(),
+                definer: ("root".into(), "%".into()),
+                security_definer: true,
+                check_option: lockstep_binlog::CheckOption::None,
+            }],
         }
     }
 
@@ -481,6 +508,7 @@ mod tests {
             snap.next_sequence,
             &snap.databases,
             &snap.accounts,
+            &snap.views,
         )
         .expect("create");
         for t in &snap.tables {
@@ -497,6 +525,7 @@ mod tests {
     fn same(a: &Snapshot, b: &Snapshot) {
         assert_eq!((a.start_lsn, a.next_gno), (b.start_lsn, b.next_gno));
         assert_eq!(a.databases, b.databases);
+        assert_eq!(a.views, b.views);
         assert_eq!(a.tables.len(), b.tables.len());
         for (x, y) in a.tables.iter().zip(&b.tables) {
             assert_eq!(x.def.name, y.def.name);
@@ -619,7 +648,7 @@ mod tests {
         body.push(END);
         let path = write_old(&dir, MAGIC_04, &body, snap.start_lsn);
         let back = read(&path).expect("format 04");
-        same(&back, &snap);
+        same(&back, &without_views(&snap));
         assert!(back.gtids.is_empty(), "before 06 there was no GTID set");
         assert_eq!(back.next_sequence, snap.next_gno);
         let _ = std::fs::remove_dir_all(&dir);
@@ -631,7 +660,55 @@ mod tests {
         let snap = snapshot();
         let body = bincode::serialize(&as_03(&snap)).expect("serialize");
         let path = write_old(&dir, MAGIC_03, &body, snap.start_lsn);
-        same(&read(&path).expect("format 03"), &snap);
+        same(&read(&path).expect("format 03"), &without_views(&snap));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn without_views(snap: &Snapshot) -> Snapshot {
+        let tables = snap
+            .tables
+            .iter()
+            .map(|t| TableSnapshot {
+                def: t.def.clone(),
+                auto_increment: t.auto_increment,
+                next_row_id: t.next_row_id,
+                rows: t.rows.clone(),
+            })
+            .collect();
+        Snapshot {
+            gtids: snap.gtids.clone(),
+            databases: snap.databases.clone(),
+            accounts: snap.accounts.clone(),
+            views: Vec::new(),
+            tables,
+            ..*snap
+        }
+    }
+
+    #[test]
+    fn format_06_is_still_read() {
+        let dir = temp_dir("v06");
+        let snap = without_views(&snapshot());
+        let path = write(&dir, &snap);
+        let file = std::fs::read(&path).expect("read");
+        // 06 is 07 without the (here empty) view list after the accounts.
+        let mut prefix = Vec::new();
+        for v in [snap.start_lsn, snap.next_gno] {
+            prefix.extend(bincode::serialize(&v).expect("serialize"));
+        }
+        prefix.extend(bincode::serialize(&snap.gtids).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.next_sequence).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.databases).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.accounts).expect("serialize"));
+        let body07 = &file[20..];
+        assert_eq!(&body07[..prefix.len()], &prefix[..]);
+        let mut body = prefix.clone();
+        body.extend(&body07[prefix.len() + 8..]);
+        std::fs::remove_file(&path).expect("remove");
+        let path = write_old(&dir, MAGIC_06, &body, snap.start_lsn);
+        let back = read(&path).expect("format 06");
+        same(&back, &snap);
+        assert_eq!(back.gtids, snap.gtids);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1302,7 +1302,9 @@ impl Engine {
         for c in &def.columns {
             check_name(NameKind::Column, &c.name)?;
         }
-        if self.catalog.table(&def.database, &def.name).is_some() {
+        let clash = self.catalog.table(&def.database, &def.name).is_some()
+            || self.catalog.view(&def.database, &def.name).is_some();
+        if clash {
             return Err(SqlError::new(
                 Code::TableExists,
                 format!("Table '{}' already exists", def.name),
@@ -1537,6 +1539,10 @@ impl Engine {
                 database,
                 name,
             } => self.catalog.rename_table(*table, database, name),
+            Event::PutView { view } => self.catalog.put_view(view.clone()),
+            Event::DropView { database, name } => {
+                self.catalog.remove_view(database, name);
+            }
             row => debug_assert!(false, "row event {row:?} is not DDL"),
         }
     }
@@ -1611,6 +1617,7 @@ impl Engine {
             next_seq,
             &self.catalog.databases(),
             &accounts,
+            &self.catalog.all_views(),
         )
         .map_err(failed)?;
         let view = self.txn_sys.read_view(None);
@@ -1712,6 +1719,9 @@ impl Engine {
         }
         for db in &snap.databases {
             self.catalog.add_database(db);
+        }
+        for view in snap.views {
+            self.catalog.put_view(view);
         }
         for t in snap.tables {
             let table = self.catalog.add_table(t.def);

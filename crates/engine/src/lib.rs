@@ -11,6 +11,7 @@ pub mod engine;
 pub mod gap;
 pub mod mdl;
 pub mod txn;
+pub mod views;
 
 pub use alter::{keep_value, ConvertFn, Rename};
 pub use apply::Applied;

@@ -117,6 +117,15 @@ error_codes! {
     SpDoesNotExist = 1305, "42000";
     UserLockWrongName = 3057, "42000";
     ViewWrongList = 1353, "HY000";
+    WrongObject = 1347, "HY000";
+    ViewInvalid = 1356, "HY000";
+    NonUpdatableTable = 1288, "HY000";
+    ViewCheckFailed = 1369, "HY000";
+    ViewSelectDerived = 1349, "HY000";
+    NoSuchUser = 1449, "HY000";
+    CteRecursiveRequiresUnion = 3573, "HY000";
+    CteRecursiveForbidsAggregation = 3575, "HY000";
+    CteRecursiveSingleReference = 3577, "HY000";
     MaxPreparedStmtCountReached = 1461, "42000";
     ReplicaMustStop = 1198, "HY000";
     BadReplica = 1200, "HY000";
