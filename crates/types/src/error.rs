@@ -118,6 +118,7 @@ error_codes! {
     UserLockWrongName = 3057, "42000";
     ViewWrongList = 1353, "HY000";
     WrongObject = 1347, "HY000";
+    ViewRecursive = 1462, "HY000";
     ViewInvalid = 1356, "HY000";
     NonUpdatableTable = 1288, "HY000";
     ViewCheckFailed = 1369, "HY000";

@@ -11,6 +11,9 @@ use std::str::FromStr;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "view.rs"]
+mod view;
+
 /// Nesting limit for expressions, subqueries and join groups: deep enough
 /// for any real query, shallow enough that the recursion cannot overflow a
 /// 2 MiB thread stack.
@@ -2705,6 +2708,10 @@ impl<'a> Parser<'a> {
                 }
             }
             b"FULLTEXT" | b"SPATIAL" => Err(self.unsupported("FULLTEXT/SPATIAL indexes")),
+            b"OR" | b"ALGORITHM" | b"DEFINER" | b"SQL" | b"VIEW" => match self.parse_view(false)? {
+                Some(view) => Ok(view),
+                None => Err(self.not_a_view()),
+            },
             b"" => Err(self.error()),
             other => {
                 let what = format!("CREATE {}", String::from_utf8_lossy(other));
@@ -3412,6 +3419,10 @@ impl<'a> Parser<'a> {
                 let users = self.user_names()?;
                 Ok(Statement::DropUser { if_exists, users })
             }
+            b"VIEW" => {
+                self.advance();
+                self.parse_drop_view()
+            }
             b"" => Err(self.error()),
             other => {
                 let what = format!("DROP {}", String::from_utf8_lossy(other));
@@ -3427,6 +3438,12 @@ impl<'a> Parser<'a> {
             let if_exists = self.if_exists()?;
             let users = self.user_specs()?;
             return Ok(Statement::AlterUser { if_exists, users });
+        }
+        if self.is_any_kw(&["ALGORITHM", "DEFINER", "SQL", "VIEW"]) {
+            return match self.parse_view(true)? {
+                Some(view) => Ok(view),
+                None => Err(self.not_a_view()),
+            };
         }
         if !self.eat_kw("TABLE") {
             return match self.word_at(0) {
@@ -3984,6 +4001,10 @@ impl<'a> Parser<'a> {
                     self.if_not_exists()?;
                     Show::CreateDatabase {
                         name: self.ident()?,
+                    }
+                } else if self.eat_kw("VIEW") {
+                    Show::CreateView {
+                        view: self.object_name()?,
                     }
                 } else {
                     return Err(self.unsupported("SHOW CREATE"));

@@ -18,6 +18,10 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "view.rs"]
+mod view;
+pub use view::{view_invalid, view_query, DefinerRead};
+
 /// One column visible to name resolution.
 #[derive(Clone, Debug)]
 pub struct ScopeColumn {
@@ -127,6 +131,14 @@ pub struct Binder<'a> {
     /// The clause being bound, as error 1054 names it ("field list",
     /// "where clause", ...).
     clause: &'static str,
+    /// Tables and views read under a DEFINER view's rights (checked
+    /// against the definer), and the tables among them, to lock.
+    pub definer_reads: Vec<DefinerRead>,
+    pub view_tables: Vec<Arc<Table>>,
+    /// The innermost SQL SECURITY DEFINER view being bound.
+    definer_view: Option<Arc<lockstep_engine::ViewDef>>,
+    /// Views being expanded, outermost first (recursion check).
+    view_stack: Vec<(String, String)>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -287,6 +299,10 @@ impl<'a> Binder<'a> {
             ctes: Vec::new(),
             params: Vec::new(),
             clause: "field list",
+            definer_reads: Vec::new(),
+            view_tables: Vec::new(),
+            definer_view: None,
+            view_stack: Vec::new(),
         }
     }
 
@@ -307,9 +323,14 @@ impl<'a> Binder<'a> {
         {
             return Ok(t.clone());
         }
-        self.catalog
-            .table(&db, &name.name)
-            .ok_or_else(|| Error::no_such_table(&db, &name.name))
+        match self.catalog.table(&db, &name.name) {
+            Some(t) => Ok(t),
+            // Changing rows through a view is not built.
+            None if self.catalog.view(&db, &name.name).is_some() => {
+                Err(Error::unsupported("changing rows through a view"))
+            }
+            None => Err(Error::no_such_table(&db, &name.name)),
+        }
     }
 
     // ---------- queries ----------
@@ -940,10 +961,11 @@ impl<'a> Binder<'a> {
                 if let Some(cte) = self.bind_cte(name, alias, scope, place) {
                     return cte;
                 }
-                let table = self.table(name)?;
-                if !self.reads.iter().any(|t| Arc::ptr_eq(t, &table)) {
-                    self.reads.push(table.clone());
+                if let Some(view) = self.view(name) {
+                    return self.bind_view(view, alias, scope, place);
                 }
+                let table = self.table(name)?;
+                self.note_read(&table);
                 let def = table.def();
                 let offset = place.next(scope.width);
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());

@@ -9,6 +9,7 @@ pub mod privileges;
 pub mod statements;
 pub mod users;
 pub mod vars;
+mod views;
 
 use crate::exec::{Exec, MemoryLimits, SessionCtx};
 use crate::expr::like;
@@ -88,6 +89,8 @@ pub(crate) struct Bound {
     /// the statement runs.
     pub tables: Vec<Arc<lockstep_tables::Table>>,
     pub reads: usize,
+    /// What DEFINER views read, checked against their definers.
+    pub definer_reads: Vec<crate::plan::bind::DefinerRead>,
     /// `Engine::ddl_version` when it was bound: once its tables are locked,
     /// an older plan may name tables DDL changed meanwhile, and is re-bound.
     pub version: u64,
@@ -117,8 +120,20 @@ impl Bound {
             plan,
             tables,
             reads,
+            definer_reads: Vec::new(),
             version,
         }
+    }
+
+    /// Adds what DEFINER views read: their tables are locked too.
+    fn with_views(mut self, b: crate::plan::bind::Binder<'_>) -> Bound {
+        for t in b.view_tables {
+            if !self.tables.iter().any(|r| Arc::ptr_eq(r, &t)) {
+                self.tables.push(t);
+            }
+        }
+        self.definer_reads = b.definer_reads;
+        self
     }
 }
 
@@ -734,7 +749,8 @@ impl Session {
             Statement::Delete(d) => Plan::Delete(b.bind_delete(d)?),
             _ => return Ok(None),
         };
-        Ok(Some(Bound::new(plan, b.reads, version)))
+        let reads = std::mem::take(&mut b.reads);
+        Ok(Some(Bound::new(plan, reads, version).with_views(b)))
     }
 
     /// Queries on information_schema/performance_schema tables we do not
@@ -1053,6 +1069,8 @@ impl Session {
                 self.rename_tables(renames).await?;
                 Ok(ok(0))
             }
+            Statement::CreateView(cv) => self.create_view(cv).await,
+            Statement::DropView { views, if_exists } => self.drop_views(views, *if_exists).await,
             Statement::Show(show) => self.show(show),
             Statement::Describe { table } => self.show(&Show::Columns {
                 table: table.clone(),
@@ -1179,6 +1197,7 @@ impl Session {
         loop {
             let plan = own.as_ref().or(given).expect("bound above");
             self.grants.check_reads(&plan.tables[..plan.reads])?;
+            views::check_definer_reads(&self.engine.accounts, &self.grants, &plan.definer_reads)?;
             self.use_tables(&plan.tables).await?;
             if plan.version == self.engine.ddl_version.load(Ordering::SeqCst) {
                 return Ok(own);
@@ -1588,7 +1607,14 @@ impl Session {
                 let b = binder.bind_expr(e, &crate::plan::bind::Scope::default())?;
                 // A subquery reads tables like any SELECT.
                 self.grants.check_reads(&binder.reads)?;
-                self.use_tables(&binder.reads).await?;
+                views::check_definer_reads(
+                    &self.engine.accounts,
+                    &self.grants,
+                    &binder.definer_reads,
+                )?;
+                let mut used = binder.reads.clone();
+                used.extend(binder.view_tables.iter().cloned());
+                self.use_tables(&used).await?;
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
                 match exec.eval(&b, &[]) {
                     Ok(v) => v,
@@ -1968,6 +1994,7 @@ impl Session {
             .bind(stmt)?
             .ok_or_else(|| Error::unsupported("EXPLAIN of this statement"))?;
         self.grants.check_reads(&bound.tables[..bound.reads])?;
+        views::check_definer_reads(&self.engine.accounts, &self.grants, &bound.definer_reads)?;
         let mut out = Vec::new();
         match &bound.plan {
             Plan::Query(q) => {
@@ -2042,16 +2069,20 @@ impl Session {
                     return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
                 }
                 let name = format!("Tables_in_{db}");
-                let r: Vec<Vec<Value>> = self
-                    .engine
-                    .catalog
+                let catalog = &self.engine.catalog;
+                let mut names: Vec<(String, &str)> = catalog
                     .tables(&db)
                     .iter()
-                    .map(|t| t.def().name.clone())
-                    .filter(|n| filter(n, f) && self.grants.sees_table(&db, n))
-                    .map(|n| {
+                    .map(|t| (t.def().name.clone(), "BASE TABLE"))
+                    .chain(catalog.views(&db).iter().map(|v| (v.name.clone(), "VIEW")))
+                    .collect();
+                names.sort();
+                let r: Vec<Vec<Value>> = names
+                    .into_iter()
+                    .filter(|(n, _)| filter(n, f) && self.grants.sees_table(&db, n))
+                    .map(|(n, kind)| {
                         if *full {
-                            vec![Value::str(&n), Value::str("BASE TABLE")]
+                            vec![Value::str(&n), Value::str(kind)]
                         } else {
                             vec![Value::str(&n)]
                         }
@@ -2068,6 +2099,9 @@ impl Session {
                 full,
                 filter: f,
             } => {
+                if let Some(view) = self.binder().view(table) {
+                    return self.describe_view(&view, *full);
+                }
                 let t = self.binder().table(table)?;
                 let def = t.def();
                 let mut r = Vec::new();
@@ -2203,7 +2237,11 @@ impl Session {
                     r,
                 ))
             }
+            Show::CreateView { view } => self.show_create_view(&*self.view_named(view)?),
             Show::CreateTable { table } => {
+                if let Some(view) = self.binder().view(table) {
+                    return self.show_create_view(&view);
+                }
                 let t = self.binder().table(table)?;
                 let def = t.def();
                 let mut text = crate::plan::ddl::show_create_table(
@@ -2657,7 +2695,9 @@ fn changes_schema(stmt: &Statement) -> bool {
         | Statement::Truncate { .. }
         | Statement::CreateIndex { .. }
         | Statement::DropIndex { .. }
-        | Statement::AlterTable { .. } => true,
+        | Statement::AlterTable { .. }
+        | Statement::CreateView(_)
+        | Statement::DropView { .. } => true,
         _ => false,
     }
 }

@@ -250,6 +250,24 @@ impl Grants {
                 on_table(Privs::CREATE, "CREATE", to)?;
                 on_table(Privs::INSERT, "INSERT", to)
             }),
+            Statement::CreateView(cv) => {
+                on_table(Privs::CREATE_VIEW, "CREATE VIEW", &cv.name)?;
+                if cv.or_replace || cv.alter {
+                    on_table(Privs::DROP, "DROP", &cv.name)?;
+                }
+                let other = cv.definer.as_ref().is_some_and(|u| !self.is_self(Some(u)));
+                if other {
+                    self.need_global(Privs::SUPER, "SUPER or SET_USER_ID")?;
+                }
+                Ok(())
+            }
+            Statement::DropView { views, .. } => {
+                views.iter().try_for_each(|v| on_table(Privs::DROP, "DROP", v))
+            }
+            Statement::Show(Show::CreateView { view }) => {
+                on_table(Privs::SHOW_VIEW, "SHOW VIEW", view)?;
+                on_table(Privs::SELECT, "SELECT", view)
+            }
             Statement::Use { database } => self.check_use(database),
             Statement::Show(Show::Tables { database, .. } | Show::TableStatus { database, .. }) => {
                 match database.as_deref().or(db) {

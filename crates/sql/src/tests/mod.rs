@@ -9,3 +9,4 @@ mod planner;
 mod scripts;
 mod temporary;
 mod transaction;
+mod views;

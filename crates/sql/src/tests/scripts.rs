@@ -214,7 +214,9 @@ scripts!(
     errors,
     show,
     alter,
-    subqueries
+    subqueries,
+    views,
+    ctes
 );
 
 /// A script file nobody listed above would never run.
