@@ -126,6 +126,7 @@ error_codes! {
     NoSuchUser = 1449, "HY000";
     CteRecursiveRequiresUnion = 3573, "HY000";
     CteRecursiveForbidsAggregation = 3575, "HY000";
+    CteRecursiveNonrecursiveFirst = 3574, "HY000";
     CteRecursiveSingleReference = 3577, "HY000";
     MaxPreparedStmtCountReached = 1461, "42000";
     ReplicaMustStop = 1198, "HY000";

@@ -368,17 +368,28 @@ pub struct Cte {
     pub name: String,
     pub columns: Vec<String>,
     pub query: Query,
+    /// Defined in WITH RECURSIVE: its query may name itself.
+    pub recursive: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueryBody {
     Select(Box<Select>),
-    /// UNION [ALL] of two queries.
+    /// UNION / INTERSECT / EXCEPT [ALL] of two queries.
     Union {
         left: Box<Query>,
         right: Box<Query>,
         all: bool,
+        op: SetOp,
     },
+}
+
+/// How a set operation combines its two sides' rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOp {
+    Union,
+    Intersect,
+    Except,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -53,6 +53,16 @@ pub(crate) struct Parser<'a> {
     max_execution_time: Option<u64>,
 }
 
+/// `left op right` as one query.
+fn set_op(left: Query, op: SetOp, all: bool, right: Query) -> Query {
+    empty_query(QueryBody::Union {
+        left: Box::new(left),
+        right: Box::new(right),
+        all,
+        op,
+    })
+}
+
 /// A binary-string literal (x'..', 0x.., _binary '..').
 fn binary_literal(b: Vec<u8>) -> Expr {
     Expr::Cast {
@@ -951,10 +961,15 @@ impl<'a> Parser<'a> {
     /// WITH name [(columns)] AS (query), ... SELECT ...: common table
     /// expressions, which the binder treats as derived tables by name.
     fn parse_with(&mut self) -> Result<Statement> {
+        let mut q = self.parse_with_query()?;
+        q.max_execution_time = self.max_execution_time.take();
+        Ok(Statement::Select(Box::new(q)))
+    }
+
+    /// WITH [RECURSIVE] ctes query, as a query of its own.
+    fn parse_with_query(&mut self) -> Result<Query> {
         self.advance();
-        if self.is_kw("RECURSIVE") {
-            return Err(self.unsupported("WITH RECURSIVE"));
-        }
+        let recursive = self.eat_kw("RECURSIVE");
         let mut with = Vec::new();
         loop {
             let name = self.ident_any()?;
@@ -976,6 +991,7 @@ impl<'a> Parser<'a> {
                 name,
                 columns,
                 query,
+                recursive,
             });
             if !self.eat(&Tok::Comma) {
                 break;
@@ -985,9 +1001,11 @@ impl<'a> Parser<'a> {
             return Err(self.error());
         }
         let mut q = self.parse_query()?;
-        q.max_execution_time = self.max_execution_time.take();
+        if !q.with.is_empty() {
+            return Err(self.unsupported("WITH on a query with its own WITH"));
+        }
         q.with = with;
-        Ok(Statement::Select(Box::new(q)))
+        Ok(q)
     }
 
     /// Keeps the statement text and skips to its end.
@@ -1037,28 +1055,44 @@ impl<'a> Parser<'a> {
 
     pub(crate) fn parse_query(&mut self) -> Result<Query> {
         self.enter()?;
-        let mut q = self.parse_query_term()?;
-        while self.eat_kw("UNION") {
-            self.link()?;
-            let all = if self.eat_kw("ALL") {
-                true
+        // INTERSECT binds tighter than UNION and EXCEPT (MySQL 8.0.31).
+        let mut q = self.parse_intersection()?;
+        loop {
+            let op = if self.eat_kw("UNION") {
+                SetOp::Union
+            } else if self.eat_kw("EXCEPT") {
+                SetOp::Except
             } else {
-                self.eat_kw("DISTINCT");
-                false
+                break;
             };
-            let right = self.parse_query_term()?;
-            q = empty_query(QueryBody::Union {
-                left: Box::new(q),
-                right: Box::new(right),
-                all,
-            });
-        }
-        if self.is_any_kw(&["EXCEPT", "INTERSECT"]) {
-            return Err(self.unsupported(self.text_at(0)));
+            let all = self.set_quantifier()?;
+            let right = self.parse_intersection()?;
+            q = set_op(q, op, all, right);
         }
         self.parse_query_tail(&mut q)?;
         self.leave();
         Ok(q)
+    }
+
+    /// Query terms joined by INTERSECT.
+    fn parse_intersection(&mut self) -> Result<Query> {
+        let mut q = self.parse_query_term()?;
+        while self.eat_kw("INTERSECT") {
+            let all = self.set_quantifier()?;
+            let right = self.parse_query_term()?;
+            q = set_op(q, SetOp::Intersect, all, right);
+        }
+        Ok(q)
+    }
+
+    /// `[ALL|DISTINCT]` after a set operator: true for ALL.
+    fn set_quantifier(&mut self) -> Result<bool> {
+        self.link()?;
+        if self.eat_kw("ALL") {
+            return Ok(true);
+        }
+        self.eat_kw("DISTINCT");
+        Ok(false)
     }
 
     /// A SELECT core (no ORDER BY/LIMIT) or a parenthesized full query.
@@ -1069,7 +1103,7 @@ impl<'a> Parser<'a> {
             return Ok(q);
         }
         if self.is_kw("WITH") {
-            return Err(self.unsupported("WITH"));
+            return self.parse_with_query();
         }
         Ok(empty_query(QueryBody::Select(Box::new(
             self.parse_select()?,

@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "recursive.rs"]
+mod recursive;
 #[path = "view.rs"]
 mod view;
 pub use view::{view_invalid, view_query, DefinerRead};
@@ -139,6 +141,8 @@ pub struct Binder<'a> {
     definer_view: Option<Arc<lockstep_engine::ViewDef>>,
     /// Views being expanded, outermost first (recursion check).
     view_stack: Vec<(String, String)>,
+    /// Recursive CTEs whose recursive blocks are being bound.
+    working: Vec<recursive::Working>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -303,6 +307,7 @@ impl<'a> Binder<'a> {
             view_tables: Vec::new(),
             definer_view: None,
             view_stack: Vec::new(),
+            working: Vec::new(),
         }
     }
 
@@ -358,10 +363,17 @@ impl<'a> Binder<'a> {
         if name.database.is_some() {
             return None;
         }
+        let alias_or_name = || alias.clone().unwrap_or_else(|| name.name.clone());
+        if let Some((plan, columns)) = self.working_table(name) {
+            return Some(self.derived(plan, alias_or_name(), &columns, scope, place));
+        }
         let at = self.ctes.iter().rposition(|c| c.name == name.name)?;
         let later = self.ctes.split_off(at);
         let cte = &later[0];
-        let plan = self.bind_query(&cte.query);
+        let plan = match self.bind_recursive(cte) {
+            Some(plan) => plan,
+            None => self.bind_query(&cte.query),
+        };
         let columns = cte.columns.clone();
         self.ctes.extend(later);
         let alias = alias.clone().unwrap_or_else(|| name.name.clone());
@@ -371,7 +383,12 @@ impl<'a> Binder<'a> {
     fn bind_query_body(&mut self, q: &ast::Query) -> Result<QueryPlan> {
         match &q.body {
             ast::QueryBody::Select(s) => self.bind_select(s, q),
-            ast::QueryBody::Union { left, right, all } => {
+            ast::QueryBody::Union {
+                left,
+                right,
+                all,
+                op,
+            } => {
                 let l = self.bind_query(left)?;
                 let r = self.bind_query(right)?;
                 if l.columns.len() != r.columns.len() {
@@ -404,6 +421,7 @@ impl<'a> Binder<'a> {
                         left: Box::new(l),
                         right: Box::new(r),
                         all: *all,
+                        op: *op,
                         order,
                         limit,
                         offset,

@@ -32,11 +32,36 @@ pub enum QueryBody {
         left: Box<QueryPlan>,
         right: Box<QueryPlan>,
         all: bool,
+        /// UNION, INTERSECT or EXCEPT.
+        op: crate::parser::SetOp,
         /// ORDER BY over output columns.
         order: Vec<(usize, bool)>,
         limit: Option<BExpr>,
         offset: Option<BExpr>,
     },
+    /// A recursive common table expression, evaluated by iteration.
+    Recursive(Box<RecursivePlan>),
+    /// The rows the previous iteration of recursive CTE `id` added: where
+    /// its recursive query blocks name the CTE itself.
+    Working(usize),
+}
+
+/// WITH RECURSIVE name AS (anchor UNION [ALL] step ...).
+#[derive(Debug)]
+pub struct RecursivePlan {
+    /// Unique per statement: names the working table of the steps.
+    pub id: usize,
+    pub name: String,
+    /// The non-recursive query blocks (UNIONed): the first rows, whose
+    /// types are the CTE's column types.
+    pub anchor: QueryPlan,
+    /// The recursive query blocks, each reading `Working(id)`.
+    pub steps: Vec<QueryPlan>,
+    /// UNION DISTINCT: a row already produced is not produced again.
+    pub distinct: bool,
+    /// LIMIT/OFFSET on the whole: iteration stops once enough rows exist.
+    pub limit: Option<BExpr>,
+    pub offset: Option<BExpr>,
 }
 
 #[derive(Debug)]
