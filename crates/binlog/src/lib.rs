@@ -5,8 +5,8 @@
 
 pub mod gtid;
 pub use gtid::{Gtid, GtidSet};
-pub mod writeset;
 pub mod view;
+pub mod writeset;
 pub use view::{CheckOption, ViewDef};
 
 use lockstep_accounts::Account;

@@ -141,6 +141,14 @@ impl<R: Read> Read for Crc<R> {
     }
 }
 
+/// What a checkpoint holds besides tables: written before them.
+#[derive(Clone, Copy)]
+pub struct SchemaObjects<'a> {
+    pub databases: &'a [String],
+    pub accounts: &'a [Account],
+    pub views: &'a [ViewDef],
+}
+
 /// Tag before each table and each row: one follows, or the list ends.
 const MORE: u8 = 1;
 const END: u8 = 0;
@@ -167,9 +175,7 @@ impl SnapshotWriter {
         next_gno: u64,
         gtids: &GtidSet,
         next_sequence: u64,
-        databases: &[String],
-        accounts: &[Account],
-        views: &[ViewDef],
+        schema: SchemaObjects<'_>,
     ) -> std::io::Result<Self> {
         let tmp = dir.join(format!("{}{TMP_SUFFIX}", file_name(start_lsn)));
         // Overwritten in place, the spare's cached pages are reused and
@@ -198,9 +204,9 @@ impl SnapshotWriter {
         w.put(&next_gno)?;
         w.put(gtids)?;
         w.put(&next_sequence)?;
-        w.put(databases)?;
-        w.put(accounts)?;
-        w.put(views)?;
+        w.put(schema.databases)?;
+        w.put(schema.accounts)?;
+        w.put(schema.views)?;
         Ok(w)
     }
 
@@ -506,9 +512,11 @@ mod tests {
             snap.next_gno,
             &snap.gtids,
             snap.next_sequence,
-            &snap.databases,
-            &snap.accounts,
-            &snap.views,
+            SchemaObjects {
+                databases: &snap.databases,
+                accounts: &snap.accounts,
+                views: &snap.views,
+            },
         )
         .expect("create");
         for t in &snap.tables {

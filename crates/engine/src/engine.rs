@@ -1615,9 +1615,11 @@ impl Engine {
             next_gno,
             &gtids,
             next_seq,
-            &self.catalog.databases(),
-            &accounts,
-            &self.catalog.all_views(),
+            crate::checkpoint::SchemaObjects {
+                databases: &self.catalog.databases(),
+                accounts: &accounts,
+                views: &self.catalog.all_views(),
+            },
         )
         .map_err(failed)?;
         let view = self.txn_sys.read_view(None);

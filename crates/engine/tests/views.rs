@@ -34,9 +34,14 @@ async fn views_survive_restart_and_checkpoint() {
         let engine = Engine::open(EngineConfig::new(&dir)).expect("open");
         engine.create_database("d", false).await.expect("db");
         for (n, q) in [("a", "select 1"), ("b", "select 2"), ("c", "select 3")] {
-            engine.put_view(view(n, q), ViewMode::Create).await.expect("view");
+            engine
+                .put_view(view(n, q), ViewMode::Create)
+                .await
+                .expect("view");
         }
-        let again = engine.put_view(view("a", "select 9"), ViewMode::Create).await;
+        let again = engine
+            .put_view(view("a", "select 9"), ViewMode::Create)
+            .await;
         assert_eq!(again.map_err(|e| e.number()), Err(1050));
         engine
             .put_view(view("a", "select 4"), ViewMode::Replace)

@@ -65,7 +65,11 @@ impl Exec<'_> {
 
     /// The rows not produced before (all of them for UNION ALL), charged
     /// against the statement's memory.
-    fn keep_new(&mut self, rows: Vec<Vec<Value>>, seen: &mut Option<Seen>) -> Result<Vec<Vec<Value>>> {
+    fn keep_new(
+        &mut self,
+        rows: Vec<Vec<Value>>,
+        seen: &mut Option<Seen>,
+    ) -> Result<Vec<Vec<Value>>> {
         let mut kept = Vec::with_capacity(rows.len());
         for row in rows {
             if let Some(s) = seen.as_mut() {
@@ -113,6 +117,9 @@ impl Exec<'_> {
 
     /// The rows of recursive CTE `id`'s previous round.
     pub(super) fn working_rows(&self, id: usize) -> Vec<Vec<Value>> {
-        self.working.get(&id).map(|rows| rows.to_vec()).unwrap_or_default()
+        self.working
+            .get(&id)
+            .map(|rows| rows.to_vec())
+            .unwrap_or_default()
     }
 }

@@ -47,7 +47,10 @@ impl Parser<'_> {
         self.expect_kw("AS")?;
         let start = self.start_of(0);
         let query = self.parse_view_query()?;
-        let end = self.toks.get(self.pos.wrapping_sub(1)).map_or(start, |t| t.end);
+        let end = self
+            .toks
+            .get(self.pos.wrapping_sub(1))
+            .map_or(start, |t| t.end);
         let query_text = self.src.get(start..end).unwrap_or("").to_string();
         let check_option = self.view_check_option()?;
         Ok(Some(Statement::CreateView(Box::new(CreateView {

@@ -44,10 +44,20 @@ fn all_refs(q: &ast::Query, name: &str) -> usize {
 fn from_refs(q: &ast::Query, name: &str, deep: bool) -> usize {
     let mut n = 0;
     if deep {
-        n += q.with.iter().map(|c| from_refs(&c.query, name, true)).sum::<usize>();
+        n += q
+            .with
+            .iter()
+            .map(|c| from_refs(&c.query, name, true))
+            .sum::<usize>();
     }
     match &q.body {
-        ast::QueryBody::Select(s) => s.from.iter().map(|t| table_refs(t, name, deep)).sum::<usize>() + n,
+        ast::QueryBody::Select(s) => {
+            s.from
+                .iter()
+                .map(|t| table_refs(t, name, deep))
+                .sum::<usize>()
+                + n
+        }
         ast::QueryBody::Union { left, right, .. } if deep => {
             n + from_refs(left, name, true) + from_refs(right, name, true)
         }
@@ -97,7 +107,9 @@ fn check_step(q: &ast::Query, name: &str) -> Result<()> {
         return Err(cte_error(Code::CteRecursiveSingleReference, "In recursive query block of Recursive Common Table Expression '{}', the recursive table must be referenced only once, and not in any subquery", name));
     }
     let ast::QueryBody::Select(s) = &q.body else {
-        return Err(Error::unsupported("set operations in a recursive query block"));
+        return Err(Error::unsupported(
+            "set operations in a recursive query block",
+        ));
     };
     if !q.order_by.is_empty() || q.limit.is_some() || s.distinct {
         return Err(Error::unsupported(
@@ -131,15 +143,24 @@ impl Binder<'_> {
         let mut blocks = Vec::new();
         union_blocks(&cte.query, &mut blocks);
         if blocks.len() < 2 {
-            return Err(cte_error(Code::CteRecursiveRequiresUnion, "Recursive Common Table Expression '{}' should contain a UNION", name));
+            return Err(cte_error(
+                Code::CteRecursiveRequiresUnion,
+                "Recursive Common Table Expression '{}' should contain a UNION",
+                name,
+            ));
         }
-        let anchors = blocks.iter().take_while(|(q, _)| all_refs(q, name) == 0).count();
+        let anchors = blocks
+            .iter()
+            .take_while(|(q, _)| all_refs(q, name) == 0)
+            .count();
         let steps = &blocks[anchors..];
         if anchors == 0 || steps.iter().any(|(q, _)| all_refs(q, name) == 0) {
             return Err(cte_error(Code::CteRecursiveNonrecursiveFirst, "Recursive Common Table Expression '{}' should have one or more non-recursive query blocks followed by one or more recursive ones", name));
         }
         if !cte.query.order_by.is_empty() {
-            return Err(Error::unsupported("ORDER BY over a recursive common table expression"));
+            return Err(Error::unsupported(
+                "ORDER BY over a recursive common table expression",
+            ));
         }
         let distinct = blocks[1..].iter().any(|(_, all)| !all);
         let mut anchor = self.bind_query(blocks[0].0)?;
@@ -168,7 +189,10 @@ impl Binder<'_> {
                 check_step(q, name)?;
                 let plan = self.bind_query(q)?;
                 if plan.columns.len() != anchor.columns.len() {
-                    return Err(Error::new(Code::WrongArguments, "The used SELECT statements have a different number of columns"));
+                    return Err(Error::new(
+                        Code::WrongArguments,
+                        "The used SELECT statements have a different number of columns",
+                    ));
                 }
                 Ok(plan)
             })

@@ -60,7 +60,8 @@ impl Binder<'_> {
     pub(super) fn note_read(&mut self, table: &Arc<Table>) {
         if let Some(view) = &self.definer_view {
             let def = table.def();
-            self.definer_reads.push(definer_read(view, &def.database, &def.name));
+            self.definer_reads
+                .push(definer_read(view, &def.database, &def.name));
             if !self.view_tables.iter().any(|t| Arc::ptr_eq(t, table)) {
                 self.view_tables.push(table.clone());
             }
@@ -108,11 +109,11 @@ impl Binder<'_> {
         view: &Arc<ViewDef>,
         query: &ast::Query,
     ) -> Result<super::QueryPlan> {
-        let database = std::mem::replace(&mut self.database, Some(view.database.clone()));
+        let database = self.database.replace(view.database.clone());
         let ctes = std::mem::take(&mut self.ctes);
         let outer = std::mem::take(&mut self.outer);
         let definer = if view.security_definer {
-            std::mem::replace(&mut self.definer_view, Some(view.clone()))
+            self.definer_view.replace(view.clone())
         } else {
             self.definer_view.clone()
         };
@@ -128,7 +129,10 @@ impl Binder<'_> {
     }
 
     /// The columns a view yields (DESCRIBE, information_schema).
-    pub fn view_columns(&mut self, view: &Arc<ViewDef>) -> Result<Vec<lockstep_types::result::Column>> {
+    pub fn view_columns(
+        &mut self,
+        view: &Arc<ViewDef>,
+    ) -> Result<Vec<lockstep_types::result::Column>> {
         let query = view_query(view)?;
         let plan = self
             .bind_view_query(view, &query)

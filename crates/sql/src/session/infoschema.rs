@@ -329,7 +329,11 @@ fn view_rows(session: &Session, tables: &mut Vec<Vec<Value>>) -> Vec<Vec<Value>>
             // Rows cannot be changed through a view yet.
             s("NO"),
             s(&format!("{}@{}", v.definer.0, v.definer.1)),
-            s(if v.security_definer { "DEFINER" } else { "INVOKER" }),
+            s(if v.security_definer {
+                "DEFINER"
+            } else {
+                "INVOKER"
+            }),
             s("utf8mb4"),
             s("utf8mb4_0900_ai_ci"),
         ]);

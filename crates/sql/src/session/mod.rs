@@ -249,6 +249,26 @@ fn text_col(name: &str) -> Column {
     column_meta(name, DataType::VarChar { len: 255 }, true)
 }
 
+/// SHOW [FULL] COLUMNS' result set of rows `r`.
+fn columns_result(full: bool, r: Vec<Vec<Value>>) -> Response {
+    if full {
+        let names = [
+            "Field",
+            "Type",
+            "Collation",
+            "Null",
+            "Key",
+            "Default",
+            "Extra",
+            "Privileges",
+            "Comment",
+        ];
+        rows(&names, r)
+    } else {
+        rows(&["Field", "Type", "Null", "Key", "Default", "Extra"], r)
+    }
+}
+
 /// A result set whose column types follow its values (integers where
 /// every value is one, text otherwise).
 fn rows(names: &[&str], rows: Vec<Vec<Value>>) -> Response {
@@ -2100,7 +2120,7 @@ impl Session {
                 filter: f,
             } => {
                 if let Some(view) = self.binder().view(table) {
-                    return self.describe_view(&view, *full);
+                    return self.describe_view(&view, *full, f);
                 }
                 let t = self.binder().table(table)?;
                 let def = t.def();
@@ -2166,27 +2186,7 @@ impl Session {
                     }
                     r.push(row);
                 }
-                if *full {
-                    Ok(rows(
-                        &[
-                            "Field",
-                            "Type",
-                            "Collation",
-                            "Null",
-                            "Key",
-                            "Default",
-                            "Extra",
-                            "Privileges",
-                            "Comment",
-                        ],
-                        r,
-                    ))
-                } else {
-                    Ok(rows(
-                        &["Field", "Type", "Null", "Key", "Default", "Extra"],
-                        r,
-                    ))
-                }
+                Ok(columns_result(*full, r))
             }
             Show::Index { table } => {
                 let t = self.binder().table(table)?;

@@ -261,9 +261,9 @@ impl Grants {
                 }
                 Ok(())
             }
-            Statement::DropView { views, .. } => {
-                views.iter().try_for_each(|v| on_table(Privs::DROP, "DROP", v))
-            }
+            Statement::DropView { views, .. } => views
+                .iter()
+                .try_for_each(|v| on_table(Privs::DROP, "DROP", v)),
             Statement::Show(Show::CreateView { view }) => {
                 on_table(Privs::SHOW_VIEW, "SHOW VIEW", view)?;
                 on_table(Privs::SELECT, "SELECT", view)

@@ -3,7 +3,7 @@
 //! DEFINER view reads.
 
 use super::{ok, rows, Session, R};
-use crate::parser::{CreateView, ObjectName, ViewCheck};
+use crate::parser::{CreateView, ObjectName, ShowFilter, ViewCheck};
 use crate::plan::bind::{view_invalid, DefinerRead};
 use lockstep_accounts::{Accounts, Privs};
 use lockstep_engine::views::ViewMode;
@@ -64,7 +64,9 @@ impl Session {
     /// The definition binds now (its tables and columns exist), its
     /// column names are distinct, and the creator may read what it reads.
     fn check_view_definition(&mut self, view: &ViewDef, cv: &CreateView) -> R<()> {
-        if cv.query.lock.is_some() || !cv.query.with.is_empty() && cv.query.with.iter().any(|c| c.name == view.name) {
+        if cv.query.lock.is_some()
+            || !cv.query.with.is_empty() && cv.query.with.iter().any(|c| c.name == view.name)
+        {
             return Err(Error::unsupported("this view definition"));
         }
         let mut b = self.binder();
@@ -94,7 +96,11 @@ impl Session {
         Ok(())
     }
 
-    pub(super) async fn drop_views(&mut self, views: &[ObjectName], if_exists: bool) -> R<Response> {
+    pub(super) async fn drop_views(
+        &mut self,
+        views: &[ObjectName],
+        if_exists: bool,
+    ) -> R<Response> {
         self.commit().await?;
         let mut missing = Vec::new();
         let mut found = Vec::new();
@@ -163,10 +169,19 @@ impl Session {
 
     /// DESCRIBE / SHOW COLUMNS of a view: Field, Type, Null, Key,
     /// Default, Extra of each column its SELECT yields.
-    pub(super) fn describe_view(&self, view: &Arc<ViewDef>, full: bool) -> R<Response> {
+    pub(super) fn describe_view(
+        &self,
+        view: &Arc<ViewDef>,
+        full: bool,
+        like: &Option<ShowFilter>,
+    ) -> R<Response> {
         let columns = self.binder().view_columns(view)?;
         let r = columns
             .iter()
+            .filter(|c| match like {
+                Some(ShowFilter::Like(p)) => super::like_ci(&c.name, p),
+                _ => true,
+            })
             .map(|c| {
                 let mut row = vec![Value::str(&c.name), Value::str(&c.data_type.to_string())];
                 if full {
@@ -183,27 +198,15 @@ impl Session {
                     Value::str(""),
                 ]);
                 if full {
-                    row.extend([Value::str("select,insert,update,references"), Value::str("")]);
+                    row.extend([
+                        Value::str("select,insert,update,references"),
+                        Value::str(""),
+                    ]);
                 }
                 row
             })
             .collect();
-        if full {
-            let names = [
-                "Field",
-                "Type",
-                "Collation",
-                "Null",
-                "Key",
-                "Default",
-                "Extra",
-                "Privileges",
-                "Comment",
-            ];
-            Ok(rows(&names, r))
-        } else {
-            Ok(rows(&["Field", "Type", "Null", "Key", "Default", "Extra"], r))
-        }
+        Ok(super::columns_result(full, r))
     }
 }
 

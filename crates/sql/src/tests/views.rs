@@ -60,7 +60,10 @@ fn definer_rights_decide_what_a_view_reads() {
 
     let mut nobody = login(&mut db, 3, "nobody");
     assert_eq!(err(&mut db, &mut nobody, "SELECT * FROM v"), 1142);
-    assert_eq!(err(&mut db, &mut nobody, "SELECT (SELECT COUNT(*) FROM v)"), 1142);
+    assert_eq!(
+        err(&mut db, &mut nobody, "SELECT (SELECT COUNT(*) FROM v)"),
+        1142
+    );
     assert_eq!(err(&mut db, &mut nobody, "SHOW CREATE VIEW v"), 1142);
 
     // An INVOKER view checks the invoker's rights on its tables.
@@ -76,7 +79,10 @@ fn definer_rights_decide_what_a_view_reads() {
 
     // Creating a view needs SELECT on what it reads.
     db.ok("GRANT CREATE VIEW ON d.* TO nobody");
-    assert_eq!(err(&mut db, &mut nobody, "CREATE VIEW w AS SELECT id FROM t"), 1142);
+    assert_eq!(
+        err(&mut db, &mut nobody, "CREATE VIEW w AS SELECT id FROM t"),
+        1142
+    );
     db.run_in(&mut nobody, "CREATE VIEW w AS SELECT 1 AS one")
         .expect("a view reading no table");
 }
