@@ -422,6 +422,7 @@ fn tables_read(stmt: &Statement) -> Vec<ObjectName> {
 /// The FROM tables of a query (derived tables and unions included, not
 /// subqueries in expressions: the visitor reports those).
 fn from_tables(q: &Query, out: &mut Vec<ObjectName>) {
+    let start = out.len();
     q.with.iter().for_each(|c| from_tables(&c.query, out));
     match &q.body {
         QueryBody::Select(s) => s.from.iter().for_each(|t| table_ref(t, out)),
@@ -429,6 +430,15 @@ fn from_tables(q: &Query, out: &mut Vec<ObjectName>) {
             from_tables(left, out);
             from_tables(right, out);
         }
+    }
+    // A name this query's WITH defines is no table (a WITH in a subquery
+    // or derived table too).
+    if !q.with.is_empty() {
+        let inner: Vec<ObjectName> = out
+            .drain(start..)
+            .filter(|n| n.database.is_some() || !q.with.iter().any(|c| c.name == n.name))
+            .collect();
+        out.extend(inner);
     }
 }
 

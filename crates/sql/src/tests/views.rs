@@ -73,6 +73,14 @@ fn definer_rights_decide_what_a_view_reads() {
     // The definer losing its rights makes the view unusable (1356).
     db.ok("REVOKE SELECT ON d.t FROM boss");
     assert_eq!(err(&mut db, &mut reader, "SELECT * FROM v"), 1356);
+    // CTE names in subqueries are no tables to check.
+    db.ok("GRANT SELECT ON d.v TO nobody");
+    let cte = "SELECT * FROM v WHERE id IN (WITH c AS (SELECT 1 AS x) SELECT x FROM c)";
+    assert_eq!(
+        err(&mut db, &mut nobody, cte),
+        1356,
+        "c is not checked as a table; the view fails on its definer's rights"
+    );
     // A definer that does not exist: 1449.
     db.ok("DROP USER boss");
     assert_eq!(err(&mut db, &mut reader, "SELECT * FROM v"), 1449);
