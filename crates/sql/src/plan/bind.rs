@@ -22,6 +22,8 @@ type Result<T> = std::result::Result<T, Error>;
 mod recursive;
 #[path = "view.rs"]
 mod view;
+#[path = "view_filter.rs"]
+mod view_filter;
 pub use view::{view_invalid, view_query, DefinerRead};
 
 /// One column visible to name resolution.
@@ -143,6 +145,9 @@ pub struct Binder<'a> {
     view_stack: Vec<(String, String)>,
     /// Recursive CTEs whose recursive blocks are being bound.
     working: Vec<recursive::Working>,
+    /// The WHERE of the query whose FROM is being bound, when a view
+    /// there may take conditions from it (view_filter).
+    view_filter: Option<Expr>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -308,6 +313,7 @@ impl<'a> Binder<'a> {
             definer_view: None,
             view_stack: Vec::new(),
             working: Vec::new(),
+            view_filter: None,
         }
     }
 
@@ -442,7 +448,10 @@ impl<'a> Binder<'a> {
 
     fn bind_select_clauses(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
         let was_correlated = std::mem::replace(&mut self.correlated, false);
-        let (scope, mut source, filter) = self.bind_from(s, &mut Placement::default())?;
+        self.view_filter = view_filter::pushable_where(s);
+        let from = self.bind_from(s, &mut Placement::default());
+        self.view_filter = None;
+        let (scope, mut source, filter) = from?;
         // Several tables: order and access paths are chosen now, before
         // the select list binds against the row layout the order gives.
         let joined = matches!(source, Source::Join { .. });

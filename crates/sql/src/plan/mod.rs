@@ -265,6 +265,12 @@ fn explain_into(src: &Source, outer: bool, seen: &mut Vec<Seen>, out: &mut Vec<(
             let name = "<derived>".to_string();
             seen.push((name.clone(), *offset, offset + plan.columns.len()));
             out.push((name, "materialized".into()));
+            // How the derived table (a view, a CTE) reads its own tables.
+            if let QueryBody::Select(s) = &plan.body {
+                let mut inner = Vec::new();
+                explain_into(&s.source, false, &mut Vec::new(), &mut inner);
+                out.extend(inner.into_iter().map(|(t, a)| (format!("  {t}"), a)));
+            }
         }
         Source::Dual => out.push((String::new(), "no tables".into())),
     }

@@ -90,7 +90,11 @@ impl Binder<'_> {
             let read = definer_read(outer, &view.database, &view.name);
             self.definer_reads.push(read);
         }
-        let query = view_query(&view)?;
+        let mut query = view_query(&view)?;
+        if let Some(outer) = self.view_filter.take() {
+            let name = alias.as_deref().unwrap_or(&view.name);
+            super::view_filter::push_into(&mut query, &outer, name, &view.columns);
+        }
         let plan = self.bind_view_query(&view, &query);
         let plan = plan.map_err(|e| match e.code {
             Code::NoSuchTable | Code::BadField | Code::ViewInvalid | Code::BadDb => {
