@@ -122,7 +122,8 @@ error_codes! {
     ViewInvalid = 1356, "HY000";
     NonUpdatableTable = 1288, "HY000";
     ViewCheckFailed = 1369, "HY000";
-    ViewSelectDerived = 1349, "HY000";
+    ViewSelectVariable = 1351, "HY000";
+    ViewSelectTmptable = 1352, "HY000";
     NoSuchUser = 1449, "HY000";
     CteRecursiveRequiresUnion = 3573, "HY000";
     CteRecursiveForbidsAggregation = 3575, "HY000";

@@ -3,7 +3,7 @@
 //! DEFINER view reads.
 
 use super::{ok, rows, Session, R};
-use crate::parser::{CreateView, ObjectName, ShowFilter, ViewCheck};
+use crate::parser::{CreateView, Expr, ObjectName, ShowFilter, ViewCheck};
 use crate::plan::bind::{view_invalid, DefinerRead};
 use lockstep_accounts::{Accounts, Privs};
 use lockstep_engine::views::ViewMode;
@@ -69,9 +69,32 @@ impl Session {
         {
             return Err(Error::unsupported("this view definition"));
         }
+        let stmt = crate::parser::Statement::Select(Box::new(cv.query.clone()));
+        let mut variable = false;
+        crate::parser::visit_statement(&stmt, &mut |e| {
+            variable |= matches!(
+                e,
+                Expr::UserVar(_) | Expr::Param(_) | Expr::SystemVar { .. }
+            );
+        });
+        if variable {
+            return Err(Error::new(
+                Code::ViewSelectVariable,
+                "View's SELECT contains a variable or parameter",
+            ));
+        }
         let mut b = self.binder();
         b.database = Some(view.database.clone());
         let plan = b.bind_query(&cv.query)?;
+        if let Some(t) = b.reads.iter().find(|t| t.temporary) {
+            return Err(Error::new(
+                Code::ViewSelectTmptable,
+                format!(
+                    "View's SELECT refers to a temporary table '{}'",
+                    t.def().name
+                ),
+            ));
+        }
         self.grants.check_reads(&b.reads)?;
         check_definer_reads(&self.engine.accounts, &self.grants, &b.definer_reads)?;
         let names: Vec<String> = if view.columns.is_empty() {
