@@ -114,7 +114,9 @@ impl Binder<'_> {
         query: &ast::Query,
     ) -> Result<super::QueryPlan> {
         let database = self.database.replace(view.database.clone());
+        // Nothing of the query naming the view is visible inside it.
         let ctes = std::mem::take(&mut self.ctes);
+        let working = std::mem::take(&mut self.working);
         let outer = std::mem::take(&mut self.outer);
         let definer = if view.security_definer {
             self.definer_view.replace(view.clone())
@@ -127,6 +129,7 @@ impl Binder<'_> {
         self.view_stack.pop();
         self.definer_view = definer;
         self.outer = outer;
+        self.working = working;
         self.ctes = ctes;
         self.database = database;
         plan
