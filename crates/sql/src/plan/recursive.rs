@@ -172,32 +172,8 @@ impl Binder<'_> {
             return Err(Error::new(Code::ViewWrongList, "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
         }
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        let working = Arc::new(QueryPlan {
-            body: QueryBody::Working(id),
-            columns: anchor.columns.clone(),
-            // Never cached as a derived table: it changes every iteration.
-            correlated: true,
-        });
-        self.working.push(Working {
-            name: name.clone(),
-            columns: cte.columns.clone(),
-            plan: working,
-        });
-        let bound: Result<Vec<QueryPlan>> = steps
-            .iter()
-            .map(|(q, _)| {
-                check_step(q, name)?;
-                let plan = self.bind_query(q)?;
-                if plan.columns.len() != anchor.columns.len() {
-                    return Err(Error::new(
-                        Code::WrongArguments,
-                        "The used SELECT statements have a different number of columns",
-                    ));
-                }
-                Ok(plan)
-            })
-            .collect();
-        self.working.pop();
+        let steps: Vec<&ast::Query> = steps.iter().map(|(q, _)| *q).collect();
+        let bound = self.bind_steps(cte, id, &anchor, &steps);
         let (limit, offset) = self.bind_limit(&cte.query)?;
         // Named as the CTE names them (errors 1406 name the column).
         let mut columns = anchor.columns.to_vec();
@@ -219,6 +195,44 @@ impl Binder<'_> {
             columns,
             correlated,
         })
+    }
+
+    /// The recursive query blocks, with the CTE's name read as working
+    /// table `id` (typed as the anchor).
+    fn bind_steps(
+        &mut self,
+        cte: &ast::Cte,
+        id: usize,
+        anchor: &QueryPlan,
+        steps: &[&ast::Query],
+    ) -> Result<Vec<QueryPlan>> {
+        let working = Arc::new(QueryPlan {
+            body: QueryBody::Working(id),
+            columns: anchor.columns.clone(),
+            // Never cached as a derived table: it changes every iteration.
+            correlated: true,
+        });
+        self.working.push(Working {
+            name: cte.name.clone(),
+            columns: cte.columns.clone(),
+            plan: working,
+        });
+        let bound = steps
+            .iter()
+            .map(|q| {
+                check_step(q, &cte.name)?;
+                let plan = self.bind_query(q)?;
+                if plan.columns.len() != anchor.columns.len() {
+                    return Err(Error::new(
+                        Code::WrongArguments,
+                        "The used SELECT statements have a different number of columns",
+                    ));
+                }
+                Ok(plan)
+            })
+            .collect();
+        self.working.pop();
+        bound
     }
 
     /// The working table `name` names inside a recursive step.

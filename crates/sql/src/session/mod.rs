@@ -249,6 +249,38 @@ fn text_col(name: &str) -> Column {
     column_meta(name, DataType::VarChar { len: 255 }, true)
 }
 
+/// One row of SHOW [FULL] COLUMNS: the column's (name, type, nullable),
+/// then Key, Default and Extra.
+fn column_row(
+    (name, ty, nullable): (&str, DataType, bool),
+    key: &str,
+    default: Value,
+    extra: &str,
+    full: bool,
+) -> Vec<Value> {
+    let mut row = vec![Value::str(name), Value::str(&ty.to_string())];
+    if full {
+        row.push(if ty.is_string() {
+            Value::str("utf8mb4_0900_ai_ci")
+        } else {
+            Value::Null
+        });
+    }
+    row.extend([
+        Value::str(if nullable { "YES" } else { "NO" }),
+        Value::str(key),
+        default,
+        Value::str(extra),
+    ]);
+    if full {
+        row.extend([
+            Value::str("select,insert,update,references"),
+            Value::str(""),
+        ]);
+    }
+    row
+}
+
 /// SHOW [FULL] COLUMNS' result set of rows `r`.
 fn columns_result(full: bool, r: Vec<Vec<Value>>) -> Response {
     if full {
@@ -2164,27 +2196,8 @@ impl Session {
                     } else {
                         ""
                     };
-                    let mut row = vec![Value::str(&c.name), Value::str(&c.data_type.to_string())];
-                    if *full {
-                        row.push(if c.data_type.is_string() {
-                            Value::str("utf8mb4_0900_ai_ci")
-                        } else {
-                            Value::Null
-                        });
-                    }
-                    row.extend([
-                        Value::str(if c.nullable { "YES" } else { "NO" }),
-                        Value::str(key),
-                        default,
-                        Value::str(extra),
-                    ]);
-                    if *full {
-                        row.extend([
-                            Value::str("select,insert,update,references"),
-                            Value::str(""),
-                        ]);
-                    }
-                    r.push(row);
+                    let col = (c.name.as_str(), c.data_type, c.nullable);
+                    r.push(column_row(col, key, default, extra, *full));
                 }
                 Ok(columns_result(*full, r))
             }

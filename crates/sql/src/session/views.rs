@@ -206,27 +206,8 @@ impl Session {
                 _ => true,
             })
             .map(|c| {
-                let mut row = vec![Value::str(&c.name), Value::str(&c.data_type.to_string())];
-                if full {
-                    row.push(if c.data_type.is_string() {
-                        Value::str("utf8mb4_0900_ai_ci")
-                    } else {
-                        Value::Null
-                    });
-                }
-                row.extend([
-                    Value::str(if c.nullable { "YES" } else { "NO" }),
-                    Value::str(""),
-                    Value::Null,
-                    Value::str(""),
-                ]);
-                if full {
-                    row.extend([
-                        Value::str("select,insert,update,references"),
-                        Value::str(""),
-                    ]);
-                }
-                row
+                let col = (c.name.as_str(), c.data_type, c.nullable);
+                super::column_row(col, "", Value::Null, "", full)
             })
             .collect();
         Ok(super::columns_result(full, r))
