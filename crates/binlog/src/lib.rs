@@ -5,7 +5,9 @@
 
 pub mod gtid;
 pub use gtid::{Gtid, GtidSet};
+pub mod view;
 pub mod writeset;
+pub use view::{CheckOption, ViewDef};
 
 use lockstep_accounts::Account;
 use lockstep_tables::{ForeignKey, IndexDef, TableDef};
@@ -120,6 +122,14 @@ pub enum Event {
         table: u32,
         foreign_keys: Vec<ForeignKey>,
     },
+    /// CREATE [OR REPLACE] VIEW / ALTER VIEW: the view's whole definition.
+    PutView {
+        view: ViewDef,
+    },
+    DropView {
+        database: String,
+        name: String,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -167,7 +177,9 @@ impl Event {
             | Event::DropDatabase { .. }
             | Event::CreateTable { .. }
             | Event::PutAccount { .. }
-            | Event::DropAccount { .. } => None,
+            | Event::DropAccount { .. }
+            | Event::PutView { .. }
+            | Event::DropView { .. } => None,
         }
     }
 }
@@ -460,6 +472,14 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
                     tables(*table),
                     names.join(", ")
                 )
+            }
+            Event::PutView { view } => writeln!(
+                s,
+                "### VIEW `{}`.`{}` AS {}",
+                view.database, view.name, view.query
+            ),
+            Event::DropView { database, name } => {
+                writeln!(s, "### DROP VIEW `{database}`.`{name}`")
             }
         };
     }

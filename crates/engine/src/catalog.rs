@@ -1,6 +1,7 @@
 //! The catalog: databases and tables by name and by id. Lookups take a
 //! read latch for a hash probe; DDL (rare) takes the write side briefly.
 
+use lockstep_binlog::ViewDef;
 use lockstep_tables::{ForeignKey, Table, TableDef};
 use parking_lot::RwLock;
 use std::collections::{BTreeMap, HashMap};
@@ -25,6 +26,8 @@ struct Inner {
     next_table_id: u32,
     /// Foreign keys by child table id (tables without any are absent).
     foreign: HashMap<u32, Arc<[ForeignKey]>>,
+    /// Views by (database, name): they share the tables' namespace.
+    views: HashMap<(String, String), Arc<ViewDef>>,
 }
 
 #[derive(Default)]
@@ -91,6 +94,7 @@ impl Catalog {
     pub(crate) fn remove_database(&self, name: &str) -> Vec<u32> {
         let mut inner = self.inner.write();
         inner.databases.remove(name);
+        inner.views.retain(|(d, _), _| d != name);
         let ids: Vec<u32> = inner
             .tables
             .iter()
@@ -101,6 +105,53 @@ impl Catalog {
             remove_table_locked(&mut inner, *id);
         }
         ids
+    }
+
+    pub fn view(&self, db: &str, name: &str) -> Option<Arc<ViewDef>> {
+        self.inner
+            .read()
+            .views
+            .get(&(db.to_string(), name.to_string()))
+            .cloned()
+    }
+
+    /// The views of database `db`, by name.
+    pub fn views(&self, db: &str) -> Vec<Arc<ViewDef>> {
+        let mut v: Vec<_> = self
+            .inner
+            .read()
+            .views
+            .iter()
+            .filter(|((d, _), _)| d == db)
+            .map(|(_, v)| v.clone())
+            .collect();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+
+    pub fn all_views(&self) -> Vec<ViewDef> {
+        let mut v: Vec<ViewDef> = self
+            .inner
+            .read()
+            .views
+            .values()
+            .map(|v| (**v).clone())
+            .collect();
+        v.sort_by(|a, b| (&a.database, &a.name).cmp(&(&b.database, &b.name)));
+        v
+    }
+
+    pub(crate) fn put_view(&self, view: ViewDef) {
+        let key = (view.database.clone(), view.name.clone());
+        self.inner.write().views.insert(key, Arc::new(view));
+    }
+
+    pub(crate) fn remove_view(&self, db: &str, name: &str) -> bool {
+        self.inner
+            .write()
+            .views
+            .remove(&(db.to_string(), name.to_string()))
+            .is_some()
     }
 
     pub(crate) fn add_table(&self, def: TableDef) -> Arc<Table> {

@@ -11,7 +11,7 @@
 //! full images applied by primary key (5.15).
 
 use lockstep_accounts::Account;
-use lockstep_binlog::GtidSet;
+use lockstep_binlog::{GtidSet, ViewDef};
 use lockstep_tables::{ForeignKey, Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
+// 08: as 07, with the views after the accounts. 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
 // sources included) and the next sequence_number after next_gno. 05: the body's length and CRC,
 // then the body written as a stream (the
 // header fields, then each table's definition and rows), so that a
@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT07";
+const MAGIC: &[u8; 8] = b"LSCKPT08";
+const MAGIC_07: &[u8; 8] = b"LSCKPT07";
 const MAGIC_06: &[u8; 8] = b"LSCKPT06";
 const MAGIC_05: &[u8; 8] = b"LSCKPT05";
 const MAGIC_04: &[u8; 8] = b"LSCKPT04";
@@ -49,6 +50,8 @@ pub struct Snapshot {
     pub tables: Vec<TableSnapshot>,
     /// Stored user accounts with their grants.
     pub accounts: Vec<Account>,
+    /// Views (none before format 07).
+    pub views: Vec<ViewDef>,
 }
 
 pub struct TableSnapshot {
@@ -141,6 +144,14 @@ impl<R: Read> Read for Crc<R> {
     }
 }
 
+/// What a checkpoint holds besides tables: written before them.
+#[derive(Clone, Copy)]
+pub struct SchemaObjects<'a> {
+    pub databases: &'a [String],
+    pub accounts: &'a [Account],
+    pub views: &'a [ViewDef],
+}
+
 /// Tag before each table and each row: one follows, or the list ends.
 const MORE: u8 = 1;
 const END: u8 = 0;
@@ -167,8 +178,7 @@ impl SnapshotWriter {
         next_gno: u64,
         gtids: &GtidSet,
         next_sequence: u64,
-        databases: &[String],
-        accounts: &[Account],
+        schema: SchemaObjects<'_>,
     ) -> std::io::Result<Self> {
         let tmp = dir.join(format!("{}{TMP_SUFFIX}", file_name(start_lsn)));
         // Overwritten in place, the spare's cached pages are reused and
@@ -197,8 +207,9 @@ impl SnapshotWriter {
         w.put(&next_gno)?;
         w.put(gtids)?;
         w.put(&next_sequence)?;
-        w.put(databases)?;
-        w.put(accounts)?;
+        w.put(schema.databases)?;
+        w.put(schema.accounts)?;
+        w.put(schema.views)?;
         Ok(w)
     }
 
@@ -331,7 +342,8 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         return read_03(&header[8..], file);
     }
     let format = match &header[..8] {
-        m if m == MAGIC => Format::V07,
+        m if m == MAGIC => Format::V08,
+        m if m == MAGIC_07 => Format::V07,
         m if m == MAGIC_06 => Format::V06,
         m if m == MAGIC_05 => Format::V05,
         m if m == MAGIC_04 => Format::V04,
@@ -363,13 +375,16 @@ enum Format {
     V05,
     V06,
     V07,
+    V08,
 }
 
 /// Reads the stream: rows are stored images from 05 (before, bincode
 /// values); the GTID set follows next_gno from 06; each table's foreign
-/// keys follow its definition from 07.
+/// keys follow its definition from 07; the views follow the accounts
+/// from 08.
 fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
     let (images, gtids) = (format >= Format::V05, format >= Format::V06);
+    let views = format >= Format::V08;
     fn get<T: serde::de::DeserializeOwned>(r: &mut impl Read) -> bincode::Result<T> {
         bincode::deserialize_from(r)
     }
@@ -380,6 +395,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
         next_sequence: 0,
         databases: Vec::new(),
         accounts: Vec::new(),
+        views: Vec::new(),
         tables: Vec::new(),
     };
     if gtids {
@@ -390,6 +406,9 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
     }
     snap.databases = get(r)?;
     snap.accounts = get(r)?;
+    if views {
+        snap.views = get(r)?;
+    }
     while get::<u8>(r)? == MORE {
         let def = get(r)?;
         let mut t = TableSnapshot {
@@ -445,6 +464,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
         next_sequence: old.next_gno,
         databases: old.databases,
         accounts: old.accounts,
+        views: Vec::new(),
         tables: old
             .tables
             .into_iter()
@@ -502,6 +522,16 @@ mod tests {
                 rows,
             }],
             accounts: Vec::new(),
+            views: vec![ViewDef {
+                database: "d".into(),
+                name: "v".into(),
+                columns: vec!["a".into()],
+                query: "select 1".into(),
+                algorithm: "UNDEFINED".into(),
+                definer: ("root".into(), "%".into()),
+                security_definer: true,
+                check_option: lockstep_binlog::CheckOption::None,
+            }],
         }
     }
 
@@ -512,8 +542,11 @@ mod tests {
             snap.next_gno,
             &snap.gtids,
             snap.next_sequence,
-            &snap.databases,
-            &snap.accounts,
+            SchemaObjects {
+                databases: &snap.databases,
+                accounts: &snap.accounts,
+                views: &snap.views,
+            },
         )
         .expect("create");
         for t in &snap.tables {
@@ -530,6 +563,7 @@ mod tests {
     fn same(a: &Snapshot, b: &Snapshot) {
         assert_eq!((a.start_lsn, a.next_gno), (b.start_lsn, b.next_gno));
         assert_eq!(a.databases, b.databases);
+        assert_eq!(a.views, b.views);
         assert_eq!(a.tables.len(), b.tables.len());
         for (x, y) in a.tables.iter().zip(&b.tables) {
             assert_eq!(x.def.name, y.def.name);
@@ -656,7 +690,7 @@ mod tests {
         body.push(END);
         let path = write_old(&dir, MAGIC_04, &body, snap.start_lsn);
         let back = read(&path).expect("format 04");
-        same(&back, &snap);
+        same(&back, &without_views(&snap));
         assert!(back.gtids.is_empty(), "before 06 there was no GTID set");
         assert_eq!(back.next_sequence, snap.next_gno);
         let _ = std::fs::remove_dir_all(&dir);
@@ -701,7 +735,55 @@ mod tests {
         let snap = snapshot();
         let body = bincode::serialize(&as_03(&snap)).expect("serialize");
         let path = write_old(&dir, MAGIC_03, &body, snap.start_lsn);
-        same(&read(&path).expect("format 03"), &snap);
+        same(&read(&path).expect("format 03"), &without_views(&snap));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn without_views(snap: &Snapshot) -> Snapshot {
+        let tables = snap
+            .tables
+            .iter()
+            .map(|t| TableSnapshot {
+                def: t.def.clone(),
+                auto_increment: t.auto_increment,
+                next_row_id: t.next_row_id,
+                rows: t.rows.clone(),
+            })
+            .collect();
+        Snapshot {
+            gtids: snap.gtids.clone(),
+            databases: snap.databases.clone(),
+            accounts: snap.accounts.clone(),
+            views: Vec::new(),
+            tables,
+            ..*snap
+        }
+    }
+
+    #[test]
+    fn format_06_is_still_read() {
+        let dir = temp_dir("v06");
+        let snap = without_views(&snapshot());
+        let path = write(&dir, &snap);
+        let file = std::fs::read(&path).expect("read");
+        // 06 is 07 without the (here empty) view list after the accounts.
+        let mut prefix = Vec::new();
+        for v in [snap.start_lsn, snap.next_gno] {
+            prefix.extend(bincode::serialize(&v).expect("serialize"));
+        }
+        prefix.extend(bincode::serialize(&snap.gtids).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.next_sequence).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.databases).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.accounts).expect("serialize"));
+        let body07 = &file[20..];
+        assert_eq!(&body07[..prefix.len()], &prefix[..]);
+        let mut body = prefix.clone();
+        body.extend(&body07[prefix.len() + 8..]);
+        std::fs::remove_file(&path).expect("remove");
+        let path = write_old(&dir, MAGIC_06, &body, snap.start_lsn);
+        let back = read(&path).expect("format 06");
+        same(&back, &snap);
+        assert_eq!(back.gtids, snap.gtids);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

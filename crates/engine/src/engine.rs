@@ -1313,7 +1313,9 @@ impl Engine {
         for c in &def.columns {
             check_name(NameKind::Column, &c.name)?;
         }
-        if self.catalog.table(&def.database, &def.name).is_some() {
+        let clash = self.catalog.table(&def.database, &def.name).is_some()
+            || self.catalog.view(&def.database, &def.name).is_some();
+        if clash {
             return Err(SqlError::new(
                 Code::TableExists,
                 format!("Table '{}' already exists", def.name),
@@ -1547,6 +1549,10 @@ impl Engine {
                 table,
                 foreign_keys,
             } => self.catalog.set_foreign_keys(*table, foreign_keys.clone()),
+            Event::PutView { view } => self.catalog.put_view(view.clone()),
+            Event::DropView { database, name } => {
+                self.catalog.remove_view(database, name);
+            }
             row => debug_assert!(false, "row event {row:?} is not DDL"),
         }
     }
@@ -1619,8 +1625,11 @@ impl Engine {
             next_gno,
             &gtids,
             next_seq,
-            &self.catalog.databases(),
-            &accounts,
+            crate::checkpoint::SchemaObjects {
+                databases: &self.catalog.databases(),
+                accounts: &accounts,
+                views: &self.catalog.all_views(),
+            },
         )
         .map_err(failed)?;
         let view = self.txn_sys.read_view(None);
@@ -1723,6 +1732,9 @@ impl Engine {
         }
         for db in &snap.databases {
             self.catalog.add_database(db);
+        }
+        for view in snap.views {
+            self.catalog.put_view(view);
         }
         for t in snap.tables {
             let table = self.catalog.add_table(t.def);

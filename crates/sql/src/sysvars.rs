@@ -47,6 +47,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("collation_database", s("utf8mb4_0900_ai_ci"), Both),
             ("collation_server", s("utf8mb4_0900_ai_ci"), Both),
             ("connect_timeout", i(10), Global),
+            ("cte_max_recursion_depth", i(1000), Both),
             ("datadir", s(""), ReadOnly),
             ("default_storage_engine", s("InnoDB"), Both),
             ("foreign_key_checks", i(1), Both),

@@ -75,6 +75,15 @@ impl KeySet {
         });
         found.is_some()
     }
+
+    /// How many distinct keys it holds.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
 }
 
 #[cfg(test)]

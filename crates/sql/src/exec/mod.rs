@@ -8,6 +8,8 @@ pub mod keyset;
 mod membership;
 mod rollup;
 mod window;
+mod recursive;
+mod setop;
 
 use crate::exec::keyset::KeySet;
 use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};
@@ -353,6 +355,8 @@ pub struct Exec<'a> {
     members: HashMap<(usize, bool), membership::MemberSet>,
     /// Rows of uncorrelated derived tables, materialized once per statement.
     derived: HashMap<usize, Arc<Vec<Vec<Value>>>>,
+    /// The previous round's rows of each recursive CTE being evaluated.
+    working: HashMap<usize, Arc<Vec<Vec<Value>>>>,
     /// A lock wait hit inside a subquery (Env returns SQL errors only).
     pending: Option<EngineError>,
     memory: MemoryUse,
@@ -503,6 +507,7 @@ impl<'a> Exec<'a> {
             outer: Vec::new(),
             cache: HashMap::new(),
             derived: HashMap::new(),
+            working: HashMap::new(),
             members: HashMap::new(),
             pending: None,
             memory: MemoryUse::default(),
@@ -546,17 +551,30 @@ impl<'a> Exec<'a> {
     pub fn query(&mut self, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
         match &plan.body {
             QueryBody::Select(s) => self.select(s),
+            QueryBody::Recursive(r) => self.recursive(r, &plan.columns),
+            QueryBody::Working(id) => Ok(self.working_rows(*id)),
             QueryBody::Union {
                 left,
                 right,
                 all,
+                op,
                 order,
                 limit,
                 offset,
             } => {
                 let mut rows = self.query(left)?;
-                rows.extend(self.query(right)?);
-                if !*all {
+                if *op != crate::parser::SetOp::Union {
+                    let right = self.query(right)?;
+                    let text: Vec<bool> = plan
+                        .columns
+                        .iter()
+                        .map(|c| c.data_type.is_string())
+                        .collect();
+                    rows = self.intersect_except(*op, *all, rows, right, &text)?;
+                } else {
+                    rows.extend(self.query(right)?);
+                }
+                if !*all && *op == crate::parser::SetOp::Union {
                     let text: Vec<bool> = plan
                         .columns
                         .iter()

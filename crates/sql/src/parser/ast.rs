@@ -123,6 +123,13 @@ pub enum Statement {
         level: Option<GrantLevel>,
         users: Vec<UserName>,
     },
+    /// CREATE [OR REPLACE] VIEW / ALTER VIEW.
+    CreateView(Box<CreateView>),
+    /// DROP VIEW [IF EXISTS] a, b.
+    DropView {
+        views: Vec<ObjectName>,
+        if_exists: bool,
+    },
     /// Statements accepted and ignored for compatibility (LOCK TABLES,
     /// ANALYZE TABLE, FLUSH, ...): the text is kept for the log.
     Ignored(String),
@@ -145,6 +152,35 @@ pub enum ReplicaStatement {
     ShowStatus {
         legacy: bool,
     },
+}
+
+/// CREATE [OR REPLACE] [ALGORITHM=..] [DEFINER=..] [SQL SECURITY ..] VIEW
+/// name [(columns)] AS select [WITH [CASCADED|LOCAL] CHECK OPTION], and
+/// ALTER VIEW (same clauses).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateView {
+    pub name: ObjectName,
+    pub or_replace: bool,
+    pub alter: bool,
+    /// UNDEFINED / MERGE / TEMPTABLE (upper-case); None: not given.
+    pub algorithm: Option<String>,
+    /// None: not given, or CURRENT_USER.
+    pub definer: Option<UserName>,
+    /// SQL SECURITY DEFINER (true) / INVOKER; None: not given.
+    pub security_definer: Option<bool>,
+    pub columns: Vec<String>,
+    pub query: Query,
+    /// The SELECT's source text, as stored.
+    pub query_text: String,
+    pub check_option: ViewCheck,
+}
+
+/// WITH [CASCADED|LOCAL] CHECK OPTION of a view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewCheck {
+    None,
+    Cascaded,
+    Local,
 }
 
 /// `'user'@'host'` (host '%' when not given).
@@ -297,6 +333,9 @@ pub enum Show {
     CreateDatabase {
         name: String,
     },
+    CreateView {
+        view: ObjectName,
+    },
     Variables {
         scope: Scope,
         filter: Option<ShowFilter>,
@@ -357,17 +396,28 @@ pub struct Cte {
     pub name: String,
     pub columns: Vec<String>,
     pub query: Query,
+    /// Defined in WITH RECURSIVE: its query may name itself.
+    pub recursive: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueryBody {
     Select(Box<Select>),
-    /// UNION [ALL] of two queries.
+    /// UNION / INTERSECT / EXCEPT [ALL] of two queries.
     Union {
         left: Box<Query>,
         right: Box<Query>,
         all: bool,
+        op: SetOp,
     },
+}
+
+/// How a set operation combines its two sides' rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOp {
+    Union,
+    Intersect,
+    Except,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

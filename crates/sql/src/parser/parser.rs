@@ -15,6 +15,8 @@ type Result<T> = std::result::Result<T, Error>;
 mod foreign;
 #[path = "window.rs"]
 mod window;
+#[path = "view.rs"]
+mod view;
 
 /// Nesting limit for expressions, subqueries and join groups: deep enough
 /// for any real query, shallow enough that the recursion cannot overflow a
@@ -53,6 +55,16 @@ pub(crate) struct Parser<'a> {
     links: usize,
     /// MAX_EXECUTION_TIME(ms) from the statement's first hint comment.
     max_execution_time: Option<u64>,
+}
+
+/// `left op right` as one query.
+fn set_op(left: Query, op: SetOp, all: bool, right: Query) -> Query {
+    empty_query(QueryBody::Union {
+        left: Box::new(left),
+        right: Box::new(right),
+        all,
+        op,
+    })
 }
 
 /// A binary-string literal (x'..', 0x.., _binary '..').
@@ -970,10 +982,15 @@ impl<'a> Parser<'a> {
     /// WITH name [(columns)] AS (query), ... SELECT ...: common table
     /// expressions, which the binder treats as derived tables by name.
     fn parse_with(&mut self) -> Result<Statement> {
+        let mut q = self.parse_with_query()?;
+        q.max_execution_time = self.max_execution_time.take();
+        Ok(Statement::Select(Box::new(q)))
+    }
+
+    /// WITH [RECURSIVE] ctes query, as a query of its own.
+    fn parse_with_query(&mut self) -> Result<Query> {
         self.advance();
-        if self.is_kw("RECURSIVE") {
-            return Err(self.unsupported("WITH RECURSIVE"));
-        }
+        let recursive = self.eat_kw("RECURSIVE");
         let mut with = Vec::new();
         loop {
             let name = self.ident_any()?;
@@ -995,6 +1012,7 @@ impl<'a> Parser<'a> {
                 name,
                 columns,
                 query,
+                recursive,
             });
             if !self.eat(&Tok::Comma) {
                 break;
@@ -1004,9 +1022,11 @@ impl<'a> Parser<'a> {
             return Err(self.error());
         }
         let mut q = self.parse_query()?;
-        q.max_execution_time = self.max_execution_time.take();
+        if !q.with.is_empty() {
+            return Err(self.unsupported("WITH on a query with its own WITH"));
+        }
         q.with = with;
-        Ok(Statement::Select(Box::new(q)))
+        Ok(q)
     }
 
     /// Keeps the statement text and skips to its end.
@@ -1072,28 +1092,44 @@ impl<'a> Parser<'a> {
 
     pub(crate) fn parse_query(&mut self) -> Result<Query> {
         self.enter()?;
-        let mut q = self.parse_query_term()?;
-        while self.eat_kw("UNION") {
-            self.link()?;
-            let all = if self.eat_kw("ALL") {
-                true
+        // INTERSECT binds tighter than UNION and EXCEPT (MySQL 8.0.31).
+        let mut q = self.parse_intersection()?;
+        loop {
+            let op = if self.eat_kw("UNION") {
+                SetOp::Union
+            } else if self.eat_kw("EXCEPT") {
+                SetOp::Except
             } else {
-                self.eat_kw("DISTINCT");
-                false
+                break;
             };
-            let right = self.parse_query_term()?;
-            q = empty_query(QueryBody::Union {
-                left: Box::new(q),
-                right: Box::new(right),
-                all,
-            });
-        }
-        if self.is_any_kw(&["EXCEPT", "INTERSECT"]) {
-            return Err(self.unsupported(self.text_at(0)));
+            let all = self.set_quantifier()?;
+            let right = self.parse_intersection()?;
+            q = set_op(q, op, all, right);
         }
         self.parse_query_tail(&mut q)?;
         self.leave();
         Ok(q)
+    }
+
+    /// Query terms joined by INTERSECT.
+    fn parse_intersection(&mut self) -> Result<Query> {
+        let mut q = self.parse_query_term()?;
+        while self.eat_kw("INTERSECT") {
+            let all = self.set_quantifier()?;
+            let right = self.parse_query_term()?;
+            q = set_op(q, SetOp::Intersect, all, right);
+        }
+        Ok(q)
+    }
+
+    /// `[ALL|DISTINCT]` after a set operator: true for ALL.
+    fn set_quantifier(&mut self) -> Result<bool> {
+        self.link()?;
+        if self.eat_kw("ALL") {
+            return Ok(true);
+        }
+        self.eat_kw("DISTINCT");
+        Ok(false)
     }
 
     /// A SELECT core (no ORDER BY/LIMIT) or a parenthesized full query.
@@ -1104,7 +1140,7 @@ impl<'a> Parser<'a> {
             return Ok(q);
         }
         if self.is_kw("WITH") {
-            return Err(self.unsupported("WITH"));
+            return self.parse_with_query();
         }
         Ok(empty_query(QueryBody::Select(Box::new(
             self.parse_select()?,
@@ -2780,6 +2816,10 @@ impl<'a> Parser<'a> {
                 }
             }
             b"FULLTEXT" | b"SPATIAL" => Err(self.unsupported("FULLTEXT/SPATIAL indexes")),
+            b"OR" | b"ALGORITHM" | b"DEFINER" | b"SQL" | b"VIEW" => match self.parse_view(false)? {
+                Some(view) => Ok(view),
+                None => Err(self.not_a_view()),
+            },
             b"" => Err(self.error()),
             other => {
                 let what = format!("CREATE {}", String::from_utf8_lossy(other));
@@ -3481,6 +3521,10 @@ impl<'a> Parser<'a> {
                 let users = self.user_names()?;
                 Ok(Statement::DropUser { if_exists, users })
             }
+            b"VIEW" => {
+                self.advance();
+                self.parse_drop_view()
+            }
             b"" => Err(self.error()),
             other => {
                 let what = format!("DROP {}", String::from_utf8_lossy(other));
@@ -3496,6 +3540,12 @@ impl<'a> Parser<'a> {
             let if_exists = self.if_exists()?;
             let users = self.user_specs()?;
             return Ok(Statement::AlterUser { if_exists, users });
+        }
+        if self.is_any_kw(&["ALGORITHM", "DEFINER", "SQL", "VIEW"]) {
+            return match self.parse_view(true)? {
+                Some(view) => Ok(view),
+                None => Err(self.not_a_view()),
+            };
         }
         if !self.eat_kw("TABLE") {
             return match self.word_at(0) {
@@ -4066,6 +4116,10 @@ impl<'a> Parser<'a> {
                     self.if_not_exists()?;
                     Show::CreateDatabase {
                         name: self.ident()?,
+                    }
+                } else if self.eat_kw("VIEW") {
+                    Show::CreateView {
+                        view: self.object_name()?,
                     }
                 } else {
                     return Err(self.unsupported("SHOW CREATE"));

@@ -1282,7 +1282,58 @@ fn other_ddl() {
         Statement::RenameTable { renames } => assert_eq!(renames.len(), 2),
         s => panic!("{s:?}"),
     }
-    assert_eq!(err("CREATE VIEW v AS SELECT 1").code, Code::NotSupportedYet);
+    assert_eq!(
+        err("CREATE TRIGGER g BEFORE INSERT ON t FOR EACH ROW SET @a = 1").code,
+        Code::NotSupportedYet
+    );
+    assert_eq!(
+        err("CREATE DEFINER = u PROCEDURE p() SELECT 1").code,
+        Code::NotSupportedYet
+    );
+    match one("CREATE OR REPLACE ALGORITHM = MERGE DEFINER = 'u'@'h' SQL SECURITY INVOKER VIEW d.v (a, b) AS SELECT 1, 2 UNION SELECT 3, 4 WITH LOCAL CHECK OPTION") {
+        Statement::CreateView(v) => {
+            assert!(v.or_replace && !v.alter);
+            assert_eq!(v.algorithm.as_deref(), Some("MERGE"));
+            assert_eq!(v.definer.as_ref().map(|u| u.host.as_str()), Some("h"));
+            assert_eq!(v.security_definer, Some(false));
+            assert_eq!(v.columns, vec!["a", "b"]);
+            assert_eq!(v.query_text, "SELECT 1, 2 UNION SELECT 3, 4");
+            assert_eq!(v.check_option, ViewCheck::Local);
+        }
+        s => panic!("{s:?}"),
+    }
+    // INTERSECT binds tighter: 1 UNION (2 INTERSECT 3) EXCEPT ALL 4.
+    match one("SELECT 1 UNION SELECT 2 INTERSECT SELECT 3 EXCEPT ALL SELECT 4") {
+        Statement::Select(q) => match &q.body {
+            QueryBody::Union { left, op, all, .. } => {
+                assert_eq!((*op, *all), (SetOp::Except, true));
+                match &left.body {
+                    QueryBody::Union { right, op, .. } => {
+                        assert_eq!(*op, SetOp::Union);
+                        assert!(matches!(
+                            right.body,
+                            QueryBody::Union {
+                                op: SetOp::Intersect,
+                                ..
+                            }
+                        ));
+                    }
+                    b => panic!("{b:?}"),
+                }
+            }
+            b => panic!("{b:?}"),
+        },
+        s => panic!("{s:?}"),
+    }
+    match one("DROP VIEW IF EXISTS a, d.b CASCADE") {
+        Statement::DropView { views, if_exists } => assert!(if_exists && views.len() == 2),
+        s => panic!("{s:?}"),
+    }
+    assert!(matches!(one("ALTER VIEW v AS SELECT 1"), Statement::CreateView(v) if v.alter));
+    assert_eq!(
+        err("CREATE ALGORITHM = FAST VIEW v AS SELECT 1").code,
+        Code::Parse
+    );
     assert_eq!(
         one("TRUNCATE TABLE t"),
         Statement::Truncate {
@@ -1474,7 +1525,6 @@ fn transactions_and_misc() {
         "XA START 'x'",
         "COMMIT AND CHAIN",
         "GRANT PROXY ON u TO v",
-        "WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x",
         "SELECT MATCH (a) AGAINST ('x') FROM t",
         "SELECT NTH_VALUE(a, 1) FROM LAST OVER () FROM t",
         "SELECT LAG(a) IGNORE NULLS OVER () FROM t",
@@ -1483,7 +1533,6 @@ fn transactions_and_misc() {
         "SELECT a INTO @x FROM t",
         "SELECT a FROM t WHERE a > ANY (SELECT b FROM u)",
         "SELECT @a := 1",
-        "SELECT 1 EXCEPT SELECT 2",
     ] {
         assert_eq!(err(sql).code, Code::NotSupportedYet, "{sql}");
     }

@@ -23,6 +23,13 @@ type Result<T> = std::result::Result<T, Error>;
 mod rollup;
 #[path = "window.rs"]
 pub mod window;
+#[path = "recursive.rs"]
+mod recursive;
+#[path = "view.rs"]
+mod view;
+#[path = "view_filter.rs"]
+mod view_filter;
+pub use view::{view_invalid, view_query, DefinerRead};
 
 /// One column visible to name resolution.
 #[derive(Clone, Debug)]
@@ -139,6 +146,19 @@ pub struct Binder<'a> {
     /// Set while an operand of a grouped query's expression is bound by
     /// `bind_expr`: it binds against the aggregate row instead.
     agg: Option<AggContext>,
+    /// Tables and views read under a DEFINER view's rights (checked
+    /// against the definer), and the tables among them, to lock.
+    pub definer_reads: Vec<DefinerRead>,
+    pub view_tables: Vec<Arc<Table>>,
+    /// The innermost SQL SECURITY DEFINER view being bound.
+    definer_view: Option<Arc<lockstep_engine::ViewDef>>,
+    /// Views being expanded, outermost first (recursion check).
+    view_stack: Vec<(String, String)>,
+    /// Recursive CTEs whose recursive blocks are being bound.
+    working: Vec<recursive::Working>,
+    /// The WHERE of the query whose FROM is being bound, when a view
+    /// there may take conditions from it (view_filter).
+    view_filter: Option<Expr>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -306,6 +326,12 @@ impl<'a> Binder<'a> {
             params: Vec::new(),
             clause: "field list",
             agg: None,
+            definer_reads: Vec::new(),
+            view_tables: Vec::new(),
+            definer_view: None,
+            view_stack: Vec::new(),
+            working: Vec::new(),
+            view_filter: None,
         }
     }
 
@@ -326,9 +352,14 @@ impl<'a> Binder<'a> {
         {
             return Ok(t.clone());
         }
-        self.catalog
-            .table(&db, &name.name)
-            .ok_or_else(|| Error::no_such_table(&db, &name.name))
+        match self.catalog.table(&db, &name.name) {
+            Some(t) => Ok(t),
+            // Changing rows through a view is not built.
+            None if self.catalog.view(&db, &name.name).is_some() => {
+                Err(Error::unsupported("changing rows through a view"))
+            }
+            None => Err(Error::no_such_table(&db, &name.name)),
+        }
     }
 
     // ---------- queries ----------
@@ -356,10 +387,17 @@ impl<'a> Binder<'a> {
         if name.database.is_some() {
             return None;
         }
+        let alias_or_name = || alias.clone().unwrap_or_else(|| name.name.clone());
+        if let Some((plan, columns)) = self.working_table(name) {
+            return Some(self.derived(plan, alias_or_name(), &columns, scope, place));
+        }
         let at = self.ctes.iter().rposition(|c| c.name == name.name)?;
         let later = self.ctes.split_off(at);
         let cte = &later[0];
-        let plan = self.bind_query(&cte.query);
+        let plan = match self.bind_recursive(cte) {
+            Some(plan) => plan,
+            None => self.bind_query(&cte.query),
+        };
         let columns = cte.columns.clone();
         self.ctes.extend(later);
         let alias = alias.clone().unwrap_or_else(|| name.name.clone());
@@ -369,7 +407,12 @@ impl<'a> Binder<'a> {
     fn bind_query_body(&mut self, q: &ast::Query) -> Result<QueryPlan> {
         match &q.body {
             ast::QueryBody::Select(s) => self.bind_select(s, q),
-            ast::QueryBody::Union { left, right, all } => {
+            ast::QueryBody::Union {
+                left,
+                right,
+                all,
+                op,
+            } => {
                 let l = self.bind_query(left)?;
                 let r = self.bind_query(right)?;
                 if l.columns.len() != r.columns.len() {
@@ -402,6 +445,7 @@ impl<'a> Binder<'a> {
                         left: Box::new(l),
                         right: Box::new(r),
                         all: *all,
+                        op: *op,
                         order,
                         limit,
                         offset,
@@ -422,7 +466,10 @@ impl<'a> Binder<'a> {
 
     fn bind_select_clauses(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
         let was_correlated = std::mem::replace(&mut self.correlated, false);
-        let (scope, mut source, filter) = self.bind_from(s, &mut Placement::default())?;
+        self.view_filter = view_filter::pushable_where(s);
+        let from = self.bind_from(s, &mut Placement::default());
+        self.view_filter = None;
+        let (scope, mut source, filter) = from?;
         // Several tables: order and access paths are chosen now, before
         // the select list binds against the row layout the order gives.
         let joined = matches!(source, Source::Join { .. });
@@ -1023,10 +1070,11 @@ impl<'a> Binder<'a> {
                 if let Some(cte) = self.bind_cte(name, alias, scope, place) {
                     return cte;
                 }
-                let table = self.table(name)?;
-                if !self.reads.iter().any(|t| Arc::ptr_eq(t, &table)) {
-                    self.reads.push(table.clone());
+                if let Some(view) = self.view(name) {
+                    return self.bind_view(view, alias, scope, place);
                 }
+                let table = self.table(name)?;
+                self.note_read(&table);
                 let def = table.def();
                 let offset = place.next(scope.width);
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());

@@ -33,11 +33,36 @@ pub enum QueryBody {
         left: Box<QueryPlan>,
         right: Box<QueryPlan>,
         all: bool,
+        /// UNION, INTERSECT or EXCEPT.
+        op: crate::parser::SetOp,
         /// ORDER BY over output columns.
         order: Vec<(usize, bool)>,
         limit: Option<BExpr>,
         offset: Option<BExpr>,
     },
+    /// A recursive common table expression, evaluated by iteration.
+    Recursive(Box<RecursivePlan>),
+    /// The rows the previous iteration of recursive CTE `id` added: where
+    /// its recursive query blocks name the CTE itself.
+    Working(usize),
+}
+
+/// WITH RECURSIVE name AS (anchor UNION [ALL] step ...).
+#[derive(Debug)]
+pub struct RecursivePlan {
+    /// Unique per statement: names the working table of the steps.
+    pub id: usize,
+    pub name: String,
+    /// The non-recursive query blocks (UNIONed): the first rows, whose
+    /// types are the CTE's column types.
+    pub anchor: QueryPlan,
+    /// The recursive query blocks, each reading `Working(id)`.
+    pub steps: Vec<QueryPlan>,
+    /// UNION DISTINCT: a row already produced is not produced again.
+    pub distinct: bool,
+    /// LIMIT/OFFSET on the whole: iteration stops once enough rows exist.
+    pub limit: Option<BExpr>,
+    pub offset: Option<BExpr>,
 }
 
 #[derive(Debug)]
@@ -255,6 +280,12 @@ fn explain_into(src: &Source, outer: bool, seen: &mut Vec<Seen>, out: &mut Vec<(
             let name = "<derived>".to_string();
             seen.push((name.clone(), *offset, offset + plan.columns.len()));
             out.push((name, "materialized".into()));
+            // How the derived table (a view, a CTE) reads its own tables.
+            if let QueryBody::Select(s) = &plan.body {
+                let mut inner = Vec::new();
+                explain_into(&s.source, false, &mut Vec::new(), &mut inner);
+                out.extend(inner.into_iter().map(|(t, a)| (format!("  {t}"), a)));
+            }
         }
         Source::Dual => out.push((String::new(), "no tables".into())),
     }

@@ -74,7 +74,9 @@ impl Session {
         if !self.engine.catalog.database_exists(db) {
             return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
         }
-        if self.engine.catalog.table(db, name).is_some() {
+        let taken = self.engine.catalog.table(db, name).is_some()
+            || self.engine.catalog.view(db, name).is_some();
+        if taken {
             return Err(table_exists(name));
         }
         Ok(())
@@ -120,7 +122,7 @@ impl Session {
                     format!("Table '{}.{}' doesn't exist", f.0, f.1),
                 )
             })?;
-            if lookup(&now, &t).is_some() {
+            if lookup(&now, &t).is_some() || self.engine.catalog.view(&t.0, &t.1).is_some() {
                 return Err(table_exists(&t.1));
             }
             if !self.engine.catalog.database_exists(&t.0) {

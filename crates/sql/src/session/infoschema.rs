@@ -177,6 +177,7 @@ fn build(session: &Session) -> Catalog {
             }
         }
     }
+    let views = view_rows(session, &mut tables);
     table(
         &cat,
         2,
@@ -270,11 +271,74 @@ fn build(session: &Session) -> Catalog {
         ],
         procs,
     );
+    table(
+        &cat,
+        30,
+        "VIEWS",
+        &[
+            ("TABLE_CATALOG", vc),
+            ("TABLE_SCHEMA", vc),
+            ("TABLE_NAME", vc),
+            ("VIEW_DEFINITION", DataType::Text { max_len: 65535 }),
+            ("CHECK_OPTION", vc),
+            ("IS_UPDATABLE", vc),
+            ("DEFINER", vc),
+            ("SECURITY_TYPE", vc),
+            ("CHARACTER_SET_CLIENT", vc),
+            ("COLLATION_CONNECTION", vc),
+        ],
+        views,
+    );
     constraints(&cat, session);
     performance_schema(&cat, session);
     cat.add_database_public("information_schema");
     cat.add_database_public("performance_schema");
     cat
+}
+
+/// The rows of information_schema.VIEWS, and each view's row of TABLES
+/// (TABLE_TYPE 'VIEW'), for the views the user may see.
+fn view_rows(session: &Session, tables: &mut Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+    let s = |x: &str| Value::str(x);
+    let mut rows = Vec::new();
+    for v in session.engine().catalog.all_views() {
+        if !session.grants.sees_table(&v.database, &v.name) {
+            continue;
+        }
+        tables.push(vec![
+            s("def"),
+            s(&v.database),
+            s(&v.name),
+            s("VIEW"),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+        ]);
+        let check = match v.check_option {
+            lockstep_engine::CheckOption::None => "NONE",
+            lockstep_engine::CheckOption::Cascaded => "CASCADED",
+            lockstep_engine::CheckOption::Local => "LOCAL",
+        };
+        rows.push(vec![
+            s("def"),
+            s(&v.database),
+            s(&v.name),
+            s(&v.query),
+            s(check),
+            // Rows cannot be changed through a view yet.
+            s("NO"),
+            s(&format!("{}@{}", v.definer.0, v.definer.1)),
+            s(if v.security_definer {
+                "DEFINER"
+            } else {
+                "INVOKER"
+            }),
+            s("utf8mb4"),
+            s("utf8mb4_0900_ai_ci"),
+        ]);
+    }
+    rows
 }
 
 /// The COLUMNS fields that follow from a column's type: length, numeric
@@ -319,7 +383,7 @@ fn column_details(t: DataType) -> Vec<Value> {
 
 /// KEY_COLUMN_USAGE and TABLE_CONSTRAINTS (primary keys, unique indexes
 /// and foreign keys), REFERENTIAL_CONSTRAINTS, and the views of objects
-/// lockstep does not have yet, empty but with their columns (VIEWS, ROUTINES,
+/// lockstep does not have yet, empty but with their columns (ROUTINES,
 /// TRIGGERS, FILES), so tools that read them work.
 fn constraints(cat: &Catalog, session: &Session) {
     let vc = DataType::VarChar { len: 64 };
@@ -425,23 +489,7 @@ fn constraints(cat: &Catalog, session: &Session) {
         &referential_cols,
         referential,
     );
-    let empty: [(u32, &str, &[&'static str]); 4] = [
-        (
-            9,
-            "VIEWS",
-            &[
-                "TABLE_CATALOG",
-                "TABLE_SCHEMA",
-                "TABLE_NAME",
-                "VIEW_DEFINITION",
-                "CHECK_OPTION",
-                "IS_UPDATABLE",
-                "DEFINER",
-                "SECURITY_TYPE",
-                "CHARACTER_SET_CLIENT",
-                "COLLATION_CONNECTION",
-            ],
-        ),
+    let empty: [(u32, &str, &[&'static str]); 3] = [
         (
             10,
             "ROUTINES",

@@ -11,6 +11,7 @@ pub mod replication;
 pub mod statements;
 pub mod users;
 pub mod vars;
+mod views;
 
 use crate::exec::{Exec, MemoryLimits, SessionCtx};
 use crate::expr::like;
@@ -94,6 +95,8 @@ pub(crate) struct Bound {
     /// the statement runs.
     pub tables: Vec<Arc<lockstep_tables::Table>>,
     pub reads: usize,
+    /// What DEFINER views read, checked against their definers.
+    pub definer_reads: Vec<crate::plan::bind::DefinerRead>,
     /// `Engine::ddl_version` when it was bound: once its tables are locked,
     /// an older plan may name tables DDL changed meanwhile, and is re-bound.
     pub version: u64,
@@ -123,8 +126,20 @@ impl Bound {
             plan,
             tables,
             reads,
+            definer_reads: Vec::new(),
             version,
         }
+    }
+
+    /// Adds what DEFINER views read: their tables are locked too.
+    fn with_views(mut self, b: crate::plan::bind::Binder<'_>) -> Bound {
+        for t in b.view_tables {
+            if !self.tables.iter().any(|r| Arc::ptr_eq(r, &t)) {
+                self.tables.push(t);
+            }
+        }
+        self.definer_reads = b.definer_reads;
+        self
     }
 }
 
@@ -238,6 +253,58 @@ fn ok(affected: u64) -> Response {
 
 fn text_col(name: &str) -> Column {
     column_meta(name, DataType::VarChar { len: 255 }, true)
+}
+
+/// One row of SHOW [FULL] COLUMNS: the column's (name, type, nullable),
+/// then Key, Default and Extra.
+fn column_row(
+    (name, ty, nullable): (&str, DataType, bool),
+    key: &str,
+    default: Value,
+    extra: &str,
+    full: bool,
+) -> Vec<Value> {
+    let mut row = vec![Value::str(name), Value::str(&ty.to_string())];
+    if full {
+        row.push(if ty.is_string() {
+            Value::str("utf8mb4_0900_ai_ci")
+        } else {
+            Value::Null
+        });
+    }
+    row.extend([
+        Value::str(if nullable { "YES" } else { "NO" }),
+        Value::str(key),
+        default,
+        Value::str(extra),
+    ]);
+    if full {
+        row.extend([
+            Value::str("select,insert,update,references"),
+            Value::str(""),
+        ]);
+    }
+    row
+}
+
+/// SHOW [FULL] COLUMNS' result set of rows `r`.
+fn columns_result(full: bool, r: Vec<Vec<Value>>) -> Response {
+    if full {
+        let names = [
+            "Field",
+            "Type",
+            "Collation",
+            "Null",
+            "Key",
+            "Default",
+            "Extra",
+            "Privileges",
+            "Comment",
+        ];
+        rows(&names, r)
+    } else {
+        rows(&["Field", "Type", "Null", "Key", "Default", "Extra"], r)
+    }
 }
 
 /// A result set whose column types follow its values (integers where
@@ -742,7 +809,8 @@ impl Session {
             Statement::Delete(d) => Plan::Delete(b.bind_delete(d)?),
             _ => return Ok(None),
         };
-        Ok(Some(Bound::new(plan, b.reads, version)))
+        let reads = std::mem::take(&mut b.reads);
+        Ok(Some(Bound::new(plan, reads, version).with_views(b)))
     }
 
     /// Queries on information_schema/performance_schema tables we do not
@@ -1073,6 +1141,8 @@ impl Session {
                 self.rename_tables(renames).await?;
                 Ok(ok(0))
             }
+            Statement::CreateView(cv) => self.create_view(cv).await,
+            Statement::DropView { views, if_exists } => self.drop_views(views, *if_exists).await,
             Statement::Show(show) => self.show(show),
             Statement::Describe { table } => self.show(&Show::Columns {
                 table: table.clone(),
@@ -1201,6 +1271,7 @@ impl Session {
         loop {
             let plan = own.as_ref().or(given).expect("bound above");
             self.grants.check_reads(&plan.tables[..plan.reads])?;
+            views::check_definer_reads(&self.engine.accounts, &self.grants, &plan.definer_reads)?;
             self.use_tables(&plan.tables).await?;
             if plan.version == self.engine.ddl_version.load(Ordering::SeqCst) {
                 return Ok(own);
@@ -1648,7 +1719,14 @@ impl Session {
                 let b = binder.bind_expr(e, &crate::plan::bind::Scope::default())?;
                 // A subquery reads tables like any SELECT.
                 self.grants.check_reads(&binder.reads)?;
-                self.use_tables(&binder.reads).await?;
+                views::check_definer_reads(
+                    &self.engine.accounts,
+                    &self.grants,
+                    &binder.definer_reads,
+                )?;
+                let mut used = binder.reads.clone();
+                used.extend(binder.view_tables.iter().cloned());
+                self.use_tables(&used).await?;
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
                 match exec.eval(&b, &[]) {
                     Ok(v) => v,
@@ -2043,6 +2121,7 @@ impl Session {
             .bind(stmt)?
             .ok_or_else(|| Error::unsupported("EXPLAIN of this statement"))?;
         self.grants.check_reads(&bound.tables[..bound.reads])?;
+        views::check_definer_reads(&self.engine.accounts, &self.grants, &bound.definer_reads)?;
         let mut out = Vec::new();
         match &bound.plan {
             Plan::Query(q) => {
@@ -2117,16 +2196,20 @@ impl Session {
                     return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
                 }
                 let name = format!("Tables_in_{db}");
-                let r: Vec<Vec<Value>> = self
-                    .engine
-                    .catalog
+                let catalog = &self.engine.catalog;
+                let mut names: Vec<(String, &str)> = catalog
                     .tables(&db)
                     .iter()
-                    .map(|t| t.def().name.clone())
-                    .filter(|n| filter(n, f) && self.grants.sees_table(&db, n))
-                    .map(|n| {
+                    .map(|t| (t.def().name.clone(), "BASE TABLE"))
+                    .chain(catalog.views(&db).iter().map(|v| (v.name.clone(), "VIEW")))
+                    .collect();
+                names.sort();
+                let r: Vec<Vec<Value>> = names
+                    .into_iter()
+                    .filter(|(n, _)| filter(n, f) && self.grants.sees_table(&db, n))
+                    .map(|(n, kind)| {
                         if *full {
-                            vec![Value::str(&n), Value::str("BASE TABLE")]
+                            vec![Value::str(&n), Value::str(kind)]
                         } else {
                             vec![Value::str(&n)]
                         }
@@ -2143,6 +2226,9 @@ impl Session {
                 full,
                 filter: f,
             } => {
+                if let Some(view) = self.binder().view(table) {
+                    return self.describe_view(&view, *full, f);
+                }
                 let t = self.binder().table(table)?;
                 let def = t.def();
                 let mut r = Vec::new();
@@ -2185,49 +2271,10 @@ impl Session {
                     } else {
                         ""
                     };
-                    let mut row = vec![Value::str(&c.name), Value::str(&c.data_type.to_string())];
-                    if *full {
-                        row.push(if c.data_type.is_string() {
-                            Value::str("utf8mb4_0900_ai_ci")
-                        } else {
-                            Value::Null
-                        });
-                    }
-                    row.extend([
-                        Value::str(if c.nullable { "YES" } else { "NO" }),
-                        Value::str(key),
-                        default,
-                        Value::str(extra),
-                    ]);
-                    if *full {
-                        row.extend([
-                            Value::str("select,insert,update,references"),
-                            Value::str(""),
-                        ]);
-                    }
-                    r.push(row);
+                    let col = (c.name.as_str(), c.data_type, c.nullable);
+                    r.push(column_row(col, key, default, extra, *full));
                 }
-                if *full {
-                    Ok(rows(
-                        &[
-                            "Field",
-                            "Type",
-                            "Collation",
-                            "Null",
-                            "Key",
-                            "Default",
-                            "Extra",
-                            "Privileges",
-                            "Comment",
-                        ],
-                        r,
-                    ))
-                } else {
-                    Ok(rows(
-                        &["Field", "Type", "Null", "Key", "Default", "Extra"],
-                        r,
-                    ))
-                }
+                Ok(columns_result(*full, r))
             }
             Show::Index { table } => {
                 let t = self.binder().table(table)?;
@@ -2278,7 +2325,11 @@ impl Session {
                     r,
                 ))
             }
+            Show::CreateView { view } => self.show_create_view(&*self.view_named(view)?),
             Show::CreateTable { table } => {
+                if let Some(view) = self.binder().view(table) {
+                    return self.show_create_view(&view);
+                }
                 let t = self.binder().table(table)?;
                 let def = t.def();
                 let mut text = crate::plan::ddl::show_create_table(
@@ -2735,7 +2786,9 @@ fn changes_schema(stmt: &Statement) -> bool {
         | Statement::Truncate { .. }
         | Statement::CreateIndex { .. }
         | Statement::DropIndex { .. }
-        | Statement::AlterTable { .. } => true,
+        | Statement::AlterTable { .. }
+        | Statement::CreateView(_)
+        | Statement::DropView { .. } => true,
         _ => false,
     }
 }

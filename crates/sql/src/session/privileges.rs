@@ -261,6 +261,24 @@ impl Grants {
                 on_table(Privs::CREATE, "CREATE", to)?;
                 on_table(Privs::INSERT, "INSERT", to)
             }),
+            Statement::CreateView(cv) => {
+                on_table(Privs::CREATE_VIEW, "CREATE VIEW", &cv.name)?;
+                if cv.or_replace || cv.alter {
+                    on_table(Privs::DROP, "DROP", &cv.name)?;
+                }
+                let other = cv.definer.as_ref().is_some_and(|u| !self.is_self(Some(u)));
+                if other {
+                    self.need_global(Privs::SUPER, "SUPER or SET_USER_ID")?;
+                }
+                Ok(())
+            }
+            Statement::DropView { views, .. } => views
+                .iter()
+                .try_for_each(|v| on_table(Privs::DROP, "DROP", v)),
+            Statement::Show(Show::CreateView { view }) => {
+                on_table(Privs::SHOW_VIEW, "SHOW VIEW", view)?;
+                on_table(Privs::SELECT, "SELECT", view)
+            }
             Statement::Use { database } => self.check_use(database),
             Statement::Show(Show::Tables { database, .. } | Show::TableStatus { database, .. }) => {
                 match database.as_deref().or(db) {
@@ -416,6 +434,7 @@ fn tables_read(stmt: &Statement) -> Vec<ObjectName> {
 /// The FROM tables of a query (derived tables and unions included, not
 /// subqueries in expressions: the visitor reports those).
 fn from_tables(q: &Query, out: &mut Vec<ObjectName>) {
+    let start = out.len();
     q.with.iter().for_each(|c| from_tables(&c.query, out));
     match &q.body {
         QueryBody::Select(s) => s.from.iter().for_each(|t| table_ref(t, out)),
@@ -423,6 +442,15 @@ fn from_tables(q: &Query, out: &mut Vec<ObjectName>) {
             from_tables(left, out);
             from_tables(right, out);
         }
+    }
+    // A name this query's WITH defines is no table (a WITH in a subquery
+    // or derived table too).
+    if !q.with.is_empty() {
+        let inner: Vec<ObjectName> = out
+            .drain(start..)
+            .filter(|n| n.database.is_some() || !q.with.iter().any(|c| c.name == n.name))
+            .collect();
+        out.extend(inner);
     }
 }
 

@@ -317,7 +317,9 @@ fn resolve_level(
         GrantLevel::Table(t) => {
             let d = t.database.as_deref().or(db).ok_or_else(Error::no_db)?;
             // Like MySQL: a grant on a missing table only if it lets the user create it.
-            if engine.catalog.table(d, &t.name).is_none() && !p.contains(Privs::CREATE) {
+            let exists = engine.catalog.table(d, &t.name).is_some()
+                || engine.catalog.view(d, &t.name).is_some();
+            if !exists && !p.contains(Privs::CREATE) {
                 return Err(Error::no_such_table(d, &t.name));
             }
             Scope::Table(d.to_string(), t.name.clone())

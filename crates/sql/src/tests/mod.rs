@@ -11,3 +11,4 @@ mod scripts;
 mod temporary;
 mod transaction;
 mod window;
+mod views;

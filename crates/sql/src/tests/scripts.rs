@@ -221,6 +221,8 @@ scripts!(
     window,
     rollup,
     replication,
+    views,
+    ctes,
 );
 
 /// A script file nobody listed above would never run.
