@@ -6,10 +6,10 @@
 pub(crate) mod fk;
 pub mod keyset;
 mod membership;
-mod rollup;
-mod window;
 mod recursive;
+mod rollup;
 mod setop;
+mod window;
 
 use crate::exec::keyset::KeySet;
 use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};

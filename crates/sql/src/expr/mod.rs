@@ -4,8 +4,8 @@
 //! comparison.
 
 pub mod datetime;
-pub mod json;
 mod gtid_wait;
+pub mod json;
 pub mod user_locks;
 
 use crate::parser::{BinaryOp, CastType, UnaryOp};

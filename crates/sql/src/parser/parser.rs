@@ -13,10 +13,10 @@ type Result<T> = std::result::Result<T, Error>;
 
 #[path = "foreign.rs"]
 mod foreign;
-#[path = "window.rs"]
-mod window;
 #[path = "view.rs"]
 mod view;
+#[path = "window.rs"]
+mod window;
 
 /// Nesting limit for expressions, subqueries and join groups: deep enough
 /// for any real query, shallow enough that the recursion cannot overflow a

@@ -19,16 +19,16 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
-#[path = "rollup.rs"]
-mod rollup;
-#[path = "window.rs"]
-pub mod window;
 #[path = "recursive.rs"]
 mod recursive;
+#[path = "rollup.rs"]
+mod rollup;
 #[path = "view.rs"]
 mod view;
 #[path = "view_filter.rs"]
 mod view_filter;
+#[path = "window.rs"]
+pub mod window;
 pub use view::{view_invalid, view_query, DefinerRead};
 
 /// One column visible to name resolution.

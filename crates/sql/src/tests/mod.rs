@@ -10,5 +10,5 @@ mod planner;
 mod scripts;
 mod temporary;
 mod transaction;
-mod window;
 mod views;
+mod window;
