@@ -49,9 +49,11 @@ pub enum Statement {
     Truncate {
         table: ObjectName,
     },
-    /// ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE t [, u ...]: counts the
-    /// tables' index statistics again.
-    AnalyzeTable {
+    /// ANALYZE | OPTIMIZE | REPAIR [NO_WRITE_TO_BINLOG | LOCAL] TABLE t
+    /// [, u ...]: counts the tables' index statistics again (OPTIMIZE does
+    /// only that; REPAIR has nothing to repair, as InnoDB says).
+    TableMaintenance {
+        op: Maintenance,
         tables: Vec<ObjectName>,
     },
     Use {
@@ -269,6 +271,13 @@ pub enum AlterAction {
 pub enum ColumnPosition {
     First,
     After(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Maintenance {
+    Analyze,
+    Optimize,
+    Repair,
 }
 
 /// [database.]name

@@ -935,10 +935,11 @@ impl<'a> Parser<'a> {
                     Box::new(select),
                 )))))
             }
-            b"ANALYZE" => self.parse_analyze(),
-            b"LOCK" | b"UNLOCK" | b"OPTIMIZE" | b"CHECK" | b"REPAIR" | b"FLUSH" => {
-                Ok(self.parse_ignored())
-            }
+            b"ANALYZE" => self.parse_maintenance(Maintenance::Analyze),
+            b"OPTIMIZE" => self.parse_maintenance(Maintenance::Optimize),
+            b"REPAIR" => self.parse_maintenance(Maintenance::Repair),
+            b"CHECK" => Err(self.unsupported("CHECK TABLE")),
+            b"LOCK" | b"UNLOCK" | b"FLUSH" => Ok(self.parse_ignored()),
             b"GRANT" => self.parse_grant(),
             b"REVOKE" => self.parse_revoke(),
             b"SAVEPOINT" => {
@@ -1030,7 +1031,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Keeps the statement text and skips to its end.
-    fn parse_analyze(&mut self) -> Result<Statement> {
+    fn parse_maintenance(&mut self, op: Maintenance) -> Result<Statement> {
         self.advance();
         if !self.eat_kw("NO_WRITE_TO_BINLOG") {
             self.eat_kw("LOCAL");
@@ -1040,10 +1041,13 @@ impl<'a> Parser<'a> {
         while self.eat(&Tok::Comma) {
             tables.push(self.object_name()?);
         }
-        if self.is_kw("UPDATE") || self.is_kw("DROP") {
+        if op == Maintenance::Analyze && (self.is_kw("UPDATE") || self.is_kw("DROP")) {
             return Err(self.unsupported("ANALYZE TABLE ... HISTOGRAM"));
         }
-        Ok(Statement::AnalyzeTable { tables })
+        if op == Maintenance::Repair && !self.at_end() {
+            return Err(self.unsupported("REPAIR TABLE options"));
+        }
+        Ok(Statement::TableMaintenance { op, tables })
     }
 
     fn parse_ignored(&mut self) -> Statement {

@@ -1437,7 +1437,8 @@ fn transactions_and_misc() {
         ("UNLOCK TABLES", Statement::Ignored("UNLOCK TABLES".into())),
         (
             "ANALYZE LOCAL TABLE t, d.u",
-            Statement::AnalyzeTable {
+            Statement::TableMaintenance {
+                op: Maintenance::Analyze,
                 tables: vec![
                     ObjectName {
                         database: None,
@@ -1449,15 +1450,6 @@ fn transactions_and_misc() {
                     },
                 ],
             },
-        ),
-        (
-            "OPTIMIZE NO_WRITE_TO_BINLOG TABLE t, u",
-            Statement::Ignored("OPTIMIZE NO_WRITE_TO_BINLOG TABLE t, u".into()),
-        ),
-        ("CHECK TABLE t", Statement::Ignored("CHECK TABLE t".into())),
-        (
-            "REPAIR TABLE t",
-            Statement::Ignored("REPAIR TABLE t".into()),
         ),
         (
             "FLUSH PRIVILEGES",

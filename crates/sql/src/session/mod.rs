@@ -1203,7 +1203,7 @@ impl Session {
                 Ok(ok(0))
             }
             Statement::Ignored(text) => ignored(text).map(|()| ok(0)),
-            Statement::AnalyzeTable { tables } => Ok(self.analyze_tables(tables)),
+            Statement::TableMaintenance { op, tables } => Ok(self.maintain_tables(*op, tables)),
             Statement::Replica(r) => self.replica_statement(r).await,
         }
     }
@@ -1379,11 +1379,17 @@ impl Session {
     }
 
     /// The session's temporary table of that name.
-    /// ANALYZE TABLE: a row per table, as MySQL reports it (a missing
-    /// table is an error row, not an error).
-    fn analyze_tables(&self, tables: &[parser::ObjectName]) -> Response {
+    /// ANALYZE / OPTIMIZE / REPAIR TABLE: rows per table, as MySQL reports
+    /// them for InnoDB (a missing table is an error row, not an error).
+    fn maintain_tables(&self, op: parser::Maintenance, tables: &[parser::ObjectName]) -> Response {
+        use parser::Maintenance as M;
         let binder = self.binder();
         let current = self.database().unwrap_or_default().to_string();
+        let op_name = match op {
+            M::Analyze => "analyze",
+            M::Optimize => "optimize",
+            M::Repair => "repair",
+        };
         let mut out = Vec::new();
         for name in tables {
             let db = name.database.clone().unwrap_or_else(|| current.clone());
@@ -1391,17 +1397,26 @@ impl Session {
             let row = |kind: &str, text: &str| {
                 vec![
                     shown.clone(),
-                    Value::str("analyze"),
+                    Value::str(op_name),
                     Value::str(kind),
                     Value::str(text),
                 ]
             };
-            match binder.table(name) {
-                Ok(t) => {
+            match (binder.table(name), op) {
+                (Ok(_), M::Repair) => out.push(row(
+                    "note",
+                    "The storage engine for the table doesn't support repair",
+                )),
+                (Ok(t), _) => {
+                    if op == M::Optimize {
+                        // Purge compacts rows as it goes: no file to rebuild.
+                        let note = "Table does not support optimize, doing analyze instead";
+                        out.push(row("note", note));
+                    }
                     t.analyze();
                     out.push(row("status", "OK"));
                 }
-                Err(e) => {
+                (Err(e), _) => {
                     out.push(row("Error", &e.message));
                     out.push(row("status", "Operation failed"));
                 }

@@ -233,7 +233,7 @@ impl Grants {
                 .try_for_each(|t| on_table(Privs::DROP, "DROP", t)),
             Statement::Truncate { table } => on_table(Privs::DROP, "DROP", table),
             // As MySQL: SELECT and INSERT on each table.
-            Statement::AnalyzeTable { tables } => tables.iter().try_for_each(|t| {
+            Statement::TableMaintenance { tables, .. } => tables.iter().try_for_each(|t| {
                 on_table(Privs::SELECT, "SELECT", t)?;
                 on_table(Privs::INSERT, "INSERT", t)
             }),
