@@ -1310,12 +1310,24 @@ impl<'a> Binder<'a> {
                 expr,
                 query,
                 negated,
-            } => BExpr::InSubquery {
-                expr: Box::new(self.bind_expr(expr, scope)?),
-                query: self.subquery(query, scope)?,
-                negated: *negated,
-                fold: false,
-            },
+            } => {
+                if matches!(**expr, Expr::Row(_)) {
+                    return Err(Error::unsupported("(a, b) IN (subquery)"));
+                }
+                let query = self.subquery(query, scope)?;
+                if query.columns.len() != 1 {
+                    return Err(Error::new(
+                        Code::OperandColumns,
+                        "Operand should contain 1 column(s)",
+                    ));
+                }
+                BExpr::InSubquery {
+                    expr: Box::new(self.bind_expr(expr, scope)?),
+                    query,
+                    negated: *negated,
+                    fold: false,
+                }
+            }
             Expr::Between {
                 expr,
                 low,
