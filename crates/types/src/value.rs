@@ -471,11 +471,7 @@ pub fn key_column_end(key: &[u8], start: usize) -> Option<usize> {
     let end = match *key.get(start)? {
         KEY_NULL => start + 1,
         KEY_FIXED8 => start + 9,
-        KEY_DECIMAL => {
-            let mut zero = Vec::new();
-            crate::Decimal::ZERO.encode_key(&mut zero);
-            start + 1 + zero.len()
-        }
+        KEY_DECIMAL => start + 1 + decimal_key_len(),
         KEY_BYTES => {
             // Terminated by 0x00 0x00; a 0x00 inside is escaped as 0x00 0xFF.
             let mut i = start + 1;
@@ -490,6 +486,17 @@ pub fn key_column_end(key: &[u8], start: usize) -> Option<usize> {
         _ => return None,
     };
     (end <= key.len()).then_some(end)
+}
+
+/// Bytes of a decimal's key after its tag (fixed: `Decimal::encode_key`),
+/// measured once.
+fn decimal_key_len() -> usize {
+    static LEN: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *LEN.get_or_init(|| {
+        let mut zero = Vec::new();
+        crate::Decimal::ZERO.encode_key(&mut zero);
+        zero.len()
+    })
 }
 
 pub fn encode_bytes_key(b: &[u8], out: &mut Vec<u8>) {

@@ -440,12 +440,14 @@ impl Env for Exec<'_> {
         if let Some(answer) = self.members.get(&key).and_then(|s| s.lookup(probe)) {
             return Ok(answer);
         }
+        // Compared one by one: over the cached rows, without copying them.
+        if let Some(rows) = self.cache.get(&key.0).filter(|_| !q.correlated) {
+            let items = rows.iter().map(|r| r.first());
+            return Ok(crate::expr::member_of(probe, items, fold));
+        }
         let rows = self.subquery(q, row)?;
-        Ok(crate::expr::member_of(
-            probe,
-            rows.iter().map(|r| r.first()),
-            fold,
-        ))
+        let items = rows.iter().map(|r| r.first());
+        Ok(crate::expr::member_of(probe, items, fold))
     }
 }
 

@@ -19,6 +19,7 @@ use crate::plan::{Access, Source};
 use lockstep_tables::stats::TableStats;
 use lockstep_tables::TableDef;
 use lockstep_types::DataType;
+use std::sync::Arc;
 
 /// Joins of more units than this keep the written order (bit sets).
 pub const MAX_UNITS: usize = 64;
@@ -338,6 +339,8 @@ struct Search<'a> {
     /// Per unit: the other units those conditions read; its estimate
     /// depends on which of these come before it, not on the rest.
     relevant: Vec<u64>,
+    /// Per unit: its table's index statistics, read once per search.
+    stats: Vec<Option<Arc<TableStats>>>,
     /// Per condition: the units it reads (None: never placed early).
     refs: Vec<Option<u64>>,
     /// Per unit: the units that must come before it.
@@ -375,8 +378,7 @@ impl Search<'_> {
         let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
         let access = best_access_by(&scan.def, scan.offset, &self.usable[u], &avail as Avail);
         let n = scan.table.approximate_rows().max(1) as f64;
-        let stats = scan.table.stats();
-        let fetched = access_rows(&scan.def, stats.as_deref(), &access, n);
+        let fetched = access_rows(&scan.def, self.stats[u].as_deref(), &access, n);
         let mut kept: Vec<f64> = match &unit.outer {
             Some(o) => o.on.iter().map(selectivity).collect(),
             None => self.checks_at(u, placed),
@@ -507,6 +509,14 @@ impl Joins {
             joins: self,
             usable,
             relevant,
+            stats: self
+                .units
+                .iter()
+                .map(|unit| match &unit.source {
+                    Source::Table(scan) => scan.table.stats(),
+                    _ => None,
+                })
+                .collect(),
             refs: self.conds.iter().map(|c| refs(c, &self.units)).collect(),
             deps,
             memo: match n <= EXHAUSTIVE {
