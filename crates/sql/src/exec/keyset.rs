@@ -67,13 +67,18 @@ impl KeySet {
 
     /// Whether `key` was inserted.
     pub fn contains(&self, key: &[u8]) -> bool {
+        self.find(key).is_some()
+    }
+
+    /// The ordinal of `key`, if it was inserted.
+    pub fn find(&self, key: &[u8]) -> Option<usize> {
         let hash = lockstep_types::value::hash_key(self.seed, key);
         let (bytes, keys) = (&self.bytes, &self.keys);
         let found = self.table.find(hash, |&i| {
             let (h, s, e) = keys[i as usize];
             h == hash && bytes[s..e] == *key
         });
-        found.is_some()
+        found.map(|&i| i as usize)
     }
 
     /// How many distinct keys it holds.

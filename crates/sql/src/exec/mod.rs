@@ -4,6 +4,7 @@
 //! back, awaits the lock without holding a thread, and runs it again.
 
 pub(crate) mod fk;
+mod hash_join;
 pub mod keyset;
 mod membership;
 mod recursive;
@@ -13,6 +14,7 @@ mod window;
 
 use crate::exec::keyset::KeySet;
 use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};
+use crate::parser::JoinKind;
 use crate::plan::*;
 use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
 use lockstep_tables::schema::encode_column_key;
@@ -355,6 +357,8 @@ pub struct Exec<'a> {
     members: HashMap<(usize, bool), membership::MemberSet>,
     /// Rows of uncorrelated derived tables, materialized once per statement.
     derived: HashMap<usize, Arc<Vec<Vec<Value>>>>,
+    /// Hash tables of hash joins whose build reads no enclosing row.
+    join_tables: HashMap<usize, Arc<hash_join::JoinTable>>,
     /// The previous round's rows of each recursive CTE being evaluated.
     working: HashMap<usize, Arc<Vec<Vec<Value>>>>,
     /// A lock wait hit inside a subquery (Env returns SQL errors only).
@@ -509,6 +513,7 @@ impl<'a> Exec<'a> {
             outer: Vec::new(),
             cache: HashMap::new(),
             derived: HashMap::new(),
+            join_tables: HashMap::new(),
             working: HashMap::new(),
             members: HashMap::new(),
             pending: None,
@@ -896,29 +901,71 @@ impl<'a> Exec<'a> {
                 right,
                 kind,
                 on,
+                hash,
             } => {
-                let mut lefts = Collect::default();
-                self.produce(left, prefix, &None, lock, &mut lefts)?;
-                let right_width = source_width(right);
-                for l in lefts.rows {
-                    // Each left row may find nothing on the right.
-                    self.ctx.interrupt.check().map_err(EngineError::Sql)?;
-                    let mut matched = Collect::default();
-                    self.produce(right, &l, on, lock, &mut matched)?;
-                    // One left row's matches are released once passed on.
-                    self.memory.statement -= matched.bytes;
-                    if matched.rows.is_empty() && *kind == crate::parser::JoinKind::Left {
-                        let mut row = l;
-                        row.extend(std::iter::repeat_n(Value::Null, right_width));
-                        matched.rows.push(row);
-                    }
-                    if !self.pass_on(matched.rows, filter, sink)? {
-                        return Ok(false);
+                if hash.is_some() && lock.is_none() {
+                    if let Some(more) = self.hash_join(src, prefix, filter, sink)? {
+                        return Ok(more);
                     }
                 }
-                Ok(true)
+                let join = (&**left, &**right, *kind, on);
+                self.nested_loop(join, prefix, filter, lock, sink)
             }
         }
+    }
+
+    /// A join as a nested loop: the right side produced once per left row
+    /// (its access may look up the left row's values).
+    fn nested_loop(
+        &mut self,
+        (left, right, kind, on): (&Source, &Source, JoinKind, &Option<BExpr>),
+        prefix: &[Value],
+        filter: &Option<BExpr>,
+        lock: Option<LockMode>,
+        sink: &mut dyn RowSink,
+    ) -> Result<bool> {
+        let mut lefts = Collect::default();
+        self.produce(left, prefix, &None, lock, &mut lefts)?;
+        let right_width = source_width(right);
+        for l in lefts.rows {
+            // Each left row may find nothing on the right.
+            self.ctx.interrupt.check().map_err(EngineError::Sql)?;
+            let mut matched = Collect::default();
+            self.produce(right, &l, on, lock, &mut matched)?;
+            // One left row's matches are released once passed on.
+            self.memory.statement -= matched.bytes;
+            if matched.rows.is_empty() && kind == JoinKind::Left {
+                let mut row = l;
+                row.extend(std::iter::repeat_n(Value::Null, right_width));
+                matched.rows.push(row);
+            }
+            if !self.pass_on(matched.rows, filter, sink)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// What the statement may still hold in temporary tables (within its
+    /// whole allowance too).
+    fn temp_room(&self) -> usize {
+        let temp = self
+            .ctx
+            .memory
+            .temp_table
+            .saturating_sub(self.memory.temp_table);
+        temp.min(
+            self.ctx
+                .memory
+                .statement
+                .saturating_sub(self.memory.statement),
+        )
+    }
+
+    /// Gives back what a temporary table held once it is dropped.
+    fn release_temp(&mut self, bytes: usize) {
+        self.memory.temp_table = self.memory.temp_table.saturating_sub(bytes);
+        self.memory.statement = self.memory.statement.saturating_sub(bytes);
     }
 
     /// A derived table's rows, as MySQL materializes it: once per

@@ -722,6 +722,7 @@ impl<'a> Binder<'a> {
                 right: Box::new(right),
                 kind: JoinKind::Inner,
                 on: None,
+                hash: None,
             })
             .unwrap_or(Source::Dual);
         self.clause = "where clause";
@@ -1156,6 +1157,7 @@ impl<'a> Binder<'a> {
                     right: Box::new(r),
                     kind,
                     on,
+                    hash: None,
                 })
             }
         }
@@ -2314,6 +2316,7 @@ pub fn choose_accesses(source: &mut Source, conjuncts: &[BExpr], where_applies: 
             right,
             kind,
             on,
+            ..
         } => {
             let mut left_conj = if where_applies {
                 conjuncts.to_vec()

@@ -15,6 +15,7 @@ use crate::parser::JoinKind;
 use crate::plan::bind::{best_access, best_access_by, choose_accesses, conjoin, split_conjuncts};
 use crate::plan::bind::{take_implied_with, Avail};
 use crate::plan::equalities::propagate;
+use crate::plan::hash_join::{self, access_reads_outside};
 use crate::plan::{Access, Source};
 use lockstep_tables::stats::TableStats;
 use lockstep_tables::TableDef;
@@ -70,6 +71,7 @@ fn flatten(src: Source, units: &mut Vec<Unit>, conds: &mut Vec<BExpr>) {
             right,
             kind: JoinKind::Left,
             on,
+            ..
         } => {
             let first = units.len();
             flatten(*left, units, conds);
@@ -263,6 +265,8 @@ fn refs(e: &BExpr, units: &[Unit]) -> Option<u64> {
 struct Step {
     cost: f64,
     rows: f64,
+    /// Paid once whatever the rows before it: a hash join's build.
+    once: f64,
 }
 
 /// Rows an access path reads from a table of `n` rows: one for a whole
@@ -330,7 +334,13 @@ fn key_parts(access: &Access) -> usize {
 const OPAQUE: Step = Step {
     cost: 1000.0,
     rows: 100.0,
+    once: 0.0,
 };
+
+/// A hash join's build per row read, against a probe's 1: reading the
+/// row and inserting it, and the memory it holds. Weighs the build
+/// toward the smaller side.
+const BUILD_WEIGHT: f64 = 3.0;
 
 struct Search<'a> {
     joins: &'a Joins,
@@ -391,10 +401,39 @@ impl Search<'_> {
         if unit.outer.is_some() {
             rows = rows.max(1.0); // a LEFT JOIN keeps every outer row
         }
+        let independent = !access_reads_outside(&access, unit.start, unit.end);
+        if independent && self.equi_joined(u, placed) {
+            // Read once into a hash table; each row before it looks up.
+            return Step {
+                cost: 1.0 + rows,
+                rows,
+                once: BUILD_WEIGHT * (1.0 + fetched),
+            };
+        }
         Step {
             cost: 1.0 + fetched,
             rows,
+            once: 0.0,
         }
+    }
+
+    /// Whether unit `u` has an equality with the units `placed` that a
+    /// hash join could key on (one side reads only `u`, the other only
+    /// placed units).
+    fn equi_joined(&self, u: usize, placed: u64) -> bool {
+        let units = &self.joins.units;
+        let conds = match &units[u].outer {
+            Some(o) => &o.on,
+            None => &self.joins.conds,
+        };
+        let before = |m: Option<u64>| m.is_some_and(|m| m != 0 && m & !placed == 0);
+        conds.iter().any(|c| {
+            let BExpr::Binary(crate::parser::BinaryOp::Eq, a, b) = c else {
+                return false;
+            };
+            let (ra, rb) = (refs(a, units), refs(b, units));
+            (ra == Some(bit(u)) && before(rb)) || (rb == Some(bit(u)) && before(ra))
+        })
     }
 
     /// The selectivities of the conditions first checkable when unit `u`
@@ -416,7 +455,7 @@ impl Search<'_> {
         let (mut placed, mut rows, mut cost) = (0u64, 1.0, 0.0);
         for &u in order {
             let s = self.step(u, placed);
-            cost += rows * s.cost;
+            cost += s.once + rows * s.cost;
             rows *= s.rows;
             placed |= bit(u);
         }
@@ -439,7 +478,8 @@ impl Search<'_> {
             }
             let s = self.step(u, placed);
             order.push(u);
-            self.exhaustive(placed | bit(u), rows * s.rows, cost + rows * s.cost, order);
+            let cost = cost + s.once + rows * s.cost;
+            self.exhaustive(placed | bit(u), rows * s.rows, cost, order);
             order.pop();
         }
     }
@@ -455,7 +495,7 @@ impl Search<'_> {
                     continue;
                 }
                 let s = self.step(u, placed);
-                let key = (rows * s.cost, rows * s.rows);
+                let key = (s.once + rows * s.cost, rows * s.rows);
                 if pick.is_none_or(|(c, r, _)| key.0 < c || (key.0 == c && key.1 < r)) {
                     pick = Some((key.0, key.1, u));
                 }
@@ -563,6 +603,7 @@ impl Joins {
                 None => right,
                 Some(left) => Source::Join {
                     left: Box::new(left),
+                    hash: hash_join::plan(&right, &on).map(Box::new),
                     right: Box::new(right),
                     kind: if outer {
                         JoinKind::Left

@@ -7,6 +7,7 @@ pub mod bind;
 pub mod ddl;
 pub mod equalities;
 pub mod foreign;
+pub mod hash_join;
 pub mod join_order;
 pub mod prune;
 
@@ -166,10 +167,13 @@ pub enum Source {
         right: Box<Source>,
         kind: JoinKind,
         on: Option<BExpr>,
+        /// Set when the right side is read once into a hash table rather
+        /// than once per left row.
+        hash: Option<Box<hash_join::HashJoin>>,
     },
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct TableScan {
     pub table: Arc<Table>,
     /// The name the statement gives the table (its alias), for EXPLAIN.
@@ -271,10 +275,18 @@ fn explain_into(src: &Source, outer: bool, seen: &mut Vec<Seen>, out: &mut Vec<(
             out.push((t.alias.clone(), text));
         }
         Source::Join {
-            left, right, kind, ..
+            left,
+            right,
+            kind,
+            hash,
+            ..
         } => {
             explain_into(left, outer, seen, out);
+            let at = out.len();
             explain_into(right, outer || *kind == JoinKind::Left, seen, out);
+            if let (Some(_), Some(entry)) = (hash, out.get_mut(at)) {
+                entry.1 += ", hash join";
+            }
         }
         Source::Derived { plan, offset } => {
             let name = "<derived>".to_string();

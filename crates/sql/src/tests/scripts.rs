@@ -216,6 +216,7 @@ scripts!(
     alter,
     subqueries,
     grouping,
+    hash_join,
     json,
     foreign_keys,
     window,

@@ -1,0 +1,342 @@
+//! Running a hash join (see `plan::hash_join`): the right side is read
+//! once into a [`JoinTable`], then each left row looks up its candidates.
+//! A build that would outgrow the statement's temporary-table allowance is
+//! abandoned and the join runs as a nested loop, which needs no memory for
+//! the right side: slower, never wrong, never an error the nested loop
+//! would not give.
+
+use super::{row_bytes, Collect, Exec, Result, RowSink, SourceRow};
+use crate::exec::keyset::KeySet;
+use crate::expr::{eval, BExpr};
+use crate::parser::JoinKind;
+use crate::plan::hash_join::HashJoin;
+use crate::plan::{Source, TableScan};
+use lockstep_engine::Error as EngineError;
+use lockstep_types::Value;
+use std::sync::Arc;
+
+/// Kinds of key values whose equality under `sql_cmp` is equality of
+/// their encodings; a probe of one kind against a build of another is
+/// compared row by row.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Int,
+    Double,
+    Bytes,
+    Time,
+}
+
+/// Appends `v`'s key encoding; None for a value that is not hashed
+/// (decimals: equal values may be written differently).
+fn encode(v: &Value, out: &mut Vec<u8>) -> Option<Kind> {
+    Some(match v {
+        Value::Int(i) => {
+            out.extend_from_slice(&(*i as i128).to_be_bytes());
+            Kind::Int
+        }
+        Value::UInt(u) => {
+            out.extend_from_slice(&(*u as i128).to_be_bytes());
+            Kind::Int
+        }
+        Value::Double(d) => {
+            // 0.0 and -0.0 are equal.
+            let d = if *d == 0.0 { 0.0f64 } else { *d };
+            out.extend_from_slice(&d.to_bits().to_be_bytes());
+            Kind::Double
+        }
+        Value::Bytes(b) => {
+            out.extend_from_slice(&(b.len() as u64).to_be_bytes());
+            out.extend_from_slice(b);
+            Kind::Bytes
+        }
+        Value::Date(d) => {
+            out.extend_from_slice(&d.year.to_be_bytes());
+            out.extend_from_slice(&[d.month, d.day, 0, 0, 0, 0, 0, 0, 0]);
+            Kind::Time
+        }
+        Value::DateTime(t) => {
+            out.extend_from_slice(&t.date.year.to_be_bytes());
+            out.extend_from_slice(&[t.date.month, t.date.day, t.hour, t.minute, t.second]);
+            out.extend_from_slice(&t.micro.to_be_bytes());
+            Kind::Time
+        }
+        Value::Null | Value::Decimal(_) => return None,
+    })
+}
+
+const NONE: u32 = u32::MAX;
+
+/// The right side of a hash join: its rows (the right side's columns
+/// only) chained by key.
+pub(crate) struct JoinTable {
+    keys: KeySet,
+    /// Per key ordinal, its latest row; rows chain through `next`.
+    first: Vec<u32>,
+    next: Vec<u32>,
+    rows: Vec<Vec<Value>>,
+    /// Per key column, the kind of every value hashed so far.
+    kinds: Vec<Option<Kind>>,
+    /// A key was not hashable or kinds mixed: every probe sees every row.
+    scan_all: bool,
+    /// Columns of the right side (for a LEFT JOIN's NULL row).
+    width: usize,
+    /// What it holds, for the statement's memory accounting.
+    pub bytes: usize,
+}
+
+impl JoinTable {
+    fn new(columns: usize, width: usize) -> JoinTable {
+        JoinTable {
+            width,
+            keys: KeySet::default(),
+            first: Vec::new(),
+            next: Vec::new(),
+            rows: Vec::new(),
+            kinds: vec![None; columns],
+            scan_all: false,
+            bytes: 0,
+        }
+    }
+
+    /// Adds a row with its key values; a row with a NULL key can never
+    /// satisfy `=` and is dropped.
+    fn insert(&mut self, key: &[Value], row: Vec<Value>) {
+        debug_assert_eq!(key.len(), self.kinds.len(), "one value per key column");
+        if key.iter().any(Value::is_null) {
+            return;
+        }
+        let at = self.rows.len() as u32;
+        self.bytes += row_bytes(&row) + 8;
+        self.rows.push(row);
+        self.next.push(NONE);
+        let mut hashable = !self.scan_all;
+        let (ordinal, grown) = self.keys.insert_with(|buf| {
+            for (v, kind) in key.iter().zip(self.kinds.iter_mut()) {
+                match (encode(v, buf), *kind) {
+                    (Some(k), None) => *kind = Some(k),
+                    (Some(k), Some(had)) if k == had => {}
+                    _ => hashable = false,
+                }
+            }
+        });
+        self.bytes += grown.unwrap_or(0);
+        self.scan_all |= !hashable;
+        if ordinal == self.first.len() {
+            self.first.push(NONE);
+        }
+        self.next[at as usize] = self.first[ordinal];
+        self.first[ordinal] = at;
+    }
+
+    /// The rows that may match a left row with key values `probe`.
+    fn candidates(&self, probe: &[Value], buf: &mut Vec<u8>) -> Candidates<'_> {
+        if self.rows.is_empty() || probe.iter().any(Value::is_null) {
+            return Candidates::Chain(self, NONE);
+        }
+        if self.scan_all {
+            return Candidates::All(0..self.rows.len());
+        }
+        buf.clear();
+        for (v, kind) in probe.iter().zip(&self.kinds) {
+            if encode(v, buf) != *kind {
+                // Compared across kinds (a string with a number): by rule.
+                return Candidates::All(0..self.rows.len());
+            }
+        }
+        let head = self.keys.find(buf).map_or(NONE, |o| self.first[o]);
+        Candidates::Chain(self, head)
+    }
+}
+
+enum Candidates<'t> {
+    Chain(&'t JoinTable, u32),
+    All(std::ops::Range<usize>),
+}
+
+impl Iterator for Candidates<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Candidates::All(r) => r.next(),
+            Candidates::Chain(t, at) => {
+                let i = *at;
+                if i == NONE {
+                    return None;
+                }
+                *at = t.next[i as usize];
+                Some(i as usize)
+            }
+        }
+    }
+}
+
+impl Exec<'_> {
+    /// The hash table of a join's right side, built once per statement
+    /// when the build reads nothing of an enclosing row; None when it
+    /// outgrows what the statement may still hold.
+    fn join_table(&mut self, right: &Source, h: &HashJoin) -> Result<Option<Arc<JoinTable>>> {
+        let key = h as *const HashJoin as usize;
+        if let Some(t) = self.join_tables.get(&key) {
+            return Ok(Some(t.clone()));
+        }
+        let room = self.temp_room();
+        let built = match right {
+            Source::Table(scan) => self.build_from_table(scan, h, room)?,
+            Source::Derived { plan, offset } => {
+                let rows = self.materialize(plan)?;
+                let width = plan.columns.len();
+                self.build_from_rows(&rows, (*offset, width), h, room)?
+            }
+            _ => None,
+        };
+        let Some(table) = built else {
+            return Ok(None);
+        };
+        self.charge_temp(table.bytes)?;
+        let table = Arc::new(table);
+        if h.reusable {
+            self.join_tables.insert(key, table.clone());
+        }
+        Ok(Some(table))
+    }
+
+    fn build_from_table(
+        &mut self,
+        scan: &TableScan,
+        h: &HashJoin,
+        room: usize,
+    ) -> Result<Option<JoinTable>> {
+        // Only the conditions on the right side alone apply while building.
+        let mut build = scan.clone();
+        build.filter = h.build_filter.clone();
+        let nulls = vec![Value::Null; scan.offset];
+        let mut table = JoinTable::new(h.build.len(), scan.def.columns.len());
+        let mut key = Vec::with_capacity(h.build.len());
+        let mut fits = true;
+        self.table_rows(&build, &nulls, None, None, &mut |env, _, row| {
+            let values = row.values();
+            key.clear();
+            for e in &h.build {
+                key.push(eval(e, values, env).map_err(EngineError::Sql)?);
+            }
+            table.insert(&key, values[scan.offset..].to_vec());
+            fits = table.bytes <= room;
+            Ok(fits)
+        })?;
+        Ok(fits.then_some(table))
+    }
+
+    fn build_from_rows(
+        &mut self,
+        rows: &[Vec<Value>],
+        (offset, width): (usize, usize),
+        h: &HashJoin,
+        room: usize,
+    ) -> Result<Option<JoinTable>> {
+        let mut table = JoinTable::new(h.build.len(), width);
+        let (mut key, mut ticks) = (Vec::with_capacity(h.build.len()), 0u32);
+        let mut combined = vec![Value::Null; offset];
+        for r in rows {
+            self.ctx
+                .interrupt
+                .tick(&mut ticks)
+                .map_err(EngineError::Sql)?;
+            combined.truncate(offset);
+            combined.extend_from_slice(r);
+            if !self.truth(&h.build_filter, &combined)? {
+                continue;
+            }
+            key.clear();
+            for e in &h.build {
+                key.push(self.eval(e, &combined)?);
+            }
+            table.insert(&key, r.clone());
+            if table.bytes > room {
+                return Ok(None);
+            }
+        }
+        Ok(Some(table))
+    }
+
+    /// The join `src` (which has a hash plan) by hash; None when the
+    /// right side is too large to hold and a nested loop must run.
+    pub(super) fn hash_join(
+        &mut self,
+        src: &Source,
+        prefix: &[Value],
+        filter: &Option<BExpr>,
+        sink: &mut dyn RowSink,
+    ) -> Result<Option<bool>> {
+        let Source::Join {
+            left,
+            right,
+            kind,
+            on,
+            hash: Some(h),
+        } = src
+        else {
+            return Ok(None);
+        };
+        let Some(table) = self.join_table(right, h)? else {
+            return Ok(None);
+        };
+        let mut lefts = Collect::default();
+        self.produce(left, prefix, &None, None, &mut lefts)?;
+        let more = self.probe_all(lefts.rows, right, *kind, on, (h, &table), filter, sink);
+        if !h.reusable {
+            self.release_temp(table.bytes);
+        }
+        more.map(Some)
+    }
+
+    /// Looks up each left row's matches and passes the joined rows on.
+    #[allow(clippy::too_many_arguments)]
+    fn probe_all(
+        &mut self,
+        lefts: Vec<Vec<Value>>,
+        right: &Source,
+        kind: JoinKind,
+        on: &Option<BExpr>,
+        (h, table): (&HashJoin, &JoinTable),
+        filter: &Option<BExpr>,
+        sink: &mut dyn RowSink,
+    ) -> Result<bool> {
+        let own = match right {
+            Source::Table(scan) => scan.filter.clone(),
+            _ => None,
+        };
+        let (mut buf, mut probe) = (Vec::new(), Vec::with_capacity(h.probe.len()));
+        for l in lefts {
+            self.ctx.interrupt.check().map_err(EngineError::Sql)?;
+            probe.clear();
+            for e in &h.probe {
+                probe.push(self.eval(e, &l)?);
+            }
+            let mut matched = false;
+            for i in table.candidates(&probe, &mut buf) {
+                let mut row = Vec::with_capacity(l.len() + table.rows[i].len());
+                row.extend_from_slice(&l);
+                row.extend_from_slice(&table.rows[i]);
+                if !(self.truth(&own, &row)? && self.truth(on, &row)?) {
+                    continue;
+                }
+                matched = true;
+                if self.truth(filter, &row)?
+                    && !sink.push(&mut self.scan_env(), SourceRow::Owned(row))?
+                {
+                    return Ok(false);
+                }
+            }
+            if !matched && kind == JoinKind::Left {
+                let mut row = l;
+                row.resize(row.len() + table.width, Value::Null);
+                if self.truth(filter, &row)?
+                    && !sink.push(&mut self.scan_env(), SourceRow::Owned(row))?
+                {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+}
