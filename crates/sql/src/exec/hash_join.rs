@@ -70,8 +70,10 @@ const NONE: u32 = u32::MAX;
 /// only) chained by key.
 pub(crate) struct JoinTable {
     keys: KeySet,
-    /// Per key ordinal, its latest row; rows chain through `next`.
+    /// Per key ordinal, its first and last rows; rows chain through
+    /// `next` in the order they were read, as a nested loop meets them.
     first: Vec<u32>,
+    last: Vec<u32>,
     next: Vec<u32>,
     rows: Vec<Vec<Value>>,
     /// Per key column, the kind of every value hashed so far.
@@ -90,6 +92,7 @@ impl JoinTable {
             width,
             keys: KeySet::default(),
             first: Vec::new(),
+            last: Vec::new(),
             next: Vec::new(),
             rows: Vec::new(),
             kinds: vec![None; columns],
@@ -122,10 +125,12 @@ impl JoinTable {
         self.bytes += grown.unwrap_or(0);
         self.scan_all |= !hashable;
         if ordinal == self.first.len() {
-            self.first.push(NONE);
+            self.first.push(at);
+            self.last.push(at);
+        } else {
+            self.next[self.last[ordinal] as usize] = at;
+            self.last[ordinal] = at;
         }
-        self.next[at as usize] = self.first[ordinal];
-        self.first[ordinal] = at;
     }
 
     /// The rows that may match a left row with key values `probe`.
@@ -338,5 +343,51 @@ impl Exec<'_> {
             }
         }
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: &[(Value, i64)]) -> JoinTable {
+        let mut t = JoinTable::new(1, 1);
+        for (k, id) in rows {
+            t.insert(std::slice::from_ref(k), vec![Value::Int(*id)]);
+        }
+        t
+    }
+
+    fn ids(t: &JoinTable, probe: Value) -> Vec<usize> {
+        t.candidates(&[probe], &mut Vec::new()).collect()
+    }
+
+    #[test]
+    fn matches_come_in_the_order_they_were_read() {
+        let t = table(&[
+            (Value::Int(1), 10),
+            (Value::Int(2), 11),
+            (Value::UInt(1), 12),
+            (Value::Null, 13),
+            (Value::Int(1), 14),
+        ]);
+        assert_eq!(ids(&t, Value::Int(1)), vec![0, 2, 3]);
+        assert_eq!(ids(&t, Value::UInt(2)), vec![1]);
+        assert!(ids(&t, Value::Int(3)).is_empty());
+        assert!(ids(&t, Value::Null).is_empty(), "NULL matches nothing");
+        // A string against integers compares as a number: every row.
+        assert_eq!(ids(&t, Value::str("1")).len(), 4);
+    }
+
+    #[test]
+    fn unhashable_or_mixed_keys_make_every_row_a_candidate() {
+        let dec = Value::Decimal("1.5".parse().expect("a decimal literal"));
+        let t = table(&[(Value::Int(1), 10), (dec, 11)]);
+        assert_eq!(ids(&t, Value::Int(7)), vec![0, 1]);
+        let mixed = table(&[(Value::Int(1), 10), (Value::str("a"), 11)]);
+        assert_eq!(ids(&mixed, Value::Int(1)), vec![0, 1]);
+        let dates = table(&[(Value::str("x"), 1)]);
+        assert_eq!(ids(&dates, Value::str("x")), vec![0]);
+        assert!(ids(&dates, Value::str("X")).is_empty(), "exact bytes");
     }
 }

@@ -678,6 +678,10 @@ impl<'a> Binder<'a> {
 
         let correlated = self.correlated;
         self.correlated = was_correlated || correlated;
+        if correlated && !joined && !ordered_by_index && !first_row_only {
+            // Looked up by the enclosing row's values, not scanned per row.
+            source = crate::plan::hash_join::correlated_lookup(source, &filter);
+        }
         let mut select = SelectPlan {
             source,
             filter,

@@ -6,6 +6,12 @@
 //! The hash table only narrows the candidates: every condition of the
 //! join is still checked on each candidate, so SQL's comparison rules
 //! (types, collations, NULL) decide the result, not the hashing.
+//!
+//! A correlated subquery's first table is looked up the same way by the
+//! enclosing row's values (`t2.g = t1.g` inside `EXISTS (SELECT ... FROM
+//! t2 ...)`): the table is hashed once per statement and each execution
+//! of the subquery reads only its matches, where it would scan the whole
+//! table once per row outside.
 
 use crate::expr::BExpr;
 use crate::parser::BinaryOp;
@@ -28,34 +34,44 @@ pub struct HashJoin {
     pub reusable: bool,
 }
 
-/// The lowest and highest row position `e` reads, if any; None for the
-/// bounds when it reads none. `opaque` is set by what a hash key or a
-/// build condition must not contain (subqueries, an enclosing row).
-fn reads(e: &BExpr, lo: &mut usize, hi: &mut usize, opaque: &mut bool) {
-    match e {
-        BExpr::Column(i) => {
-            *lo = (*lo).min(*i);
-            *hi = (*hi).max(*i + 1);
-        }
-        BExpr::Outer { .. } | BExpr::Subquery(_) | BExpr::Exists { .. } => *opaque = true,
-        BExpr::InSubquery { .. } => *opaque = true,
-        _ => {}
-    }
-    e.for_each_child(&mut |c| reads(c, lo, hi, opaque));
+/// What an expression reads: row positions [lo, hi) (hi 0: none), an
+/// enclosing query's row, a subquery.
+struct Reads {
+    lo: usize,
+    hi: usize,
+    outer: bool,
+    subquery: bool,
 }
 
-/// Where `e` reads: (lowest, end, opaque); (usize::MAX, 0, _) reads none.
-fn extent(e: &BExpr) -> (usize, usize, bool) {
-    let (mut lo, mut hi, mut opaque) = (usize::MAX, 0, false);
-    reads(e, &mut lo, &mut hi, &mut opaque);
-    (lo, hi, opaque)
+fn reads(e: &BExpr, r: &mut Reads) {
+    match e {
+        BExpr::Column(i) => {
+            r.lo = r.lo.min(*i);
+            r.hi = r.hi.max(*i + 1);
+        }
+        BExpr::Outer { .. } => r.outer = true,
+        BExpr::Subquery(_) | BExpr::Exists { .. } | BExpr::InSubquery { .. } => r.subquery = true,
+        _ => {}
+    }
+    e.for_each_child(&mut |c| reads(c, r));
+}
+
+fn extent(e: &BExpr) -> Reads {
+    let mut r = Reads {
+        lo: usize::MAX,
+        hi: 0,
+        outer: false,
+        subquery: false,
+    };
+    reads(e, &mut r);
+    r
 }
 
 /// Whether `e` reads only positions in [start, end) (or none), and
-/// nothing opaque.
+/// neither a subquery nor an enclosing row.
 fn within(e: &BExpr, start: usize, end: usize) -> bool {
-    let (lo, hi, opaque) = extent(e);
-    !opaque && (hi == 0 || (lo >= start && hi <= end))
+    let r = extent(e);
+    !r.outer && !r.subquery && (r.hi == 0 || (r.lo >= start && r.hi <= end))
 }
 
 /// Whether an access path's keys take values from outside [start, end)
@@ -71,24 +87,22 @@ pub fn access_reads_outside(access: &Access, start: usize, end: usize) -> bool {
     })
 }
 
-/// A key pair from `conjunct` if it equates something of the left
-/// (positions before `start`) with something of the right side.
+/// A key pair from `conjunct` if it equates something of the rows before
+/// `start` (or of an enclosing query's row) with something of [start,
+/// end): (probe, build).
 fn key_pair(conjunct: &BExpr, start: usize, end: usize) -> Option<(BExpr, BExpr)> {
     let BExpr::Binary(BinaryOp::Eq, a, b) = conjunct else {
         return None;
     };
-    let left_only = |e: &BExpr| {
-        let (_, hi, opaque) = extent(e);
-        !opaque && hi > 0 && hi <= start
+    let before = |e: &BExpr| {
+        let r = extent(e);
+        !r.subquery && r.hi <= start && (r.hi > 0 || r.outer)
     };
-    let right_only = |e: &BExpr| {
-        let (_, hi, _) = extent(e);
-        hi > 0 && within(e, start, end)
-    };
-    if left_only(a) && right_only(b) {
+    let inside = |e: &BExpr| extent(e).hi > 0 && within(e, start, end);
+    if before(a) && inside(b) {
         return Some(((**a).clone(), (**b).clone()));
     }
-    if left_only(b) && right_only(a) {
+    if before(b) && inside(a) {
         return Some(((**b).clone(), (**a).clone()));
     }
     None
@@ -98,24 +112,29 @@ fn key_pair(conjunct: &BExpr, start: usize, end: usize) -> Option<(BExpr, BExpr)
 /// if it has equality conditions with them and its access path does not
 /// already look them up through an index.
 pub fn plan(right: &Source, on: &Option<BExpr>) -> Option<HashJoin> {
-    let (start, end, conds) = match right {
+    let mut conds = match right {
+        Source::Table(scan) => scan
+            .filter
+            .as_ref()
+            .map(split_conjuncts)
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    conds.extend(on.as_ref().map(split_conjuncts).unwrap_or_default());
+    plan_over(right, conds)
+}
+
+/// The hash plan of `right` from the conditions `conds` that apply to it.
+fn plan_over(right: &Source, conds: Vec<BExpr>) -> Option<HashJoin> {
+    let (start, end) = match right {
         Source::Table(scan) => {
             let end = scan.offset + scan.def.columns.len();
             if access_reads_outside(&scan.access, scan.offset, end) {
                 return None;
             }
-            let mut conds = scan
-                .filter
-                .as_ref()
-                .map(split_conjuncts)
-                .unwrap_or_default();
-            conds.extend(on.as_ref().map(split_conjuncts).unwrap_or_default());
-            (scan.offset, end, conds)
+            (scan.offset, end)
         }
-        Source::Derived { plan, offset } => {
-            let conds = on.as_ref().map(split_conjuncts).unwrap_or_default();
-            (*offset, offset + plan.columns.len(), conds)
-        }
+        Source::Derived { plan, offset } => (*offset, offset + plan.columns.len()),
         _ => return None,
     };
     let (mut probe, mut build, mut own) = (Vec::new(), Vec::new(), Vec::new());
@@ -142,6 +161,31 @@ pub fn plan(right: &Source, on: &Option<BExpr>) -> Option<HashJoin> {
     })
 }
 
+/// The first table of a correlated subquery, looked up by the enclosing
+/// row's values through a hash table when `filter` (the conditions that
+/// apply to it) equates its columns with them and no index serves that:
+/// a join of the one empty row with it. Anything else is returned as is.
+pub fn correlated_lookup(first: Source, filter: &Option<BExpr>) -> Source {
+    let conds = filter.as_ref().map(split_conjuncts).unwrap_or_default();
+    let conds = match &first {
+        Source::Table(scan) => {
+            let own = scan.filter.as_ref().map(split_conjuncts);
+            [conds, own.unwrap_or_default()].concat()
+        }
+        _ => conds,
+    };
+    match plan_over(&first, conds) {
+        Some(hash) => Source::Join {
+            left: Box::new(Source::Dual),
+            right: Box::new(first),
+            kind: crate::parser::JoinKind::Inner,
+            on: None,
+            hash: Some(Box::new(hash)),
+        },
+        None => first,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,10 +209,15 @@ mod tests {
         assert!(key_pair(&eq(col(4), lit), 3, 6).is_none(), "a constant");
         let mixed = BExpr::Binary(BinaryOp::Plus, Box::new(col(1)), Box::new(col(4)));
         assert!(key_pair(&eq(mixed, col(5)), 3, 6).is_none(), "mixed side");
-        let outer = BExpr::Outer { depth: 1, index: 0 };
+        let outer = || BExpr::Outer { depth: 1, index: 0 };
+        let (p, _) = key_pair(&eq(outer(), col(4)), 3, 6).expect("enclosing row");
         assert!(
-            key_pair(&eq(outer, col(4)), 3, 6).is_none(),
-            "enclosing row"
+            matches!(p, BExpr::Outer { .. }),
+            "probes with the enclosing row"
+        );
+        assert!(
+            key_pair(&eq(outer(), col(1)), 3, 6).is_none(),
+            "no right side"
         );
     }
 }

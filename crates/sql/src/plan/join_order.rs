@@ -600,7 +600,7 @@ impl Joins {
             let outer = unit.outer.is_some();
             let (right, on) = place(unit, conds, &derived);
             source = Some(match source {
-                None => right,
+                None => hash_join::correlated_lookup(right, &on),
                 Some(left) => Source::Join {
                     left: Box::new(left),
                     hash: hash_join::plan(&right, &on).map(Box::new),

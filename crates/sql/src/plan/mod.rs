@@ -281,7 +281,9 @@ fn explain_into(src: &Source, outer: bool, seen: &mut Vec<Seen>, out: &mut Vec<(
             hash,
             ..
         } => {
-            explain_into(left, outer, seen, out);
+            if !matches!(**left, Source::Dual) {
+                explain_into(left, outer, seen, out);
+            }
             let at = out.len();
             explain_into(right, outer || *kind == JoinKind::Left, seen, out);
             if let (Some(_), Some(entry)) = (hash, out.get_mut(at)) {
