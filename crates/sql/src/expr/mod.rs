@@ -1027,11 +1027,35 @@ fn wide_int(v: &Value) -> i128 {
     }
 }
 
+/// The integer text starts with, as MySQL's CAST(text AS SIGNED) reads
+/// it: leading spaces, a sign, then digits up to the first other
+/// character, so '1.9' is 1 and '1e3' is 1 (with warning 1292); beyond
+/// 64 bits it saturates.
+fn text_integer_prefix(b: &[u8]) -> i128 {
+    let s = b.trim_ascii_start();
+    let (negative, s) = match s.first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let limit = u64::MAX as i128 + 1;
+    let mut n: i128 = 0;
+    for d in s.iter().take_while(|c| c.is_ascii_digit()) {
+        n = (n * 10 + (d - b'0') as i128).min(limit);
+    }
+    if negative {
+        -n
+    } else {
+        n
+    }
+}
+
 /// CAST(v AS SIGNED): unsigned integers (and text of one) keep their bits,
 /// as MySQL does; other values saturate at BIGINT's bounds.
 fn cast_signed(v: &Value) -> i64 {
     let w = match v {
         Value::UInt(u) => return *u as i64,
+        Value::Bytes(b) => text_integer_prefix(b),
         other => wide_int(other),
     };
     match v {
@@ -1045,6 +1069,7 @@ fn cast_signed(v: &Value) -> i64 {
 fn cast_unsigned(v: &Value) -> u64 {
     let w = match v {
         Value::Int(i) => return *i as u64,
+        Value::Bytes(b) => text_integer_prefix(b),
         other => wide_int(other),
     };
     match (v, w < 0) {
