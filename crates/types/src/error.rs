@@ -45,6 +45,7 @@ error_codes! {
     BadTable = 1051, "42S02";
     NonUniq = 1052, "23000";
     BadField = 1054, "42S22";
+    WrongFieldWithGroup = 1055, "42000";
     DupFieldName = 1060, "42S21";
     DupKeyName = 1061, "42000";
     KeyNotFound = 1032, "HY000";
@@ -100,6 +101,7 @@ error_codes! {
     DataOutOfRange = 1690, "22003";
     WrongParamcountToNativeFct = 1582, "42000";
     KillDenied = 1095, "HY000";
+    MixOfGroupFuncAndFields = 1140, "42000";
     NonexistingGrant = 1141, "42000";
     IllegalGrantForTable = 1144, "42000";
     NonexistingTableGrant = 1147, "42000";

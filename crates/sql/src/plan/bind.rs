@@ -8,6 +8,7 @@ use crate::expr::{BExpr, Func};
 use crate::parser::{
     self as ast, BinaryOp, Expr, JoinCondition, JoinKind, LockClause, TableRef, VarScope,
 };
+use crate::plan::group_check::{self, Determined};
 use crate::plan::*;
 use lockstep_engine::catalog::Catalog;
 use lockstep_engine::LockMode;
@@ -119,6 +120,10 @@ struct AggContext {
     call_types: Vec<(DataType, bool)>,
     /// WITH ROLLUP: the slot of the row's rollup level (`rollup.rs`).
     rollup_level: Option<usize>,
+    /// Under ONLY_FULL_GROUP_BY: the columns the GROUP BY determines.
+    determined: Option<crate::plan::group_check::Determined>,
+    /// The clause and expression number being bound, for its errors.
+    place: (&'static str, usize),
 }
 
 pub struct Binder<'a> {
@@ -152,6 +157,8 @@ pub struct Binder<'a> {
     pub view_tables: Vec<Arc<Table>>,
     /// The innermost SQL SECURITY DEFINER view being bound.
     definer_view: Option<Arc<lockstep_engine::ViewDef>>,
+    /// sql_mode has ONLY_FULL_GROUP_BY (`group_check`).
+    full_group_by: bool,
     /// Views being expanded, outermost first (recursion check).
     view_stack: Vec<(String, String)>,
     /// Recursive CTEs whose recursive blocks are being bound.
@@ -329,6 +336,7 @@ impl<'a> Binder<'a> {
             definer_reads: Vec::new(),
             view_tables: Vec::new(),
             definer_view: None,
+            full_group_by: false,
             view_stack: Vec::new(),
             working: Vec::new(),
             view_filter: None,
@@ -336,6 +344,12 @@ impl<'a> Binder<'a> {
     }
 
     /// Names resolve to these temporary tables first.
+    /// Checks grouped queries as sql_mode's ONLY_FULL_GROUP_BY asks.
+    pub fn with_full_group_by(mut self, on: bool) -> Self {
+        self.full_group_by = on;
+        self
+    }
+
     pub fn with_temporary(mut self, tables: &'a TempTables) -> Self {
         self.temporary = (!tables.is_empty()).then_some(tables);
         self
@@ -565,6 +579,9 @@ impl<'a> Binder<'a> {
                 calls: Vec::new(),
                 call_types: Vec::new(),
                 rollup_level: None,
+                determined: None,
+                // Window definitions: not checked (0), as lenient as can be.
+                place: ("", 0),
             };
             self.clause = "group statement";
             for g in &s.group_by {
@@ -584,19 +601,27 @@ impl<'a> Binder<'a> {
             if s.rollup {
                 rollup::reserve_level(&mut ctx);
             }
+            if self.full_group_by {
+                let width = scope.types.len();
+                let det = Determined::new(&source, &filter, &ctx.group_bound, width);
+                ctx.determined = Some(det);
+            }
             self.clause = "field list";
             let exprs = &mut [&mut shown, &mut order_exprs];
             window = self.windows_over_groups(&wins, &s.windows, &scope, &mut ctx, exprs)?;
-            for e in &shown {
+            for (i, e) in shown.iter().enumerate() {
+                ctx.place = ("SELECT list", i + 1);
                 projection.push(self.bind_agg_expr(e, &scope, &mut ctx)?);
             }
             self.clause = "having clause";
             if let Some(h) = &s.having {
                 let h = self.substitute_aliases(h, &items, &s.group_by);
+                ctx.place = ("HAVING clause", 1);
                 having = Some(self.bind_agg_expr(&h, &scope, &mut ctx)?);
             }
             self.clause = "order clause";
-            for (o, e) in q.order_by.iter().zip(&order_exprs) {
+            for (i, (o, e)) in q.order_by.iter().zip(&order_exprs).enumerate() {
+                ctx.place = ("ORDER BY clause", i + 1);
                 order.push((self.bind_agg_expr(e, &scope, &mut ctx)?, o.desc));
             }
             let mut types = ctx.group_types.clone();
@@ -996,6 +1021,7 @@ impl<'a> Binder<'a> {
                 if matches!(b, BExpr::Outer { .. }) {
                     return Ok(b);
                 }
+                self.check_determined(&b, scope, ctx)?;
                 // Not grouped: any value of the group (MySQL without ONLY_FULL_GROUP_BY).
                 let ty = infer(&b, &scope.types);
                 ctx.calls.push(AggCall {
@@ -1062,6 +1088,25 @@ impl<'a> Binder<'a> {
             Expr::Subquery(_) | Expr::Exists { .. } => self.bind_expr(e, &Scope::default()),
             other => self.bind_grouped_operands(other, scope, ctx),
         }
+    }
+
+    /// Under ONLY_FULL_GROUP_BY, a column the GROUP BY does not determine
+    /// is an error (1055, or 1140 without GROUP BY).
+    fn check_determined(&self, b: &BExpr, scope: &Scope, ctx: &AggContext) -> Result<()> {
+        let (Some(det), BExpr::Column(p)) = (&ctx.determined, b) else {
+            return Ok(());
+        };
+        if det.allows(*p) || ctx.place.1 == 0 {
+            return Ok(());
+        }
+        let name = match scope.columns.iter().find(|c| c.index == *p) {
+            Some(c) if c.database.is_empty() => format!("{}.{}", c.qualifier, c.name),
+            Some(c) => format!("{}.{}.{}", c.database, c.qualifier, c.name),
+            None => format!("#{p}"),
+        };
+        let (place, number) = ctx.place;
+        let grouped = !ctx.group_ast.is_empty();
+        Err(group_check::not_determined(grouped, place, number, &name))
     }
 
     fn bind_table_ref(

@@ -7,6 +7,7 @@ pub mod bind;
 pub mod ddl;
 pub mod equalities;
 pub mod foreign;
+pub mod group_check;
 pub mod hash_join;
 pub mod join_order;
 pub mod prune;

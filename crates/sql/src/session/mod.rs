@@ -567,8 +567,9 @@ impl Session {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let database = self.ctx.database.clone();
         // A session with temporary tables binds names differently from
-        // every other: its plans are its own, not the shared copies.
-        let private = !self.temp_tables.is_empty();
+        // every other, and one without ONLY_FULL_GROUP_BY checks grouped
+        // queries differently: its plans are its own, not the shared copies.
+        let private = !self.temp_tables.is_empty() || !self.full_group_by();
         let cached = match private {
             true => None,
             false => self
@@ -1574,6 +1575,18 @@ impl Session {
     fn binder(&self) -> Binder<'_> {
         Binder::new(&self.engine.catalog, self.ctx.database.clone())
             .with_temporary(&self.temp_tables)
+            .with_full_group_by(self.full_group_by())
+    }
+
+    /// Whether sql_mode has ONLY_FULL_GROUP_BY.
+    fn full_group_by(&self) -> bool {
+        let mode = system_var(&self.server, &self.ctx, false, "sql_mode");
+        match mode {
+            Ok(Value::Bytes(m)) => m
+                .split(|&c| c == b',')
+                .any(|x| x.trim_ascii().eq_ignore_ascii_case(b"ONLY_FULL_GROUP_BY")),
+            _ => false,
+        }
     }
 
     /// SAVEPOINT name: a second one of the same name replaces the first.

@@ -217,6 +217,7 @@ scripts!(
     subqueries,
     grouping,
     hash_join,
+    full_group_by,
     json,
     foreign_keys,
     window,
