@@ -530,11 +530,36 @@ pub enum SelectItem {
     },
 }
 
+/// `{USE|FORCE|IGNORE} {INDEX|KEY} [FOR {JOIN|ORDER BY|GROUP BY}] (names)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexHint {
+    pub kind: IndexHintKind,
+    /// None: every use (finding rows, ORDER BY, GROUP BY).
+    pub scope: Option<IndexHintScope>,
+    pub names: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexHintKind {
+    Use,
+    Force,
+    Ignore,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexHintScope {
+    Join,
+    OrderBy,
+    GroupBy,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum TableRef {
     Table {
         name: ObjectName,
         alias: Option<String>,
+        /// USE / FORCE / IGNORE INDEX hints, in written order.
+        hints: Vec<IndexHint>,
     },
     Derived {
         query: Box<Query>,

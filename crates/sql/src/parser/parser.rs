@@ -897,7 +897,11 @@ impl<'a> Parser<'a> {
                 let select = Select {
                     distinct: false,
                     projection: vec![SelectItem::Wildcard],
-                    from: vec![TableRef::Table { name, alias: None }],
+                    from: vec![TableRef::Table {
+                        name,
+                        alias: None,
+                        hints: Vec::new(),
+                    }],
                     selection: None,
                     group_by: Vec::new(),
                     having: None,
@@ -1584,34 +1588,61 @@ impl<'a> Parser<'a> {
             return Err(self.unsupported("PARTITION"));
         }
         let alias = self.parse_alias(false)?;
-        self.skip_index_hints()?;
-        Ok(TableRef::Table { name, alias })
+        let hints = self.index_hints()?;
+        Ok(TableRef::Table { name, alias, hints })
     }
 
-    /// USE/FORCE/IGNORE {INDEX|KEY} [FOR ...] (names): parsed and dropped.
-    fn skip_index_hints(&mut self) -> Result<()> {
+    /// USE/FORCE/IGNORE {INDEX|KEY} [FOR {JOIN|ORDER BY|GROUP BY}] (names).
+    fn index_hints(&mut self) -> Result<Vec<IndexHint>> {
+        let mut hints = Vec::new();
         while self.is_any_kw(&["USE", "FORCE", "IGNORE"])
             && (self.kw_at(1, "INDEX") || self.kw_at(1, "KEY"))
         {
+            let kind = match self.is_kw("USE") {
+                true => IndexHintKind::Use,
+                false if self.is_kw("FORCE") => IndexHintKind::Force,
+                false => IndexHintKind::Ignore,
+            };
             self.pos += 2;
+            let mut scope = None;
             if self.eat_kw("FOR") {
-                if self.eat_kw("JOIN") {
-                } else if self.eat_kw("ORDER") || self.eat_kw("GROUP") {
+                scope = Some(if self.eat_kw("JOIN") {
+                    IndexHintScope::Join
+                } else if self.eat_kw("ORDER") {
                     self.expect_kw("BY")?;
+                    IndexHintScope::OrderBy
+                } else if self.eat_kw("GROUP") {
+                    self.expect_kw("BY")?;
+                    IndexHintScope::GroupBy
                 } else {
                     return Err(self.error());
-                }
+                });
             }
             self.expect(&Tok::LParen)?;
+            // Only USE may name no index (none usable); MySQL's syntax.
+            if self.is(&Tok::RParen) && kind != IndexHintKind::Use {
+                return Err(self.error());
+            }
+            let mut names = Vec::new();
             if !self.eat(&Tok::RParen) {
                 loop {
-                    self.ident_any()?;
+                    names.push(self.ident_any()?);
                     if !self.eat(&Tok::Comma) {
                         break;
                     }
                 }
                 self.expect(&Tok::RParen)?;
             }
+            hints.push(IndexHint { kind, scope, names });
+        }
+        Ok(hints)
+    }
+
+    /// Index hints where only a table's row access could use them (single-
+    /// table UPDATE and DELETE): checked for syntax, not yet applied.
+    fn skip_index_hints(&mut self) -> Result<()> {
+        if !self.index_hints()?.is_empty() {
+            return Err(self.unsupported("index hints in UPDATE and DELETE"));
         }
         Ok(())
     }

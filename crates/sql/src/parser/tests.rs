@@ -404,7 +404,8 @@ fn sysbench_statements() {
                     database: None,
                     name: "sbtest1".into()
                 },
-                alias: None
+                alias: None,
+                hints: Vec::new(),
             }],
             selection: Some(Expr::Binary {
                 op: BinaryOp::Eq,
@@ -803,7 +804,8 @@ fn select_clauses() {
                 database: Some("db1".into()),
                 name: "t1".into()
             },
-            alias: Some("x".into())
+            alias: Some("x".into()),
+            hints: Vec::new(),
         }
     );
     // db.t.* → qualified by the table
@@ -813,7 +815,7 @@ fn select_clauses() {
 
 fn join_shape(t: &TableRef) -> String {
     match t {
-        TableRef::Table { name, alias } => match alias {
+        TableRef::Table { name, alias, .. } => match alias {
             Some(a) => format!("{}@{a}", name.name),
             None => name.name.clone(),
         },

@@ -9,6 +9,7 @@ use crate::parser::{
     self as ast, BinaryOp, Expr, JoinCondition, JoinKind, LockClause, TableRef, VarScope,
 };
 use crate::plan::group_check::{self, Determined};
+use crate::plan::index_hints;
 use crate::plan::*;
 use lockstep_engine::catalog::Catalog;
 use lockstep_engine::LockMode;
@@ -811,7 +812,7 @@ impl<'a> Binder<'a> {
         // Implied equalities between one table's own columns give no key.
         let prop = crate::plan::equalities::propagate(conjuncts, &scope.types);
         if let Source::Table(scan) = source {
-            scan.access = best_access(&scan.def, scan.offset, &prop.conjuncts);
+            scan.access = best_access(scan, &prop.conjuncts);
         }
         prop.conjuncts
     }
@@ -1116,7 +1117,17 @@ impl<'a> Binder<'a> {
         place: &mut Placement,
     ) -> Result<Source> {
         match item {
-            TableRef::Table { name, alias } => {
+            TableRef::Table { name, alias, hints } => {
+                let derived =
+                    self.ctes.iter().any(|c| c.name == name.name) || self.view(name).is_some();
+                if let (true, Some(h)) = (derived, hints.first()) {
+                    // No index to name in a view or a CTE.
+                    let key = h.names.first().cloned().unwrap_or_default();
+                    return Err(Error::new(
+                        Code::KeyDoesNotExist,
+                        format!("Key '{key}' doesn't exist in table '{}'", name.name),
+                    ));
+                }
                 if let Some(cte) = self.bind_cte(name, alias, scope, place) {
                     return cte;
                 }
@@ -1152,6 +1163,7 @@ impl<'a> Binder<'a> {
                     });
                 }
                 scope.width += def.columns.len();
+                let hints = index_hints::resolve(&def, hints)?;
                 Ok(Source::Table(TableScan {
                     table,
                     alias: qualifier,
@@ -1160,6 +1172,7 @@ impl<'a> Binder<'a> {
                     access: Access::full(),
                     needed: None,
                     range_check: None,
+                    hints,
                     filter: None,
                 }))
             }
@@ -2358,7 +2371,7 @@ pub fn choose_accesses(source: &mut Source, conjuncts: &[BExpr], where_applies: 
     match source {
         Source::Dual | Source::Derived { .. } => {}
         Source::Table(scan) => {
-            scan.access = best_access(&scan.def, scan.offset, conjuncts);
+            scan.access = best_access(scan, conjuncts);
         }
         Source::Join {
             left,
@@ -2391,17 +2404,21 @@ pub fn choose_accesses(source: &mut Source, conjuncts: &[BExpr], where_applies: 
     }
 }
 
-pub fn best_access(def: &TableDef, offset: usize, conjuncts: &[BExpr]) -> Access {
-    best_access_by(def, offset, conjuncts, &|i| i < offset)
+pub fn best_access(scan: &TableScan, conjuncts: &[BExpr]) -> Access {
+    best_access_by(scan, conjuncts, &|i| i < scan.offset)
 }
 
-/// The access path of the table at `offset` whose keys may use the
-/// positions `avail` allows.
-pub fn best_access_by(def: &TableDef, offset: usize, conjuncts: &[BExpr], avail: Avail) -> Access {
+/// The access path of `scan`'s table whose keys may use the positions
+/// `avail` allows (and only the indexes its hints allow).
+pub fn best_access_by(scan: &TableScan, conjuncts: &[BExpr], avail: Avail) -> Access {
+    let (def, offset) = (&scan.def, scan.offset);
     let cons = constraints(conjuncts, offset, def.columns.len(), avail);
     let mut best = Access::full();
     let mut best_score = 0i64;
     for (idx, index) in def.indexes.iter().enumerate() {
+        if !index_hints::usable(&scan.hints, idx) {
+            continue;
+        }
         let mut ranges = vec![KeyRange::default()];
         let mut score = 0i64;
         let mut complete_eq = true;
@@ -2622,7 +2639,7 @@ pub fn use_index_order(scan: &mut TableScan, order: &[(BExpr, bool)], conjuncts:
         let eq = access.ranges[0].eq.len();
         index.columns.len() >= eq + cols.len() && index.columns[eq..eq + cols.len()] == cols[..]
     };
-    if fits(&scan.access) {
+    if fits(&scan.access) && index_hints::orders(&scan.hints, scan.access.index) {
         scan.access.reverse = desc;
         return true;
     }
@@ -2630,6 +2647,9 @@ pub fn use_index_order(scan: &mut TableScan, order: &[(BExpr, bool)], conjuncts:
         // A full scan in the order of an index that starts with the sort columns.
         let _ = conjuncts;
         for (idx, index) in scan.def.indexes.iter().enumerate() {
+            if !index_hints::orders(&scan.hints, idx) {
+                continue;
+            }
             if index.columns.len() >= cols.len() && index.columns[..cols.len()] == cols[..] {
                 scan.access = Access {
                     index: idx,
@@ -2852,11 +2872,13 @@ impl Binder<'_> {
             alias: def.name.clone(),
             def: def.clone(),
             offset: 0,
-            access: best_access(&def, 0, &conjuncts),
+            access: Access::full(),
             needed: None,
             range_check: None,
+            hints: None,
             filter: None,
         };
+        scan.access = best_access(&scan, &conjuncts);
         let ordered_by_index = !order.is_empty() && use_index_order(&mut scan, &order, &conjuncts);
         let (filter, range_check) = take_implied(conjuncts, &def, 0, &scan.access);
         scan.range_check = range_check;

@@ -386,7 +386,7 @@ impl Search<'_> {
             return OPAQUE;
         };
         let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
-        let access = best_access_by(&scan.def, scan.offset, &self.usable[u], &avail as Avail);
+        let access = best_access_by(scan, &self.usable[u], &avail as Avail);
         let n = scan.table.approximate_rows().max(1) as f64;
         let fetched = access_rows(&scan.def, self.stats[u].as_deref(), &access, n);
         let mut kept: Vec<f64> = match &unit.outer {
@@ -634,7 +634,7 @@ fn place(unit: Unit, conds: Vec<BExpr>, derived: &[BExpr]) -> (Source, Option<BE
     let mut source = unit.source;
     match (unit.outer, &mut source) {
         (None, Source::Table(scan)) => {
-            scan.access = best_access(&scan.def, scan.offset, &[&conds[..], derived].concat());
+            scan.access = best_access(scan, &[&conds[..], derived].concat());
             let (filter, check) =
                 take_implied_with(conds, derived, &scan.def, scan.offset, &scan.access);
             scan.filter = filter;
@@ -644,7 +644,7 @@ fn place(unit: Unit, conds: Vec<BExpr>, derived: &[BExpr]) -> (Source, Option<BE
         (None, _) => (source, conjoin(conds)),
         (Some(o), Source::Table(scan)) => {
             let usable = [&o.on[..], &o.derived[..]].concat();
-            scan.access = best_access(&scan.def, scan.offset, &usable);
+            scan.access = best_access(scan, &usable);
             let (on, check) =
                 take_implied_with(o.on, &o.derived, &scan.def, scan.offset, &scan.access);
             scan.range_check = check;

@@ -9,6 +9,7 @@ pub mod equalities;
 pub mod foreign;
 pub mod group_check;
 pub mod hash_join;
+pub mod index_hints;
 pub mod join_order;
 pub mod prune;
 
@@ -190,6 +191,9 @@ pub struct TableScan {
     /// evaluated per row only in an execution whose key values are not
     /// exact (say a decimal compared with an integer column).
     pub range_check: Option<BExpr>,
+    /// USE / FORCE / IGNORE INDEX: which indexes the access path and the
+    /// ORDER BY may use (None: all).
+    pub hints: Option<Arc<index_hints::IndexHints>>,
     /// Conditions of the statement checked on each row as the scan meets
     /// it, over the prefix row and this table's row (a join places each
     /// condition at the first table where its columns are all read).

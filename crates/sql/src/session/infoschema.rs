@@ -636,6 +636,7 @@ pub fn filter_rows(
             name: "result".into(),
         },
         alias: None,
+        hints: Vec::new(),
     };
     let q = Query {
         body: QueryBody::Select(Box::new(Select {

@@ -218,6 +218,7 @@ scripts!(
     grouping,
     hash_join,
     full_group_by,
+    index_hints,
     json,
     foreign_keys,
     window,
