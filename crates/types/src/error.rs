@@ -114,6 +114,7 @@ error_codes! {
     ReadOnlyTransaction = 1792, "25006";
     UpdateWithoutKeyInSafeMode = 1175, "HY000";
     KeyDoesNotExist = 1176, "42000";
+    UnknownExplainFormat = 1791, "HY000";
     LockOrActiveTransaction = 1192, "HY000";
     CantChangeTxCharacteristics = 1568, "25001";
     CapacityExceeded = 3170, "HY000";

@@ -87,7 +87,7 @@ pub enum Statement {
         table: ObjectName,
     },
     /// EXPLAIN <statement>: prints the plan.
-    Explain(Box<Statement>),
+    Explain(Box<Statement>, ExplainFormat),
     Kill {
         connection_id: Expr,
         query_only: bool,
@@ -528,6 +528,16 @@ pub enum SelectItem {
         /// for column references, which keep the column's own name.
         name: Option<String>,
     },
+}
+
+/// EXPLAIN's FORMAT= option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExplainFormat {
+    /// MySQL's table: id, select_type, table, type, key, rows, Extra...
+    Traditional,
+    /// One line per table: its access path in words (lockstep's own).
+    Tree,
+    Json,
 }
 
 /// `{USE|FORCE|IGNORE} {INDEX|KEY} [FOR {JOIN|ORDER BY|GROUP BY}] (names)`.

@@ -135,7 +135,7 @@ pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
                 ..
             },
         ) => visit_expr(e, f),
-        Statement::Explain(s) => visit_statement(s, f),
+        Statement::Explain(s, _) => visit_statement(s, f),
         Statement::Kill { connection_id, .. } => visit_expr(connection_id, f),
         _ => {}
     }

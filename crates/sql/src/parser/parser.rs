@@ -4249,10 +4249,22 @@ impl<'a> Parser<'a> {
     fn parse_explain(&mut self) -> Result<Statement> {
         self.advance();
         let mut explain_opts = false;
+        let mut format = ExplainFormat::Traditional;
         loop {
             if self.is_kw("FORMAT") && self.tok_at(1) == &Tok::Eq {
                 self.pos += 2;
-                self.ident_any()?;
+                let name = self.ident_any()?;
+                format = match name.to_ascii_uppercase().as_str() {
+                    "TRADITIONAL" => ExplainFormat::Traditional,
+                    "TREE" => ExplainFormat::Tree,
+                    "JSON" => ExplainFormat::Json,
+                    _ => {
+                        return Err(Error::new(
+                            Code::UnknownExplainFormat,
+                            format!("Unknown EXPLAIN format name: '{name}'"),
+                        ))
+                    }
+                };
                 explain_opts = true;
             } else if self.eat_kw("EXTENDED") || self.eat_kw("PARTITIONS") {
                 explain_opts = true;
@@ -4271,7 +4283,7 @@ impl<'a> Parser<'a> {
             ]);
         if stmt_start {
             let inner = self.parse_statement()?;
-            return Ok(Statement::Explain(Box::new(inner)));
+            return Ok(Statement::Explain(Box::new(inner), format));
         }
         if explain_opts {
             return Err(self.error());

@@ -272,7 +272,12 @@ struct Step {
 /// Rows an access path reads from a table of `n` rows: one for a whole
 /// unique key; for a key prefix, the rows per value the index statistics
 /// counted (a tenth per column without them); a third of that for a range.
-fn access_rows(def: &TableDef, stats: Option<&TableStats>, access: &Access, n: f64) -> f64 {
+pub(crate) fn access_rows(
+    def: &TableDef,
+    stats: Option<&TableStats>,
+    access: &Access,
+    n: f64,
+) -> f64 {
     if access.is_full_scan() {
         return n;
     }

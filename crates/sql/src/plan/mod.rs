@@ -6,6 +6,7 @@ pub mod alter;
 pub mod bind;
 pub mod ddl;
 pub mod equalities;
+pub mod explain;
 pub mod foreign;
 pub mod group_check;
 pub mod hash_join;

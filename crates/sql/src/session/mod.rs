@@ -1150,7 +1150,7 @@ impl Session {
                 full: false,
                 filter: None,
             }),
-            Statement::Explain(inner) => self.explain(inner),
+            Statement::Explain(inner, format) => self.explain(inner, *format),
             Statement::Kill {
                 connection_id,
                 query_only,
@@ -2144,31 +2144,65 @@ impl Session {
 
     // ---------- SHOW and EXPLAIN ----------
 
-    fn explain(&mut self, stmt: &Statement) -> R<Response> {
+    fn explain(&mut self, stmt: &Statement, format: parser::ExplainFormat) -> R<Response> {
+        use crate::plan::explain::{self as ex, Step};
         let bound = self
             .bind(stmt)?
             .ok_or_else(|| Error::unsupported("EXPLAIN of this statement"))?;
         self.grants.check_reads(&bound.tables[..bound.reads])?;
         views::check_definer_reads(&self.engine.accounts, &self.grants, &bound.definer_reads)?;
-        let mut out = Vec::new();
+        let mut tree = Vec::new();
+        let mut steps = Vec::new();
+        let one = |select_type, table: &str, kind| Step {
+            id: 1,
+            select_type,
+            table: Some(table.to_string()),
+            kind: Some(kind),
+            key: None,
+            key_ref: None,
+            rows: None,
+            extra: Vec::new(),
+        };
         match &bound.plan {
             Plan::Query(q) => {
                 if let crate::plan::QueryBody::Select(s) = &q.body {
-                    for (table, access) in crate::plan::explain(&s.source) {
-                        out.push(vec![Value::str(&table), Value::str(&access)]);
-                    }
+                    tree = crate::plan::explain(&s.source);
                     if s.ordered_by_index {
-                        out.push(vec![Value::str(""), Value::str("order by index")]);
+                        tree.push((String::new(), "order by index".into()));
                     }
+                    let sorts = !s.order.is_empty() && !s.ordered_by_index;
+                    steps = ex::steps(&s.source, sorts);
                 }
             }
-            Plan::Update(m) | Plan::Delete(m) => out.push(vec![
-                Value::str(&m.def.name),
-                Value::str(&m.scan.access.describe(&m.def)),
-            ]),
-            Plan::Insert(i) => out.push(vec![Value::str(&i.def.name), Value::str("insert")]),
+            Plan::Update(m) | Plan::Delete(m) => {
+                tree.push((m.def.name.clone(), m.scan.access.describe(&m.def)));
+                let kind = if matches!(bound.plan, Plan::Update(_)) {
+                    "UPDATE"
+                } else {
+                    "DELETE"
+                };
+                let step = ex::table_step(&m.scan, false, 1, kind);
+                steps.push(step);
+            }
+            Plan::Insert(i) => {
+                tree.push((i.def.name.clone(), "insert".into()));
+                steps.push(one("INSERT", &i.def.name, "ALL"));
+            }
         }
-        Ok(rows(&["table", "access"], out))
+        Ok(match format {
+            parser::ExplainFormat::Traditional => {
+                rows(&ex::COLUMNS, steps.iter().map(ex::row).collect())
+            }
+            parser::ExplainFormat::Json => {
+                rows(&["EXPLAIN"], vec![vec![Value::str(&ex::json(&steps))]])
+            }
+            parser::ExplainFormat::Tree => {
+                let lines = tree
+                    .iter()
+                    .map(|(t, a)| vec![Value::str(&format!("{t}: {a}"))]);
+                rows(&["EXPLAIN"], lines.collect())
+            }
+        })
     }
 
     /// SHOW, with its WHERE (if any) applied to the rows it lists.

@@ -295,7 +295,7 @@ impl Grants {
             {
                 self.need_database(Privs::SELECT, "mysql")
             }
-            Statement::Explain(inner) => self.check(inner, db),
+            Statement::Explain(inner, _) => self.check(inner, db),
             Statement::Set(list) => {
                 if list.iter().any(|a| {
                     matches!(

@@ -48,12 +48,8 @@ fn output(db: &mut Db, sql: &str, keep_order: bool) -> Vec<String> {
 }
 
 fn explain(db: &mut Db, sql: &str) -> Vec<String> {
-    match db.run(&format!("EXPLAIN {sql}")) {
-        Ok(Response::Rows(rs)) => rs
-            .rows
-            .iter()
-            .map(|r| format!("{}: {}", render(&r[0]), render(&r[1])))
-            .collect(),
+    match db.run(&format!("EXPLAIN FORMAT=TREE {sql}")) {
+        Ok(Response::Rows(rs)) => rs.rows.iter().map(|r| render(&r[0])).collect(),
         Ok(Response::Ok(_)) => vec!["no result set".into()],
         Err(e) => vec![format!("error {}: {}", e.number(), e.message)],
     }

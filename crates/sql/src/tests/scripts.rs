@@ -219,6 +219,7 @@ scripts!(
     hash_join,
     full_group_by,
     index_hints,
+    explain,
     json,
     foreign_keys,
     window,

@@ -1,0 +1,245 @@
+//! EXPLAIN in MySQL's shapes: the traditional table (id, select_type,
+//! table, type, key, ref, rows, Extra, ...) and FORMAT=JSON, both built
+//! from the same steps, one per table in the order the joins read them.
+//! FORMAT=TREE is lockstep's own wording of each access path
+//! (`plan::explain`).
+
+use crate::expr::BExpr;
+use crate::plan::join_order::access_rows;
+use crate::plan::{QueryBody, Source, TableScan};
+use lockstep_types::Value;
+
+/// One table's line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub id: usize,
+    pub select_type: &'static str,
+    pub table: Option<String>,
+    /// MySQL's join type: const, eq_ref, ref, range, index, ALL.
+    pub kind: Option<&'static str>,
+    pub key: Option<String>,
+    pub key_ref: Option<String>,
+    pub rows: Option<u64>,
+    pub extra: Vec<&'static str>,
+}
+
+fn reads_columns(e: &BExpr) -> bool {
+    let mut found = matches!(e, BExpr::Column(_));
+    e.for_each_child(&mut |c| found |= reads_columns(c));
+    found
+}
+
+pub fn table_step(scan: &TableScan, hashed: bool, id: usize, select_type: &'static str) -> Step {
+    let (access, def) = (&scan.access, &scan.def);
+    let index = &def.indexes[access.index];
+    let points = access
+        .ranges
+        .iter()
+        .all(|r| r.eq.len() == index.columns.len());
+    let bounded = access
+        .ranges
+        .iter()
+        .any(|r| r.lower.is_some() || r.upper.is_some());
+    let single = access.ranges.len() == 1;
+    let eqs: Vec<&BExpr> = access
+        .ranges
+        .first()
+        .map(|r| r.eq.iter().collect())
+        .unwrap_or_default();
+    let constant = eqs.iter().all(|e| !reads_columns(e));
+    let kind = match () {
+        _ if access.is_full_scan() && access.index == 0 => "ALL",
+        _ if access.is_full_scan() => "index",
+        _ if !single || bounded => "range",
+        _ if points && index.unique && constant => "const",
+        _ if points && index.unique => "eq_ref",
+        _ => "ref",
+    };
+    let n = scan.table.approximate_rows().max(1) as f64;
+    let rows = match kind {
+        "const" | "eq_ref" => 1,
+        _ => access_rows(def, scan.table.stats().as_deref(), access, n).round() as u64,
+    };
+    let key_ref = matches!(kind, "const" | "eq_ref" | "ref").then(|| {
+        let part = |e: &&BExpr| if reads_columns(e) { "func" } else { "const" };
+        eqs.iter().map(part).collect::<Vec<_>>().join(",")
+    });
+    let mut extra = Vec::new();
+    if scan.filter.is_some() {
+        extra.push("Using where");
+    }
+    if hashed {
+        extra.push("Using join buffer (hash join)");
+    }
+    Step {
+        id,
+        select_type,
+        table: Some(scan.alias.clone()),
+        kind: Some(kind),
+        key: (kind != "ALL").then(|| index.name.clone()),
+        key_ref,
+        rows: Some(rows),
+        extra,
+    }
+}
+
+fn walk(
+    src: &Source,
+    id: &mut usize,
+    select_type: &'static str,
+    hashed: bool,
+    out: &mut Vec<Step>,
+) {
+    let this = *id;
+    match src {
+        Source::Table(scan) => out.push(table_step(scan, hashed, this, select_type)),
+        Source::Join {
+            left, right, hash, ..
+        } => {
+            if !matches!(**left, Source::Dual) {
+                walk(left, id, select_type, false, out);
+            }
+            walk(right, id, select_type, hash.is_some(), out);
+        }
+        Source::Derived { plan, .. } => {
+            *id += 1;
+            let inner = *id;
+            out.push(Step {
+                id: this,
+                select_type,
+                table: Some(format!("<derived{inner}>")),
+                kind: Some("ALL"),
+                key: None,
+                key_ref: None,
+                rows: None,
+                extra: if hashed {
+                    vec!["Using join buffer (hash join)"]
+                } else {
+                    Vec::new()
+                },
+            });
+            if let QueryBody::Select(s) = &plan.body {
+                walk(&s.source, id, "DERIVED", false, out);
+            }
+        }
+        Source::Dual => out.push(Step {
+            id: this,
+            select_type,
+            table: None,
+            kind: None,
+            key: None,
+            key_ref: None,
+            rows: None,
+            extra: vec!["No tables used"],
+        }),
+    }
+}
+
+fn has_derived(src: &Source) -> bool {
+    match src {
+        Source::Derived { .. } => true,
+        Source::Join { left, right, .. } => has_derived(left) || has_derived(right),
+        _ => false,
+    }
+}
+
+/// The steps of a SELECT over `src`; `sorts` when its ORDER BY is a sort
+/// rather than an index's order.
+pub fn steps(src: &Source, sorts: bool) -> Vec<Step> {
+    let outer = if has_derived(src) {
+        "PRIMARY"
+    } else {
+        "SIMPLE"
+    };
+    let mut out = Vec::new();
+    walk(src, &mut 1, outer, false, &mut out);
+    if let (true, Some(first)) = (sorts, out.first_mut()) {
+        first.extra.push("Using filesort");
+    }
+    out
+}
+
+/// MySQL's traditional EXPLAIN columns.
+pub const COLUMNS: [&str; 12] = [
+    "id",
+    "select_type",
+    "table",
+    "partitions",
+    "type",
+    "possible_keys",
+    "key",
+    "key_len",
+    "ref",
+    "rows",
+    "filtered",
+    "Extra",
+];
+
+fn text(s: &Option<String>) -> Value {
+    s.as_deref().map_or(Value::Null, Value::str)
+}
+
+/// A step as a traditional row.
+pub fn row(s: &Step) -> Vec<Value> {
+    let extra = (!s.extra.is_empty()).then(|| s.extra.join("; "));
+    vec![
+        Value::UInt(s.id as u64),
+        Value::str(s.select_type),
+        text(&s.table),
+        Value::Null,
+        s.kind.map_or(Value::Null, Value::str),
+        text(&s.key),
+        text(&s.key),
+        Value::Null,
+        text(&s.key_ref),
+        s.rows.map_or(Value::Null, Value::UInt),
+        match s.table {
+            Some(_) => Value::str("100.00"),
+            None => Value::Null,
+        },
+        text(&extra),
+    ]
+}
+
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// FORMAT=JSON: a query block with the tables in join order.
+pub fn json(steps: &[Step]) -> String {
+    let tables: Vec<String> = steps
+        .iter()
+        .map(|s| {
+            let mut fields = vec![format!("\"select_id\": {}", s.id)];
+            let mut put = |k: &str, v: &Option<String>| {
+                if let Some(v) = v {
+                    fields.push(format!("{}: {}", quoted(k), quoted(v)));
+                }
+            };
+            put("table_name", &s.table);
+            put("access_type", &s.kind.map(str::to_string));
+            put("key", &s.key);
+            put("ref", &s.key_ref);
+            put("extra", &(!s.extra.is_empty()).then(|| s.extra.join("; ")));
+            if let Some(r) = s.rows {
+                fields.push(format!("\"rows_examined_per_scan\": {r}"));
+            }
+            format!("{{\"table\": {{{}}}}}", fields.join(", "))
+        })
+        .collect();
+    format!(
+        "{{\"query_block\": {{\"select_id\": 1, \"nested_loop\": [{}]}}}}",
+        tables.join(", ")
+    )
+}
