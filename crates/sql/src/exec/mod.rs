@@ -6,6 +6,7 @@
 pub(crate) mod fk;
 pub mod keyset;
 mod membership;
+mod multi;
 mod recursive;
 mod rollup;
 mod setop;
@@ -360,6 +361,9 @@ pub struct Exec<'a> {
     /// A lock wait hit inside a subquery (Env returns SQL errors only).
     pending: Option<EngineError>,
     memory: MemoryUse,
+    /// Tables whose rows a locking read locks exclusively whatever its
+    /// mode: the targets of a multi-table UPDATE or DELETE (`multi.rs`).
+    exclusive: Vec<u32>,
 }
 
 impl Env for Exec<'_> {
@@ -513,6 +517,7 @@ impl<'a> Exec<'a> {
             members: HashMap::new(),
             pending: None,
             memory: MemoryUse::default(),
+            exclusive: Vec::new(),
         }
     }
 
@@ -1058,6 +1063,10 @@ impl<'a> Exec<'a> {
         lock: Option<LockMode>,
         on_row: &mut TableRowFn,
     ) -> Result<()> {
+        let lock = match lock {
+            Some(_) if self.exclusive.contains(&scan.table.id) => Some(LockMode::Exclusive),
+            lock => lock,
+        };
         let def = &scan.def;
         let access = &scan.access;
         let mut widened = false;
@@ -1263,45 +1272,62 @@ impl<'a> Exec<'a> {
             let mut new = old.clone();
             for (col, e) in &p.assignments {
                 let v = self.eval(e, &new)?;
-                let c = &p.def.columns[*col];
-                let v = check_null(v, c)?;
-                new[*col] = store_value(v, c.data_type, &c.name)?;
+                new[*col] = assigned(v, &p.def.columns[*col])?;
             }
-            if new
-                .iter()
-                .zip(&old)
-                .all(|(a, b)| a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null())
-            {
-                continue;
-            }
-            for (i, c) in p.def.columns.iter().enumerate() {
-                if c.on_update_now && !p.assignments.iter().any(|(col, _)| *col == i) {
-                    new[i] = store_value(
-                        Value::DateTime(lockstep_types::DateTime::now()),
-                        c.data_type,
-                        &c.name,
-                    )?;
-                }
-            }
-            let schema = p.table.schema();
-            let kept = fk.then(|| new.clone());
-            let done = self
-                .engine
-                .update(self.txn, &p.table, &schema, &pk, &old, new)?;
-            drop(schema);
-            if let Err(dup) = done {
-                return Err(EngineError::Sql(Error::dup_entry(
-                    &dup.key_text,
-                    &dup.index,
-                )));
-            }
-            changed += 1;
-            if let Some(new) = kept {
-                self.fk_check_parents(&p.table, &new, Some(&old))?;
-                self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
+            let assigned = |i: usize| p.assignments.iter().any(|(col, _)| *col == i);
+            if self.update_row(&p.table, &pk, old, new, &assigned, fk.then_some(&chain))? {
+                changed += 1;
             }
         }
         Ok((matched, changed))
+    }
+
+    /// Writes `new` over the row `old` of `table` (primary key `pk`) unless
+    /// they are equal, setting the ON UPDATE CURRENT_TIMESTAMP columns not
+    /// `assigned`; checks foreign keys under `fk`. Returns whether the row
+    /// changed.
+    fn update_row(
+        &mut self,
+        table: &Arc<lockstep_tables::Table>,
+        pk: &[u8],
+        old: Vec<Value>,
+        mut new: Vec<Value>,
+        assigned: &dyn Fn(usize) -> bool,
+        fk: Option<&fk::Chain>,
+    ) -> Result<bool> {
+        if new
+            .iter()
+            .zip(&old)
+            .all(|(a, b)| a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null())
+        {
+            return Ok(false);
+        }
+        let schema = table.schema();
+        for (i, c) in schema.def.columns.iter().enumerate() {
+            if c.on_update_now && !assigned(i) {
+                new[i] = store_value(
+                    Value::DateTime(lockstep_types::DateTime::now()),
+                    c.data_type,
+                    &c.name,
+                )?;
+            }
+        }
+        let kept = fk.map(|chain| (chain, new.clone()));
+        let done = self
+            .engine
+            .update(self.txn, table, &schema, pk, &old, new)?;
+        drop(schema);
+        if let Err(dup) = done {
+            return Err(EngineError::Sql(Error::dup_entry(
+                &dup.key_text,
+                &dup.index,
+            )));
+        }
+        if let Some((chain, new)) = kept {
+            self.fk_check_parents(table, &new, Some(&old))?;
+            self.fk_parent_changed(table, &old, Some(&new), chain)?;
+        }
+        Ok(true)
     }
 
     pub fn delete(&mut self, p: &ModifyPlan) -> Result<u64> {
@@ -1560,6 +1586,12 @@ impl<'a> Exec<'a> {
         }
         Ok((affected, first_auto))
     }
+}
+
+/// A value assigned to column `c`, as stored.
+fn assigned(v: Value, c: &lockstep_tables::ColumnDef) -> Result<Value> {
+    let v = check_null(v, c)?;
+    Ok(store_value(v, c.data_type, &c.name)?)
 }
 
 fn check_null(v: Value, c: &lockstep_tables::ColumnDef) -> std::result::Result<Value, Error> {

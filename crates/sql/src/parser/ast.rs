@@ -597,6 +597,8 @@ pub struct Update {
     pub selection: Option<Expr>,
     pub order_by: Vec<OrderItem>,
     pub limit: Option<Expr>,
+    /// Multi-table form; `table` is then its first base table.
+    pub multi: Option<Box<MultiTable>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -606,6 +608,18 @@ pub struct Delete {
     pub selection: Option<Expr>,
     pub order_by: Vec<OrderItem>,
     pub limit: Option<Expr>,
+    /// Multi-table form; `table` is then its first target.
+    pub multi: Option<Box<MultiTable>>,
+}
+
+/// The tables of a multi-table UPDATE or DELETE.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MultiTable {
+    /// The table references, joined as in a SELECT's FROM.
+    pub from: Vec<TableRef>,
+    /// DELETE: the tables rows are deleted from (names or aliases of
+    /// `from`). UPDATE: empty (its SET names the columns it changes).
+    pub targets: Vec<ObjectName>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -739,6 +739,17 @@ impl<'a> Parser<'a> {
         Ok(name)
     }
 
+    /// `col`, `t.col` or `db.t.col`, qualifiers kept (joined by dots).
+    fn qualified_column(&mut self) -> Result<String> {
+        let mut name = self.ident()?;
+        let mut parts = 1;
+        while parts < 3 && self.eat(&Tok::Dot) {
+            name = format!("{name}.{}", self.ident_any()?);
+            parts += 1;
+        }
+        Ok(name)
+    }
+
     fn string_literal(&mut self) -> Result<String> {
         match self.take() {
             Tok::Str(s) => Ok(String::from_utf8_lossy(&s).into_owned()),
@@ -2684,9 +2695,18 @@ impl<'a> Parser<'a> {
 
     /// col = expr, t.col = expr, ...
     fn parse_assignments(&mut self) -> Result<Vec<(String, Expr)>> {
+        self.assignments(false)
+    }
+
+    /// `col = expr, ...`; `qualified`: a column keeps its qualifier
+    /// (`t.col`, `db.t.col`), as UPDATE's SET needs.
+    fn assignments(&mut self, qualified: bool) -> Result<Vec<(String, Expr)>> {
         let mut out = Vec::new();
         loop {
-            let col = self.column_name()?;
+            let col = match qualified {
+                true => self.qualified_column()?,
+                false => self.column_name()?,
+            };
             if !self.eat(&Tok::Eq) && !self.eat(&Tok::Assign) {
                 return Err(self.error());
             }
@@ -2702,19 +2722,13 @@ impl<'a> Parser<'a> {
         self.advance();
         // IGNORE is accepted; the AST has no flag for it yet.
         while self.eat_kw("LOW_PRIORITY") || self.eat_kw("IGNORE") {}
-        if self.is(&Tok::LParen) {
-            return Err(self.unsupported("multi-table UPDATE"));
-        }
-        let table = self.object_name()?;
-        let alias = self.parse_alias(false)?;
-        self.skip_index_hints()?;
-        if self.is(&Tok::Comma)
-            || self.is_any_kw(&["JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "STRAIGHT_JOIN"])
-        {
-            return Err(self.unsupported("multi-table UPDATE"));
+        let mut from = vec![self.parse_table_ref()?];
+        while self.eat(&Tok::Comma) {
+            self.link()?;
+            from.push(self.parse_table_ref()?);
         }
         self.expect_kw("SET")?;
-        let assignments = self.parse_assignments()?;
+        let assignments = self.assignments(true)?;
         let selection = if self.eat_kw("WHERE") {
             Some(self.parse_expr()?)
         } else {
@@ -2722,6 +2736,27 @@ impl<'a> Parser<'a> {
         };
         let order_by = self.parse_order_by()?;
         let (limit, _) = self.parse_limit(false)?;
+        let (table, alias, multi) = match single_table(&from) {
+            Some((name, alias)) => (name, alias, None),
+            None => {
+                // As MySQL: the multi-table form takes no ORDER BY or LIMIT.
+                if !order_by.is_empty() || limit.is_some() {
+                    let what = if order_by.is_empty() { "LIMIT" } else { "ORDER BY" };
+                    return Err(Error::new(
+                        Code::WrongUsage,
+                        format!("Incorrect usage of UPDATE and {what}"),
+                    ));
+                }
+                let first = first_table(&from).ok_or_else(|| {
+                    Error::new(Code::NonUpdatableTable, "The target table of the UPDATE is not updatable")
+                })?;
+                let multi = MultiTable {
+                    from,
+                    targets: Vec::new(),
+                };
+                (first, None, Some(Box::new(multi)))
+            }
+        };
         Ok(Statement::Update(Box::new(Update {
             table,
             alias,
@@ -2729,6 +2764,7 @@ impl<'a> Parser<'a> {
             selection,
             order_by,
             limit,
+            multi,
         })))
     }
 
@@ -2736,12 +2772,20 @@ impl<'a> Parser<'a> {
         self.advance();
         while self.eat_kw("LOW_PRIORITY") || self.eat_kw("QUICK") || self.eat_kw("IGNORE") {}
         if !self.eat_kw("FROM") {
-            return Err(self.unsupported("multi-table DELETE"));
+            // DELETE t1[.*], t2 FROM table_references
+            let targets = self.parse_delete_targets()?;
+            self.expect_kw("FROM")?;
+            return self.parse_multi_delete(targets);
         }
+        // DELETE FROM t1[.*], t2 USING table_references
+        let first = self.pos;
+        if let Ok(targets) = self.parse_delete_targets() {
+            if self.eat_kw("USING") {
+                return self.parse_multi_delete(targets);
+            }
+        }
+        self.pos = first;
         let table = self.object_name()?;
-        if self.tok_at(0) == &Tok::Dot || self.is(&Tok::Comma) || self.is_kw("USING") {
-            return Err(self.unsupported("multi-table DELETE"));
-        }
         let alias = self.parse_alias(false)?;
         if self.is_kw("PARTITION") {
             return Err(self.unsupported("PARTITION"));
@@ -2759,6 +2803,53 @@ impl<'a> Parser<'a> {
             selection,
             order_by,
             limit,
+            multi: None,
+        })))
+    }
+
+    /// `tbl[.*] [, tbl[.*]] ...`: the targets of a multi-table DELETE.
+    fn parse_delete_targets(&mut self) -> Result<Vec<ObjectName>> {
+        let mut targets = Vec::new();
+        loop {
+            let mut name = ObjectName {
+                database: None,
+                name: self.ident()?,
+            };
+            if self.is(&Tok::Dot) && self.tok_at(1) != &Tok::Star {
+                self.advance();
+                name.database = Some(std::mem::replace(&mut name.name, self.ident()?));
+            }
+            if self.is(&Tok::Dot) && self.tok_at(1) == &Tok::Star {
+                self.pos += 2;
+            }
+            targets.push(name);
+            if !self.eat(&Tok::Comma) {
+                return Ok(targets);
+            }
+        }
+    }
+
+    /// The table references and WHERE of a multi-table DELETE (it takes
+    /// no ORDER BY or LIMIT: MySQL's grammar has none there).
+    fn parse_multi_delete(&mut self, targets: Vec<ObjectName>) -> Result<Statement> {
+        let mut from = vec![self.parse_table_ref()?];
+        while self.eat(&Tok::Comma) {
+            self.link()?;
+            from.push(self.parse_table_ref()?);
+        }
+        let selection = if self.eat_kw("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        let table = targets[0].clone();
+        Ok(Statement::Delete(Box::new(Delete {
+            table,
+            alias: None,
+            selection,
+            order_by: Vec::new(),
+            limit: None,
+            multi: Some(Box::new(MultiTable { from, targets })),
         })))
     }
 
@@ -4485,4 +4576,23 @@ fn json_call(name: &str, args: Vec<Expr>) -> Expr {
         distinct: false,
         star: false,
     }
+}
+
+/// The one table of a single-table UPDATE's table references.
+fn single_table(from: &[TableRef]) -> Option<(ObjectName, Option<String>)> {
+    match from {
+        [TableRef::Table { name, alias }] => Some((name.clone(), alias.clone())),
+        _ => None,
+    }
+}
+
+/// The first base table named in table references.
+fn first_table(from: &[TableRef]) -> Option<ObjectName> {
+    from.iter().find_map(|t| match t {
+        TableRef::Table { name, .. } => Some(name.clone()),
+        TableRef::Derived { .. } => None,
+        TableRef::Join { left, right, .. } => {
+            first_table(std::slice::from_ref(left)).or_else(|| first_table(std::slice::from_ref(right)))
+        }
+    })
 }

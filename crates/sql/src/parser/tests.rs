@@ -973,7 +973,7 @@ fn update_delete_variants() {
     match one("UPDATE LOW_PRIORITY IGNORE t AS x SET x.a = DEFAULT, b = b * 2 WHERE a > 0 ORDER BY a DESC LIMIT 10") {
         Statement::Update(u) => {
             assert_eq!(u.alias.as_deref(), Some("x"));
-            assert_eq!(u.assignments[0], ("a".into(), Expr::Default));
+            assert_eq!(u.assignments[0], ("x.a".into(), Expr::Default));
             assert_eq!(u.order_by.len(), 1);
             assert_eq!(u.limit, Some(Expr::Literal(Value::Int(10))));
         }
@@ -990,19 +990,24 @@ fn update_delete_variants() {
         Statement::Delete(d) => assert!(d.selection.is_none()),
         s => panic!("{s:?}"),
     }
-    assert_eq!(err("UPDATE a, b SET a.x = b.x").code, Code::NotSupportedYet);
+    let multi = |sql: &str| match one(sql) {
+        Statement::Update(u) => u.multi.map(|m| (m.from.len(), m.targets.len())),
+        Statement::Delete(d) => d.multi.map(|m| (m.from.len(), m.targets.len())),
+        s => panic!("{s:?}"),
+    };
+    assert_eq!(multi("UPDATE a, b SET a.x = b.x"), Some((2, 0)));
+    assert_eq!(multi("UPDATE a JOIN b ON a.i = b.i SET a.x = 1"), Some((1, 0)));
+    assert_eq!(multi("DELETE a FROM a JOIN b ON 1"), Some((1, 1)));
+    assert_eq!(multi("DELETE a.*, d.b FROM a, d.b"), Some((2, 2)));
+    assert_eq!(multi("DELETE FROM a USING a JOIN b"), Some((1, 1)));
+    assert_eq!(multi("DELETE FROM a.*, b USING a, b WHERE 1"), Some((2, 2)));
+    assert_eq!(multi("DELETE FROM d.a WHERE 1"), None);
     assert_eq!(
-        err("UPDATE a JOIN b ON a.i = b.i SET a.x = 1").code,
-        Code::NotSupportedYet
+        err("UPDATE a, b SET a.x = 1 ORDER BY a.x").code,
+        Code::WrongUsage
     );
-    assert_eq!(
-        err("DELETE a FROM a JOIN b ON 1").code,
-        Code::NotSupportedYet
-    );
-    assert_eq!(
-        err("DELETE FROM a USING a JOIN b").code,
-        Code::NotSupportedYet
-    );
+    assert_eq!(err("UPDATE a, b SET a.x = 1 LIMIT 1").code, Code::WrongUsage);
+    assert_eq!(err("DELETE a FROM a, b LIMIT 1").code, Code::Parse);
 }
 
 fn create_table(sql: &str) -> CreateTable {

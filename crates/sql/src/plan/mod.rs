@@ -8,6 +8,7 @@ pub mod ddl;
 pub mod equalities;
 pub mod foreign;
 pub mod join_order;
+pub mod multi;
 pub mod prune;
 
 use crate::expr::BExpr;

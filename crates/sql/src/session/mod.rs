@@ -107,13 +107,15 @@ pub(crate) enum Plan {
     Insert(InsertPlan),
     Update(ModifyPlan),
     Delete(ModifyPlan),
+    /// Multi-table UPDATE or DELETE: its targets are among the tables read.
+    Multi(crate::plan::multi::MultiPlan),
 }
 
 impl Bound {
     fn new(plan: Plan, mut tables: Vec<Arc<lockstep_tables::Table>>, version: u64) -> Bound {
         let reads = tables.len();
         let target = match &plan {
-            Plan::Query(_) => None,
+            Plan::Query(_) | Plan::Multi(_) => None,
             Plan::Insert(p) => Some(&p.table),
             Plan::Update(p) | Plan::Delete(p) => Some(&p.table),
         };
@@ -805,8 +807,14 @@ impl Session {
                 Plan::Query(Arc::new(b.bind_query(q)?))
             }
             Statement::Insert(i) => Plan::Insert(b.bind_insert(i)?),
-            Statement::Update(u) => Plan::Update(b.bind_update(u)?),
-            Statement::Delete(d) => Plan::Delete(b.bind_delete(d)?),
+            Statement::Update(u) => match &u.multi {
+                Some(m) => Plan::Multi(b.bind_multi_update(u, m)?),
+                None => Plan::Update(b.bind_update(u)?),
+            },
+            Statement::Delete(d) => match &d.multi {
+                Some(m) => Plan::Multi(b.bind_multi_delete(d, m)?),
+                None => Plan::Delete(b.bind_delete(d)?),
+            },
             _ => return Ok(None),
         };
         let reads = std::mem::take(&mut b.reads);
@@ -1270,8 +1278,7 @@ impl Session {
         };
         loop {
             let plan = own.as_ref().or(given).expect("bound above");
-            self.grants.check_reads(&plan.tables[..plan.reads])?;
-            views::check_definer_reads(&self.engine.accounts, &self.grants, &plan.definer_reads)?;
+            self.check_plan_privileges(plan)?;
             self.use_tables(&plan.tables).await?;
             if plan.version == self.engine.ddl_version.load(Ordering::SeqCst) {
                 return Ok(own);
@@ -1281,6 +1288,17 @@ impl Session {
                     .ok_or_else(|| Error::internal("statement has no plan"))?,
             );
         }
+    }
+
+    /// SELECT on what the plan reads (a multi-table UPDATE or DELETE: what
+    /// it reads besides its targets, which need UPDATE or DELETE).
+    fn check_plan_privileges(&self, plan: &Bound) -> R<()> {
+        let reads = &plan.tables[..plan.reads];
+        match &plan.plan {
+            Plan::Multi(m) => self.grants.check_multi(m, reads)?,
+            _ => self.grants.check_reads(reads)?,
+        }
+        views::check_definer_reads(&self.engine.accounts, &self.grants, &plan.definer_reads)
     }
 
     /// Takes shared metadata locks on `tables` for the transaction: waits
@@ -1690,10 +1708,12 @@ impl Session {
     /// sql_safe_updates: an UPDATE or DELETE that would scan the whole
     /// table without a LIMIT is refused (1175), as in MySQL.
     fn check_safe_update(&self, plan: &Bound) -> R<()> {
-        let (Plan::Update(m) | Plan::Delete(m)) = &plan.plan else {
-            return Ok(());
+        let unkeyed = match &plan.plan {
+            Plan::Update(m) | Plan::Delete(m) => m.scan.access.is_full_scan() && m.limit.is_none(),
+            Plan::Multi(m) => m.full_scan,
+            _ => false,
         };
-        if self.safe_updates && m.scan.access.is_full_scan() && m.limit.is_none() {
+        if self.safe_updates && unkeyed {
             return Err(Error::new(
                 Code::UpdateWithoutKeyInSafeMode,
                 "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column. To disable safe mode, toggle the option in Preferences -> SQL Editor and reconnect.",
@@ -1989,6 +2009,7 @@ impl Session {
         self.ctx.strict = match &plan.plan {
             Plan::Insert(p) => !p.ignore,
             Plan::Update(_) => true,
+            Plan::Multi(m) => !m.delete,
             _ => false,
         };
         // A statement run again after a lock wait warns again.
@@ -2036,6 +2057,17 @@ impl Session {
                         })
                     }),
                     Plan::Delete(p) => exec.delete(p).map(ok),
+                    Plan::Multi(p) => exec.multi(p).map(|(matched, changed)| match p.delete {
+                        true => ok(changed),
+                        false => Response::Ok(OkInfo {
+                            affected_rows: if found_rows { matched } else { changed },
+                            last_insert_id: 0,
+                            warnings: 0,
+                            info: format!(
+                                "Rows matched: {matched}  Changed: {changed}  Warnings: 0"
+                            ),
+                        }),
+                    }),
                 }
             };
             match attempt {
@@ -2135,8 +2167,7 @@ impl Session {
         let bound = self
             .bind(stmt)?
             .ok_or_else(|| Error::unsupported("EXPLAIN of this statement"))?;
-        self.grants.check_reads(&bound.tables[..bound.reads])?;
-        views::check_definer_reads(&self.engine.accounts, &self.grants, &bound.definer_reads)?;
+        self.check_plan_privileges(&bound)?;
         let mut out = Vec::new();
         match &bound.plan {
             Plan::Query(q) => {
@@ -2154,6 +2185,11 @@ impl Session {
                 Value::str(&m.scan.access.describe(&m.def)),
             ]),
             Plan::Insert(i) => out.push(vec![Value::str(&i.def.name), Value::str("insert")]),
+            Plan::Multi(m) => {
+                for (table, access) in crate::plan::explain(&m.select().source) {
+                    out.push(vec![Value::str(&table), Value::str(&access)]);
+                }
+            }
         }
         Ok(rows(&["table", "access"], out))
     }

@@ -223,6 +223,7 @@ scripts!(
     replication,
     views,
     ctes,
+    multi_table_dml,
 );
 
 /// A script file nobody listed above would never run.
