@@ -106,17 +106,20 @@ fn not_updatable(name: &str, what: &str) -> Error {
     )
 }
 
-/// Whether the table references name `qualifier` as something other than
-/// a base table (a view or a derived table).
-fn names_derived(from: &[ast::TableRef], qualifier: &str) -> bool {
-    from.iter().any(|t| match t {
-        ast::TableRef::Table { name, alias } => {
-            alias.as_deref().unwrap_or(&name.name) == qualifier
+/// The error for a target `qualifier` that the table references name but
+/// not as a base table: a derived table (1288) or a view (changing rows
+/// through a view in a multi-table statement is not built).
+fn not_a_table(from: &[ast::TableRef], qualifier: &str, what: &str) -> Option<Error> {
+    from.iter().find_map(|t| match t {
+        ast::TableRef::Table { name, alias } => (alias.as_deref().unwrap_or(&name.name)
+            == qualifier)
+            .then(|| Error::unsupported("a view as the target of a multi-table statement")),
+        ast::TableRef::Derived { alias, .. } => {
+            (alias == qualifier).then(|| not_updatable(qualifier, what))
         }
-        ast::TableRef::Derived { alias, .. } => alias == qualifier,
         ast::TableRef::Join { left, right, .. } => {
-            names_derived(std::slice::from_ref(left), qualifier)
-                || names_derived(std::slice::from_ref(right), qualifier)
+            not_a_table(std::slice::from_ref(left), qualifier, what)
+                .or_else(|| not_a_table(std::slice::from_ref(right), qualifier, what))
         }
     })
 }
@@ -159,10 +162,10 @@ impl Binder<'_> {
                         format!("Column '{name}' in field list is ambiguous"),
                     ))
                 }
-                (None, _) => match qualifier {
-                    Some(q) if names_derived(&m.from, q) => return Err(not_updatable(q, "UPDATE")),
-                    _ => return Err(Error::bad_field(col, "field list")),
-                },
+                (None, _) => {
+                    let derived = qualifier.and_then(|q| not_a_table(&m.from, q, "UPDATE"));
+                    return Err(derived.unwrap_or_else(|| Error::bad_field(col, "field list")));
+                }
             };
             let s = &found[scan];
             if matches!(e, Expr::Default) {
@@ -193,8 +196,8 @@ impl Binder<'_> {
                 None => t.name.clone(),
             };
             let Some(s) = found.iter().find(|s| names(s, &qualifier)) else {
-                if t.database.is_none() && names_derived(&m.from, &t.name) {
-                    return Err(not_updatable(&t.name, "DELETE"));
+                if let Some(e) = not_a_table(&m.from, &t.name, "DELETE") {
+                    return Err(e);
                 }
                 return Err(Error::new(
                     Code::UnknownTable,
