@@ -5,6 +5,7 @@
 
 pub(crate) mod fk;
 pub mod keyset;
+mod check;
 mod membership;
 mod multi;
 mod recursive;
@@ -364,6 +365,9 @@ pub struct Exec<'a> {
     /// Tables whose rows a locking read locks exclusively whatever its
     /// mode: the targets of a multi-table UPDATE or DELETE (`multi.rs`).
     exclusive: Vec<u32>,
+    /// Enforced CHECK constraints of the tables written, bound once per
+    /// statement (`check.rs`).
+    checks: HashMap<u32, Arc<Vec<(String, BExpr)>>>,
 }
 
 impl Env for Exec<'_> {
@@ -518,6 +522,7 @@ impl<'a> Exec<'a> {
             pending: None,
             memory: MemoryUse::default(),
             exclusive: Vec::new(),
+            checks: HashMap::new(),
         }
     }
 
@@ -1312,6 +1317,7 @@ impl<'a> Exec<'a> {
                 )?;
             }
         }
+        self.check_row(table, &new, false)?;
         let kept = fk.map(|chain| (chain, new.clone()));
         let done = self
             .engine
@@ -1463,6 +1469,9 @@ impl<'a> Exec<'a> {
                 let v = std::mem::take(&mut row[i]);
                 row[i] = store_value(v, c.data_type, &c.name)?;
             }
+            if !self.check_row(&p.table, &row, p.ignore)? {
+                continue;
+            }
             if fk && p.ignore {
                 // IGNORE skips the row with a warning: checked before it
                 // is written.
@@ -1545,6 +1554,7 @@ impl<'a> Exec<'a> {
                             affected += 1;
                         }
                         if !same {
+                            self.check_row(&p.table, &new, false)?;
                             let kept = fk.then(|| new.clone());
                             match self.engine.update(
                                 self.txn,

@@ -264,6 +264,20 @@ pub enum AlterAction {
     DropForeignKey {
         name: String,
     },
+    AddCheck(CheckSpec),
+    /// DROP CHECK name.
+    DropCheck {
+        name: String,
+    },
+    /// ALTER CHECK name [NOT] ENFORCED.
+    AlterCheck {
+        name: String,
+        enforced: bool,
+    },
+    /// DROP CONSTRAINT name: a CHECK, foreign key, or unique key's name.
+    DropConstraint {
+        name: String,
+    },
 }
 
 /// FIRST or AFTER c in ADD/MODIFY/CHANGE COLUMN.
@@ -639,6 +653,20 @@ pub struct CreateTable {
     pub select: Option<Box<Query>>,
     /// Table-level FOREIGN KEY clauses, in order.
     pub foreign_keys: Vec<ForeignKeySpec>,
+    /// CHECK constraints, table and column ones, in order.
+    pub checks: Vec<CheckSpec>,
+}
+
+/// `[CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckSpec {
+    pub name: Option<String>,
+    pub expr: Expr,
+    /// The expression's text as written.
+    pub text: String,
+    pub enforced: bool,
+    /// A column's own CHECK: the column (it may name no other).
+    pub column: Option<String>,
 }
 
 /// [CONSTRAINT [name]] FOREIGN KEY [index_name] (cols) REFERENCES parent

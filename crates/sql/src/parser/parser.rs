@@ -11,6 +11,8 @@ use std::str::FromStr;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "check.rs"]
+mod check;
 #[path = "foreign.rs"]
 mod foreign;
 #[path = "view.rs"]
@@ -55,6 +57,8 @@ pub(crate) struct Parser<'a> {
     links: usize,
     /// MAX_EXECUTION_TIME(ms) from the statement's first hint comment.
     max_execution_time: Option<u64>,
+    /// CHECK constraints of the column definition just parsed.
+    column_checks: Vec<CheckSpec>,
 }
 
 /// `left op right` as one query.
@@ -521,6 +525,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             links: 0,
             max_execution_time: None,
+            column_checks: Vec::new(),
         }
     }
 
@@ -3041,6 +3046,7 @@ impl<'a> Parser<'a> {
             like: None,
             select: None,
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
         };
         if self.eat_kw("LIKE") {
             ct.like = Some(self.object_name()?);
@@ -3150,11 +3156,15 @@ impl<'a> Parser<'a> {
                 let fk = self.parse_foreign_key(constraint_name)?;
                 ct.foreign_keys.push(fk);
             }
-            b"CHECK" => self.skip_check()?,
+            b"CHECK" => {
+                let check = self.parse_check(constraint_name, None)?;
+                ct.checks.push(check);
+            }
             _ if constraint => return Err(self.error()),
             _ => {
                 let col = self.parse_column_def()?;
                 ct.columns.push(col);
+                ct.checks.append(&mut self.column_checks);
             }
         }
         Ok(())
@@ -3188,23 +3198,6 @@ impl<'a> Parser<'a> {
                 return Ok(());
             }
         }
-    }
-
-    /// CHECK (expr) [[NOT] ENFORCED]: a NOT ENFORCED one is kept by MySQL
-    /// only as text and dropped here; an enforced one is refused until
-    /// lockstep enforces it (MySQL 8.0.16+ does).
-    fn skip_check(&mut self) -> Result<()> {
-        self.expect_kw("CHECK")?;
-        self.expect(&Tok::LParen)?;
-        self.parse_expr()?;
-        self.expect(&Tok::RParen)?;
-        let not = self.eat_kw("NOT");
-        if not {
-            self.expect_kw("ENFORCED")?;
-            return Ok(());
-        }
-        self.eat_kw("ENFORCED");
-        Err(self.unsupported("CHECK constraints"))
     }
 
     fn parse_column_def(&mut self) -> Result<ColumnSpec> {
@@ -3289,13 +3282,13 @@ impl<'a> Parser<'a> {
                         .or_else(|_| self.parse_u64().map(|_| String::new()))?;
                 }
                 b"VISIBLE" | b"INVISIBLE" => self.advance(),
-                b"CHECK" => self.skip_check()?,
-                b"CONSTRAINT" => {
-                    self.advance();
-                    if !self.is_kw("CHECK") {
-                        self.ident()?;
-                    }
-                    self.skip_check()?;
+                b"CHECK" | b"CONSTRAINT" => {
+                    let name = match self.eat_kw("CONSTRAINT") && !self.is_kw("CHECK") {
+                        true => Some(self.ident()?),
+                        false => None,
+                    };
+                    let check = self.parse_check(name, Some(&col.name))?;
+                    self.column_checks.push(check);
                 }
                 b"REFERENCES" => self.skip_references()?,
                 b"GENERATED" | b"AS" => return Err(self.unsupported("generated columns")),
@@ -3713,6 +3706,7 @@ impl<'a> Parser<'a> {
                     column,
                     position,
                 });
+                self.column_checks_to(actions);
             }
             b"RENAME" => {
                 self.advance();
@@ -3730,6 +3724,12 @@ impl<'a> Parser<'a> {
                     let to = self.object_name()?;
                     actions.push(AlterAction::RenameTable { to });
                 }
+            }
+            b"ALTER" if self.kw_at(1, "CHECK") || self.kw_at(1, "CONSTRAINT") => {
+                self.pos += 2;
+                let name = self.ident()?;
+                let enforced = self.parse_enforced()?.unwrap_or(true);
+                actions.push(AlterAction::AlterCheck { name, enforced });
             }
             b"ALTER" => {
                 self.advance();
@@ -3815,6 +3815,7 @@ impl<'a> Parser<'a> {
                         column,
                         position: None,
                     });
+                    self.column_checks_to(actions);
                     if !self.eat(&Tok::Comma) {
                         break;
                     }
@@ -3824,6 +3825,7 @@ impl<'a> Parser<'a> {
             let column = self.parse_column_def()?;
             let position = self.column_position()?;
             actions.push(AlterAction::AddColumn { column, position });
+            self.column_checks_to(actions);
             return Ok(());
         }
         let mut constraint_name = None;
@@ -3836,6 +3838,11 @@ impl<'a> Parser<'a> {
         if self.is_kw("FOREIGN") {
             let fk = self.parse_foreign_key(constraint_name)?;
             actions.push(AlterAction::AddForeignKey(fk));
+            return Ok(());
+        }
+        if self.is_kw("CHECK") {
+            let check = self.parse_check(constraint_name, None)?;
+            actions.push(AlterAction::AddCheck(check));
             return Ok(());
         }
         if self.eat_kw("PRIMARY") {
@@ -3882,7 +3889,13 @@ impl<'a> Parser<'a> {
             self.pos += 2;
             let name = self.ident()?;
             actions.push(AlterAction::DropForeignKey { name });
-        } else if self.is_any_kw(&["FOREIGN", "CHECK", "CONSTRAINT", "PARTITION"]) {
+        } else if self.eat_kw("CHECK") {
+            let name = self.ident()?;
+            actions.push(AlterAction::DropCheck { name });
+        } else if self.eat_kw("CONSTRAINT") {
+            let name = self.ident()?;
+            actions.push(AlterAction::DropConstraint { name });
+        } else if self.is_any_kw(&["FOREIGN", "PARTITION"]) {
             self.pos = start;
             return Err(self.alter_unsupported());
         } else {

@@ -4,6 +4,7 @@
 
 pub mod alter;
 pub mod bind;
+pub mod check;
 pub mod ddl;
 pub mod equalities;
 pub mod foreign;

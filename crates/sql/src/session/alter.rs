@@ -42,7 +42,7 @@ impl Session {
                 children: renamed.children,
             };
             engine
-                .alter_table_with(&t, altered.def, altered.sources, Some(fks), &mut check)
+                .alter_table_with(&t, altered.def, altered.sources, Some(fks), None, &mut check)
                 .await?;
             return Ok(());
         }
