@@ -200,6 +200,7 @@ error_codes! {
     CheckConstraintNotFound = 3821, "HY000";
     CheckConstraintDupName = 3822, "HY000";
     DependentByCheckConstraint = 3959, "HY000";
+    ConstraintNotFound = 3940, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

@@ -390,7 +390,7 @@ fn constraints(cat: &Catalog, session: &Session) {
     let big = DataType::BigInt { unsigned: true };
     let s = |x: &str| Value::str(x);
     let (mut usage, mut kinds) = (Vec::new(), Vec::new());
-    let mut referential = Vec::new();
+    let (mut referential, mut checks) = (Vec::new(), Vec::new());
     let engine = session.engine();
     for db in engine.catalog.databases() {
         for t in engine.catalog.tables(&db) {
@@ -435,8 +435,17 @@ fn constraints(cat: &Catalog, session: &Session) {
             usage.extend(rows.usage);
             kinds.extend(rows.kinds);
             referential.extend(rows.referential);
+            for c in engine.catalog.checks(t.id).iter() {
+                let enforced = if c.enforced { "YES" } else { "NO" };
+                let (name, table) = (s(&c.name), s(&def.name));
+                kinds.push(vec![s("def"), s(&db), name.clone(), s(&db), table, s("CHECK"), s(enforced)]);
+                checks.push(vec![s("def"), s(&db), name, s(&format!("({})", c.expr))]);
+            }
         }
     }
+    let check_cols = ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "CHECK_CLAUSE"];
+    let check_cols: Vec<(&str, DataType)> = check_cols.iter().map(|n| (*n, vc)).collect();
+    table(cat, 41, "CHECK_CONSTRAINTS", &check_cols, checks);
     let usage_cols = [
         "CONSTRAINT_CATALOG",
         "CONSTRAINT_SCHEMA",

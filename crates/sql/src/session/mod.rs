@@ -4,6 +4,7 @@
 //! commits in autocommit mode.
 
 mod alter;
+mod checks;
 mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
@@ -1463,6 +1464,9 @@ impl Session {
     /// CREATE TEMPORARY TABLE: a table of this session only (it may hide a
     /// permanent one of the same name), never logged.
     fn create_temporary(&mut self, ct: &parser::CreateTable, db: String) -> R<()> {
+        if !ct.checks.is_empty() {
+            return Err(Error::unsupported("CHECK constraints on a temporary table"));
+        }
         if !ct.foreign_keys.is_empty() {
             // InnoDB keeps no constraints on temporary tables.
             return Err(Error::new(
@@ -2392,6 +2396,8 @@ impl Session {
                 } else {
                     let fks = self.engine.catalog.foreign_keys(t.id);
                     text = crate::plan::foreign::add_to_create(text, &fks, &def.database);
+                    let checks = self.engine.catalog.checks(t.id);
+                    text = checks::add_to_create(text, &checks);
                 }
                 Ok(rows(
                     &["Table", "Create Table"],

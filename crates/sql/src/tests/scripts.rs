@@ -224,6 +224,7 @@ scripts!(
     views,
     ctes,
     multi_table_dml,
+    check_constraints,
 );
 
 /// A script file nobody listed above would never run.
