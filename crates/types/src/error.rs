@@ -201,6 +201,11 @@ error_codes! {
     CheckConstraintDupName = 3822, "HY000";
     DependentByCheckConstraint = 3959, "HY000";
     ConstraintNotFound = 3940, "HY000";
+    // Changing rows through views.
+    FieldNotUpdatable = 1348, "HY000";
+    ViewDeleteMergeView = 1395, "HY000";
+    ViewMultiUpdate = 1393, "HY000";
+    NonInsertableTable = 1471, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

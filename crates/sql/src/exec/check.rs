@@ -15,6 +15,9 @@ impl Exec<'_> {
     /// Whether `row` of `table` passes its enforced CHECKs: an error
     /// (3819) when one fails, or with `ignore` a warning and false.
     pub(crate) fn check_row(&mut self, table: &Table, row: &[Value], ignore: bool) -> Result<bool> {
+        if !self.view_checks.is_empty() && !self.check_view_option(table, row, ignore)? {
+            return Ok(false);
+        }
         if !self.engine.catalog.has_checks() {
             return Ok(true);
         }
@@ -81,5 +84,27 @@ impl Exec<'_> {
             Ok(true)
         })?;
         Ok(found)
+    }
+}
+
+impl Exec<'_> {
+    /// WITH CHECK OPTION: a row written through a view must be one the
+    /// view shows (1369; with `ignore`, a warning and false).
+    fn check_view_option(&mut self, table: &Table, row: &[Value], ignore: bool) -> Result<bool> {
+        let checks = self.view_checks.clone();
+        for (_, view, e) in checks.iter().filter(|c| c.0 == table.id) {
+            if self.eval(e, row)?.truth() != Some(true) {
+                let e = lockstep_types::Error::new(
+                    lockstep_types::error::Code::ViewCheckFailed,
+                    format!("CHECK OPTION failed '{view}'"),
+                );
+                if !ignore {
+                    return Err(EngineError::Sql(e));
+                }
+                self.ctx.warnings.push((e.code.number(), e.message));
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }

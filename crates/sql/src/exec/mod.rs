@@ -368,7 +368,13 @@ pub struct Exec<'a> {
     /// Enforced CHECK constraints of the tables written, bound once per
     /// statement (`check.rs`).
     checks: HashMap<u32, Arc<Vec<(String, BExpr)>>>,
+    /// WITH CHECK OPTION of the views a statement writes through.
+    pub view_checks: Arc<Vec<ViewCheck>>,
 }
+
+/// A view's CHECK OPTION condition on rows of table `table` (1369 unless
+/// TRUE): (table id, `db.view`, condition).
+pub type ViewCheck = (u32, String, BExpr);
 
 impl Env for Exec<'_> {
     session_env_methods!();
@@ -523,6 +529,7 @@ impl<'a> Exec<'a> {
             memory: MemoryUse::default(),
             exclusive: Vec::new(),
             checks: HashMap::new(),
+            view_checks: Arc::new(Vec::new()),
         }
     }
 

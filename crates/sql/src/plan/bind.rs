@@ -187,7 +187,7 @@ pub fn variance_func(name: &str) -> Option<AggFunc> {
     })
 }
 
-fn contains_aggregate(e: &Expr) -> bool {
+pub(crate) fn contains_aggregate(e: &Expr) -> bool {
     match e {
         Expr::Function { name, args, .. } => {
             is_aggregate_name(name) || args.iter().any(contains_aggregate)

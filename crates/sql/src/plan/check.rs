@@ -174,7 +174,13 @@ pub fn parse(text: &str) -> Result<Expr> {
 /// A CHECK bound over rows of `def`, text compared under the collation.
 pub fn bind(catalog: &Catalog, def: &TableDef, e: &Expr) -> Result<BExpr> {
     let mut b = Binder::new(catalog, Some(def.database.clone()));
-    let scope = table_scope(def, &def.name);
+    bind_over(&mut b, def, &def.name, e)
+}
+
+/// A condition bound over rows of `def` named `alias`, text compared
+/// under the collation (CHECKs, a view's CHECK OPTION).
+pub fn bind_over(b: &mut Binder, def: &TableDef, alias: &str, e: &Expr) -> Result<BExpr> {
+    let scope = table_scope(def, alias);
     let bound = b.bind_expr(e, &scope)?;
     Ok(crate::expr::collate(bound, &|x| infer(x, &scope.types).0))
 }

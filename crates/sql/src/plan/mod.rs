@@ -11,6 +11,7 @@ pub mod foreign;
 pub mod join_order;
 pub mod multi;
 pub mod prune;
+pub mod view_dml;
 
 use crate::expr::BExpr;
 use crate::parser::JoinKind;

@@ -101,6 +101,10 @@ pub(crate) struct Bound {
     /// `Engine::ddl_version` when it was bound: once its tables are locked,
     /// an older plan may name tables DDL changed meanwhile, and is re-bound.
     pub version: u64,
+    /// A statement through a view: the same statement on its base table
+    /// (checked for privileges too) and its CHECK OPTION conditions.
+    pub view_stmt: Option<Statement>,
+    pub view_checks: Arc<Vec<crate::exec::ViewCheck>>,
 }
 
 pub(crate) enum Plan {
@@ -131,6 +135,8 @@ impl Bound {
             reads,
             definer_reads: Vec::new(),
             version,
+            view_stmt: None,
+            view_checks: Arc::new(Vec::new()),
         }
     }
 
@@ -800,6 +806,8 @@ impl Session {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let mut b = self.binder();
         b.params = params;
+        let view = b.rewrite_view_dml(stmt)?;
+        let stmt = view.as_ref().map_or(stmt, |v| &v.stmt);
         let plan = match stmt {
             Statement::Select(q) | Statement::Do(q) => {
                 if self.system_query(q) {
@@ -818,8 +826,15 @@ impl Session {
             },
             _ => return Ok(None),
         };
+        let checks = match &view {
+            Some(v) => views::bind_view_checks(&mut b, &plan, v)?,
+            None => Vec::new(),
+        };
         let reads = std::mem::take(&mut b.reads);
-        Ok(Some(Bound::new(plan, reads, version).with_views(b)))
+        let mut bound = Bound::new(plan, reads, version).with_views(b);
+        bound.view_checks = Arc::new(checks);
+        bound.view_stmt = view.map(|v| v.stmt);
+        Ok(Some(bound))
     }
 
     /// Queries on information_schema/performance_schema tables we do not
@@ -1294,6 +1309,9 @@ impl Session {
     /// SELECT on what the plan reads (a multi-table UPDATE or DELETE: what
     /// it reads besides its targets, which need UPDATE or DELETE).
     fn check_plan_privileges(&self, plan: &Bound) -> R<()> {
+        if let Some(s) = &plan.view_stmt {
+            self.grants.check(s, self.ctx.database.as_deref())?;
+        }
         let reads = &plan.tables[..plan.reads];
         match &plan.plan {
             Plan::Multi(m) => self.grants.check_multi(m, reads)?,
@@ -2031,6 +2049,7 @@ impl Session {
             let attempt = {
                 let found_rows = self.ctx.client_found_rows;
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
+                exec.view_checks = plan.view_checks.clone();
                 match &plan.plan {
                     Plan::Query(q) => exec.query(q).map(|rows| {
                         Response::Rows(ResultSet {

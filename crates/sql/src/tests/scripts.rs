@@ -225,6 +225,7 @@ scripts!(
     ctes,
     multi_table_dml,
     check_constraints,
+    view_dml,
 );
 
 /// A script file nobody listed above would never run.
