@@ -110,6 +110,23 @@ impl Binder<'_> {
         Err(Error::new(Code::ViewRecursive, "view recursion".to_string()))
     }
 
+    /// information_schema.VIEWS.IS_UPDATABLE: whether rows of the view
+    /// can be changed (as far as its own definition tells).
+    pub fn view_updatable(&mut self, view: &Arc<ViewDef>) -> bool {
+        let probe = Statement::Delete(Box::new(ast::Delete {
+            table: ObjectName {
+                database: Some(view.database.clone()),
+                name: view.name.clone(),
+            },
+            alias: None,
+            selection: None,
+            order_by: Vec::new(),
+            limit: None,
+            multi: None,
+        }));
+        self.shape(&probe, view).is_ok()
+    }
+
     /// The view's FROM object and column expressions, if updatable.
     fn shape(&mut self, stmt: &Statement, view: &Arc<ViewDef>) -> Result<Shape> {
         let q = super::bind::view_query(view)?;

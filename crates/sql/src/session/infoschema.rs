@@ -326,8 +326,11 @@ fn view_rows(session: &Session, tables: &mut Vec<Vec<Value>>) -> Vec<Vec<Value>>
             s(&v.name),
             s(&v.query),
             s(check),
-            // Rows cannot be changed through a view yet.
-            s("NO"),
+            s(if session.binder().view_updatable(&std::sync::Arc::new(v.clone())) {
+                "YES"
+            } else {
+                "NO"
+            }),
             s(&format!("{}@{}", v.definer.0, v.definer.1)),
             s(if v.security_definer {
                 "DEFINER"
