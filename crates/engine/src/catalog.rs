@@ -298,7 +298,11 @@ impl Catalog {
     /// Every table's CHECK constraints (information_schema).
     pub fn all_checks(&self) -> Vec<(u32, Arc<[CheckConstraint]>)> {
         let inner = self.inner.read();
-        inner.checks.iter().map(|(id, c)| (*id, c.clone())).collect()
+        inner
+            .checks
+            .iter()
+            .map(|(id, c)| (*id, c.clone()))
+            .collect()
     }
 
     /// Replaces table `id`'s CHECK constraints (logged DDL, recovery,

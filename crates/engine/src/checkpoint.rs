@@ -626,7 +626,10 @@ mod tests {
             back.tables[0].foreign_keys, snap.tables[0].foreign_keys,
             "format 07 keeps the foreign keys"
         );
-        assert_eq!(back.checks, snap.checks, "format 09 keeps the CHECK constraints");
+        assert_eq!(
+            back.checks, snap.checks,
+            "format 09 keeps the CHECK constraints"
+        );
         assert!(!dir
             .join(format!("{}{TMP_SUFFIX}", file_name(4242)))
             .exists());

@@ -26,8 +26,14 @@ fn checks_of(engine: &Engine) -> Vec<CheckConstraint> {
 async fn checks_survive_restart_rebuild_and_checkpoint() {
     let dir = std::env::temp_dir().join(format!("lockstep-engine-checks-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let first = vec![check("t_chk_1", "v > 0", true), check("small", "v < 9", false)];
-    let later = vec![check("t_chk_1", "v > 0", false), check("t_chk_2", "id <> 5", true)];
+    let first = vec![
+        check("t_chk_1", "v > 0", true),
+        check("small", "v < 9", false),
+    ];
+    let later = vec![
+        check("t_chk_1", "v > 0", false),
+        check("t_chk_2", "id <> 5", true),
+    ];
     {
         let engine = Engine::open(EngineConfig::new(&dir)).expect("open");
         engine.create_database("d", false).await.expect("db");
@@ -54,7 +60,11 @@ async fn checks_survive_restart_rebuild_and_checkpoint() {
     }
     {
         let engine = Engine::open(EngineConfig::new(&dir)).expect("reopen");
-        assert_eq!(checks_of(&engine), later, "replayed: SetChecks, then the rebuild");
+        assert_eq!(
+            checks_of(&engine),
+            later,
+            "replayed: SetChecks, then the rebuild"
+        );
         engine.checkpoint().expect("checkpoint");
         engine.shutdown();
     }
@@ -63,7 +73,10 @@ async fn checks_survive_restart_rebuild_and_checkpoint() {
         assert_eq!(checks_of(&engine), later, "read from the checkpoint");
         let t = engine.catalog.table("d", "t").expect("table");
         engine.drop_table(&t).await.expect("drop");
-        assert!(engine.catalog.all_checks().is_empty(), "dropped with the table");
+        assert!(
+            engine.catalog.all_checks().is_empty(),
+            "dropped with the table"
+        );
         engine.shutdown();
     }
     let _ = std::fs::remove_dir_all(&dir);

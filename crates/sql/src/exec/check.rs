@@ -5,10 +5,10 @@
 use super::{Exec, Result, ScanEnv};
 use crate::expr::{eval, BExpr};
 use crate::plan::check::{bind_all, violated};
-use std::ops::Bound;
 use lockstep_engine::Error as EngineError;
 use lockstep_tables::Table;
 use lockstep_types::Value;
+use std::ops::Bound;
 use std::sync::Arc;
 
 impl Exec<'_> {
@@ -72,7 +72,10 @@ impl Exec<'_> {
         let mut ticks = 0u32;
         let (lo, hi) = (Bound::Unbounded, Bound::Unbounded);
         engine.scan_primary(txn, table, lo, hi, false, None, &mut |_, row| {
-            env.ctx.interrupt.tick(&mut ticks).map_err(EngineError::Sql)?;
+            env.ctx
+                .interrupt
+                .tick(&mut ticks)
+                .map_err(EngineError::Sql)?;
             let values = row.to_values();
             for (name, e) in checks {
                 let v = eval(e, &values, &mut env).map_err(EngineError::Sql)?;

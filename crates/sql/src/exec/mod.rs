@@ -3,9 +3,9 @@
 //! engine returns `Error::LockWait` and the session rolls the statement
 //! back, awaits the lock without holding a thread, and runs it again.
 
+mod check;
 pub(crate) mod fk;
 pub mod keyset;
-mod check;
 mod membership;
 mod multi;
 mod recursive;

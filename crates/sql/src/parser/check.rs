@@ -22,7 +22,11 @@ impl Parser<'_> {
             .and_then(|i| self.toks.get(i))
             .map_or(start, |t| t.end);
         self.expect(&Tok::RParen)?;
-        let text = self.src.get(start..end.max(start)).unwrap_or("").to_string();
+        let text = self
+            .src
+            .get(start..end.max(start))
+            .unwrap_or("")
+            .to_string();
         let enforced = self.parse_enforced()?.unwrap_or(true);
         Ok(CheckSpec {
             name,

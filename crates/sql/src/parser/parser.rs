@@ -2746,14 +2746,21 @@ impl<'a> Parser<'a> {
             None => {
                 // As MySQL: the multi-table form takes no ORDER BY or LIMIT.
                 if !order_by.is_empty() || limit.is_some() {
-                    let what = if order_by.is_empty() { "LIMIT" } else { "ORDER BY" };
+                    let what = if order_by.is_empty() {
+                        "LIMIT"
+                    } else {
+                        "ORDER BY"
+                    };
                     return Err(Error::new(
                         Code::WrongUsage,
                         format!("Incorrect usage of UPDATE and {what}"),
                     ));
                 }
                 let first = first_table(&from).ok_or_else(|| {
-                    Error::new(Code::NonUpdatableTable, "The target table of the UPDATE is not updatable")
+                    Error::new(
+                        Code::NonUpdatableTable,
+                        "The target table of the UPDATE is not updatable",
+                    )
                 })?;
                 let multi = MultiTable {
                     from,
@@ -4604,8 +4611,7 @@ fn first_table(from: &[TableRef]) -> Option<ObjectName> {
     from.iter().find_map(|t| match t {
         TableRef::Table { name, .. } => Some(name.clone()),
         TableRef::Derived { .. } => None,
-        TableRef::Join { left, right, .. } => {
-            first_table(std::slice::from_ref(left)).or_else(|| first_table(std::slice::from_ref(right)))
-        }
+        TableRef::Join { left, right, .. } => first_table(std::slice::from_ref(left))
+            .or_else(|| first_table(std::slice::from_ref(right))),
     })
 }

@@ -996,7 +996,10 @@ fn update_delete_variants() {
         s => panic!("{s:?}"),
     };
     assert_eq!(multi("UPDATE a, b SET a.x = b.x"), Some((2, 0)));
-    assert_eq!(multi("UPDATE a JOIN b ON a.i = b.i SET a.x = 1"), Some((1, 0)));
+    assert_eq!(
+        multi("UPDATE a JOIN b ON a.i = b.i SET a.x = 1"),
+        Some((1, 0))
+    );
     assert_eq!(multi("DELETE a FROM a JOIN b ON 1"), Some((1, 1)));
     assert_eq!(multi("DELETE a.*, d.b FROM a, d.b"), Some((2, 2)));
     assert_eq!(multi("DELETE FROM a USING a JOIN b"), Some((1, 1)));
@@ -1006,7 +1009,10 @@ fn update_delete_variants() {
         err("UPDATE a, b SET a.x = 1 ORDER BY a.x").code,
         Code::WrongUsage
     );
-    assert_eq!(err("UPDATE a, b SET a.x = 1 LIMIT 1").code, Code::WrongUsage);
+    assert_eq!(
+        err("UPDATE a, b SET a.x = 1 LIMIT 1").code,
+        Code::WrongUsage
+    );
     assert_eq!(err("DELETE a FROM a, b LIMIT 1").code, Code::Parse);
 }
 
@@ -1268,11 +1274,16 @@ fn other_ddl() {
         }
         s => panic!("{s:?}"),
     }
-    // Checks would not be enforced: refused, not dropped.
-    assert_eq!(
-        err("ALTER TABLE t ADD CHECK (a > 0)").code,
-        Code::NotSupportedYet
-    );
+    // CHECK clauses of ALTER TABLE.
+    match one("ALTER TABLE t ADD CHECK (a > 0), DROP CHECK c, ALTER CHECK d NOT ENFORCED, DROP CONSTRAINT e") {
+        Statement::AlterTable { actions, .. } => {
+            assert!(matches!(&actions[0], AlterAction::AddCheck(c) if c.text == "a > 0" && c.enforced));
+            assert!(matches!(&actions[1], AlterAction::DropCheck { name } if name == "c"));
+            assert!(matches!(&actions[2], AlterAction::AlterCheck { name, enforced: false } if name == "d"));
+            assert!(matches!(&actions[3], AlterAction::DropConstraint { name } if name == "e"));
+        }
+        s => panic!("{s:?}"),
+    }
     assert_eq!(
         err("ALTER TABLE t ENGINE=MyISAM").code,
         Code::NotSupportedYet
@@ -2304,20 +2315,32 @@ fn foreign_keys_keep_names_columns_and_rules() {
 }
 
 #[test]
-fn constraints_not_enforced_yet_are_refused_not_dropped() {
-    for sql in [
-        "CREATE TABLE t (a INT, CONSTRAINT chk CHECK (a > 0))",
-        "CREATE TABLE t (a INT CHECK (a > 0))",
-        "CREATE TABLE t (a INT, CHECK (a > 0) ENFORCED)",
-    ] {
-        assert_eq!(
-            parse(sql).map(|_| ()).map_err(|e| e.code),
-            Err(Code::NotSupportedYet),
-            "{sql}"
-        );
-    }
-    // MySQL itself keeps neither of these.
-    one("CREATE TABLE t (a INT CHECK (a > 0) NOT ENFORCED, b INT REFERENCES o (id))");
+fn check_constraints_are_kept_with_their_text() {
+    let ct = create_table(
+        "CREATE TABLE t (a INT CONSTRAINT pos CHECK (a > 0) NOT ENFORCED, b INT CHECK (b <> 1), \
+         CHECK (a < b) ENFORCED, CONSTRAINT c2 CHECK ((a + b) > 2), c INT REFERENCES o (id))",
+    );
+    let got: Vec<_> = ct
+        .checks
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_deref(),
+                c.text.as_str(),
+                c.enforced,
+                c.column.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (Some("pos"), "a > 0", false, Some("a")),
+            (None, "b <> 1", true, Some("b")),
+            (None, "a < b", true, None),
+            (Some("c2"), "(a + b) > 2", true, None),
+        ]
+    );
 }
 
 /// The generated names of a select list's items.

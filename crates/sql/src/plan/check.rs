@@ -104,7 +104,10 @@ fn function_not_allowed(name: &str) -> Error {
 }
 
 fn column_error(c: &str, name: &str, def: &TableDef, column: Option<&str>) -> Option<Error> {
-    let Some(at) = def.column_index(c).filter(|i| Some(*i) != def.hidden_row_id) else {
+    let Some(at) = def
+        .column_index(c)
+        .filter(|i| Some(*i) != def.hidden_row_id)
+    else {
         return Some(err(
             Code::CheckConstraintRefersUnknownColumn,
             format!("Check constraint '{name}' refers to non-existing column '{c}'."),
@@ -204,7 +207,13 @@ pub fn generated_name(table: &str, taken: &[CheckConstraint]) -> String {
     let prefix = format!("{}_chk_", table.to_ascii_lowercase());
     let last = taken
         .iter()
-        .filter_map(|c| c.name.to_ascii_lowercase().strip_prefix(&prefix)?.parse::<u64>().ok())
+        .filter_map(|c| {
+            c.name
+                .to_ascii_lowercase()
+                .strip_prefix(&prefix)?
+                .parse::<u64>()
+                .ok()
+        })
         .max()
         .unwrap_or(0);
     format!("{table}_chk_{}", last + 1)

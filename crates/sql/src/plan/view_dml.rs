@@ -64,11 +64,18 @@ fn not_updatable(stmt: &Statement, view: &ViewDef) -> Error {
     match stmt {
         Statement::Insert(_) => Error::new(
             Code::NonInsertableTable,
-            format!("The target table {} of the INSERT is not insertable-into", view.name),
+            format!(
+                "The target table {} of the INSERT is not insertable-into",
+                view.name
+            ),
         ),
         s => Error::new(
             Code::NonUpdatableTable,
-            format!("The target table {} of the {} is not updatable", view.name, verb(s)),
+            format!(
+                "The target table {} of the {} is not updatable",
+                view.name,
+                verb(s)
+            ),
         ),
     }
 }
@@ -94,7 +101,10 @@ impl Binder<'_> {
             let stmt = rewrite(now, &view, &shape, &map)?;
             // A CASCADED view's checks below it fail in its name.
             let name = format!("{}.{}", view.database, view.name);
-            let own = matches!(view.check_option, CheckOption::Local | CheckOption::Cascaded);
+            let own = matches!(
+                view.check_option,
+                CheckOption::Local | CheckOption::Cascaded
+            );
             if cascade.is_none() && view.check_option == CheckOption::Cascaded {
                 cascade = Some(name.clone());
             }
@@ -107,7 +117,10 @@ impl Binder<'_> {
                 alias: shape.alias.clone(),
             });
         }
-        Err(Error::new(Code::ViewRecursive, "view recursion".to_string()))
+        Err(Error::new(
+            Code::ViewRecursive,
+            "view recursion".to_string(),
+        ))
     }
 
     /// information_schema.VIEWS.IS_UPDATABLE: whether rows of the view
@@ -160,11 +173,16 @@ impl Binder<'_> {
             [TableRef::Join { .. }] | [_, _, ..] if matches!(stmt, Statement::Delete(_)) => {
                 return Err(Error::new(
                     Code::ViewDeleteMergeView,
-                    format!("Can not delete from join view '{}.{}'", view.database, view.name),
+                    format!(
+                        "Can not delete from join view '{}.{}'",
+                        view.database, view.name
+                    ),
                 ))
             }
             [TableRef::Join { .. }] | [_, _, ..] => {
-                return Err(Error::unsupported("changing rows through a view that joins tables"))
+                return Err(Error::unsupported(
+                    "changing rows through a view that joins tables",
+                ))
             }
             _ => return Err(not_updatable(stmt, view)),
         };
@@ -188,7 +206,11 @@ impl Binder<'_> {
         let mut out = Vec::new();
         for item in &s.projection {
             match item {
-                SelectItem::Expr { expr, alias: a, name } => {
+                SelectItem::Expr {
+                    expr,
+                    alias: a,
+                    name,
+                } => {
                     let own = match expr {
                         Expr::Column { name: c, .. } => Some(c.clone()),
                         _ => None,
@@ -240,7 +262,10 @@ fn statement_alias(stmt: &Statement) -> Option<String> {
 /// The expression behind view column `name` (qualified by nothing, the
 /// view's name or the statement's alias for it).
 fn column_of(shape: &Shape, alias: &str, table: &Option<String>, name: &str) -> Option<Expr> {
-    if table.as_deref().is_some_and(|t| !t.eq_ignore_ascii_case(alias)) {
+    if table
+        .as_deref()
+        .is_some_and(|t| !t.eq_ignore_ascii_case(alias))
+    {
         return None;
     }
     shape
@@ -323,10 +348,17 @@ fn rewrite_insert(
     map: &ColumnMap,
 ) -> Result<ast::Insert> {
     // A view with a column that is not a plain column takes no INSERT.
-    if shape.columns.iter().any(|(_, e)| !matches!(e, Expr::Column { .. })) {
+    if shape
+        .columns
+        .iter()
+        .any(|(_, e)| !matches!(e, Expr::Column { .. }))
+    {
         return Err(Error::new(
             Code::NonInsertableTable,
-            format!("The target table {} of the INSERT is not insertable-into", view.name),
+            format!(
+                "The target table {} of the INSERT is not insertable-into",
+                view.name
+            ),
         ));
     }
     let mut n = i.clone();
@@ -335,7 +367,8 @@ fn rewrite_insert(
         true => shape.columns.iter().map(|(c, _)| c.clone()).collect(),
         false => i.columns.clone(),
     };
-    let empty_values = matches!(&i.source, InsertSource::Values(rows) if rows.iter().all(|r| r.is_empty()));
+    let empty_values =
+        matches!(&i.source, InsertSource::Values(rows) if rows.iter().all(|r| r.is_empty()));
     if !(i.columns.is_empty() && empty_values) {
         n.columns = named
             .iter()
@@ -346,7 +379,8 @@ fn rewrite_insert(
         .on_duplicate
         .iter()
         .map(|(c, e)| {
-            let col = base_column(&map(&None, c)).ok_or_else(|| Error::bad_field(c, "field list"))?;
+            let col =
+                base_column(&map(&None, c)).ok_or_else(|| Error::bad_field(c, "field list"))?;
             Ok((col, map_columns(e, map)))
         })
         .collect::<Result<_>>()?;
@@ -360,47 +394,84 @@ pub fn map_columns(e: &Expr, map: &ColumnMap) -> Expr {
     let v = |xs: &[Expr]| xs.iter().map(|x| map_columns(x, map)).collect::<Vec<_>>();
     match e {
         Expr::Column { table, name } => map(table, name).unwrap_or_else(|| e.clone()),
-        Expr::Unary { op, expr } => Expr::Unary { op: *op, expr: b(expr) },
+        Expr::Unary { op, expr } => Expr::Unary {
+            op: *op,
+            expr: b(expr),
+        },
         Expr::Binary { op, left, right } => Expr::Binary {
             op: *op,
             left: b(left),
             right: b(right),
         },
-        Expr::IsNull { expr, negated } => Expr::IsNull { expr: b(expr), negated: *negated },
-        Expr::IsBool { expr, value, negated } => Expr::IsBool {
+        Expr::IsNull { expr, negated } => Expr::IsNull {
+            expr: b(expr),
+            negated: *negated,
+        },
+        Expr::IsBool {
+            expr,
+            value,
+            negated,
+        } => Expr::IsBool {
             expr: b(expr),
             value: *value,
             negated: *negated,
         },
-        Expr::InList { expr, list, negated } => Expr::InList {
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => Expr::InList {
             expr: b(expr),
             list: v(list),
             negated: *negated,
         },
-        Expr::InSubquery { expr, query, negated } => Expr::InSubquery {
+        Expr::InSubquery {
+            expr,
+            query,
+            negated,
+        } => Expr::InSubquery {
             expr: b(expr),
             query: query.clone(),
             negated: *negated,
         },
-        Expr::Between { expr, low, high, negated } => Expr::Between {
+        Expr::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } => Expr::Between {
             expr: b(expr),
             low: b(low),
             high: b(high),
             negated: *negated,
         },
-        Expr::Like { expr, pattern, escape, negated } => Expr::Like {
+        Expr::Like {
+            expr,
+            pattern,
+            escape,
+            negated,
+        } => Expr::Like {
             expr: b(expr),
             pattern: b(pattern),
             escape: escape.as_ref().map(|x| b(x)),
             negated: *negated,
         },
-        Expr::Function { name, args, distinct, star } => Expr::Function {
+        Expr::Function {
+            name,
+            args,
+            distinct,
+            star,
+        } => Expr::Function {
             name: name.clone(),
             args: v(args),
             distinct: *distinct,
             star: *star,
         },
-        Expr::Case { operand, branches, else_result } => Expr::Case {
+        Expr::Case {
+            operand,
+            branches,
+            else_result,
+        } => Expr::Case {
             operand: operand.as_ref().map(|x| b(x)),
             branches: branches
                 .iter()
@@ -408,8 +479,14 @@ pub fn map_columns(e: &Expr, map: &ColumnMap) -> Expr {
                 .collect(),
             else_result: else_result.as_ref().map(|x| b(x)),
         },
-        Expr::Cast { expr, to } => Expr::Cast { expr: b(expr), to: *to },
-        Expr::Interval { value, unit } => Expr::Interval { value: b(value), unit: unit.clone() },
+        Expr::Cast { expr, to } => Expr::Cast {
+            expr: b(expr),
+            to: *to,
+        },
+        Expr::Interval { value, unit } => Expr::Interval {
+            value: b(value),
+            unit: unit.clone(),
+        },
         Expr::Row(xs) => Expr::Row(v(xs)),
         other => other.clone(),
     }

@@ -46,7 +46,9 @@ impl Session {
         let catalog = &self.engine.catalog;
         catalog.all_checks().iter().any(|(id, checks)| {
             Some(*id) != own
-                && catalog.table_by_id(*id).is_some_and(|t| t.def().database == db)
+                && catalog
+                    .table_by_id(*id)
+                    .is_some_and(|t| t.def().database == db)
                 && checks.iter().any(|c| c.name.eq_ignore_ascii_case(name))
         })
     }
@@ -133,7 +135,12 @@ impl Session {
                 AlterAction::DropCheck { name }
             } else if fks.iter().any(|f| same(&f.name)) {
                 AlterAction::DropForeignKey { name }
-            } else if def.indexes.iter().skip(1).any(|i| i.unique && same(&i.name)) {
+            } else if def
+                .indexes
+                .iter()
+                .skip(1)
+                .any(|i| i.unique && same(&i.name))
+            {
                 AlterAction::DropIndex { name }
             } else {
                 return Err(Error::new(
@@ -243,7 +250,11 @@ pub(crate) fn add_to_create(text: String, checks: &[CheckConstraint]) -> String 
     };
     let mut out = text[..at].to_string();
     for c in checks {
-        let not = if c.enforced { "" } else { " /*!80016 NOT ENFORCED */" };
+        let not = if c.enforced {
+            ""
+        } else {
+            " /*!80016 NOT ENFORCED */"
+        };
         let name = crate::plan::ddl::quote_ident(&c.name);
         out.push_str(&format!(",\n  CONSTRAINT {name} CHECK (({})){not}", c.expr));
     }

@@ -326,11 +326,16 @@ fn view_rows(session: &Session, tables: &mut Vec<Vec<Value>>) -> Vec<Vec<Value>>
             s(&v.name),
             s(&v.query),
             s(check),
-            s(if session.binder().view_updatable(&std::sync::Arc::new(v.clone())) {
-                "YES"
-            } else {
-                "NO"
-            }),
+            s(
+                if session
+                    .binder()
+                    .view_updatable(&std::sync::Arc::new(v.clone()))
+                {
+                    "YES"
+                } else {
+                    "NO"
+                },
+            ),
             s(&format!("{}@{}", v.definer.0, v.definer.1)),
             s(if v.security_definer {
                 "DEFINER"
@@ -441,12 +446,25 @@ fn constraints(cat: &Catalog, session: &Session) {
             for c in engine.catalog.checks(t.id).iter() {
                 let enforced = if c.enforced { "YES" } else { "NO" };
                 let (name, table) = (s(&c.name), s(&def.name));
-                kinds.push(vec![s("def"), s(&db), name.clone(), s(&db), table, s("CHECK"), s(enforced)]);
+                kinds.push(vec![
+                    s("def"),
+                    s(&db),
+                    name.clone(),
+                    s(&db),
+                    table,
+                    s("CHECK"),
+                    s(enforced),
+                ]);
                 checks.push(vec![s("def"), s(&db), name, s(&format!("({})", c.expr))]);
             }
         }
     }
-    let check_cols = ["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "CHECK_CLAUSE"];
+    let check_cols = [
+        "CONSTRAINT_CATALOG",
+        "CONSTRAINT_SCHEMA",
+        "CONSTRAINT_NAME",
+        "CHECK_CLAUSE",
+    ];
     let check_cols: Vec<(&str, DataType)> = check_cols.iter().map(|n| (*n, vc)).collect();
     table(cat, 41, "CHECK_CONSTRAINTS", &check_cols, checks);
     let usage_cols = [

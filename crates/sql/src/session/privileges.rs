@@ -190,7 +190,8 @@ impl Grants {
         for t in &m.targets {
             self.need_table(p, what, &t.def.database, &t.def.name)?;
         }
-        let target = |r: &Arc<lockstep_tables::Table>| m.targets.iter().any(|t| Arc::ptr_eq(&t.table, r));
+        let target =
+            |r: &Arc<lockstep_tables::Table>| m.targets.iter().any(|t| Arc::ptr_eq(&t.table, r));
         let others: Vec<_> = reads.iter().filter(|r| !target(r)).cloned().collect();
         self.check_reads(&others)
     }

@@ -41,12 +41,25 @@ fn targets_need_update_or_delete_and_the_rest_select() {
     let mut w = login(&mut db, 2, "w");
     let up = "UPDATE a JOIN b ON b.id = a.id SET a.v = b.w";
     assert_eq!(code(&mut db, &mut w, up), 0);
-    assert_eq!(db.rows("SELECT v FROM a WHERE id = 2"), vec![vec![Value::Int(200)]]);
+    assert_eq!(
+        db.rows("SELECT v FROM a WHERE id = 2"),
+        vec![vec![Value::Int(200)]]
+    );
     // b is only read: changing it needs UPDATE on it.
     let up_b = "UPDATE a JOIN b ON b.id = a.id SET b.w = 1";
     assert_eq!(code(&mut db, &mut w, up_b), 1142);
-    assert_eq!(code(&mut db, &mut w, "DELETE a, b FROM a JOIN b ON b.id = a.id"), 1142);
-    assert_eq!(code(&mut db, &mut w, "DELETE a FROM a JOIN b ON b.id = a.id WHERE b.w = 100"), 0);
+    assert_eq!(
+        code(&mut db, &mut w, "DELETE a, b FROM a JOIN b ON b.id = a.id"),
+        1142
+    );
+    assert_eq!(
+        code(
+            &mut db,
+            &mut w,
+            "DELETE a FROM a JOIN b ON b.id = a.id WHERE b.w = 100"
+        ),
+        0
+    );
     assert_eq!(db.rows("SELECT COUNT(*) FROM a"), vec![vec![Value::Int(1)]]);
     let mut nobody = login(&mut db, 3, "nobody");
     assert_eq!(code(&mut db, &mut nobody, up), 1142);
@@ -73,9 +86,16 @@ fn prepared_with_parameters_in_the_join_and_the_set() {
         .map(|r| r.iter().map(|&x| Value::Int(x)).collect())
         .collect();
     assert_eq!(rows, want);
-    let mut d = db.prepare(None, "DELETE a, b FROM a JOIN b ON b.id = a.id WHERE a.v = ?");
-    db.try_execute(None, &mut d, &[Value::Int(22)]).expect("runs");
-    assert_eq!(db.rows("SELECT COUNT(*) FROM a, b"), vec![vec![Value::Int(1)]]);
+    let mut d = db.prepare(
+        None,
+        "DELETE a, b FROM a JOIN b ON b.id = a.id WHERE a.v = ?",
+    );
+    db.try_execute(None, &mut d, &[Value::Int(22)])
+        .expect("runs");
+    assert_eq!(
+        db.rows("SELECT COUNT(*) FROM a, b"),
+        vec![vec![Value::Int(1)]]
+    );
 }
 
 #[test]
@@ -93,5 +113,8 @@ fn read_only_and_the_memory_cap_hold() {
     }
     db.ok("SET query_memory_limit = 65536");
     assert_eq!(db.err("UPDATE a JOIN b ON 1 = 1 SET a.v = b.w"), 1041);
-    assert_eq!(db.rows("SELECT COUNT(*) FROM a WHERE v > 20"), vec![vec![Value::Int(0)]]);
+    assert_eq!(
+        db.rows("SELECT COUNT(*) FROM a WHERE v > 20"),
+        vec![vec![Value::Int(0)]]
+    );
 }
