@@ -2,7 +2,7 @@
 //! DUPLICATE KEY UPDATE write (`plan::check`): a condition that is FALSE
 //! refuses the row (3819); NULL passes, as in MySQL.
 
-use super::{Exec, Result, ScanEnv};
+use super::{Exec, Result};
 use crate::expr::{eval, BExpr};
 use crate::plan::check::{bind_all, violated};
 use lockstep_engine::Error as EngineError;
@@ -53,21 +53,7 @@ impl Exec<'_> {
         table: &Arc<Table>,
         checks: &[(String, BExpr)],
     ) -> Result<Option<String>> {
-        let Exec {
-            engine,
-            txn,
-            ctx,
-            params,
-            outer,
-            memory,
-            ..
-        } = self;
-        let mut env = ScanEnv {
-            ctx,
-            params,
-            outer,
-            memory,
-        };
+        let (engine, txn, mut env) = self.scan_parts();
         let mut found = None;
         let mut ticks = 0u32;
         let (lo, hi) = (Bound::Unbounded, Bound::Unbounded);

@@ -541,6 +541,27 @@ impl<'a> Exec<'a> {
         self.memory.charge_temp(self.ctx, bytes)
     }
 
+    /// The engine, the transaction and a scan environment, borrowed
+    /// apart: a scan's callback evaluates expressions as the engine walks.
+    fn scan_parts(&mut self) -> (&'a Engine, &mut Txn, ScanEnv<'_>) {
+        let Exec {
+            engine,
+            txn,
+            ctx,
+            params,
+            outer,
+            memory,
+            ..
+        } = self;
+        let env = ScanEnv {
+            ctx,
+            params,
+            outer,
+            memory,
+        };
+        (*engine, &mut **txn, env)
+    }
+
     /// The executor's state a row sink may use (no engine access).
     fn scan_env(&mut self) -> ScanEnv<'_> {
         ScanEnv {
@@ -1095,21 +1116,7 @@ impl<'a> Exec<'a> {
         // `id IN (1, 1)`, or any ranges over a secondary index).
         let mut seen = (bounds.len() > 1).then(HashSet::new);
         let more = std::cell::Cell::new(true);
-        let Exec {
-            engine,
-            txn,
-            ctx,
-            params,
-            outer,
-            memory,
-            ..
-        } = self;
-        let mut env = ScanEnv {
-            ctx,
-            params,
-            outer,
-            memory,
-        };
+        let (engine, txn, mut env) = self.scan_parts();
         let mut scratch = Vec::new();
         let mut ticks = 0u32;
         let mut visit = |pk: &[u8], row: Row| -> Result<bool> {
@@ -1361,15 +1368,28 @@ impl<'a> Exec<'a> {
                 },
                 false => old,
             };
-            let schema = p.table.schema();
-            self.engine.delete(self.txn, &p.table, &schema, &pk, &old)?;
-            drop(schema);
+            self.delete_row(&p.table, &pk, &old, fk.then_some(&chain))?;
             n += 1;
-            if fk {
-                self.fk_parent_changed(&p.table, &old, None, &chain)?;
-            }
         }
         Ok(n)
+    }
+
+    /// Deletes the row `old` of `table` (primary key `pk`); with `fk`,
+    /// what references it follows its rules.
+    fn delete_row(
+        &mut self,
+        table: &Arc<lockstep_tables::Table>,
+        pk: &[u8],
+        old: &[Value],
+        fk: Option<&fk::Chain>,
+    ) -> Result<()> {
+        let schema = table.schema();
+        self.engine.delete(self.txn, table, &schema, pk, old)?;
+        drop(schema);
+        match fk {
+            Some(chain) => self.fk_parent_changed(table, old, None, chain),
+            None => Ok(()),
+        }
     }
 
     /// Returns (affected rows, first generated AUTO_INCREMENT value).

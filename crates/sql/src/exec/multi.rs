@@ -99,13 +99,8 @@ impl Exec<'_> {
             let Some(old) = self.fk_current(&t.table, &pk)? else {
                 continue;
             };
-            let schema = t.table.schema();
-            self.engine.delete(self.txn, &t.table, &schema, &pk, &old)?;
-            drop(schema);
+            self.delete_row(&t.table, &pk, &old, fk.then_some(&chain))?;
             n += 1;
-            if fk {
-                self.fk_parent_changed(&t.table, &old, None, &chain)?;
-            }
         }
         Ok((n, n))
     }

@@ -451,6 +451,35 @@ pub enum LockClause {
     Share,
 }
 
+impl Query {
+    /// `SELECT projection FROM from [WHERE selection]`, nothing more.
+    pub fn plain(
+        projection: Vec<SelectItem>,
+        from: Vec<TableRef>,
+        selection: Option<Expr>,
+    ) -> Query {
+        Query {
+            body: QueryBody::Select(Box::new(Select {
+                distinct: false,
+                projection,
+                from,
+                selection,
+                group_by: Vec::new(),
+                having: None,
+                straight_join: false,
+                rollup: false,
+                windows: Vec::new(),
+            })),
+            max_execution_time: None,
+            with: Vec::new(),
+            order_by: Vec::new(),
+            limit: None,
+            offset: None,
+            lock: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Select {
     pub distinct: bool,

@@ -51,25 +51,9 @@ impl MultiPlan {
 
 /// The SELECT ... FOR SHARE over `m.from` with `items` as its select list.
 fn join_query(m: &MultiTable, items: Vec<SelectItem>, selection: &Option<Expr>) -> ast::Query {
-    ast::Query {
-        body: ast::QueryBody::Select(Box::new(ast::Select {
-            distinct: false,
-            projection: items,
-            from: m.from.clone(),
-            selection: selection.clone(),
-            group_by: Vec::new(),
-            having: None,
-            straight_join: false,
-            rollup: false,
-            windows: Vec::new(),
-        })),
-        max_execution_time: None,
-        with: Vec::new(),
-        order_by: Vec::new(),
-        limit: None,
-        offset: None,
-        lock: Some(LockClause::Share),
-    }
+    let mut q = ast::Query::plain(items, m.from.clone(), selection.clone());
+    q.lock = Some(LockClause::Share);
+    q
 }
 
 fn select_mut(q: &mut QueryPlan) -> Result<&mut SelectPlan> {

@@ -651,7 +651,7 @@ pub fn filter_rows(
     shown: ResultSet,
     condition: &crate::parser::Expr,
 ) -> Result<Response, Error> {
-    use crate::parser::{QueryBody, Select, SelectItem, TableRef};
+    use crate::parser::{SelectItem, TableRef};
     let cat = Catalog::new();
     cat.add_database_public("show");
     let columns: Vec<(&str, DataType)> = shown
@@ -667,25 +667,11 @@ pub fn filter_rows(
         },
         alias: None,
     };
-    let q = Query {
-        body: QueryBody::Select(Box::new(Select {
-            distinct: false,
-            projection: vec![SelectItem::Wildcard],
-            from: vec![from],
-            selection: Some(condition.clone()),
-            group_by: Vec::new(),
-            having: None,
-            straight_join: false,
-            rollup: false,
-            windows: Vec::new(),
-        })),
-        max_execution_time: None,
-        with: Vec::new(),
-        order_by: Vec::new(),
-        limit: None,
-        offset: None,
-        lock: None,
-    };
+    let q = Query::plain(
+        vec![SelectItem::Wildcard],
+        vec![from],
+        Some(condition.clone()),
+    );
     let mut binder = Binder::new(&cat, Some("show".into()));
     let plan = binder.bind_query(&q)?;
     let rows = run_scratch(session, &plan)?;

@@ -3,16 +3,10 @@
 //! statements with parameters, read_only and the statement memory cap.
 
 use super::db::Db;
+use super::views::login;
 use crate::Session;
 use lockstep_accounts::{Account, Credential, Level, Privs};
 use lockstep_types::Value;
-
-fn login(db: &mut Db, id: u64, name: &str) -> Session {
-    let mut s = db.session(id);
-    let account = db.server.engine.accounts.get(name, "%").expect("account");
-    s.login(account, name, "localhost");
-    s
-}
 
 fn code(db: &mut Db, s: &mut Session, sql: &str) -> u16 {
     match db.run_in(s, sql) {
