@@ -10,7 +10,7 @@ pub mod writeset;
 pub use view::{CheckOption, ViewDef};
 
 use lockstep_accounts::Account;
-use lockstep_tables::{ForeignKey, IndexDef, TableDef};
+use lockstep_tables::{CheckConstraint, ForeignKey, IndexDef, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 
@@ -130,6 +130,12 @@ pub enum Event {
         database: String,
         name: String,
     },
+    /// The whole list of a table's CHECK constraints (CREATE TABLE, ALTER
+    /// TABLE ADD/DROP/ALTER CHECK). Added last: older records still decode.
+    SetChecks {
+        table: u32,
+        checks: Vec<CheckConstraint>,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -172,7 +178,8 @@ impl Event {
             | Event::Truncate { table }
             | Event::AlterTable { table, .. }
             | Event::RenameTable { table, .. }
-            | Event::SetForeignKeys { table, .. } => Some(*table),
+            | Event::SetForeignKeys { table, .. }
+            | Event::SetChecks { table, .. } => Some(*table),
             Event::CreateDatabase { .. }
             | Event::DropDatabase { .. }
             | Event::CreateTable { .. }
@@ -480,6 +487,10 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
             ),
             Event::DropView { database, name } => {
                 writeln!(s, "### DROP VIEW `{database}`.`{name}`")
+            }
+            Event::SetChecks { table, checks } => {
+                let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
+                writeln!(s, "### CHECKS OF {}: {}", tables(*table), names.join(", "))
             }
         };
     }

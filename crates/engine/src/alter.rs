@@ -46,20 +46,22 @@ impl Engine {
         def: TableDef,
         sources: Vec<ColumnSource>,
     ) -> Result<Arc<Table>, SqlError> {
-        self.alter_table_with(table, def, sources, None, |_| Ok(()))
+        self.alter_table_with(table, def, sources, None, None, |_| Ok(()))
             .await
     }
 
     /// `alter_table`; with `foreign_keys`, the rebuilt table's constraints
     /// (and other children's, when renamed columns of it are followed) are
     /// replaced in the same logged record, after `check` has accepted the
-    /// rebuilt rows.
+    /// rebuilt rows; so are its CHECK constraints with `checks` (without,
+    /// the rebuilt table keeps the old table's).
     pub async fn alter_table_with(
         &self,
         table: &Arc<Table>,
         mut def: TableDef,
         sources: Vec<ColumnSource>,
         foreign_keys: Option<crate::foreign::AlterForeignKeys>,
+        checks: Option<Vec<lockstep_tables::CheckConstraint>>,
         check: impl FnOnce(&Arc<Table>) -> Result<(), SqlError>,
     ) -> Result<Arc<Table>, SqlError> {
         check_name(NameKind::Table, &def.name)?;
@@ -80,11 +82,20 @@ impl Engine {
             table: *id,
             foreign_keys: fks.clone(),
         }));
+        if let Some(checks) = &checks {
+            events.push(Event::SetChecks {
+                table: new_id,
+                checks: checks.clone(),
+            });
+        }
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         let _in_flight = self.log_events(events).await?;
         self.catalog.replace_table(table.id, built.clone());
         for (id, fks) in lists {
             self.catalog.set_foreign_keys(id, fks);
+        }
+        if let Some(checks) = checks {
+            self.catalog.set_checks(new_id, checks);
         }
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         Ok(built)

@@ -226,7 +226,7 @@ impl Engine {
                 }
             }
             // A table's constraints logged with its CREATE TABLE or ALTER.
-            Event::SetForeignKeys { table, .. }
+            Event::SetForeignKeys { table, .. } | Event::SetChecks { table, .. }
                 if record.events.iter().any(|e| match e {
                     Event::CreateTable { def } | Event::AlterTable { def, .. } => def.id == *table,
                     _ => false,

@@ -2,7 +2,7 @@
 //! read latch for a hash probe; DDL (rare) takes the write side briefly.
 
 use lockstep_binlog::ViewDef;
-use lockstep_tables::{ForeignKey, Table, TableDef};
+use lockstep_tables::{CheckConstraint, ForeignKey, Table, TableDef};
 use parking_lot::RwLock;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -28,6 +28,8 @@ struct Inner {
     foreign: HashMap<u32, Arc<[ForeignKey]>>,
     /// Views by (database, name): they share the tables' namespace.
     views: HashMap<(String, String), Arc<ViewDef>>,
+    /// CHECK constraints by table id (tables without any are absent).
+    checks: HashMap<u32, Arc<[CheckConstraint]>>,
 }
 
 #[derive(Default)]
@@ -180,6 +182,7 @@ impl Catalog {
         // The rebuilt table is the same child: its constraints move along;
         // as a parent renamed by the ALTER, its children follow the name.
         let fks = inner.foreign.remove(&old);
+        let checks = inner.checks.remove(&old);
         let was = inner.by_id.get(&old).map(|t| {
             let d = t.def();
             (d.database.clone(), d.name.clone())
@@ -187,6 +190,9 @@ impl Catalog {
         remove_table_locked(&mut inner, old);
         if let Some(fks) = fks {
             inner.foreign.insert(new.id, fks);
+        }
+        if let Some(checks) = checks {
+            inner.checks.insert(new.id, checks);
         }
         inner.next_table_id = inner.next_table_id.max(new.id + 1);
         let def = new.def();
@@ -273,6 +279,43 @@ impl Catalog {
         v
     }
 
+    /// Whether any table has a CHECK constraint: when none has, writes
+    /// skip looking for them.
+    pub fn has_checks(&self) -> bool {
+        !self.inner.read().checks.is_empty()
+    }
+
+    /// Table `id`'s CHECK constraints.
+    pub fn checks(&self, id: u32) -> Arc<[CheckConstraint]> {
+        self.inner
+            .read()
+            .checks
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(Vec::new()))
+    }
+
+    /// Every table's CHECK constraints (information_schema).
+    pub fn all_checks(&self) -> Vec<(u32, Arc<[CheckConstraint]>)> {
+        let inner = self.inner.read();
+        inner
+            .checks
+            .iter()
+            .map(|(id, c)| (*id, c.clone()))
+            .collect()
+    }
+
+    /// Replaces table `id`'s CHECK constraints (logged DDL, recovery,
+    /// loading a checkpoint).
+    pub(crate) fn set_checks(&self, id: u32, checks: Vec<CheckConstraint>) {
+        let mut inner = self.inner.write();
+        if checks.is_empty() {
+            inner.checks.remove(&id);
+        } else {
+            inner.checks.insert(id, checks.into());
+        }
+    }
+
     /// Replaces table `id`'s foreign keys (logged DDL, recovery, loading
     /// a checkpoint).
     pub(crate) fn set_foreign_keys(&self, id: u32, fks: Vec<ForeignKey>) {
@@ -302,6 +345,7 @@ fn rename_parent(inner: &mut Inner, from: &(String, String), to: (&str, &str)) {
 
 fn remove_table_locked(inner: &mut Inner, id: u32) {
     inner.foreign.remove(&id);
+    inner.checks.remove(&id);
     if let Some(t) = inner.by_id.remove(&id) {
         let def = t.def();
         inner

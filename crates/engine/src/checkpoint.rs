@@ -12,14 +12,15 @@
 
 use lockstep_accounts::Account;
 use lockstep_binlog::{GtidSet, ViewDef};
-use lockstep_tables::{ForeignKey, Row, TableDef};
+use lockstep_tables::{CheckConstraint, ForeignKey, Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 08: as 07, with the views after the accounts. 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
+// 09: as 08, with every table's CHECK constraints after the table list, as
+// (table id, constraints) pairs. 08: as 07, with the views after the accounts. 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
 // sources included) and the next sequence_number after next_gno. 05: the body's length and CRC,
 // then the body written as a stream (the
 // header fields, then each table's definition and rows), so that a
@@ -27,7 +28,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT08";
+const MAGIC: &[u8; 8] = b"LSCKPT09";
+const MAGIC_08: &[u8; 8] = b"LSCKPT08";
 const MAGIC_07: &[u8; 8] = b"LSCKPT07";
 const MAGIC_06: &[u8; 8] = b"LSCKPT06";
 const MAGIC_05: &[u8; 8] = b"LSCKPT05";
@@ -52,6 +54,8 @@ pub struct Snapshot {
     pub accounts: Vec<Account>,
     /// Views (none before format 07).
     pub views: Vec<ViewDef>,
+    /// CHECK constraints by table id (none before format 09).
+    pub checks: Vec<(u32, Vec<CheckConstraint>)>,
 }
 
 pub struct TableSnapshot {
@@ -165,6 +169,8 @@ pub struct SnapshotWriter {
     start_lsn: u64,
     tmp: PathBuf,
     finished: bool,
+    /// Written after the table list.
+    checks: Vec<(u32, Vec<CheckConstraint>)>,
 }
 
 fn encode_err(e: bincode::Error) -> std::io::Error {
@@ -197,6 +203,7 @@ impl SnapshotWriter {
             start_lsn,
             tmp,
             finished: false,
+            checks: Vec::new(),
         };
         // Past the CRC (length and CRC are filled in by `finish`); from here
         // on, an error drops `w`, which removes the temp file.
@@ -244,10 +251,18 @@ impl SnapshotWriter {
         self.put(&END)
     }
 
-    /// Ends the table list, fills in the body's length and CRC, and makes
-    /// the file durable under its final name.
+    /// The CHECK constraints to write after the tables.
+    pub fn set_checks(&mut self, checks: Vec<(u32, Vec<CheckConstraint>)>) {
+        self.checks = checks;
+    }
+
+    /// Ends the table list, writes the CHECK constraints, fills in the
+    /// body's length and CRC, and makes the file durable under its final
+    /// name.
     pub fn finish(mut self) -> std::io::Result<PathBuf> {
         self.put(&END)?;
+        let checks = std::mem::take(&mut self.checks);
+        self.put(&checks)?;
         self.out.flush()?;
         let body = self.out.get_mut();
         let (len, crc) = (body.len, body.hasher.clone().finalize());
@@ -342,7 +357,8 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         return read_03(&header[8..], file);
     }
     let format = match &header[..8] {
-        m if m == MAGIC => Format::V08,
+        m if m == MAGIC => Format::V09,
+        m if m == MAGIC_08 => Format::V08,
         m if m == MAGIC_07 => Format::V07,
         m if m == MAGIC_06 => Format::V06,
         m if m == MAGIC_05 => Format::V05,
@@ -376,6 +392,7 @@ enum Format {
     V06,
     V07,
     V08,
+    V09,
 }
 
 /// Reads the stream: rows are stored images from 05 (before, bincode
@@ -397,6 +414,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
         accounts: Vec::new(),
         views: Vec::new(),
         tables: Vec::new(),
+        checks: Vec::new(),
     };
     if gtids {
         snap.gtids = get(r)?;
@@ -443,6 +461,9 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
         }
         snap.tables.push(t);
     }
+    if format >= Format::V09 {
+        snap.checks = get(r)?;
+    }
     Ok(snap)
 }
 
@@ -465,6 +486,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
         databases: old.databases,
         accounts: old.accounts,
         views: Vec::new(),
+        checks: Vec::new(),
         tables: old
             .tables
             .into_iter()
@@ -532,6 +554,14 @@ mod tests {
                 security_definer: true,
                 check_option: lockstep_binlog::CheckOption::None,
             }],
+            checks: vec![(
+                7,
+                vec![CheckConstraint {
+                    name: "t_chk_1".into(),
+                    expr: "v > 0".into(),
+                    enforced: false,
+                }],
+            )],
         }
     }
 
@@ -557,6 +587,7 @@ mod tests {
             }
             w.end_table().expect("end");
         }
+        w.set_checks(snap.checks.clone());
         w.finish().expect("finish")
     }
 
@@ -594,6 +625,10 @@ mod tests {
         assert_eq!(
             back.tables[0].foreign_keys, snap.tables[0].foreign_keys,
             "format 07 keeps the foreign keys"
+        );
+        assert_eq!(
+            back.checks, snap.checks,
+            "format 09 keeps the CHECK constraints"
         );
         assert!(!dir
             .join(format!("{}{TMP_SUFFIX}", file_name(4242)))
@@ -756,6 +791,7 @@ mod tests {
             databases: snap.databases.clone(),
             accounts: snap.accounts.clone(),
             views: Vec::new(),
+            checks: Vec::new(),
             tables,
             ..*snap
         }
@@ -785,6 +821,23 @@ mod tests {
         let back = read(&path).expect("format 07");
         same(&back, &snap);
         assert_eq!(back.gtids, snap.gtids);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn format_08_is_still_read() {
+        let dir = temp_dir("v08");
+        let snap = snapshot();
+        let path = write(&dir, &snap);
+        let file = std::fs::read(&path).expect("read");
+        // 08 is 09 without the CHECK constraints after the table list.
+        let tail = bincode::serialize(&snap.checks).expect("serialize");
+        let body = &file[20..file.len() - tail.len()];
+        std::fs::remove_file(&path).expect("remove");
+        let path = write_old(&dir, MAGIC_08, body, snap.start_lsn);
+        let back = read(&path).expect("format 08");
+        same(&back, &snap);
+        assert!(back.checks.is_empty(), "08 had none");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1549,6 +1549,7 @@ impl Engine {
                 table,
                 foreign_keys,
             } => self.catalog.set_foreign_keys(*table, foreign_keys.clone()),
+            Event::SetChecks { table, checks } => self.catalog.set_checks(*table, checks.clone()),
             Event::PutView { view } => self.catalog.put_view(view.clone()),
             Event::DropView { database, name } => {
                 self.catalog.remove_view(database, name);
@@ -1632,6 +1633,13 @@ impl Engine {
             },
         )
         .map_err(failed)?;
+        out.set_checks(
+            self.catalog
+                .all_checks()
+                .into_iter()
+                .map(|(id, c)| (id, c.to_vec()))
+                .collect(),
+        );
         let view = self.txn_sys.read_view(None);
         for table in self.catalog.all_tables() {
             out.table(
@@ -1735,6 +1743,9 @@ impl Engine {
         }
         for view in snap.views {
             self.catalog.put_view(view);
+        }
+        for (id, checks) in snap.checks {
+            self.catalog.set_checks(id, checks);
         }
         for t in snap.tables {
             let table = self.catalog.add_table(t.def);

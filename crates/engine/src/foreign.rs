@@ -18,23 +18,8 @@ impl Engine {
         def: TableDef,
         foreign_keys: Vec<ForeignKey>,
     ) -> Result<Arc<Table>, SqlError> {
-        if foreign_keys.is_empty() {
-            return self.create_table(def).await;
-        }
-        let def = self.prepare_create(def)?;
-        let events = vec![
-            Event::CreateTable { def: def.clone() },
-            Event::SetForeignKeys {
-                table: def.id,
-                foreign_keys: foreign_keys.clone(),
-            },
-        ];
-        self.ddl_version.fetch_add(1, Ordering::SeqCst);
-        let _in_flight = self.log_events(events).await?;
-        let t = self.catalog.add_table(def);
-        self.catalog.set_foreign_keys(t.id, foreign_keys);
-        self.ddl_version.fetch_add(1, Ordering::SeqCst);
-        Ok(t)
+        self.create_table_with_constraints(def, foreign_keys, Vec::new())
+            .await
     }
 
     /// ALTER TABLE ADD/DROP FOREIGN KEY: the table's new list of

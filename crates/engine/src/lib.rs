@@ -6,6 +6,7 @@ pub mod alter;
 pub mod apply;
 pub mod catalog;
 pub mod checkpoint;
+pub mod checks;
 pub mod durability;
 pub mod engine;
 pub mod foreign;

@@ -4,6 +4,7 @@
 //! the clustered record's visible version, as InnoDB does, so they stay
 //! correct under MVCC without per-version index entries.
 
+pub mod check;
 pub mod clustered;
 pub mod foreign;
 pub mod placement;
@@ -13,6 +14,7 @@ pub mod schema;
 pub mod stats;
 pub mod table;
 
+pub use check::CheckConstraint;
 pub use foreign::{FkAction, ForeignKey};
 pub use row::{Columns, Row};
 pub use schema::{ColumnDef, IndexDef, TableDef};

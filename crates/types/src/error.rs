@@ -191,6 +191,25 @@ error_codes! {
     FieldInGroupingNotGroupBy = 3602, "HY000";
     ReplicaChannelIoThreadMustStop = 3021, "HY000";
     ReplicaChannelMustStop = 3081, "HY000";
+    // CHECK constraints (MySQL 8.0.16+).
+    NonBooleanExprForCheckConstraint = 3812, "HY000";
+    ColumnCheckConstraintReferencesOtherColumn = 3813, "HY000";
+    CheckConstraintNamedFunctionIsNotAllowed = 3814, "HY000";
+    CheckConstraintFunctionIsNotAllowed = 3815, "HY000";
+    CheckConstraintVariables = 3816, "HY000";
+    CheckConstraintRowValue = 3817, "HY000";
+    CheckConstraintRefersAutoIncrementColumn = 3818, "HY000";
+    CheckConstraintViolated = 3819, "HY000";
+    CheckConstraintRefersUnknownColumn = 3820, "HY000";
+    CheckConstraintNotFound = 3821, "HY000";
+    CheckConstraintDupName = 3822, "HY000";
+    DependentByCheckConstraint = 3959, "HY000";
+    ConstraintNotFound = 3940, "HY000";
+    // Changing rows through views.
+    FieldNotUpdatable = 1348, "HY000";
+    ViewDeleteMergeView = 1395, "HY000";
+    ViewMultiUpdate = 1393, "HY000";
+    NonInsertableTable = 1471, "HY000";
 }
 
 /// An error a client sees: MySQL code, SQLSTATE (from the code) and message.

@@ -3,10 +3,12 @@
 //! engine returns `Error::LockWait` and the session rolls the statement
 //! back, awaits the lock without holding a thread, and runs it again.
 
+mod check;
 pub(crate) mod fk;
 mod hash_join;
 pub mod keyset;
 mod membership;
+mod multi;
 mod recursive;
 mod rollup;
 mod setop;
@@ -364,7 +366,19 @@ pub struct Exec<'a> {
     /// A lock wait hit inside a subquery (Env returns SQL errors only).
     pending: Option<EngineError>,
     memory: MemoryUse,
+    /// Tables whose rows a locking read locks exclusively whatever its
+    /// mode: the targets of a multi-table UPDATE or DELETE (`multi.rs`).
+    exclusive: Vec<u32>,
+    /// Enforced CHECK constraints of the tables written, bound once per
+    /// statement (`check.rs`).
+    checks: HashMap<u32, Arc<Vec<(String, BExpr)>>>,
+    /// WITH CHECK OPTION of the views a statement writes through.
+    pub view_checks: Arc<Vec<ViewCheck>>,
 }
+
+/// A view's CHECK OPTION condition on rows of table `table` (1369 unless
+/// TRUE): (table id, `db.view`, condition).
+pub type ViewCheck = (u32, String, BExpr);
 
 impl Env for Exec<'_> {
     session_env_methods!();
@@ -518,6 +532,9 @@ impl<'a> Exec<'a> {
             members: HashMap::new(),
             pending: None,
             memory: MemoryUse::default(),
+            exclusive: Vec::new(),
+            checks: HashMap::new(),
+            view_checks: Arc::new(Vec::new()),
         }
     }
 
@@ -527,6 +544,27 @@ impl<'a> Exec<'a> {
 
     fn charge_temp(&mut self, bytes: usize) -> Result<()> {
         self.memory.charge_temp(self.ctx, bytes)
+    }
+
+    /// The engine, the transaction and a scan environment, borrowed
+    /// apart: a scan's callback evaluates expressions as the engine walks.
+    fn scan_parts(&mut self) -> (&'a Engine, &mut Txn, ScanEnv<'_>) {
+        let Exec {
+            engine,
+            txn,
+            ctx,
+            params,
+            outer,
+            memory,
+            ..
+        } = self;
+        let env = ScanEnv {
+            ctx,
+            params,
+            outer,
+            memory,
+        };
+        (*engine, &mut **txn, env)
     }
 
     /// The executor's state a row sink may use (no engine access).
@@ -1105,6 +1143,10 @@ impl<'a> Exec<'a> {
         lock: Option<LockMode>,
         on_row: &mut TableRowFn,
     ) -> Result<()> {
+        let lock = match lock {
+            Some(_) if self.exclusive.contains(&scan.table.id) => Some(LockMode::Exclusive),
+            lock => lock,
+        };
         let def = &scan.def;
         let access = &scan.access;
         let mut widened = false;
@@ -1121,21 +1163,7 @@ impl<'a> Exec<'a> {
         // `id IN (1, 1)`, or any ranges over a secondary index).
         let mut seen = (bounds.len() > 1).then(HashSet::new);
         let more = std::cell::Cell::new(true);
-        let Exec {
-            engine,
-            txn,
-            ctx,
-            params,
-            outer,
-            memory,
-            ..
-        } = self;
-        let mut env = ScanEnv {
-            ctx,
-            params,
-            outer,
-            memory,
-        };
+        let (engine, txn, mut env) = self.scan_parts();
         let mut scratch = Vec::new();
         let mut ticks = 0u32;
         let mut visit = |pk: &[u8], row: Row| -> Result<bool> {
@@ -1310,45 +1338,63 @@ impl<'a> Exec<'a> {
             let mut new = old.clone();
             for (col, e) in &p.assignments {
                 let v = self.eval(e, &new)?;
-                let c = &p.def.columns[*col];
-                let v = check_null(v, c)?;
-                new[*col] = store_value(v, c.data_type, &c.name)?;
+                new[*col] = assigned(v, &p.def.columns[*col])?;
             }
-            if new
-                .iter()
-                .zip(&old)
-                .all(|(a, b)| a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null())
-            {
-                continue;
-            }
-            for (i, c) in p.def.columns.iter().enumerate() {
-                if c.on_update_now && !p.assignments.iter().any(|(col, _)| *col == i) {
-                    new[i] = store_value(
-                        Value::DateTime(lockstep_types::DateTime::now()),
-                        c.data_type,
-                        &c.name,
-                    )?;
-                }
-            }
-            let schema = p.table.schema();
-            let kept = fk.then(|| new.clone());
-            let done = self
-                .engine
-                .update(self.txn, &p.table, &schema, &pk, &old, new)?;
-            drop(schema);
-            if let Err(dup) = done {
-                return Err(EngineError::Sql(Error::dup_entry(
-                    &dup.key_text,
-                    &dup.index,
-                )));
-            }
-            changed += 1;
-            if let Some(new) = kept {
-                self.fk_check_parents(&p.table, &new, Some(&old))?;
-                self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
+            let assigned = |i: usize| p.assignments.iter().any(|(col, _)| *col == i);
+            if self.update_row(&p.table, &pk, old, new, &assigned, fk.then_some(&chain))? {
+                changed += 1;
             }
         }
         Ok((matched, changed))
+    }
+
+    /// Writes `new` over the row `old` of `table` (primary key `pk`) unless
+    /// they are equal, setting the ON UPDATE CURRENT_TIMESTAMP columns not
+    /// `assigned`; checks foreign keys under `fk`. Returns whether the row
+    /// changed.
+    fn update_row(
+        &mut self,
+        table: &Arc<lockstep_tables::Table>,
+        pk: &[u8],
+        old: Vec<Value>,
+        mut new: Vec<Value>,
+        assigned: &dyn Fn(usize) -> bool,
+        fk: Option<&fk::Chain>,
+    ) -> Result<bool> {
+        if new
+            .iter()
+            .zip(&old)
+            .all(|(a, b)| a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null())
+        {
+            return Ok(false);
+        }
+        let schema = table.schema();
+        for (i, c) in schema.def.columns.iter().enumerate() {
+            if c.on_update_now && !assigned(i) {
+                new[i] = store_value(
+                    Value::DateTime(lockstep_types::DateTime::now()),
+                    c.data_type,
+                    &c.name,
+                )?;
+            }
+        }
+        self.check_row(table, &new, false)?;
+        let kept = fk.map(|chain| (chain, new.clone()));
+        let done = self
+            .engine
+            .update(self.txn, table, &schema, pk, &old, new)?;
+        drop(schema);
+        if let Err(dup) = done {
+            return Err(EngineError::Sql(Error::dup_entry(
+                &dup.key_text,
+                &dup.index,
+            )));
+        }
+        if let Some((chain, new)) = kept {
+            self.fk_check_parents(table, &new, Some(&old))?;
+            self.fk_parent_changed(table, &old, Some(&new), chain)?;
+        }
+        Ok(true)
     }
 
     pub fn delete(&mut self, p: &ModifyPlan) -> Result<u64> {
@@ -1369,15 +1415,28 @@ impl<'a> Exec<'a> {
                 },
                 false => old,
             };
-            let schema = p.table.schema();
-            self.engine.delete(self.txn, &p.table, &schema, &pk, &old)?;
-            drop(schema);
+            self.delete_row(&p.table, &pk, &old, fk.then_some(&chain))?;
             n += 1;
-            if fk {
-                self.fk_parent_changed(&p.table, &old, None, &chain)?;
-            }
         }
         Ok(n)
+    }
+
+    /// Deletes the row `old` of `table` (primary key `pk`); with `fk`,
+    /// what references it follows its rules.
+    fn delete_row(
+        &mut self,
+        table: &Arc<lockstep_tables::Table>,
+        pk: &[u8],
+        old: &[Value],
+        fk: Option<&fk::Chain>,
+    ) -> Result<()> {
+        let schema = table.schema();
+        self.engine.delete(self.txn, table, &schema, pk, old)?;
+        drop(schema);
+        match fk {
+            Some(chain) => self.fk_parent_changed(table, old, None, chain),
+            None => Ok(()),
+        }
     }
 
     /// Returns (affected rows, first generated AUTO_INCREMENT value).
@@ -1484,6 +1543,9 @@ impl<'a> Exec<'a> {
                 let v = std::mem::take(&mut row[i]);
                 row[i] = store_value(v, c.data_type, &c.name)?;
             }
+            if !self.check_row(&p.table, &row, p.ignore)? {
+                continue;
+            }
             if fk && p.ignore {
                 // IGNORE skips the row with a warning: checked before it
                 // is written.
@@ -1566,6 +1628,7 @@ impl<'a> Exec<'a> {
                             affected += 1;
                         }
                         if !same {
+                            self.check_row(&p.table, &new, false)?;
                             let kept = fk.then(|| new.clone());
                             match self.engine.update(
                                 self.txn,
@@ -1607,6 +1670,12 @@ impl<'a> Exec<'a> {
         }
         Ok((affected, first_auto))
     }
+}
+
+/// A value assigned to column `c`, as stored.
+fn assigned(v: Value, c: &lockstep_tables::ColumnDef) -> Result<Value> {
+    let v = check_null(v, c)?;
+    Ok(store_value(v, c.data_type, &c.name)?)
 }
 
 fn check_null(v: Value, c: &lockstep_tables::ColumnDef) -> std::result::Result<Value, Error> {

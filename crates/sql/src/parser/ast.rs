@@ -264,6 +264,20 @@ pub enum AlterAction {
     DropForeignKey {
         name: String,
     },
+    AddCheck(CheckSpec),
+    /// DROP CHECK name.
+    DropCheck {
+        name: String,
+    },
+    /// ALTER CHECK name [NOT] ENFORCED.
+    AlterCheck {
+        name: String,
+        enforced: bool,
+    },
+    /// DROP CONSTRAINT name: a CHECK, foreign key, or unique key's name.
+    DropConstraint {
+        name: String,
+    },
 }
 
 /// FIRST or AFTER c in ADD/MODIFY/CHANGE COLUMN.
@@ -435,6 +449,35 @@ pub enum LockClause {
     Update,
     /// LOCK IN SHARE MODE / FOR SHARE
     Share,
+}
+
+impl Query {
+    /// `SELECT projection FROM from [WHERE selection]`, nothing more.
+    pub fn plain(
+        projection: Vec<SelectItem>,
+        from: Vec<TableRef>,
+        selection: Option<Expr>,
+    ) -> Query {
+        Query {
+            body: QueryBody::Select(Box::new(Select {
+                distinct: false,
+                projection,
+                from,
+                selection,
+                group_by: Vec::new(),
+                having: None,
+                straight_join: false,
+                rollup: false,
+                windows: Vec::new(),
+            })),
+            max_execution_time: None,
+            with: Vec::new(),
+            order_by: Vec::new(),
+            limit: None,
+            offset: None,
+            lock: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -632,6 +675,8 @@ pub struct Update {
     pub selection: Option<Expr>,
     pub order_by: Vec<OrderItem>,
     pub limit: Option<Expr>,
+    /// Multi-table form; `table` is then its first base table.
+    pub multi: Option<Box<MultiTable>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -641,6 +686,18 @@ pub struct Delete {
     pub selection: Option<Expr>,
     pub order_by: Vec<OrderItem>,
     pub limit: Option<Expr>,
+    /// Multi-table form; `table` is then its first target.
+    pub multi: Option<Box<MultiTable>>,
+}
+
+/// The tables of a multi-table UPDATE or DELETE.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MultiTable {
+    /// The table references, joined as in a SELECT's FROM.
+    pub from: Vec<TableRef>,
+    /// DELETE: the tables rows are deleted from (names or aliases of
+    /// `from`). UPDATE: empty (its SET names the columns it changes).
+    pub targets: Vec<ObjectName>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -660,6 +717,20 @@ pub struct CreateTable {
     pub select: Option<Box<Query>>,
     /// Table-level FOREIGN KEY clauses, in order.
     pub foreign_keys: Vec<ForeignKeySpec>,
+    /// CHECK constraints, table and column ones, in order.
+    pub checks: Vec<CheckSpec>,
+}
+
+/// `[CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckSpec {
+    pub name: Option<String>,
+    pub expr: Expr,
+    /// The expression's text as written.
+    pub text: String,
+    pub enforced: bool,
+    /// A column's own CHECK: the column (it may name no other).
+    pub column: Option<String>,
 }
 
 /// [CONSTRAINT [name]] FOREIGN KEY [index_name] (cols) REFERENCES parent

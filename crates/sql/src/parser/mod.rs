@@ -88,11 +88,17 @@ pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
             u.selection.iter().for_each(|e| visit_expr(e, f));
             u.order_by.iter().for_each(|o| visit_expr(&o.expr, f));
             u.limit.iter().for_each(|e| visit_expr(e, f));
+            u.multi
+                .iter()
+                .for_each(|m| m.from.iter().for_each(|t| visit_table(t, f)));
         }
         Statement::Delete(d) => {
             d.selection.iter().for_each(|e| visit_expr(e, f));
             d.order_by.iter().for_each(|o| visit_expr(&o.expr, f));
             d.limit.iter().for_each(|e| visit_expr(e, f));
+            d.multi
+                .iter()
+                .for_each(|m| m.from.iter().for_each(|t| visit_table(t, f)));
         }
         Statement::CreateTable(ct) => {
             ct.columns

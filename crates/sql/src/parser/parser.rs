@@ -11,6 +11,8 @@ use std::str::FromStr;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "check.rs"]
+mod check;
 #[path = "foreign.rs"]
 mod foreign;
 #[path = "view.rs"]
@@ -55,6 +57,8 @@ pub(crate) struct Parser<'a> {
     links: usize,
     /// MAX_EXECUTION_TIME(ms) from the statement's first hint comment.
     max_execution_time: Option<u64>,
+    /// CHECK constraints of the column definition just parsed.
+    column_checks: Vec<CheckSpec>,
 }
 
 /// `left op right` as one query.
@@ -521,6 +525,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             links: 0,
             max_execution_time: None,
+            column_checks: Vec::new(),
         }
     }
 
@@ -734,6 +739,17 @@ impl<'a> Parser<'a> {
         let mut parts = 1;
         while parts < 3 && self.eat(&Tok::Dot) {
             name = self.ident_any()?;
+            parts += 1;
+        }
+        Ok(name)
+    }
+
+    /// `col`, `t.col` or `db.t.col`, qualifiers kept (joined by dots).
+    fn qualified_column(&mut self) -> Result<String> {
+        let mut name = self.ident()?;
+        let mut parts = 1;
+        while parts < 3 && self.eat(&Tok::Dot) {
+            name = format!("{name}.{}", self.ident_any()?);
             parts += 1;
         }
         Ok(name)
@@ -1636,15 +1652,6 @@ impl<'a> Parser<'a> {
             hints.push(IndexHint { kind, scope, names });
         }
         Ok(hints)
-    }
-
-    /// Index hints where only a table's row access could use them (single-
-    /// table UPDATE and DELETE): checked for syntax, not yet applied.
-    fn skip_index_hints(&mut self) -> Result<()> {
-        if !self.index_hints()?.is_empty() {
-            return Err(self.unsupported("index hints in UPDATE and DELETE"));
-        }
-        Ok(())
     }
 
     /// ( name, name, ... )
@@ -2715,9 +2722,18 @@ impl<'a> Parser<'a> {
 
     /// col = expr, t.col = expr, ...
     fn parse_assignments(&mut self) -> Result<Vec<(String, Expr)>> {
+        self.assignments(false)
+    }
+
+    /// `col = expr, ...`; `qualified`: a column keeps its qualifier
+    /// (`t.col`, `db.t.col`), as UPDATE's SET needs.
+    fn assignments(&mut self, qualified: bool) -> Result<Vec<(String, Expr)>> {
         let mut out = Vec::new();
         loop {
-            let col = self.column_name()?;
+            let col = match qualified {
+                true => self.qualified_column()?,
+                false => self.column_name()?,
+            };
             if !self.eat(&Tok::Eq) && !self.eat(&Tok::Assign) {
                 return Err(self.error());
             }
@@ -2733,19 +2749,13 @@ impl<'a> Parser<'a> {
         self.advance();
         // IGNORE is accepted; the AST has no flag for it yet.
         while self.eat_kw("LOW_PRIORITY") || self.eat_kw("IGNORE") {}
-        if self.is(&Tok::LParen) {
-            return Err(self.unsupported("multi-table UPDATE"));
-        }
-        let table = self.object_name()?;
-        let alias = self.parse_alias(false)?;
-        self.skip_index_hints()?;
-        if self.is(&Tok::Comma)
-            || self.is_any_kw(&["JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "STRAIGHT_JOIN"])
-        {
-            return Err(self.unsupported("multi-table UPDATE"));
+        let mut from = vec![self.parse_table_ref()?];
+        while self.eat(&Tok::Comma) {
+            self.link()?;
+            from.push(self.parse_table_ref()?);
         }
         self.expect_kw("SET")?;
-        let assignments = self.parse_assignments()?;
+        let assignments = self.assignments(true)?;
         let selection = if self.eat_kw("WHERE") {
             Some(self.parse_expr()?)
         } else {
@@ -2753,6 +2763,34 @@ impl<'a> Parser<'a> {
         };
         let order_by = self.parse_order_by()?;
         let (limit, _) = self.parse_limit(false)?;
+        let (table, alias, multi) = match single_table(&from) {
+            Some((name, alias)) => (name, alias, None),
+            None => {
+                // As MySQL: the multi-table form takes no ORDER BY or LIMIT.
+                if !order_by.is_empty() || limit.is_some() {
+                    let what = if order_by.is_empty() {
+                        "LIMIT"
+                    } else {
+                        "ORDER BY"
+                    };
+                    return Err(Error::new(
+                        Code::WrongUsage,
+                        format!("Incorrect usage of UPDATE and {what}"),
+                    ));
+                }
+                let first = first_table(&from).ok_or_else(|| {
+                    Error::new(
+                        Code::NonUpdatableTable,
+                        "The target table of the UPDATE is not updatable",
+                    )
+                })?;
+                let multi = MultiTable {
+                    from,
+                    targets: Vec::new(),
+                };
+                (first, None, Some(Box::new(multi)))
+            }
+        };
         Ok(Statement::Update(Box::new(Update {
             table,
             alias,
@@ -2760,6 +2798,7 @@ impl<'a> Parser<'a> {
             selection,
             order_by,
             limit,
+            multi,
         })))
     }
 
@@ -2767,12 +2806,20 @@ impl<'a> Parser<'a> {
         self.advance();
         while self.eat_kw("LOW_PRIORITY") || self.eat_kw("QUICK") || self.eat_kw("IGNORE") {}
         if !self.eat_kw("FROM") {
-            return Err(self.unsupported("multi-table DELETE"));
+            // DELETE t1[.*], t2 FROM table_references
+            let targets = self.parse_delete_targets()?;
+            self.expect_kw("FROM")?;
+            return self.parse_multi_delete(targets);
         }
+        // DELETE FROM t1[.*], t2 USING table_references
+        let first = self.pos;
+        if let Ok(targets) = self.parse_delete_targets() {
+            if self.eat_kw("USING") {
+                return self.parse_multi_delete(targets);
+            }
+        }
+        self.pos = first;
         let table = self.object_name()?;
-        if self.tok_at(0) == &Tok::Dot || self.is(&Tok::Comma) || self.is_kw("USING") {
-            return Err(self.unsupported("multi-table DELETE"));
-        }
         let alias = self.parse_alias(false)?;
         if self.is_kw("PARTITION") {
             return Err(self.unsupported("PARTITION"));
@@ -2790,6 +2837,53 @@ impl<'a> Parser<'a> {
             selection,
             order_by,
             limit,
+            multi: None,
+        })))
+    }
+
+    /// `tbl[.*] [, tbl[.*]] ...`: the targets of a multi-table DELETE.
+    fn parse_delete_targets(&mut self) -> Result<Vec<ObjectName>> {
+        let mut targets = Vec::new();
+        loop {
+            let mut name = ObjectName {
+                database: None,
+                name: self.ident()?,
+            };
+            if self.is(&Tok::Dot) && self.tok_at(1) != &Tok::Star {
+                self.advance();
+                name.database = Some(std::mem::replace(&mut name.name, self.ident()?));
+            }
+            if self.is(&Tok::Dot) && self.tok_at(1) == &Tok::Star {
+                self.pos += 2;
+            }
+            targets.push(name);
+            if !self.eat(&Tok::Comma) {
+                return Ok(targets);
+            }
+        }
+    }
+
+    /// The table references and WHERE of a multi-table DELETE (it takes
+    /// no ORDER BY or LIMIT: MySQL's grammar has none there).
+    fn parse_multi_delete(&mut self, targets: Vec<ObjectName>) -> Result<Statement> {
+        let mut from = vec![self.parse_table_ref()?];
+        while self.eat(&Tok::Comma) {
+            self.link()?;
+            from.push(self.parse_table_ref()?);
+        }
+        let selection = if self.eat_kw("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        let table = targets[0].clone();
+        Ok(Statement::Delete(Box::new(Delete {
+            table,
+            alias: None,
+            selection,
+            order_by: Vec::new(),
+            limit: None,
+            multi: Some(Box::new(MultiTable { from, targets })),
         })))
     }
 
@@ -2981,6 +3075,7 @@ impl<'a> Parser<'a> {
             like: None,
             select: None,
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
         };
         if self.eat_kw("LIKE") {
             ct.like = Some(self.object_name()?);
@@ -3090,11 +3185,15 @@ impl<'a> Parser<'a> {
                 let fk = self.parse_foreign_key(constraint_name)?;
                 ct.foreign_keys.push(fk);
             }
-            b"CHECK" => self.skip_check()?,
+            b"CHECK" => {
+                let check = self.parse_check(constraint_name, None)?;
+                ct.checks.push(check);
+            }
             _ if constraint => return Err(self.error()),
             _ => {
                 let col = self.parse_column_def()?;
                 ct.columns.push(col);
+                ct.checks.append(&mut self.column_checks);
             }
         }
         Ok(())
@@ -3128,23 +3227,6 @@ impl<'a> Parser<'a> {
                 return Ok(());
             }
         }
-    }
-
-    /// CHECK (expr) [[NOT] ENFORCED]: a NOT ENFORCED one is kept by MySQL
-    /// only as text and dropped here; an enforced one is refused until
-    /// lockstep enforces it (MySQL 8.0.16+ does).
-    fn skip_check(&mut self) -> Result<()> {
-        self.expect_kw("CHECK")?;
-        self.expect(&Tok::LParen)?;
-        self.parse_expr()?;
-        self.expect(&Tok::RParen)?;
-        let not = self.eat_kw("NOT");
-        if not {
-            self.expect_kw("ENFORCED")?;
-            return Ok(());
-        }
-        self.eat_kw("ENFORCED");
-        Err(self.unsupported("CHECK constraints"))
     }
 
     fn parse_column_def(&mut self) -> Result<ColumnSpec> {
@@ -3229,13 +3311,13 @@ impl<'a> Parser<'a> {
                         .or_else(|_| self.parse_u64().map(|_| String::new()))?;
                 }
                 b"VISIBLE" | b"INVISIBLE" => self.advance(),
-                b"CHECK" => self.skip_check()?,
-                b"CONSTRAINT" => {
-                    self.advance();
-                    if !self.is_kw("CHECK") {
-                        self.ident()?;
-                    }
-                    self.skip_check()?;
+                b"CHECK" | b"CONSTRAINT" => {
+                    let name = match self.eat_kw("CONSTRAINT") && !self.is_kw("CHECK") {
+                        true => Some(self.ident()?),
+                        false => None,
+                    };
+                    let check = self.parse_check(name, Some(&col.name))?;
+                    self.column_checks.push(check);
                 }
                 b"REFERENCES" => self.skip_references()?,
                 b"GENERATED" | b"AS" => return Err(self.unsupported("generated columns")),
@@ -3653,6 +3735,7 @@ impl<'a> Parser<'a> {
                     column,
                     position,
                 });
+                self.column_checks_to(actions);
             }
             b"RENAME" => {
                 self.advance();
@@ -3670,6 +3753,12 @@ impl<'a> Parser<'a> {
                     let to = self.object_name()?;
                     actions.push(AlterAction::RenameTable { to });
                 }
+            }
+            b"ALTER" if self.kw_at(1, "CHECK") || self.kw_at(1, "CONSTRAINT") => {
+                self.pos += 2;
+                let name = self.ident()?;
+                let enforced = self.parse_enforced()?.unwrap_or(true);
+                actions.push(AlterAction::AlterCheck { name, enforced });
             }
             b"ALTER" => {
                 self.advance();
@@ -3755,6 +3844,7 @@ impl<'a> Parser<'a> {
                         column,
                         position: None,
                     });
+                    self.column_checks_to(actions);
                     if !self.eat(&Tok::Comma) {
                         break;
                     }
@@ -3764,6 +3854,7 @@ impl<'a> Parser<'a> {
             let column = self.parse_column_def()?;
             let position = self.column_position()?;
             actions.push(AlterAction::AddColumn { column, position });
+            self.column_checks_to(actions);
             return Ok(());
         }
         let mut constraint_name = None;
@@ -3776,6 +3867,11 @@ impl<'a> Parser<'a> {
         if self.is_kw("FOREIGN") {
             let fk = self.parse_foreign_key(constraint_name)?;
             actions.push(AlterAction::AddForeignKey(fk));
+            return Ok(());
+        }
+        if self.is_kw("CHECK") {
+            let check = self.parse_check(constraint_name, None)?;
+            actions.push(AlterAction::AddCheck(check));
             return Ok(());
         }
         if self.eat_kw("PRIMARY") {
@@ -3822,7 +3918,13 @@ impl<'a> Parser<'a> {
             self.pos += 2;
             let name = self.ident()?;
             actions.push(AlterAction::DropForeignKey { name });
-        } else if self.is_any_kw(&["FOREIGN", "CHECK", "CONSTRAINT", "PARTITION"]) {
+        } else if self.eat_kw("CHECK") {
+            let name = self.ident()?;
+            actions.push(AlterAction::DropCheck { name });
+        } else if self.eat_kw("CONSTRAINT") {
+            let name = self.ident()?;
+            actions.push(AlterAction::DropConstraint { name });
+        } else if self.is_any_kw(&["FOREIGN", "PARTITION"]) {
             self.pos = start;
             return Err(self.alter_unsupported());
         } else {
@@ -4528,4 +4630,24 @@ fn json_call(name: &str, args: Vec<Expr>) -> Expr {
         distinct: false,
         star: false,
     }
+}
+
+/// The one table of a single-table UPDATE's table references.
+fn single_table(from: &[TableRef]) -> Option<(ObjectName, Option<String>)> {
+    match from {
+        [TableRef::Table { name, alias, hints }] if hints.is_empty() => {
+            Some((name.clone(), alias.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// The first base table named in table references.
+fn first_table(from: &[TableRef]) -> Option<ObjectName> {
+    from.iter().find_map(|t| match t {
+        TableRef::Table { name, .. } => Some(name.clone()),
+        TableRef::Derived { .. } => None,
+        TableRef::Join { left, right, .. } => first_table(std::slice::from_ref(left))
+            .or_else(|| first_table(std::slice::from_ref(right))),
+    })
 }

@@ -975,7 +975,7 @@ fn update_delete_variants() {
     match one("UPDATE LOW_PRIORITY IGNORE t AS x SET x.a = DEFAULT, b = b * 2 WHERE a > 0 ORDER BY a DESC LIMIT 10") {
         Statement::Update(u) => {
             assert_eq!(u.alias.as_deref(), Some("x"));
-            assert_eq!(u.assignments[0], ("a".into(), Expr::Default));
+            assert_eq!(u.assignments[0], ("x.a".into(), Expr::Default));
             assert_eq!(u.order_by.len(), 1);
             assert_eq!(u.limit, Some(Expr::Literal(Value::Int(10))));
         }
@@ -992,19 +992,30 @@ fn update_delete_variants() {
         Statement::Delete(d) => assert!(d.selection.is_none()),
         s => panic!("{s:?}"),
     }
-    assert_eq!(err("UPDATE a, b SET a.x = b.x").code, Code::NotSupportedYet);
+    let multi = |sql: &str| match one(sql) {
+        Statement::Update(u) => u.multi.map(|m| (m.from.len(), m.targets.len())),
+        Statement::Delete(d) => d.multi.map(|m| (m.from.len(), m.targets.len())),
+        s => panic!("{s:?}"),
+    };
+    assert_eq!(multi("UPDATE a, b SET a.x = b.x"), Some((2, 0)));
     assert_eq!(
-        err("UPDATE a JOIN b ON a.i = b.i SET a.x = 1").code,
-        Code::NotSupportedYet
+        multi("UPDATE a JOIN b ON a.i = b.i SET a.x = 1"),
+        Some((1, 0))
+    );
+    assert_eq!(multi("DELETE a FROM a JOIN b ON 1"), Some((1, 1)));
+    assert_eq!(multi("DELETE a.*, d.b FROM a, d.b"), Some((2, 2)));
+    assert_eq!(multi("DELETE FROM a USING a JOIN b"), Some((1, 1)));
+    assert_eq!(multi("DELETE FROM a.*, b USING a, b WHERE 1"), Some((2, 2)));
+    assert_eq!(multi("DELETE FROM d.a WHERE 1"), None);
+    assert_eq!(
+        err("UPDATE a, b SET a.x = 1 ORDER BY a.x").code,
+        Code::WrongUsage
     );
     assert_eq!(
-        err("DELETE a FROM a JOIN b ON 1").code,
-        Code::NotSupportedYet
+        err("UPDATE a, b SET a.x = 1 LIMIT 1").code,
+        Code::WrongUsage
     );
-    assert_eq!(
-        err("DELETE FROM a USING a JOIN b").code,
-        Code::NotSupportedYet
-    );
+    assert_eq!(err("DELETE a FROM a, b LIMIT 1").code, Code::Parse);
 }
 
 fn create_table(sql: &str) -> CreateTable {
@@ -1265,11 +1276,16 @@ fn other_ddl() {
         }
         s => panic!("{s:?}"),
     }
-    // Checks would not be enforced: refused, not dropped.
-    assert_eq!(
-        err("ALTER TABLE t ADD CHECK (a > 0)").code,
-        Code::NotSupportedYet
-    );
+    // CHECK clauses of ALTER TABLE.
+    match one("ALTER TABLE t ADD CHECK (a > 0), DROP CHECK c, ALTER CHECK d NOT ENFORCED, DROP CONSTRAINT e") {
+        Statement::AlterTable { actions, .. } => {
+            assert!(matches!(&actions[0], AlterAction::AddCheck(c) if c.text == "a > 0" && c.enforced));
+            assert!(matches!(&actions[1], AlterAction::DropCheck { name } if name == "c"));
+            assert!(matches!(&actions[2], AlterAction::AlterCheck { name, enforced: false } if name == "d"));
+            assert!(matches!(&actions[3], AlterAction::DropConstraint { name } if name == "e"));
+        }
+        s => panic!("{s:?}"),
+    }
     assert_eq!(
         err("ALTER TABLE t ENGINE=MyISAM").code,
         Code::NotSupportedYet
@@ -2301,20 +2317,32 @@ fn foreign_keys_keep_names_columns_and_rules() {
 }
 
 #[test]
-fn constraints_not_enforced_yet_are_refused_not_dropped() {
-    for sql in [
-        "CREATE TABLE t (a INT, CONSTRAINT chk CHECK (a > 0))",
-        "CREATE TABLE t (a INT CHECK (a > 0))",
-        "CREATE TABLE t (a INT, CHECK (a > 0) ENFORCED)",
-    ] {
-        assert_eq!(
-            parse(sql).map(|_| ()).map_err(|e| e.code),
-            Err(Code::NotSupportedYet),
-            "{sql}"
-        );
-    }
-    // MySQL itself keeps neither of these.
-    one("CREATE TABLE t (a INT CHECK (a > 0) NOT ENFORCED, b INT REFERENCES o (id))");
+fn check_constraints_are_kept_with_their_text() {
+    let ct = create_table(
+        "CREATE TABLE t (a INT CONSTRAINT pos CHECK (a > 0) NOT ENFORCED, b INT CHECK (b <> 1), \
+         CHECK (a < b) ENFORCED, CONSTRAINT c2 CHECK ((a + b) > 2), c INT REFERENCES o (id))",
+    );
+    let got: Vec<_> = ct
+        .checks
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_deref(),
+                c.text.as_str(),
+                c.enforced,
+                c.column.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (Some("pos"), "a > 0", false, Some("a")),
+            (None, "b <> 1", true, Some("b")),
+            (None, "a < b", true, None),
+            (Some("c2"), "(a + b) > 2", true, None),
+        ]
+    );
 }
 
 /// The generated names of a select list's items.

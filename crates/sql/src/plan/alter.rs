@@ -163,6 +163,13 @@ impl<'a> Work<'a> {
             AlterAction::AddForeignKey(_) | AlterAction::DropForeignKey { .. } => Err(
                 Error::unsupported("ALTER TABLE with FOREIGN KEY and other changes"),
             ),
+            // Taken out by session::checks before the rebuild is planned.
+            AlterAction::AddCheck(_)
+            | AlterAction::DropCheck { .. }
+            | AlterAction::AlterCheck { .. }
+            | AlterAction::DropConstraint { .. } => {
+                Err(Error::internal("CHECK clause in a rebuild plan"))
+            }
         }
     }
 

@@ -195,7 +195,7 @@ pub fn variance_func(name: &str) -> Option<AggFunc> {
     })
 }
 
-fn contains_aggregate(e: &Expr) -> bool {
+pub(crate) fn contains_aggregate(e: &Expr) -> bool {
     match e {
         Expr::Function { name, args, .. } => {
             is_aggregate_name(name) || args.iter().any(contains_aggregate)
@@ -2801,8 +2801,17 @@ impl Binder<'_> {
         let scope = table_scope(&def, &qualifier);
         let mut assignments = Vec::new();
         for (col, e) in &u.assignments {
-            let name = col.rsplit('.').next().unwrap_or(col);
-            let pos = Self::column_position(&def, name)?;
+            let pos = match col.rsplit_once('.') {
+                // `t.col` or `db.t.col` must name the table.
+                Some((q, name)) if q.rsplit('.').next() == Some(&qualifier) => {
+                    def.column_index(name)
+                }
+                Some(_) => None,
+                None => def.column_index(col),
+            };
+            let pos = pos
+                .filter(|i| Some(*i) != def.hidden_row_id)
+                .ok_or_else(|| Error::bad_field(col, "field list"))?;
             let b = match e {
                 Expr::Default => {
                     BExpr::Literal(def.columns[pos].default.clone().unwrap_or(Value::Null))

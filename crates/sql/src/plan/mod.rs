@@ -4,6 +4,7 @@
 
 pub mod alter;
 pub mod bind;
+pub mod check;
 pub mod ddl;
 pub mod equalities;
 pub mod explain;
@@ -12,7 +13,9 @@ pub mod group_check;
 pub mod hash_join;
 pub mod index_hints;
 pub mod join_order;
+pub mod multi;
 pub mod prune;
+pub mod view_dml;
 
 use crate::expr::BExpr;
 use crate::parser::JoinKind;

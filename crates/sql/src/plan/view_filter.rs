@@ -115,46 +115,18 @@ fn view_expr(
 /// no replacement or `e` holds something not known to be safe to move
 /// (subqueries, functions, variables).
 fn rewrite(e: &Expr, map: &dyn Fn(&Option<String>, &str) -> Option<Expr>) -> Option<Expr> {
-    let sub = |x: &Expr| rewrite(x, map).map(Box::new);
-    Some(match e {
-        Expr::Column { table, name } => map(table, name)?,
-        Expr::Literal(_) | Expr::Param(_) => e.clone(),
-        Expr::Binary { op, left, right } => Expr::Binary {
-            op: *op,
-            left: sub(left)?,
-            right: sub(right)?,
-        },
-        Expr::Unary { op, expr } => Expr::Unary {
-            op: *op,
-            expr: sub(expr)?,
-        },
-        Expr::IsNull { expr, negated } => Expr::IsNull {
-            expr: sub(expr)?,
-            negated: *negated,
-        },
-        Expr::InList {
-            expr,
-            list,
-            negated,
-        } => Expr::InList {
-            expr: sub(expr)?,
-            list: list
-                .iter()
-                .map(|x| rewrite(x, map))
-                .collect::<Option<_>>()?,
-            negated: *negated,
-        },
-        Expr::Between {
-            expr,
-            low,
-            high,
-            negated,
-        } => Expr::Between {
-            expr: sub(expr)?,
-            low: sub(low)?,
-            high: sub(high)?,
-            negated: *negated,
-        },
-        _ => return None,
-    })
+    let mut safe = true;
+    crate::parser::visit_expr(e, &mut |x| {
+        safe &= match x {
+            Expr::Column { table, name } => map(table, name).is_some(),
+            Expr::Literal(_) | Expr::Param(_) => true,
+            Expr::Binary { .. }
+            | Expr::Unary { .. }
+            | Expr::IsNull { .. }
+            | Expr::InList { .. }
+            | Expr::Between { .. } => true,
+            _ => false,
+        };
+    });
+    safe.then(|| crate::plan::view_dml::map_columns(e, map))
 }

@@ -2,6 +2,7 @@
 //! exclusive, the new definition planned (`plan::alter`), then one engine
 //! change (a rename where only the name moves, a rebuild otherwise).
 
+use super::checks::is_check_action;
 use super::foreign_keys::is_fk_action;
 use super::{Session, R};
 use crate::parser::{AlterAction, ObjectName};
@@ -19,14 +20,19 @@ impl Session {
         actions: &[AlterAction],
     ) -> R<()> {
         let (t, _ddl) = self.table_for_ddl(name).await?;
-        if self.alter_foreign_keys(&t, actions).await? {
+        let actions = &self.resolve_drop_constraint(&t, actions)?;
+        if self.alter_checks(&t, actions).await? || self.alter_foreign_keys(&t, actions).await? {
             return Ok(());
         }
         let old = t.def();
         let current = self.ctx.database.clone().unwrap_or(old.database.clone());
-        let (fk_actions, others): (Vec<AlterAction>, Vec<AlterAction>) =
-            actions.iter().cloned().partition(is_fk_action);
+        let (fk_actions, others): (Vec<AlterAction>, Vec<AlterAction>) = actions
+            .iter()
+            .filter(|a| !is_check_action(a))
+            .cloned()
+            .partition(is_fk_action);
         let mut altered = alter_def(&old, &others, &current)?;
+        let checks = self.checks_after(&t, &old, &altered.def, actions)?;
         let renamed = self.fk_after_renames(&old, t.id, actions);
         if !fk_actions.is_empty() || renamed.changed {
             // Constraints planned on the new layout; the rebuild builds
@@ -36,13 +42,18 @@ impl Session {
             let (own, refs) = (&change.all, &renamed.refs);
             self.check_alter(&old, &altered.def, own, refs, &renamed.renames)?;
             let engine = self.engine.clone();
-            let mut check = |built: &Arc<Table>| self.check_rebuilt(built, &change.added);
+            let own_checks = checks.clone().unwrap_or_default();
+            let mut check = |built: &Arc<Table>| {
+                self.check_rebuilt(built, &change.added)?;
+                self.check_rows(built, &built.def(), &own_checks)
+            };
             let fks = lockstep_engine::foreign::AlterForeignKeys {
                 own: change.all.clone(),
                 children: renamed.children,
             };
+            let (def, sources) = (altered.def, altered.sources);
             engine
-                .alter_table_with(&t, altered.def, altered.sources, Some(fks), &mut check)
+                .alter_table_with(&t, def, sources, Some(fks), checks, &mut check)
                 .await?;
             return Ok(());
         }
@@ -61,10 +72,13 @@ impl Session {
                 };
                 self.engine.rename_tables(&[rename]).await?;
             }
-            return Ok(());
+            return self.set_checks_after_rename(&t, checks).await;
         }
-        self.engine
-            .alter_table(&t, altered.def, altered.sources)
+        let engine = self.engine.clone();
+        let own_checks = checks.clone().unwrap_or_default();
+        let check = |built: &Arc<Table>| self.check_rows(built, &built.def(), &own_checks);
+        engine
+            .alter_table_with(&t, altered.def, altered.sources, None, checks, check)
             .await?;
         Ok(())
     }

@@ -61,8 +61,13 @@ impl Session {
         mut def: TableDef,
         ct: &CreateTable,
     ) -> R<()> {
+        let specs = self.like_checks(ct)?;
+        let specs = if specs.is_empty() { &ct.checks } else { &specs };
+        let checks = self.plan_checks(&def, None, Vec::new(), specs)?;
         if ct.foreign_keys.is_empty() {
-            self.engine.create_table(def).await?;
+            self.engine
+                .create_table_with_constraints(def, Vec::new(), checks)
+                .await?;
             return Ok(());
         }
         let planned = plan(
@@ -74,7 +79,7 @@ impl Session {
         )?;
         def.indexes.extend(planned.indexes);
         self.engine
-            .create_table_with_foreign_keys(def, planned.foreign_keys)
+            .create_table_with_constraints(def, planned.foreign_keys, checks)
             .await?;
         Ok(())
     }

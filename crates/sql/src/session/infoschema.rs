@@ -326,8 +326,16 @@ fn view_rows(session: &Session, tables: &mut Vec<Vec<Value>>) -> Vec<Vec<Value>>
             s(&v.name),
             s(&v.query),
             s(check),
-            // Rows cannot be changed through a view yet.
-            s("NO"),
+            s(
+                if session
+                    .binder()
+                    .view_updatable(&std::sync::Arc::new(v.clone()))
+                {
+                    "YES"
+                } else {
+                    "NO"
+                },
+            ),
             s(&format!("{}@{}", v.definer.0, v.definer.1)),
             s(if v.security_definer {
                 "DEFINER"
@@ -390,7 +398,7 @@ fn constraints(cat: &Catalog, session: &Session) {
     let big = DataType::BigInt { unsigned: true };
     let s = |x: &str| Value::str(x);
     let (mut usage, mut kinds) = (Vec::new(), Vec::new());
-    let mut referential = Vec::new();
+    let (mut referential, mut checks) = (Vec::new(), Vec::new());
     let engine = session.engine();
     for db in engine.catalog.databases() {
         for t in engine.catalog.tables(&db) {
@@ -435,8 +443,30 @@ fn constraints(cat: &Catalog, session: &Session) {
             usage.extend(rows.usage);
             kinds.extend(rows.kinds);
             referential.extend(rows.referential);
+            for c in engine.catalog.checks(t.id).iter() {
+                let enforced = if c.enforced { "YES" } else { "NO" };
+                let (name, table) = (s(&c.name), s(&def.name));
+                kinds.push(vec![
+                    s("def"),
+                    s(&db),
+                    name.clone(),
+                    s(&db),
+                    table,
+                    s("CHECK"),
+                    s(enforced),
+                ]);
+                checks.push(vec![s("def"), s(&db), name, s(&format!("({})", c.expr))]);
+            }
         }
     }
+    let check_cols = [
+        "CONSTRAINT_CATALOG",
+        "CONSTRAINT_SCHEMA",
+        "CONSTRAINT_NAME",
+        "CHECK_CLAUSE",
+    ];
+    let check_cols: Vec<(&str, DataType)> = check_cols.iter().map(|n| (*n, vc)).collect();
+    table(cat, 41, "CHECK_CONSTRAINTS", &check_cols, checks);
     let usage_cols = [
         "CONSTRAINT_CATALOG",
         "CONSTRAINT_SCHEMA",
@@ -621,7 +651,7 @@ pub fn filter_rows(
     shown: ResultSet,
     condition: &crate::parser::Expr,
 ) -> Result<Response, Error> {
-    use crate::parser::{QueryBody, Select, SelectItem, TableRef};
+    use crate::parser::{SelectItem, TableRef};
     let cat = Catalog::new();
     cat.add_database_public("show");
     let columns: Vec<(&str, DataType)> = shown
@@ -638,25 +668,11 @@ pub fn filter_rows(
         alias: None,
         hints: Vec::new(),
     };
-    let q = Query {
-        body: QueryBody::Select(Box::new(Select {
-            distinct: false,
-            projection: vec![SelectItem::Wildcard],
-            from: vec![from],
-            selection: Some(condition.clone()),
-            group_by: Vec::new(),
-            having: None,
-            straight_join: false,
-            rollup: false,
-            windows: Vec::new(),
-        })),
-        max_execution_time: None,
-        with: Vec::new(),
-        order_by: Vec::new(),
-        limit: None,
-        offset: None,
-        lock: None,
-    };
+    let q = Query::plain(
+        vec![SelectItem::Wildcard],
+        vec![from],
+        Some(condition.clone()),
+    );
     let mut binder = Binder::new(&cat, Some("show".into()));
     let plan = binder.bind_query(&q)?;
     let rows = run_scratch(session, &plan)?;

@@ -4,6 +4,7 @@
 //! commits in autocommit mode.
 
 mod alter;
+mod checks;
 mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
@@ -100,6 +101,10 @@ pub(crate) struct Bound {
     /// `Engine::ddl_version` when it was bound: once its tables are locked,
     /// an older plan may name tables DDL changed meanwhile, and is re-bound.
     pub version: u64,
+    /// A statement through a view: the same statement on its base table
+    /// (checked for privileges too) and its CHECK OPTION conditions.
+    pub view_stmt: Option<Statement>,
+    pub view_checks: Arc<Vec<crate::exec::ViewCheck>>,
 }
 
 pub(crate) enum Plan {
@@ -107,13 +112,15 @@ pub(crate) enum Plan {
     Insert(InsertPlan),
     Update(ModifyPlan),
     Delete(ModifyPlan),
+    /// Multi-table UPDATE or DELETE: its targets are among the tables read.
+    Multi(crate::plan::multi::MultiPlan),
 }
 
 impl Bound {
     fn new(plan: Plan, mut tables: Vec<Arc<lockstep_tables::Table>>, version: u64) -> Bound {
         let reads = tables.len();
         let target = match &plan {
-            Plan::Query(_) => None,
+            Plan::Query(_) | Plan::Multi(_) => None,
             Plan::Insert(p) => Some(&p.table),
             Plan::Update(p) | Plan::Delete(p) => Some(&p.table),
         };
@@ -128,6 +135,8 @@ impl Bound {
             reads,
             definer_reads: Vec::new(),
             version,
+            view_stmt: None,
+            view_checks: Arc::new(Vec::new()),
         }
     }
 
@@ -798,6 +807,8 @@ impl Session {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let mut b = self.binder();
         b.params = params;
+        let view = b.rewrite_view_dml(stmt)?;
+        let stmt = view.as_ref().map_or(stmt, |v| &v.stmt);
         let plan = match stmt {
             Statement::Select(q) | Statement::Do(q) => {
                 if self.system_query(q) {
@@ -806,12 +817,25 @@ impl Session {
                 Plan::Query(Arc::new(b.bind_query(q)?))
             }
             Statement::Insert(i) => Plan::Insert(b.bind_insert(i)?),
-            Statement::Update(u) => Plan::Update(b.bind_update(u)?),
-            Statement::Delete(d) => Plan::Delete(b.bind_delete(d)?),
+            Statement::Update(u) => match &u.multi {
+                Some(m) => Plan::Multi(b.bind_multi_update(u, m)?),
+                None => Plan::Update(b.bind_update(u)?),
+            },
+            Statement::Delete(d) => match &d.multi {
+                Some(m) => Plan::Multi(b.bind_multi_delete(d, m)?),
+                None => Plan::Delete(b.bind_delete(d)?),
+            },
             _ => return Ok(None),
         };
+        let checks = match &view {
+            Some(v) => views::bind_view_checks(&mut b, &plan, v)?,
+            None => Vec::new(),
+        };
         let reads = std::mem::take(&mut b.reads);
-        Ok(Some(Bound::new(plan, reads, version).with_views(b)))
+        let mut bound = Bound::new(plan, reads, version).with_views(b);
+        bound.view_checks = Arc::new(checks);
+        bound.view_stmt = view.map(|v| v.stmt);
+        Ok(Some(bound))
     }
 
     /// Queries on information_schema/performance_schema tables we do not
@@ -1271,8 +1295,7 @@ impl Session {
         };
         loop {
             let plan = own.as_ref().or(given).expect("bound above");
-            self.grants.check_reads(&plan.tables[..plan.reads])?;
-            views::check_definer_reads(&self.engine.accounts, &self.grants, &plan.definer_reads)?;
+            self.check_plan_privileges(plan)?;
             self.use_tables(&plan.tables).await?;
             if plan.version == self.engine.ddl_version.load(Ordering::SeqCst) {
                 return Ok(own);
@@ -1282,6 +1305,20 @@ impl Session {
                     .ok_or_else(|| Error::internal("statement has no plan"))?,
             );
         }
+    }
+
+    /// SELECT on what the plan reads (a multi-table UPDATE or DELETE: what
+    /// it reads besides its targets, which need UPDATE or DELETE).
+    fn check_plan_privileges(&self, plan: &Bound) -> R<()> {
+        if let Some(s) = &plan.view_stmt {
+            self.grants.check(s, self.ctx.database.as_deref())?;
+        }
+        let reads = &plan.tables[..plan.reads];
+        match &plan.plan {
+            Plan::Multi(m) => self.grants.check_multi(m, reads)?,
+            _ => self.grants.check_reads(reads)?,
+        }
+        views::check_definer_reads(&self.engine.accounts, &self.grants, &plan.definer_reads)
     }
 
     /// Takes shared metadata locks on `tables` for the transaction: waits
@@ -1446,6 +1483,9 @@ impl Session {
     /// CREATE TEMPORARY TABLE: a table of this session only (it may hide a
     /// permanent one of the same name), never logged.
     fn create_temporary(&mut self, ct: &parser::CreateTable, db: String) -> R<()> {
+        if !ct.checks.is_empty() {
+            return Err(Error::unsupported("CHECK constraints on a temporary table"));
+        }
         if !ct.foreign_keys.is_empty() {
             // InnoDB keeps no constraints on temporary tables.
             return Err(Error::new(
@@ -1703,10 +1743,12 @@ impl Session {
     /// sql_safe_updates: an UPDATE or DELETE that would scan the whole
     /// table without a LIMIT is refused (1175), as in MySQL.
     fn check_safe_update(&self, plan: &Bound) -> R<()> {
-        let (Plan::Update(m) | Plan::Delete(m)) = &plan.plan else {
-            return Ok(());
+        let unkeyed = match &plan.plan {
+            Plan::Update(m) | Plan::Delete(m) => m.scan.access.is_full_scan() && m.limit.is_none(),
+            Plan::Multi(m) => m.full_scan,
+            _ => false,
         };
-        if self.safe_updates && m.scan.access.is_full_scan() && m.limit.is_none() {
+        if self.safe_updates && unkeyed {
             return Err(Error::new(
                 Code::UpdateWithoutKeyInSafeMode,
                 "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column. To disable safe mode, toggle the option in Preferences -> SQL Editor and reconnect.",
@@ -2002,6 +2044,7 @@ impl Session {
         self.ctx.strict = match &plan.plan {
             Plan::Insert(p) => !p.ignore,
             Plan::Update(_) => true,
+            Plan::Multi(m) => !m.delete,
             _ => false,
         };
         // A statement run again after a lock wait warns again.
@@ -2019,6 +2062,7 @@ impl Session {
             let attempt = {
                 let found_rows = self.ctx.client_found_rows;
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
+                exec.view_checks = plan.view_checks.clone();
                 match &plan.plan {
                     Plan::Query(q) => exec.query(q).map(|rows| {
                         Response::Rows(ResultSet {
@@ -2049,6 +2093,17 @@ impl Session {
                         })
                     }),
                     Plan::Delete(p) => exec.delete(p).map(ok),
+                    Plan::Multi(p) => exec.multi(p).map(|(matched, changed)| match p.delete {
+                        true => ok(changed),
+                        false => Response::Ok(OkInfo {
+                            affected_rows: if found_rows { matched } else { changed },
+                            last_insert_id: 0,
+                            warnings: 0,
+                            info: format!(
+                                "Rows matched: {matched}  Changed: {changed}  Warnings: 0"
+                            ),
+                        }),
+                    }),
                 }
             };
             match attempt {
@@ -2149,8 +2204,7 @@ impl Session {
         let bound = self
             .bind(stmt)?
             .ok_or_else(|| Error::unsupported("EXPLAIN of this statement"))?;
-        self.grants.check_reads(&bound.tables[..bound.reads])?;
-        views::check_definer_reads(&self.engine.accounts, &self.grants, &bound.definer_reads)?;
+        self.check_plan_privileges(&bound)?;
         let mut tree = Vec::new();
         let mut steps = Vec::new();
         let one = |select_type, table: &str, kind| Step {
@@ -2187,6 +2241,11 @@ impl Session {
             Plan::Insert(i) => {
                 tree.push((i.def.name.clone(), "insert".into()));
                 steps.push(one("INSERT", &i.def.name, "ALL"));
+            }
+            Plan::Multi(m) => {
+                let select = m.select();
+                tree = crate::plan::explain(&select.source);
+                steps = ex::steps(&select.source, false);
             }
         }
         Ok(match format {
@@ -2403,6 +2462,8 @@ impl Session {
                 } else {
                     let fks = self.engine.catalog.foreign_keys(t.id);
                     text = crate::plan::foreign::add_to_create(text, &fks, &def.database);
+                    let checks = self.engine.catalog.checks(t.id);
+                    text = checks::add_to_create(text, &checks);
                 }
                 Ok(rows(
                     &["Table", "Create Table"],

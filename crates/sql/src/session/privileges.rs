@@ -173,6 +173,29 @@ impl Grants {
         })
     }
 
+    /// A multi-table UPDATE or DELETE: UPDATE (DELETE) on its targets,
+    /// SELECT on the other tables it reads.
+    pub fn check_multi(
+        &self,
+        m: &crate::plan::multi::MultiPlan,
+        reads: &[Arc<lockstep_tables::Table>],
+    ) -> Result<(), Error> {
+        if self.superuser {
+            return Ok(());
+        }
+        let (p, what) = match m.delete {
+            true => (Privs::DELETE, "DELETE"),
+            false => (Privs::UPDATE, "UPDATE"),
+        };
+        for t in &m.targets {
+            self.need_table(p, what, &t.def.database, &t.def.name)?;
+        }
+        let target =
+            |r: &Arc<lockstep_tables::Table>| m.targets.iter().any(|t| Arc::ptr_eq(&t.table, r));
+        let others: Vec<_> = reads.iter().filter(|r| !target(r)).cloned().collect();
+        self.check_reads(&others)
+    }
+
     /// Whether `stmt` may run. `db` is the session's current database.
     pub fn check(&self, stmt: &Statement, db: Option<&str>) -> Result<(), Error> {
         if self.superuser {
@@ -204,12 +227,17 @@ impl Grants {
                 }
                 reads()
             }
+            // The multi-table forms' targets are known once bound (check_multi).
             Statement::Update(u) => {
-                on_table(Privs::UPDATE, "UPDATE", &u.table)?;
+                if u.multi.is_none() {
+                    on_table(Privs::UPDATE, "UPDATE", &u.table)?;
+                }
                 reads()
             }
             Statement::Delete(d) => {
-                on_table(Privs::DELETE, "DELETE", &d.table)?;
+                if d.multi.is_none() {
+                    on_table(Privs::DELETE, "DELETE", &d.table)?;
+                }
                 reads()
             }
             Statement::CreateDatabase { name, .. } => self.need_database(Privs::CREATE, name),

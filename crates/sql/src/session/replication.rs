@@ -135,8 +135,9 @@ fn wrong_value(name: &str, v: &Value) -> Error {
 fn writes(stmt: &Statement, temp: &dyn Fn(&ObjectName) -> bool) -> bool {
     match stmt {
         Statement::Insert(i) => !temp(&i.table),
-        Statement::Update(u) => !temp(&u.table),
-        Statement::Delete(d) => !temp(&d.table),
+        // A multi-table form counts as a write whatever its targets.
+        Statement::Update(u) => u.multi.is_some() || !temp(&u.table),
+        Statement::Delete(d) => d.multi.is_some() || !temp(&d.table),
         Statement::CreateUser { .. }
         | Statement::DropUser { .. }
         | Statement::AlterUser { .. }

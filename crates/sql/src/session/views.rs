@@ -245,3 +245,23 @@ pub(crate) fn check_definer_reads(
     }
     Ok(())
 }
+
+/// The CHECK OPTION conditions of a statement through a view, bound over
+/// rows of the base table its plan writes.
+pub(super) fn bind_view_checks(
+    b: &mut crate::plan::bind::Binder<'_>,
+    plan: &super::Plan,
+    view: &crate::plan::view_dml::ViewDml,
+) -> R<Vec<crate::exec::ViewCheck>> {
+    let (table, def) = match plan {
+        super::Plan::Insert(p) => (&p.table, &p.def),
+        super::Plan::Update(p) | super::Plan::Delete(p) => (&p.table, &p.def),
+        _ => return Ok(Vec::new()),
+    };
+    let mut out = Vec::new();
+    for (name, e) in &view.checks {
+        let bound = crate::plan::check::bind_over(b, def, &view.alias, e)?;
+        out.push((table.id, name.clone(), bound));
+    }
+    Ok(out)
+}

@@ -4,6 +4,7 @@
 pub(crate) mod db;
 mod hostile;
 mod json;
+mod multi_dml;
 mod numeric;
 mod order;
 mod planner;

@@ -227,6 +227,9 @@ scripts!(
     replication,
     views,
     ctes,
+    multi_table_dml,
+    check_constraints,
+    view_dml,
 );
 
 /// A script file nobody listed above would never run.

@@ -7,7 +7,7 @@ use lockstep_accounts::{Account, Credential, Level, Privs};
 use lockstep_types::Value;
 
 /// A session logged in as `'name'@'%'` (the account exists).
-fn login(db: &mut Db, id: u64, name: &str) -> crate::Session {
+pub(super) fn login(db: &mut Db, id: u64, name: &str) -> crate::Session {
     let mut s = db.session(id);
     let account = db
         .server

@@ -1,0 +1,65 @@
+//! CHECK constraint DDL: a table's constraints are logged as one event
+//! holding their whole list, in the same record as the CREATE TABLE that
+//! declares them (as foreign keys are, `foreign.rs`). An ALTER rebuild
+//! keeps them: the catalog moves them to the rebuilt table's id.
+
+use crate::engine::Engine;
+use lockstep_binlog::Event;
+use lockstep_tables::{CheckConstraint, ForeignKey, Table, TableDef};
+use lockstep_types::Error as SqlError;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+impl Engine {
+    /// CREATE TABLE with its foreign keys and CHECK constraints, all in
+    /// one logged record.
+    pub async fn create_table_with_constraints(
+        &self,
+        def: TableDef,
+        foreign_keys: Vec<ForeignKey>,
+        checks: Vec<CheckConstraint>,
+    ) -> Result<Arc<Table>, SqlError> {
+        if foreign_keys.is_empty() && checks.is_empty() {
+            return self.create_table(def).await;
+        }
+        let def = self.prepare_create(def)?;
+        let mut events = vec![Event::CreateTable { def: def.clone() }];
+        if !foreign_keys.is_empty() {
+            events.push(Event::SetForeignKeys {
+                table: def.id,
+                foreign_keys: foreign_keys.clone(),
+            });
+        }
+        if !checks.is_empty() {
+            events.push(Event::SetChecks {
+                table: def.id,
+                checks: checks.clone(),
+            });
+        }
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        let _in_flight = self.log_events(events).await?;
+        let t = self.catalog.add_table(def);
+        self.catalog.set_foreign_keys(t.id, foreign_keys);
+        self.catalog.set_checks(t.id, checks);
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(t)
+    }
+
+    /// ALTER TABLE ADD/DROP CHECK, ALTER CHECK [NOT] ENFORCED: the table's
+    /// new list. The caller holds the table's exclusive metadata lock.
+    pub async fn set_checks(
+        &self,
+        table: &Table,
+        checks: Vec<CheckConstraint>,
+    ) -> Result<(), SqlError> {
+        let _in_flight = self
+            .log_ddl(Event::SetChecks {
+                table: table.id,
+                checks: checks.clone(),
+            })
+            .await?;
+        self.catalog.set_checks(table.id, checks);
+        self.ddl_version.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+}
