@@ -1065,6 +1065,18 @@ impl Engine {
     /// makes the changes visible and releases locks. Nothing is
     /// acknowledged before its record is on disk.
     pub async fn commit(&self, txn: &mut Txn) -> std::result::Result<(), SqlError> {
+        self.commit_ordered(txn, None).await
+    }
+
+    /// `commit`, keeping an applier's order through `order`: it is told
+    /// once the log space is reserved (the next commit may reserve its own
+    /// and share this one's fsync) and waits for its turn to become
+    /// visible.
+    pub(crate) async fn commit_ordered(
+        &self,
+        txn: &mut Txn,
+        mut order: Option<&mut dyn crate::apply::ApplyOrder>,
+    ) -> std::result::Result<(), SqlError> {
         let Some(id) = txn.id else {
             self.end(txn);
             return Ok(());
@@ -1083,6 +1095,40 @@ impl Engine {
                 before,
             })
             .collect();
+        let (reservation, bytes, gno, _in_flight) = self.reserve_commit(txn)?;
+        if let Some(o) = order.as_deref_mut() {
+            o.reserved();
+        }
+        if let Err(e) = self.write_and_confirm(reservation, &bytes, gno).await {
+            // The record may or may not be on disk, and the log accepts no
+            // more writes: roll back in memory (nobody can commit on top of
+            // it any more) and let recovery at restart decide.
+            self.rollback(txn);
+            return Err(e);
+        }
+        if let Some(o) = order.as_deref_mut() {
+            o.visible_turn().await;
+        }
+        self.txn_sys.finish(id);
+        self.end(txn);
+        if let Some(o) = order {
+            o.visible();
+        }
+        if !purge.is_empty() {
+            self.purge_queue.lock().extend(purge);
+        }
+        self.stats.commits.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Takes the commit's GTID, order numbers and log space; on failure
+    /// the transaction is rolled back.
+    #[allow(clippy::type_complexity)]
+    fn reserve_commit(
+        &self,
+        txn: &mut Txn,
+    ) -> std::result::Result<(lockstep_log::Reservation<'_>, Vec<u8>, u64, InFlight<'_>), SqlError>
+    {
         let applied = txn.gtid.take();
         let uuid = applied.map_or(self.server_uuid, |g| g.server_uuid);
         let mut bytes = std::mem::take(&mut txn.events).into_record(uuid, now_us());
@@ -1106,28 +1152,14 @@ impl Engine {
                 (r, gtid.gno, self.enter_flight(&order))
             })
         };
-        let (reservation, gno, _in_flight) = match reserved {
-            Ok(r) => r,
+        match reserved {
+            Ok((r, gno, in_flight)) => Ok((r, bytes, gno, in_flight)),
             Err(e) => {
                 // Nothing of it reached the log: undo it in memory and go on.
                 self.rollback(txn);
-                return Err(log_error(&self.log, e, false));
+                Err(log_error(&self.log, e, false))
             }
-        };
-        if let Err(e) = self.write_and_confirm(reservation, &bytes, gno).await {
-            // The record may or may not be on disk, and the log accepts no
-            // more writes: roll back in memory (nobody can commit on top of
-            // it any more) and let recovery at restart decide.
-            self.rollback(txn);
-            return Err(e);
         }
-        self.txn_sys.finish(id);
-        self.end(txn);
-        if !purge.is_empty() {
-            self.purge_queue.lock().extend(purge);
-        }
-        self.stats.commits.fetch_add(1, Ordering::Relaxed);
-        Ok(())
     }
 
     pub fn rollback(&self, txn: &mut Txn) {

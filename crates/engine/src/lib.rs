@@ -15,7 +15,7 @@ pub mod txn;
 pub mod views;
 
 pub use alter::{keep_value, ConvertFn, Rename};
-pub use apply::Applied;
+pub use apply::{Applied, ApplyOrder, Unordered};
 pub use durability::{CommitPoint, Durability, DurabilityError, DurableWait, LocalDurability};
 pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error, Result};
 pub use lockstep_binlog::{CheckOption, ColumnSource, ViewDef};
