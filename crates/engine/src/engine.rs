@@ -5,6 +5,7 @@
 
 use crate::catalog::Catalog;
 use crate::durability::{CommitPoint, Durability, DurabilityError, LocalDurability};
+use crate::semisync::SemiSync;
 use crate::gap::{Entries, Step};
 use crate::txn::{Isolation, Txn, Undo};
 use lockstep_accounts::{Account, Accounts};
@@ -122,6 +123,15 @@ impl CommitOrder {
     }
 }
 
+/// A commit refused before it was logged: semisync is off and set to
+/// refuse rather than go on asynchronously.
+fn semisync_refused(why: &str) -> SqlError {
+    SqlError::new(
+        Code::ErrorDuringCommit,
+        format!("Got error during COMMIT: {why}"),
+    )
+}
+
 /// The error of a commit whose GTID was committed meanwhile.
 fn already_applied(gtid: Option<Gtid>) -> SqlError {
     let gtid = gtid.map(|g| g.to_string()).unwrap_or_default();
@@ -168,6 +178,10 @@ pub struct Engine {
     pub log: Log,
     /// What a commit waits for before it is acknowledged.
     durability: Arc<dyn Durability>,
+    /// Semisynchronous replication's settings and acknowledgements; it is
+    /// the `durability` above, wrapped around the one the engine was
+    /// opened with.
+    pub semisync: Arc<SemiSync>,
     order: Mutex<CommitOrder>,
     /// Serializes index builds (DDL is rare).
     ddl: Mutex<()>,
@@ -260,6 +274,7 @@ impl Engine {
         let start_lsn = snapshot.as_ref().map(|s| s.start_lsn).unwrap_or(0);
         let (log, recovered) = Log::open_with(log_config, config.log_storage.clone(), start_lsn)
             .map_err(|e| format!("opening the log: {e}"))?;
+        let semisync = Arc::new(SemiSync::new(durability));
         let engine = Engine {
             catalog: Catalog::new(),
             accounts: Accounts::default(),
@@ -274,7 +289,8 @@ impl Engine {
                 policy: config.grant_policy,
             }),
             log,
-            durability,
+            durability: semisync.clone(),
+            semisync,
             order: Mutex::new(CommitOrder {
                 next_gno: 1,
                 next_seq: 1,
@@ -1025,19 +1041,24 @@ impl Engine {
     }
 
     /// Writes a reserved commit record and waits until `durability`
-    /// confirms it.
+    /// confirms it. Ok(Some(error)): it commits, and the client is told
+    /// that it was not confirmed beyond this node.
     async fn write_and_confirm(
         &self,
         reservation: lockstep_log::Reservation<'_>,
         bytes: &[u8],
         gno: u64,
-    ) -> std::result::Result<(), SqlError> {
+    ) -> std::result::Result<Option<SqlError>, SqlError> {
         let end_lsn = reservation
             .write(bytes)
             .map_err(|e| log_error(&self.log, e, true))?;
         let point = CommitPoint { end_lsn, gno };
         match self.durability.wait(&self.log, point).await {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(None),
+            Err(DurabilityError::Unacknowledged(why)) => Ok(Some(SqlError::new(
+                Code::ErrorDuringCommit,
+                format!("Got error during COMMIT: GTID {}:{gno} {why}", self.server_uuid()),
+            ))),
             Err(DurabilityError::Log(e)) => Err(log_error(&self.log, e, true)),
             Err(DurabilityError::Unconfirmed(why)) => Err(SqlError::new(
                 Code::ErrorDuringCommit,
@@ -1099,13 +1120,16 @@ impl Engine {
         if let Some(o) = order.as_deref_mut() {
             o.reserved();
         }
-        if let Err(e) = self.write_and_confirm(reservation, &bytes, gno).await {
-            // The record may or may not be on disk, and the log accepts no
-            // more writes: roll back in memory (nobody can commit on top of
-            // it any more) and let recovery at restart decide.
-            self.rollback(txn);
-            return Err(e);
-        }
+        let unconfirmed = match self.write_and_confirm(reservation, &bytes, gno).await {
+            Ok(u) => u,
+            Err(e) => {
+                // The record may or may not be on disk, and the log accepts
+                // no more writes: roll back in memory (nobody can commit on
+                // top of it any more) and let recovery at restart decide.
+                self.rollback(txn);
+                return Err(e);
+            }
+        };
         if let Some(o) = order.as_deref_mut() {
             o.visible_turn().await;
         }
@@ -1118,7 +1142,7 @@ impl Engine {
             self.purge_queue.lock().extend(purge);
         }
         self.stats.commits.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        unconfirmed.map_or(Ok(()), Err)
     }
 
     /// Takes the commit's GTID, order numbers and log space; on failure
@@ -1129,6 +1153,10 @@ impl Engine {
         txn: &mut Txn,
     ) -> std::result::Result<(lockstep_log::Reservation<'_>, Vec<u8>, u64, InFlight<'_>), SqlError>
     {
+        if let Err(why) = self.semisync.admit() {
+            self.rollback(txn);
+            return Err(semisync_refused(&why));
+        }
         let applied = txn.gtid.take();
         let uuid = applied.map_or(self.server_uuid, |g| g.server_uuid);
         let mut bytes = std::mem::take(&mut txn.events).into_record(uuid, now_us());
@@ -1222,6 +1250,7 @@ impl Engine {
             events,
         };
         let mut bytes = record.encode();
+        self.semisync.admit().map_err(|why| semisync_refused(&why))?;
         let (reservation, gno, in_flight) = {
             let mut order = self.order.lock();
             if applied.is_some_and(|g| order.executed.contains(g)) {
@@ -1239,6 +1268,8 @@ impl Engine {
             order.history.barrier(seq);
             (r, gtid.gno, self.enter_flight(&order))
         };
+        // DDL that was logged takes effect even when semisync timed out
+        // (the error log and Rpl_semi_sync_source_no_tx tell).
         self.write_and_confirm(reservation, &bytes, gno).await?;
         Ok(in_flight)
     }

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod foreign;
 pub mod gap;
 pub mod mdl;
+pub mod semisync;
 pub mod txn;
 pub mod views;
 
@@ -22,4 +23,5 @@ pub use lockstep_binlog::{CheckOption, ColumnSource, ViewDef};
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;
 pub use mdl::DdlLocks;
+pub use semisync::{OnTimeout, SemiSync, SemiSyncStatus};
 pub use txn::{Isolation, Savepoint, Txn};

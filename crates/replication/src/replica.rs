@@ -43,6 +43,8 @@ pub struct Status {
     /// Source commit time of the newest applied transaction.
     pub applied_source_us: u64,
     pub applied: u64,
+    /// Rpl_semi_sync_replica_status: connected, acknowledging.
+    pub semisync: bool,
 }
 
 /// Transactions applied at once (tasks, not threads): with the commits of
@@ -201,6 +203,7 @@ impl Replica {
         st.io_running = false;
         st.sql_running = false;
         st.connected = false;
+        st.semisync = false;
         was_running
     }
 
@@ -249,6 +252,7 @@ async fn io_task(ctx: IoCtx, mut stopped: watch::Receiver<bool>) {
 fn note_io_end(status: &Mutex<Status>, r: Result<(), (u16, String)>) -> bool {
     let mut st = status.lock();
     st.connected = false;
+    st.semisync = false;
     if let Err((code, msg)) = r {
         st.last_io_errno = code;
         st.last_io_error = if code == 1236 {
@@ -296,6 +300,13 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
     let opts = Opts::new(&s.host, s.port, &s.user, &s.password).get_public_key(s.get_public_key);
     let mut conn = Conn::connect(&opts).await.map_err(io_err)?;
     let (source_id, source_uuid) = source_identity(&mut conn).await?;
+    // As a MySQL replica asks for semisync (read at each connect).
+    let semisync = ctx.engine.semisync.replica_enabled();
+    if semisync {
+        conn.query("SET @rpl_semi_sync_replica = 1")
+            .await
+            .map_err(io_err)?;
+    }
     rx.connected();
     let req = DumpRequest {
         server_id: ctx.server_id,
@@ -312,7 +323,10 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
         st.source_uuid = source_uuid;
         st.last_io_errno = 0;
         st.last_io_error.clear();
+        st.semisync = semisync;
     }
+    let (mut conn, replies) = conn.split_dump();
+    let replies = semisync.then_some(replies);
     // Packets are read by one task and appended by this one, so appends
     // batch up while the socket delivers (one relay fsync per batch). The
     // queue between them is bounded in bytes, not only in packets.
@@ -335,7 +349,7 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
     });
     // Also when this future is dropped (STOP REPLICA aborts the task).
     let _reader = AbortOnDrop(reader);
-    append_loop(rx, ctx, &mut packets).await
+    append_loop(rx, ctx, &mut packets, replies).await
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -358,10 +372,13 @@ async fn wait_for_room(ctx: &IoCtx) {
     }
 }
 
+/// Appends received records to the relay log in batches; a semisync
+/// replica acknowledges each batch once it is durable.
 async fn append_loop(
     rx: &mut Receiver,
     ctx: &IoCtx,
     packets: &mut mpsc::Receiver<Packet>,
+    mut replies: Option<lockstep_client::DumpWriter>,
 ) -> Result<(), IoError> {
     let relay = &ctx.relay;
     while let Some(first) = packets.recv().await {
@@ -391,6 +408,9 @@ async fn append_loop(
                 .await
                 .map_err(|e| (1595, e.to_string()))?;
             ctx.status.lock().retrieved = rx.have().to_string();
+        }
+        if let (Some(w), Some(ack)) = (replies.as_mut(), rx.ack_due()) {
+            w.send_reply(&ack.encode()).await.map_err(io_err)?;
         }
     }
     Ok(())
