@@ -658,6 +658,11 @@ impl<H: Handler> Session<'_, H> {
                 // The dump reads the client's replies (semisync) too.
                 Some((&command::COM_BINLOG_DUMP_GTID, body)) => {
                     let body = body.to_vec();
+                    // A dump waits for events and replies at once: its reads
+                    // must not block a dedicated thread (blocking.rs).
+                    if let Transport::Plain(s) = &mut *stream.inner {
+                        s.before_tls()?;
+                    }
                     self.binlog_dump(stream, reader, &body).await?
                 }
                 _ => self.dispatch(payload, stream).await?,

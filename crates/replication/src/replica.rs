@@ -325,8 +325,9 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
         st.last_io_error.clear();
         st.semisync = semisync;
     }
+    // The writing half is kept even without semisync: dropping it would
+    // end the connection (TCP FIN).
     let (mut conn, replies) = conn.split_dump();
-    let replies = semisync.then_some(replies);
     // Packets are read by one task and appended by this one, so appends
     // batch up while the socket delivers (one relay fsync per batch). The
     // queue between them is bounded in bytes, not only in packets.
@@ -349,7 +350,7 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
     });
     // Also when this future is dropped (STOP REPLICA aborts the task).
     let _reader = AbortOnDrop(reader);
-    append_loop(rx, ctx, &mut packets, replies).await
+    append_loop(rx, ctx, &mut packets, (replies, semisync)).await
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -378,7 +379,7 @@ async fn append_loop(
     rx: &mut Receiver,
     ctx: &IoCtx,
     packets: &mut mpsc::Receiver<Packet>,
-    mut replies: Option<lockstep_client::DumpWriter>,
+    (mut replies, semisync): (lockstep_client::DumpWriter, bool),
 ) -> Result<(), IoError> {
     let relay = &ctx.relay;
     while let Some(first) = packets.recv().await {
@@ -409,8 +410,8 @@ async fn append_loop(
                 .map_err(|e| (1595, e.to_string()))?;
             ctx.status.lock().retrieved = rx.have().to_string();
         }
-        if let (Some(w), Some(ack)) = (replies.as_mut(), rx.ack_due()) {
-            w.send_reply(&ack.encode()).await.map_err(io_err)?;
+        if let Some(ack) = rx.ack_due().filter(|_| semisync) {
+            replies.send_reply(&ack.encode()).await.map_err(io_err)?;
         }
     }
     Ok(())
