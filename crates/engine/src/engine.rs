@@ -5,8 +5,8 @@
 
 use crate::catalog::Catalog;
 use crate::durability::{CommitPoint, Durability, DurabilityError, LocalDurability};
-use crate::semisync::SemiSync;
 use crate::gap::{Entries, Step};
+use crate::semisync::SemiSync;
 use crate::txn::{Isolation, Txn, Undo};
 use lockstep_accounts::{Account, Accounts};
 use lockstep_binlog::writeset::WritesetHistory;
@@ -1250,7 +1250,9 @@ impl Engine {
             events,
         };
         let mut bytes = record.encode();
-        self.semisync.admit().map_err(|why| semisync_refused(&why))?;
+        self.semisync
+            .admit()
+            .map_err(|why| semisync_refused(&why))?;
         let (reservation, gno, in_flight) = {
             let mut order = self.order.lock();
             if applied.is_some_and(|g| order.executed.contains(g)) {

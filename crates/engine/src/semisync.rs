@@ -196,7 +196,10 @@ impl SemiSync {
                 self.yes_tx.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
-            if tokio::time::timeout_at(deadline, rx.changed()).await.is_err() {
+            if tokio::time::timeout_at(deadline, rx.changed())
+                .await
+                .is_err()
+            {
                 return self.timed_out(end, timeout);
             }
         }

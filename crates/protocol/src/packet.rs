@@ -151,7 +151,10 @@ impl PacketReader {
     /// Reads what the peer has sent into the buffer, at least one byte;
     /// false: it closed the stream. Cancel-safe (a reply read while a
     /// dump waits for its next event).
-    pub async fn fill_some<R: AsyncRead + Unpin>(&mut self, r: &mut R) -> Result<bool, ProtocolError> {
+    pub async fn fill_some<R: AsyncRead + Unpin>(
+        &mut self,
+        r: &mut R,
+    ) -> Result<bool, ProtocolError> {
         let have = self.end - self.start;
         self.fill(r, have + 1, true).await
     }

@@ -7,8 +7,8 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
-use std::pin::Pin;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -239,7 +239,10 @@ fn semisync_acks_release_only_relayed_commits() {
         let release = |at: u64, released: &mut usize, relay: &[u64]| {
             while *released < ends.len() && ends[*released] <= at {
                 let gno = *released as u64 + 1;
-                assert!(relay.contains(&gno), "seed {seed}: {gno} released unrelayed");
+                assert!(
+                    relay.contains(&gno),
+                    "seed {seed}: {gno} released unrelayed"
+                );
                 *released += 1;
             }
         };

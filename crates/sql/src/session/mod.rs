@@ -8,6 +8,7 @@ mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
 pub mod replication;
+mod semisync;
 pub mod statements;
 pub mod users;
 pub mod vars;
