@@ -59,14 +59,20 @@ pub fn start_semisync_dump(engine: Arc<Engine>, body: &[u8]) -> Result<Box<dyn B
         return start_dump(engine, body); // no semisync on that stream yet
     }
     let id = engine.semisync.register();
-    Ok(Box::new(SourceDump {
-        sender: Sender::new(req.executed.clone(), now_us(), HEARTBEAT.as_micros() as u64),
-        engine,
-        pos: None,
-        replica: req.executed,
-        queue: VecDeque::new(),
-        semisync: Some(id),
-    }))
+    Ok(Box::new(SourceDump::new(engine, req, Some(id))))
+}
+
+impl SourceDump {
+    fn new(engine: Arc<Engine>, req: DumpRequest, semisync: Option<u64>) -> SourceDump {
+        SourceDump {
+            sender: Sender::new(req.executed.clone(), now_us(), HEARTBEAT.as_micros() as u64),
+            engine,
+            pos: None,
+            replica: req.executed,
+            queue: VecDeque::new(),
+            semisync,
+        }
+    }
 }
 
 /// Starts serving a COM_BINLOG_DUMP_GTID request body.
@@ -77,14 +83,7 @@ pub fn start_dump(engine: Arc<Engine>, body: &[u8]) -> Result<Box<dyn BinlogDump
             "this source serves only lockstep replicas for now (the MySQL binlog event stream is not implemented)",
         ));
     }
-    Ok(Box::new(SourceDump {
-        sender: Sender::new(req.executed.clone(), now_us(), HEARTBEAT.as_micros() as u64),
-        engine,
-        pos: None,
-        replica: req.executed,
-        queue: VecDeque::new(),
-        semisync: None,
-    }))
+    Ok(Box::new(SourceDump::new(engine, req, None)))
 }
 
 /// Where to start reading: the oldest record, after checking that every

@@ -121,7 +121,7 @@ fn source_change(options: &[(String, Value)]) -> R<SourceChange> {
     Ok(c)
 }
 
-fn wrong_value(name: &str, v: &Value) -> Error {
+pub(super) fn wrong_value(name: &str, v: &Value) -> Error {
     Error::new(
         Code::WrongValueForVar,
         format!(

@@ -1,20 +1,9 @@
 //! Semisynchronous replication's settings and status as a session sees
 //! them; the waiting itself is the engine's (lockstep_engine::semisync).
 
+use super::replication::wrong_value;
 use super::{Session, R};
-use lockstep_types::error::Code;
-use lockstep_types::{Error, Value};
-
-fn wrong_value(name: &str, v: &Value) -> Error {
-    Error::new(
-        Code::WrongValueForVar,
-        format!(
-            "Variable '{}' can't be set to the value of '{}'",
-            name,
-            String::from_utf8_lossy(&v.to_text().unwrap_or_else(|| b"NULL".to_vec()))
-        ),
-    )
-}
+use lockstep_types::Value;
 
 impl Session {
     /// SET GLOBAL of a semisync setting: rpl_semi_sync_source_enabled,
