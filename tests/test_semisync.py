@@ -170,3 +170,37 @@ def test_settings_are_checked(replication_servers):
     source.sql("CREATE DATABASE lone")
     assert status(source)["Rpl_semi_sync_source_status"] == "OFF"
     assert status(source)["Rpl_semi_sync_source_clients"] == "0"
+
+
+def test_waits_for_the_configured_number_of_replicas(replication_servers):
+    source, r1, r2 = replication_servers(3)
+    setup_source(source)
+    source.sql("SET GLOBAL rpl_semi_sync_source_enabled = ON")
+    source.sql("SET GLOBAL rpl_semi_sync_source_timeout = 1000")
+    source.sql("SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = 2")
+    source.sql("CREATE DATABASE semi")
+    source.sql("CREATE TABLE semi.t (id INT PRIMARY KEY, who INT)")
+    for r in (r1, r2):
+        r.sql("SET GLOBAL rpl_semi_sync_replica_enabled = 1")
+        start_replica(r, source)
+    wait_for(lambda: status(source)["Rpl_semi_sync_source_clients"] == "2",
+             "both replicas should be semisync clients")
+    wait_caught_up(source, [r1, r2])
+    wait_for(lambda: status(source)["Rpl_semi_sync_source_status"] == "ON",
+             "semisync did not switch on once both replicas caught up")
+    t0 = time.monotonic()
+    source.sql("INSERT INTO semi.t VALUES (1, 0)")
+    assert time.monotonic() - t0 < 0.9, "two replicas acknowledged"
+    # One replica left: not enough, the commit waits out the timeout.
+    r2.sql("STOP REPLICA")
+    wait_for(lambda: status(source)["Rpl_semi_sync_source_clients"] == "1",
+             "the stopped replica still counts as a client")
+    t0 = time.monotonic()
+    source.sql("INSERT INTO semi.t VALUES (2, 0)")
+    assert time.monotonic() - t0 >= 0.9
+    assert status(source)["Rpl_semi_sync_source_status"] == "OFF"
+    # One is enough again: the remaining replica switches it back on.
+    source.sql("SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = 1")
+    source.sql("INSERT INTO semi.t VALUES (3, 0)")
+    wait_for(lambda: status(source)["Rpl_semi_sync_source_status"] == "ON",
+             "semisync did not switch back on with one replica")
