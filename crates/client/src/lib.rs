@@ -242,6 +242,54 @@ impl std::fmt::Debug for Conn {
     }
 }
 
+/// A dump stream packet: its payload after the OK byte, None at EOF.
+fn dump_packet(p: &[u8]) -> Result<Option<Vec<u8>>> {
+    match p.first() {
+        Some(0x00) => Ok(Some(p[1..].to_vec())),
+        Some(0xff) => Err(err_packet(p)),
+        Some(0xfe) if p.len() < 9 => Ok(None),
+        _ => Err(Error::protocol("unexpected packet in a binlog stream")),
+    }
+}
+
+/// The reading half of a dump connection (`Conn::split_dump`).
+pub struct DumpReader {
+    sock: tokio::net::tcp::OwnedReadHalf,
+    reader: PacketReader,
+}
+
+impl DumpReader {
+    /// As `Conn::read_dump_packet`.
+    pub async fn read_dump_packet(&mut self, seq: &mut u8) -> Result<Option<Vec<u8>>> {
+        match self.reader.read(&mut self.sock, seq, MAX_PACKET).await? {
+            Some(p) => dump_packet(p),
+            None => Err(Error::Io(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "server closed the connection",
+            ))),
+        }
+    }
+}
+
+/// The writing half of a dump connection: semisync replies.
+pub struct DumpWriter {
+    sock: tokio::net::tcp::OwnedWriteHalf,
+}
+
+impl DumpWriter {
+    /// One packet with sequence id 0 (a semisync reply starts its own).
+    pub async fn send_reply(&mut self, payload: &[u8]) -> Result<()> {
+        use tokio::io::AsyncWriteExt;
+        debug_assert!(payload.len() < 0xff_ffff, "a reply fits one packet");
+        let mut p = Vec::with_capacity(4 + payload.len());
+        p.extend_from_slice(&(payload.len() as u32).to_le_bytes()[..3]);
+        p.push(0);
+        p.extend_from_slice(payload);
+        self.sock.write_all(&p).await?;
+        Ok(())
+    }
+}
+
 fn err_packet(p: &[u8]) -> Error {
     let mut c = Cursor::new(p);
     let _ = c.u8();
@@ -610,13 +658,20 @@ impl Conn {
     /// OK byte (0x00). An ERR packet ends the stream as `Error::Server`,
     /// an EOF packet (0xfe) as `Ok(None)`.
     pub async fn read_dump_packet(&mut self, seq: &mut u8) -> Result<Option<Vec<u8>>> {
-        let p = self.read(seq).await?;
-        match p.first() {
-            Some(0x00) => Ok(Some(p[1..].to_vec())),
-            Some(0xff) => Err(err_packet(p)),
-            Some(0xfe) if p.len() < 9 => Ok(None),
-            _ => Err(Error::protocol("unexpected packet in a binlog stream")),
-        }
+        dump_packet(self.read(seq).await?)
+    }
+
+    /// A dump connection in two halves: events are read on one task while
+    /// semisync replies are sent from another.
+    pub fn split_dump(self) -> (DumpReader, DumpWriter) {
+        let (read, write) = self.sock.into_split();
+        (
+            DumpReader {
+                sock: read,
+                reader: self.reader,
+            },
+            DumpWriter { sock: write },
+        )
     }
 
     fn deprecate_eof(&self) -> bool {

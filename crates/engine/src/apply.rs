@@ -7,6 +7,8 @@
 //! skipped; a record that does not fit this node's data (unknown table,
 //! missing row, duplicate key) is an error, never silently dropped.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,27 +32,60 @@ pub enum Applied {
 /// How long one row event may wait for a row lock held by a client.
 const LOCK_WAIT: Duration = Duration::from_secs(50);
 
+/// How a parallel applier keeps the source's commit order
+/// (replica_preserve_commit_order) while commits share fsyncs: a
+/// transaction reserves its log space in its turn and passes the turn on
+/// at once, so the next one's record joins the same group commit; it
+/// becomes visible in the same order.
+pub trait ApplyOrder: Send {
+    /// Resolves when this transaction may reserve its log space; false:
+    /// abandon it (the applier is stopping).
+    fn commit_turn(&mut self) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
+    /// Its log space is reserved: the next may reserve its own.
+    fn reserved(&mut self);
+    /// Resolves when every transaction before it is visible.
+    fn visible_turn(&mut self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+    /// It is visible: the next may become visible.
+    fn visible(&mut self);
+}
+
+/// No order to keep: one record applied on its own.
+pub struct Unordered;
+
+impl ApplyOrder for Unordered {
+    fn commit_turn(&mut self) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
+        Box::pin(std::future::ready(true))
+    }
+    fn reserved(&mut self) {}
+    fn visible_turn(&mut self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(std::future::ready(()))
+    }
+    fn visible(&mut self) {}
+}
+
 impl Engine {
     /// Applies one record: its row events as one transaction, or its DDL.
     pub async fn apply(&self, record: &TxnRecord) -> Result<Applied, SqlError> {
-        self.apply_in_turn(record, std::future::ready(true)).await
+        self.apply_ordered(record, &mut Unordered).await
     }
 
-    /// `apply`, committing only once `turn` resolves (a parallel applier
-    /// commits in the source's order: the row work overlaps, the commits
-    /// queue). `turn` resolving to false abandons the record: it is rolled
-    /// back and the result is error 1593 (the applier is stopping).
-    pub async fn apply_in_turn(
+    /// `apply`, committing in the order `order` keeps (the row work of
+    /// several records overlaps; their commits queue). A record whose
+    /// commit turn resolves to false is rolled back with error 1593 (the
+    /// applier is stopping). The order's steps are skipped when the record
+    /// is already executed, fails, or is DDL (DDL waits for its commit
+    /// turn only): the caller passes the turns on then.
+    pub async fn apply_ordered(
         &self,
         record: &TxnRecord,
-        turn: impl std::future::Future<Output = bool>,
+        order: &mut dyn ApplyOrder,
     ) -> Result<Applied, SqlError> {
         if self.gtid_done(record.gtid()) {
             return Ok(Applied::AlreadyExecuted);
         }
         let rows = record.events.iter().filter(|e| e.is_row_event()).count();
         if rows == 0 {
-            if !turn.await {
+            if !order.commit_turn().await {
                 return Err(stopped(record));
             }
             return self.apply_ddl(record).await;
@@ -69,12 +104,12 @@ impl Engine {
                 return Err(e);
             }
         }
-        if !turn.await {
+        if !order.commit_turn().await {
             self.rollback(&mut txn);
             return Err(stopped(record));
         }
         txn.gtid = Some(record.gtid());
-        match self.commit(&mut txn).await {
+        match self.commit_ordered(&mut txn, Some(order)).await {
             Ok(()) => Ok(Applied::Committed),
             // Applied by another worker between the check and the commit.
             Err(_) if self.gtid_done(record.gtid()) => Ok(Applied::AlreadyExecuted),

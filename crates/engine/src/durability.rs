@@ -29,6 +29,10 @@ pub enum DurabilityError {
     /// the promise requires (no majority, say): its outcome is unknown to
     /// the client.
     Unconfirmed(String),
+    /// The record is durable here and the transaction commits, but the
+    /// promise beyond this node was not kept (semisync in ERROR mode):
+    /// the client gets an error saying so.
+    Unacknowledged(String),
 }
 
 pub type DurableWait<'a> = Pin<Box<dyn Future<Output = Result<(), DurabilityError>> + Send + 'a>>;

@@ -6,6 +6,7 @@
 use crate::catalog::Catalog;
 use crate::durability::{CommitPoint, Durability, DurabilityError, LocalDurability};
 use crate::gap::{Entries, Step};
+use crate::semisync::SemiSync;
 use crate::txn::{Isolation, Txn, Undo};
 use lockstep_accounts::{Account, Accounts};
 use lockstep_binlog::writeset::WritesetHistory;
@@ -122,6 +123,15 @@ impl CommitOrder {
     }
 }
 
+/// A commit refused before it was logged: semisync is off and set to
+/// refuse rather than go on asynchronously.
+fn semisync_refused(why: &str) -> SqlError {
+    SqlError::new(
+        Code::ErrorDuringCommit,
+        format!("Got error during COMMIT: {why}"),
+    )
+}
+
 /// The error of a commit whose GTID was committed meanwhile.
 fn already_applied(gtid: Option<Gtid>) -> SqlError {
     let gtid = gtid.map(|g| g.to_string()).unwrap_or_default();
@@ -168,6 +178,10 @@ pub struct Engine {
     pub log: Log,
     /// What a commit waits for before it is acknowledged.
     durability: Arc<dyn Durability>,
+    /// Semisynchronous replication's settings and acknowledgements; it is
+    /// the `durability` above, wrapped around the one the engine was
+    /// opened with.
+    pub semisync: Arc<SemiSync>,
     order: Mutex<CommitOrder>,
     /// Serializes index builds (DDL is rare).
     ddl: Mutex<()>,
@@ -260,6 +274,7 @@ impl Engine {
         let start_lsn = snapshot.as_ref().map(|s| s.start_lsn).unwrap_or(0);
         let (log, recovered) = Log::open_with(log_config, config.log_storage.clone(), start_lsn)
             .map_err(|e| format!("opening the log: {e}"))?;
+        let semisync = Arc::new(SemiSync::new(durability));
         let engine = Engine {
             catalog: Catalog::new(),
             accounts: Accounts::default(),
@@ -274,7 +289,8 @@ impl Engine {
                 policy: config.grant_policy,
             }),
             log,
-            durability,
+            durability: semisync.clone(),
+            semisync,
             order: Mutex::new(CommitOrder {
                 next_gno: 1,
                 next_seq: 1,
@@ -1025,19 +1041,24 @@ impl Engine {
     }
 
     /// Writes a reserved commit record and waits until `durability`
-    /// confirms it.
+    /// confirms it. Ok(Some(error)): it commits, and the client is told
+    /// that it was not confirmed beyond this node.
     async fn write_and_confirm(
         &self,
         reservation: lockstep_log::Reservation<'_>,
         bytes: &[u8],
         gno: u64,
-    ) -> std::result::Result<(), SqlError> {
+    ) -> std::result::Result<Option<SqlError>, SqlError> {
         let end_lsn = reservation
             .write(bytes)
             .map_err(|e| log_error(&self.log, e, true))?;
         let point = CommitPoint { end_lsn, gno };
         match self.durability.wait(&self.log, point).await {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(None),
+            Err(DurabilityError::Unacknowledged(why)) => Ok(Some(SqlError::new(
+                Code::ErrorDuringCommit,
+                format!("Got error during COMMIT: GTID {}:{gno} {why}", self.server_uuid()),
+            ))),
             Err(DurabilityError::Log(e)) => Err(log_error(&self.log, e, true)),
             Err(DurabilityError::Unconfirmed(why)) => Err(SqlError::new(
                 Code::ErrorDuringCommit,
@@ -1065,6 +1086,18 @@ impl Engine {
     /// makes the changes visible and releases locks. Nothing is
     /// acknowledged before its record is on disk.
     pub async fn commit(&self, txn: &mut Txn) -> std::result::Result<(), SqlError> {
+        self.commit_ordered(txn, None).await
+    }
+
+    /// `commit`, keeping an applier's order through `order`: it is told
+    /// once the log space is reserved (the next commit may reserve its own
+    /// and share this one's fsync) and waits for its turn to become
+    /// visible.
+    pub(crate) async fn commit_ordered(
+        &self,
+        txn: &mut Txn,
+        mut order: Option<&mut dyn crate::apply::ApplyOrder>,
+    ) -> std::result::Result<(), SqlError> {
         let Some(id) = txn.id else {
             self.end(txn);
             return Ok(());
@@ -1083,6 +1116,47 @@ impl Engine {
                 before,
             })
             .collect();
+        let (reservation, bytes, gno, _in_flight) = self.reserve_commit(txn)?;
+        if let Some(o) = order.as_deref_mut() {
+            o.reserved();
+        }
+        let unconfirmed = match self.write_and_confirm(reservation, &bytes, gno).await {
+            Ok(u) => u,
+            Err(e) => {
+                // The record may or may not be on disk, and the log accepts
+                // no more writes: roll back in memory (nobody can commit on
+                // top of it any more) and let recovery at restart decide.
+                self.rollback(txn);
+                return Err(e);
+            }
+        };
+        if let Some(o) = order.as_deref_mut() {
+            o.visible_turn().await;
+        }
+        self.txn_sys.finish(id);
+        self.end(txn);
+        if let Some(o) = order {
+            o.visible();
+        }
+        if !purge.is_empty() {
+            self.purge_queue.lock().extend(purge);
+        }
+        self.stats.commits.fetch_add(1, Ordering::Relaxed);
+        unconfirmed.map_or(Ok(()), Err)
+    }
+
+    /// Takes the commit's GTID, order numbers and log space; on failure
+    /// the transaction is rolled back.
+    #[allow(clippy::type_complexity)]
+    fn reserve_commit(
+        &self,
+        txn: &mut Txn,
+    ) -> std::result::Result<(lockstep_log::Reservation<'_>, Vec<u8>, u64, InFlight<'_>), SqlError>
+    {
+        if let Err(why) = self.semisync.admit() {
+            self.rollback(txn);
+            return Err(semisync_refused(&why));
+        }
         let applied = txn.gtid.take();
         let uuid = applied.map_or(self.server_uuid, |g| g.server_uuid);
         let mut bytes = std::mem::take(&mut txn.events).into_record(uuid, now_us());
@@ -1106,28 +1180,14 @@ impl Engine {
                 (r, gtid.gno, self.enter_flight(&order))
             })
         };
-        let (reservation, gno, _in_flight) = match reserved {
-            Ok(r) => r,
+        match reserved {
+            Ok((r, gno, in_flight)) => Ok((r, bytes, gno, in_flight)),
             Err(e) => {
                 // Nothing of it reached the log: undo it in memory and go on.
                 self.rollback(txn);
-                return Err(log_error(&self.log, e, false));
+                Err(log_error(&self.log, e, false))
             }
-        };
-        if let Err(e) = self.write_and_confirm(reservation, &bytes, gno).await {
-            // The record may or may not be on disk, and the log accepts no
-            // more writes: roll back in memory (nobody can commit on top of
-            // it any more) and let recovery at restart decide.
-            self.rollback(txn);
-            return Err(e);
         }
-        self.txn_sys.finish(id);
-        self.end(txn);
-        if !purge.is_empty() {
-            self.purge_queue.lock().extend(purge);
-        }
-        self.stats.commits.fetch_add(1, Ordering::Relaxed);
-        Ok(())
     }
 
     pub fn rollback(&self, txn: &mut Txn) {
@@ -1190,6 +1250,9 @@ impl Engine {
             events,
         };
         let mut bytes = record.encode();
+        self.semisync
+            .admit()
+            .map_err(|why| semisync_refused(&why))?;
         let (reservation, gno, in_flight) = {
             let mut order = self.order.lock();
             if applied.is_some_and(|g| order.executed.contains(g)) {
@@ -1207,6 +1270,8 @@ impl Engine {
             order.history.barrier(seq);
             (r, gtid.gno, self.enter_flight(&order))
         };
+        // DDL that was logged takes effect even when semisync timed out
+        // (the error log and Rpl_semi_sync_source_no_tx tell).
         self.write_and_confirm(reservation, &bytes, gno).await?;
         Ok(in_flight)
     }

@@ -12,15 +12,17 @@ pub mod engine;
 pub mod foreign;
 pub mod gap;
 pub mod mdl;
+pub mod semisync;
 pub mod txn;
 pub mod views;
 
 pub use alter::{keep_value, ConvertFn, Rename};
-pub use apply::Applied;
+pub use apply::{Applied, ApplyOrder, Unordered};
 pub use durability::{CommitPoint, Durability, DurabilityError, DurableWait, LocalDurability};
 pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error, Result};
 pub use lockstep_binlog::{CheckOption, ColumnSource, ViewDef};
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;
 pub use mdl::DdlLocks;
+pub use semisync::{OnTimeout, SemiSync, SemiSyncStatus};
 pub use txn::{Isolation, Savepoint, Txn};

@@ -52,6 +52,13 @@ use parking_lot::{Condvar, Mutex};
 use buffer::{Links, Ring, LINK_SHIFT};
 use format::{record_crc, PAD_FLAG, REC_HEADER};
 pub use format::{SegmentReader, MAX_PAYLOAD};
+
+/// Where a record of `payload_len` bytes written at `start` ends: the
+/// position `reserve`'s write returns for it (a replica acknowledges a
+/// record by this position).
+pub fn record_end(start: Lsn, payload_len: usize) -> Lsn {
+    format::Probe::next(start, &[]) + payload_len as u64
+}
 pub use mem::{MemStorage, Unsynced};
 pub use storage::{DirLock, Faults, LogFile, OpenMode, OsStorage, Storage};
 pub use tail::Batch;

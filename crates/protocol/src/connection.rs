@@ -655,6 +655,16 @@ impl<H: Handler> Session<'_, H> {
                     let body = body.to_vec();
                     self.change_user(stream, reader, &body).await?
                 }
+                // The dump reads the client's replies (semisync) too.
+                Some((&command::COM_BINLOG_DUMP_GTID, body)) => {
+                    let body = body.to_vec();
+                    // A dump waits for events and replies at once: its reads
+                    // must not block a dedicated thread (blocking.rs).
+                    if let Transport::Plain(s) = &mut *stream.inner {
+                        s.before_tls()?;
+                    }
+                    self.binlog_dump(stream, reader, &body).await?
+                }
                 _ => self.dispatch(payload, stream).await?,
             };
             self.writer.flush(stream).await?;
@@ -1075,8 +1085,9 @@ impl<H: Handler> Session<'_, H> {
                 self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
                 self.send_ok(&OkInfo::default(), 0);
             }
-            Command::BinlogDumpGtid(request) => {
-                return self.binlog_dump(stream, request).await;
+            // Served by `commands`, which hands the dump its reader.
+            Command::BinlogDumpGtid(_) => {
+                self.send_error(&Error::new(Code::UnknownCom, "Unknown command"))
             }
             Command::Unknown(_) => {
                 self.send_error(&Error::new(Code::UnknownCom, "Unknown command"))
@@ -1091,10 +1102,11 @@ impl<H: Handler> Session<'_, H> {
     async fn binlog_dump<S>(
         &mut self,
         stream: &mut S,
+        reader: &mut PacketReader,
         request: &[u8],
     ) -> Result<Flow, ProtocolError>
     where
-        S: AsyncWrite + Unpin + Send,
+        S: AsyncRead + AsyncWrite + Unpin + Send,
     {
         let mut dump = match self.handler.binlog_dump(request) {
             Ok(d) => d,
@@ -1109,7 +1121,23 @@ impl<H: Handler> Session<'_, H> {
             if self.handler.should_close() {
                 return Ok(Flow::Quit);
             }
-            match dump.next().await {
+            let next = tokio::select! {
+                next = dump.next() => next,
+                more = reader.fill_some(stream) => {
+                    if !more? {
+                        return Ok(Flow::Quit);
+                    }
+                    while let Some(reply) = reader.take_buffered_packet() {
+                        if let Err(e) = dump.on_reply(&reply) {
+                            self.send_error(&e);
+                            self.writer.flush(stream).await?;
+                            return Ok(Flow::Quit);
+                        }
+                    }
+                    continue;
+                }
+            };
+            match next {
                 Ok(event) => self.writer.packet(|o| {
                     o.push(0x00);
                     o.extend_from_slice(&event);

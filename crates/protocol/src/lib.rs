@@ -175,7 +175,13 @@ pub trait Handler: Send {
 /// its OK byte (an event), waiting as long as needed for one; an error
 /// ends the stream with an ERR packet.
 pub trait BinlogDump: Send {
+    /// Must be cancel-safe: a reply from the client interrupts the wait.
     fn next(&mut self) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, Error>> + Send + '_>>;
+    /// A packet the client sent on the dump connection (a semisync
+    /// replica's reply); an error ends the stream.
+    fn on_reply(&mut self, _payload: &[u8]) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -148,6 +148,32 @@ impl PacketReader {
         Ok(())
     }
 
+    /// Reads what the peer has sent into the buffer, at least one byte;
+    /// false: it closed the stream. Cancel-safe (a reply read while a
+    /// dump waits for its next event).
+    pub async fn fill_some<R: AsyncRead + Unpin>(
+        &mut self,
+        r: &mut R,
+    ) -> Result<bool, ProtocolError> {
+        let have = self.end - self.start;
+        self.fill(r, have + 1, true).await
+    }
+
+    /// A whole small packet already buffered, whatever its sequence id
+    /// (each semisync reply starts its own).
+    pub fn take_buffered_packet(&mut self) -> Option<Vec<u8>> {
+        if self.end - self.start < HEADER {
+            return None;
+        }
+        let (len, _) = header(&self.buf[self.start..self.start + HEADER]);
+        if len > SMALL_PACKET || self.end - self.start < HEADER + len {
+            return None;
+        }
+        let p = self.start + HEADER;
+        self.start = p + len;
+        Some(self.buf[p..p + len].to_vec())
+    }
+
     /// Reads one logical payload (joining split packets). `seq` is the
     /// sequence id expected for the first packet; on return it is the id
     /// the reply must start with. `Ok(None)` means the peer closed the

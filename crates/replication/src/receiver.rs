@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use lockstep_binlog::{GtidSet, TxnRecord};
 use lockstep_log::Lsn;
 
-use crate::wire::Event;
+use crate::wire::{Ack, Event};
 
 pub struct Receiver {
     /// GTIDs executed or written to the relay log (Retrieved_Gtid_Set
@@ -23,6 +23,11 @@ pub struct Receiver {
     max_held: usize,
     /// The source's clock at its last heartbeat (for lag).
     pub source_time_us: u64,
+    /// Semisync: where the last record accepted ends (everything before
+    /// it is in the relay log, or executed, once the appends are
+    /// durable), and the last position acknowledged.
+    accepted_end: Option<Lsn>,
+    acked: Option<Lsn>,
 }
 
 /// What the receiver wants done.
@@ -42,6 +47,8 @@ impl Receiver {
             held: BTreeMap::new(),
             max_held,
             source_time_us: 0,
+            accepted_end: None,
+            acked: None,
         }
     }
 
@@ -54,6 +61,19 @@ impl Receiver {
     pub fn connected(&mut self) {
         self.last = None;
         self.held.clear();
+        self.accepted_end = None;
+        self.acked = None;
+    }
+
+    /// Call once the appends asked for so far are durable: the semisync
+    /// reply to send, if the relay log holds more than last said.
+    pub fn ack_due(&mut self) -> Option<Ack> {
+        let end = self.accepted_end?;
+        if self.acked.is_some_and(|a| a >= end) {
+            return None;
+        }
+        self.acked = Some(end);
+        Some(Ack { lsn: end })
     }
 
     pub fn on_event(&mut self, event: Event) -> Vec<Action> {
@@ -87,6 +107,7 @@ impl Receiver {
 
     fn accept(&mut self, lsn: Lsn, record: Vec<u8>, out: &mut Vec<Action>) {
         self.last = Some(lsn);
+        self.accepted_end = Some(lockstep_log::record_end(lsn, record.len()));
         // Held records that are now behind are repeats.
         self.held.retain(|&prev, _| prev >= lsn);
         match TxnRecord::peek_gtid(&record) {

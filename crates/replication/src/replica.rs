@@ -1,22 +1,24 @@
 //! The replica's drivers: the I/O task (connect, dump request, `Receiver`,
 //! relay log appends in batches) and the SQL task (relay reads,
-//! `Scheduler`, worker tasks applying through `Engine::apply_in_turn`).
+//! `Scheduler`, worker tasks applying through `Engine::apply_ordered`).
 //! The relay log is a `lockstep_log::Log` in <datadir>/relay, emptied at
 //! every START REPLICA: the engine's executed set is the durable position,
 //! so the relay is only a queue (relay_log_recovery=ON semantics).
 
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use lockstep_binlog::{Event as LogEvent, TxnRecord};
 use lockstep_client::{Conn, Opts};
-use lockstep_engine::Engine;
+use lockstep_engine::{ApplyOrder, Engine};
 use lockstep_log::{FlushMode, Log, LogConfig, Lsn};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::receiver::{Action, Receiver};
 use crate::scheduler::{Meta, Scheduler, Ticket};
@@ -41,9 +43,13 @@ pub struct Status {
     /// Source commit time of the newest applied transaction.
     pub applied_source_us: u64,
     pub applied: u64,
+    /// Rpl_semi_sync_replica_status: connected, acknowledging.
+    pub semisync: bool,
 }
 
-const WORKERS: usize = 4;
+/// Transactions applied at once (tasks, not threads): with the commits of
+/// all of them sharing one fsync, more in flight means bigger groups.
+const WORKERS: usize = 16;
 /// Wait before reconnecting (SHOW REPLICA STATUS's Connect_Retry).
 const RECONNECT: Duration = Duration::from_secs(1);
 const QUEUE_TXNS: usize = 256;
@@ -197,6 +203,7 @@ impl Replica {
         st.io_running = false;
         st.sql_running = false;
         st.connected = false;
+        st.semisync = false;
         was_running
     }
 
@@ -245,6 +252,7 @@ async fn io_task(ctx: IoCtx, mut stopped: watch::Receiver<bool>) {
 fn note_io_end(status: &Mutex<Status>, r: Result<(), (u16, String)>) -> bool {
     let mut st = status.lock();
     st.connected = false;
+    st.semisync = false;
     if let Err((code, msg)) = r {
         st.last_io_errno = code;
         st.last_io_error = if code == 1236 {
@@ -292,6 +300,13 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
     let opts = Opts::new(&s.host, s.port, &s.user, &s.password).get_public_key(s.get_public_key);
     let mut conn = Conn::connect(&opts).await.map_err(io_err)?;
     let (source_id, source_uuid) = source_identity(&mut conn).await?;
+    // As a MySQL replica asks for semisync (read at each connect).
+    let semisync = ctx.engine.semisync.replica_enabled();
+    if semisync {
+        conn.query("SET @rpl_semi_sync_replica = 1")
+            .await
+            .map_err(io_err)?;
+    }
     rx.connected();
     let req = DumpRequest {
         server_id: ctx.server_id,
@@ -308,7 +323,11 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
         st.source_uuid = source_uuid;
         st.last_io_errno = 0;
         st.last_io_error.clear();
+        st.semisync = semisync;
     }
+    // The writing half is kept even without semisync: dropping it would
+    // end the connection (TCP FIN).
+    let (mut conn, replies) = conn.split_dump();
     // Packets are read by one task and appended by this one, so appends
     // batch up while the socket delivers (one relay fsync per batch). The
     // queue between them is bounded in bytes, not only in packets.
@@ -331,7 +350,7 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
     });
     // Also when this future is dropped (STOP REPLICA aborts the task).
     let _reader = AbortOnDrop(reader);
-    append_loop(rx, ctx, &mut packets).await
+    append_loop(rx, ctx, &mut packets, (replies, semisync)).await
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -354,10 +373,13 @@ async fn wait_for_room(ctx: &IoCtx) {
     }
 }
 
+/// Appends received records to the relay log in batches; a semisync
+/// replica acknowledges each batch once it is durable.
 async fn append_loop(
     rx: &mut Receiver,
     ctx: &IoCtx,
     packets: &mut mpsc::Receiver<Packet>,
+    (mut replies, semisync): (lockstep_client::DumpWriter, bool),
 ) -> Result<(), IoError> {
     let relay = &ctx.relay;
     while let Some(first) = packets.recv().await {
@@ -388,13 +410,16 @@ async fn append_loop(
                 .map_err(|e| (1595, e.to_string()))?;
             ctx.status.lock().retrieved = rx.have().to_string();
         }
+        if let Some(ack) = rx.ack_due().filter(|_| semisync) {
+            replies.send_reply(&ack.encode()).await.map_err(io_err)?;
+        }
     }
     Ok(())
 }
 
-/// What a worker reports to the SQL task.
+/// What a worker reports to the SQL task: it is done (committed,
+/// skipped or failed), with its source commit time.
 enum Report {
-    Ready(Ticket, oneshot::Sender<bool>),
     Done(Ticket, Result<(), SqlErr>, u64),
 }
 
@@ -427,7 +452,10 @@ struct Applier {
     applied: Applied,
     sched: Scheduler,
     waiting: HashMap<Ticket, TxnRecord>,
-    turns: HashMap<Ticket, oneshot::Sender<bool>>,
+    /// Records read from the relay log, not yet scheduled (at most one
+    /// read's worth), with their ends.
+    unread: VecDeque<(Lsn, Lsn, Vec<u8>)>,
+    turns: Arc<Turns>,
     /// Relay position and size of each record not yet done, oldest first.
     held: VecDeque<(Ticket, Lsn, usize, bool)>,
     held_bytes: usize,
@@ -454,7 +482,8 @@ impl Applier {
             applied,
             sched: Scheduler::new(QUEUE_TXNS, WORKERS),
             waiting: HashMap::new(),
-            turns: HashMap::new(),
+            unread: VecDeque::new(),
+            turns: Arc::new(Turns::new()),
             held: VecDeque::new(),
             held_bytes: 0,
             pos: 0,
@@ -475,7 +504,7 @@ impl Applier {
         loop {
             let ending = *stopped.borrow() || self.failed.is_some();
             if ending {
-                self.turns.clear(); // their workers roll back
+                self.turns.close(); // workers not yet reserved roll back
                 if self.in_workers == 0 {
                     break;
                 }
@@ -483,12 +512,7 @@ impl Applier {
                 self.fill()?;
                 self.dispatch();
             }
-            while let Some(t) = self.sched.next_turn() {
-                if let Some(turn) = self.turns.remove(&t) {
-                    let _ = turn.send(true);
-                }
-            }
-            let wait_relay = self.has_room() && !ending;
+            let wait_relay = self.has_room() && self.unread.is_empty() && !ending;
             let report = tokio::select! {
                 r = self.reports.recv() => r,
                 _ = self.relay.wait_beyond(self.pos), if wait_relay => None,
@@ -502,35 +526,42 @@ impl Applier {
         self.failed.take().map_or(Ok(()), Err)
     }
 
-    /// Reads durable relay records while there is room.
+    /// Schedules relay records while there is room. A read takes up to
+    /// `RELAY_BATCH` bytes; what does not fit waits in `unread` rather
+    /// than being read (and checksummed) again.
     fn fill(&mut self) -> Result<(), SqlErr> {
         let relay_err = |e: String| (1594, format!("Relay log read failure: {e}"));
         if !self.has_room() {
             return Ok(());
         }
-        let batch = self
-            .relay
-            .read_durable(self.pos, RELAY_BATCH)
-            .map_err(|e| relay_err(e.to_string()))?;
-        // A record's end is where the next one starts (the batch's end
-        // for the last): reading resumes there when room runs out.
-        let ends: Vec<Lsn> = batch
-            .records
-            .iter()
-            .skip(1)
-            .map(|r| r.0)
-            .chain([batch.next])
-            .collect();
-        for ((lsn, bytes), end) in batch.records.into_iter().zip(ends) {
+        if self.unread.is_empty() {
+            let batch = self
+                .relay
+                .read_durable(self.pos, RELAY_BATCH)
+                .map_err(|e| relay_err(e.to_string()))?;
+            // A record's end is where the next one starts (the batch's
+            // end for the last).
+            let ends: Vec<Lsn> = batch
+                .records
+                .iter()
+                .skip(1)
+                .map(|r| r.0)
+                .chain([batch.next])
+                .collect();
+            for ((lsn, bytes), end) in batch.records.into_iter().zip(ends) {
+                self.unread.push_back((lsn, end, bytes));
+            }
+        }
+        while self.has_room() {
+            let Some((lsn, end, bytes)) = self.unread.pop_front() else {
+                break;
+            };
             let record = TxnRecord::decode(&bytes).map_err(|e| relay_err(e.to_string()))?;
             let t = self.sched.submit(meta_of(&record));
             self.waiting.insert(t, record);
             self.held.push_back((t, lsn, bytes.len(), false));
             self.held_bytes += bytes.len();
             self.pos = end;
-            if !self.has_room() {
-                break;
-            }
         }
         Ok(())
     }
@@ -546,6 +577,7 @@ impl Applier {
                 self.engine.clone(),
                 t,
                 record,
+                self.turns.clone(),
                 self.report_tx.clone(),
             ));
         }
@@ -553,10 +585,6 @@ impl Applier {
 
     fn on_report(&mut self, r: Report) {
         match r {
-            Report::Ready(t, turn) => {
-                self.sched.ready(t);
-                self.turns.insert(t, turn);
-            }
             Report::Done(t, r, source_us) => {
                 self.sched.done(t);
                 self.in_workers -= 1;
@@ -603,18 +631,23 @@ fn meta_of(r: &TxnRecord) -> Meta {
     }
 }
 
-/// Applies one record; its commit waits for the turn the SQL task gives.
-async fn worker(engine: Arc<Engine>, t: Ticket, record: TxnRecord, reports: mpsc::Sender<Report>) {
-    let to_task = reports.clone();
-    let turn = async move {
-        let (tx, rx) = oneshot::channel();
-        if to_task.send(Report::Ready(t, tx)).await.is_err() {
-            return false;
-        }
-        rx.await.unwrap_or(false)
+/// Applies one record in its turn; the turns are passed on whatever
+/// happens to it (skipped, failed), unless the applier stops.
+async fn worker(
+    engine: Arc<Engine>,
+    t: Ticket,
+    record: TxnRecord,
+    turns: Arc<Turns>,
+    reports: mpsc::Sender<Report>,
+) {
+    let mut order = InTurn {
+        t,
+        turns,
+        reserved: false,
+        visible: false,
     };
     let r = engine
-        .apply_in_turn(&record, turn)
+        .apply_ordered(&record, &mut order)
         .await
         .map(|_| ())
         .map_err(|e| {
@@ -626,7 +659,100 @@ async fn worker(engine: Arc<Engine>, t: Ticket, record: TxnRecord, reports: mpsc
             );
             (e.number(), msg)
         });
+    if r.is_err() {
+        // Nothing after it commits (no gap in the source's order).
+        order.turns.close();
+    }
+    order.pass_on().await;
     let _ = reports.send(Report::Done(t, r, record.timestamp_us)).await;
+}
+
+/// The applier's commit order, by ticket: `reserve` is the ticket that may
+/// reserve its log space next, `visible` the one that may become visible
+/// next. Workers wait on it and advance it themselves (no round trip
+/// through the SQL task); `closed` releases every waiter when the
+/// applier stops.
+#[derive(Clone, Copy, Default)]
+struct TurnState {
+    reserve: Ticket,
+    visible: Ticket,
+    closed: bool,
+}
+
+struct Turns(watch::Sender<TurnState>);
+
+impl Turns {
+    fn new() -> Turns {
+        Turns(watch::Sender::new(TurnState::default()))
+    }
+
+    /// Waits until `pick` says it is `t`'s turn; false: closed.
+    async fn wait(&self, t: Ticket, pick: fn(&TurnState) -> Ticket) -> bool {
+        let mut rx = self.0.subscribe();
+        let r = rx.wait_for(|s| s.closed || pick(s) >= t).await;
+        r.is_ok_and(|s| !s.closed)
+    }
+
+    fn pass_reserve(&self, t: Ticket) {
+        self.0.send_modify(|s| {
+            debug_assert_eq!(s.reserve, t, "reservations in ticket order");
+            s.reserve = t + 1;
+        });
+    }
+
+    fn pass_visible(&self, t: Ticket) {
+        self.0.send_modify(|s| {
+            debug_assert_eq!(s.visible, t, "visibility in ticket order");
+            s.visible = t + 1;
+        });
+    }
+
+    fn close(&self) {
+        self.0.send_modify(|s| s.closed = true);
+    }
+}
+
+/// One worker's place in `Turns`.
+struct InTurn {
+    t: Ticket,
+    turns: Arc<Turns>,
+    reserved: bool,
+    visible: bool,
+}
+
+impl InTurn {
+    /// Passes on the turns the engine did not (a skipped, failed or DDL
+    /// record).
+    async fn pass_on(&mut self) {
+        if !self.reserved {
+            if !self.turns.wait(self.t, |s| s.reserve).await {
+                return;
+            }
+            self.reserved();
+        }
+        if !self.visible && self.turns.wait(self.t, |s| s.visible).await {
+            self.visible();
+        }
+    }
+}
+
+impl ApplyOrder for InTurn {
+    fn commit_turn(&mut self) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
+        Box::pin(self.turns.wait(self.t, |s| s.reserve))
+    }
+    fn reserved(&mut self) {
+        self.reserved = true;
+        self.turns.pass_reserve(self.t);
+    }
+    fn visible_turn(&mut self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(async move {
+            self.turns.wait(self.t, |s| s.visible).await;
+        })
+    }
+    fn visible(&mut self) {
+        self.visible = true;
+        self.turns.pass_visible(self.t);
+    }
 }
 
 /// Seconds_Behind_Source: 0 when everything retrieved is applied.

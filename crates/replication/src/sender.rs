@@ -14,6 +14,10 @@ pub struct Sender {
     prev: Option<Lsn>,
     last_sent_us: u64,
     heartbeat_us: u64,
+    /// Semisync: where the last record sent ends, and what the replica
+    /// has acknowledged.
+    sent_end: Lsn,
+    acked: Lsn,
 }
 
 /// Whether a replica with `replica` can be served from a log that starts
@@ -32,6 +36,14 @@ pub fn check_purged(purged: &GtidSet, replica: &GtidSet) -> Result<(), String> {
     ))
 }
 
+/// The length of the record of the last event in `out`.
+fn record_len(out: &[Event]) -> usize {
+    match out.last() {
+        Some(Event::Txn { record, .. }) => record.len(),
+        _ => 0,
+    }
+}
+
 impl Sender {
     pub fn new(replica: GtidSet, now_us: u64, heartbeat_us: u64) -> Sender {
         Sender {
@@ -39,6 +51,8 @@ impl Sender {
             prev: None,
             last_sent_us: now_us,
             heartbeat_us,
+            sent_end: 0,
+            acked: 0,
         }
     }
 
@@ -52,6 +66,12 @@ impl Sender {
             };
             // insert() is false for a GTID the replica has (or was sent).
             if !self.replica.insert(gtid) {
+                // It had it when it connected: acknowledged, once all
+                // sent before it is.
+                if self.sent_end <= self.acked {
+                    self.acked = lockstep_log::record_end(lsn, record.len());
+                    self.sent_end = self.acked;
+                }
                 continue;
             }
             out.push(Event::Txn {
@@ -60,11 +80,35 @@ impl Sender {
                 record,
             });
             self.prev = Some(lsn);
+            self.sent_end = lockstep_log::record_end(lsn, record_len(&out));
         }
         if !out.is_empty() {
             self.last_sent_us = now_us;
         }
         out
+    }
+
+    /// Where the replica has every record before (acknowledged, or had
+    /// when it connected).
+    pub fn acked(&self) -> Lsn {
+        self.acked
+    }
+
+    /// A semisync reply: Some(position) when it acknowledges more than
+    /// before. An acknowledgement beyond what was sent is a broken
+    /// replica: an error ends the connection.
+    pub fn on_ack(&mut self, ack: Lsn) -> Result<Option<Lsn>, String> {
+        if ack > self.sent_end {
+            return Err(format!(
+                "semisync reply for log position {ack}, beyond what was sent ({})",
+                self.sent_end
+            ));
+        }
+        if ack <= self.acked {
+            return Ok(None); // a repeat, or an older reply
+        }
+        self.acked = ack;
+        Ok(Some(ack))
     }
 
     /// Time passed with nothing to send: a heartbeat when one is due.

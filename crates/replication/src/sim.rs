@@ -189,3 +189,96 @@ fn out_of_sequence_records_and_skips_are_serial_and_safe() {
     s.done(b);
     assert!(s.is_idle());
 }
+
+/// One transaction stalls (its row work never finishes, say a lock held
+/// by a client on the replica): the one that depends on it waits, the
+/// independent ones after it still start.
+#[test]
+fn a_stalled_dependency_does_not_stop_independent_transactions() {
+    let mut s = Scheduler::new(16, 8);
+    let meta = |seq, lc| Meta {
+        sequence_number: seq,
+        last_committed: lc,
+        ddl: false,
+    };
+    let stalled = s.submit(meta(1, 0));
+    let dependent = s.submit(meta(2, 1));
+    let free: Vec<_> = (3..=6).map(|seq| s.submit(meta(seq, 0))).collect();
+    let started = s.startable();
+    assert!(started.contains(&stalled));
+    assert!(!started.contains(&dependent), "it waits for seq 1");
+    for t in &free {
+        assert!(started.contains(t), "independent {t} runs meanwhile");
+    }
+    // Their row work is done; the commit order holds them behind seq 1.
+    for &t in &free {
+        s.ready(t);
+    }
+    assert_eq!(s.next_turn(), None);
+    // The stall ends: seq 1 commits, then seq 2 may start.
+    s.ready(stalled);
+    assert_eq!(s.next_turn(), Some(stalled));
+    s.done(stalled);
+    assert_eq!(s.startable(), vec![dependent]);
+}
+
+/// Semisync over a lossy link: the source's commits wait for the
+/// replica's acknowledgement of their record's end. A commit released
+/// by an acknowledgement is always in the replica's relay log, and every
+/// commit is released once the link stops failing.
+#[test]
+fn semisync_acks_release_only_relayed_commits() {
+    for seed in 1..40 {
+        let mut rng = Rng(seed);
+        let log = source_log(40);
+        let ends: Vec<u64> = log
+            .iter()
+            .map(|(lsn, r)| lockstep_log::record_end(*lsn, r.len()))
+            .collect();
+        let (mut relay, mut released) = (Vec::<u64>::new(), 0usize);
+        let release = |at: u64, released: &mut usize, relay: &[u64]| {
+            while *released < ends.len() && ends[*released] <= at {
+                let gno = *released as u64 + 1;
+                assert!(
+                    relay.contains(&gno),
+                    "seed {seed}: {gno} released unrelayed"
+                );
+                *released += 1;
+            }
+        };
+        let mut rx = Receiver::new(GtidSet::default(), 8);
+        let mut rounds = 0;
+        while released < log.len() {
+            rounds += 1;
+            assert!(rounds < 1000, "seed {seed}: commits never released");
+            rx.connected();
+            let mut tx = Sender::new(rx.have().clone(), 0, 1000);
+            let mut wire: Vec<Event> = tx.on_records(log.clone(), 0);
+            // What the replica had at connect counts as acknowledged.
+            release(tx.acked(), &mut released, &relay);
+            if rounds < 5 {
+                wire.truncate(rng.next(wire.len() as u64 + 1) as usize);
+            }
+            for chunk in wire.chunks(1 + rng.next(5) as usize) {
+                for ev in chunk.iter().cloned() {
+                    for a in rx.on_event(ev) {
+                        if let Action::Append(r) = a {
+                            relay.push(TxnRecord::peek_gtid(&r).unwrap().gno);
+                        }
+                    }
+                }
+                // The appends are durable: the reply, which may be lost.
+                let Some(ack) = rx.ack_due() else { continue };
+                if rng.next(4) == 0 {
+                    continue;
+                }
+                if let Some(at) = tx.on_ack(ack.lsn).expect("never beyond what was sent") {
+                    release(at, &mut released, &relay);
+                }
+            }
+        }
+    }
+    let mut tx = Sender::new(GtidSet::default(), 0, 1000);
+    tx.on_records(source_log(2), 0);
+    assert!(tx.on_ack(10_000).is_err(), "an ack beyond what was sent");
+}

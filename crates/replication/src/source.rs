@@ -38,6 +38,41 @@ pub struct SourceDump {
     pos: Option<Lsn>,
     replica: GtidSet,
     queue: VecDeque<Vec<u8>>,
+    /// A semisync replica's id with the engine's `SemiSync`.
+    semisync: Option<u64>,
+}
+
+impl Drop for SourceDump {
+    fn drop(&mut self) {
+        if let Some(id) = self.semisync {
+            self.engine.semisync.unregister(id);
+        }
+    }
+}
+
+/// `start_dump` for a replica that asked for semisync (MySQL's `SET
+/// @rpl_semi_sync_replica = 1` before the dump): it acknowledges what it
+/// relays, and commits wait for that while rpl_semi_sync_source_enabled.
+pub fn start_semisync_dump(engine: Arc<Engine>, body: &[u8]) -> Result<Box<dyn BinlogDump>, Error> {
+    let req = DumpRequest::decode_body(body).map_err(fatal)?;
+    if req.binlog_name != NATIVE_STREAM {
+        return start_dump(engine, body); // no semisync on that stream yet
+    }
+    let id = engine.semisync.register();
+    Ok(Box::new(SourceDump::new(engine, req, Some(id))))
+}
+
+impl SourceDump {
+    fn new(engine: Arc<Engine>, req: DumpRequest, semisync: Option<u64>) -> SourceDump {
+        SourceDump {
+            sender: Sender::new(req.executed.clone(), now_us(), HEARTBEAT.as_micros() as u64),
+            engine,
+            pos: None,
+            replica: req.executed,
+            queue: VecDeque::new(),
+            semisync,
+        }
+    }
 }
 
 /// Starts serving a COM_BINLOG_DUMP_GTID request body.
@@ -48,13 +83,7 @@ pub fn start_dump(engine: Arc<Engine>, body: &[u8]) -> Result<Box<dyn BinlogDump
             "this source serves only lockstep replicas for now (the MySQL binlog event stream is not implemented)",
         ));
     }
-    Ok(Box::new(SourceDump {
-        sender: Sender::new(req.executed.clone(), now_us(), HEARTBEAT.as_micros() as u64),
-        engine,
-        pos: None,
-        replica: req.executed,
-        queue: VecDeque::new(),
-    }))
+    Ok(Box::new(SourceDump::new(engine, req, None)))
 }
 
 /// Where to start reading: the oldest record, after checking that every
@@ -118,8 +147,12 @@ impl SourceDump {
             if !batch.records.is_empty() {
                 pos = batch.next;
                 self.pos = Some(pos);
+                let acked = self.sender.acked();
                 let events = self.sender.on_records(batch.records, now_us());
                 self.queue.extend(events.iter().map(|e| e.encode()));
+                if self.sender.acked() > acked {
+                    self.note_acked(self.sender.acked());
+                }
                 continue;
             }
             let wait = self.engine.log.wait_beyond(pos);
@@ -135,8 +168,25 @@ impl SourceDump {
     }
 }
 
+impl SourceDump {
+    /// The replica has the log before `lsn` (semisync only).
+    fn note_acked(&self, lsn: Lsn) {
+        if let Some(id) = self.semisync {
+            self.engine.semisync.ack(id, lsn);
+        }
+    }
+}
+
 impl BinlogDump for SourceDump {
     fn next(&mut self) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, Error>> + Send + '_>> {
         Box::pin(self.next_event())
+    }
+
+    fn on_reply(&mut self, payload: &[u8]) -> Result<(), Error> {
+        let ack = crate::wire::Ack::decode(payload).map_err(fatal)?;
+        if let Some(lsn) = self.sender.on_ack(ack.lsn).map_err(fatal)? {
+            self.note_acked(lsn);
+        }
+        Ok(())
     }
 }

@@ -17,6 +17,10 @@ pub const COM_BINLOG_DUMP_GTID: u8 = 0x1e;
 /// BINLOG_THROUGH_GTID).
 const THROUGH_GTID: u16 = 0x04;
 
+/// The first byte of a semisync reply packet (MySQL's
+/// ReplSemiSyncBase::kPacketMagicNum).
+pub const SEMISYNC_MAGIC: u8 = 0xef;
+
 const EV_TXN: u8 = 0xa0;
 const EV_HEARTBEAT: u8 = 0xa1;
 /// `prev` of the first record of a connection.
@@ -74,6 +78,31 @@ impl DumpRequest {
             binlog_name: name,
             executed,
         })
+    }
+}
+
+/// A semisync replica's reply on the dump connection, laid out as
+/// MySQL's (magic byte, 8-byte position, binlog name): the source log
+/// position before which everything is in its relay log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ack {
+    pub lsn: Lsn,
+}
+
+impl Ack {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut o = vec![SEMISYNC_MAGIC];
+        o.extend_from_slice(&self.lsn.to_le_bytes());
+        o.extend_from_slice(NATIVE_STREAM.as_bytes());
+        o
+    }
+
+    pub fn decode(b: &[u8]) -> Result<Ack, String> {
+        let mut c = Reader(b);
+        if c.u8()? != SEMISYNC_MAGIC {
+            return Err("not a semisync reply packet".into());
+        }
+        Ok(Ack { lsn: c.u64()? })
     }
 }
 
@@ -215,5 +244,9 @@ mod tests {
             "short input is an error"
         );
         assert!(DumpRequest::decode_body(&[1, 2, 3]).is_err());
+        let ack = Ack { lsn: 1234 };
+        assert_eq!(Ack::decode(&ack.encode()), Ok(ack));
+        assert!(Ack::decode(&[SEMISYNC_MAGIC, 1]).is_err());
+        assert!(Ack::decode(&[0x00; 9]).is_err());
     }
 }

@@ -256,7 +256,20 @@ impl Handler for Connection {
                 "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation",
             ));
         }
-        let dump = lockstep_replication::source::start_dump(self.server.engine.clone(), request)?;
+        // A semisync replica says so first, as MySQL's does.
+        let semisync = self
+            .session
+            .ctx
+            .user_vars
+            .get("rpl_semi_sync_replica")
+            .and_then(|v| v.to_i64())
+            .is_some_and(|v| v != 0);
+        let engine = self.server.engine.clone();
+        let dump = if semisync {
+            lockstep_replication::source::start_semisync_dump(engine, request)?
+        } else {
+            lockstep_replication::source::start_dump(engine, request)?
+        };
         // SHOW PROCESSLIST names the connection as MySQL does.
         *self.session.process.command.lock() = "Binlog Dump GTID";
         Ok(dump)

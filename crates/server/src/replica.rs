@@ -219,6 +219,7 @@ impl ReplicaControl for ServerReplica {
             executed: self.engine.gtid_executed(),
             auto_position: s.auto_position,
             get_public_key: s.get_public_key,
+            semisync: st.semisync,
         })
     }
 }

@@ -9,6 +9,7 @@ mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
 pub mod replication;
+mod semisync;
 pub mod statements;
 pub mod users;
 pub mod vars;
@@ -1530,7 +1531,7 @@ impl Session {
         let lock = e.lock_sys.stats();
         let throttle = e.txn_sys.throttle_stats();
         let log = e.log.stats();
-        vec![
+        let mut v = vec![
             (
                 "Uptime",
                 self.server.started.elapsed().as_secs().to_string(),
@@ -1608,7 +1609,9 @@ impl Session {
                     .map(|t| t.version.clone())
                     .unwrap_or_default(),
             ),
-        ]
+        ];
+        v.extend(self.semisync_status());
+        v
     }
 
     /// A binder for this session: its database and temporary tables.
@@ -1962,6 +1965,9 @@ impl Session {
 
     fn apply_global(&self, name: &str, v: Value) -> R<()> {
         match name {
+            n if n.starts_with("rpl_semi_sync_") || n == "lockstep_semi_sync_on_timeout" => {
+                self.set_semisync(name, v)
+            }
             "foreign_key_checks" => {
                 let on = bool_setting(name, &v)?;
                 self.server.globals.set(name, Value::Int(on as i64))

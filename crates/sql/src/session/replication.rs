@@ -47,6 +47,8 @@ pub struct ReplicaStatus {
     pub executed: String,
     pub auto_position: bool,
     pub get_public_key: bool,
+    /// Connected to the source as a semisync replica.
+    pub semisync: bool,
 }
 
 /// The server's replica, as the SQL layer drives it.
@@ -119,7 +121,7 @@ fn source_change(options: &[(String, Value)]) -> R<SourceChange> {
     Ok(c)
 }
 
-fn wrong_value(name: &str, v: &Value) -> Error {
+pub(super) fn wrong_value(name: &str, v: &Value) -> Error {
     Error::new(
         Code::WrongValueForVar,
         format!(
