@@ -1076,7 +1076,10 @@ impl<H: Handler> Session<'_, H> {
                 self.send_ok(&OkInfo::default(), 0);
             }
             Command::BinlogDumpGtid(request) => {
-                return self.binlog_dump(stream, request).await;
+                return self.binlog_dump(stream, command::COM_BINLOG_DUMP_GTID, request).await;
+            }
+            Command::BinlogDump(request) => {
+                return self.binlog_dump(stream, command::COM_BINLOG_DUMP, request).await;
             }
             Command::Unknown(_) => {
                 self.send_error(&Error::new(Code::UnknownCom, "Unknown command"))
@@ -1091,12 +1094,13 @@ impl<H: Handler> Session<'_, H> {
     async fn binlog_dump<S>(
         &mut self,
         stream: &mut S,
+        command: u8,
         request: &[u8],
     ) -> Result<Flow, ProtocolError>
     where
         S: AsyncWrite + Unpin + Send,
     {
-        let mut dump = match self.handler.binlog_dump(request) {
+        let mut dump = match self.handler.binlog_dump(command, request) {
             Ok(d) => d,
             Err(e) => {
                 self.send_error(&e);
@@ -1110,6 +1114,12 @@ impl<H: Handler> Session<'_, H> {
                 return Ok(Flow::Quit);
             }
             match dump.next().await {
+                // BINLOG_DUMP_NON_BLOCK at the log's end: EOF ends it.
+                Ok(event) if event.is_empty() => {
+                    self.send_end(0);
+                    self.writer.flush(stream).await?;
+                    return Ok(Flow::Quit);
+                }
                 Ok(event) => self.writer.packet(|o| {
                     o.push(0x00);
                     o.extend_from_slice(&event);

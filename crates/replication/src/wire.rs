@@ -13,6 +13,8 @@ use lockstep_log::Lsn;
 pub const NATIVE_STREAM: &str = "lockstep-txnrecord-v1";
 /// COM_BINLOG_DUMP_GTID's command byte.
 pub const COM_BINLOG_DUMP_GTID: u8 = 0x1e;
+/// COM_BINLOG_DUMP's (file and position) command byte.
+pub const COM_BINLOG_DUMP: u8 = 0x12;
 /// Flag: the position is given by the GTID set (MySQL's
 /// BINLOG_THROUGH_GTID).
 const THROUGH_GTID: u16 = 0x04;

@@ -244,6 +244,7 @@ impl Handler for Connection {
     /// connection belongs to the replication source's stream.
     fn binlog_dump(
         &mut self,
+        command: u8,
         request: &[u8],
     ) -> Result<Box<dyn lockstep_protocol::BinlogDump>, Error> {
         let allowed = self.account.as_ref().is_some_and(|a| {
@@ -256,9 +257,22 @@ impl Handler for Connection {
                 "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation",
             ));
         }
-        let dump = lockstep_replication::source::start_dump(self.server.engine.clone(), request)?;
+        let vars = &self.session.ctx.user_vars;
+        let checksum = ["master_binlog_checksum", "source_binlog_checksum"]
+            .iter()
+            .any(|v| vars.get(*v).is_some_and(|x| x.to_string().eq_ignore_ascii_case("CRC32")));
+        let client = lockstep_replication::mysql_dump::ClientVars {
+            checksum,
+            heartbeat_ns: vars.get("master_heartbeat_period").and_then(|v| v.to_i64()),
+        };
+        let engine = self.server.engine.clone();
+        let dump = lockstep_replication::source::start_dump(engine, command, request, client)?;
         // SHOW PROCESSLIST names the connection as MySQL does.
-        *self.session.process.command.lock() = "Binlog Dump GTID";
+        *self.session.process.command.lock() = if command == 0x12 {
+            "Binlog Dump"
+        } else {
+            "Binlog Dump GTID"
+        };
         Ok(dump)
     }
 
