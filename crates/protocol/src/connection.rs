@@ -1076,10 +1076,14 @@ impl<H: Handler> Session<'_, H> {
                 self.send_ok(&OkInfo::default(), 0);
             }
             Command::BinlogDumpGtid(request) => {
-                return self.binlog_dump(stream, command::COM_BINLOG_DUMP_GTID, request).await;
+                return self
+                    .binlog_dump(stream, command::COM_BINLOG_DUMP_GTID, request)
+                    .await;
             }
             Command::BinlogDump(request) => {
-                return self.binlog_dump(stream, command::COM_BINLOG_DUMP, request).await;
+                return self
+                    .binlog_dump(stream, command::COM_BINLOG_DUMP, request)
+                    .await;
             }
             Command::Unknown(_) => {
                 self.send_error(&Error::new(Code::UnknownCom, "Unknown command"))

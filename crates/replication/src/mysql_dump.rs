@@ -64,7 +64,9 @@ pub fn parse_dump(body: &[u8]) -> Result<(u64, u16, String), Error> {
     }
     let pos = u32::from_le_bytes(body[0..4].try_into().expect("4")) as u64;
     let flags = u16::from_le_bytes(body[4..6].try_into().expect("2"));
-    let file = String::from_utf8_lossy(&body[10..]).trim_end_matches('\0').to_string();
+    let file = String::from_utf8_lossy(&body[10..])
+        .trim_end_matches('\0')
+        .to_string();
     if !file.is_empty() && file != FILE_NAME {
         return Err(fatal(
             "Could not find first log file name in binary log index file",
@@ -86,7 +88,11 @@ pub fn start(engine: Arc<Engine>, opts: Options) -> Box<dyn BinlogDump> {
 
 impl MysqlDump {
     fn send(&mut self, ev: Vec<u8>) {
-        let ev = if self.opts.checksum { ev } else { mysql::strip_checksum(&ev) };
+        let ev = if self.opts.checksum {
+            ev
+        } else {
+            mysql::strip_checksum(&ev)
+        };
         self.queue.push_back(ev);
     }
 
@@ -111,7 +117,13 @@ impl MysqlDump {
             tokio::task::spawn_blocking(move || check_log_covers(&engine, &replica))
                 .await
                 .map_err(|e| fatal(format!("reading the log: {e}")))??;
-        let tables = self.engine.catalog.all_tables().iter().map(|t| (*t.def()).clone()).collect();
+        let tables = self
+            .engine
+            .catalog
+            .all_tables()
+            .iter()
+            .map(|t| (*t.def()).clone())
+            .collect();
         let mut tr = Translator::new(tables, 1);
         let from = match self.opts.start {
             Start::Position(p) => p.max(FIRST_POS),
@@ -195,7 +207,10 @@ impl MysqlDump {
                 return Ok(Vec::new());
             }
             let wait = self.engine.log.wait_beyond(self.lsn);
-            if tokio::time::timeout(self.opts.heartbeat, wait).await.is_err() {
+            if tokio::time::timeout(self.opts.heartbeat, wait)
+                .await
+                .is_err()
+            {
                 let pos = self.translator.as_ref().expect("begun").pos;
                 let hb = self.artificial(mysql::HEARTBEAT, &mysql::heartbeat_body(FILE_NAME), pos);
                 self.send(hb);

@@ -84,12 +84,18 @@ impl Translator {
             let tables = &self.tables;
             let stmt = ddl::statement(e, &|id| tables.get(&id).cloned())?;
             if let Some((db, sql)) = stmt {
-                body.push((header(mysql::QUERY, ts, self.server_id), mysql::query_body(&db, &sql)));
+                body.push((
+                    header(mysql::QUERY, ts, self.server_id),
+                    mysql::query_body(&db, &sql),
+                ));
             }
             self.apply_ddl(e);
         }
         if has_rows || body.is_empty() {
-            body.push((header(mysql::QUERY, ts, self.server_id), mysql::query_body("", "BEGIN")));
+            body.push((
+                header(mysql::QUERY, ts, self.server_id),
+                mysql::query_body("", "BEGIN"),
+            ));
             self.rows(r, ts, &mut body)?;
             let end = if has_rows {
                 (mysql::XID, mysql::xid_body(r.sequence_number))
@@ -110,7 +116,10 @@ impl Translator {
             commit_us: r.timestamp_us,
             transaction_length: rest + mysql::gtid_event_len(rest, true),
         };
-        let mut all = vec![(header(mysql::GTID, ts, self.server_id), mysql::gtid_body(&info))];
+        let mut all = vec![(
+            header(mysql::GTID, ts, self.server_id),
+            mysql::gtid_body(&info),
+        )];
         all.extend(body);
         let start = self.pos;
         let events = self.frame_all(all);
@@ -126,14 +135,18 @@ impl Translator {
         for e in r.events.iter().filter(|e| e.is_row_event()) {
             let (table, code, images): (u32, u8, Vec<&[Value]>) = match e {
                 Event::Insert { table, row } => (*table, mysql::WRITE_ROWS_V2, vec![row]),
-                Event::Update { table, before, after } => {
-                    (*table, mysql::UPDATE_ROWS_V2, vec![before, after])
-                }
+                Event::Update {
+                    table,
+                    before,
+                    after,
+                } => (*table, mysql::UPDATE_ROWS_V2, vec![before, after]),
                 Event::Delete { table, before } => (*table, mysql::DELETE_ROWS_V2, vec![before]),
                 _ => {
-                    return Err("records logged with binlog_row_image=MINIMAL have no full row \
+                    return Err(
+                        "records logged with binlog_row_image=MINIMAL have no full row \
                                 images; the MySQL binlog stream needs binlog_row_image=FULL"
-                        .into())
+                            .into(),
+                    )
                 }
             };
             if kind.is_some_and(|k| k != (table, code)) {
@@ -160,7 +173,10 @@ impl Translator {
             .tables
             .get(&table)
             .ok_or_else(|| format!("table #{table} is not known to the stream"))?;
-        out.push((header(mysql::TABLE_MAP, ts, self.server_id), rows::table_map_body(def)));
+        out.push((
+            header(mysql::TABLE_MAP, ts, self.server_id),
+            rows::table_map_body(def),
+        ));
         let update = code == mysql::UPDATE_ROWS_V2;
         let per = if update { 2 } else { 1 };
         let width = def.columns.len().max(1);
@@ -190,7 +206,11 @@ impl Translator {
                 self.tables.remove(table);
                 self.tables.insert(def.id, def.clone());
             }
-            Event::RenameTable { table, database, name } => {
+            Event::RenameTable {
+                table,
+                database,
+                name,
+            } => {
                 if let Some(d) = self.tables.get_mut(table) {
                     d.database = database.clone();
                     d.name = name.clone();

@@ -63,7 +63,10 @@ pub fn start_dump(
     let req = DumpRequest::decode_body(body).map_err(fatal)?;
     if req.binlog_name != NATIVE_STREAM {
         let flags = u16::from_le_bytes([body[0], body[1]]);
-        return Ok(mysql_dump::start(engine, opts(Start::Gtid(req.executed), flags)));
+        return Ok(mysql_dump::start(
+            engine,
+            opts(Start::Gtid(req.executed), flags),
+        ));
     }
     Ok(Box::new(SourceDump {
         sender: Sender::new(req.executed.clone(), now_us(), HEARTBEAT.as_micros() as u64),

@@ -260,7 +260,10 @@ impl Handler for Connection {
         let vars = &self.session.ctx.user_vars;
         let checksum = ["master_binlog_checksum", "source_binlog_checksum"]
             .iter()
-            .any(|v| vars.get(*v).is_some_and(|x| x.to_string().eq_ignore_ascii_case("CRC32")));
+            .any(|v| {
+                vars.get(*v)
+                    .is_some_and(|x| x.to_string().eq_ignore_ascii_case("CRC32"))
+            });
         let client = lockstep_replication::mysql_dump::ClientVars {
             checksum,
             heartbeat_ns: vars.get("master_heartbeat_period").and_then(|v| v.to_i64()),

@@ -28,8 +28,12 @@ fn column_sql(def: &TableDef, i: usize) -> String {
 
 fn index_sql(def: &TableDef, k: usize) -> String {
     let ix = &def.indexes[k];
-    let cols: Vec<String> = ix.columns.iter().map(|&c| q(&def.columns[c].name)).collect();
-    if k == 0 && def.hidden_row_id.is_none() {
+    let cols: Vec<String> = ix
+        .columns
+        .iter()
+        .map(|&c| q(&def.columns[c].name))
+        .collect();
+    if primary_key(def, k) {
         format!("PRIMARY KEY ({})", cols.join(", "))
     } else if ix.unique {
         format!("UNIQUE KEY {} ({})", q(&ix.name), cols.join(", "))
@@ -46,6 +50,16 @@ pub fn create_table(def: &TableDef) -> String {
     let first_index = usize::from(def.hidden_row_id.is_some());
     parts.extend((first_index..def.indexes.len()).map(|k| index_sql(def, k)));
     format!("CREATE TABLE {} ({})", qualified(def), parts.join(", "))
+}
+
+/// Index `k` is the table's PRIMARY KEY.
+fn primary_key(d: &TableDef, k: usize) -> bool {
+    k == 0 && d.hidden_row_id.is_none()
+}
+
+/// Index `k` is the one on the hidden row id (not the user's).
+fn hidden_key(d: &TableDef, k: usize) -> bool {
+    k == 0 && d.hidden_row_id.is_some()
 }
 
 /// ALTER TABLE from the old and new definitions and where each new
@@ -70,21 +84,26 @@ fn alter_table(old: &TableDef, new: &TableDef, sources: &[ColumnSource]) -> Stri
                 let o = &old.columns[*c as usize];
                 let n = &new.columns[i];
                 if o.name != n.name || o.data_type != n.data_type || o.nullable != n.nullable {
-                    changes.push(format!("CHANGE COLUMN {} {}", q(&o.name), column_sql(new, i)));
+                    changes.push(format!(
+                        "CHANGE COLUMN {} {}",
+                        q(&o.name),
+                        column_sql(new, i)
+                    ));
                 }
             }
             _ => changes.push(format!("ADD COLUMN {}", column_sql(new, i))),
         }
     }
-    let names = |d: &TableDef| -> Vec<String> { d.indexes.iter().map(|x| x.name.clone()).collect() };
+    let names =
+        |d: &TableDef| -> Vec<String> { d.indexes.iter().map(|x| x.name.clone()).collect() };
     let (old_ix, new_ix) = (names(old), names(new));
     for (k, ix) in old.indexes.iter().enumerate() {
-        if !new_ix.contains(&ix.name) && !(k == 0 && old.hidden_row_id.is_none()) {
+        if !new_ix.contains(&ix.name) && !primary_key(old, k) {
             changes.push(format!("DROP INDEX {}", q(&ix.name)));
         }
     }
     for (k, ix) in new.indexes.iter().enumerate() {
-        if !old_ix.contains(&ix.name) && !(k == 0 && new.hidden_row_id.is_some()) {
+        if !old_ix.contains(&ix.name) && !hidden_key(new, k) {
             changes.push(format!("ADD {}", index_sql(new, k)));
         }
     }
@@ -115,7 +134,10 @@ pub fn statement(
         }
         Event::Truncate { table } => {
             let d = t(*table)?;
-            (d.database.clone(), format!("TRUNCATE TABLE {}", qualified(&d)))
+            (
+                d.database.clone(),
+                format!("TRUNCATE TABLE {}", qualified(&d)),
+            )
         }
         Event::CreateIndex { table, index } => {
             let mut d = t(*table)?;
@@ -129,13 +151,26 @@ pub fn statement(
             let sql = format!("DROP INDEX {} ON {}", q(name), qualified(&d));
             (d.database.clone(), sql)
         }
-        Event::AlterTable { table, def, sources } => {
+        Event::AlterTable {
+            table,
+            def,
+            sources,
+        } => {
             let d = t(*table)?;
             (d.database.clone(), alter_table(&d, def, sources))
         }
-        Event::RenameTable { table, database, name } => {
+        Event::RenameTable {
+            table,
+            database,
+            name,
+        } => {
             let d = t(*table)?;
-            let sql = format!("RENAME TABLE {} TO {}.{}", qualified(&d), q(database), q(name));
+            let sql = format!(
+                "RENAME TABLE {} TO {}.{}",
+                qualified(&d),
+                q(database),
+                q(name)
+            );
             (d.database.clone(), sql)
         }
         Event::PutView { view } => {
@@ -147,9 +182,10 @@ pub fn statement(
             );
             (view.database.clone(), sql)
         }
-        Event::DropView { database, name } => {
-            (database.clone(), format!("DROP VIEW {}.{}", q(database), q(name)))
-        }
+        Event::DropView { database, name } => (
+            database.clone(),
+            format!("DROP VIEW {}.{}", q(database), q(name)),
+        ),
         // Foreign keys: logged with the CREATE/ALTER that made them.
         Event::SetForeignKeys { .. } | Event::PutAccount { .. } | Event::DropAccount { .. } => {
             return Ok(None)

@@ -86,7 +86,11 @@ fn put_time(o: &mut Vec<u8>, text: &str, fsp: u8) {
     }
     let mut int = packed >> 24;
     let mut frac = packed % (1 << 24);
-    let (div, wrap) = if fsp <= 2 { (10_000, 0x100) } else { (100, 0x10000) };
+    let (div, wrap) = if fsp <= 2 {
+        (10_000, 0x100)
+    } else {
+        (100, 0x10000)
+    };
     frac /= div;
     if int < 0 && frac != 0 {
         int += 1;

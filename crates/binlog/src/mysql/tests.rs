@@ -50,7 +50,11 @@ fn gtid_event_length_counts_itself() {
             commit_us: 1,
             transaction_length: rest + len,
         };
-        assert_eq!((HEADER_LEN + gtid_body(&g).len() + 4) as u64, len, "rest {rest}");
+        assert_eq!(
+            (HEADER_LEN + gtid_body(&g).len() + 4) as u64,
+            len,
+            "rest {rest}"
+        );
     }
     // A small transaction's GTID event: 19 + 42 + 7 + 1 + 4 + 4.
     assert_eq!(gtid_event_len(0, true), 77);
@@ -82,7 +86,10 @@ fn temporal_and_string_images() {
     };
     // DATE: day | month << 5 | year << 9, 3 bytes little-endian.
     let x = 29u32 | (2 << 5) | (2024 << 9);
-    assert_eq!(encode(DataType::Date, Value::Date(date)), x.to_le_bytes()[..3]);
+    assert_eq!(
+        encode(DataType::Date, Value::Date(date)),
+        x.to_le_bytes()[..3]
+    );
     let dt = DateTime {
         date,
         hour: 1,
@@ -95,12 +102,24 @@ fn temporal_and_string_images() {
     assert_eq!(got[..5], int.to_be_bytes()[3..]);
     assert_eq!(got[5..], 456_789u32.to_be_bytes()[1..]);
     // VARCHAR(100) utf8mb4: 400 bytes at most, so a 2-byte length.
-    assert_eq!(encode(DataType::VarChar { len: 100 }, Value::str("ab")), [2, 0, b'a', b'b']);
-    assert_eq!(encode(DataType::VarChar { len: 10 }, Value::str("ab")), [2, b'a', b'b']);
-    assert_eq!(encode(DataType::Text { max_len: 65_535 }, Value::str("a")), [1, 0, b'a']);
+    assert_eq!(
+        encode(DataType::VarChar { len: 100 }, Value::str("ab")),
+        [2, 0, b'a', b'b']
+    );
+    assert_eq!(
+        encode(DataType::VarChar { len: 10 }, Value::str("ab")),
+        [2, b'a', b'b']
+    );
+    assert_eq!(
+        encode(DataType::Text { max_len: 65_535 }, Value::str("a")),
+        [1, 0, b'a']
+    );
     assert_eq!(
         encode(DataType::BigInt { unsigned: true }, Value::UInt(u64::MAX)),
         [0xff; 8]
     );
-    assert_eq!(encode(DataType::Time { fsp: 0 }, Value::str("-00:00:01")), [0x7f, 0xff, 0xff]);
+    assert_eq!(
+        encode(DataType::Time { fsp: 0 }, Value::str("-00:00:01")),
+        [0x7f, 0xff, 0xff]
+    );
 }
