@@ -123,18 +123,7 @@ impl Event {
 /// MySQL's binary GTID set: n_sids, then per source its uuid, n_intervals
 /// and [start, end) pairs.
 pub fn encode_gtid_set(set: &GtidSet) -> Vec<u8> {
-    let mut o = Vec::new();
-    let sources: Vec<_> = set.intervals().collect();
-    o.extend_from_slice(&(sources.len() as u64).to_le_bytes());
-    for (uuid, iv) in sources {
-        o.extend_from_slice(uuid);
-        o.extend_from_slice(&(iv.len() as u64).to_le_bytes());
-        for &(lo, hi) in iv {
-            o.extend_from_slice(&lo.to_le_bytes());
-            o.extend_from_slice(&(hi + 1).to_le_bytes());
-        }
-    }
-    o
+    lockstep_binlog::mysql::gtid_set_body(set)
 }
 
 pub fn decode_gtid_set(b: &[u8]) -> Result<GtidSet, String> {

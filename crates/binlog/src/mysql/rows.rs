@@ -145,14 +145,20 @@ pub fn visible(def: &TableDef) -> Vec<usize> {
     def.visible_columns().map(|(i, _)| i).collect()
 }
 
-/// TABLE_MAP_EVENT body with binlog_row_metadata=FULL optional metadata
-/// (signedness, charsets, names, primary key).
-pub fn table_map_body(def: &TableDef) -> Vec<u8> {
+/// The visible columns' positions and how each travels.
+fn layout(def: &TableDef) -> (Vec<usize>, Vec<ColumnType>) {
     let cols = visible(def);
-    let types: Vec<ColumnType> = cols
+    let types = cols
         .iter()
         .map(|&i| column_type(def.columns[i].data_type))
         .collect();
+    (cols, types)
+}
+
+/// TABLE_MAP_EVENT body with binlog_row_metadata=FULL optional metadata
+/// (signedness, charsets, names, primary key).
+pub fn table_map_body(def: &TableDef) -> Vec<u8> {
+    let (cols, types) = layout(def);
     let mut o = Vec::new();
     o.extend_from_slice(&(def.id as u64).to_le_bytes()[..6]);
     o.extend_from_slice(&1u16.to_le_bytes());
@@ -211,11 +217,7 @@ fn optional_metadata(o: &mut Vec<u8>, def: &TableDef, cols: &[usize], types: &[C
 /// A rows event's body: `images` are (before, after) pairs for updates,
 /// single images otherwise, each holding every visible column.
 pub fn rows_body(def: &TableDef, flags: u16, update: bool, images: &[&[Value]]) -> Vec<u8> {
-    let cols = visible(def);
-    let types: Vec<ColumnType> = cols
-        .iter()
-        .map(|&i| column_type(def.columns[i].data_type))
-        .collect();
+    let (cols, types) = layout(def);
     let mut o = Vec::new();
     o.extend_from_slice(&(def.id as u64).to_le_bytes()[..6]);
     o.extend_from_slice(&flags.to_le_bytes());

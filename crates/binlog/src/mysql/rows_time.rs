@@ -18,17 +18,6 @@ fn put_frac(o: &mut Vec<u8>, micro: i64, fsp: u8) {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 pub fn put_temporal(o: &mut Vec<u8>, t: &ColumnType, v: &Value) {
     let fsp = t.meta.first().copied().unwrap_or(0);
     let (date, h, mi, s, micro) = match v {
@@ -50,7 +39,7 @@ pub fn put_temporal(o: &mut Vec<u8>, t: &ColumnType, v: &Value) {
             put_frac(o, micro as i64, fsp);
         }
         T_TIMESTAMP2 => {
-            let days = days_from_civil(y as i64, m as i64, d as i64);
+            let days = date.to_days();
             let secs = days * 86_400 + h as i64 * 3600 + mi as i64 * 60 + s as i64;
             o.extend_from_slice(&(secs.max(0) as u32).to_be_bytes());
             put_frac(o, micro as i64, fsp);
