@@ -202,3 +202,25 @@ def test_sysbench_write_only_replays_to_the_same_tables(node):
         conn.close()
         got = [(r["id"], r["k"], r["c"], r["pad"]) for _, r in sorted(rows.items())]
         assert got == want
+
+
+def test_heartbeat_follows_master_heartbeat_period(node):
+    """An idle stream sends HEARTBEAT events at @master_heartbeat_period,
+    with the file's name and current position."""
+    _replication()
+    import time
+    from pymysqlreplication import BinLogStreamReader
+    from pymysqlreplication.event import HeartbeatLogEvent
+    settings = {"host": "127.0.0.1", "port": node.port, "user": "root", "passwd": "",
+                "read_timeout": 20}
+    stream = BinLogStreamReader(connection_settings=settings, server_id=97, blocking=True,
+                                auto_position=gtid_executed(node), slave_heartbeat=0.3,
+                                only_events=[HeartbeatLogEvent])
+    try:
+        t0 = time.monotonic()
+        beats = [stream.fetchone() for _ in range(3)]
+        took = time.monotonic() - t0
+    finally:
+        stream.close()
+    assert all(b.ident == "binlog.000001" for b in beats), beats
+    assert 0.6 <= took < 5, took
