@@ -224,3 +224,24 @@ def test_heartbeat_follows_master_heartbeat_period(node):
         stream.close()
     assert all(b.ident == "binlog.000001" for b in beats), beats
     assert 0.6 <= took < 5, took
+
+
+def test_show_master_status_position_resumes_the_stream(node):
+    """SHOW MASTER STATUS gives binlog.000001 and the stream's byte offset:
+    a dump from there carries exactly what came after, and the last event
+    ends at the next SHOW MASTER STATUS position."""
+    _replication()
+    from pymysqlreplication.row_event import WriteRowsEvent
+    node.sql("CREATE DATABASE IF NOT EXISTS cdc")
+    node.sql("CREATE TABLE IF NOT EXISTS cdc.s (id INT PRIMARY KEY)")
+    node.sql("INSERT INTO cdc.s VALUES (1)")
+    file, pos = node.sql("SHOW MASTER STATUS")[0][:2]
+    assert file == "binlog.000001"
+    assert node.sql("SHOW BINARY LOGS")[0][:2] == (file, pos)
+    node.sql("INSERT INTO cdc.s VALUES (2)")
+    events = read_events(node, None, auto_position=None, log_file=file, log_pos=pos,
+                         resume_stream=True)
+    rows = [r["values"]["id"] for e in events if isinstance(e, WriteRowsEvent)
+            for r in e.rows]
+    assert rows == [2]
+    assert events[-1].packet.log_pos == node.sql("SHOW MASTER STATUS")[0][1]

@@ -10,7 +10,6 @@
 //! * `scheduler`: the applier's dependency and commit-order bookkeeping.
 
 pub mod mysql_dump;
-pub mod mysql_stream;
 pub mod receiver;
 pub mod replica;
 pub mod scheduler;

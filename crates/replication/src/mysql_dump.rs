@@ -1,5 +1,6 @@
 //! Serves COM_BINLOG_DUMP_GTID / COM_BINLOG_DUMP with MySQL binlog events
-//! (the `mysql_stream` translation of the log), for CDC tools.
+//! (`lockstep_binlog::mysql::stream`'s translation of the log), for CDC
+//! tools.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -15,8 +16,8 @@ use lockstep_protocol::BinlogDump;
 use lockstep_types::error::Code;
 use lockstep_types::Error;
 
-use crate::mysql_stream::{Translator, FILE_NAME, FIRST_POS};
 use crate::source::check_log_covers;
+use lockstep_binlog::mysql::stream::{Translator, FILE_NAME, FIRST_POS};
 
 const BATCH: usize = 1 << 20;
 
@@ -117,14 +118,7 @@ impl MysqlDump {
             tokio::task::spawn_blocking(move || check_log_covers(&engine, &replica))
                 .await
                 .map_err(|e| fatal(format!("reading the log: {e}")))??;
-        let tables = self
-            .engine
-            .catalog
-            .all_tables()
-            .iter()
-            .map(|t| (*t.def()).clone())
-            .collect();
-        let mut tr = Translator::new(tables, 1);
+        let mut tr = Translator::new(&self.engine.catalog.all_tables(), 1);
         let from = match self.opts.start {
             Start::Position(p) => p.max(FIRST_POS),
             Start::Gtid(_) => FIRST_POS,

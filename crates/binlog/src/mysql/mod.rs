@@ -6,6 +6,7 @@
 pub mod ddl;
 pub mod rows;
 mod rows_time;
+pub mod stream;
 
 use crate::GtidSet;
 

@@ -6,8 +6,9 @@
 
 use std::collections::HashMap;
 
-use lockstep_binlog::mysql::{self, ddl, rows, Header};
-use lockstep_binlog::{Event, GtidSet, TxnRecord};
+use super::{ddl, rows, Header};
+use crate::mysql;
+use crate::{Event, GtidSet, TxnRecord};
 use lockstep_tables::TableDef;
 use lockstep_types::Value;
 
@@ -40,9 +41,19 @@ fn header(type_code: u8, timestamp: u32, server_id: u32) -> Header {
 }
 
 impl Translator {
-    pub fn new(tables: Vec<TableDef>, server_id: u32) -> Translator {
+    /// The position a whole log's translation ends at, from the end of a
+    /// translation that started with no previous GTIDs.
+    pub fn end_with_previous(end_without: u64, previous: &GtidSet) -> u64 {
+        let grow =
+            mysql::gtid_set_body(previous).len() - mysql::gtid_set_body(&GtidSet::default()).len();
+        end_without + grow as u64
+    }
+
+    /// Starts from the tables' current definitions (the log's DDL then
+    /// replaces those it changed).
+    pub fn new(tables: &[std::sync::Arc<lockstep_tables::Table>], server_id: u32) -> Translator {
         Translator {
-            tables: tables.into_iter().map(|d| (d.id, d)).collect(),
+            tables: tables.iter().map(|t| (t.id, (*t.def()).clone())).collect(),
             pos: FIRST_POS,
             server_id,
         }
