@@ -4,6 +4,7 @@
 //! sequence_number (5.9, 9.4.3) — and row events that recovery replays.
 
 pub mod gtid;
+pub mod mysql;
 pub use gtid::{Gtid, GtidSet};
 pub mod view;
 pub mod writeset;

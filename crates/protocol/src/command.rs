@@ -22,6 +22,7 @@ pub const COM_STMT_CLOSE: u8 = 0x19;
 pub const COM_STMT_RESET: u8 = 0x1A;
 pub const COM_SET_OPTION: u8 = 0x1B;
 pub const COM_STMT_FETCH: u8 = 0x1C;
+pub const COM_BINLOG_DUMP: u8 = 0x12;
 pub const COM_BINLOG_DUMP_GTID: u8 = 0x1E;
 pub const COM_RESET_CONNECTION: u8 = 0x1F;
 
@@ -67,6 +68,8 @@ pub enum Command<'a> {
     /// COM_BINLOG_DUMP_GTID: the whole payload after the command byte,
     /// decoded by the handler (it knows GTID sets).
     BinlogDumpGtid(&'a [u8]),
+    /// COM_BINLOG_DUMP (file and position): the payload after the byte.
+    BinlogDump(&'a [u8]),
     /// Any other command byte (including an empty packet, as 0x00).
     Unknown(u8),
 }
@@ -108,6 +111,7 @@ pub fn decode_command(payload: &[u8]) -> Result<Command<'_>> {
         },
         COM_RESET_CONNECTION => Command::ResetConnection,
         COM_BINLOG_DUMP_GTID => Command::BinlogDumpGtid(c.rest()),
+        COM_BINLOG_DUMP => Command::BinlogDump(c.rest()),
         other => Command::Unknown(other),
     })
 }

@@ -656,14 +656,17 @@ impl<H: Handler> Session<'_, H> {
                     self.change_user(stream, reader, &body).await?
                 }
                 // The dump reads the client's replies (semisync) too.
-                Some((&command::COM_BINLOG_DUMP_GTID, body)) => {
+                Some((
+                    &code @ (command::COM_BINLOG_DUMP_GTID | command::COM_BINLOG_DUMP),
+                    body,
+                )) => {
                     let body = body.to_vec();
                     // A dump waits for events and replies at once: its reads
                     // must not block a dedicated thread (blocking.rs).
                     if let Transport::Plain(s) = &mut *stream.inner {
                         s.before_tls()?;
                     }
-                    self.binlog_dump(stream, reader, &body).await?
+                    self.binlog_dump(stream, reader, code, &body).await?
                 }
                 _ => self.dispatch(payload, stream).await?,
             };
@@ -1086,7 +1089,7 @@ impl<H: Handler> Session<'_, H> {
                 self.send_ok(&OkInfo::default(), 0);
             }
             // Served by `commands`, which hands the dump its reader.
-            Command::BinlogDumpGtid(_) => {
+            Command::BinlogDumpGtid(_) | Command::BinlogDump(_) => {
                 self.send_error(&Error::new(Code::UnknownCom, "Unknown command"))
             }
             Command::Unknown(_) => {
@@ -1103,12 +1106,13 @@ impl<H: Handler> Session<'_, H> {
         &mut self,
         stream: &mut S,
         reader: &mut PacketReader,
+        command: u8,
         request: &[u8],
     ) -> Result<Flow, ProtocolError>
     where
         S: AsyncRead + AsyncWrite + Unpin + Send,
     {
-        let mut dump = match self.handler.binlog_dump(request) {
+        let mut dump = match self.handler.binlog_dump(command, request) {
             Ok(d) => d,
             Err(e) => {
                 self.send_error(&e);
@@ -1138,6 +1142,12 @@ impl<H: Handler> Session<'_, H> {
                 }
             };
             match next {
+                // BINLOG_DUMP_NON_BLOCK at the log's end: EOF ends it.
+                Ok(event) if event.is_empty() => {
+                    self.send_end(0);
+                    self.writer.flush(stream).await?;
+                    return Ok(Flow::Quit);
+                }
                 Ok(event) => self.writer.packet(|o| {
                     o.push(0x00);
                     o.extend_from_slice(&event);

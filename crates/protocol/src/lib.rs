@@ -160,10 +160,11 @@ pub trait Handler: Send {
     /// session should not hold (its throttling slot). The wait for the
     /// command goes on.
     fn idle(&mut self) {}
-    /// COM_BINLOG_DUMP_GTID (`request`: the payload after the command
-    /// byte): the stream of packets to send until the client goes away.
-    /// The connection is the stream's from then on.
-    fn binlog_dump(&mut self, _request: &[u8]) -> Result<Box<dyn BinlogDump>, Error> {
+    /// COM_BINLOG_DUMP_GTID or COM_BINLOG_DUMP (`command`; `request`: the
+    /// payload after the command byte): the stream of packets to send
+    /// until the client goes away (an empty one: EOF, then the end). The
+    /// connection is the stream's from then on.
+    fn binlog_dump(&mut self, _command: u8, _request: &[u8]) -> Result<Box<dyn BinlogDump>, Error> {
         Err(Error::new(
             lockstep_types::error::Code::UnknownCom,
             "Unknown command",

@@ -9,6 +9,7 @@
 //!   before they go to the relay log;
 //! * `scheduler`: the applier's dependency and commit-order bookkeeping.
 
+pub mod mysql_dump;
 pub mod receiver;
 pub mod replica;
 pub mod scheduler;

@@ -15,8 +15,9 @@ use lockstep_protocol::BinlogDump;
 use lockstep_types::error::Code;
 use lockstep_types::Error;
 
+use crate::mysql_dump::{self, ClientVars, Start};
 use crate::sender::{check_purged, Sender};
-use crate::wire::{DumpRequest, NATIVE_STREAM};
+use crate::wire::{DumpRequest, COM_BINLOG_DUMP, NATIVE_STREAM};
 
 const BATCH: usize = 1 << 20;
 pub const HEARTBEAT: Duration = Duration::from_millis(500);
@@ -53,10 +54,19 @@ impl Drop for SourceDump {
 /// `start_dump` for a replica that asked for semisync (MySQL's `SET
 /// @rpl_semi_sync_replica = 1` before the dump): it acknowledges what it
 /// relays, and commits wait for that while rpl_semi_sync_source_enabled.
-pub fn start_semisync_dump(engine: Arc<Engine>, body: &[u8]) -> Result<Box<dyn BinlogDump>, Error> {
+pub fn start_semisync_dump(
+    engine: Arc<Engine>,
+    command: u8,
+    body: &[u8],
+    client: ClientVars,
+) -> Result<Box<dyn BinlogDump>, Error> {
+    if command == COM_BINLOG_DUMP {
+        return start_dump(engine, command, body, client);
+    }
     let req = DumpRequest::decode_body(body).map_err(fatal)?;
     if req.binlog_name != NATIVE_STREAM {
-        return start_dump(engine, body); // no semisync on that stream yet
+        // No semisync on the MySQL-format stream yet.
+        return start_dump(engine, command, body, client);
     }
     let id = engine.semisync.register();
     Ok(Box::new(SourceDump::new(engine, req, Some(id))))
@@ -75,27 +85,52 @@ impl SourceDump {
     }
 }
 
-/// Starts serving a COM_BINLOG_DUMP_GTID request body.
-pub fn start_dump(engine: Arc<Engine>, body: &[u8]) -> Result<Box<dyn BinlogDump>, Error> {
+/// Starts serving a COM_BINLOG_DUMP_GTID (or, `command` 0x12,
+/// COM_BINLOG_DUMP) request body. A lockstep replica names the binlog
+/// file `NATIVE_STREAM`; any other request gets MySQL binlog events.
+pub fn start_dump(
+    engine: Arc<Engine>,
+    command: u8,
+    body: &[u8],
+    client: ClientVars,
+) -> Result<Box<dyn BinlogDump>, Error> {
+    let opts = |start, flags: u16| mysql_dump::Options {
+        start,
+        checksum: client.checksum,
+        heartbeat: mysql_dump::heartbeat_period(client.heartbeat_ns),
+        non_block: flags & 1 != 0,
+    };
+    if command == COM_BINLOG_DUMP {
+        let (pos, flags, _) = mysql_dump::parse_dump(body)?;
+        return Ok(mysql_dump::start(engine, opts(Start::Position(pos), flags)));
+    }
     let req = DumpRequest::decode_body(body).map_err(fatal)?;
     if req.binlog_name != NATIVE_STREAM {
-        return Err(fatal(
-            "this source serves only lockstep replicas for now (the MySQL binlog event stream is not implemented)",
+        let flags = u16::from_le_bytes([body[0], body[1]]);
+        return Ok(mysql_dump::start(
+            engine,
+            opts(Start::Gtid(req.executed), flags),
         ));
     }
     Ok(Box::new(SourceDump::new(engine, req, None)))
 }
 
 /// Where to start reading: the oldest record, after checking that every
-/// GTID no longer in the log is on the replica (else 1236).
-fn check_log_covers(engine: &Engine, replica: &GtidSet) -> Result<Lsn, Error> {
+/// GTID no longer in the log is on the replica (else 1236); and those
+/// GTIDs (the ones before the log's first record).
+pub(crate) fn check_log_covers(
+    engine: &Engine,
+    replica: &GtidSet,
+) -> Result<(Lsn, GtidSet), Error> {
     let (executed, end) = engine.executed_with_lsn();
     let log = &engine.log;
     let first = log.first_record_lsn().map_err(|e| fatal(e.to_string()))?;
     let Some(first) = first else {
         // No record on disk yet: everything executed is "purged" unless
         // nothing was ever executed.
-        return check_purged(&executed, replica).map(|_| end).map_err(fatal);
+        return check_purged(&executed, replica)
+            .map(|_| (end, executed))
+            .map_err(fatal);
     };
     let mut in_log = GtidSet::default();
     let mut pos = first;
@@ -115,8 +150,9 @@ fn check_log_covers(engine: &Engine, replica: &GtidSet) -> Result<Lsn, Error> {
         }
         pos = batch.next;
     }
-    check_purged(&executed.minus(&in_log), replica).map_err(fatal)?;
-    Ok(first)
+    let previous = executed.minus(&in_log);
+    check_purged(&previous, replica).map_err(fatal)?;
+    Ok((first, previous))
 }
 
 impl SourceDump {
@@ -127,6 +163,7 @@ impl SourceDump {
         tokio::task::spawn_blocking(move || check_log_covers(&engine, &replica))
             .await
             .map_err(|e| fatal(format!("reading the log: {e}")))?
+            .map(|(first, _)| first)
     }
 
     async fn next_event(&mut self) -> Result<Vec<u8>, Error> {

@@ -13,6 +13,8 @@ use lockstep_log::Lsn;
 pub const NATIVE_STREAM: &str = "lockstep-txnrecord-v1";
 /// COM_BINLOG_DUMP_GTID's command byte.
 pub const COM_BINLOG_DUMP_GTID: u8 = 0x1e;
+/// COM_BINLOG_DUMP's (file and position) command byte.
+pub const COM_BINLOG_DUMP: u8 = 0x12;
 /// Flag: the position is given by the GTID set (MySQL's
 /// BINLOG_THROUGH_GTID).
 const THROUGH_GTID: u16 = 0x04;
@@ -150,18 +152,7 @@ impl Event {
 /// MySQL's binary GTID set: n_sids, then per source its uuid, n_intervals
 /// and [start, end) pairs.
 pub fn encode_gtid_set(set: &GtidSet) -> Vec<u8> {
-    let mut o = Vec::new();
-    let sources: Vec<_> = set.intervals().collect();
-    o.extend_from_slice(&(sources.len() as u64).to_le_bytes());
-    for (uuid, iv) in sources {
-        o.extend_from_slice(uuid);
-        o.extend_from_slice(&(iv.len() as u64).to_le_bytes());
-        for &(lo, hi) in iv {
-            o.extend_from_slice(&lo.to_le_bytes());
-            o.extend_from_slice(&(hi + 1).to_le_bytes());
-        }
-    }
-    o
+    lockstep_binlog::mysql::gtid_set_body(set)
 }
 
 pub fn decode_gtid_set(b: &[u8]) -> Result<GtidSet, String> {

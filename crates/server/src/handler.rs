@@ -244,6 +244,7 @@ impl Handler for Connection {
     /// connection belongs to the replication source's stream.
     fn binlog_dump(
         &mut self,
+        command: u8,
         request: &[u8],
     ) -> Result<Box<dyn lockstep_protocol::BinlogDump>, Error> {
         let allowed = self.account.as_ref().is_some_and(|a| {
@@ -256,22 +257,35 @@ impl Handler for Connection {
                 "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation",
             ));
         }
+        let vars = &self.session.ctx.user_vars;
+        let checksum = ["master_binlog_checksum", "source_binlog_checksum"]
+            .iter()
+            .any(|v| {
+                vars.get(*v)
+                    .is_some_and(|x| x.to_string().eq_ignore_ascii_case("CRC32"))
+            });
+        let client = lockstep_replication::mysql_dump::ClientVars {
+            checksum,
+            heartbeat_ns: vars.get("master_heartbeat_period").and_then(|v| v.to_i64()),
+        };
         // A semisync replica says so first, as MySQL's does.
-        let semisync = self
-            .session
-            .ctx
-            .user_vars
+        let semisync = vars
             .get("rpl_semi_sync_replica")
             .and_then(|v| v.to_i64())
             .is_some_and(|v| v != 0);
         let engine = self.server.engine.clone();
+        use lockstep_replication::source::{start_dump, start_semisync_dump};
         let dump = if semisync {
-            lockstep_replication::source::start_semisync_dump(engine, request)?
+            start_semisync_dump(engine, command, request, client)?
         } else {
-            lockstep_replication::source::start_dump(engine, request)?
+            start_dump(engine, command, request, client)?
         };
         // SHOW PROCESSLIST names the connection as MySQL does.
-        *self.session.process.command.lock() = "Binlog Dump GTID";
+        *self.session.process.command.lock() = if command == 0x12 {
+            "Binlog Dump"
+        } else {
+            "Binlog Dump GTID"
+        };
         Ok(dump)
     }
 

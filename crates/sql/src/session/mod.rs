@@ -4,6 +4,7 @@
 //! commits in autocommit mode.
 
 mod alter;
+mod binlog_status;
 mod checks;
 mod foreign_keys;
 pub mod infoschema;
@@ -2694,18 +2695,19 @@ impl Session {
                     "Executed_Gtid_Set",
                 ],
                 vec![vec![
-                    Value::str("log"),
-                    Value::UInt(self.engine.log.current_lsn()),
+                    Value::str(binlog_status::FILE_NAME),
+                    Value::UInt(binlog_status::stream_end(&self.engine)?),
                     Value::str(""),
                     Value::str(""),
                     Value::str(&self.engine.gtid_executed()),
                 ]],
             )),
             Show::BinaryLogs => Ok(rows(
-                &["Log_name", "File_size"],
+                &["Log_name", "File_size", "Encrypted"],
                 vec![vec![
-                    Value::str("log"),
-                    Value::UInt(self.engine.log.current_lsn()),
+                    Value::str(binlog_status::FILE_NAME),
+                    Value::UInt(binlog_status::stream_end(&self.engine)?),
+                    Value::str("No"),
                 ]],
             )),
         }
