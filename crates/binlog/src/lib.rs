@@ -5,8 +5,10 @@
 
 pub mod gtid;
 pub use gtid::{Gtid, GtidSet};
+pub mod routine;
 pub mod view;
 pub mod writeset;
+pub use routine::{RoutineDef, RoutineKind};
 pub use view::{CheckOption, ViewDef};
 
 use lockstep_accounts::Account;
@@ -130,6 +132,15 @@ pub enum Event {
         database: String,
         name: String,
     },
+    /// CREATE PROCEDURE / FUNCTION / TRIGGER: the whole definition.
+    PutRoutine {
+        routine: RoutineDef,
+    },
+    DropRoutine {
+        database: String,
+        kind: RoutineKind,
+        name: String,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -179,7 +190,9 @@ impl Event {
             | Event::PutAccount { .. }
             | Event::DropAccount { .. }
             | Event::PutView { .. }
-            | Event::DropView { .. } => None,
+            | Event::DropView { .. }
+            | Event::PutRoutine { .. }
+            | Event::DropRoutine { .. } => None,
         }
     }
 }
@@ -481,6 +494,18 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
             Event::DropView { database, name } => {
                 writeln!(s, "### DROP VIEW `{database}`.`{name}`")
             }
+            Event::PutRoutine { routine } => writeln!(
+                s,
+                "### {} `{}`.`{}`",
+                routine.kind.keyword(),
+                routine.database,
+                routine.name
+            ),
+            Event::DropRoutine {
+                database,
+                kind,
+                name,
+            } => writeln!(s, "### DROP {} `{database}`.`{name}`", kind.keyword()),
         };
     }
     s

@@ -11,7 +11,7 @@
 //! full images applied by primary key (5.15).
 
 use lockstep_accounts::Account;
-use lockstep_binlog::{GtidSet, ViewDef};
+use lockstep_binlog::{GtidSet, RoutineDef, ViewDef};
 use lockstep_tables::{ForeignKey, Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,8 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 08: as 07, with the views after the accounts. 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
+// 09: as 08, with the stored programs (procedures, functions, triggers)
+// after the views. 08: as 07, with the views after the accounts. 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
 // sources included) and the next sequence_number after next_gno. 05: the body's length and CRC,
 // then the body written as a stream (the
 // header fields, then each table's definition and rows), so that a
@@ -27,7 +28,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT08";
+const MAGIC: &[u8; 8] = b"LSCKPT09";
+const MAGIC_08: &[u8; 8] = b"LSCKPT08";
 const MAGIC_07: &[u8; 8] = b"LSCKPT07";
 const MAGIC_06: &[u8; 8] = b"LSCKPT06";
 const MAGIC_05: &[u8; 8] = b"LSCKPT05";
@@ -52,6 +54,8 @@ pub struct Snapshot {
     pub accounts: Vec<Account>,
     /// Views (none before format 07).
     pub views: Vec<ViewDef>,
+    /// Stored programs (none before format 09).
+    pub routines: Vec<RoutineDef>,
 }
 
 pub struct TableSnapshot {
@@ -150,6 +154,7 @@ pub struct SchemaObjects<'a> {
     pub databases: &'a [String],
     pub accounts: &'a [Account],
     pub views: &'a [ViewDef],
+    pub routines: &'a [RoutineDef],
 }
 
 /// Tag before each table and each row: one follows, or the list ends.
@@ -210,6 +215,7 @@ impl SnapshotWriter {
         w.put(schema.databases)?;
         w.put(schema.accounts)?;
         w.put(schema.views)?;
+        w.put(schema.routines)?;
         Ok(w)
     }
 
@@ -342,7 +348,8 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         return read_03(&header[8..], file);
     }
     let format = match &header[..8] {
-        m if m == MAGIC => Format::V08,
+        m if m == MAGIC => Format::V09,
+        m if m == MAGIC_08 => Format::V08,
         m if m == MAGIC_07 => Format::V07,
         m if m == MAGIC_06 => Format::V06,
         m if m == MAGIC_05 => Format::V05,
@@ -376,6 +383,7 @@ enum Format {
     V06,
     V07,
     V08,
+    V09,
 }
 
 /// Reads the stream: rows are stored images from 05 (before, bincode
@@ -396,6 +404,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
         databases: Vec::new(),
         accounts: Vec::new(),
         views: Vec::new(),
+        routines: Vec::new(),
         tables: Vec::new(),
     };
     if gtids {
@@ -408,6 +417,9 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
     snap.accounts = get(r)?;
     if views {
         snap.views = get(r)?;
+    }
+    if format >= Format::V09 {
+        snap.routines = get(r)?;
     }
     while get::<u8>(r)? == MORE {
         let def = get(r)?;
@@ -465,6 +477,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
         databases: old.databases,
         accounts: old.accounts,
         views: Vec::new(),
+        routines: Vec::new(),
         tables: old
             .tables
             .into_iter()
@@ -532,6 +545,15 @@ mod tests {
                 security_definer: true,
                 check_option: lockstep_binlog::CheckOption::None,
             }],
+            routines: vec![RoutineDef {
+                database: "d".into(),
+                name: "p".into(),
+                kind: lockstep_binlog::RoutineKind::Procedure,
+                definer: ("root".into(), "%".into()),
+                definition: "() SELECT 1".into(),
+                table: String::new(),
+                created: 5,
+            }],
         }
     }
 
@@ -546,6 +568,7 @@ mod tests {
                 databases: &snap.databases,
                 accounts: &snap.accounts,
                 views: &snap.views,
+                routines: &snap.routines,
             },
         )
         .expect("create");
@@ -564,6 +587,7 @@ mod tests {
         assert_eq!((a.start_lsn, a.next_gno), (b.start_lsn, b.next_gno));
         assert_eq!(a.databases, b.databases);
         assert_eq!(a.views, b.views);
+        assert_eq!(a.routines, b.routines);
         assert_eq!(a.tables.len(), b.tables.len());
         for (x, y) in a.tables.iter().zip(&b.tables) {
             assert_eq!(x.def.name, y.def.name);
@@ -756,6 +780,7 @@ mod tests {
             databases: snap.databases.clone(),
             accounts: snap.accounts.clone(),
             views: Vec::new(),
+            routines: Vec::new(),
             tables,
             ..*snap
         }
@@ -767,7 +792,8 @@ mod tests {
         let snap = without_views(&snapshot());
         let path = write(&dir, &snap);
         let file = std::fs::read(&path).expect("read");
-        // 07 is 08 without the (here empty) view list after the accounts.
+        // 07 is 09 without the (here empty) view and routine lists after
+        // the accounts.
         let mut prefix = Vec::new();
         for v in [snap.start_lsn, snap.next_gno] {
             prefix.extend(bincode::serialize(&v).expect("serialize"));
@@ -779,12 +805,38 @@ mod tests {
         let body08 = &file[20..];
         assert_eq!(&body08[..prefix.len()], &prefix[..]);
         let mut body = prefix.clone();
-        body.extend(&body08[prefix.len() + 8..]);
+        body.extend(&body08[prefix.len() + 16..]);
         std::fs::remove_file(&path).expect("remove");
         let path = write_old(&dir, MAGIC_07, &body, snap.start_lsn);
         let back = read(&path).expect("format 07");
         same(&back, &snap);
         assert_eq!(back.gtids, snap.gtids);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    #[test]
+    fn format_08_is_still_read() {
+        let dir = temp_dir("v08");
+        let mut snap = snapshot();
+        snap.routines.clear();
+        let path = write(&dir, &snap);
+        let file = std::fs::read(&path).expect("read");
+        // 08 is 09 without the (here empty) routine list after the views.
+        let mut prefix = Vec::new();
+        for v in [snap.start_lsn, snap.next_gno] {
+            prefix.extend(bincode::serialize(&v).expect("serialize"));
+        }
+        prefix.extend(bincode::serialize(&snap.gtids).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.next_sequence).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.databases).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.accounts).expect("serialize"));
+        prefix.extend(bincode::serialize(&snap.views).expect("serialize"));
+        let body09 = &file[20..];
+        assert_eq!(&body09[..prefix.len()], &prefix[..]);
+        let mut body = prefix.clone();
+        body.extend(&body09[prefix.len() + 8..]);
+        std::fs::remove_file(&path).expect("remove");
+        let path = write_old(&dir, MAGIC_08, &body, snap.start_lsn);
+        same(&read(&path).expect("format 08"), &snap);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod foreign;
 pub mod gap;
 pub mod mdl;
+pub mod routines;
 pub mod txn;
 pub mod views;
 
@@ -18,7 +19,7 @@ pub use alter::{keep_value, ConvertFn, Rename};
 pub use apply::Applied;
 pub use durability::{CommitPoint, Durability, DurabilityError, DurableWait, LocalDurability};
 pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error, Result};
-pub use lockstep_binlog::{CheckOption, ColumnSource, ViewDef};
+pub use lockstep_binlog::{CheckOption, ColumnSource, RoutineDef, RoutineKind, ViewDef};
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;
 pub use mdl::DdlLocks;
