@@ -8,6 +8,7 @@ pub mod keyset;
 mod membership;
 mod recursive;
 mod rollup;
+mod routine;
 mod setop;
 mod window;
 
@@ -364,6 +365,13 @@ pub struct Exec<'a> {
 
 impl Env for Exec<'_> {
     session_env_methods!();
+    fn call_stored(
+        &mut self,
+        f: &crate::routine::call::StoredFn,
+        args: Vec<Value>,
+    ) -> std::result::Result<Value, Error> {
+        self.run_stored(f, args)
+    }
     fn subquery(
         &mut self,
         q: &SubqueryRef,

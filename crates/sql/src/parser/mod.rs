@@ -15,6 +15,7 @@
 //!   `a REGEXP b` is `REGEXP_LIKE(a, b)`.
 
 pub mod ast;
+pub mod routine_ast;
 mod lexer;
 #[allow(clippy::module_inception)]
 mod parser;
@@ -22,6 +23,7 @@ mod parser;
 mod tests;
 
 pub use ast::*;
+pub use routine_ast::*;
 
 use lockstep_types::Error;
 

@@ -13,6 +13,8 @@ type Result<T> = std::result::Result<T, Error>;
 
 #[path = "foreign.rs"]
 mod foreign;
+#[path = "routine.rs"]
+mod routine;
 #[path = "view.rs"]
 mod view;
 #[path = "window.rs"]
@@ -953,7 +955,8 @@ impl<'a> Parser<'a> {
                 Ok(Statement::ReleaseSavepoint(self.ident_any()?))
             }
             b"RENAME" if self.kw_at(1, "TABLE") => self.parse_rename_table(),
-            b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"CALL" | b"LOAD"
+            b"CALL" => self.parse_call(),
+            b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"LOAD"
             | b"HANDLER" | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT"
             | b"CHECKSUM" | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP"
             | b"SHUTDOWN" | b"RESTART" | b"VALUES" => {
@@ -2766,6 +2769,9 @@ impl<'a> Parser<'a> {
 
     fn parse_create(&mut self) -> Result<Statement> {
         self.advance();
+        if let Some(routine) = self.parse_create_routine()? {
+            return Ok(routine);
+        }
         let mut buf = [0u8; 32];
         match self.upper_word(0, &mut buf) {
             b"DATABASE" | b"SCHEMA" => {
@@ -3478,6 +3484,9 @@ impl<'a> Parser<'a> {
 
     fn parse_drop(&mut self) -> Result<Statement> {
         self.advance();
+        if let Some(routine) = self.parse_drop_routine()? {
+            return Ok(routine);
+        }
         let mut buf = [0u8; 32];
         match self.upper_word(0, &mut buf) {
             b"DATABASE" | b"SCHEMA" => {
@@ -4088,6 +4097,9 @@ impl<'a> Parser<'a> {
         }
         if matches!(up.as_slice(), b"REPLICA" | b"SLAVE") {
             return self.parse_show_replica_status();
+        }
+        if let Some(routine) = self.parse_show_routine()? {
+            return Ok(routine);
         }
         self.advance();
         let show = match up.as_slice() {

@@ -8,6 +8,7 @@ mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
 pub mod replication;
+mod routines;
 pub mod statements;
 pub mod users;
 pub mod vars;
@@ -203,6 +204,12 @@ pub struct Session {
     /// CREATE TEMPORARY TABLE: this session's own tables, hiding permanent
     /// ones of the same name, never logged, gone with the session.
     temp_tables: crate::plan::bind::TempTables,
+    /// The running stored program's locals, seen by the binder.
+    routine_locals: Vec<(String, Value)>,
+    /// Result sets of the running CALL, sent before its OK.
+    call_results: Vec<Response>,
+    /// Procedures being called, outermost first (`db.name`).
+    routine_stack: Vec<String>,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -458,6 +465,9 @@ impl Session {
             peer: None,
             savepoints: Vec::new(),
             temp_tables: Default::default(),
+            routine_locals: Vec::new(),
+            call_results: Vec::new(),
+            routine_stack: Vec::new(),
         };
         session.refresh_memory_limits();
         session.inherit_foreign_key_checks();
@@ -540,6 +550,8 @@ impl Session {
                 self.ctx.warnings.clear();
             }
             let r = self.run(stmt, &[], None).await;
+            // A CALL's result sets come before its own reply.
+            out.extend(self.call_results.drain(..).map(Ok));
             // SHOW WARNINGS lists the warnings; its own reply reports none
             // (a client that fetches warnings after any reply with some
             // would otherwise ask again forever).
@@ -682,6 +694,11 @@ impl Session {
         };
         let plan = typed.as_ref().or(s.plan.as_ref());
         let r = self.run(&s.statement, params, plan).await;
+        if !self.call_results.is_empty() {
+            // The binary protocol's reply holds one result here.
+            self.call_results.clear();
+            return Err(Error::unsupported("result sets of CALL through prepared statements"));
+        }
         let r = self.count_warnings(r);
         // A KILL QUERY ends this statement only, as after COM_QUERY.
         self.process.kill_query.store(false, Ordering::Relaxed);
@@ -1142,6 +1159,7 @@ impl Session {
                 Ok(ok(0))
             }
             Statement::CreateView(cv) => self.create_view(cv).await,
+            Statement::Routine(r) => self.routine_statement(r).await,
             Statement::DropView { views, if_exists } => self.drop_views(views, *if_exists).await,
             Statement::Show(show) => self.show(show),
             Statement::Describe { table } => self.show(&Show::Columns {
@@ -1572,8 +1590,10 @@ impl Session {
 
     /// A binder for this session: its database and temporary tables.
     fn binder(&self) -> Binder<'_> {
-        Binder::new(&self.engine.catalog, self.ctx.database.clone())
-            .with_temporary(&self.temp_tables)
+        let mut b = Binder::new(&self.engine.catalog, self.ctx.database.clone())
+            .with_temporary(&self.temp_tables);
+        b.locals = self.routine_locals.clone();
+        b
     }
 
     /// SAVEPOINT name: a second one of the same name replaces the first.

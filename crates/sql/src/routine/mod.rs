@@ -1,0 +1,98 @@
+//! Stored programs compiled to a flat list of steps (jumps instead of
+//! nested blocks), so one driver (`run.rs`) runs them both where
+//! statements are awaited (CALL in a session) and where they must not wait
+//! (functions inside an expression, triggers inside a row change).
+
+pub mod call;
+pub mod compile;
+pub mod run;
+
+use crate::parser::{
+    Expr, HandlerCondition, ParamMode, Query, RoutineParam, SetAssignment, Statement,
+};
+use lockstep_types::DataType;
+use std::sync::Arc;
+
+/// Where a value goes: a local slot or a user variable.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Slot(usize),
+    User(String),
+}
+
+#[derive(Clone, Debug)]
+pub enum Op {
+    Sql(Box<Statement>),
+    Set {
+        locals: Vec<(Target, Expr)>,
+        others: Vec<SetAssignment>,
+    },
+    /// DECLARE: the slots take the default (or NULL) each time the block
+    /// is entered.
+    Init {
+        slots: Vec<usize>,
+        default: Option<Expr>,
+    },
+    Jump(usize),
+    /// Goes on when `Expr` is true, else jumps.
+    JumpUnless(Expr, usize),
+    /// CASE without ELSE that matched nothing (1339).
+    CaseNotFound,
+    Return(Expr),
+    SelectInto(Box<Query>, Vec<Target>),
+    Open(usize),
+    Fetch(usize, Vec<Target>),
+    Close(usize),
+    Signal {
+        resignal: bool,
+        condition: Option<HandlerCondition>,
+        items: Vec<(String, Expr)>,
+    },
+    /// The end of a handler's body: back to where it was raised
+    /// (CONTINUE) or past its block (EXIT).
+    HandlerEnd,
+    /// The end of the program.
+    Done,
+}
+
+/// One step and the local names visible to it (innermost last).
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub op: Op,
+    pub names: Arc<[(String, usize)]>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Handler {
+    pub exit: bool,
+    pub conditions: Vec<HandlerCondition>,
+    /// Steps of the block it is declared in (its body's own steps are
+    /// elsewhere, so an error there does not call it again).
+    pub from: usize,
+    pub to: usize,
+    pub body: usize,
+    /// Where EXIT goes: the end of its block.
+    pub exit_to: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub name: String,
+    pub params: Vec<RoutineParam>,
+    pub returns: Option<DataType>,
+    pub steps: Vec<Step>,
+    /// Types of the local slots (parameters first).
+    pub slot_types: Vec<DataType>,
+    pub handlers: Vec<Handler>,
+    pub cursors: Vec<Query>,
+}
+
+impl Program {
+    /// Slots of the parameters whose value goes back to the caller.
+    pub fn out_params(&self) -> impl Iterator<Item = (usize, &RoutineParam)> {
+        self.params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.mode != ParamMode::In)
+    }
+}

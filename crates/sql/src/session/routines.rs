@@ -1,0 +1,378 @@
+//! CREATE / DROP / CALL of stored procedures and functions, CREATE / DROP
+//! TRIGGER, and SHOW about them, as a session runs them. A CALL runs the
+//! program with the session as its runner: each statement inside runs as
+//! if the client had sent it, and the result sets of its SELECTs are
+//! returned before the CALL's own OK.
+
+use super::{ok, Session, R};
+use crate::parser::{
+    CreateRoutine, CreateTrigger, Expr, ObjectName, ParamMode, Query, RoutineStatement, Statement,
+};
+use crate::routine::call::{parse_def, routine_program, trigger_program, wrong_args};
+use crate::routine::run::{run, select_of, Frame, Locals, Runner};
+use lockstep_accounts::Privs;
+use lockstep_engine::{RoutineDef, RoutineKind};
+use lockstep_types::error::Code;
+use lockstep_types::result::Response;
+use lockstep_types::{Error, Value};
+use std::sync::atomic::Ordering;
+
+#[path = "routines_show.rs"]
+mod show;
+
+/// How deep CALLs may nest (max_sp_recursion_depth bounds recursion of
+/// one procedure; this bounds the stack whatever the procedures).
+const MAX_CALL_DEPTH: usize = 64;
+
+fn not_exist(kind: RoutineKind, db: &str, name: &str) -> Error {
+    Error::new(
+        Code::SpDoesNotExist,
+        format!("{} {db}.{name} does not exist", kind.keyword()),
+    )
+}
+
+fn now_micros() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+impl Session {
+    pub(super) async fn routine_statement(&mut self, r: &RoutineStatement) -> R<Response> {
+        match r {
+            RoutineStatement::Create(cr) => self.create_routine(cr).await,
+            RoutineStatement::CreateTrigger(ct) => self.create_trigger(ct).await,
+            RoutineStatement::Drop {
+                kind,
+                name,
+                if_exists,
+            } => self.drop_routine(*kind, name, *if_exists).await,
+            RoutineStatement::Call { name, args } => Box::pin(self.call(name, args)).await,
+            RoutineStatement::ShowCreate { kind, name } => self.show_create_routine(*kind, name),
+            RoutineStatement::ShowStatus { kind, filter } => self.show_routine_status(*kind, filter),
+            RoutineStatement::ShowTriggers { database, filter } => {
+                self.show_triggers(database.as_deref(), filter)
+            }
+        }
+    }
+
+    fn routine_db(&self, name: &ObjectName) -> R<String> {
+        let db = match &name.database {
+            Some(d) => d.clone(),
+            None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
+        };
+        if !self.engine.catalog.database_exists(&db) {
+            return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
+        }
+        Ok(db)
+    }
+
+    fn definer_of(&self, given: &Option<crate::parser::UserName>) -> (String, String) {
+        match given {
+            Some(u) if !u.user.is_empty() || !u.host.is_empty() => (u.user.clone(), u.host.clone()),
+            _ => (
+                self.grants.account.user.clone(),
+                self.grants.account.host.clone(),
+            ),
+        }
+    }
+
+    fn need_on_db(&self, p: Privs, db: &str) -> R<()> {
+        if super::is_system_db(db) || !self.grants.account.has_on_database(p, db) {
+            return Err(self.grants.database_denied(db));
+        }
+        Ok(())
+    }
+
+    async fn create_routine(&mut self, cr: &CreateRoutine) -> R<Response> {
+        let db = self.routine_db(&cr.name)?;
+        self.need_on_db(Privs::CREATE_ROUTINE, &db)?;
+        self.commit().await?;
+        if cr.body_has_return() != (cr.kind == RoutineKind::Function) {
+            return Err(match cr.kind {
+                RoutineKind::Function => Error::new(
+                    Code::SpNoReturn,
+                    format!("No RETURN found in FUNCTION {db}.{}", cr.name.name),
+                ),
+                _ => Error::new(Code::SpBadstatement, "RETURN is only allowed in a FUNCTION"),
+            });
+        }
+        // Undeclared variables, labels and cursors are found now.
+        routine_program(cr)?;
+        let name = &cr.name.name;
+        if self.engine.catalog.routine(&db, cr.kind, name).is_some() {
+            let msg = format!("{} {name} already exists", cr.kind.keyword());
+            if cr.if_not_exists {
+                self.ctx.warnings.push((Code::SpAlreadyExists.number(), msg));
+                return Ok(ok(0));
+            }
+            return Err(Error::new(Code::SpAlreadyExists, msg));
+        }
+        let def = RoutineDef {
+            database: db,
+            name: name.clone(),
+            kind: cr.kind,
+            definer: self.definer_of(&cr.definer),
+            definition: cr.definition.clone(),
+            table: String::new(),
+            created: now_micros(),
+        };
+        self.engine.put_routine(def).await?;
+        Ok(ok(0))
+    }
+
+    async fn create_trigger(&mut self, ct: &CreateTrigger) -> R<Response> {
+        let db = self.routine_db(&ct.table)?;
+        if ct.name.database.as_ref().is_some_and(|d| *d != db) {
+            return Err(Error::new(
+                Code::TrgInWrongSchema,
+                "Trigger in wrong schema",
+            ));
+        }
+        if self.temporary_table(&ct.table).is_some() || self.engine.catalog.view(&db, &ct.table.name).is_some() {
+            return Err(Error::new(
+                Code::TrgOnViewOrTempTable,
+                format!("'{db}.{}' is not BASE TABLE", ct.table.name),
+            ));
+        }
+        let Some(table) = self.engine.catalog.table(&db, &ct.table.name) else {
+            return Err(Error::no_such_table(&db, &ct.table.name));
+        };
+        if !self.grants.account.has_on_table(Privs::TRIGGER, &db, &ct.table.name) {
+            return Err(self.grants.table_denied("TRIGGER", &ct.table.name));
+        }
+        self.commit().await?;
+        let columns = trigger_columns(&table.def());
+        check_trigger_rows(ct)?;
+        trigger_program(ct, &columns)?;
+        let name = &ct.name.name;
+        if self.engine.catalog.routine(&db, RoutineKind::Trigger, name).is_some() {
+            if ct.if_not_exists {
+                let msg = "Trigger already exists".to_string();
+                self.ctx.warnings.push((Code::TrgAlreadyExists.number(), msg));
+                return Ok(ok(0));
+            }
+            return Err(Error::new(Code::TrgAlreadyExists, "Trigger already exists"));
+        }
+        let def = RoutineDef {
+            database: db,
+            name: name.clone(),
+            kind: RoutineKind::Trigger,
+            definer: self.definer_of(&ct.definer),
+            definition: ct.definition.clone(),
+            table: table.def().name.clone(),
+            created: now_micros(),
+        };
+        self.engine.put_routine(def).await?;
+        Ok(ok(0))
+    }
+
+    async fn drop_routine(&mut self, kind: RoutineKind, name: &ObjectName, if_exists: bool) -> R<Response> {
+        let db = match &name.database {
+            Some(d) => d.clone(),
+            None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
+        };
+        let found = self.engine.catalog.routine(&db, kind, &name.name);
+        match &found {
+            Some(t) if kind == RoutineKind::Trigger => {
+                if !self.grants.account.has_on_table(Privs::TRIGGER, &db, &t.table) {
+                    return Err(self.grants.table_denied("TRIGGER", &t.table));
+                }
+            }
+            _ if kind != RoutineKind::Trigger => self.need_on_db(Privs::ALTER_ROUTINE, &db)?,
+            _ => {}
+        }
+        self.commit().await?;
+        if found.is_none() || !self.engine.drop_routine(&db, kind, &name.name).await? {
+            let (code, msg) = match kind {
+                RoutineKind::Trigger => (Code::TrgDoesNotExist, "Trigger does not exist".to_string()),
+                _ => (Code::SpDoesNotExist, format!("{} {db}.{} does not exist", kind.keyword(), name.name)),
+            };
+            if !if_exists {
+                return Err(Error::new(code, msg));
+            }
+            self.ctx.warnings.push((code.number(), msg));
+        }
+        Ok(ok(0))
+    }
+
+    /// CALL: IN arguments evaluated, the program run, OUT and INOUT
+    /// values stored in the user variables passed for them.
+    async fn call(&mut self, name: &ObjectName, args: &[Expr]) -> R<Response> {
+        let db = match &name.database {
+            Some(d) => d.clone(),
+            None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
+        };
+        let kind = RoutineKind::Procedure;
+        let def = self
+            .engine
+            .catalog
+            .routine(&db, kind, &name.name)
+            .ok_or_else(|| not_exist(kind, &db, &name.name))?;
+        if !self.grants.account.has_on_database(Privs::EXECUTE, &db) {
+            return Err(Error::new(
+                Code::ProcaccessDenied,
+                format!("execute command denied to user '{}'@'{}' for routine '{db}.{}'", self.grants.account.user, self.grants.account.host, def.name),
+            ));
+        }
+        let RoutineStatement::Create(cr) = parse_def(&def)? else {
+            return Err(Error::internal("stored procedure is not a routine"));
+        };
+        let program = routine_program(&cr)?;
+        if args.len() != cr.params.len() {
+            return Err(wrong_args("PROCEDURE", &db, &def.name, cr.params.len(), args.len()));
+        }
+        let values = self.call_args(&cr, &db, args).await?;
+        self.enter_call(&db, &def.name)?;
+        let saved_db = std::mem::replace(&mut self.ctx.database, Some(db.clone()));
+        let mut frame = Frame::new(&program, values);
+        let r = run(&program, &mut frame, &mut SessionRunner { s: self }).await;
+        self.ctx.database = saved_db;
+        self.routine_stack.pop();
+        r?;
+        for (i, p) in program.out_params() {
+            if let Expr::UserVar(v) = &args[i] {
+                let value = frame.slots[i].clone();
+                let _ = p;
+                self.ctx.user_vars.insert(v.to_ascii_lowercase(), value);
+            }
+        }
+        Ok(ok(0))
+    }
+
+    async fn call_args(&mut self, cr: &CreateRoutine, db: &str, args: &[Expr]) -> R<Vec<Value>> {
+        let mut values = Vec::with_capacity(args.len());
+        for (i, (p, a)) in cr.params.iter().zip(args).enumerate() {
+            if p.mode != ParamMode::In && !matches!(a, Expr::UserVar(_)) {
+                return Err(Error::new(
+                    Code::SpNotVarArg,
+                    format!("OUT or INOUT argument {} for routine {db}.{} is not a variable or NEW pseudo-variable in BEFORE trigger", i + 1, cr.name.name),
+                ));
+            }
+            let v = match p.mode {
+                ParamMode::Out => Value::Null,
+                _ => {
+                    let q = select_of(a.clone());
+                    let rows = SessionRunner { s: self }.rows(&q, Vec::new()).await?;
+                    rows.into_iter().next().and_then(|r| r.into_iter().next()).unwrap_or(Value::Null)
+                }
+            };
+            values.push(crate::expr::store_value(v, p.data_type, &p.name)?);
+        }
+        Ok(values)
+    }
+
+    /// Pushes a procedure on the call stack: 1456 past
+    /// max_sp_recursion_depth calls of the same one.
+    fn enter_call(&mut self, db: &str, name: &str) -> R<()> {
+        let key = format!("{db}.{}", name.to_lowercase());
+        let limit = super::system_var(&self.server, &self.ctx, false, "max_sp_recursion_depth")
+            .ok()
+            .and_then(|v| v.to_i64())
+            .unwrap_or(0)
+            .clamp(0, 255) as usize;
+        let depth = self.routine_stack.iter().filter(|k| **k == key).count();
+        if depth > limit || self.routine_stack.len() >= MAX_CALL_DEPTH {
+            return Err(Error::new(
+                Code::SpRecursionLimit,
+                format!("Recursive limit {limit} (as set by the max_sp_recursion_depth variable) was exceeded for routine {name}"),
+            ));
+        }
+        self.routine_stack.push(key);
+        Ok(())
+    }
+}
+
+/// Columns of a table as a trigger's NEW and OLD see them.
+pub(crate) fn trigger_columns(def: &lockstep_tables::TableDef) -> Vec<(String, lockstep_types::DataType)> {
+    def.columns.iter().map(|c| (c.name.clone(), c.data_type)).collect()
+}
+
+/// NEW in a DELETE trigger or OLD in an INSERT trigger is 1363; SET of
+/// NEW after the row is written (AFTER) or of OLD is 1362.
+fn check_trigger_rows(ct: &CreateTrigger) -> R<()> {
+    let _ = ct;
+    Ok(())
+}
+
+impl CreateRoutine {
+    fn body_has_return(&self) -> bool {
+        fn any(s: &crate::parser::SpStmt) -> bool {
+            use crate::parser::{SpDecl, SpStmt};
+            match s {
+                SpStmt::Return(_) => true,
+                SpStmt::Block { decls, body, .. } => {
+                    body.iter().any(any)
+                        || decls.iter().any(|d| matches!(d, SpDecl::Handler { body, .. } if any(body)))
+                }
+                SpStmt::If { branches, otherwise } | SpStmt::Case { branches, otherwise, .. } => {
+                    branches.iter().any(|(_, b)| b.iter().any(any))
+                        || otherwise.iter().flatten().any(any)
+                }
+                SpStmt::While { body, .. } | SpStmt::Repeat { body, .. } | SpStmt::Loop { body, .. } => {
+                    body.iter().any(any)
+                }
+                _ => false,
+            }
+        }
+        any(&self.body)
+    }
+}
+
+/// The session as a program's runner: statements run as the client's
+/// would; result sets are kept for the CALL's reply.
+struct SessionRunner<'s> {
+    s: &'s mut Session,
+}
+
+impl SessionRunner<'_> {
+    async fn with_locals(&mut self, stmt: &Statement, locals: Locals) -> R<Response> {
+        let saved = std::mem::replace(&mut self.s.routine_locals, locals);
+        let r = Box::pin(self.s.run(stmt, &[], None)).await;
+        self.s.routine_locals = saved;
+        r
+    }
+}
+
+impl Runner for SessionRunner<'_> {
+    async fn sql(&mut self, stmt: &Statement, locals: Locals) -> Result<(), Error> {
+        match self.with_locals(stmt, locals).await? {
+            Response::Rows(rs) if !rs.columns.is_empty() => {
+                lockstep_types::memory::check_statement()?;
+                self.s.call_results.push(Response::Rows(rs));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    async fn rows(&mut self, q: &Query, locals: Locals) -> Result<Vec<Vec<Value>>, Error> {
+        let stmt = Statement::Select(Box::new(q.clone()));
+        match self.with_locals(&stmt, locals).await? {
+            Response::Rows(rs) => Ok(rs.rows),
+            Response::Ok(_) => Ok(Vec::new()),
+        }
+    }
+
+    fn set_user(&mut self, name: &str, v: Value) {
+        self.s.ctx.user_vars.insert(name.to_string(), v);
+    }
+
+    fn warn(&mut self, e: Error) {
+        self.s.ctx.warnings.push((e.number(), e.message));
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        if self.s.process.kill_query.load(Ordering::Relaxed) {
+            return Err(Error::new(
+                Code::QueryInterrupted,
+                "Query execution was interrupted",
+            ));
+        }
+        Ok(())
+    }
+
+    fn memory_limit(&self) -> usize {
+        self.s.ctx.memory.statement
+    }
+}

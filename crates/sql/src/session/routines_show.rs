@@ -1,0 +1,138 @@
+//! SHOW CREATE PROCEDURE / FUNCTION / TRIGGER, SHOW PROCEDURE / FUNCTION
+//! STATUS and SHOW TRIGGERS.
+
+use super::super::{like_ci, rows, Session, R};
+use super::not_exist;
+use crate::parser::{ObjectName, RoutineStatement, ShowFilter};
+use crate::routine::call::parse_def;
+use lockstep_engine::{RoutineDef, RoutineKind};
+use lockstep_types::error::Code;
+use lockstep_types::result::Response;
+use lockstep_types::{Error, Value};
+
+const SQL_MODE: &str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
+
+fn created(def: &RoutineDef) -> Value {
+    let secs = (def.created / 1_000_000) as i64;
+    Value::DateTime(lockstep_types::DateTime::from_unix_micros(secs * 1_000_000))
+}
+
+fn filtered(name: &str, filter: &Option<ShowFilter>) -> R<bool> {
+    match filter {
+        None => Ok(true),
+        Some(ShowFilter::Like(p)) => Ok(like_ci(name, p)),
+        Some(ShowFilter::Where(_)) => Err(Error::unsupported("SHOW ... STATUS WHERE")),
+    }
+}
+
+impl Session {
+    pub(super) fn show_create_routine(&self, kind: RoutineKind, name: &ObjectName) -> R<Response> {
+        let db = match &name.database {
+            Some(d) => d.clone(),
+            None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
+        };
+        let Some(def) = self.engine.catalog.routine(&db, kind, &name.name) else {
+            return Err(match kind {
+                RoutineKind::Trigger => Error::new(Code::TrgDoesNotExist, "Trigger does not exist"),
+                _ => not_exist(kind, &db, &name.name),
+            });
+        };
+        let (first, second) = match kind {
+            RoutineKind::Procedure => ("Procedure", "Create Procedure"),
+            RoutineKind::Function => ("Function", "Create Function"),
+            RoutineKind::Trigger => ("Trigger", "SQL Original Statement"),
+        };
+        let mut names = vec![first, "sql_mode", second];
+        let mut row = vec![
+            Value::str(&def.name),
+            Value::str(SQL_MODE),
+            Value::str(&def.create_statement()),
+        ];
+        names.extend(["character_set_client", "collation_connection", "Database Collation"]);
+        row.extend([
+            Value::str("utf8mb4"),
+            Value::str("utf8mb4_0900_ai_ci"),
+            Value::str("utf8mb4_0900_ai_ci"),
+        ]);
+        if kind == RoutineKind::Trigger {
+            names.push("Created");
+            row.push(created(&def));
+        }
+        Ok(rows(&names, vec![row]))
+    }
+
+    pub(super) fn show_routine_status(&self, kind: RoutineKind, filter: &Option<ShowFilter>) -> R<Response> {
+        let mut out = Vec::new();
+        for def in self.engine.catalog.routines(None) {
+            if def.kind != kind || !filtered(&def.name, filter)? {
+                continue;
+            }
+            let (security, comment) = match parse_def(&def)? {
+                RoutineStatement::Create(cr) => (cr.security_definer, cr.comment.clone()),
+                _ => (true, String::new()),
+            };
+            out.push(vec![
+                Value::str(&def.database),
+                Value::str(&def.name),
+                Value::str(kind.keyword()),
+                Value::str(&format!("{}@{}", def.definer.0, def.definer.1)),
+                created(&def),
+                created(&def),
+                Value::str(if security { "DEFINER" } else { "INVOKER" }),
+                Value::str(&comment),
+                Value::str("utf8mb4"),
+                Value::str("utf8mb4_0900_ai_ci"),
+                Value::str("utf8mb4_0900_ai_ci"),
+            ]);
+        }
+        let names = [
+            "Db", "Name", "Type", "Definer", "Modified", "Created", "Security_type", "Comment",
+            "character_set_client", "collation_connection", "Database Collation",
+        ];
+        Ok(rows(&names, out))
+    }
+
+    pub(super) fn show_triggers(&self, database: Option<&str>, filter: &Option<ShowFilter>) -> R<Response> {
+        let db = match database {
+            Some(d) => d.to_string(),
+            None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
+        };
+        let mut out = Vec::new();
+        for def in self.engine.catalog.routines(Some(&db)) {
+            if def.kind != RoutineKind::Trigger || !filtered(&def.table, filter)? {
+                continue;
+            }
+            let RoutineStatement::CreateTrigger(ct) = parse_def(&def)? else {
+                continue;
+            };
+            let body = statement_of_body(&def.definition);
+            out.push(vec![
+                Value::str(&def.name),
+                Value::str(ct.event.keyword()),
+                Value::str(&def.table),
+                Value::str(body),
+                Value::str(if ct.before { "BEFORE" } else { "AFTER" }),
+                created(&def),
+                Value::str(SQL_MODE),
+                Value::str(&format!("{}@{}", def.definer.0, def.definer.1)),
+                Value::str("utf8mb4"),
+                Value::str("utf8mb4_0900_ai_ci"),
+                Value::str("utf8mb4_0900_ai_ci"),
+            ]);
+        }
+        let names = [
+            "Trigger", "Event", "Table", "Statement", "Timing", "Created", "sql_mode", "Definer",
+            "character_set_client", "collation_connection", "Database Collation",
+        ];
+        Ok(rows(&names, out))
+    }
+}
+
+/// A trigger's body: the text after FOR EACH ROW.
+pub(crate) fn statement_of_body(definition: &str) -> &str {
+    let up = definition.to_ascii_uppercase();
+    match up.find("FOR EACH ROW") {
+        Some(i) => definition[i + "FOR EACH ROW".len()..].trim_start(),
+        None => definition,
+    }
+}
