@@ -9,6 +9,7 @@ mod membership;
 mod recursive;
 mod rollup;
 mod routine;
+mod trigger;
 mod setop;
 mod window;
 
@@ -1256,6 +1257,7 @@ impl<'a> Exec<'a> {
         let recheck = fk && self.fk_is_child(&p.table);
         let chain = fk::Chain::top(Some(p.table.id));
         let (mut matched, mut changed) = (0, 0);
+        let triggers = self.triggers_for(&p.table, crate::parser::TriggerEvent::Update)?;
         for (pk, old) in rows {
             // A new version is new data (the old one stays for readers).
             lockstep_types::memory::check_data(&p.def.name).map_err(EngineError::Sql)?;
@@ -1275,6 +1277,12 @@ impl<'a> Exec<'a> {
                 let v = check_null(v, c)?;
                 new[*col] = store_value(v, c.data_type, &c.name)?;
             }
+            if !triggers.is_empty() {
+                self.fire(&triggers.before, Some(&mut new), Some(&old))?;
+                for (v, c) in new.iter_mut().zip(&p.def.columns) {
+                    *v = check_null(std::mem::take(v), c)?;
+                }
+            }
             if new
                 .iter()
                 .zip(&old)
@@ -1292,7 +1300,7 @@ impl<'a> Exec<'a> {
                 }
             }
             let schema = p.table.schema();
-            let kept = fk.then(|| new.clone());
+            let kept = (fk || !triggers.after.is_empty()).then(|| new.clone());
             let done = self
                 .engine
                 .update(self.txn, &p.table, &schema, &pk, &old, new)?;
@@ -1304,9 +1312,12 @@ impl<'a> Exec<'a> {
                 )));
             }
             changed += 1;
-            if let Some(new) = kept {
-                self.fk_check_parents(&p.table, &new, Some(&old))?;
-                self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
+            if let Some(mut new) = kept {
+                if fk {
+                    self.fk_check_parents(&p.table, &new, Some(&old))?;
+                    self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
+                }
+                self.fire(&triggers.after, Some(&mut new), Some(&old))?;
             }
         }
         Ok((matched, changed))
@@ -1322,6 +1333,7 @@ impl<'a> Exec<'a> {
         let recheck = fk && self.fk_is_child(&p.table);
         let chain = fk::Chain::top(None);
         let mut n = 0;
+        let triggers = self.triggers_for(&p.table, crate::parser::TriggerEvent::Delete)?;
         for (pk, old) in rows {
             let old = match recheck {
                 true => match self.fk_current(&p.table, &pk)? {
@@ -1330,6 +1342,7 @@ impl<'a> Exec<'a> {
                 },
                 false => old,
             };
+            self.fire(&triggers.before, None, Some(&old))?;
             let schema = p.table.schema();
             self.engine.delete(self.txn, &p.table, &schema, &pk, &old)?;
             drop(schema);
@@ -1337,6 +1350,7 @@ impl<'a> Exec<'a> {
             if fk {
                 self.fk_parent_changed(&p.table, &old, None, &chain)?;
             }
+            self.fire(&triggers.after, None, Some(&old))?;
         }
         Ok(n)
     }
@@ -1377,6 +1391,10 @@ impl<'a> Exec<'a> {
                     .collect()
             }
         };
+        let triggers = self.triggers_for(&p.table, crate::parser::TriggerEvent::Insert)?;
+        if !triggers.is_empty() && (p.replace || !p.on_duplicate.is_empty()) {
+            return Err(trigger::refuse_upsert());
+        }
         let schema = p.table.schema();
         let def = &schema.def;
         let auto_col = def.auto_increment_column();
@@ -1445,6 +1463,12 @@ impl<'a> Exec<'a> {
                 let v = std::mem::take(&mut row[i]);
                 row[i] = store_value(v, c.data_type, &c.name)?;
             }
+            if !triggers.before.is_empty() {
+                self.fire(&triggers.before, Some(&mut row), None)?;
+                for (v, c) in row.iter_mut().zip(&def.columns) {
+                    *v = check_null(std::mem::take(v), c)?;
+                }
+            }
             if fk && p.ignore {
                 // IGNORE skips the row with a warning: checked before it
                 // is written.
@@ -1462,6 +1486,7 @@ impl<'a> Exec<'a> {
                     if fk && !p.ignore {
                         self.fk_check_parents(&p.table, &row, None)?;
                     }
+                    self.fire(&triggers.after, Some(&mut row), None)?;
                 }
                 Err(dup) => {
                     if p.replace {

@@ -9,6 +9,7 @@ pub mod infoschema;
 pub mod privileges;
 pub mod replication;
 mod routines;
+pub(crate) use routines::trigger_columns;
 pub mod statements;
 pub mod users;
 pub mod vars;

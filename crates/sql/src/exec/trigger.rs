@@ -1,0 +1,102 @@
+//! Triggers fired by INSERT, UPDATE and DELETE, row by row, inside the
+//! statement: an error in one fails (and rolls back) the statement.
+
+use super::{Exec, Result};
+use crate::parser::{RoutineStatement, TriggerEvent};
+use crate::routine::call::{parse_def, trigger_program};
+use crate::routine::run::Frame;
+use crate::routine::Program;
+use lockstep_engine::Error as EngineError;
+use lockstep_tables::Table;
+use lockstep_types::{Error, Value};
+use std::sync::Arc;
+
+pub(crate) struct Compiled {
+    key: String,
+    database: String,
+    program: Program,
+}
+
+/// A table's triggers for one event, BEFORE and AFTER, in action order.
+#[derive(Default)]
+pub(crate) struct Triggers {
+    pub before: Vec<Compiled>,
+    pub after: Vec<Compiled>,
+}
+
+impl Triggers {
+    pub fn is_empty(&self) -> bool {
+        self.before.is_empty() && self.after.is_empty()
+    }
+}
+
+impl Exec<'_> {
+    pub(crate) fn triggers_for(&self, table: &Arc<Table>, event: TriggerEvent) -> Result<Triggers> {
+        let def = table.def();
+        let mut out = Triggers::default();
+        for t in self.engine.catalog.triggers(&def.database, &def.name) {
+            let RoutineStatement::CreateTrigger(ct) = parse_def(&t).map_err(EngineError::Sql)? else {
+                continue;
+            };
+            if ct.event != event {
+                continue;
+            }
+            let columns = crate::session::trigger_columns(&def);
+            let program = trigger_program(&ct, &columns).map_err(EngineError::Sql)?;
+            let c = Compiled {
+                key: format!("TRIGGER {}.{}", t.database, t.name),
+                database: t.database.clone(),
+                program,
+            };
+            match ct.before {
+                true => out.before.push(c),
+                false => out.after.push(c),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs `list` for one row; BEFORE triggers may change `new`.
+    pub(crate) fn fire(
+        &mut self,
+        list: &[Compiled],
+        new: Option<&mut Vec<Value>>,
+        old: Option<&[Value]>,
+    ) -> Result<()> {
+        if list.is_empty() {
+            return Ok(());
+        }
+        let width = new.as_deref().map_or(0, |r| r.len()).max(old.map_or(0, |r| r.len()));
+        let mut slots = Vec::with_capacity(width * 2);
+        match &new {
+            Some(r) => slots.extend(r.iter().cloned()),
+            None => slots.resize(width, Value::Null),
+        }
+        match old {
+            Some(r) => slots.extend(r.iter().cloned()),
+            None => slots.resize(width * 2, Value::Null),
+        }
+        for t in list {
+            let mut frame = Frame::new(&t.program, slots);
+            let r = self.run_program(&t.key, &t.database, &t.program, &mut frame);
+            if let Err(e) = r {
+                return Err(self.pending.take().unwrap_or(EngineError::Sql(e)));
+            }
+            slots = frame.slots;
+            slots.truncate(width * 2);
+        }
+        if let Some(new) = new {
+            new.clear();
+            new.extend(slots.into_iter().take(width));
+        }
+        Ok(())
+    }
+}
+
+/// REPLACE and INSERT ... ON DUPLICATE KEY UPDATE on a table with
+/// triggers are not run yet (their triggers would not all fire).
+pub(crate) fn refuse_upsert() -> EngineError {
+    EngineError::Sql(Error::unsupported(
+        "REPLACE or ON DUPLICATE KEY UPDATE on a table with triggers",
+    ))
+}
