@@ -41,8 +41,10 @@ pub struct RoutineDef {
 impl RoutineDef {
     /// The statement SHOW CREATE prints, in MySQL 8's layout.
     pub fn create_statement(&self) -> String {
+        // A routine's parameter list follows its name directly.
+        let gap = if self.kind == RoutineKind::Trigger { " " } else { "" };
         format!(
-            "CREATE DEFINER=`{}`@`{}` {} `{}`{}",
+            "CREATE DEFINER=`{}`@`{}` {} `{}`{gap}{}",
             self.definer.0,
             self.definer.1,
             self.kind.keyword(),

@@ -1392,9 +1392,12 @@ impl<'a> Exec<'a> {
             }
         };
         let triggers = self.triggers_for(&p.table, crate::parser::TriggerEvent::Insert)?;
-        if !triggers.is_empty() && (p.replace || !p.on_duplicate.is_empty()) {
-            return Err(trigger::refuse_upsert());
-        }
+        // REPLACE deletes what it collides with; ON DUPLICATE KEY updates it.
+        let other = match (p.replace, p.on_duplicate.is_empty()) {
+            (true, _) => self.triggers_for(&p.table, crate::parser::TriggerEvent::Delete)?,
+            (false, false) => self.triggers_for(&p.table, crate::parser::TriggerEvent::Update)?,
+            _ => trigger::Triggers::default(),
+        };
         let schema = p.table.schema();
         let def = &schema.def;
         let auto_col = def.auto_increment_column();
@@ -1495,6 +1498,8 @@ impl<'a> Exec<'a> {
                         let mut dup = dup;
                         let mut attempts = 0;
                         loop {
+                            let gone = dup.row.to_vec();
+                            self.fire(&other.before, None, Some(&gone))?;
                             self.engine.delete(
                                 self.txn,
                                 &p.table,
@@ -1502,6 +1507,7 @@ impl<'a> Exec<'a> {
                                 &dup.primary_key,
                                 &dup.row,
                             )?;
+                            self.fire(&other.after, None, Some(&gone))?;
                             if fk {
                                 let gone = dup.row.to_vec();
                                 self.fk_parent_changed(
@@ -1522,6 +1528,7 @@ impl<'a> Exec<'a> {
                                     if fk {
                                         self.fk_check_parents(&p.table, &row, None)?;
                                     }
+                                    self.fire(&triggers.after, Some(&mut row), None)?;
                                     break;
                                 }
                                 Err(d) if attempts <= def.indexes.len() => dup = d,
@@ -1545,6 +1552,13 @@ impl<'a> Exec<'a> {
                             new[*col] = store_value(check_null(v, c)?, c.data_type, &c.name)?;
                         }
                         let _ = both;
+                        if !other.before.is_empty() {
+                            let old = dup.row.to_vec();
+                            self.fire(&other.before, Some(&mut new), Some(&old))?;
+                            for (v, c) in new.iter_mut().zip(&def.columns) {
+                                *v = check_null(std::mem::take(v), c)?;
+                            }
+                        }
                         let same = new.iter().zip(dup.row.iter()).all(|(a, b)| {
                             a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null()
                         });
@@ -1552,7 +1566,7 @@ impl<'a> Exec<'a> {
                             affected += 1;
                         }
                         if !same {
-                            let kept = fk.then(|| new.clone());
+                            let kept = (fk || !other.after.is_empty()).then(|| new.clone());
                             match self.engine.update(
                                 self.txn,
                                 &p.table,
@@ -1563,10 +1577,18 @@ impl<'a> Exec<'a> {
                             )? {
                                 Ok(()) => {
                                     affected += 2;
-                                    if let Some(new) = kept {
+                                    if let Some(mut new) = kept {
                                         let old = dup.row.to_vec();
-                                        self.fk_check_parents(&p.table, &new, Some(&old))?;
-                                        self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
+                                        if fk {
+                                            self.fk_check_parents(&p.table, &new, Some(&old))?;
+                                            self.fk_parent_changed(
+                                                &p.table,
+                                                &old,
+                                                Some(&new),
+                                                &chain,
+                                            )?;
+                                        }
+                                        self.fire(&other.after, Some(&mut new), Some(&old))?;
                                     }
                                 }
                                 Err(d) => {

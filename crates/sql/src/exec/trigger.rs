@@ -8,7 +8,7 @@ use crate::routine::run::Frame;
 use crate::routine::Program;
 use lockstep_engine::Error as EngineError;
 use lockstep_tables::Table;
-use lockstep_types::{Error, Value};
+use lockstep_types::Value;
 use std::sync::Arc;
 
 pub(crate) struct Compiled {
@@ -91,12 +91,4 @@ impl Exec<'_> {
         }
         Ok(())
     }
-}
-
-/// REPLACE and INSERT ... ON DUPLICATE KEY UPDATE on a table with
-/// triggers are not run yet (their triggers would not all fire).
-pub(crate) fn refuse_upsert() -> EngineError {
-    EngineError::Sql(Error::unsupported(
-        "REPLACE or ON DUPLICATE KEY UPDATE on a table with triggers",
-    ))
 }
