@@ -63,8 +63,8 @@ impl<'a> ExecRunner<'_, 'a> {
     }
 }
 
-impl Runner for ExecRunner<'_, '_> {
-    async fn sql(&mut self, stmt: &Statement, locals: Locals) -> Result<(), Error> {
+impl ExecRunner<'_, '_> {
+    async fn statement(&mut self, stmt: &Statement, locals: Locals) -> Result<(), Error> {
         match stmt {
             Statement::Select(_) => Err(Error::new(
                 Code::SpNoRetset,
@@ -90,6 +90,12 @@ impl Runner for ExecRunner<'_, '_> {
             Statement::Routine(_) => Err(Error::unsupported("CALL in a function or trigger")),
             _ => Err(not_in_function("statement")),
         }
+    }
+}
+
+impl Runner for ExecRunner<'_, '_> {
+    async fn sql(&mut self, stmt: &Statement, locals: Locals) -> Result<Locals, Error> {
+        self.statement(stmt, locals).await.map(|()| Vec::new())
     }
 
     async fn rows(&mut self, q: &Query, locals: Locals) -> Result<Vec<Vec<Value>>, Error> {

@@ -138,6 +138,11 @@ pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
             },
         ) => visit_expr(e, f),
         Statement::Explain(s) => visit_statement(s, f),
+        Statement::Routine(r) => {
+            if let RoutineStatement::Call { args, .. } = &**r {
+                args.iter().for_each(|e| visit_expr(e, f));
+            }
+        }
         Statement::Kill { connection_id, .. } => visit_expr(connection_id, f),
         _ => {}
     }

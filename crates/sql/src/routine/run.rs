@@ -13,8 +13,9 @@ pub type Locals = Vec<(String, Value)>;
 
 #[allow(async_fn_in_trait)]
 pub trait Runner {
-    /// Runs an ordinary statement.
-    async fn sql(&mut self, stmt: &Statement, locals: Locals) -> Result<(), Error>;
+    /// Runs an ordinary statement; what it assigns to the caller's locals
+    /// (a CALL's OUT arguments that name them).
+    async fn sql(&mut self, stmt: &Statement, locals: Locals) -> Result<Locals, Error>;
     /// The rows of a query (cursors, SELECT ... INTO, expressions).
     async fn rows(&mut self, q: &Query, locals: Locals) -> Result<Vec<Vec<Value>>, Error>;
     fn set_user(&mut self, name: &str, v: Value);
@@ -173,7 +174,13 @@ async fn step_once<R: Runner>(
         };
     }
     match &step.op {
-        Op::Sql(s) => r.sql(s, l!()).await?,
+        Op::Sql(s) => {
+            for (name, v) in r.sql(s, l!()).await? {
+                if let Some((_, slot)) = step.names.iter().rev().find(|(n, _)| *n == name) {
+                    assign(p, f, r, &Target::Slot(*slot), v)?;
+                }
+            }
+        }
         Op::Set { locals: sets, others } => {
             for (t, e) in sets {
                 let v = eval(e, locals(&step.names, f), r).await?;

@@ -211,6 +211,8 @@ pub struct Session {
     call_results: Vec<Response>,
     /// Procedures being called, outermost first (`db.name`).
     routine_stack: Vec<String>,
+    /// OUT values a nested CALL gives the calling program's locals.
+    call_outs: Vec<(String, Value)>,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -469,6 +471,7 @@ impl Session {
             routine_locals: Vec::new(),
             call_results: Vec::new(),
             routine_stack: Vec::new(),
+            call_outs: Vec::new(),
         };
         session.refresh_memory_limits();
         session.inherit_foreign_key_checks();
@@ -695,11 +698,6 @@ impl Session {
         };
         let plan = typed.as_ref().or(s.plan.as_ref());
         let r = self.run(&s.statement, params, plan).await;
-        if !self.call_results.is_empty() {
-            // The binary protocol's reply holds one result here.
-            self.call_results.clear();
-            return Err(Error::unsupported("result sets of CALL through prepared statements"));
-        }
         let r = self.count_warnings(r);
         // A KILL QUERY ends this statement only, as after COM_QUERY.
         self.process.kill_query.store(false, Ordering::Relaxed);
@@ -731,6 +729,12 @@ impl Session {
     }
 
     /// Ends the session: open work is rolled back.
+    /// The result sets a CALL run by `execute` produced, sent before its
+    /// reply (the reply of COM_QUERY carries them itself).
+    pub fn take_call_results(&mut self) -> Vec<Response> {
+        std::mem::take(&mut self.call_results)
+    }
+
     pub fn disconnect(&mut self) {
         self.engine.rollback(&mut self.txn);
         self.temp_tables.clear();
@@ -1160,7 +1164,7 @@ impl Session {
                 Ok(ok(0))
             }
             Statement::CreateView(cv) => self.create_view(cv).await,
-            Statement::Routine(r) => self.routine_statement(r).await,
+            Statement::Routine(r) => self.routine_statement(r, params).await,
             Statement::DropView { views, if_exists } => self.drop_views(views, *if_exists).await,
             Statement::Show(show) => self.show(show),
             Statement::Describe { table } => self.show(&Show::Columns {

@@ -38,7 +38,11 @@ fn now_micros() -> u64 {
 }
 
 impl Session {
-    pub(super) async fn routine_statement(&mut self, r: &RoutineStatement) -> R<Response> {
+    pub(super) async fn routine_statement(
+        &mut self,
+        r: &RoutineStatement,
+        params: &[Value],
+    ) -> R<Response> {
         match r {
             RoutineStatement::Create(cr) => self.create_routine(cr).await,
             RoutineStatement::CreateTrigger(ct) => self.create_trigger(ct).await,
@@ -47,7 +51,10 @@ impl Session {
                 name,
                 if_exists,
             } => self.drop_routine(*kind, name, *if_exists).await,
-            RoutineStatement::Call { name, args } => Box::pin(self.call(name, args)).await,
+            RoutineStatement::Call { name, args } => {
+                let args = with_params(args, params)?;
+                Box::pin(self.call(name, &args)).await
+            }
             RoutineStatement::ShowCreate { kind, name } => self.show_create_routine(*kind, name),
             RoutineStatement::ShowStatus { kind, filter } => self.show_routine_status(*kind, filter),
             RoutineStatement::ShowTriggers { database, filter } => {
@@ -230,11 +237,17 @@ impl Session {
         self.ctx.database = saved_db;
         self.routine_stack.pop();
         r?;
-        for (i, p) in program.out_params() {
-            if let Expr::UserVar(v) = &args[i] {
-                let value = frame.slots[i].clone();
-                let _ = p;
-                self.ctx.user_vars.insert(v.to_ascii_lowercase(), value);
+        for (i, _) in program.out_params() {
+            let value = frame.slots[i].clone();
+            match &args[i] {
+                Expr::UserVar(v) => {
+                    self.ctx.user_vars.insert(v.to_ascii_lowercase(), value);
+                }
+                // A local of the calling program: it assigns it.
+                Expr::Column { table: None, name } => {
+                    self.call_outs.push((name.to_lowercase(), value));
+                }
+                _ => {}
             }
         }
         Ok(ok(0))
@@ -243,7 +256,13 @@ impl Session {
     async fn call_args(&mut self, cr: &CreateRoutine, db: &str, args: &[Expr]) -> R<Vec<Value>> {
         let mut values = Vec::with_capacity(args.len());
         for (i, (p, a)) in cr.params.iter().zip(args).enumerate() {
-            if p.mode != ParamMode::In && !matches!(a, Expr::UserVar(_)) {
+            let local = |n: &str| self.routine_locals.iter().any(|(l, _)| l.eq_ignore_ascii_case(n));
+            let variable = match a {
+                Expr::UserVar(_) => true,
+                Expr::Column { table: None, name } => local(name),
+                _ => false,
+            };
+            if p.mode != ParamMode::In && !variable {
                 return Err(Error::new(
                     Code::SpNotVarArg,
                     format!("OUT or INOUT argument {} for routine {db}.{} is not a variable or NEW pseudo-variable in BEFORE trigger", i + 1, cr.name.name),
@@ -253,7 +272,8 @@ impl Session {
                 ParamMode::Out => Value::Null,
                 _ => {
                     let q = select_of(a.clone());
-                    let rows = SessionRunner { s: self }.rows(&q, Vec::new()).await?;
+                    let locals = self.routine_locals.clone();
+                    let rows = SessionRunner { s: self }.rows(&q, locals).await?;
                     rows.into_iter().next().and_then(|r| r.into_iter().next()).unwrap_or(Value::Null)
                 }
             };
@@ -281,6 +301,31 @@ impl Session {
         self.routine_stack.push(key);
         Ok(())
     }
+}
+
+/// CALL's arguments with the values of its placeholders (prepared CALL).
+fn with_params(args: &[Expr], params: &[Value]) -> R<Vec<Expr>> {
+    let mut out = args.to_vec();
+    let mut missing = false;
+    for a in &mut out {
+        crate::parser::rewrite_exprs(a, &mut |e| {
+            if let Expr::Param(i) = e {
+                match params.get(*i) {
+                    Some(v) => *e = Expr::Literal(v.clone()),
+                    None => missing = true,
+                }
+                return false;
+            }
+            true
+        });
+    }
+    if missing {
+        return Err(Error::new(
+            Code::WrongArguments,
+            "Incorrect arguments to EXECUTE",
+        ));
+    }
+    Ok(out)
 }
 
 /// Columns of a table as a trigger's NEW and OLD see them.
@@ -335,15 +380,18 @@ impl SessionRunner<'_> {
 }
 
 impl Runner for SessionRunner<'_> {
-    async fn sql(&mut self, stmt: &Statement, locals: Locals) -> Result<(), Error> {
-        match self.with_locals(stmt, locals).await? {
+    async fn sql(&mut self, stmt: &Statement, locals: Locals) -> Result<Locals, Error> {
+        let outer = std::mem::take(&mut self.s.call_outs);
+        let r = self.with_locals(stmt, locals).await;
+        let outs = std::mem::replace(&mut self.s.call_outs, outer);
+        match r? {
             Response::Rows(rs) if !rs.columns.is_empty() => {
                 lockstep_types::memory::check_statement()?;
                 self.s.call_results.push(Response::Rows(rs));
             }
             _ => {}
         }
-        Ok(())
+        Ok(outs)
     }
 
     async fn rows(&mut self, q: &Query, locals: Locals) -> Result<Vec<Vec<Value>>, Error> {
