@@ -90,7 +90,9 @@ error_codes! {
     SpAlreadyExists = 1304, "42000";
     SpBadSqlstate = 1407, "42000";
     SpUndeclaredVar = 1327, "42000";
-    SpLabelMismatch = 1310, "42000";
+    SpLilabelMismatch = 1308, "42000";
+    SpNoReturnFound = 1320, "42000";
+    SpBadReturn = 1313, "42000";
     SpNoReturn = 1321, "2F005";
     SpFetchNoData = 1329, "02000";
     SpWrongNoOfFetchArgs = 1328, "HY000";

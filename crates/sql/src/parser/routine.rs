@@ -582,6 +582,8 @@ impl Body<'_, '_> {
     /// variables), which run as an ordinary SET.
     fn set_stmt(&mut self) -> Result<SpStmt> {
         let start = self.p.pos;
+        // parse_set_assignment moves token contents out: kept to parse again.
+        let saved = self.p.toks.clone();
         self.p.advance();
         let mut locals = Vec::new();
         let mut others = Vec::new();
@@ -624,6 +626,7 @@ impl Body<'_, '_> {
         }
         if locals.is_empty() {
             // An ordinary SET (NAMES, PASSWORD, ...): parsed as such.
+            self.p.toks = saved;
             self.p.pos = start;
             return Ok(SpStmt::Sql(Box::new(self.p.parse_statement()?)));
         }

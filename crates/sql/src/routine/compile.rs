@@ -289,7 +289,7 @@ impl Compiler {
 
 fn no_label(what: &str, name: &str) -> Error {
     Error::new(
-        Code::SpLabelMismatch,
+        Code::SpLilabelMismatch,
         format!("{what} with no matching label: {name}"),
     )
 }

@@ -8,7 +8,8 @@ pub mod compile;
 pub mod run;
 
 use crate::parser::{
-    Expr, HandlerCondition, ParamMode, Query, RoutineParam, SetAssignment, Statement,
+    Expr, HandlerCondition, ParamMode, Query, RoutineParam, SetAssignment, SpDecl, SpStmt,
+    Statement,
 };
 use lockstep_types::DataType;
 use std::sync::Arc;
@@ -94,5 +95,39 @@ impl Program {
             .iter()
             .enumerate()
             .filter(|(_, p)| p.mode != ParamMode::In)
+    }
+}
+
+/// Calls `f` on `s` and every statement nested in it (handler bodies too).
+pub fn each_stmt(s: &SpStmt, f: &mut dyn FnMut(&SpStmt)) {
+    f(s);
+    let list = |l: &[SpStmt], f: &mut dyn FnMut(&SpStmt)| l.iter().for_each(|x| each_stmt(x, f));
+    match s {
+        SpStmt::Block { decls, body, .. } => {
+            for d in decls {
+                if let SpDecl::Handler { body, .. } = d {
+                    each_stmt(body, f);
+                }
+            }
+            list(body, f);
+        }
+        SpStmt::If {
+            branches,
+            otherwise,
+        }
+        | SpStmt::Case {
+            branches,
+            otherwise,
+            ..
+        } => {
+            branches.iter().for_each(|(_, b)| list(b, f));
+            if let Some(o) = otherwise {
+                list(o, f);
+            }
+        }
+        SpStmt::While { body, .. } | SpStmt::Repeat { body, .. } | SpStmt::Loop { body, .. } => {
+            list(body, f)
+        }
+        _ => {}
     }
 }

@@ -6,9 +6,11 @@
 
 use super::{ok, Session, R};
 use crate::parser::{
-    CreateRoutine, CreateTrigger, Expr, ObjectName, ParamMode, Query, RoutineStatement, Statement,
+    CreateRoutine, CreateTrigger, Expr, ObjectName, ParamMode, Query, RoutineStatement, SpStmt,
+    Statement,
 };
 use crate::routine::call::{parse_def, routine_program, trigger_program, wrong_args};
+use crate::routine::each_stmt;
 use crate::routine::run::{run, select_of, Frame, Locals, Runner};
 use lockstep_accounts::Privs;
 use lockstep_engine::{RoutineDef, RoutineKind};
@@ -95,15 +97,9 @@ impl Session {
         let db = self.routine_db(&cr.name)?;
         self.need_on_db(Privs::CREATE_ROUTINE, &db)?;
         self.commit().await?;
-        if cr.body_has_return() != (cr.kind == RoutineKind::Function) {
-            return Err(match cr.kind {
-                RoutineKind::Function => Error::new(
-                    Code::SpNoReturn,
-                    format!("No RETURN found in FUNCTION {db}.{}", cr.name.name),
-                ),
-                _ => Error::new(Code::SpBadstatement, "RETURN is only allowed in a FUNCTION"),
-            });
-        }
+        let function = cr.kind == RoutineKind::Function;
+        let full = format!("{db}.{}", cr.name.name);
+        check_body(&cr.body, function, &full, !function)?;
         // Undeclared variables, labels and cursors are found now.
         routine_program(cr)?;
         let name = &cr.name.name;
@@ -150,7 +146,7 @@ impl Session {
         }
         self.commit().await?;
         let columns = trigger_columns(&table.def());
-        check_trigger_rows(ct)?;
+        check_body(&ct.body, false, &ct.name.name, false)?;
         trigger_program(ct, &columns)?;
         let name = &ct.name.name;
         if self.engine.catalog.routine(&db, RoutineKind::Trigger, name).is_some() {
@@ -333,35 +329,57 @@ pub(crate) fn trigger_columns(def: &lockstep_tables::TableDef) -> Vec<(String, l
     def.columns.iter().map(|c| (c.name.clone(), c.data_type)).collect()
 }
 
-/// NEW in a DELETE trigger or OLD in an INSERT trigger is 1363; SET of
-/// NEW after the row is written (AFTER) or of OLD is 1362.
-fn check_trigger_rows(ct: &CreateTrigger) -> R<()> {
-    let _ = ct;
+
+/// What CREATE checks in a body before storing it: RETURN only in a
+/// function (which needs one), no result set from a function or trigger,
+/// SET only of system variables that exist.
+fn check_body(body: &SpStmt, function: bool, name: &str, returns_rows_ok: bool) -> R<()> {
+    let (mut has_return, mut select, mut unknown) = (false, false, None);
+    each_stmt(body, &mut |s| match s {
+        SpStmt::Return(_) => has_return = true,
+        SpStmt::Sql(st) => {
+            select |= matches!(**st, Statement::Select(_));
+            if let Statement::Set(list) = &**st {
+                unknown = unknown.take().or_else(|| unknown_var(list));
+            }
+        }
+        SpStmt::Set { others, .. } => unknown = unknown.take().or_else(|| unknown_var(others)),
+        _ => {}
+    });
+    if let Some(v) = unknown {
+        return Err(Error::new(
+            Code::UnknownSystemVariable,
+            format!("Unknown system variable '{v}'"),
+        ));
+    }
+    if has_return && !function {
+        return Err(Error::new(Code::SpBadReturn, "RETURN is only allowed in a FUNCTION"));
+    }
+    if function && !has_return {
+        return Err(Error::new(
+            Code::SpNoReturnFound,
+            format!("No RETURN found in FUNCTION {name}"),
+        ));
+    }
+    if select && !returns_rows_ok {
+        let what = if function { "function" } else { "trigger" };
+        return Err(Error::new(
+            Code::SpNoRetset,
+            format!("Not allowed to return a result set from a {what}"),
+        ));
+    }
     Ok(())
 }
 
-impl CreateRoutine {
-    fn body_has_return(&self) -> bool {
-        fn any(s: &crate::parser::SpStmt) -> bool {
-            use crate::parser::{SpDecl, SpStmt};
-            match s {
-                SpStmt::Return(_) => true,
-                SpStmt::Block { decls, body, .. } => {
-                    body.iter().any(any)
-                        || decls.iter().any(|d| matches!(d, SpDecl::Handler { body, .. } if any(body)))
-                }
-                SpStmt::If { branches, otherwise } | SpStmt::Case { branches, otherwise, .. } => {
-                    branches.iter().any(|(_, b)| b.iter().any(any))
-                        || otherwise.iter().flatten().any(any)
-                }
-                SpStmt::While { body, .. } | SpStmt::Repeat { body, .. } | SpStmt::Loop { body, .. } => {
-                    body.iter().any(any)
-                }
-                _ => false,
-            }
+fn unknown_var(list: &[crate::parser::SetAssignment]) -> Option<String> {
+    list.iter().find_map(|a| match &a.target {
+        crate::parser::SetTarget::System { name, .. }
+            if !crate::sysvars::defaults().iter().any(|(n, _, _)| n == name) =>
+        {
+            Some(name.clone())
         }
-        any(&self.body)
-    }
+        _ => None,
+    })
 }
 
 /// The session as a program's runner: statements run as the client's

@@ -2,7 +2,6 @@
 //! STATUS and SHOW TRIGGERS.
 
 use super::super::{like_ci, rows, Session, R};
-use super::not_exist;
 use crate::parser::{ObjectName, RoutineStatement, ShowFilter};
 use crate::routine::call::parse_def;
 use lockstep_engine::{RoutineDef, RoutineKind};
@@ -34,7 +33,10 @@ impl Session {
         let Some(def) = self.engine.catalog.routine(&db, kind, &name.name) else {
             return Err(match kind {
                 RoutineKind::Trigger => Error::new(Code::TrgDoesNotExist, "Trigger does not exist"),
-                _ => not_exist(kind, &db, &name.name),
+                _ => Error::new(
+                    Code::SpDoesNotExist,
+                    format!("{} {} does not exist", kind.keyword(), name.name),
+                ),
             });
         };
         let (first, second) = match kind {
