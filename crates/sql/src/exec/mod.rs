@@ -1278,7 +1278,7 @@ impl<'a> Exec<'a> {
                 new[*col] = store_value(v, c.data_type, &c.name)?;
             }
             if !triggers.is_empty() {
-                self.fire(&triggers.before, Some(&mut new), Some(&old))?;
+                self.fire(&triggers, true, Some(&mut new), Some(&old))?;
                 for (v, c) in new.iter_mut().zip(&p.def.columns) {
                     *v = check_null(std::mem::take(v), c)?;
                 }
@@ -1317,7 +1317,7 @@ impl<'a> Exec<'a> {
                     self.fk_check_parents(&p.table, &new, Some(&old))?;
                     self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
                 }
-                self.fire(&triggers.after, Some(&mut new), Some(&old))?;
+                self.fire(&triggers, false, Some(&mut new), Some(&old))?;
             }
         }
         Ok((matched, changed))
@@ -1342,7 +1342,7 @@ impl<'a> Exec<'a> {
                 },
                 false => old,
             };
-            self.fire(&triggers.before, None, Some(&old))?;
+            self.fire(&triggers, true, None, Some(&old))?;
             let schema = p.table.schema();
             self.engine.delete(self.txn, &p.table, &schema, &pk, &old)?;
             drop(schema);
@@ -1350,7 +1350,7 @@ impl<'a> Exec<'a> {
             if fk {
                 self.fk_parent_changed(&p.table, &old, None, &chain)?;
             }
-            self.fire(&triggers.after, None, Some(&old))?;
+            self.fire(&triggers, false, None, Some(&old))?;
         }
         Ok(n)
     }
@@ -1467,7 +1467,7 @@ impl<'a> Exec<'a> {
                 row[i] = store_value(v, c.data_type, &c.name)?;
             }
             if !triggers.before.is_empty() {
-                self.fire(&triggers.before, Some(&mut row), None)?;
+                self.fire(&triggers, true, Some(&mut row), None)?;
                 for (v, c) in row.iter_mut().zip(&def.columns) {
                     *v = check_null(std::mem::take(v), c)?;
                 }
@@ -1489,7 +1489,7 @@ impl<'a> Exec<'a> {
                     if fk && !p.ignore {
                         self.fk_check_parents(&p.table, &row, None)?;
                     }
-                    self.fire(&triggers.after, Some(&mut row), None)?;
+                    self.fire(&triggers, false, Some(&mut row), None)?;
                 }
                 Err(dup) => {
                     if p.replace {
@@ -1499,7 +1499,7 @@ impl<'a> Exec<'a> {
                         let mut attempts = 0;
                         loop {
                             let gone = dup.row.to_vec();
-                            self.fire(&other.before, None, Some(&gone))?;
+                            self.fire(&other, true, None, Some(&gone))?;
                             self.engine.delete(
                                 self.txn,
                                 &p.table,
@@ -1507,7 +1507,7 @@ impl<'a> Exec<'a> {
                                 &dup.primary_key,
                                 &dup.row,
                             )?;
-                            self.fire(&other.after, None, Some(&gone))?;
+                            self.fire(&other, false, None, Some(&gone))?;
                             if fk {
                                 let gone = dup.row.to_vec();
                                 self.fk_parent_changed(
@@ -1528,7 +1528,7 @@ impl<'a> Exec<'a> {
                                     if fk {
                                         self.fk_check_parents(&p.table, &row, None)?;
                                     }
-                                    self.fire(&triggers.after, Some(&mut row), None)?;
+                                    self.fire(&triggers, false, Some(&mut row), None)?;
                                     break;
                                 }
                                 Err(d) if attempts <= def.indexes.len() => dup = d,
@@ -1554,7 +1554,7 @@ impl<'a> Exec<'a> {
                         let _ = both;
                         if !other.before.is_empty() {
                             let old = dup.row.to_vec();
-                            self.fire(&other.before, Some(&mut new), Some(&old))?;
+                            self.fire(&other, true, Some(&mut new), Some(&old))?;
                             for (v, c) in new.iter_mut().zip(&def.columns) {
                                 *v = check_null(std::mem::take(v), c)?;
                             }
@@ -1588,7 +1588,7 @@ impl<'a> Exec<'a> {
                                                 &chain,
                                             )?;
                                         }
-                                        self.fire(&other.after, Some(&mut new), Some(&old))?;
+                                        self.fire(&other, false, Some(&mut new), Some(&old))?;
                                     }
                                 }
                                 Err(d) => {

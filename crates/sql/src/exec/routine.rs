@@ -47,15 +47,22 @@ impl<'a> ExecRunner<'_, 'a> {
     fn dml(&mut self, stmt: &Statement, locals: Locals) -> ExecResult<()> {
         let mut b = self.binder(locals);
         let mut inner = Exec::new(self.exec.engine, self.exec.txn, self.exec.ctx, &[]);
+        let used = |id: u32| super::trigger::check_not_in_use(id).map_err(EngineError::Sql);
         match stmt {
             Statement::Insert(i) => {
-                inner.insert(&b.bind_insert(i)?)?;
+                let plan = b.bind_insert(i)?;
+                used(plan.table.id)?;
+                inner.insert(&plan)?;
             }
             Statement::Update(u) => {
-                inner.update(&b.bind_update(u)?)?;
+                let plan = b.bind_update(u)?;
+                used(plan.table.id)?;
+                inner.update(&plan)?;
             }
             Statement::Delete(d) => {
-                inner.delete(&b.bind_delete(d)?)?;
+                let plan = b.bind_delete(d)?;
+                used(plan.table.id)?;
+                inner.delete(&plan)?;
             }
             _ => return Err(EngineError::Sql(Error::internal("not DML"))),
         }

@@ -22,6 +22,8 @@ pub(crate) struct Compiled {
 pub(crate) struct Triggers {
     pub before: Vec<Compiled>,
     pub after: Vec<Compiled>,
+    /// The table they belong to (id, name): their bodies may not change it.
+    table: (u32, String),
 }
 
 impl Triggers {
@@ -33,7 +35,10 @@ impl Triggers {
 impl Exec<'_> {
     pub(crate) fn triggers_for(&self, table: &Arc<Table>, event: TriggerEvent) -> Result<Triggers> {
         let def = table.def();
-        let mut out = Triggers::default();
+        let mut out = Triggers {
+            table: (table.id, def.name.clone()),
+            ..Triggers::default()
+        };
         for t in self.engine.catalog.triggers(&def.database, &def.name) {
             let RoutineStatement::CreateTrigger(ct) = parse_def(&t).map_err(EngineError::Sql)? else {
                 continue;
@@ -59,13 +64,27 @@ impl Exec<'_> {
     /// Runs `list` for one row; BEFORE triggers may change `new`.
     pub(crate) fn fire(
         &mut self,
+        triggers: &Triggers,
+        before: bool,
+        new: Option<&mut Vec<Value>>,
+        old: Option<&[Value]>,
+    ) -> Result<()> {
+        let list = if before { &triggers.before } else { &triggers.after };
+        if list.is_empty() {
+            return Ok(());
+        }
+        IN_USE.with(|u| u.borrow_mut().push(triggers.table.clone()));
+        let r = self.fire_list(list, new, old);
+        IN_USE.with(|u| u.borrow_mut().pop());
+        r
+    }
+
+    fn fire_list(
+        &mut self,
         list: &[Compiled],
         new: Option<&mut Vec<Value>>,
         old: Option<&[Value]>,
     ) -> Result<()> {
-        if list.is_empty() {
-            return Ok(());
-        }
         let width = new.as_deref().map_or(0, |r| r.len()).max(old.map_or(0, |r| r.len()));
         let mut slots = Vec::with_capacity(width * 2);
         match &new {
@@ -90,5 +109,23 @@ impl Exec<'_> {
             new.extend(slots.into_iter().take(width));
         }
         Ok(())
+    }
+}
+
+thread_local! {
+    /// Tables whose triggers are running on this thread (a trigger runs
+    /// without waiting, so nothing else runs here meanwhile).
+    static IN_USE: std::cell::RefCell<Vec<(u32, String)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// 1442 when a trigger's body changes the table whose statement fired it.
+pub(crate) fn check_not_in_use(table: u32) -> std::result::Result<(), lockstep_types::Error> {
+    let used = IN_USE.with(|u| u.borrow().iter().find(|(id, _)| *id == table).map(|t| t.1.clone()));
+    match used {
+        Some(name) => Err(lockstep_types::Error::new(
+            lockstep_types::error::Code::CantUpdateUsedTableInSfOrTrg,
+            format!("Can't update table '{name}' in stored function/trigger because it is already used by statement which invoked this stored function/trigger."),
+        )),
+        None => Ok(()),
     }
 }

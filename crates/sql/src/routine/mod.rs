@@ -131,3 +131,47 @@ pub fn each_stmt(s: &SpStmt, f: &mut dyn FnMut(&SpStmt)) {
         _ => {}
     }
 }
+
+/// Calls `f` on every expression of `s` and of the statements nested in
+/// it (subqueries included).
+pub fn each_expr(s: &SpStmt, f: &mut dyn FnMut(&Expr)) {
+    let query = |q: &Query, f: &mut dyn FnMut(&Expr)| {
+        crate::parser::visit_statement(&Statement::Select(Box::new(q.clone())), f)
+    };
+    each_stmt(s, &mut |s| match s {
+        SpStmt::Block { decls, .. } => {
+            for d in decls {
+                match d {
+                    SpDecl::Var {
+                        default: Some(e), ..
+                    } => crate::parser::visit_expr(e, f),
+                    SpDecl::Cursor { query: q, .. } => query(q, f),
+                    _ => {}
+                }
+            }
+        }
+        SpStmt::Sql(st) => crate::parser::visit_statement(st, f),
+        SpStmt::Set { locals, others } => {
+            locals.iter().for_each(|(_, e)| crate::parser::visit_expr(e, f));
+            others
+                .iter()
+                .filter_map(|a| a.value.as_ref())
+                .for_each(|e| crate::parser::visit_expr(e, f));
+        }
+        SpStmt::If { branches, .. } => {
+            branches.iter().for_each(|(c, _)| crate::parser::visit_expr(c, f));
+        }
+        SpStmt::Case {
+            operand, branches, ..
+        } => {
+            operand.iter().for_each(|e| crate::parser::visit_expr(e, f));
+            branches.iter().for_each(|(c, _)| crate::parser::visit_expr(c, f));
+        }
+        SpStmt::While { cond: e, .. } | SpStmt::Repeat { until: e, .. } | SpStmt::Return(e) => {
+            crate::parser::visit_expr(e, f)
+        }
+        SpStmt::SelectInto { query: q, .. } => query(q, f),
+        SpStmt::Signal { items, .. } => items.iter().for_each(|(_, e)| crate::parser::visit_expr(e, f)),
+        _ => {}
+    });
+}

@@ -19,8 +19,12 @@ use lockstep_types::result::Response;
 use lockstep_types::{Error, Value};
 use std::sync::atomic::Ordering;
 
+#[path = "routines_infoschema.rs"]
+mod infoschema;
 #[path = "routines_show.rs"]
 mod show;
+
+pub(crate) use infoschema::add_tables as infoschema_tables;
 
 /// How deep CALLs may nest (max_sp_recursion_depth bounds recursion of
 /// one procedure; this bounds the stack whatever the procedures).
@@ -147,6 +151,7 @@ impl Session {
         self.commit().await?;
         let columns = trigger_columns(&table.def());
         check_body(&ct.body, false, &ct.name.name, false)?;
+        check_trigger_rows(ct)?;
         trigger_program(ct, &columns)?;
         let name = &ct.name.name;
         if self.engine.catalog.routine(&db, RoutineKind::Trigger, name).is_some() {
@@ -367,6 +372,63 @@ fn check_body(body: &SpStmt, function: bool, name: &str, returns_rows_ok: bool) 
             Code::SpNoRetset,
             format!("Not allowed to return a result set from a {what}"),
         ));
+    }
+    Ok(())
+}
+
+/// OLD in an INSERT trigger and NEW in a DELETE trigger do not exist
+/// (1363); OLD, and NEW after the row is written, cannot be SET (1362).
+fn check_trigger_rows(ct: &CreateTrigger) -> R<()> {
+    use crate::parser::{SpTarget, TriggerEvent};
+    let missing = match ct.event {
+        TriggerEvent::Insert => Some("OLD"),
+        TriggerEvent::Delete => Some("NEW"),
+        TriggerEvent::Update => None,
+    };
+    let no_row = |which: &str| {
+        Error::new(
+            Code::TrgNoSuchRowInTrg,
+            format!("There is no {which} row in on {} trigger", ct.event.keyword()),
+        )
+    };
+    let mut found = false;
+    crate::routine::each_expr(&ct.body, &mut |e| {
+        if let (Expr::Column { table: Some(t), .. }, Some(m)) = (e, missing) {
+            found |= t.eq_ignore_ascii_case(m);
+        }
+    });
+    if let (true, Some(m)) = (found, missing) {
+        return Err(no_row(m));
+    }
+    let mut set = Vec::new();
+    each_stmt(&ct.body, &mut |s| {
+        if let SpStmt::Set { locals, .. } = s {
+            for (t, _) in locals {
+                if let SpTarget::Local(n) = t {
+                    set.push(n.clone());
+                }
+            }
+        }
+    });
+    for n in set {
+        let which = &n[..n.find('.').unwrap_or(0)];
+        match which {
+            "old" if missing == Some("OLD") => return Err(no_row("OLD")),
+            "new" if missing == Some("NEW") => return Err(no_row("NEW")),
+            "old" => {
+                return Err(Error::new(
+                    Code::TrgCantChangeRow,
+                    "Updating of OLD row is not allowed in trigger",
+                ))
+            }
+            "new" if !ct.before => {
+                return Err(Error::new(
+                    Code::TrgCantChangeRow,
+                    "Updating of NEW row is not allowed in after trigger",
+                ))
+            }
+            _ => {}
+        }
     }
     Ok(())
 }

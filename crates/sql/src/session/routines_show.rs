@@ -4,17 +4,13 @@
 use super::super::{like_ci, rows, Session, R};
 use crate::parser::{ObjectName, RoutineStatement, ShowFilter};
 use crate::routine::call::parse_def;
-use lockstep_engine::{RoutineDef, RoutineKind};
+use lockstep_engine::RoutineKind;
 use lockstep_types::error::Code;
 use lockstep_types::result::Response;
 use lockstep_types::{Error, Value};
 
-const SQL_MODE: &str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
+use super::infoschema::SQL_MODE;
 
-fn created(def: &RoutineDef) -> Value {
-    let secs = (def.created / 1_000_000) as i64;
-    Value::DateTime(lockstep_types::DateTime::from_unix_micros(secs * 1_000_000))
-}
 
 fn filtered(name: &str, filter: &Option<ShowFilter>) -> R<bool> {
     match filter {
@@ -58,7 +54,7 @@ impl Session {
         ]);
         if kind == RoutineKind::Trigger {
             names.push("Created");
-            row.push(created(&def));
+            row.push(super::infoschema::created(&def));
         }
         Ok(rows(&names, vec![row]))
     }
@@ -78,8 +74,8 @@ impl Session {
                 Value::str(&def.name),
                 Value::str(kind.keyword()),
                 Value::str(&format!("{}@{}", def.definer.0, def.definer.1)),
-                created(&def),
-                created(&def),
+                super::infoschema::created(&def),
+                super::infoschema::created(&def),
                 Value::str(if security { "DEFINER" } else { "INVOKER" }),
                 Value::str(&comment),
                 Value::str("utf8mb4"),
@@ -107,14 +103,14 @@ impl Session {
             let RoutineStatement::CreateTrigger(ct) = parse_def(&def)? else {
                 continue;
             };
-            let body = statement_of_body(&def.definition);
+            let body = super::infoschema::body_of(&def.definition);
             out.push(vec![
                 Value::str(&def.name),
                 Value::str(ct.event.keyword()),
                 Value::str(&def.table),
                 Value::str(body),
                 Value::str(if ct.before { "BEFORE" } else { "AFTER" }),
-                created(&def),
+                super::infoschema::created(&def),
                 Value::str(SQL_MODE),
                 Value::str(&format!("{}@{}", def.definer.0, def.definer.1)),
                 Value::str("utf8mb4"),
@@ -122,19 +118,15 @@ impl Session {
                 Value::str("utf8mb4_0900_ai_ci"),
             ]);
         }
+        // By table, event, timing (BEFORE first), then action order.
+        out.sort_by(|a, b| {
+            let key = |r: &Vec<Value>| (r[2].to_string(), r[1].to_string(), r[4].to_string());
+            key(a).cmp(&key(b)).then(a[5].sort_cmp(&b[5]))
+        });
         let names = [
             "Trigger", "Event", "Table", "Statement", "Timing", "Created", "sql_mode", "Definer",
             "character_set_client", "collation_connection", "Database Collation",
         ];
         Ok(rows(&names, out))
-    }
-}
-
-/// A trigger's body: the text after FOR EACH ROW.
-pub(crate) fn statement_of_body(definition: &str) -> &str {
-    let up = definition.to_ascii_uppercase();
-    match up.find("FOR EACH ROW") {
-        Some(i) => definition[i + "FOR EACH ROW".len()..].trim_start(),
-        None => definition,
     }
 }
