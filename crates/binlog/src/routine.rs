@@ -42,7 +42,11 @@ impl RoutineDef {
     /// The statement SHOW CREATE prints, in MySQL 8's layout.
     pub fn create_statement(&self) -> String {
         // A routine's parameter list follows its name directly.
-        let gap = if self.kind == RoutineKind::Trigger { " " } else { "" };
+        let gap = if self.kind == RoutineKind::Trigger {
+            " "
+        } else {
+            ""
+        };
         format!(
             "CREATE DEFINER=`{}`@`{}` {} `{}`{gap}{}",
             self.definer.0,

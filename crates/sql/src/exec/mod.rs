@@ -9,8 +9,8 @@ mod membership;
 mod recursive;
 mod rollup;
 mod routine;
-mod trigger;
 mod setop;
+mod trigger;
 mod window;
 
 use crate::exec::keyset::KeySet;

@@ -20,7 +20,9 @@ struct ExecRunner<'e, 'a> {
 fn not_in_function(what: &str) -> Error {
     Error::new(
         Code::CommitNotAllowedInSfOrTrg,
-        format!("Explicit or implicit commit is not allowed in stored function or trigger ({what})."),
+        format!(
+            "Explicit or implicit commit is not allowed in stored function or trigger ({what})."
+        ),
     )
 }
 

@@ -40,7 +40,8 @@ impl Exec<'_> {
             ..Triggers::default()
         };
         for t in self.engine.catalog.triggers(&def.database, &def.name) {
-            let RoutineStatement::CreateTrigger(ct) = parse_def(&t).map_err(EngineError::Sql)? else {
+            let RoutineStatement::CreateTrigger(ct) = parse_def(&t).map_err(EngineError::Sql)?
+            else {
                 continue;
             };
             if ct.event != event {
@@ -69,7 +70,11 @@ impl Exec<'_> {
         new: Option<&mut Vec<Value>>,
         old: Option<&[Value]>,
     ) -> Result<()> {
-        let list = if before { &triggers.before } else { &triggers.after };
+        let list = if before {
+            &triggers.before
+        } else {
+            &triggers.after
+        };
         if list.is_empty() {
             return Ok(());
         }
@@ -85,7 +90,10 @@ impl Exec<'_> {
         new: Option<&mut Vec<Value>>,
         old: Option<&[Value]>,
     ) -> Result<()> {
-        let width = new.as_deref().map_or(0, |r| r.len()).max(old.map_or(0, |r| r.len()));
+        let width = new
+            .as_deref()
+            .map_or(0, |r| r.len())
+            .max(old.map_or(0, |r| r.len()));
         let mut slots = Vec::with_capacity(width * 2);
         match &new {
             Some(r) => slots.extend(r.iter().cloned()),
@@ -120,7 +128,12 @@ thread_local! {
 
 /// 1442 when a trigger's body changes the table whose statement fired it.
 pub(crate) fn check_not_in_use(table: u32) -> std::result::Result<(), lockstep_types::Error> {
-    let used = IN_USE.with(|u| u.borrow().iter().find(|(id, _)| *id == table).map(|t| t.1.clone()));
+    let used = IN_USE.with(|u| {
+        u.borrow()
+            .iter()
+            .find(|(id, _)| *id == table)
+            .map(|t| t.1.clone())
+    });
     match used {
         Some(name) => Err(lockstep_types::Error::new(
             lockstep_types::error::Code::CantUpdateUsedTableInSfOrTrg,

@@ -15,10 +15,10 @@
 //!   `a REGEXP b` is `REGEXP_LIKE(a, b)`.
 
 pub mod ast;
-pub mod routine_ast;
 mod lexer;
 #[allow(clippy::module_inception)]
 mod parser;
+pub mod routine_ast;
 #[cfg(test)]
 mod tests;
 

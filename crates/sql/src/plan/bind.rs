@@ -1621,7 +1621,8 @@ impl<'a> Binder<'a> {
             let Some(db) = &self.database else {
                 return Err(Error::no_db());
             };
-            if let Some(stored) = crate::routine::call::bind_stored(self.catalog, db, name, &args)? {
+            if let Some(stored) = crate::routine::call::bind_stored(self.catalog, db, name, &args)?
+            {
                 return Ok(BExpr::Stored(stored, args));
             }
             return Err(Error::new(

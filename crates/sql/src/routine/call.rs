@@ -35,11 +35,20 @@ pub fn routine_program(cr: &CreateRoutine) -> Result<Program, Error> {
         .iter()
         .map(|p| (p.name.clone(), p.data_type))
         .collect();
-    compile(&cr.name.name, cr.params.clone(), cr.returns, preset, &cr.body)
+    compile(
+        &cr.name.name,
+        cr.params.clone(),
+        cr.returns,
+        preset,
+        &cr.body,
+    )
 }
 
 /// A trigger's program: slots `new.c` then `old.c` for each column.
-pub fn trigger_program(ct: &CreateTrigger, columns: &[(String, DataType)]) -> Result<Program, Error> {
+pub fn trigger_program(
+    ct: &CreateTrigger,
+    columns: &[(String, DataType)],
+) -> Result<Program, Error> {
     let mut preset = Vec::new();
     for which in ["new", "old"] {
         for (c, ty) in columns {
@@ -70,7 +79,13 @@ pub fn bind_stored<T>(
         return Err(Error::internal("stored function is not a routine"));
     };
     if cr.params.len() != args.len() {
-        return Err(wrong_args("FUNCTION", db, &def.name, cr.params.len(), args.len()));
+        return Err(wrong_args(
+            "FUNCTION",
+            db,
+            &def.name,
+            cr.params.len(),
+            args.len(),
+        ));
     }
     Ok(Some(Arc::new(StoredFn {
         name: def.name.clone(),

@@ -152,26 +152,34 @@ pub fn each_expr(s: &SpStmt, f: &mut dyn FnMut(&Expr)) {
         }
         SpStmt::Sql(st) => crate::parser::visit_statement(st, f),
         SpStmt::Set { locals, others } => {
-            locals.iter().for_each(|(_, e)| crate::parser::visit_expr(e, f));
+            locals
+                .iter()
+                .for_each(|(_, e)| crate::parser::visit_expr(e, f));
             others
                 .iter()
                 .filter_map(|a| a.value.as_ref())
                 .for_each(|e| crate::parser::visit_expr(e, f));
         }
         SpStmt::If { branches, .. } => {
-            branches.iter().for_each(|(c, _)| crate::parser::visit_expr(c, f));
+            branches
+                .iter()
+                .for_each(|(c, _)| crate::parser::visit_expr(c, f));
         }
         SpStmt::Case {
             operand, branches, ..
         } => {
             operand.iter().for_each(|e| crate::parser::visit_expr(e, f));
-            branches.iter().for_each(|(c, _)| crate::parser::visit_expr(c, f));
+            branches
+                .iter()
+                .for_each(|(c, _)| crate::parser::visit_expr(c, f));
         }
         SpStmt::While { cond: e, .. } | SpStmt::Repeat { until: e, .. } | SpStmt::Return(e) => {
             crate::parser::visit_expr(e, f)
         }
         SpStmt::SelectInto { query: q, .. } => query(q, f),
-        SpStmt::Signal { items, .. } => items.iter().for_each(|(_, e)| crate::parser::visit_expr(e, f)),
+        SpStmt::Signal { items, .. } => items
+            .iter()
+            .for_each(|(_, e)| crate::parser::visit_expr(e, f)),
         _ => {}
     });
 }

@@ -149,7 +149,13 @@ async fn eval<R: Runner>(e: &Expr, l: Locals, r: &mut R) -> Result<Value, Error>
         .unwrap_or(Value::Null))
 }
 
-fn assign<R: Runner>(p: &Program, f: &mut Frame, r: &mut R, t: &Target, v: Value) -> Result<(), Error> {
+fn assign<R: Runner>(
+    p: &Program,
+    f: &mut Frame,
+    r: &mut R,
+    t: &Target,
+    v: Value,
+) -> Result<(), Error> {
     match t {
         Target::Slot(s) => {
             let ty = p.slot_types[*s];
@@ -181,7 +187,10 @@ async fn step_once<R: Runner>(
                 }
             }
         }
-        Op::Set { locals: sets, others } => {
+        Op::Set {
+            locals: sets,
+            others,
+        } => {
             for (t, e) in sets {
                 let v = eval(e, locals(&step.names, f), r).await?;
                 assign(p, f, r, t, v)?;
@@ -242,7 +251,10 @@ async fn step_once<R: Runner>(
         }
         Op::Open(c) => {
             if f.cursors[*c].is_some() {
-                return Err(Error::new(Code::SpCursorAlreadyOpen, "Cursor is already open"));
+                return Err(Error::new(
+                    Code::SpCursorAlreadyOpen,
+                    "Cursor is already open",
+                ));
             }
             let rows = r.rows(&p.cursors[*c], l!()).await?;
             f.cursors[*c] = Some(rows.into());
@@ -346,7 +358,10 @@ async fn signal<R: Runner>(
 /// The handler `p` runs for error `e` raised at `pc`: the innermost block's,
 /// a specific code before a SQLSTATE before a class.
 fn handler_for(p: &Program, pc: usize, e: &Error) -> Option<usize> {
-    if matches!(e.code, Code::QueryInterrupted | Code::QueryTimeout | Code::SpRecursionLimit) {
+    if matches!(
+        e.code,
+        Code::QueryInterrupted | Code::QueryTimeout | Code::SpRecursionLimit
+    ) {
         return None;
     }
     let state = e.sqlstate();
@@ -357,7 +372,9 @@ fn handler_for(p: &Program, pc: usize, e: &Error) -> Option<usize> {
             HandlerCondition::NotFound if state.starts_with("02") => Some(1),
             HandlerCondition::SqlWarning if state.starts_with("01") => Some(1),
             HandlerCondition::SqlException
-                if !state.starts_with("00") && !state.starts_with("01") && !state.starts_with("02") =>
+                if !state.starts_with("00")
+                    && !state.starts_with("01")
+                    && !state.starts_with("02") =>
             {
                 Some(1)
             }

@@ -62,7 +62,9 @@ impl Session {
                 Box::pin(self.call(name, &args)).await
             }
             RoutineStatement::ShowCreate { kind, name } => self.show_create_routine(*kind, name),
-            RoutineStatement::ShowStatus { kind, filter } => self.show_routine_status(*kind, filter),
+            RoutineStatement::ShowStatus { kind, filter } => {
+                self.show_routine_status(*kind, filter)
+            }
             RoutineStatement::ShowTriggers { database, filter } => {
                 self.show_triggers(database.as_deref(), filter)
             }
@@ -110,7 +112,9 @@ impl Session {
         if self.engine.catalog.routine(&db, cr.kind, name).is_some() {
             let msg = format!("{} {name} already exists", cr.kind.keyword());
             if cr.if_not_exists {
-                self.ctx.warnings.push((Code::SpAlreadyExists.number(), msg));
+                self.ctx
+                    .warnings
+                    .push((Code::SpAlreadyExists.number(), msg));
                 return Ok(ok(0));
             }
             return Err(Error::new(Code::SpAlreadyExists, msg));
@@ -136,7 +140,9 @@ impl Session {
                 "Trigger in wrong schema",
             ));
         }
-        if self.temporary_table(&ct.table).is_some() || self.engine.catalog.view(&db, &ct.table.name).is_some() {
+        if self.temporary_table(&ct.table).is_some()
+            || self.engine.catalog.view(&db, &ct.table.name).is_some()
+        {
             return Err(Error::new(
                 Code::TrgOnViewOrTempTable,
                 format!("'{db}.{}' is not BASE TABLE", ct.table.name),
@@ -145,7 +151,11 @@ impl Session {
         let Some(table) = self.engine.catalog.table(&db, &ct.table.name) else {
             return Err(Error::no_such_table(&db, &ct.table.name));
         };
-        if !self.grants.account.has_on_table(Privs::TRIGGER, &db, &ct.table.name) {
+        if !self
+            .grants
+            .account
+            .has_on_table(Privs::TRIGGER, &db, &ct.table.name)
+        {
             return Err(self.grants.table_denied("TRIGGER", &ct.table.name));
         }
         self.commit().await?;
@@ -154,10 +164,17 @@ impl Session {
         check_trigger_rows(ct)?;
         trigger_program(ct, &columns)?;
         let name = &ct.name.name;
-        if self.engine.catalog.routine(&db, RoutineKind::Trigger, name).is_some() {
+        if self
+            .engine
+            .catalog
+            .routine(&db, RoutineKind::Trigger, name)
+            .is_some()
+        {
             if ct.if_not_exists {
                 let msg = "Trigger already exists".to_string();
-                self.ctx.warnings.push((Code::TrgAlreadyExists.number(), msg));
+                self.ctx
+                    .warnings
+                    .push((Code::TrgAlreadyExists.number(), msg));
                 return Ok(ok(0));
             }
             return Err(Error::new(Code::TrgAlreadyExists, "Trigger already exists"));
@@ -175,7 +192,12 @@ impl Session {
         Ok(ok(0))
     }
 
-    async fn drop_routine(&mut self, kind: RoutineKind, name: &ObjectName, if_exists: bool) -> R<Response> {
+    async fn drop_routine(
+        &mut self,
+        kind: RoutineKind,
+        name: &ObjectName,
+        if_exists: bool,
+    ) -> R<Response> {
         let db = match &name.database {
             Some(d) => d.clone(),
             None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
@@ -183,7 +205,11 @@ impl Session {
         let found = self.engine.catalog.routine(&db, kind, &name.name);
         match &found {
             Some(t) if kind == RoutineKind::Trigger => {
-                if !self.grants.account.has_on_table(Privs::TRIGGER, &db, &t.table) {
+                if !self
+                    .grants
+                    .account
+                    .has_on_table(Privs::TRIGGER, &db, &t.table)
+                {
                     return Err(self.grants.table_denied("TRIGGER", &t.table));
                 }
             }
@@ -193,8 +219,13 @@ impl Session {
         self.commit().await?;
         if found.is_none() || !self.engine.drop_routine(&db, kind, &name.name).await? {
             let (code, msg) = match kind {
-                RoutineKind::Trigger => (Code::TrgDoesNotExist, "Trigger does not exist".to_string()),
-                _ => (Code::SpDoesNotExist, format!("{} {db}.{} does not exist", kind.keyword(), name.name)),
+                RoutineKind::Trigger => {
+                    (Code::TrgDoesNotExist, "Trigger does not exist".to_string())
+                }
+                _ => (
+                    Code::SpDoesNotExist,
+                    format!("{} {db}.{} does not exist", kind.keyword(), name.name),
+                ),
             };
             if !if_exists {
                 return Err(Error::new(code, msg));
@@ -220,7 +251,10 @@ impl Session {
         if !self.grants.account.has_on_database(Privs::EXECUTE, &db) {
             return Err(Error::new(
                 Code::ProcaccessDenied,
-                format!("execute command denied to user '{}'@'{}' for routine '{db}.{}'", self.grants.account.user, self.grants.account.host, def.name),
+                format!(
+                    "execute command denied to user '{}'@'{}' for routine '{db}.{}'",
+                    self.grants.account.user, self.grants.account.host, def.name
+                ),
             ));
         }
         let RoutineStatement::Create(cr) = parse_def(&def)? else {
@@ -228,7 +262,13 @@ impl Session {
         };
         let program = routine_program(&cr)?;
         if args.len() != cr.params.len() {
-            return Err(wrong_args("PROCEDURE", &db, &def.name, cr.params.len(), args.len()));
+            return Err(wrong_args(
+                "PROCEDURE",
+                &db,
+                &def.name,
+                cr.params.len(),
+                args.len(),
+            ));
         }
         let values = self.call_args(&cr, &db, args).await?;
         self.enter_call(&db, &def.name)?;
@@ -257,7 +297,11 @@ impl Session {
     async fn call_args(&mut self, cr: &CreateRoutine, db: &str, args: &[Expr]) -> R<Vec<Value>> {
         let mut values = Vec::with_capacity(args.len());
         for (i, (p, a)) in cr.params.iter().zip(args).enumerate() {
-            let local = |n: &str| self.routine_locals.iter().any(|(l, _)| l.eq_ignore_ascii_case(n));
+            let local = |n: &str| {
+                self.routine_locals
+                    .iter()
+                    .any(|(l, _)| l.eq_ignore_ascii_case(n))
+            };
             let variable = match a {
                 Expr::UserVar(_) => true,
                 Expr::Column { table: None, name } => local(name),
@@ -275,7 +319,10 @@ impl Session {
                     let q = select_of(a.clone());
                     let locals = self.routine_locals.clone();
                     let rows = SessionRunner { s: self }.rows(&q, locals).await?;
-                    rows.into_iter().next().and_then(|r| r.into_iter().next()).unwrap_or(Value::Null)
+                    rows.into_iter()
+                        .next()
+                        .and_then(|r| r.into_iter().next())
+                        .unwrap_or(Value::Null)
                 }
             };
             values.push(crate::expr::store_value(v, p.data_type, &p.name)?);
@@ -330,10 +377,14 @@ fn with_params(args: &[Expr], params: &[Value]) -> R<Vec<Expr>> {
 }
 
 /// Columns of a table as a trigger's NEW and OLD see them.
-pub(crate) fn trigger_columns(def: &lockstep_tables::TableDef) -> Vec<(String, lockstep_types::DataType)> {
-    def.columns.iter().map(|c| (c.name.clone(), c.data_type)).collect()
+pub(crate) fn trigger_columns(
+    def: &lockstep_tables::TableDef,
+) -> Vec<(String, lockstep_types::DataType)> {
+    def.columns
+        .iter()
+        .map(|c| (c.name.clone(), c.data_type))
+        .collect()
 }
-
 
 /// What CREATE checks in a body before storing it: RETURN only in a
 /// function (which needs one), no result set from a function or trigger,
@@ -358,7 +409,10 @@ fn check_body(body: &SpStmt, function: bool, name: &str, returns_rows_ok: bool) 
         ));
     }
     if has_return && !function {
-        return Err(Error::new(Code::SpBadReturn, "RETURN is only allowed in a FUNCTION"));
+        return Err(Error::new(
+            Code::SpBadReturn,
+            "RETURN is only allowed in a FUNCTION",
+        ));
     }
     if function && !has_return {
         return Err(Error::new(
@@ -388,7 +442,10 @@ fn check_trigger_rows(ct: &CreateTrigger) -> R<()> {
     let no_row = |which: &str| {
         Error::new(
             Code::TrgNoSuchRowInTrg,
-            format!("There is no {which} row in on {} trigger", ct.event.keyword()),
+            format!(
+                "There is no {which} row in on {} trigger",
+                ct.event.keyword()
+            ),
         )
     };
     let mut found = false;

@@ -56,7 +56,11 @@ pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
                     s(body_of(&def.definition)),
                     s(if cr.deterministic { "YES" } else { "NO" }),
                     s(&cr.data_access),
-                    s(if cr.security_definer { "DEFINER" } else { "INVOKER" }),
+                    s(if cr.security_definer {
+                        "DEFINER"
+                    } else {
+                        "INVOKER"
+                    }),
                     created(&def),
                     created(&def),
                     s(SQL_MODE),
@@ -104,14 +108,30 @@ pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
 /// ACTION_ORDER: 1, 2, ... among a table's triggers of one event and timing.
 fn number_triggers(rows: &mut [Vec<Value>]) {
     rows.sort_by(|a, b| {
-        let key = |r: &Vec<Value>| (r[1].to_string(), r[6].to_string(), r[3].to_string(), r[10].to_string());
+        let key = |r: &Vec<Value>| {
+            (
+                r[1].to_string(),
+                r[6].to_string(),
+                r[3].to_string(),
+                r[10].to_string(),
+            )
+        };
         key(a).cmp(&key(b)).then(a[13].sort_cmp(&b[13]))
     });
     let mut prev = None;
     let mut n = 0;
     for r in rows.iter_mut() {
-        let key = (r[1].to_string(), r[6].to_string(), r[3].to_string(), r[10].to_string());
-        n = if prev.as_ref() == Some(&key) { n + 1 } else { 1 };
+        let key = (
+            r[1].to_string(),
+            r[6].to_string(),
+            r[3].to_string(),
+            r[10].to_string(),
+        );
+        n = if prev.as_ref() == Some(&key) {
+            n + 1
+        } else {
+            1
+        };
         prev = Some(key);
         r[7] = Value::Int(n);
     }
@@ -144,28 +164,79 @@ pub(super) fn body_of(definition: &str) -> &str {
     }
 }
 
-fn add(cat: &Catalog, routines: Vec<Vec<Value>>, params: Vec<Vec<Value>>, triggers: Vec<Vec<Value>>) {
+fn add(
+    cat: &Catalog,
+    routines: Vec<Vec<Value>>,
+    params: Vec<Vec<Value>>,
+    triggers: Vec<Vec<Value>>,
+) {
     let vc = DataType::VarChar { len: 64 };
     let text = DataType::Text { max_len: 65535 };
     let dt = DataType::DateTime { fsp: 0 };
     let int = DataType::BigInt { unsigned: false };
-    table(cat, 40, "ROUTINES", &[
-        ("SPECIFIC_NAME", vc), ("ROUTINE_CATALOG", vc), ("ROUTINE_SCHEMA", vc),
-        ("ROUTINE_NAME", vc), ("ROUTINE_TYPE", vc), ("DTD_IDENTIFIER", text),
-        ("ROUTINE_BODY", vc), ("ROUTINE_DEFINITION", text), ("IS_DETERMINISTIC", vc),
-        ("SQL_DATA_ACCESS", vc), ("SECURITY_TYPE", vc), ("CREATED", dt),
-        ("LAST_ALTERED", dt), ("SQL_MODE", text), ("ROUTINE_COMMENT", text), ("DEFINER", vc),
-    ], routines);
-    table(cat, 41, "PARAMETERS", &[
-        ("SPECIFIC_CATALOG", vc), ("SPECIFIC_SCHEMA", vc), ("SPECIFIC_NAME", vc),
-        ("ORDINAL_POSITION", int), ("PARAMETER_MODE", vc), ("PARAMETER_NAME", vc),
-        ("DATA_TYPE", vc), ("DTD_IDENTIFIER", text), ("ROUTINE_TYPE", vc),
-    ], params);
-    table(cat, 42, "TRIGGERS", &[
-        ("TRIGGER_CATALOG", vc), ("TRIGGER_SCHEMA", vc), ("TRIGGER_NAME", vc),
-        ("EVENT_MANIPULATION", vc), ("EVENT_OBJECT_CATALOG", vc), ("EVENT_OBJECT_SCHEMA", vc),
-        ("EVENT_OBJECT_TABLE", vc), ("ACTION_ORDER", int), ("ACTION_STATEMENT", text),
-        ("ACTION_ORIENTATION", vc), ("ACTION_TIMING", vc), ("ACTION_REFERENCE_OLD_ROW", vc),
-        ("ACTION_REFERENCE_NEW_ROW", vc), ("CREATED", dt), ("SQL_MODE", text), ("DEFINER", vc),
-    ], triggers);
+    table(
+        cat,
+        40,
+        "ROUTINES",
+        &[
+            ("SPECIFIC_NAME", vc),
+            ("ROUTINE_CATALOG", vc),
+            ("ROUTINE_SCHEMA", vc),
+            ("ROUTINE_NAME", vc),
+            ("ROUTINE_TYPE", vc),
+            ("DTD_IDENTIFIER", text),
+            ("ROUTINE_BODY", vc),
+            ("ROUTINE_DEFINITION", text),
+            ("IS_DETERMINISTIC", vc),
+            ("SQL_DATA_ACCESS", vc),
+            ("SECURITY_TYPE", vc),
+            ("CREATED", dt),
+            ("LAST_ALTERED", dt),
+            ("SQL_MODE", text),
+            ("ROUTINE_COMMENT", text),
+            ("DEFINER", vc),
+        ],
+        routines,
+    );
+    table(
+        cat,
+        41,
+        "PARAMETERS",
+        &[
+            ("SPECIFIC_CATALOG", vc),
+            ("SPECIFIC_SCHEMA", vc),
+            ("SPECIFIC_NAME", vc),
+            ("ORDINAL_POSITION", int),
+            ("PARAMETER_MODE", vc),
+            ("PARAMETER_NAME", vc),
+            ("DATA_TYPE", vc),
+            ("DTD_IDENTIFIER", text),
+            ("ROUTINE_TYPE", vc),
+        ],
+        params,
+    );
+    table(
+        cat,
+        42,
+        "TRIGGERS",
+        &[
+            ("TRIGGER_CATALOG", vc),
+            ("TRIGGER_SCHEMA", vc),
+            ("TRIGGER_NAME", vc),
+            ("EVENT_MANIPULATION", vc),
+            ("EVENT_OBJECT_CATALOG", vc),
+            ("EVENT_OBJECT_SCHEMA", vc),
+            ("EVENT_OBJECT_TABLE", vc),
+            ("ACTION_ORDER", int),
+            ("ACTION_STATEMENT", text),
+            ("ACTION_ORIENTATION", vc),
+            ("ACTION_TIMING", vc),
+            ("ACTION_REFERENCE_OLD_ROW", vc),
+            ("ACTION_REFERENCE_NEW_ROW", vc),
+            ("CREATED", dt),
+            ("SQL_MODE", text),
+            ("DEFINER", vc),
+        ],
+        triggers,
+    );
 }

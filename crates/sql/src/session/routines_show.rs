@@ -11,7 +11,6 @@ use lockstep_types::{Error, Value};
 
 use super::infoschema::SQL_MODE;
 
-
 fn filtered(name: &str, filter: &Option<ShowFilter>) -> R<bool> {
     match filter {
         None => Ok(true),
@@ -46,7 +45,11 @@ impl Session {
             Value::str(SQL_MODE),
             Value::str(&def.create_statement()),
         ];
-        names.extend(["character_set_client", "collation_connection", "Database Collation"]);
+        names.extend([
+            "character_set_client",
+            "collation_connection",
+            "Database Collation",
+        ]);
         row.extend([
             Value::str("utf8mb4"),
             Value::str("utf8mb4_0900_ai_ci"),
@@ -59,7 +62,11 @@ impl Session {
         Ok(rows(&names, vec![row]))
     }
 
-    pub(super) fn show_routine_status(&self, kind: RoutineKind, filter: &Option<ShowFilter>) -> R<Response> {
+    pub(super) fn show_routine_status(
+        &self,
+        kind: RoutineKind,
+        filter: &Option<ShowFilter>,
+    ) -> R<Response> {
         let mut out = Vec::new();
         for def in self.engine.catalog.routines(None) {
             if def.kind != kind || !filtered(&def.name, filter)? {
@@ -84,13 +91,26 @@ impl Session {
             ]);
         }
         let names = [
-            "Db", "Name", "Type", "Definer", "Modified", "Created", "Security_type", "Comment",
-            "character_set_client", "collation_connection", "Database Collation",
+            "Db",
+            "Name",
+            "Type",
+            "Definer",
+            "Modified",
+            "Created",
+            "Security_type",
+            "Comment",
+            "character_set_client",
+            "collation_connection",
+            "Database Collation",
         ];
         Ok(rows(&names, out))
     }
 
-    pub(super) fn show_triggers(&self, database: Option<&str>, filter: &Option<ShowFilter>) -> R<Response> {
+    pub(super) fn show_triggers(
+        &self,
+        database: Option<&str>,
+        filter: &Option<ShowFilter>,
+    ) -> R<Response> {
         let db = match database {
             Some(d) => d.to_string(),
             None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
@@ -124,8 +144,17 @@ impl Session {
             key(a).cmp(&key(b)).then(a[5].sort_cmp(&b[5]))
         });
         let names = [
-            "Trigger", "Event", "Table", "Statement", "Timing", "Created", "sql_mode", "Definer",
-            "character_set_client", "collation_connection", "Database Collation",
+            "Trigger",
+            "Event",
+            "Table",
+            "Statement",
+            "Timing",
+            "Created",
+            "sql_mode",
+            "Definer",
+            "character_set_client",
+            "collation_connection",
+            "Database Collation",
         ];
         Ok(rows(&names, out))
     }
