@@ -97,6 +97,7 @@ error_codes! {
     SpFetchNoData = 1329, "02000";
     SpWrongNoOfFetchArgs = 1328, "HY000";
     TooManyRows = 1172, "42000";
+    WrongNumberOfColumnsInSelect = 1222, "21000";
     SpCaseNotFound = 1339, "20000";
     SpCursorNotOpen = 1326, "24000";
     SpCursorAlreadyOpen = 1325, "24000";

@@ -440,7 +440,7 @@ fn is_interval_unit(up: &[u8]) -> bool {
     )
 }
 
-fn empty_select() -> Select {
+pub(crate) fn empty_select() -> Select {
     Select {
         distinct: false,
         projection: Vec::new(),
@@ -474,7 +474,7 @@ fn max_execution_time_hint(text: &str) -> Option<u64> {
     inner[..end].trim().parse().ok()
 }
 
-fn empty_query(body: QueryBody) -> Query {
+pub(crate) fn empty_query(body: QueryBody) -> Query {
     Query {
         max_execution_time: None,
         with: Vec::new(),

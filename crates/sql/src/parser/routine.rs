@@ -552,9 +552,7 @@ impl Body<'_, '_> {
         let cond = self.p.parse_expr()?;
         self.p.expect_kw("DO")?;
         let body = self.list(&["END"])?;
-        self.p.expect_kw("END")?;
-        self.p.expect_kw("WHILE")?;
-        self.end_label(&label)?;
+        self.close("WHILE", &label)?;
         Ok(SpStmt::While { label, cond, body })
     }
 
@@ -563,19 +561,22 @@ impl Body<'_, '_> {
         let body = self.list(&["UNTIL"])?;
         self.p.expect_kw("UNTIL")?;
         let until = self.p.parse_expr()?;
-        self.p.expect_kw("END")?;
-        self.p.expect_kw("REPEAT")?;
-        self.end_label(&label)?;
+        self.close("REPEAT", &label)?;
         Ok(SpStmt::Repeat { label, body, until })
     }
 
     fn loop_stmt(&mut self, label: Option<String>) -> Result<SpStmt> {
         self.p.advance();
         let body = self.list(&["END"])?;
-        self.p.expect_kw("END")?;
-        self.p.expect_kw("LOOP")?;
-        self.end_label(&label)?;
+        self.close("LOOP", &label)?;
         Ok(SpStmt::Loop { label, body })
+    }
+
+    /// `END kw [label]` closing a loop.
+    fn close(&mut self, kw: &str, label: &Option<String>) -> Result<()> {
+        self.p.expect_kw("END")?;
+        self.p.expect_kw(kw)?;
+        self.end_label(label)
     }
 
     /// SET with local targets split from the others (system and user

@@ -158,49 +158,8 @@ impl Compiler {
                 branches,
                 otherwise,
             } => self.branches(operand.as_ref(), branches, otherwise.as_deref(), true)?,
-            SpStmt::While { label, cond, body } => {
-                let start = self.steps.len();
-                self.labels.push(Label {
-                    name: label.clone().unwrap_or_default(),
-                    start: Some(start),
-                    leaves: Vec::new(),
-                });
-                let test = self.emit(Op::JumpUnless(cond.clone(), 0));
-                self.list(body)?;
-                self.emit(Op::Jump(start));
-                let end = self.steps.len();
-                self.patch(test, end);
-                self.close_label();
-            }
-            SpStmt::Repeat { label, body, until } => {
-                let start = self.steps.len();
-                self.labels.push(Label {
-                    name: label.clone().unwrap_or_default(),
-                    start: Some(start),
-                    leaves: Vec::new(),
-                });
-                self.list(body)?;
-                // UNTIL true ends the loop: jump back while it is not.
-                let not = crate::parser::Expr::Unary {
-                    op: crate::parser::UnaryOp::Not,
-                    expr: Box::new(until.clone()),
-                };
-                let test = self.emit(Op::JumpUnless(not, 0));
-                self.emit(Op::Jump(start));
-                let end = self.steps.len();
-                self.patch(test, end);
-                self.close_label();
-            }
-            SpStmt::Loop { label, body } => {
-                let start = self.steps.len();
-                self.labels.push(Label {
-                    name: label.clone().unwrap_or_default(),
-                    start: Some(start),
-                    leaves: Vec::new(),
-                });
-                self.list(body)?;
-                self.emit(Op::Jump(start));
-                self.close_label();
+            SpStmt::While { .. } | SpStmt::Repeat { .. } | SpStmt::Loop { .. } => {
+                self.loop_stmt(s)?
             }
             SpStmt::Leave(l) => {
                 let at = self.emit(Op::Jump(0));
@@ -216,6 +175,55 @@ impl Compiler {
             SpStmt::Return(e) => {
                 self.emit(Op::Return(e.clone()));
             }
+            SpStmt::SelectInto { .. }
+            | SpStmt::Open(_)
+            | SpStmt::Close(_)
+            | SpStmt::Fetch { .. }
+            | SpStmt::Signal { .. } => self.data_stmt(s)?,
+        }
+        Ok(())
+    }
+
+    /// WHILE, REPEAT and LOOP.
+    fn loop_stmt(&mut self, s: &SpStmt) -> Result<(), Error> {
+        match s {
+            SpStmt::While { label, cond, body } => {
+                let start = self.open_loop(label);
+                let test = self.emit(Op::JumpUnless(cond.clone(), 0));
+                self.list(body)?;
+                self.emit(Op::Jump(start));
+                let end = self.steps.len();
+                self.patch(test, end);
+                self.close_label();
+            }
+            SpStmt::Repeat { label, body, until } => {
+                let start = self.open_loop(label);
+                self.list(body)?;
+                // UNTIL true ends the loop: jump back while it is not.
+                let not = crate::parser::Expr::Unary {
+                    op: crate::parser::UnaryOp::Not,
+                    expr: Box::new(until.clone()),
+                };
+                let test = self.emit(Op::JumpUnless(not, 0));
+                self.emit(Op::Jump(start));
+                let end = self.steps.len();
+                self.patch(test, end);
+                self.close_label();
+            }
+            SpStmt::Loop { label, body } => {
+                let start = self.open_loop(label);
+                self.list(body)?;
+                self.emit(Op::Jump(start));
+                self.close_label();
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// SELECT ... INTO, cursors and SIGNAL.
+    fn data_stmt(&mut self, s: &SpStmt) -> Result<(), Error> {
+        match s {
             SpStmt::SelectInto { query, targets } => {
                 let t = targets
                     .iter()
@@ -254,8 +262,20 @@ impl Compiler {
                     items: items.clone(),
                 });
             }
+            _ => {}
         }
         Ok(())
+    }
+
+    /// A loop starts here: LEAVE and ITERATE may name its label.
+    fn open_loop(&mut self, label: &Option<String>) -> usize {
+        let start = self.steps.len();
+        self.labels.push(Label {
+            name: label.clone().unwrap_or_default(),
+            start: Some(start),
+            leaves: Vec::new(),
+        });
+        start
     }
 
     fn label(&mut self, name: &str, what: &str) -> Result<&mut Label, Error> {

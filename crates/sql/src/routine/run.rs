@@ -3,7 +3,7 @@
 //! executor's (functions and triggers: never pending).
 
 use super::{Op, Program, Target};
-use crate::parser::{Expr, HandlerCondition, Query, QueryBody, Select, SelectItem, Statement};
+use crate::parser::{Expr, HandlerCondition, Query, QueryBody, SelectItem, Statement};
 use lockstep_types::error::{intern_sqlstate, Code};
 use lockstep_types::{Error, Value};
 use std::collections::VecDeque;
@@ -55,30 +55,13 @@ enum Flow {
 
 /// `SELECT e`.
 pub fn select_of(expr: Expr) -> Query {
-    let select = Select {
-        distinct: false,
-        projection: vec![SelectItem::Expr {
-            expr,
-            alias: None,
-            name: None,
-        }],
-        from: Vec::new(),
-        selection: None,
-        group_by: Vec::new(),
-        having: None,
-        straight_join: false,
-        rollup: false,
-        windows: Vec::new(),
-    };
-    Query {
-        body: QueryBody::Select(Box::new(select)),
-        max_execution_time: None,
-        with: Vec::new(),
-        order_by: Vec::new(),
-        limit: None,
-        offset: None,
-        lock: None,
-    }
+    let mut select = crate::parser::empty_select();
+    select.projection = vec![SelectItem::Expr {
+        expr,
+        alias: None,
+        name: None,
+    }];
+    crate::parser::empty_query(QueryBody::Select(Box::new(select)))
 }
 
 fn no_data() -> Error {
@@ -228,42 +211,8 @@ async fn step_once<R: Runner>(
             };
             return Ok(Flow::Return(v));
         }
-        Op::SelectInto(q, targets) => {
-            let rows = r.rows(q, l!()).await?;
-            if rows.len() > 1 {
-                return Err(Error::new(
-                    Code::TooManyRows,
-                    "Result consisted of more than one row",
-                ));
-            }
-            let Some(row) = rows.into_iter().next() else {
-                return Ok(Flow::NoData);
-            };
-            if row.len() != targets.len() {
-                return Err(Error::new(
-                    Code::OperandColumns,
-                    "The used SELECT statements have a different number of columns",
-                ));
-            }
-            for (t, v) in targets.iter().zip(row) {
-                assign(p, f, r, t, v)?;
-            }
-        }
-        Op::Open(c) => {
-            if f.cursors[*c].is_some() {
-                return Err(Error::new(
-                    Code::SpCursorAlreadyOpen,
-                    "Cursor is already open",
-                ));
-            }
-            let rows = r.rows(&p.cursors[*c], l!()).await?;
-            f.cursors[*c] = Some(rows.into());
-        }
-        Op::Fetch(c, targets) => return fetch(p, f, r, *c, targets),
-        Op::Close(c) => {
-            if f.cursors[*c].take().is_none() {
-                return Err(Error::new(Code::SpCursorNotOpen, "Cursor is not open"));
-            }
+        Op::SelectInto(..) | Op::Open(_) | Op::Fetch(..) | Op::Close(_) => {
+            return data_step(p, f, pc, r).await
         }
         Op::Signal {
             resignal,
@@ -282,6 +231,53 @@ async fn step_once<R: Runner>(
     Ok(Flow::Next)
 }
 
+/// SELECT ... INTO and the cursor steps.
+async fn data_step<R: Runner>(
+    p: &Program,
+    f: &mut Frame,
+    pc: usize,
+    r: &mut R,
+) -> Result<Flow, Error> {
+    let step = &p.steps[pc];
+    match &step.op {
+        Op::SelectInto(q, targets) => {
+            let rows = r.rows(q, locals(&step.names, f)).await?;
+            if rows.len() > 1 {
+                return Err(Error::new(
+                    Code::TooManyRows,
+                    "Result consisted of more than one row",
+                ));
+            }
+            let Some(row) = rows.into_iter().next() else {
+                return Ok(Flow::NoData);
+            };
+            let wrong = Error::new(
+                Code::WrongNumberOfColumnsInSelect,
+                "The used SELECT statements have a different number of columns",
+            );
+            assign_row(p, f, r, targets, row, wrong)?;
+        }
+        Op::Open(c) => {
+            if f.cursors[*c].is_some() {
+                return Err(Error::new(
+                    Code::SpCursorAlreadyOpen,
+                    "Cursor is already open",
+                ));
+            }
+            let rows = r.rows(&p.cursors[*c], locals(&step.names, f)).await?;
+            f.cursors[*c] = Some(rows.into());
+        }
+        Op::Fetch(c, targets) => return fetch(p, f, r, *c, targets),
+        Op::Close(c) => {
+            if f.cursors[*c].take().is_none() {
+                return Err(Error::new(Code::SpCursorNotOpen, "Cursor is not open"));
+            }
+        }
+        _ => {}
+    }
+    Ok(Flow::Next)
+}
+
 fn fetch<R: Runner>(
     p: &Program,
     f: &mut Frame,
@@ -295,16 +291,30 @@ fn fetch<R: Runner>(
     let Some(row) = rows.pop_front() else {
         return Err(no_data());
     };
+    let wrong = Error::new(
+        Code::SpWrongNoOfFetchArgs,
+        "Incorrect number of FETCH variables",
+    );
+    assign_row(p, f, r, targets, row, wrong)?;
+    Ok(Flow::Next)
+}
+
+/// A row's values into `targets`; `wrong` when the counts differ.
+fn assign_row<R: Runner>(
+    p: &Program,
+    f: &mut Frame,
+    r: &mut R,
+    targets: &[Target],
+    row: Vec<Value>,
+    wrong: Error,
+) -> Result<(), Error> {
     if row.len() != targets.len() {
-        return Err(Error::new(
-            Code::SpWrongNoOfFetchArgs,
-            "Incorrect number of FETCH variables",
-        ));
+        return Err(wrong);
     }
     for (t, v) in targets.iter().zip(row) {
         assign(p, f, r, t, v)?;
     }
-    Ok(Flow::Next)
+    Ok(())
 }
 
 /// SIGNAL / RESIGNAL: the error it raises (a warning-class SQLSTATE
