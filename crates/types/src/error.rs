@@ -334,22 +334,6 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn codes_and_states_match_mysql() {
-        assert_eq!(Code::Parse.number(), 1064);
-        assert_eq!(Code::Parse.sqlstate(), "42000");
-        assert_eq!(Code::LockDeadlock.sqlstate(), "40001");
-        assert_eq!(Error::no_such_table("d", "t").number(), 1146);
-        for s in [Code::DupEntry.sqlstate(), Code::NoSuchTable.sqlstate()] {
-            assert_eq!(s.len(), 5);
-        }
-    }
-}
-
 /// The SQLSTATE of a SIGNAL as a static string: each distinct value is
 /// kept once; past a few thousand distinct values, HY000 stands in (a
 /// client must not grow the table without bound).
@@ -368,4 +352,20 @@ pub fn intern_sqlstate(s: &str) -> &'static str {
     let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
     set.insert(leaked);
     leaked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_states_match_mysql() {
+        assert_eq!(Code::Parse.number(), 1064);
+        assert_eq!(Code::Parse.sqlstate(), "42000");
+        assert_eq!(Code::LockDeadlock.sqlstate(), "40001");
+        assert_eq!(Error::no_such_table("d", "t").number(), 1146);
+        for s in [Code::DupEntry.sqlstate(), Code::NoSuchTable.sqlstate()] {
+            assert_eq!(s.len(), 5);
+        }
+    }
 }

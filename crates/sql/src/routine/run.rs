@@ -268,11 +268,10 @@ async fn data_step<R: Runner>(
             f.cursors[*c] = Some(rows.into());
         }
         Op::Fetch(c, targets) => return fetch(p, f, r, *c, targets),
-        Op::Close(c) => {
-            if f.cursors[*c].take().is_none() {
-                return Err(Error::new(Code::SpCursorNotOpen, "Cursor is not open"));
-            }
-        }
+        Op::Close(c) => match f.cursors[*c].take() {
+            Some(_) => {}
+            None => return Err(Error::new(Code::SpCursorNotOpen, "Cursor is not open")),
+        },
         _ => {}
     }
     Ok(Flow::Next)

@@ -203,15 +203,13 @@ impl Session {
             None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
         };
         let found = self.engine.catalog.routine(&db, kind, &name.name);
+        let account = &self.grants.account;
         match &found {
-            Some(t) if kind == RoutineKind::Trigger => {
-                if !self
-                    .grants
-                    .account
-                    .has_on_table(Privs::TRIGGER, &db, &t.table)
-                {
-                    return Err(self.grants.table_denied("TRIGGER", &t.table));
-                }
+            Some(t)
+                if kind == RoutineKind::Trigger
+                    && !account.has_on_table(Privs::TRIGGER, &db, &t.table) =>
+            {
+                return Err(self.grants.table_denied("TRIGGER", &t.table));
             }
             _ if kind != RoutineKind::Trigger => self.need_on_db(Privs::ALTER_ROUTINE, &db)?,
             _ => {}
@@ -272,7 +270,7 @@ impl Session {
         }
         let values = self.call_args(&cr, &db, args).await?;
         self.enter_call(&db, &def.name)?;
-        let saved_db = std::mem::replace(&mut self.ctx.database, Some(db.clone()));
+        let saved_db = self.ctx.database.replace(db.clone());
         let mut frame = Frame::new(&program, values);
         let r = run(&program, &mut frame, &mut SessionRunner { s: self }).await;
         self.ctx.database = saved_db;
