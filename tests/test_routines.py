@@ -144,3 +144,33 @@ def test_kill_query_stops_an_endless_loop(server, connect):
         with pytest.raises(pymysql.err.OperationalError) as e:
             cur.execute("CALL spin()")
         assert e.value.args[0] == 1317
+
+
+def test_privileges_of_a_user_without_rights(server, cur, db):
+    from lockstep_server import code_of
+    cur.execute("CREATE TABLE t (a INT PRIMARY KEY)")
+    cur.execute("CREATE PROCEDURE p() SELECT 1")
+    cur.execute("DROP USER IF EXISTS rt_user")
+    cur.execute("CREATE USER rt_user IDENTIFIED BY 'pw'")
+    cur.execute(f"GRANT SELECT, INSERT ON `{db}`.* TO rt_user")
+    try:
+        u = server.connect(db=db, user="rt_user", password="pw")
+        with u.cursor() as c:
+            assert code_of(lambda: c.execute("CREATE PROCEDURE q() SELECT 1")) == 1044
+            assert code_of(lambda: c.execute("CALL p()")) == 1370
+            assert code_of(lambda: c.execute("DROP PROCEDURE p")) == 1370
+            assert code_of(lambda: c.execute(
+                "CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.a = 1")) == 1142
+        u.close()
+        cur.execute(f"GRANT UPDATE, EXECUTE, CREATE ROUTINE, TRIGGER ON `{db}`.* TO rt_user")
+        u = server.connect(db=db, user="rt_user", password="pw")
+        with u.cursor() as c:
+            c.execute("CALL p()")
+            assert c.fetchall() == ((1,),)
+            c.execute("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.a = NEW.a + 1")
+            c.execute("INSERT INTO t VALUES (1)")
+            c.execute("SELECT a FROM t")
+            assert c.fetchall() == ((2,),)
+        u.close()
+    finally:
+        cur.execute("DROP USER IF EXISTS rt_user")

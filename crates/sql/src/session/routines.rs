@@ -92,6 +92,17 @@ impl Session {
         }
     }
 
+    /// 1370: `what` (execute, alter routine) is not granted.
+    fn routine_denied(&self, what: &str, db: &str, name: &str) -> Error {
+        Error::new(
+            Code::ProcaccessDenied,
+            format!(
+                "{what} command denied to user {} for routine '{db}.{name}'",
+                self.grants.who()
+            ),
+        )
+    }
+
     fn need_on_db(&self, p: Privs, db: &str) -> R<()> {
         if super::is_system_db(db) || !self.grants.account.has_on_database(p, db) {
             return Err(self.grants.database_denied(db));
@@ -211,7 +222,13 @@ impl Session {
             {
                 return Err(self.grants.table_denied("TRIGGER", &t.table));
             }
-            _ if kind != RoutineKind::Trigger => self.need_on_db(Privs::ALTER_ROUTINE, &db)?,
+            Some(r)
+                if kind != RoutineKind::Trigger
+                    && !account.has_on_database(Privs::ALTER_ROUTINE, &db) =>
+            {
+                return Err(self.routine_denied("alter routine", &db, &r.name));
+            }
+            None if kind != RoutineKind::Trigger => self.need_on_db(Privs::ALTER_ROUTINE, &db)?,
             _ => {}
         }
         self.commit().await?;
@@ -247,13 +264,7 @@ impl Session {
             .routine(&db, kind, &name.name)
             .ok_or_else(|| not_exist(kind, &db, &name.name))?;
         if !self.grants.account.has_on_database(Privs::EXECUTE, &db) {
-            return Err(Error::new(
-                Code::ProcaccessDenied,
-                format!(
-                    "execute command denied to user '{}'@'{}' for routine '{db}.{}'",
-                    self.grants.account.user, self.grants.account.host, def.name
-                ),
-            ));
+            return Err(self.routine_denied("execute", &db, &def.name));
         }
         let RoutineStatement::Create(cr) = parse_def(&def)? else {
             return Err(Error::internal("stored procedure is not a routine"));
