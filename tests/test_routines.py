@@ -174,3 +174,25 @@ def test_privileges_of_a_user_without_rights(server, cur, db):
         u.close()
     finally:
         cur.execute("DROP USER IF EXISTS rt_user")
+
+
+@pytest.mark.skipif(TARGET != "lockstep", reason="lockstep replicas")
+def test_replica_gets_definitions_and_trigger_rows_once(replication_servers):
+    from test_replication import setup_source, start_replica, wait_caught_up
+    source, replica = replication_servers(2)
+    setup_source(source)
+    start_replica(replica, source)
+    source.sql("CREATE DATABASE d")
+    conn = source.connect(db="d")
+    with conn.cursor() as cur:
+        _setup(cur)
+        cur.execute("INSERT INTO t VALUES (7, 'q')")
+    conn.close()
+    wait_caught_up(source, [replica])
+    # The trigger's row came as a row event; the replica does not fire it again.
+    assert replica.sql("SELECT msg FROM d.log ORDER BY id") == (("ins 7",),)
+    assert replica.sql("SELECT twice(4)", db="d") == ((8,),)
+    source.sql("DROP FUNCTION d.twice")
+    wait_caught_up(source, [replica])
+    assert replica.sql("SELECT COUNT(*) FROM information_schema.ROUTINES "
+                       "WHERE ROUTINE_SCHEMA = 'd'") == ((1,),)
