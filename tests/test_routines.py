@@ -150,6 +150,7 @@ def test_privileges_of_a_user_without_rights(server, cur, db):
     from lockstep_server import code_of
     cur.execute("CREATE TABLE t (a INT PRIMARY KEY)")
     cur.execute("CREATE PROCEDURE p() SELECT 1")
+    cur.execute("CREATE FUNCTION one_f() RETURNS INT RETURN 1")
     cur.execute("DROP USER IF EXISTS rt_user")
     cur.execute("CREATE USER rt_user IDENTIFIED BY 'pw'")
     cur.execute(f"GRANT SELECT, INSERT ON `{db}`.* TO rt_user")
@@ -158,6 +159,7 @@ def test_privileges_of_a_user_without_rights(server, cur, db):
         with u.cursor() as c:
             assert code_of(lambda: c.execute("CREATE PROCEDURE q() SELECT 1")) == 1044
             assert code_of(lambda: c.execute("CALL p()")) == 1370
+            assert code_of(lambda: c.execute("SELECT one_f()")) == 1370
             assert code_of(lambda: c.execute("DROP PROCEDURE p")) == 1370
             assert code_of(lambda: c.execute(
                 "CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.a = 1")) == 1142
@@ -166,6 +168,8 @@ def test_privileges_of_a_user_without_rights(server, cur, db):
         u = server.connect(db=db, user="rt_user", password="pw")
         with u.cursor() as c:
             c.execute("CALL p()")
+            assert c.fetchall() == ((1,),)
+            c.execute("SELECT one_f()")
             assert c.fetchall() == ((1,),)
             c.execute("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.a = NEW.a + 1")
             c.execute("INSERT INTO t VALUES (1)")

@@ -1306,8 +1306,7 @@ fn other_ddl() {
         Code::Parse
     );
     assert_eq!(
-        err("CREATE PROCEDURE p() BEGIN DECLARE UNDO HANDLER FOR SQLEXCEPTION BEGIN END; END")
-            .code,
+        err("CREATE PROCEDURE p() BEGIN DECLARE UNDO HANDLER FOR SQLEXCEPTION BEGIN END; END").code,
         Code::NotSupportedYet
     );
     match one("CREATE OR REPLACE ALGORITHM = MERGE DEFINER = 'u'@'h' SQL SECURITY INVOKER VIEW d.v (a, b) AS SELECT 1, 2 UNION SELECT 3, 4 WITH LOCAL CHECK OPTION") {

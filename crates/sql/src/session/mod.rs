@@ -863,6 +863,7 @@ impl Session {
         // One atomic load unless an account changed; nothing else for root.
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(stmt, self.ctx.database.as_deref())?;
+        self.check_function_execute(stmt)?;
         self.refuse_read_only(stmt)?;
         if changes_schema(stmt) {
             self.refuse_writes()?;

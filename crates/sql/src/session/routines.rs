@@ -92,6 +92,29 @@ impl Session {
         }
     }
 
+    /// The stored functions a statement calls need EXECUTE (1370).
+    pub(super) fn check_function_execute(&self, stmt: &Statement) -> R<()> {
+        let Some(db) = self.ctx.database.as_deref() else {
+            return Ok(());
+        };
+        if self.grants.superuser() || self.grants.account.has_on_database(Privs::EXECUTE, db) {
+            return Ok(());
+        }
+        let mut denied = None;
+        crate::parser::visit_statement(stmt, &mut |e| {
+            if let Expr::Function { name, .. } = e {
+                let kind = RoutineKind::Function;
+                if denied.is_none() && self.engine.catalog.routine(db, kind, name).is_some() {
+                    denied = Some(name.to_lowercase());
+                }
+            }
+        });
+        match denied {
+            Some(name) => Err(self.routine_denied("execute", db, &name)),
+            None => Ok(()),
+        }
+    }
+
     /// 1370: `what` (execute, alter routine) is not granted.
     fn routine_denied(&self, what: &str, db: &str, name: &str) -> Error {
         Error::new(
