@@ -114,6 +114,7 @@ error_codes! {
     SignalException = 1644, "HY000";
     ResignalWithoutActiveHandler = 1645, "0K000";
     TrgAlreadyExists = 1359, "HY000";
+    ReferencedTrgDoesNotExist = 3011, "HY000";
     TrgDoesNotExist = 1360, "HY000";
     TrgOnViewOrTempTable = 1361, "HY000";
     TrgCantChangeRow = 1362, "HY000";

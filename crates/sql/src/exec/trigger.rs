@@ -2,8 +2,8 @@
 //! statement: an error in one fails (and rolls back) the statement.
 
 use super::{Exec, Result};
-use crate::parser::{RoutineStatement, TriggerEvent};
-use crate::routine::call::{parse_def, trigger_program};
+use crate::parser::TriggerEvent;
+use crate::routine::call::{action_order, trigger_program};
 use crate::routine::run::Frame;
 use crate::routine::Program;
 use lockstep_engine::Error as EngineError;
@@ -39,11 +39,11 @@ impl Exec<'_> {
             table: (table.id, def.name.clone()),
             ..Triggers::default()
         };
-        for t in self.engine.catalog.triggers(&def.database, &def.name) {
-            let RoutineStatement::CreateTrigger(ct) = parse_def(&t).map_err(EngineError::Sql)?
-            else {
-                continue;
-            };
+        let all = self.engine.catalog.triggers(&def.database, &def.name);
+        if all.is_empty() {
+            return Ok(out);
+        }
+        for (t, ct) in action_order(all).map_err(EngineError::Sql)? {
             if ct.event != event {
                 continue;
             }

@@ -200,9 +200,14 @@ impl Parser<'_> {
         self.expect_kw("FOR")?;
         self.expect_kw("EACH")?;
         self.expect_kw("ROW")?;
-        if self.is_any_kw(&["FOLLOWS", "PRECEDES"]) {
-            return Err(self.unsupported("FOLLOWS/PRECEDES"));
-        }
+        let order = match self.is_any_kw(&["FOLLOWS", "PRECEDES"]) {
+            true => {
+                let follows = self.eat_kw("FOLLOWS");
+                self.eat_kw("PRECEDES");
+                Some((follows, self.ident_any()?))
+            }
+            false => None,
+        };
         let mut body = Body {
             p: self,
             scopes: vec![Vec::new()],
@@ -216,6 +221,7 @@ impl Parser<'_> {
             before,
             event,
             table,
+            order,
             body,
             definition: self.text_from(text_start),
         })))

@@ -92,6 +92,8 @@ pub struct CreateTrigger {
     pub before: bool,
     pub event: TriggerEvent,
     pub table: ObjectName,
+    /// FOLLOWS (true) or PRECEDES (false) another trigger of the table.
+    pub order: Option<(bool, String)>,
     pub body: SpStmt,
     pub definition: String,
 }

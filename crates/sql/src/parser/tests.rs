@@ -1297,10 +1297,15 @@ fn other_ddl() {
         },
         s => panic!("{s:?}"),
     }
-    assert_eq!(
-        err("CREATE TRIGGER g BEFORE INSERT ON t FOR EACH ROW FOLLOWS h SET @a = 1").code,
-        Code::NotSupportedYet
-    );
+    match one("CREATE TRIGGER g BEFORE INSERT ON t FOR EACH ROW PRECEDES h SET @a = 1") {
+        Statement::Routine(r) => match *r {
+            RoutineStatement::CreateTrigger(ct) => {
+                assert_eq!(ct.order, Some((false, "h".to_string())))
+            }
+            other => panic!("{other:?}"),
+        },
+        s => panic!("{s:?}"),
+    }
     assert_eq!(
         err("CREATE PROCEDURE p() BEGIN DECLARE x INT; lbl: SET x = 1; END").code,
         Code::Parse

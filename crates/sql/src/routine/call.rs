@@ -58,6 +58,31 @@ pub fn trigger_program(
     compile(&ct.name.name, Vec::new(), None, preset, &ct.body)
 }
 
+/// A table's triggers (in creation order) in action order: each placed
+/// where its FOLLOWS / PRECEDES put it when it was created.
+pub fn action_order(
+    defs: Vec<Arc<RoutineDef>>,
+) -> Result<Vec<(Arc<RoutineDef>, CreateTrigger)>, Error> {
+    let mut out: Vec<(Arc<RoutineDef>, CreateTrigger)> = Vec::with_capacity(defs.len());
+    for def in defs {
+        let RoutineStatement::CreateTrigger(ct) = parse_def(&def)? else {
+            continue;
+        };
+        let at = match &ct.order {
+            Some((follows, other)) => out
+                .iter()
+                .position(|(d, _)| d.name == *other)
+                .map(|i| i + usize::from(*follows)),
+            None => None,
+        };
+        match at {
+            Some(i) => out.insert(i, (def, *ct)),
+            None => out.push((def, *ct)),
+        }
+    }
+    Ok(out)
+}
+
 pub fn wrong_args(kind: &str, db: &str, name: &str, want: usize, got: usize) -> Error {
     Error::new(
         Code::SpWrongNoOfArgs,

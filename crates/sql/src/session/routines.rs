@@ -115,6 +115,25 @@ impl Session {
         }
     }
 
+    /// FOLLOWS / PRECEDES name a trigger of the table with the same event
+    /// and timing (3011).
+    fn check_trigger_order(&self, ct: &CreateTrigger, db: &str, table: &str) -> R<()> {
+        let Some((_, other)) = &ct.order else {
+            return Ok(());
+        };
+        let all = crate::routine::call::action_order(self.engine.catalog.triggers(db, table))?;
+        let same = all
+            .iter()
+            .any(|(d, t)| d.name == *other && t.event == ct.event && t.before == ct.before);
+        if same {
+            return Ok(());
+        }
+        Err(Error::new(
+            Code::ReferencedTrgDoesNotExist,
+            format!("Referenced trigger '{other}' for the given action time and event type does not exist."),
+        ))
+    }
+
     /// 1370: `what` (execute, alter routine) is not granted.
     fn routine_denied(&self, what: &str, db: &str, name: &str) -> Error {
         Error::new(
@@ -196,6 +215,7 @@ impl Session {
         let columns = trigger_columns(&table.def());
         check_body(&ct.body, false, &ct.name.name, false)?;
         check_trigger_rows(ct)?;
+        self.check_trigger_order(ct, &db, &table.def().name)?;
         trigger_program(ct, &columns)?;
         let name = &ct.name.name;
         if self

@@ -2,8 +2,8 @@
 //! stored definitions the user may see.
 
 use super::super::infoschema::table;
-use crate::parser::{ParamMode, RoutineStatement};
-use crate::routine::call::parse_def;
+use crate::parser::{ParamMode, RoutineStatement, TriggerEvent};
+use crate::routine::call::{action_order, parse_def};
 use crate::session::Session;
 use lockstep_accounts::Privs;
 use lockstep_engine::catalog::Catalog;
@@ -37,50 +37,84 @@ fn visible(session: &Session, def: &RoutineDef) -> bool {
 }
 
 pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
-    let (mut routines, mut params, mut triggers) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut routines, mut params) = (Vec::new(), Vec::new());
     for def in session.engine().catalog.routines(None) {
         if !visible(session, &def) {
             continue;
         }
-        match parse_def(&def) {
-            Ok(RoutineStatement::Create(cr)) => {
-                let returns = cr.returns.map(|t| t.to_string());
-                routines.push(vec![
-                    s(&def.name),
-                    s("def"),
-                    s(&def.database),
-                    s(&def.name),
-                    s(def.kind.keyword()),
-                    returns.as_deref().map_or(Value::Null, s),
-                    s("SQL"),
-                    s(body_of(&def.definition)),
-                    s(if cr.deterministic { "YES" } else { "NO" }),
-                    s(&cr.data_access),
-                    s(if cr.security_definer {
-                        "DEFINER"
-                    } else {
-                        "INVOKER"
-                    }),
-                    created(&def),
-                    created(&def),
-                    s(SQL_MODE),
-                    s(&cr.comment),
-                    s(&format!("{}@{}", def.definer.0, def.definer.1)),
-                ]);
-                if let Some(r) = &returns {
-                    params.push(param_row(&def, 0, None, "", r));
-                }
-                for (i, p) in cr.params.iter().enumerate() {
-                    let mode = match p.mode {
-                        ParamMode::In => "IN",
-                        ParamMode::Out => "OUT",
-                        ParamMode::InOut => "INOUT",
-                    };
-                    let ty = p.data_type.to_string();
-                    params.push(param_row(&def, i + 1, Some(mode), &p.name, &ty));
-                }
+        if def.kind == RoutineKind::Trigger {
+            continue;
+        }
+        let Ok(RoutineStatement::Create(cr)) = parse_def(&def) else {
+            continue;
+        };
+        let returns = cr.returns.map(|t| t.to_string());
+        routines.push(vec![
+            s(&def.name),
+            s("def"),
+            s(&def.database),
+            s(&def.name),
+            s(def.kind.keyword()),
+            returns.as_deref().map_or(Value::Null, s),
+            s("SQL"),
+            s(body_of(&def.definition)),
+            s(if cr.deterministic { "YES" } else { "NO" }),
+            s(&cr.data_access),
+            s(if cr.security_definer {
+                "DEFINER"
+            } else {
+                "INVOKER"
+            }),
+            created(&def),
+            created(&def),
+            s(SQL_MODE),
+            s(&cr.comment),
+            s(&format!("{}@{}", def.definer.0, def.definer.1)),
+        ]);
+        if let Some(r) = &returns {
+            params.push(param_row(&def, 0, None, "", r));
+        }
+        for (i, p) in cr.params.iter().enumerate() {
+            let mode = match p.mode {
+                ParamMode::In => "IN",
+                ParamMode::Out => "OUT",
+                ParamMode::InOut => "INOUT",
+            };
+            let ty = p.data_type.to_string();
+            params.push(param_row(&def, i + 1, Some(mode), &p.name, &ty));
+        }
+    }
+    add(cat, routines, params, trigger_rows(session));
+}
+
+/// information_schema.TRIGGERS rows the user may see: by schema and
+/// table, each table's in action order, ACTION_ORDER counting 1, 2, ...
+/// among those of one event and timing.
+pub(super) fn trigger_rows(session: &Session) -> Vec<Vec<Value>> {
+    let catalog = &session.engine().catalog;
+    let mut tables: Vec<(String, String)> = catalog
+        .routines(None)
+        .iter()
+        .filter(|d| d.kind == RoutineKind::Trigger)
+        .map(|d| (d.database.clone(), d.table.clone()))
+        .collect();
+    tables.dedup();
+    tables.sort();
+    tables.dedup();
+    let mut rows = Vec::new();
+    for (db, table) in tables {
+        let ordered = action_order(catalog.triggers(&db, &table)).unwrap_or_default();
+        let mut counts: Vec<(TriggerEvent, bool)> = Vec::new();
+        for (def, ct) in ordered {
+            counts.push((ct.event, ct.before));
+            if !visible(session, &def) {
+                continue;
             }
-            Ok(RoutineStatement::CreateTrigger(ct)) => triggers.push(vec![
+            let n = counts
+                .iter()
+                .filter(|k| **k == (ct.event, ct.before))
+                .count();
+            rows.push(vec![
                 s("def"),
                 s(&def.database),
                 s(&def.name),
@@ -88,7 +122,7 @@ pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
                 s("def"),
                 s(&def.database),
                 s(&def.table),
-                Value::Int(0),
+                Value::Int(n as i64),
                 s(body_of(&def.definition)),
                 s("ROW"),
                 s(if ct.before { "BEFORE" } else { "AFTER" }),
@@ -97,44 +131,10 @@ pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
                 created(&def),
                 s(SQL_MODE),
                 s(&format!("{}@{}", def.definer.0, def.definer.1)),
-            ]),
-            _ => {}
+            ]);
         }
     }
-    number_triggers(&mut triggers);
-    add(cat, routines, params, triggers);
-}
-
-/// ACTION_ORDER: 1, 2, ... among a table's triggers of one event and timing.
-fn number_triggers(rows: &mut [Vec<Value>]) {
-    rows.sort_by(|a, b| {
-        let key = |r: &Vec<Value>| {
-            (
-                r[1].to_string(),
-                r[6].to_string(),
-                r[3].to_string(),
-                r[10].to_string(),
-            )
-        };
-        key(a).cmp(&key(b)).then(a[13].sort_cmp(&b[13]))
-    });
-    let mut prev = None;
-    let mut n = 0;
-    for r in rows.iter_mut() {
-        let key = (
-            r[1].to_string(),
-            r[6].to_string(),
-            r[3].to_string(),
-            r[10].to_string(),
-        );
-        n = if prev.as_ref() == Some(&key) {
-            n + 1
-        } else {
-            1
-        };
-        prev = Some(key);
-        r[7] = Value::Int(n);
-    }
+    rows
 }
 
 fn param_row(def: &RoutineDef, pos: usize, mode: Option<&str>, name: &str, ty: &str) -> Vec<Value> {

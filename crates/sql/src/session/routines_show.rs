@@ -115,34 +115,29 @@ impl Session {
             Some(d) => d.to_string(),
             None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
         };
+        // information_schema.TRIGGERS' rows (in action order) reshaped.
         let mut out = Vec::new();
-        for def in self.engine.catalog.routines(Some(&db)) {
-            if def.kind != RoutineKind::Trigger || !filtered(&def.table, filter)? {
+        for r in super::infoschema::trigger_rows(self) {
+            let table = r[6].to_string();
+            if r[1].to_string() != db || !filtered(&table, filter)? {
                 continue;
             }
-            let RoutineStatement::CreateTrigger(ct) = parse_def(&def)? else {
-                continue;
-            };
-            let body = super::infoschema::body_of(&def.definition);
+            let [_, _, name, event, _, _, table, _, body, _, timing, _, _, created, mode, definer] =
+                <[Value; 16]>::try_from(r).map_err(|_| Error::internal("trigger row"))?;
             out.push(vec![
-                Value::str(&def.name),
-                Value::str(ct.event.keyword()),
-                Value::str(&def.table),
-                Value::str(body),
-                Value::str(if ct.before { "BEFORE" } else { "AFTER" }),
-                super::infoschema::created(&def),
-                Value::str(SQL_MODE),
-                Value::str(&format!("{}@{}", def.definer.0, def.definer.1)),
+                name,
+                event,
+                table,
+                body,
+                timing,
+                created,
+                mode,
+                definer,
                 Value::str("utf8mb4"),
                 Value::str("utf8mb4_0900_ai_ci"),
                 Value::str("utf8mb4_0900_ai_ci"),
             ]);
         }
-        // By table, event, timing (BEFORE first), then action order.
-        out.sort_by(|a, b| {
-            let key = |r: &Vec<Value>| (r[2].to_string(), r[1].to_string(), r[4].to_string());
-            key(a).cmp(&key(b)).then(a[5].sort_cmp(&b[5]))
-        });
         let names = [
             "Trigger",
             "Event",
