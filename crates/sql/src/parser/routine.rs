@@ -31,13 +31,7 @@ impl Parser<'_> {
                 });
             }
         }
-        let kind = if self.eat_kw("PROCEDURE") {
-            RoutineKind::Procedure
-        } else if self.eat_kw("FUNCTION") {
-            RoutineKind::Function
-        } else if self.eat_kw("TRIGGER") {
-            RoutineKind::Trigger
-        } else {
+        let Some(kind) = self.routine_kind() else {
             self.pos = start;
             return Ok(None);
         };
@@ -49,6 +43,19 @@ impl Parser<'_> {
             _ => self.routine_rest(kind, name, definer, if_not_exists, text_start)?,
         };
         Ok(Some(Statement::Routine(Box::new(stmt))))
+    }
+
+    /// PROCEDURE, FUNCTION or TRIGGER, taken if it is the next word.
+    fn routine_kind(&mut self) -> Option<RoutineKind> {
+        let kind = [
+            ("PROCEDURE", RoutineKind::Procedure),
+            ("FUNCTION", RoutineKind::Function),
+            ("TRIGGER", RoutineKind::Trigger),
+        ]
+        .into_iter()
+        .find(|(kw, _)| self.is_kw(kw))?;
+        self.advance();
+        Some(kind.1)
     }
 
     fn text_from(&self, start: usize) -> String {
@@ -229,13 +236,7 @@ impl Parser<'_> {
 
     /// After DROP: `PROCEDURE|FUNCTION|TRIGGER [IF EXISTS] name`.
     pub(super) fn parse_drop_routine(&mut self) -> Result<Option<Statement>> {
-        let kind = if self.eat_kw("PROCEDURE") {
-            RoutineKind::Procedure
-        } else if self.eat_kw("FUNCTION") {
-            RoutineKind::Function
-        } else if self.eat_kw("TRIGGER") {
-            RoutineKind::Trigger
-        } else {
+        let Some(kind) = self.routine_kind() else {
             return Ok(None);
         };
         let if_exists = self.if_exists()?;
