@@ -487,7 +487,8 @@ impl Body<'_, '_> {
         if p.eat_kw("SQLSTATE") {
             p.eat_kw("VALUE");
             let s = p.string_literal()?;
-            if s.len() != 5 || s.starts_with("00") {
+            let valid = s.len() == 5 && s.bytes().all(|b| b.is_ascii_alphanumeric());
+            if !valid || s.starts_with("00") {
                 return Err(lockstep_types::Error::new(
                     lockstep_types::error::Code::SpBadSqlstate,
                     format!("Bad SQLSTATE: '{s}'"),
