@@ -6,8 +6,10 @@
 pub mod gtid;
 pub mod mysql;
 pub use gtid::{Gtid, GtidSet};
+pub mod routine;
 pub mod view;
 pub mod writeset;
+pub use routine::{RoutineDef, RoutineKind};
 pub use view::{CheckOption, ViewDef};
 
 use lockstep_accounts::Account;
@@ -137,6 +139,15 @@ pub enum Event {
         table: u32,
         checks: Vec<CheckConstraint>,
     },
+    /// CREATE PROCEDURE / FUNCTION / TRIGGER: the whole definition.
+    PutRoutine {
+        routine: RoutineDef,
+    },
+    DropRoutine {
+        database: String,
+        kind: RoutineKind,
+        name: String,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -187,7 +198,9 @@ impl Event {
             | Event::PutAccount { .. }
             | Event::DropAccount { .. }
             | Event::PutView { .. }
-            | Event::DropView { .. } => None,
+            | Event::DropView { .. }
+            | Event::PutRoutine { .. }
+            | Event::DropRoutine { .. } => None,
         }
     }
 }
@@ -493,6 +506,18 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
                 let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
                 writeln!(s, "### CHECKS OF {}: {}", tables(*table), names.join(", "))
             }
+            Event::PutRoutine { routine } => writeln!(
+                s,
+                "### {} `{}`.`{}`",
+                routine.kind.keyword(),
+                routine.database,
+                routine.name
+            ),
+            Event::DropRoutine {
+                database,
+                kind,
+                name,
+            } => writeln!(s, "### DROP {} `{database}`.`{name}`", kind.keyword()),
         };
     }
     s

@@ -1,7 +1,7 @@
 //! The catalog: databases and tables by name and by id. Lookups take a
 //! read latch for a hash probe; DDL (rare) takes the write side briefly.
 
-use lockstep_binlog::ViewDef;
+use lockstep_binlog::{RoutineDef, RoutineKind, ViewDef};
 use lockstep_tables::{CheckConstraint, ForeignKey, Table, TableDef};
 use parking_lot::RwLock;
 use std::collections::{BTreeMap, HashMap};
@@ -30,6 +30,8 @@ struct Inner {
     views: HashMap<(String, String), Arc<ViewDef>>,
     /// CHECK constraints by table id (tables without any are absent).
     checks: HashMap<u32, Arc<[CheckConstraint]>>,
+    /// Stored programs by (database, kind, key): see `routine_key`.
+    routines: BTreeMap<(String, RoutineKind, String), Arc<RoutineDef>>,
 }
 
 #[derive(Default)]
@@ -97,6 +99,7 @@ impl Catalog {
         let mut inner = self.inner.write();
         inner.databases.remove(name);
         inner.views.retain(|(d, _), _| d != name);
+        inner.routines.retain(|(d, _, _), _| d != name);
         let ids: Vec<u32> = inner
             .tables
             .iter()
@@ -231,8 +234,73 @@ impl Catalog {
             .insert((database.to_string(), name.to_string()), table);
     }
 
+    /// DROP TABLE: its triggers go with it, as in MySQL (ALTER TABLE's
+    /// `replace_table` keeps them).
     pub(crate) fn remove_table(&self, id: u32) {
-        remove_table_locked(&mut self.inner.write(), id);
+        let mut inner = self.inner.write();
+        if let Some(def) = inner.by_id.get(&id).map(|t| t.def()) {
+            inner.routines.retain(|(d, k, _), r| {
+                !(*k == RoutineKind::Trigger && *d == def.database && r.table == def.name)
+            });
+        }
+        remove_table_locked(&mut inner, id);
+    }
+
+    /// The catalog key of a stored program: procedure and function names
+    /// are case-insensitive, trigger names are not.
+    pub fn routine_key(db: &str, kind: RoutineKind, name: &str) -> (String, RoutineKind, String) {
+        let name = match kind {
+            RoutineKind::Trigger => name.to_string(),
+            _ => name.to_lowercase(),
+        };
+        (db.to_string(), kind, name)
+    }
+
+    pub fn routine(&self, db: &str, kind: RoutineKind, name: &str) -> Option<Arc<RoutineDef>> {
+        let key = Self::routine_key(db, kind, name);
+        self.inner.read().routines.get(&key).cloned()
+    }
+
+    /// Every stored program (of `db` when given), by database, kind, name.
+    pub fn routines(&self, db: Option<&str>) -> Vec<Arc<RoutineDef>> {
+        let inner = self.inner.read();
+        inner
+            .routines
+            .iter()
+            .filter(|((d, _, _), _)| db.is_none_or(|x| x == d))
+            .map(|(_, r)| r.clone())
+            .collect()
+    }
+
+    /// The triggers of a table, in action order (creation order).
+    pub fn triggers(&self, db: &str, table: &str) -> Vec<Arc<RoutineDef>> {
+        let inner = self.inner.read();
+        if inner.routines.is_empty() {
+            return Vec::new();
+        }
+        let mut v: Vec<_> = inner
+            .routines
+            .iter()
+            .filter(|((d, k, _), r)| *k == RoutineKind::Trigger && d == db && r.table == table)
+            .map(|(_, r)| r.clone())
+            .collect();
+        v.sort_by_key(|r| r.created);
+        v
+    }
+
+    pub fn all_routines(&self) -> Vec<RoutineDef> {
+        let inner = self.inner.read();
+        inner.routines.values().map(|r| (**r).clone()).collect()
+    }
+
+    pub(crate) fn put_routine(&self, routine: RoutineDef) {
+        let key = Self::routine_key(&routine.database, routine.kind, &routine.name);
+        self.inner.write().routines.insert(key, Arc::new(routine));
+    }
+
+    pub(crate) fn remove_routine(&self, db: &str, kind: RoutineKind, name: &str) -> bool {
+        let key = Self::routine_key(db, kind, name);
+        self.inner.write().routines.remove(&key).is_some()
     }
 
     /// Whether any table has a foreign key: when none has, DML skips the

@@ -11,7 +11,7 @@
 //! full images applied by primary key (5.15).
 
 use lockstep_accounts::Account;
-use lockstep_binlog::{GtidSet, ViewDef};
+use lockstep_binlog::{GtidSet, RoutineDef, ViewDef};
 use lockstep_tables::{CheckConstraint, ForeignKey, Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
@@ -19,8 +19,9 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 09: as 08, with every table's CHECK constraints after the table list, as
-// (table id, constraints) pairs. 08: as 07, with the views after the accounts. 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
+// 09: as 08, with the stored programs (procedures, functions, triggers)
+// after the views, and every table's CHECK constraints after the table
+// list as (table id, constraints) pairs. 08: as 07, with the views after the accounts. 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
 // sources included) and the next sequence_number after next_gno. 05: the body's length and CRC,
 // then the body written as a stream (the
 // header fields, then each table's definition and rows), so that a
@@ -56,6 +57,8 @@ pub struct Snapshot {
     pub views: Vec<ViewDef>,
     /// CHECK constraints by table id (none before format 09).
     pub checks: Vec<(u32, Vec<CheckConstraint>)>,
+    /// Stored programs (none before format 09).
+    pub routines: Vec<RoutineDef>,
 }
 
 pub struct TableSnapshot {
@@ -154,6 +157,7 @@ pub struct SchemaObjects<'a> {
     pub databases: &'a [String],
     pub accounts: &'a [Account],
     pub views: &'a [ViewDef],
+    pub routines: &'a [RoutineDef],
 }
 
 /// Tag before each table and each row: one follows, or the list ends.
@@ -217,6 +221,7 @@ impl SnapshotWriter {
         w.put(schema.databases)?;
         w.put(schema.accounts)?;
         w.put(schema.views)?;
+        w.put(schema.routines)?;
         Ok(w)
     }
 
@@ -413,6 +418,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
         databases: Vec::new(),
         accounts: Vec::new(),
         views: Vec::new(),
+        routines: Vec::new(),
         tables: Vec::new(),
         checks: Vec::new(),
     };
@@ -426,6 +432,9 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
     snap.accounts = get(r)?;
     if views {
         snap.views = get(r)?;
+    }
+    if format >= Format::V09 {
+        snap.routines = get(r)?;
     }
     while get::<u8>(r)? == MORE {
         let def = get(r)?;
@@ -487,6 +496,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
         accounts: old.accounts,
         views: Vec::new(),
         checks: Vec::new(),
+        routines: Vec::new(),
         tables: old
             .tables
             .into_iter()
@@ -562,6 +572,15 @@ mod tests {
                     enforced: false,
                 }],
             )],
+            routines: vec![RoutineDef {
+                database: "d".into(),
+                name: "p".into(),
+                kind: lockstep_binlog::RoutineKind::Procedure,
+                definer: ("root".into(), "%".into()),
+                definition: "() SELECT 1".into(),
+                table: String::new(),
+                created: 5,
+            }],
         }
     }
 
@@ -576,6 +595,7 @@ mod tests {
                 databases: &snap.databases,
                 accounts: &snap.accounts,
                 views: &snap.views,
+                routines: &snap.routines,
             },
         )
         .expect("create");
@@ -595,6 +615,7 @@ mod tests {
         assert_eq!((a.start_lsn, a.next_gno), (b.start_lsn, b.next_gno));
         assert_eq!(a.databases, b.databases);
         assert_eq!(a.views, b.views);
+        assert_eq!(a.routines, b.routines);
         assert_eq!(a.tables.len(), b.tables.len());
         for (x, y) in a.tables.iter().zip(&b.tables) {
             assert_eq!(x.def.name, y.def.name);
@@ -792,18 +813,14 @@ mod tests {
             accounts: snap.accounts.clone(),
             views: Vec::new(),
             checks: Vec::new(),
+            routines: Vec::new(),
             tables,
             ..*snap
         }
     }
 
-    #[test]
-    fn format_07_is_still_read() {
-        let dir = temp_dir("v07");
-        let snap = without_views(&snapshot());
-        let path = write(&dir, &snap);
-        let file = std::fs::read(&path).expect("read");
-        // 07 is 08 without the (here empty) view list after the accounts.
+    /// The body's fields before the views, as every format since 06 writes them.
+    fn header_fields(snap: &Snapshot) -> Vec<u8> {
         let mut prefix = Vec::new();
         for v in [snap.start_lsn, snap.next_gno] {
             prefix.extend(bincode::serialize(&v).expect("serialize"));
@@ -812,10 +829,22 @@ mod tests {
         prefix.extend(bincode::serialize(&snap.next_sequence).expect("serialize"));
         prefix.extend(bincode::serialize(&snap.databases).expect("serialize"));
         prefix.extend(bincode::serialize(&snap.accounts).expect("serialize"));
+        prefix
+    }
+
+    #[test]
+    fn format_07_is_still_read() {
+        let dir = temp_dir("v07");
+        let snap = without_views(&snapshot());
+        let path = write(&dir, &snap);
+        let file = std::fs::read(&path).expect("read");
+        // 07 is 09 without the (here empty) view and routine lists after
+        // the accounts.
+        let prefix = header_fields(&snap);
         let body08 = &file[20..];
         assert_eq!(&body08[..prefix.len()], &prefix[..]);
         let mut body = prefix.clone();
-        body.extend(&body08[prefix.len() + 8..]);
+        body.extend(&body08[prefix.len() + 16..]);
         std::fs::remove_file(&path).expect("remove");
         let path = write_old(&dir, MAGIC_07, &body, snap.start_lsn);
         let back = read(&path).expect("format 07");
@@ -827,17 +856,25 @@ mod tests {
     #[test]
     fn format_08_is_still_read() {
         let dir = temp_dir("v08");
-        let snap = snapshot();
+        let mut snap = snapshot();
+        snap.routines.clear();
         let path = write(&dir, &snap);
         let file = std::fs::read(&path).expect("read");
-        // 08 is 09 without the CHECK constraints after the table list.
+        // 08 is 09 without the (here empty) routine list after the views
+        // and without the CHECK constraints after the table list.
+        let mut prefix = header_fields(&snap);
+        prefix.extend(bincode::serialize(&snap.views).expect("serialize"));
         let tail = bincode::serialize(&snap.checks).expect("serialize");
-        let body = &file[20..file.len() - tail.len()];
+        let body09 = &file[20..];
+        assert_eq!(&body09[..prefix.len()], &prefix[..]);
+        let mut body = prefix.clone();
+        body.extend(&body09[prefix.len() + 8..body09.len() - tail.len()]);
         std::fs::remove_file(&path).expect("remove");
-        let path = write_old(&dir, MAGIC_08, body, snap.start_lsn);
+        let path = write_old(&dir, MAGIC_08, &body, snap.start_lsn);
         let back = read(&path).expect("format 08");
-        same(&back, &snap);
         assert!(back.checks.is_empty(), "08 had none");
+        snap.checks.clear();
+        same(&back, &snap);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

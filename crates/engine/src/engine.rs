@@ -1619,6 +1619,14 @@ impl Engine {
             Event::DropView { database, name } => {
                 self.catalog.remove_view(database, name);
             }
+            Event::PutRoutine { routine } => self.catalog.put_routine(routine.clone()),
+            Event::DropRoutine {
+                database,
+                kind,
+                name,
+            } => {
+                self.catalog.remove_routine(database, *kind, name);
+            }
             row => debug_assert!(false, "row event {row:?} is not DDL"),
         }
     }
@@ -1695,6 +1703,7 @@ impl Engine {
                 databases: &self.catalog.databases(),
                 accounts: &accounts,
                 views: &self.catalog.all_views(),
+                routines: &self.catalog.all_routines(),
             },
         )
         .map_err(failed)?;
@@ -1811,6 +1820,9 @@ impl Engine {
         }
         for (id, checks) in snap.checks {
             self.catalog.set_checks(id, checks);
+        }
+        for routine in snap.routines {
+            self.catalog.put_routine(routine);
         }
         for t in snap.tables {
             let table = self.catalog.add_table(t.def);

@@ -1371,12 +1371,17 @@ impl<H: Handler> Session<'_, H> {
                 return Ok(());
             }
         };
-        match self.handler.execute(&mut stmt.handler, values).await {
+        let result = self.handler.execute(&mut stmt.handler, values).await;
+        // A CALL's result sets, then its reply (or its error).
+        for rs in self.handler.take_results() {
+            self.send_response(stream, &rs, true, true, None).await?;
+        }
+        match result {
             Ok(Response::Rows(rs)) if cursor && !rs.columns.is_empty() => self.open_cursor(id, rs),
             Ok(resp) => {
                 // Taken out while the response borrows the writer, then
                 // put back (only this connection can close the statement).
-                let mut defs = stmt.defs.take();
+                let mut defs = self.stmts.get_mut(&id).and_then(|s| s.defs.take());
                 let sent = self
                     .send_response(stream, &resp, false, true, Some(&mut defs))
                     .await;

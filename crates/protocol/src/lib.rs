@@ -116,6 +116,11 @@ pub trait Handler: Send {
         statement: &mut Self::Statement,
         params: Vec<Value>,
     ) -> impl Future<Output = Result<Response, Error>> + Send;
+    /// Result sets an `execute` produced before its reply (a CALL's),
+    /// each sent with SERVER_MORE_RESULTS_EXISTS.
+    fn take_results(&mut self) -> Vec<Response> {
+        Vec::new()
+    }
     fn reset_statement(&mut self, _statement: &mut Self::Statement) {}
     fn init_db(&mut self, db: &str) -> Result<(), Error>;
     fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<Column>, Error>;

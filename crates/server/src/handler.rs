@@ -187,6 +187,10 @@ impl Handler for Connection {
         self.session.execute(statement, &params).await
     }
 
+    fn take_results(&mut self) -> Vec<Response> {
+        self.session.take_call_results()
+    }
+
     fn init_db(&mut self, db: &str) -> Result<(), Error> {
         self.session.use_database(db)
     }

@@ -19,6 +19,7 @@ pub mod exec;
 pub mod expr;
 pub mod parser;
 pub mod plan;
+pub mod routine;
 pub mod session;
 pub mod sysvars;
 

@@ -67,6 +67,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("lockstep_grant_policy", s("FIFO"), Global),
             ("lockstep_memory_budget", i(0), Global),
             ("max_prepared_stmt_count", i(16382), Global),
+            ("max_sp_recursion_depth", i(0), Both),
             ("lockstep_throttle_limit", i(0), Global),
             ("log_bin", i(1), ReadOnly),
             ("lower_case_table_names", i(0), ReadOnly),

@@ -9,14 +9,19 @@ macro_rules! error_codes {
         /// MySQL server error codes used by lockstep (names follow MySQL's ER_*).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[allow(non_camel_case_types)]
-        pub enum Code { $($name,)* }
+        pub enum Code {
+            $($name,)*
+            /// SIGNAL/RESIGNAL in a stored program: the number and
+            /// SQLSTATE it gave (see `intern_sqlstate`).
+            Signal(u16, &'static str),
+        }
 
         impl Code {
             pub fn number(self) -> u16 {
-                match self { $(Code::$name => $code,)* }
+                match self { $(Code::$name => $code,)* Code::Signal(n, _) => n }
             }
             pub fn sqlstate(self) -> &'static str {
-                match self { $(Code::$name => $state,)* }
+                match self { $(Code::$name => $state,)* Code::Signal(_, s) => s }
             }
         }
     };
@@ -83,6 +88,41 @@ error_codes! {
     WrongValueForVar = 1231, "42000";
     WrongTypeForVar = 1232, "42000";
     NotSupportedYet = 1235, "42000";
+    SpAlreadyExists = 1304, "42000";
+    SpBadSqlstate = 1407, "42000";
+    SpUndeclaredVar = 1327, "42000";
+    SpLilabelMismatch = 1308, "42000";
+    SpNoReturnFound = 1320, "42000";
+    SpBadReturn = 1313, "42000";
+    SpNoReturn = 1321, "2F005";
+    SpFetchNoData = 1329, "02000";
+    SpWrongNoOfFetchArgs = 1328, "HY000";
+    TooManyRows = 1172, "42000";
+    WrongNumberOfColumnsInSelect = 1222, "21000";
+    SpCaseNotFound = 1339, "20000";
+    SpCursorNotOpen = 1326, "24000";
+    SpCursorAlreadyOpen = 1325, "24000";
+    SpCursorMismatch = 1324, "42000";
+    SpCondMismatch = 1319, "42000";
+    SpWrongNoOfArgs = 1318, "42000";
+    SpNotVarArg = 1414, "42000";
+    SpNoRetset = 1415, "0A000";
+    SpRecursionLimit = 1456, "HY000";
+    SpNoRecursion = 1424, "HY000";
+    SpBadstatement = 1314, "0A000";
+    CommitNotAllowedInSfOrTrg = 1422, "HY000";
+    StmtNotAllowedInSfOrTrg = 1336, "0A000";
+    SignalException = 1644, "HY000";
+    ResignalWithoutActiveHandler = 1645, "0K000";
+    TrgAlreadyExists = 1359, "HY000";
+    ReferencedTrgDoesNotExist = 3011, "HY000";
+    TrgDoesNotExist = 1360, "HY000";
+    TrgOnViewOrTempTable = 1361, "HY000";
+    TrgCantChangeRow = 1362, "HY000";
+    TrgNoSuchRowInTrg = 1363, "HY000";
+    TrgInWrongSchema = 1435, "HY000";
+    CantUpdateUsedTableInSfOrTrg = 1442, "HY000";
+    ProcaccessDenied = 1370, "42000";
     OperandColumns = 1241, "21000";
     SubqueryMoreThanOneRow = 1242, "21000";
     UnknownStmtHandler = 1243, "HY000";
@@ -317,6 +357,26 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The SQLSTATE of a SIGNAL as a static string: each distinct value is
+/// kept once; past a few thousand distinct values, HY000 stands in (a
+/// client must not grow the table without bound).
+pub fn intern_sqlstate(s: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static SEEN: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut g = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let set = g.get_or_insert_with(HashSet::new);
+    if let Some(found) = set.get(s) {
+        return found;
+    }
+    if set.len() >= 4096 || s.len() != 5 {
+        return "HY000";
+    }
+    let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
+    set.insert(leaked);
+    leaked
+}
 
 #[cfg(test)]
 mod tests {

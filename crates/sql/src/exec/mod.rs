@@ -11,7 +11,9 @@ mod membership;
 mod multi;
 mod recursive;
 mod rollup;
+mod routine;
 mod setop;
+mod trigger;
 mod window;
 
 use crate::exec::keyset::KeySet;
@@ -382,6 +384,13 @@ pub type ViewCheck = (u32, String, BExpr);
 
 impl Env for Exec<'_> {
     session_env_methods!();
+    fn call_stored(
+        &mut self,
+        f: &crate::routine::call::StoredFn,
+        args: Vec<Value>,
+    ) -> std::result::Result<Value, Error> {
+        self.run_stored(f, args)
+    }
     fn subquery(
         &mut self,
         q: &SubqueryRef,
@@ -1323,6 +1332,7 @@ impl<'a> Exec<'a> {
         let recheck = fk && self.fk_is_child(&p.table);
         let chain = fk::Chain::top(Some(p.table.id));
         let (mut matched, mut changed) = (0, 0);
+        let triggers = self.triggers_for(&p.table, crate::parser::TriggerEvent::Update)?;
         for (pk, old) in rows {
             // A new version is new data (the old one stays for readers).
             lockstep_types::memory::check_data(&p.def.name).map_err(EngineError::Sql)?;
@@ -1340,9 +1350,19 @@ impl<'a> Exec<'a> {
                 let v = self.eval(e, &new)?;
                 new[*col] = assigned(v, &p.def.columns[*col])?;
             }
+            if !triggers.is_empty() {
+                self.fire(&triggers, true, Some(&mut new), Some(&old))?;
+                for (v, c) in new.iter_mut().zip(&p.def.columns) {
+                    *v = check_null(std::mem::take(v), c)?;
+                }
+            }
+            let kept = (!triggers.after.is_empty()).then(|| (new.clone(), old.clone()));
             let assigned = |i: usize| p.assignments.iter().any(|(col, _)| *col == i);
             if self.update_row(&p.table, &pk, old, new, &assigned, fk.then_some(&chain))? {
                 changed += 1;
+                if let Some((mut new, old)) = kept {
+                    self.fire(&triggers, false, Some(&mut new), Some(&old))?;
+                }
             }
         }
         Ok((matched, changed))
@@ -1407,6 +1427,7 @@ impl<'a> Exec<'a> {
         let recheck = fk && self.fk_is_child(&p.table);
         let chain = fk::Chain::top(None);
         let mut n = 0;
+        let triggers = self.triggers_for(&p.table, crate::parser::TriggerEvent::Delete)?;
         for (pk, old) in rows {
             let old = match recheck {
                 true => match self.fk_current(&p.table, &pk)? {
@@ -1415,8 +1436,10 @@ impl<'a> Exec<'a> {
                 },
                 false => old,
             };
+            self.fire(&triggers, true, None, Some(&old))?;
             self.delete_row(&p.table, &pk, &old, fk.then_some(&chain))?;
             n += 1;
+            self.fire(&triggers, false, None, Some(&old))?;
         }
         Ok(n)
     }
@@ -1474,6 +1497,13 @@ impl<'a> Exec<'a> {
                     .map(|r| r.into_iter().map(Some).collect())
                     .collect()
             }
+        };
+        let triggers = self.triggers_for(&p.table, crate::parser::TriggerEvent::Insert)?;
+        // REPLACE deletes what it collides with; ON DUPLICATE KEY updates it.
+        let other = match (p.replace, p.on_duplicate.is_empty()) {
+            (true, _) => self.triggers_for(&p.table, crate::parser::TriggerEvent::Delete)?,
+            (false, false) => self.triggers_for(&p.table, crate::parser::TriggerEvent::Update)?,
+            _ => trigger::Triggers::default(),
         };
         let schema = p.table.schema();
         let def = &schema.def;
@@ -1543,6 +1573,12 @@ impl<'a> Exec<'a> {
                 let v = std::mem::take(&mut row[i]);
                 row[i] = store_value(v, c.data_type, &c.name)?;
             }
+            if !triggers.before.is_empty() {
+                self.fire(&triggers, true, Some(&mut row), None)?;
+                for (v, c) in row.iter_mut().zip(&def.columns) {
+                    *v = check_null(std::mem::take(v), c)?;
+                }
+            }
             if !self.check_row(&p.table, &row, p.ignore)? {
                 continue;
             }
@@ -1563,6 +1599,7 @@ impl<'a> Exec<'a> {
                     if fk && !p.ignore {
                         self.fk_check_parents(&p.table, &row, None)?;
                     }
+                    self.fire(&triggers, false, Some(&mut row), None)?;
                 }
                 Err(dup) => {
                     if p.replace {
@@ -1571,6 +1608,8 @@ impl<'a> Exec<'a> {
                         let mut dup = dup;
                         let mut attempts = 0;
                         loop {
+                            let gone = dup.row.to_vec();
+                            self.fire(&other, true, None, Some(&gone))?;
                             self.engine.delete(
                                 self.txn,
                                 &p.table,
@@ -1578,6 +1617,7 @@ impl<'a> Exec<'a> {
                                 &dup.primary_key,
                                 &dup.row,
                             )?;
+                            self.fire(&other, false, None, Some(&gone))?;
                             if fk {
                                 let gone = dup.row.to_vec();
                                 self.fk_parent_changed(
@@ -1598,6 +1638,7 @@ impl<'a> Exec<'a> {
                                     if fk {
                                         self.fk_check_parents(&p.table, &row, None)?;
                                     }
+                                    self.fire(&triggers, false, Some(&mut row), None)?;
                                     break;
                                 }
                                 Err(d) if attempts <= def.indexes.len() => dup = d,
@@ -1621,6 +1662,13 @@ impl<'a> Exec<'a> {
                             new[*col] = store_value(check_null(v, c)?, c.data_type, &c.name)?;
                         }
                         let _ = both;
+                        if !other.before.is_empty() {
+                            let old = dup.row.to_vec();
+                            self.fire(&other, true, Some(&mut new), Some(&old))?;
+                            for (v, c) in new.iter_mut().zip(&def.columns) {
+                                *v = check_null(std::mem::take(v), c)?;
+                            }
+                        }
                         let same = new.iter().zip(dup.row.iter()).all(|(a, b)| {
                             a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null()
                         });
@@ -1629,7 +1677,7 @@ impl<'a> Exec<'a> {
                         }
                         if !same {
                             self.check_row(&p.table, &new, false)?;
-                            let kept = fk.then(|| new.clone());
+                            let kept = (fk || !other.after.is_empty()).then(|| new.clone());
                             match self.engine.update(
                                 self.txn,
                                 &p.table,
@@ -1640,10 +1688,18 @@ impl<'a> Exec<'a> {
                             )? {
                                 Ok(()) => {
                                     affected += 2;
-                                    if let Some(new) = kept {
+                                    if let Some(mut new) = kept {
                                         let old = dup.row.to_vec();
-                                        self.fk_check_parents(&p.table, &new, Some(&old))?;
-                                        self.fk_parent_changed(&p.table, &old, Some(&new), &chain)?;
+                                        if fk {
+                                            self.fk_check_parents(&p.table, &new, Some(&old))?;
+                                            self.fk_parent_changed(
+                                                &p.table,
+                                                &old,
+                                                Some(&new),
+                                                &chain,
+                                            )?;
+                                        }
+                                        self.fire(&other, false, Some(&mut new), Some(&old))?;
                                     }
                                 }
                                 Err(d) => {

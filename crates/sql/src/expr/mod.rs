@@ -82,6 +82,8 @@ pub enum BExpr {
     Row(Vec<BExpr>),
     /// DEFAULT in INSERT VALUES: the column's default.
     Default,
+    /// A stored function's call (routine/call.rs).
+    Stored(Arc<crate::routine::call::StoredFn>, Vec<BExpr>),
 }
 
 impl BExpr {
@@ -120,7 +122,9 @@ impl BExpr {
                 f(low);
                 f(high);
             }
-            BExpr::Func(_, args) | BExpr::Row(args) => args.iter().for_each(f),
+            BExpr::Func(_, args) | BExpr::Row(args) | BExpr::Stored(_, args) => {
+                args.iter().for_each(f)
+            }
             BExpr::Case {
                 operand,
                 branches,
@@ -144,7 +148,10 @@ impl BExpr {
     pub fn has_subquery(&self) -> bool {
         if matches!(
             self,
-            BExpr::InSubquery { .. } | BExpr::Exists { .. } | BExpr::Subquery(_)
+            BExpr::InSubquery { .. }
+                | BExpr::Exists { .. }
+                | BExpr::Subquery(_)
+                | BExpr::Stored(..)
         ) {
             return true;
         }
@@ -399,6 +406,14 @@ pub trait Env {
     fn interrupted(&self) -> bool {
         false
     }
+    /// Runs a stored function (only the executor can).
+    fn call_stored(
+        &mut self,
+        f: &crate::routine::call::StoredFn,
+        _args: Vec<Value>,
+    ) -> Result<Value, Error> {
+        Err(Error::unsupported(format!("FUNCTION {} here", f.name)))
+    }
     /// Runs a subquery with `row` as the innermost enclosing row.
     fn subquery(&mut self, query: &SubqueryRef, row: &[Value]) -> Result<Vec<Vec<Value>>, Error>;
     /// Whether the subquery returns no row (the executor asks its cache
@@ -433,6 +448,13 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
         BExpr::Param(i) => env.param(*i)?,
         BExpr::UserVar(n) => env.user_var(n),
         BExpr::SystemVar { global, name } => env.system_var(*global, name)?,
+        BExpr::Stored(f, args) => {
+            let values = args
+                .iter()
+                .map(|a| eval(a, row, env))
+                .collect::<Result<Vec<_>, _>>()?;
+            env.call_stored(f, values)?
+        }
         BExpr::Unary(op, x) => unary(*op, eval(x, row, env)?)?,
         BExpr::Binary(BinaryOp::And, l, r) => {
             let a = eval(l, row, env)?.truth();

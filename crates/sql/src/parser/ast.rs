@@ -127,6 +127,8 @@ pub enum Statement {
     },
     /// CREATE [OR REPLACE] VIEW / ALTER VIEW.
     CreateView(Box<CreateView>),
+    /// Stored procedures, functions and triggers (routine_ast.rs).
+    Routine(Box<super::routine_ast::RoutineStatement>),
     /// DROP VIEW [IF EXISTS] a, b.
     DropView {
         views: Vec<ObjectName>,

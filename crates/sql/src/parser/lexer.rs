@@ -57,6 +57,8 @@ pub(crate) enum Tok {
     Tilde,
     /// :=
     Assign,
+    /// `label:` before a stored program's BEGIN, LOOP, WHILE or REPEAT.
+    Colon,
     Dot,
     Comma,
     LParen,
@@ -265,6 +267,7 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, Error> {
                     (b'&', b'&') => (Tok::AndAnd, 2),
                     (b'&', _) => (Tok::Amp, 1),
                     (b':', b'=') => (Tok::Assign, 2),
+                    (b':', _) => (Tok::Colon, 1),
                     (b'=', _) => (Tok::Eq, 1),
                     (b'+', _) => (Tok::Plus, 1),
                     (b'-', b'>') if b.get(i + 2) == Some(&b'>') => (Tok::Arrow2, 3),

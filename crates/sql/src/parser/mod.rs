@@ -18,10 +18,13 @@ pub mod ast;
 mod lexer;
 #[allow(clippy::module_inception)]
 mod parser;
+pub mod routine_ast;
 #[cfg(test)]
 mod tests;
 
 pub use ast::*;
+pub(crate) use parser::{empty_query, empty_select};
+pub use routine_ast::*;
 
 use lockstep_types::Error;
 
@@ -142,6 +145,11 @@ pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
             },
         ) => visit_expr(e, f),
         Statement::Explain(s, _) => visit_statement(s, f),
+        Statement::Routine(r) => {
+            if let RoutineStatement::Call { args, .. } = &**r {
+                args.iter().for_each(|e| visit_expr(e, f));
+            }
+        }
         Statement::Kill { connection_id, .. } => visit_expr(connection_id, f),
         _ => {}
     }

@@ -15,6 +15,8 @@ type Result<T> = std::result::Result<T, Error>;
 mod check;
 #[path = "foreign.rs"]
 mod foreign;
+#[path = "routine.rs"]
+mod routine;
 #[path = "view.rs"]
 mod view;
 #[path = "window.rs"]
@@ -442,7 +444,7 @@ fn is_interval_unit(up: &[u8]) -> bool {
     )
 }
 
-fn empty_select() -> Select {
+pub(crate) fn empty_select() -> Select {
     Select {
         distinct: false,
         projection: Vec::new(),
@@ -476,7 +478,7 @@ fn max_execution_time_hint(text: &str) -> Option<u64> {
     inner[..end].trim().parse().ok()
 }
 
-fn empty_query(body: QueryBody) -> Query {
+pub(crate) fn empty_query(body: QueryBody) -> Query {
     Query {
         max_execution_time: None,
         with: Vec::new(),
@@ -973,10 +975,11 @@ impl<'a> Parser<'a> {
                 Ok(Statement::ReleaseSavepoint(self.ident_any()?))
             }
             b"RENAME" if self.kw_at(1, "TABLE") => self.parse_rename_table(),
-            b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"CALL" | b"LOAD"
-            | b"HANDLER" | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT"
-            | b"CHECKSUM" | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP"
-            | b"SHUTDOWN" | b"RESTART" | b"VALUES" => {
+            b"CALL" => self.parse_call(),
+            b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"LOAD" | b"HANDLER"
+            | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CHECKSUM"
+            | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN"
+            | b"RESTART" | b"VALUES" => {
                 let w = String::from_utf8_lossy(first).into_owned();
                 Err(self.unsupported(&w))
             }
@@ -2891,6 +2894,9 @@ impl<'a> Parser<'a> {
 
     fn parse_create(&mut self) -> Result<Statement> {
         self.advance();
+        if let Some(routine) = self.parse_create_routine()? {
+            return Ok(routine);
+        }
         let mut buf = [0u8; 32];
         match self.upper_word(0, &mut buf) {
             b"DATABASE" | b"SCHEMA" => {
@@ -3591,6 +3597,9 @@ impl<'a> Parser<'a> {
 
     fn parse_drop(&mut self) -> Result<Statement> {
         self.advance();
+        if let Some(routine) = self.parse_drop_routine()? {
+            return Ok(routine);
+        }
         let mut buf = [0u8; 32];
         match self.upper_word(0, &mut buf) {
             b"DATABASE" | b"SCHEMA" => {
@@ -4221,6 +4230,9 @@ impl<'a> Parser<'a> {
         }
         if matches!(up.as_slice(), b"REPLICA" | b"SLAVE") {
             return self.parse_show_replica_status();
+        }
+        if let Some(routine) = self.parse_show_routine()? {
+            return Ok(routine);
         }
         self.advance();
         let show = match up.as_slice() {

@@ -167,6 +167,9 @@ pub struct Binder<'a> {
     /// The WHERE of the query whose FROM is being bound, when a view
     /// there may take conditions from it (view_filter).
     view_filter: Option<Expr>,
+    /// A stored program's local variables (and a trigger's `new.col` /
+    /// `old.col`): they resolve before columns, as in MySQL.
+    pub locals: Vec<(String, Value)>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -341,7 +344,24 @@ impl<'a> Binder<'a> {
             view_stack: Vec::new(),
             working: Vec::new(),
             view_filter: None,
+            locals: Vec::new(),
         }
+    }
+
+    /// The value of a local variable (or NEW.col / OLD.col) the name means.
+    fn local(&self, table: Option<&str>, name: &str) -> Option<Value> {
+        if self.locals.is_empty() {
+            return None;
+        }
+        let key = match table {
+            Some(t) if t.eq_ignore_ascii_case("new") || t.eq_ignore_ascii_case("old") => {
+                format!("{t}.{name}").to_lowercase()
+            }
+            Some(_) => return None,
+            None => name.to_lowercase(),
+        };
+        let found = self.locals.iter().rev().find(|(n, _)| *n == key);
+        found.map(|(_, v)| v.clone())
     }
 
     /// Names resolve to these temporary tables first.
@@ -1260,6 +1280,9 @@ impl<'a> Binder<'a> {
                 Some(i) => BExpr::Column(i),
                 None => return Err(window::misplaced(w)),
             },
+            Expr::Column { table, name } if self.local(table.as_deref(), name).is_some() => {
+                BExpr::Literal(self.local(table.as_deref(), name).unwrap_or_default())
+            }
             Expr::Column { table, name } => {
                 if let Some(c) = scope.resolve(table.as_deref(), name)? {
                     BExpr::Column(c.index)
@@ -1662,6 +1685,10 @@ impl<'a> Binder<'a> {
             let Some(db) = &self.database else {
                 return Err(Error::no_db());
             };
+            if let Some(stored) = crate::routine::call::bind_stored(self.catalog, db, name, &args)?
+            {
+                return Ok(BExpr::Stored(stored, args));
+            }
             return Err(Error::new(
                 Code::SpDoesNotExist,
                 format!("FUNCTION {db}.{name} does not exist"),
@@ -1788,6 +1815,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
         BExpr::Literal(v) => literal_type(v),
         BExpr::Column(i) => types.get(*i).copied().unwrap_or((vc(255), true)),
         BExpr::Outer { .. } | BExpr::Param(_) | BExpr::UserVar(_) => (vc(255), true),
+        BExpr::Stored(f, _) => (f.program.returns.unwrap_or(vc(255)), true),
         BExpr::SystemVar { name, .. } if crate::sysvars::is_integer_var(name) => (big, true),
         BExpr::SystemVar { .. } => (vc(255), true),
         BExpr::Unary(_, x) => {

@@ -246,7 +246,10 @@ fn refs(e: &BExpr, units: &[Unit]) -> Option<u64> {
                     *mask |= bit(u);
                 }
             }
-            BExpr::InSubquery { .. } | BExpr::Exists { .. } | BExpr::Subquery(_) => *ok = false,
+            BExpr::InSubquery { .. }
+            | BExpr::Exists { .. }
+            | BExpr::Subquery(_)
+            | BExpr::Stored(..) => *ok = false,
             BExpr::Func(Func::Rand | Func::Sleep | Func::LastInsertId, _) => *ok = false,
             _ => {}
         }

@@ -102,7 +102,10 @@ fn mark_columns(e: &BExpr, used: &mut Vec<bool>, whole: &mut bool) {
             }
             used[*i] = true;
         }
-        BExpr::InSubquery { .. } | BExpr::Exists { .. } | BExpr::Subquery(_) => *whole = true,
+        BExpr::InSubquery { .. }
+        | BExpr::Exists { .. }
+        | BExpr::Subquery(_)
+        | BExpr::Stored(..) => *whole = true,
         _ => {}
     }
     e.for_each_child(&mut |c| mark_columns(c, used, whole));

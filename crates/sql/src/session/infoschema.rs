@@ -12,7 +12,7 @@ use lockstep_tables::{ColumnDef, IndexDef, TableDef};
 use lockstep_types::result::{Response, ResultSet};
 use lockstep_types::{DataType, Error, Value};
 
-fn table(
+pub(super) fn table(
     catalog: &Catalog,
     id: u32,
     name: &str,
@@ -290,6 +290,7 @@ fn build(session: &Session) -> Catalog {
         views,
     );
     constraints(&cat, session);
+    crate::session::routines::infoschema_tables(&cat, session);
     performance_schema(&cat, session);
     cat.add_database_public("information_schema");
     cat.add_database_public("performance_schema");

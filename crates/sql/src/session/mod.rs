@@ -10,7 +10,9 @@ mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
 pub mod replication;
+mod routines;
 mod semisync;
+pub(crate) use routines::trigger_columns;
 pub mod statements;
 pub mod users;
 pub mod vars;
@@ -214,6 +216,14 @@ pub struct Session {
     /// CREATE TEMPORARY TABLE: this session's own tables, hiding permanent
     /// ones of the same name, never logged, gone with the session.
     temp_tables: crate::plan::bind::TempTables,
+    /// The running stored program's locals, seen by the binder.
+    routine_locals: Vec<(String, Value)>,
+    /// Result sets of the running CALL, sent before its OK.
+    call_results: Vec<Response>,
+    /// Procedures being called, outermost first (`db.name`).
+    routine_stack: Vec<String>,
+    /// OUT values a nested CALL gives the calling program's locals.
+    call_outs: Vec<(String, Value)>,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -469,6 +479,10 @@ impl Session {
             peer: None,
             savepoints: Vec::new(),
             temp_tables: Default::default(),
+            routine_locals: Vec::new(),
+            call_results: Vec::new(),
+            routine_stack: Vec::new(),
+            call_outs: Vec::new(),
         };
         session.refresh_memory_limits();
         session.inherit_foreign_key_checks();
@@ -551,6 +565,8 @@ impl Session {
                 self.ctx.warnings.clear();
             }
             let r = self.run(stmt, &[], None).await;
+            // A CALL's result sets come before its own reply.
+            out.extend(self.call_results.drain(..).map(Ok));
             // SHOW WARNINGS lists the warnings; its own reply reports none
             // (a client that fetches warnings after any reply with some
             // would otherwise ask again forever).
@@ -725,6 +741,12 @@ impl Session {
     }
 
     /// Ends the session: open work is rolled back.
+    /// The result sets a CALL run by `execute` produced, sent before its
+    /// reply (the reply of COM_QUERY carries them itself).
+    pub fn take_call_results(&mut self) -> Vec<Response> {
+        std::mem::take(&mut self.call_results)
+    }
+
     pub fn disconnect(&mut self) {
         self.engine.rollback(&mut self.txn);
         self.temp_tables.clear();
@@ -868,6 +890,7 @@ impl Session {
         // One atomic load unless an account changed; nothing else for root.
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(stmt, self.ctx.database.as_deref())?;
+        self.check_function_execute(stmt)?;
         self.refuse_read_only(stmt)?;
         if changes_schema(stmt) {
             self.refuse_writes()?;
@@ -1169,6 +1192,7 @@ impl Session {
                 Ok(ok(0))
             }
             Statement::CreateView(cv) => self.create_view(cv).await,
+            Statement::Routine(r) => self.routine_statement(r, params).await,
             Statement::DropView { views, if_exists } => self.drop_views(views, *if_exists).await,
             Statement::Show(show) => self.show(show),
             Statement::Describe { table } => self.show(&Show::Columns {
@@ -1617,9 +1641,11 @@ impl Session {
 
     /// A binder for this session: its database and temporary tables.
     fn binder(&self) -> Binder<'_> {
-        Binder::new(&self.engine.catalog, self.ctx.database.clone())
+        let mut b = Binder::new(&self.engine.catalog, self.ctx.database.clone())
             .with_temporary(&self.temp_tables)
-            .with_full_group_by(self.full_group_by())
+            .with_full_group_by(self.full_group_by());
+        b.locals = self.routine_locals.clone();
+        b
     }
 
     /// Whether sql_mode has ONLY_FULL_GROUP_BY.

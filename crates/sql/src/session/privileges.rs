@@ -64,7 +64,7 @@ impl Grants {
         self.superuser
     }
 
-    fn who(&self) -> String {
+    pub(crate) fn who(&self) -> String {
         format!("'{}'@'{}'", self.user, self.client_host)
     }
 

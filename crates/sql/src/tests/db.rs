@@ -69,6 +69,12 @@ impl Db {
     }
 
     /// Runs `sql` in another session `s` of this server.
+    /// Every result of one COM_QUERY (a CALL's result sets, then its OK).
+    pub fn run_all(&mut self, s: Option<&mut Session>, sql: &str) -> Vec<Result<Response, Error>> {
+        let s = s.unwrap_or(&mut self.session);
+        self.rt.block_on(s.query(sql, false))
+    }
+
     pub fn run_in(&mut self, s: &mut Session, sql: &str) -> Result<Response, Error> {
         let mut results = self.rt.block_on(s.query(sql, false));
         results.pop().expect("one result per statement")

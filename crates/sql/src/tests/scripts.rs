@@ -152,14 +152,15 @@ fn run_script(name: &str) {
     let mut actual = Vec::new();
     let mut failures = Vec::new();
     for step in &steps {
-        let result = match step.session {
-            1 => db.run(step.sql),
+        let results = match step.session {
+            1 => db.run_all(None, step.sql),
             n => {
                 let s = others.entry(n).or_insert_with(|| db.session(n));
-                db.run_in(s, step.sql)
+                db.run_all(Some(s), step.sql)
             }
         };
-        let lines = render(result);
+        // A CALL's result sets come first, each printed in turn.
+        let lines: Vec<String> = results.into_iter().flat_map(render).collect();
         if lines != step.expected {
             failures.push(format!(
                 "{} {}\nexpected:\n{}\nactual:\n{}",
@@ -230,6 +231,8 @@ scripts!(
     multi_table_dml,
     check_constraints,
     view_dml,
+    routines,
+    triggers,
 );
 
 /// A script file nobody listed above would never run.
