@@ -224,6 +224,7 @@ scripts!(
     replication,
     views,
     ctes,
+    charsets,
 );
 
 /// A script file nobody listed above would never run.
