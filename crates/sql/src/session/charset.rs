@@ -176,7 +176,7 @@ pub fn connection_charset(name: &str) -> R<&'static Charset> {
     }
     if OTHER_CHARSETS.contains(&canonical(name).as_str()) {
         return Err(Error::unsupported(format!(
-            "character set '{name}' for a connection"
+            "character set {name} for a connection"
         )));
     }
     Err(Error::new(
