@@ -9,7 +9,7 @@
 use encoding_rs::Encoding;
 use lockstep_types::error::Code;
 use lockstep_types::result::{Response, ResultSet};
-use lockstep_types::{DataType, Error, Value};
+use lockstep_types::{Error, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -364,17 +364,6 @@ pub fn decode<'a>(b: &'a [u8], cs: &Charset) -> Cow<'a, str> {
     }
 }
 
-fn is_text(dt: DataType) -> bool {
-    matches!(
-        dt,
-        DataType::Char { .. }
-            | DataType::VarChar { .. }
-            | DataType::Text { .. }
-            | DataType::Enum { .. }
-            | DataType::Set { .. }
-    )
-}
-
 /// Result text re-encoded into character_set_results (None: as is).
 pub fn encode_results(r: &mut Response, results: Option<&Charset>) {
     let Some(cs) = results else { return };
@@ -388,7 +377,7 @@ pub fn encode_results(r: &mut Response, results: Option<&Charset>) {
 
 fn encode_rows(rs: &mut ResultSet, cs: &Charset) {
     let text_cols: Vec<usize> = (0..rs.columns.len())
-        .filter(|&i| is_text(rs.columns[i].data_type))
+        .filter(|&i| rs.columns[i].data_type.is_string())
         .collect();
     if text_cols.is_empty() {
         return;
