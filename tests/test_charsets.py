@@ -16,6 +16,10 @@ def test_binary_literals_keep_their_bytes(cur):
     assert cur.fetchone() == (every, b"\xff\xfe\x00\\'", b"\x80\x81\x00\x00", "FFFE005C27")
     cur.execute("SELECT id FROM t WHERE vb = %s", (b"\xff\xfe\x00\\'",))
     assert cur.fetchall() == ((1,),)
+    # The _binary introducer right before the quote, as PyMySQL's
+    # binary_prefix=True sends it.
+    cur.connection.query(b"SELECT _binary'\x80a', _binary'ab', HEX(_binary'\\0\xff')")
+    assert cur.connection._result.rows == ((b"\x80a", b"ab", "00FF"),)
 
 
 def test_set_names_validates_and_sets_the_variables(cur):

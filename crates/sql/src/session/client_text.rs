@@ -81,10 +81,11 @@ fn literal(sql: &[u8], start: usize, client: &Charset, out: &mut String) -> usiz
     }
 }
 
-/// `X'..'`: keeps every byte (a `_binary` before it still applies).
+/// `X'..'`: keeps every byte (a `_binary` before it still applies; the
+/// space keeps `_binary'..'` from becoming the word `_binaryX`).
 fn hex_literal(bytes: &[u8], out: &mut String) {
-    out.reserve(bytes.len() * 2 + 3);
-    out.push_str("X'");
+    out.reserve(bytes.len() * 2 + 4);
+    out.push_str(" X'");
     for b in bytes {
         let _ = write!(out, "{b:02X}");
     }
