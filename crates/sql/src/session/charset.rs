@@ -164,6 +164,10 @@ fn canonical(name: &str) -> String {
 }
 
 pub fn lookup(name: &str) -> Option<&'static Charset> {
+    // The session variables hold canonical names: no allocation per query.
+    if let Some(c) = CHARSETS.iter().find(|c| c.name == name) {
+        return Some(c);
+    }
     let name = canonical(name);
     CHARSETS.iter().find(|c| c.name == name)
 }

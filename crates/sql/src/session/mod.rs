@@ -511,6 +511,13 @@ impl Session {
     /// A COM_QUERY / COM_STMT_PREPARE as text, decoded from
     /// character_set_client (see `client_text`).
     pub fn statement_text<'a>(&self, sql: &'a [u8]) -> std::borrow::Cow<'a, str> {
+        if let Some(ascii) = sql
+            .is_ascii()
+            .then(|| std::str::from_utf8(sql).ok())
+            .flatten()
+        {
+            return std::borrow::Cow::Borrowed(ascii);
+        }
         let vars = &self.ctx.session_vars;
         let client = charset::session_charset(vars, "character_set_client");
         client_text::statement_text(
@@ -530,6 +537,9 @@ impl Session {
     /// Result text in character_set_results.
     fn to_results_charset(&self, r: R<Response>) -> R<Response> {
         let mut r = r?;
+        if matches!(r, Response::Ok(_)) {
+            return Ok(r);
+        }
         let results = charset::session_charset(&self.ctx.session_vars, "character_set_results");
         charset::encode_results(&mut r, results);
         Ok(r)
