@@ -44,13 +44,17 @@ const fn cs(name: &'static str, default_collation: &'static str, enc: Enc) -> Ch
 
 use encoding_rs as e;
 /// The character sets conversion is built for (MySQL's latin1 is cp1252).
-static CHARSETS: [Charset; 22] = [
+static CHARSETS: [Charset; 25] = [
     cs("utf8mb4", "utf8mb4_0900_ai_ci", Enc::Utf8mb4),
     cs("utf8mb3", "utf8mb3_general_ci", Enc::Utf8mb3),
     cs("ascii", "ascii_general_ci", Enc::Ascii),
     cs("binary", "binary", Enc::Binary),
     cs("latin1", "latin1_swedish_ci", Enc::Table(e::WINDOWS_1252)),
     cs("latin2", "latin2_general_ci", Enc::Table(e::ISO_8859_2)),
+    // ISO-8859-9 and TIS-620 as their Windows supersets.
+    cs("latin5", "latin5_turkish_ci", Enc::Table(e::WINDOWS_1254)),
+    cs("latin7", "latin7_general_ci", Enc::Table(e::ISO_8859_13)),
+    cs("tis620", "tis620_thai_ci", Enc::Table(e::WINDOWS_874)),
     cs("cp1250", "cp1250_general_ci", Enc::Table(e::WINDOWS_1250)),
     cs("cp1251", "cp1251_general_ci", Enc::Table(e::WINDOWS_1251)),
     cs("cp1256", "cp1256_general_ci", Enc::Table(e::WINDOWS_1256)),
@@ -70,9 +74,9 @@ static CHARSETS: [Charset; 22] = [
 ];
 
 /// MySQL 8's other character sets: known (not 1115) but not convertible.
-const OTHER_CHARSETS: [&str; 19] = [
+const OTHER_CHARSETS: [&str; 16] = [
     "armscii8", "cp850", "cp852", "cp932", "dec8", "eucjpms", "gb2312", "geostd8", "hp8",
-    "keybcs2", "latin5", "latin7", "macce", "swe7", "tis620", "ucs2", "utf16", "utf16le", "utf32",
+    "keybcs2", "macce", "swe7", "ucs2", "utf16", "utf16le", "utf32",
 ];
 
 /// Collations beyond each set's default and `<set>_bin`.
@@ -102,8 +106,11 @@ const EXTRA_COLLATIONS: [&str; 22] = [
 ];
 
 /// Handshake collation ids (MySQL's numbering) of the collations above.
-const COLLATION_IDS: [(u8, &str); 48] = [
+const COLLATION_IDS: [(u8, &str); 51] = [
     (1, "big5_chinese_ci"),
+    (18, "tis620_thai_ci"),
+    (30, "latin5_turkish_ci"),
+    (41, "latin7_general_ci"),
     (2, "latin2_czech_cs"),
     (3, "dec8_swedish_ci"),
     (5, "latin1_german1_ci"),
