@@ -294,6 +294,8 @@ struct Login {
     client_caps: u32,
     auth_response: Vec<u8>,
     client_plugin: Vec<u8>,
+    /// The connection collation asked for (0: none).
+    collation: u8,
 }
 
 struct Session<'c, H: Handler> {
@@ -407,7 +409,7 @@ pub async fn refuse<S: AsyncWrite + Unpin>(mut stream: S, error: &Error) -> std:
     stream.shutdown().await
 }
 
-fn utf8(b: &[u8]) -> Result<&str, Error> {
+pub(crate) fn utf8(b: &[u8]) -> Result<&str, Error> {
     std::str::from_utf8(b)
         .map_err(|_| Error::new(Code::Parse, "Invalid utf8mb4 character string in command"))
 }
@@ -807,6 +809,7 @@ impl<H: Handler> Session<'_, H> {
             user,
             database,
             client_caps: resp.capabilities,
+            collation: resp.collation,
             auth_response: resp.auth_response.to_vec(),
             client_plugin: resp
                 .auth_plugin
@@ -834,6 +837,7 @@ impl<H: Handler> Session<'_, H> {
             client_caps,
             mut auth_response,
             client_plugin,
+            collation,
         } = login;
         let scramble = self.scramble;
         let tls = self.tls.clone();
@@ -856,6 +860,7 @@ impl<H: Handler> Session<'_, H> {
             capabilities: self.caps,
             peer: self.peer,
             tls: tls.as_ref(),
+            collation,
         };
         let mut result = self.handler.authenticate(&hs);
         let password;
@@ -960,6 +965,7 @@ impl<H: Handler> Session<'_, H> {
                     user,
                     database,
                     client_caps: self.caps,
+                    collation: r.collation,
                     auth_response: r.auth_response.to_vec(),
                     client_plugin: r
                         .auth_plugin
@@ -1003,9 +1009,9 @@ impl<H: Handler> Session<'_, H> {
                 let r = utf8(db).and_then(|db| self.handler.init_db(db));
                 self.send_unit(r);
             }
-            Command::Query(sql) => match utf8(sql) {
+            Command::Query(sql) => match self.handler.statement_text(sql) {
                 Ok(sql) => {
-                    let results = self.handler.query(sql, self.multi_statements).await;
+                    let results = self.handler.query(&sql, self.multi_statements).await;
                     self.send_results(stream, results).await?;
                 }
                 Err(e) => self.send_error(&e),
@@ -1038,7 +1044,11 @@ impl<H: Handler> Session<'_, H> {
                 self.send_results(stream, first.into_iter().collect())
                     .await?;
             }
-            Command::StmtPrepare(sql) => match utf8(sql).and_then(|s| self.handler.prepare(s)) {
+            Command::StmtPrepare(sql) => match self
+                .handler
+                .statement_text(sql)
+                .and_then(|s| self.handler.prepare(&s))
+            {
                 Ok((info, statement)) => self.send_prepared(info, statement),
                 Err(e) => self.send_error(&e),
             },

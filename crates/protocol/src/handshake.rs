@@ -140,8 +140,8 @@ pub enum ClientHello<'a> {
 
 /// COM_CHANGE_USER after its command byte: the new account's credentials,
 /// read with the capabilities the connection negotiated (`caps`).
-/// `max_packet` and `collation` are not in this packet (0); a client that
-/// sends its character set keeps the connection's.
+/// `max_packet` is not in this packet (0); `collation` is the character
+/// set the client sends (0 if none, or an id above 255).
 pub fn parse_change_user(payload: &[u8], caps: u32) -> Result<HandshakeResponse<'_>, Malformed> {
     let mut c = Cursor::new(payload);
     let user = c.null_terminated()?;
@@ -152,8 +152,9 @@ pub fn parse_change_user(payload: &[u8], caps: u32) -> Result<HandshakeResponse<
         c.null_terminated()?
     };
     let database = c.null_terminated_or_rest();
+    let mut collation = 0;
     if !c.is_empty() {
-        c.u16()?;
+        collation = u8::try_from(c.u16()?).unwrap_or(0);
     }
     let auth_plugin = if caps & caps::PLUGIN_AUTH != 0 && !c.is_empty() {
         Some(c.null_terminated_or_rest())
@@ -163,7 +164,7 @@ pub fn parse_change_user(payload: &[u8], caps: u32) -> Result<HandshakeResponse<
     Ok(HandshakeResponse {
         capabilities: caps,
         max_packet: 0,
-        collation: 0,
+        collation,
         user,
         auth_response,
         database: (!database.is_empty()).then_some(database),

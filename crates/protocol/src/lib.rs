@@ -70,6 +70,8 @@ pub struct Handshake<'a> {
     pub peer: SocketAddr,
     /// Set when the connection is TLS.
     pub tls: Option<&'a TlsInfo>,
+    /// The connection collation the client asked for (MySQL's id).
+    pub collation: u8,
 }
 
 /// A successful answer of [`Handler::authenticate`].
@@ -101,6 +103,11 @@ pub trait Handler: Send {
         sql: &str,
         multi: bool,
     ) -> impl Future<Output = Vec<Result<Response, Error>>> + Send;
+    /// The text of a COM_QUERY or COM_STMT_PREPARE as the client sent it
+    /// (bytes in its character set); default: it must be UTF-8.
+    fn statement_text<'a>(&mut self, sql: &'a [u8]) -> Result<std::borrow::Cow<'a, str>, Error> {
+        connection::utf8(sql).map(std::borrow::Cow::Borrowed)
+    }
     /// What the handler keeps of one prepared statement. The connection
     /// holds it beside its own state of the statement, in the one map a
     /// COM_STMT_EXECUTE looks up, lends it to `execute`, and drops it on

@@ -163,10 +163,15 @@ impl Handler for Connection {
         self.session.tls = hs.tls.cloned();
         self.session.ctx.client_found_rows = hs.capabilities & caps::FOUND_ROWS != 0;
         self.session.login(account, hs.user, &host);
+        self.session.set_handshake_collation(hs.collation);
         if let Some(db) = hs.database.filter(|d| !d.is_empty()) {
             self.session.use_database(db)?;
         }
         Ok(Auth::Accepted)
+    }
+
+    fn statement_text<'a>(&mut self, sql: &'a [u8]) -> Result<std::borrow::Cow<'a, str>, Error> {
+        Ok(self.session.statement_text(sql))
     }
 
     async fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Response, Error>> {

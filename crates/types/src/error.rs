@@ -124,6 +124,8 @@ error_codes! {
     CantUpdateUsedTableInSfOrTrg = 1442, "HY000";
     ProcaccessDenied = 1370, "42000";
     OperandColumns = 1241, "21000";
+    CollationCharsetMismatch = 1253, "42000";
+    UnknownCollation = 1273, "HY000";
     SubqueryMoreThanOneRow = 1242, "21000";
     UnknownStmtHandler = 1243, "HY000";
     WarnDataOutOfRange = 1264, "22003";

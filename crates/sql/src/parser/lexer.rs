@@ -328,15 +328,19 @@ fn follows_identifier(out: &[Token], i: usize) -> bool {
 }
 
 fn lex_string(src: &str, start: usize) -> Result<(Vec<u8>, usize), Error> {
-    let b = src.as_bytes();
+    unescape_string(src.as_bytes(), start).ok_or_else(|| syntax_error(src, start))
+}
+
+/// The bytes of the quoted string literal at `b[start]` (its quote) and
+/// the index after its closing quote; None if it is not closed. Works on
+/// bytes: a binary literal may hold any byte.
+pub(crate) fn unescape_string(b: &[u8], start: usize) -> Option<(Vec<u8>, usize)> {
     let quote = b[start];
     let mut out = Vec::new();
     let mut j = start + 1;
     let mut seg = j;
     loop {
-        let Some(&c) = b.get(j) else {
-            return Err(syntax_error(src, start));
-        };
+        let &c = b.get(j)?;
         if c == quote {
             out.extend_from_slice(&b[seg..j]);
             if b.get(j + 1) == Some(&quote) {
@@ -345,13 +349,11 @@ fn lex_string(src: &str, start: usize) -> Result<(Vec<u8>, usize), Error> {
                 seg = j;
                 continue;
             }
-            return Ok((out, j + 1));
+            return Some((out, j + 1));
         }
         if c == b'\\' {
             out.extend_from_slice(&b[seg..j]);
-            let Some(&e) = b.get(j + 1) else {
-                return Err(syntax_error(src, start));
-            };
+            let &e = b.get(j + 1)?;
             match e {
                 b'0' => out.push(0),
                 b'b' => out.push(8),

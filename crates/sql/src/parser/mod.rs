@@ -15,7 +15,7 @@
 //!   `a REGEXP b` is `REGEXP_LIKE(a, b)`.
 
 pub mod ast;
-mod lexer;
+pub(crate) mod lexer;
 #[allow(clippy::module_inception)]
 mod parser;
 pub mod routine_ast;

@@ -5,7 +5,9 @@
 
 mod alter;
 mod binlog_status;
+pub mod charset;
 mod checks;
+mod client_text;
 mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
@@ -531,6 +533,43 @@ impl Session {
         }
     }
 
+    /// A COM_QUERY / COM_STMT_PREPARE as text, decoded from
+    /// character_set_client (see `client_text`).
+    pub fn statement_text<'a>(&self, sql: &'a [u8]) -> std::borrow::Cow<'a, str> {
+        if let Some(ascii) = sql
+            .is_ascii()
+            .then(|| std::str::from_utf8(sql).ok())
+            .flatten()
+        {
+            return std::borrow::Cow::Borrowed(ascii);
+        }
+        let vars = &self.ctx.session_vars;
+        let client = charset::session_charset(vars, "character_set_client");
+        client_text::statement_text(
+            sql,
+            client.unwrap_or(charset::lookup("utf8mb4").expect("utf8mb4 is listed")),
+        )
+    }
+
+    /// The connection character set the client asked for in its
+    /// handshake (a collation id); an unknown id keeps utf8mb4.
+    pub fn set_handshake_collation(&mut self, id: u8) {
+        if let Some((cs, collation)) = charset::from_collation_id(id) {
+            let _ = charset::set_names(&mut self.ctx.session_vars, cs.name, Some(collation));
+        }
+    }
+
+    /// Result text in character_set_results.
+    fn to_results_charset(&self, r: R<Response>) -> R<Response> {
+        let mut r = r?;
+        if matches!(r, Response::Ok(_)) {
+            return Ok(r);
+        }
+        let results = charset::session_charset(&self.ctx.session_vars, "character_set_results");
+        charset::encode_results(&mut r, results);
+        Ok(r)
+    }
+
     pub fn status(&self) -> Status {
         Status {
             in_transaction: self.explicit || self.txn.has_writes(),
@@ -574,6 +613,7 @@ impl Session {
                 Statement::Show(Show::Warnings | Show::Errors) => r,
                 _ => self.count_warnings(r),
             };
+            let r = self.to_results_charset(r);
             let failed = r.is_err();
             out.push(r);
             if failed {
@@ -711,6 +751,7 @@ impl Session {
         let plan = typed.as_ref().or(s.plan.as_ref());
         let r = self.run(&s.statement, params, plan).await;
         let r = self.count_warnings(r);
+        let r = self.to_results_charset(r);
         // A KILL QUERY ends this statement only, as after COM_QUERY.
         self.process.kill_query.store(false, Ordering::Relaxed);
         r
@@ -1841,8 +1882,11 @@ impl Session {
             SetTarget::User(name) => {
                 self.ctx.user_vars.insert(name.to_ascii_lowercase(), value);
             }
-            SetTarget::Names { charset, .. } | SetTarget::CharacterSet(charset) => {
-                check_charset(charset)?;
+            SetTarget::Names { charset, collation } => {
+                charset::set_names(&mut self.ctx.session_vars, charset, collation.as_deref())?;
+            }
+            SetTarget::CharacterSet(cs) => {
+                charset::set_character_set(&mut self.ctx.session_vars, cs)?;
             }
             SetTarget::System { scope, name } => {
                 let name = name.to_ascii_lowercase();
@@ -1870,6 +1914,8 @@ impl Session {
                 }
                 if default {
                     self.ctx.session_vars.remove(&name);
+                } else if charset::set_variable(&mut self.ctx.session_vars, &name, &value)? {
+                    return Ok(());
                 }
                 match name.as_str() {
                     "autocommit" => {
@@ -2892,25 +2938,6 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
         .globals
         .get(&name)
         .ok_or_else(|| crate::session::vars::unknown(&name))
-}
-
-/// MySQL 8's character sets: others (`none`, typos) are 1115. Connection
-/// character sets are not converted yet: text travels as utf8mb4.
-fn check_charset(name: &str) -> R<()> {
-    const KNOWN: [&str; 41] = [
-        "armscii8", "ascii", "big5", "binary", "cp1250", "cp1251", "cp1256", "cp1257", "cp850",
-        "cp852", "cp866", "cp932", "dec8", "eucjpms", "euckr", "gb18030", "gb2312", "gbk",
-        "geostd8", "greek", "hebrew", "hp8", "keybcs2", "koi8r", "koi8u", "latin1", "latin2",
-        "latin5", "latin7", "macce", "macroman", "sjis", "swe7", "tis620", "ucs2", "ujis", "utf16",
-        "utf16le", "utf32", "utf8mb3", "utf8mb4",
-    ];
-    if name == "utf8" || KNOWN.contains(&name) {
-        return Ok(());
-    }
-    Err(Error::new(
-        Code::UnknownCharacterSet,
-        format!("Unknown character set: '{name}'"),
-    ))
 }
 
 /// The WHERE of a SHOW statement that has one.

@@ -233,6 +233,7 @@ scripts!(
     view_dml,
     routines,
     triggers,
+    charsets,
 );
 
 /// A script file nobody listed above would never run.

@@ -1,0 +1,407 @@
+//! Connection character sets as MySQL 8 has them: the session variables
+//! character_set_client / _connection / _results and collation_connection
+//! (set by the handshake collation, SET NAMES, SET CHARACTER SET or
+//! directly), and the conversions they imply at the protocol boundary:
+//! statements are decoded from character_set_client into the UTF-8 the
+//! parser reads (see `client_text`), result text is encoded into
+//! character_set_results. Characters a set cannot hold become '?'.
+
+use encoding_rs::Encoding;
+use lockstep_types::error::Code;
+use lockstep_types::result::{Response, ResultSet};
+use lockstep_types::{Error, Value};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+type R<T> = Result<T, Error>;
+
+/// How a connection character set maps to bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Enc {
+    Utf8mb4,
+    /// UTF-8 without 4-byte sequences.
+    Utf8mb3,
+    Ascii,
+    /// No conversion: bytes are passed through.
+    Binary,
+    Table(&'static Encoding),
+}
+
+/// A character set a connection may use.
+pub struct Charset {
+    pub name: &'static str,
+    pub default_collation: &'static str,
+    pub enc: Enc,
+}
+
+const fn cs(name: &'static str, default_collation: &'static str, enc: Enc) -> Charset {
+    Charset {
+        name,
+        default_collation,
+        enc,
+    }
+}
+
+use encoding_rs as e;
+/// The character sets conversion is built for (MySQL's latin1 is cp1252).
+static CHARSETS: [Charset; 25] = [
+    cs("utf8mb4", "utf8mb4_0900_ai_ci", Enc::Utf8mb4),
+    cs("utf8mb3", "utf8mb3_general_ci", Enc::Utf8mb3),
+    cs("ascii", "ascii_general_ci", Enc::Ascii),
+    cs("binary", "binary", Enc::Binary),
+    cs("latin1", "latin1_swedish_ci", Enc::Table(e::WINDOWS_1252)),
+    cs("latin2", "latin2_general_ci", Enc::Table(e::ISO_8859_2)),
+    // ISO-8859-9 and TIS-620 as their Windows supersets.
+    cs("latin5", "latin5_turkish_ci", Enc::Table(e::WINDOWS_1254)),
+    cs("latin7", "latin7_general_ci", Enc::Table(e::ISO_8859_13)),
+    cs("tis620", "tis620_thai_ci", Enc::Table(e::WINDOWS_874)),
+    cs("cp1250", "cp1250_general_ci", Enc::Table(e::WINDOWS_1250)),
+    cs("cp1251", "cp1251_general_ci", Enc::Table(e::WINDOWS_1251)),
+    cs("cp1256", "cp1256_general_ci", Enc::Table(e::WINDOWS_1256)),
+    cs("cp1257", "cp1257_general_ci", Enc::Table(e::WINDOWS_1257)),
+    cs("cp866", "cp866_general_ci", Enc::Table(e::IBM866)),
+    cs("koi8r", "koi8r_general_ci", Enc::Table(e::KOI8_R)),
+    cs("koi8u", "koi8u_general_ci", Enc::Table(e::KOI8_U)),
+    cs("greek", "greek_general_ci", Enc::Table(e::ISO_8859_7)),
+    cs("hebrew", "hebrew_general_ci", Enc::Table(e::ISO_8859_8)),
+    cs("macroman", "macroman_general_ci", Enc::Table(e::MACINTOSH)),
+    cs("gbk", "gbk_chinese_ci", Enc::Table(e::GBK)),
+    cs("gb18030", "gb18030_chinese_ci", Enc::Table(e::GB18030)),
+    cs("big5", "big5_chinese_ci", Enc::Table(e::BIG5)),
+    cs("sjis", "sjis_japanese_ci", Enc::Table(e::SHIFT_JIS)),
+    cs("ujis", "ujis_japanese_ci", Enc::Table(e::EUC_JP)),
+    cs("euckr", "euckr_korean_ci", Enc::Table(e::EUC_KR)),
+];
+
+/// MySQL 8's other character sets: known (not 1115) but not convertible.
+const OTHER_CHARSETS: [&str; 16] = [
+    "armscii8", "cp850", "cp852", "cp932", "dec8", "eucjpms", "gb2312", "geostd8", "hp8",
+    "keybcs2", "macce", "swe7", "ucs2", "utf16", "utf16le", "utf32",
+];
+
+/// Collations beyond each set's default and `<set>_bin`.
+const EXTRA_COLLATIONS: [&str; 22] = [
+    "utf8mb4_general_ci",
+    "utf8mb4_unicode_ci",
+    "utf8mb4_unicode_520_ci",
+    "utf8mb4_0900_bin",
+    "utf8mb4_0900_as_cs",
+    "utf8mb4_0900_as_ci",
+    "utf8mb3_unicode_ci",
+    "utf8mb3_unicode_520_ci",
+    "latin1_german1_ci",
+    "latin1_danish_ci",
+    "latin1_german2_ci",
+    "latin1_general_ci",
+    "latin1_general_cs",
+    "latin1_spanish_ci",
+    "cp1251_bulgarian_ci",
+    "cp1251_ukrainian_ci",
+    "cp1251_general_cs",
+    "latin2_czech_cs",
+    "latin2_croatian_ci",
+    "cp1250_czech_cs",
+    "cp1250_croatian_ci",
+    "cp1250_polish_ci",
+];
+
+/// Handshake collation ids (MySQL's numbering) of the collations above.
+const COLLATION_IDS: [(u8, &str); 51] = [
+    (1, "big5_chinese_ci"),
+    (18, "tis620_thai_ci"),
+    (30, "latin5_turkish_ci"),
+    (41, "latin7_general_ci"),
+    (2, "latin2_czech_cs"),
+    (3, "dec8_swedish_ci"),
+    (5, "latin1_german1_ci"),
+    (7, "koi8r_general_ci"),
+    (8, "latin1_swedish_ci"),
+    (9, "latin2_general_ci"),
+    (11, "ascii_general_ci"),
+    (12, "ujis_japanese_ci"),
+    (13, "sjis_japanese_ci"),
+    (14, "cp1251_bulgarian_ci"),
+    (15, "latin1_danish_ci"),
+    (16, "hebrew_general_ci"),
+    (19, "euckr_korean_ci"),
+    (21, "latin2_hungarian_ci"),
+    (22, "koi8u_general_ci"),
+    (23, "cp1251_ukrainian_ci"),
+    (25, "greek_general_ci"),
+    (26, "cp1250_general_ci"),
+    (27, "latin2_croatian_ci"),
+    (28, "gbk_chinese_ci"),
+    (29, "cp1257_lithuanian_ci"),
+    (31, "latin1_german2_ci"),
+    (33, "utf8mb3_general_ci"),
+    (34, "cp1250_czech_cs"),
+    (36, "cp866_general_ci"),
+    (39, "macroman_general_ci"),
+    (45, "utf8mb4_general_ci"),
+    (46, "utf8mb4_bin"),
+    (47, "latin1_bin"),
+    (48, "latin1_general_ci"),
+    (49, "latin1_general_cs"),
+    (50, "cp1251_bin"),
+    (51, "cp1251_general_ci"),
+    (52, "cp1251_general_cs"),
+    (57, "cp1256_general_ci"),
+    (59, "cp1257_general_ci"),
+    (63, "binary"),
+    (65, "ascii_bin"),
+    (74, "koi8r_bin"),
+    (83, "utf8mb3_bin"),
+    (84, "big5_bin"),
+    (87, "gbk_bin"),
+    (88, "sjis_bin"),
+    (94, "latin1_spanish_ci"),
+    (192, "utf8mb3_unicode_ci"),
+    (224, "utf8mb4_unicode_ci"),
+    (255, "utf8mb4_0900_ai_ci"),
+];
+
+/// MySQL 8 names utf8 utf8mb3 (and its collations likewise).
+fn canonical(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    match lower.strip_prefix("utf8") {
+        Some("") => "utf8mb3".into(),
+        Some(rest) if rest.starts_with('_') => format!("utf8mb3{rest}"),
+        _ => lower,
+    }
+}
+
+pub fn lookup(name: &str) -> Option<&'static Charset> {
+    // The session variables hold canonical names: no allocation per query.
+    if let Some(c) = CHARSETS.iter().find(|c| c.name == name) {
+        return Some(c);
+    }
+    let name = canonical(name);
+    CHARSETS.iter().find(|c| c.name == name)
+}
+
+/// The connection character set `name`: 1115 if MySQL has no such set,
+/// 1235 if it has but lockstep cannot convert it.
+pub fn connection_charset(name: &str) -> R<&'static Charset> {
+    if let Some(c) = lookup(name) {
+        return Ok(c);
+    }
+    if OTHER_CHARSETS.contains(&canonical(name).as_str()) {
+        return Err(Error::unsupported(format!(
+            "character set {name} for a connection"
+        )));
+    }
+    Err(Error::new(
+        Code::UnknownCharacterSet,
+        format!("Unknown character set: '{name}'"),
+    ))
+}
+
+/// The character set a known collation belongs to; 1273 if unknown.
+fn collation_charset(collation: &str) -> R<(&'static Charset, String)> {
+    let name = canonical(collation);
+    let known = |c: &Charset| {
+        name == c.default_collation
+            || name == format!("{}_bin", c.name)
+            || EXTRA_COLLATIONS.contains(&name.as_str())
+                && name.starts_with(&format!("{}_", c.name))
+    };
+    match CHARSETS.iter().find(|c| known(c)) {
+        Some(c) => Ok((c, name)),
+        None => Err(Error::new(
+            Code::UnknownCollation,
+            format!("Unknown collation: '{collation}'"),
+        )),
+    }
+}
+
+/// The charset and collation of the handshake's collation id (None:
+/// an id lockstep does not convert; the connection stays utf8mb4).
+pub fn from_collation_id(id: u8) -> Option<(&'static Charset, &'static str)> {
+    let (_, name) = COLLATION_IDS.iter().find(|(i, _)| *i == id)?;
+    let (cs, _) = collation_charset(name).ok()?;
+    Some((cs, name))
+}
+
+fn text(s: &str) -> Value {
+    Value::Bytes(s.as_bytes().to_vec())
+}
+
+/// SET NAMES cs [COLLATE c]: client, connection and results all `cs`.
+pub fn set_names(vars: &mut HashMap<String, Value>, cs: &str, collation: Option<&str>) -> R<()> {
+    let charset = if cs.eq_ignore_ascii_case("default") {
+        &CHARSETS[0]
+    } else {
+        connection_charset(cs)?
+    };
+    let collation = match collation {
+        None => charset.default_collation.to_string(),
+        Some(c) => {
+            let (owner, name) = collation_charset(c)?;
+            if owner.name != charset.name {
+                return Err(Error::new(
+                    Code::CollationCharsetMismatch,
+                    format!(
+                        "COLLATION '{name}' is not valid for CHARACTER SET '{}'",
+                        charset.name
+                    ),
+                ));
+            }
+            name
+        }
+    };
+    for v in [
+        "character_set_client",
+        "character_set_connection",
+        "character_set_results",
+    ] {
+        vars.insert(v.into(), text(charset.name));
+    }
+    vars.insert("collation_connection".into(), text(&collation));
+    Ok(())
+}
+
+/// SET CHARACTER SET cs: client and results `cs`, the connection back to
+/// the database's character set (utf8mb4 here).
+pub fn set_character_set(vars: &mut HashMap<String, Value>, cs: &str) -> R<()> {
+    set_names(vars, cs, None)?;
+    vars.insert("character_set_connection".into(), text("utf8mb4"));
+    vars.insert(
+        "collation_connection".into(),
+        text(CHARSETS[0].default_collation),
+    );
+    Ok(())
+}
+
+/// SET of one of the four connection variables (true: `name` is one and
+/// was set).
+pub fn set_variable(vars: &mut HashMap<String, Value>, name: &str, value: &Value) -> R<bool> {
+    let wrong = || {
+        Error::new(
+            Code::WrongValueForVar,
+            format!("Variable '{name}' can't be set to the value of '{value}'"),
+        )
+    };
+    let given = match value {
+        Value::Null if name == "character_set_results" => {
+            vars.insert(name.into(), Value::Null);
+            return Ok(true);
+        }
+        Value::Null => return Err(wrong()),
+        v => v.to_string(),
+    };
+    match name {
+        "character_set_client" | "character_set_results" | "character_set_connection" => {
+            let cs = connection_charset(&given)?;
+            vars.insert(name.into(), text(cs.name));
+            if name == "character_set_connection" {
+                vars.insert("collation_connection".into(), text(cs.default_collation));
+            }
+        }
+        "collation_connection" => {
+            let (cs, collation) = collation_charset(&given)?;
+            vars.insert(name.into(), text(&collation));
+            vars.insert("character_set_connection".into(), text(cs.name));
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The session's character set `var` (None: NULL, no conversion).
+pub fn session_charset(vars: &HashMap<String, Value>, var: &str) -> Option<&'static Charset> {
+    match vars.get(var) {
+        None => Some(&CHARSETS[0]),
+        Some(Value::Bytes(b)) => lookup(std::str::from_utf8(b).ok()?),
+        Some(_) => None,
+    }
+}
+
+/// UTF-8 text in `cs`, '?' for what it cannot hold.
+pub fn encode<'a>(s: &'a str, cs: &Charset) -> Cow<'a, [u8]> {
+    let subst = |keep: &dyn Fn(char) -> bool| -> Cow<'a, [u8]> {
+        if s.chars().all(keep) {
+            return Cow::Borrowed(s.as_bytes());
+        }
+        let t: String = s.chars().map(|c| if keep(c) { c } else { '?' }).collect();
+        Cow::Owned(t.into_bytes())
+    };
+    match cs.enc {
+        Enc::Utf8mb4 | Enc::Binary => Cow::Borrowed(s.as_bytes()),
+        Enc::Utf8mb3 => subst(&|c| (c as u32) < 0x10000),
+        Enc::Ascii => subst(&|c| c.is_ascii()),
+        Enc::Table(enc) => encode_table(s, enc),
+    }
+}
+
+fn encode_table<'a>(s: &'a str, enc: &'static Encoding) -> Cow<'a, [u8]> {
+    if s.is_ascii() {
+        return Cow::Borrowed(s.as_bytes());
+    }
+    let mut encoder = enc.new_encoder();
+    let mut out = Vec::with_capacity(s.len() + 8);
+    let mut rest = s;
+    loop {
+        let need = encoder
+            .max_buffer_length_from_utf8_without_replacement(rest.len())
+            .unwrap_or(rest.len() * 4 + 8);
+        out.reserve(need);
+        let (result, read) =
+            encoder.encode_from_utf8_to_vec_without_replacement(rest, &mut out, true);
+        rest = &rest[read..];
+        match result {
+            e::EncoderResult::InputEmpty => return Cow::Owned(out),
+            e::EncoderResult::Unmappable(_) => out.push(b'?'),
+            e::EncoderResult::OutputFull => {}
+        }
+    }
+}
+
+/// Text of a connection character set as UTF-8 (undecodable bytes '?').
+pub fn decode<'a>(b: &'a [u8], cs: &Charset) -> Cow<'a, str> {
+    match cs.enc {
+        Enc::Table(enc) if !b.is_ascii() => {
+            let (text, _) = enc.decode_without_bom_handling(b);
+            match text.contains('\u{FFFD}') {
+                true => Cow::Owned(text.replace('\u{FFFD}', "?")),
+                false => Cow::Owned(text.into_owned()),
+            }
+        }
+        Enc::Ascii if !b.is_ascii() => Cow::Owned(
+            b.iter()
+                .map(|&c| if c.is_ascii() { c as char } else { '?' })
+                .collect(),
+        ),
+        _ => String::from_utf8_lossy(b),
+    }
+}
+
+/// Result text re-encoded into character_set_results (None: as is).
+pub fn encode_results(r: &mut Response, results: Option<&Charset>) {
+    let Some(cs) = results else { return };
+    if matches!(cs.enc, Enc::Utf8mb4 | Enc::Binary) {
+        return;
+    }
+    if let Response::Rows(rs) = r {
+        encode_rows(rs, cs);
+    }
+}
+
+fn encode_rows(rs: &mut ResultSet, cs: &Charset) {
+    let text_cols: Vec<usize> = (0..rs.columns.len())
+        .filter(|&i| rs.columns[i].data_type.is_string())
+        .collect();
+    if text_cols.is_empty() {
+        return;
+    }
+    for row in &mut rs.rows {
+        for &i in &text_cols {
+            if let Some(Value::Bytes(b)) = row.get_mut(i) {
+                if let Ok(s) = std::str::from_utf8(b) {
+                    if let Cow::Owned(v) = encode(s, cs) {
+                        *b = v;
+                    }
+                }
+            }
+        }
+    }
+}
