@@ -400,7 +400,7 @@ fn stays_in_transaction(s: &Statement) -> bool {
         | Statement::Delete(_)
         | Statement::Show(_)
         | Statement::Describe { .. } => true,
-        Statement::Explain(inner) => stays_in_transaction(inner),
+        Statement::Explain(inner, _) => stays_in_transaction(inner),
         Statement::Set(list) => list.iter().all(|a| match &a.target {
             SetTarget::System { scope, name } => {
                 *scope != Scope::Global
