@@ -146,16 +146,21 @@ def test_kill_query_stops_an_endless_loop(server, connect):
         assert e.value.args[0] == 1317
 
 
+def _fresh_user(server, cur, db, name, privileges):
+    """A new account with `privileges` on the test's schema, connected."""
+    cur.execute(f"DROP USER IF EXISTS {name}")
+    cur.execute(f"CREATE USER {name} IDENTIFIED BY 'pw'")
+    cur.execute(f"GRANT {privileges} ON `{db}`.* TO {name}")
+    return server.connect(db=db, user=name, password="pw")
+
+
 def test_privileges_of_a_user_without_rights(server, cur, db):
     from lockstep_server import code_of
     cur.execute("CREATE TABLE t (a INT PRIMARY KEY)")
     cur.execute("CREATE PROCEDURE p() SELECT 1")
     cur.execute("CREATE FUNCTION one_f() RETURNS INT RETURN 1")
-    cur.execute("DROP USER IF EXISTS rt_user")
-    cur.execute("CREATE USER rt_user IDENTIFIED BY 'pw'")
-    cur.execute(f"GRANT SELECT, INSERT ON `{db}`.* TO rt_user")
     try:
-        u = server.connect(db=db, user="rt_user", password="pw")
+        u = _fresh_user(server, cur, db, "rt_user", "SELECT, INSERT")
         with u.cursor() as c:
             assert code_of(lambda: c.execute("CREATE PROCEDURE q() SELECT 1")) == 1044
             assert code_of(lambda: c.execute("CALL p()")) == 1370
@@ -178,6 +183,43 @@ def test_privileges_of_a_user_without_rights(server, cur, db):
         u.close()
     finally:
         cur.execute("DROP USER IF EXISTS rt_user")
+
+
+@pytest.mark.skipif(TARGET != "lockstep", reason="lockstep runs bodies with the caller's rights")
+def test_bodies_cannot_read_or_write_what_the_caller_may_not(server, cur, db):
+    """A function or trigger body is checked against the caller's rights:
+    a user who may create routines in its own schema cannot use one to
+    read or change a table it has no right to (MySQL checks the definer,
+    whose rights here are the same user's)."""
+    from lockstep_server import code_of
+    secret = "rt_secret_db"
+    cur.execute(f"DROP DATABASE IF EXISTS `{secret}`")
+    cur.execute(f"CREATE DATABASE `{secret}`")
+    cur.execute(f"CREATE TABLE `{secret}`.s (k INT PRIMARY KEY, v VARCHAR(10))")
+    cur.execute(f"INSERT INTO `{secret}`.s VALUES (1, 'hidden')")
+    cur.execute("CREATE TABLE mine (a INT PRIMARY KEY, b VARCHAR(10))")
+    try:
+        u = _fresh_user(server, cur, db, "rt_thief", "ALL")
+        with u.cursor() as c:
+            assert code_of(lambda: c.execute(f"SELECT v FROM `{secret}`.s")) == 1142
+            c.execute(f"CREATE FUNCTION leak() RETURNS VARCHAR(10) READS SQL DATA "
+                      f"RETURN (SELECT v FROM `{secret}`.s LIMIT 1)")
+            assert code_of(lambda: c.execute("SELECT leak()")) == 1142
+            c.execute(f"CREATE TRIGGER copy BEFORE INSERT ON mine FOR EACH ROW "
+                      f"SET NEW.b = (SELECT v FROM `{secret}`.s LIMIT 1)")
+            assert code_of(lambda: c.execute("INSERT INTO mine VALUES (1, NULL)")) == 1142
+            c.execute("DROP TRIGGER copy")
+            c.execute(f"CREATE TRIGGER wipe AFTER INSERT ON mine FOR EACH ROW "
+                      f"DELETE FROM `{secret}`.s")
+            assert code_of(lambda: c.execute("INSERT INTO mine VALUES (2, 'x')")) == 1142
+        u.close()
+        cur.execute(f"SELECT COUNT(*) FROM `{secret}`.s")
+        assert cur.fetchall() == ((1,),)
+        cur.execute("SELECT COUNT(*) FROM mine")
+        assert cur.fetchall() == ((0,),)
+    finally:
+        cur.execute("DROP USER IF EXISTS rt_thief")
+        cur.execute(f"DROP DATABASE IF EXISTS `{secret}`")
 
 
 @pytest.mark.skipif(TARGET != "lockstep", reason="lockstep replicas")

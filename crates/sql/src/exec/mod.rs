@@ -63,6 +63,10 @@ pub struct SessionCtx {
     pub interrupt: Interrupt,
     /// The server's user-level locks (None outside a server).
     pub user_locks: Option<Arc<crate::expr::user_locks::UserLocks>>,
+    /// The logged-in account's privileges, which statements inside stored
+    /// functions and triggers are checked against (None: a session not
+    /// created by a login, which may do anything).
+    pub grants: Option<Arc<crate::session::privileges::Grants>>,
 }
 
 /// What stops a running statement: KILL QUERY / KILL (a flag shared with

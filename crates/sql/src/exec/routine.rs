@@ -46,24 +46,51 @@ impl<'a> ExecRunner<'_, 'a> {
         }
     }
 
+    /// Statements in stored functions and triggers run with the caller's
+    /// rights (stricter than MySQL's SQL SECURITY DEFINER, never looser):
+    /// the tables a statement writes and reads are checked as at top level.
+    fn check_rights(
+        &self,
+        stmt: Option<&Statement>,
+        reads: &[std::sync::Arc<lockstep_tables::Table>],
+    ) -> Result<(), Error> {
+        let Some(grants) = &self.exec.ctx.grants else {
+            return Ok(());
+        };
+        let mut grants = (**grants).clone();
+        grants.refresh(&self.exec.engine.accounts);
+        if let Some(stmt) = stmt {
+            grants.check(stmt, Some(&self.database))?;
+        }
+        grants.check_reads(reads)
+    }
+
     fn dml(&mut self, stmt: &Statement, locals: Locals) -> ExecResult<()> {
         let mut b = self.binder(locals);
-        let mut inner = Exec::new(self.exec.engine, self.exec.txn, self.exec.ctx, &[]);
         let used = |id: u32| super::trigger::check_not_in_use(id).map_err(EngineError::Sql);
         match stmt {
             Statement::Insert(i) => {
                 let plan = b.bind_insert(i)?;
+                self.check_rights(Some(stmt), &b.reads)
+                    .map_err(EngineError::Sql)?;
                 used(plan.table.id)?;
+                let mut inner = Exec::new(self.exec.engine, self.exec.txn, self.exec.ctx, &[]);
                 inner.insert(&plan)?;
             }
             Statement::Update(u) => {
                 let plan = b.bind_update(u)?;
+                self.check_rights(Some(stmt), &b.reads)
+                    .map_err(EngineError::Sql)?;
                 used(plan.table.id)?;
+                let mut inner = Exec::new(self.exec.engine, self.exec.txn, self.exec.ctx, &[]);
                 inner.update(&plan)?;
             }
             Statement::Delete(d) => {
                 let plan = b.bind_delete(d)?;
+                self.check_rights(Some(stmt), &b.reads)
+                    .map_err(EngineError::Sql)?;
                 used(plan.table.id)?;
+                let mut inner = Exec::new(self.exec.engine, self.exec.txn, self.exec.ctx, &[]);
                 inner.delete(&plan)?;
             }
             _ => return Err(EngineError::Sql(Error::internal("not DML"))),
@@ -108,7 +135,9 @@ impl Runner for ExecRunner<'_, '_> {
     }
 
     async fn rows(&mut self, q: &Query, locals: Locals) -> Result<Vec<Vec<Value>>, Error> {
-        let plan = self.binder(locals).bind_query(q)?;
+        let mut b = self.binder(locals);
+        let plan = b.bind_query(q)?;
+        self.check_rights(None, &b.reads)?;
         let mut inner = Exec::new(self.exec.engine, self.exec.txn, self.exec.ctx, &[]);
         let r = inner.query(&plan);
         r.map_err(|e| self.sql_error(e))

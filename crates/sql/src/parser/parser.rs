@@ -2814,14 +2814,14 @@ impl<'a> Parser<'a> {
             self.expect_kw("FROM")?;
             return self.parse_multi_delete(targets);
         }
-        // DELETE FROM t1[.*], t2 USING table_references
-        let first = self.pos;
-        if let Ok(targets) = self.parse_delete_targets() {
-            if self.eat_kw("USING") {
-                return self.parse_multi_delete(targets);
-            }
+        // DELETE FROM t1[.*], t2 USING table_references: told by a USING
+        // before the WHERE (names are taken out of their tokens as they are
+        // parsed, so the parser cannot try one form and back up).
+        if self.using_before_where() {
+            let targets = self.parse_delete_targets()?;
+            self.expect_kw("USING")?;
+            return self.parse_multi_delete(targets);
         }
-        self.pos = first;
         let table = self.object_name()?;
         let alias = self.parse_alias(false)?;
         if self.is_kw("PARTITION") {
@@ -2842,6 +2842,23 @@ impl<'a> Parser<'a> {
             limit,
             multi: None,
         })))
+    }
+
+    /// Whether a USING keyword comes before the statement's WHERE, ORDER
+    /// BY, LIMIT or end.
+    fn using_before_where(&self) -> bool {
+        for n in 0.. {
+            if matches!(self.tok_at(n), Tok::Eof | Tok::Semi) {
+                return false;
+            }
+            if ["WHERE", "ORDER", "LIMIT"].iter().any(|k| self.kw_at(n, k)) {
+                return false;
+            }
+            if self.kw_at(n, "USING") {
+                return true;
+            }
+        }
+        false
     }
 
     /// `tbl[.*] [, tbl[.*]] ...`: the targets of a multi-table DELETE.

@@ -456,6 +456,7 @@ impl Session {
                 peer: None,
             },
             user_locks: Some(server.user_locks.clone()),
+            grants: None,
         };
         let mut session = Session {
             server,
@@ -518,6 +519,7 @@ impl Session {
         let version = self.engine.accounts.version();
         self.ctx.current_user = format!("{}@{}", account.user, account.host);
         self.grants = Grants::new(account, version, user, client_host);
+        self.ctx.grants = Some(Arc::new(self.grants.clone()));
         self.ctx.user = format!("{user}@{client_host}");
         *self.process.user.lock() = user.to_string();
     }

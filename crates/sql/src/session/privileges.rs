@@ -18,6 +18,7 @@ use lockstep_types::Error;
 use std::sync::Arc;
 
 /// A session's view of its account.
+#[derive(Clone)]
 pub struct Grants {
     pub account: Arc<Account>,
     version: u64,
