@@ -1237,8 +1237,46 @@ impl<H: Handler> Session<'_, H> {
         }
         self.send_rows(stream, &rs.columns, rs.rows.iter(), binary)
             .await?;
-        self.send_end_warning(status, rs.warnings);
+        let mut warnings = rs.warnings;
+        if self.handler.streaming() {
+            match self.send_streamed(stream, &rs.columns, binary).await? {
+                Ok(w) => warnings = w,
+                Err(e) => {
+                    // MySQL ends a result set that fails midway with an
+                    // error packet in place of its end packet.
+                    self.send_error(&e);
+                    return Ok(());
+                }
+            }
+        }
+        // The statement ended with its last row: its status now.
+        let status = self.status_flags() | more;
+        self.send_end_warning(status, warnings);
         Ok(())
+    }
+
+    /// The rows of a streamed result set after its first batch; the
+    /// warning count once it ends, or the error that ended it.
+    async fn send_streamed<S>(
+        &mut self,
+        stream: &mut S,
+        columns: &[crate::Column],
+        binary: bool,
+    ) -> Result<Result<u16, Error>, ProtocolError>
+    where
+        S: AsyncWrite + Unpin + Send,
+    {
+        let mut rows = Vec::new();
+        loop {
+            rows.clear();
+            let next = self.handler.more_rows(&mut rows).await;
+            self.send_rows(stream, columns, rows.iter(), binary).await?;
+            match next {
+                Ok(None) => {}
+                Ok(Some(warnings)) => return Ok(Ok(warnings)),
+                Err(e) => return Ok(Err(e)),
+            }
+        }
     }
 
     /// A result set's column count and definitions (from the statement's
@@ -1381,6 +1419,9 @@ impl<H: Handler> Session<'_, H> {
                 return Ok(());
             }
         };
+        if cursor {
+            self.handler.want_whole_result();
+        }
         let result = self.handler.execute(&mut stmt.handler, values).await;
         // A CALL's result sets, then its reply (or its error).
         for rs in self.handler.take_results() {

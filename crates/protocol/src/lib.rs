@@ -123,6 +123,22 @@ pub trait Handler: Send {
         statement: &mut Self::Statement,
         params: Vec<Value>,
     ) -> impl Future<Output = Result<Response, Error>> + Send;
+    /// Whether the result set just returned has more rows to come, which
+    /// the connection asks for with `more_rows` before ending it.
+    fn streaming(&self) -> bool {
+        false
+    }
+    /// The next rows of a streamed result set, appended to `rows`: Ok(None)
+    /// while more follow, Ok(Some(warnings)) with the last. An error ends
+    /// the result set (sent in place of its end packet).
+    fn more_rows(
+        &mut self,
+        _rows: &mut Vec<Vec<Value>>,
+    ) -> impl Future<Output = Result<Option<u16>, Error>> + Send {
+        async { Ok(Some(0)) }
+    }
+    /// The next `execute` opens a cursor: its rows are wanted whole.
+    fn want_whole_result(&mut self) {}
     /// Result sets an `execute` produced before its reply (a CALL's),
     /// each sent with SERVER_MORE_RESULTS_EXISTS.
     fn take_results(&mut self) -> Vec<Response> {

@@ -47,10 +47,12 @@ pub struct Connection {
 
 impl Connection {
     pub fn new(
-        session: Session,
+        mut session: Session,
         server: Arc<lockstep_sql::Server>,
         sha2_cache: Arc<Sha2Cache>,
     ) -> Connection {
+        // The connection asks for the rest of a streamed result set.
+        session.stream_results = true;
         Connection {
             session,
             server,
@@ -190,6 +192,18 @@ impl Handler for Connection {
         params: Vec<Value>,
     ) -> Result<Response, Error> {
         self.session.execute(statement, &params).await
+    }
+
+    fn streaming(&self) -> bool {
+        self.session.streaming()
+    }
+
+    async fn more_rows(&mut self, rows: &mut Vec<Vec<Value>>) -> Result<Option<u16>, Error> {
+        self.session.more_rows(rows).await
+    }
+
+    fn want_whole_result(&mut self) {
+        self.session.want_whole_result();
     }
 
     fn take_results(&mut self) -> Vec<Response> {

@@ -13,6 +13,7 @@ mod recursive;
 mod rollup;
 mod routine;
 mod setop;
+pub mod stream;
 mod trigger;
 mod window;
 
@@ -524,6 +525,16 @@ impl SourceRow<'_> {
 
 /// Encoded [lower, upper) bounds for one key range.
 type Bounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+/// The key ranges of one table access for one prefix row (`key_bounds`).
+#[derive(Clone, Copy)]
+struct KeyRanges<'b> {
+    bounds: &'b [Bounds],
+    /// The ranges hold exactly the rows their conditions select.
+    exact: bool,
+    /// A key value compared by another rule only narrowed its prefix.
+    widened: bool,
+}
 
 impl<'a> Exec<'a> {
     pub fn new(
@@ -1156,14 +1167,37 @@ impl<'a> Exec<'a> {
         lock: Option<LockMode>,
         on_row: &mut TableRowFn,
     ) -> Result<()> {
+        let mut widened = false;
+        let (bounds, exact) = self.key_bounds(&scan.def, &scan.access, prefix, &mut widened)?;
+        let ranges = KeyRanges {
+            bounds: &bounds,
+            exact,
+            widened,
+        };
+        self.scan_ranges(scan, prefix, filter, lock, ranges, on_row)
+    }
+
+    /// `table_rows` over key ranges already computed (a streamed result
+    /// resumes its scan with the lower bound moved past the last row sent).
+    fn scan_ranges(
+        &mut self,
+        scan: &TableScan,
+        prefix: &[Value],
+        filter: Option<&BExpr>,
+        lock: Option<LockMode>,
+        KeyRanges {
+            bounds,
+            exact,
+            widened,
+        }: KeyRanges<'_>,
+        on_row: &mut TableRowFn,
+    ) -> Result<()> {
         let lock = match lock {
             Some(_) if self.exclusive.contains(&scan.table.id) => Some(LockMode::Exclusive),
             lock => lock,
         };
         let def = &scan.def;
         let access = &scan.access;
-        let mut widened = false;
-        let (bounds, exact) = self.key_bounds(def, access, prefix, &mut widened)?;
         // Conditions the ranges guarantee, checked only where they may not.
         let range_check = scan.range_check.as_ref().filter(|_| !exact);
         let full_point = !widened
@@ -1218,7 +1252,7 @@ impl<'a> Exec<'a> {
             more.set(on_row(&mut env, pk, source)?);
             Ok(more.get())
         };
-        for (lo, hi) in &bounds {
+        for (lo, hi) in bounds {
             if !more.get() {
                 break;
             }

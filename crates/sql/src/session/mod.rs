@@ -14,6 +14,7 @@ pub mod privileges;
 pub mod replication;
 mod routines;
 mod semisync;
+mod stream;
 pub(crate) use routines::trigger_columns;
 pub mod statements;
 pub mod users;
@@ -226,6 +227,18 @@ pub struct Session {
     routine_stack: Vec<String>,
     /// OUT values a nested CALL gives the calling program's locals.
     call_outs: Vec<(String, Value)>,
+    /// The session's owner reads streamed results (`more_rows`): large
+    /// results of simple SELECTs may then come in batches.
+    pub stream_results: bool,
+    /// The next statement `run` starts may send its result in batches (the
+    /// last statement of a COM_QUERY, a COM_STMT_EXECUTE without a cursor).
+    stream_next: bool,
+    /// The SELECT `run_dml` is about to run may stream.
+    stream_this: bool,
+    /// The rest of a result set being sent in batches (`stream.rs`).
+    stream: Option<stream::PendingStream>,
+    /// The connection wants the next execute's result whole (a cursor).
+    whole_next: bool,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -486,6 +499,11 @@ impl Session {
             call_results: Vec::new(),
             routine_stack: Vec::new(),
             call_outs: Vec::new(),
+            stream_results: false,
+            stream_next: false,
+            stream_this: false,
+            stream: None,
+            whole_next: false,
         };
         session.refresh_memory_limits();
         session.inherit_foreign_key_checks();
@@ -600,11 +618,16 @@ impl Session {
         if let Some(early) = single_statement_error(sql, &statements, &parse_error, multi) {
             return vec![Err(early)];
         }
+        self.drop_stream();
         let mut out = Vec::with_capacity(statements.len() + 1);
-        for stmt in &statements {
+        for (i, stmt) in statements.iter().enumerate() {
             if !matches!(stmt, Statement::Show(Show::Warnings | Show::Errors)) {
                 self.ctx.warnings.clear();
             }
+            // Only the last result may stream: the next statement would
+            // otherwise run before its rows are sent.
+            self.stream_next =
+                self.stream_results && i + 1 == statements.len() && parse_error.is_none();
             let r = self.run(stmt, &[], None).await;
             // A CALL's result sets come before its own reply.
             out.extend(self.call_results.drain(..).map(Ok));
@@ -626,9 +649,9 @@ impl Session {
         if let (Some(e), false) = (parse_error, out.last().is_some_and(|r| r.is_err())) {
             out.push(Err(e));
         }
-        *self.process.command.lock() = "Sleep";
-        *self.process.info.lock() = None;
-        self.process.kill_query.store(false, Ordering::Relaxed);
+        if self.stream.is_none() {
+            self.statement_done();
+        }
         out
     }
 
@@ -721,6 +744,8 @@ impl Session {
 
     /// COM_STMT_EXECUTE of a statement `prepare` returned.
     pub async fn execute(&mut self, p: &mut Prepared, params: &[Value]) -> R<Response> {
+        self.drop_stream();
+        self.stream_next = !std::mem::take(&mut self.whole_next) && self.stream_results;
         self.server.queries.fetch_add(1, Ordering::Relaxed);
         self.ctx.warnings.clear();
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
@@ -755,8 +780,16 @@ impl Session {
         let r = self.count_warnings(r);
         let r = self.to_results_charset(r);
         // A KILL QUERY ends this statement only, as after COM_QUERY.
-        self.process.kill_query.store(false, Ordering::Relaxed);
+        if self.stream.is_none() {
+            self.process.kill_query.store(false, Ordering::Relaxed);
+        }
         r
+    }
+
+    /// The next COM_STMT_EXECUTE's result is wanted whole (it opens a
+    /// cursor, whose rows the connection keeps between fetches).
+    pub fn want_whole_result(&mut self) {
+        self.whole_next = true;
     }
 
     /// An OK packet reports how many warnings its statement left (e.g. the
@@ -791,6 +824,7 @@ impl Session {
     }
 
     pub fn disconnect(&mut self) {
+        self.stream = None;
         self.engine.rollback(&mut self.txn);
         self.temp_tables.clear();
         self.server.user_locks.release_all(self.ctx.connection_id);
@@ -800,6 +834,7 @@ impl Session {
     /// COM_RESET_CONNECTION / COM_CHANGE_USER: the transaction rolled
     /// back and every session setting back to its global value.
     pub fn reset(&mut self) {
+        self.stream = None;
         self.engine.rollback(&mut self.txn);
         self.temp_tables.clear();
         self.server.user_locks.release_all(self.ctx.connection_id);
@@ -930,6 +965,7 @@ impl Session {
         params: &[Value],
         plan: Option<&Bound>,
     ) -> R<Response> {
+        let may_stream = std::mem::take(&mut self.stream_next);
         // One atomic load unless an account changed; nothing else for root.
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(stmt, self.ctx.database.as_deref())?;
@@ -970,6 +1006,7 @@ impl Session {
                     .expect("lock_plan binds when no plan is given");
                 self.check_safe_update(plan)?;
                 self.ctx.interrupt.deadline = self.deadline(stmt);
+                self.stream_this = may_stream && matches!(stmt, Statement::Select(_));
                 let r = self.run_dml(plan, params).await;
                 self.ctx.interrupt.deadline = None;
                 r
@@ -2130,6 +2167,10 @@ impl Session {
         };
         // A statement run again after a lock wait warns again.
         let warnings_before = self.ctx.warnings.len();
+        let streams = std::mem::take(&mut self.stream_this)
+            && matches!(&plan.plan, Plan::Query(q) if crate::exec::stream::streamable(q));
+        let mut cursor = crate::exec::stream::ScanCursor::default();
+        let batch_bytes = self.batch_bytes();
         let result = loop {
             self.ctx.warnings.truncate(warnings_before);
             if self.process.kill_query.swap(false, Ordering::Relaxed) {
@@ -2145,6 +2186,17 @@ impl Session {
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
                 exec.view_checks = plan.view_checks.clone();
                 match &plan.plan {
+                    Plan::Query(q) if streams => {
+                        cursor = Default::default();
+                        let batch = exec.select_batch(q, &mut cursor, batch_bytes);
+                        batch.map(|rows| {
+                            Response::Rows(ResultSet {
+                                columns: q.columns.clone(),
+                                rows,
+                                warnings: 0,
+                            })
+                        })
+                    }
                     Plan::Query(q) => exec.query(q).map(|rows| {
                         Response::Rows(ResultSet {
                             columns: q.columns.clone(),
@@ -2262,6 +2314,16 @@ impl Session {
                 };
                 if let Response::Rows(rs) = &resp {
                     self.ctx.found_rows = rs.rows.len() as u64;
+                }
+                if let (Plan::Query(q), true, false) = (&plan.plan, streams, cursor.done) {
+                    self.keep_stream(stream::PendingStream {
+                        plan: q.clone(),
+                        params: params.to_vec(),
+                        cursor,
+                        in_trx,
+                        deadline: self.ctx.interrupt.deadline,
+                    });
+                    return Ok(resp);
                 }
                 if !in_trx {
                     self.commit().await?;

@@ -35,7 +35,7 @@ impl Db {
             .expect("runtime");
         let mut db = Db {
             rt,
-            session: Session::new(Arc::clone(&server), 1, "root", "localhost"),
+            session: streaming(Session::new(Arc::clone(&server), 1, "root", "localhost")),
             server,
             dir,
         };
@@ -46,7 +46,8 @@ impl Db {
 
     pub fn run(&mut self, sql: &str) -> Result<Response, Error> {
         let mut results = self.rt.block_on(self.session.query(sql, false));
-        results.pop().expect("one result per statement")
+        let last = results.pop().expect("one result per statement");
+        drain(&self.rt, &mut self.session, last)
     }
 
     pub fn ok(&mut self, sql: &str) -> Response {
@@ -62,7 +63,12 @@ impl Db {
 
     /// Another session on the same server, in database `d`.
     pub fn session(&mut self, id: u64) -> Session {
-        let mut s = Session::new(Arc::clone(&self.server), id, "root", "localhost");
+        let mut s = streaming(Session::new(
+            Arc::clone(&self.server),
+            id,
+            "root",
+            "localhost",
+        ));
         let used = self.rt.block_on(s.query("USE d", false)).pop();
         assert!(matches!(used, Some(Ok(_))), "USE d: {used:?}");
         s
@@ -72,12 +78,17 @@ impl Db {
     /// Every result of one COM_QUERY (a CALL's result sets, then its OK).
     pub fn run_all(&mut self, s: Option<&mut Session>, sql: &str) -> Vec<Result<Response, Error>> {
         let s = s.unwrap_or(&mut self.session);
-        self.rt.block_on(s.query(sql, false))
+        let mut results = self.rt.block_on(s.query(sql, false));
+        if let Some(last) = results.pop() {
+            results.push(drain(&self.rt, s, last));
+        }
+        results
     }
 
     pub fn run_in(&mut self, s: &mut Session, sql: &str) -> Result<Response, Error> {
         let mut results = self.rt.block_on(s.query(sql, false));
-        results.pop().expect("one result per statement")
+        let last = results.pop().expect("one result per statement");
+        drain(&self.rt, s, last)
     }
 
     /// COM_STMT_PREPARE in `s` (this Db's own session if None).
@@ -110,7 +121,8 @@ impl Db {
         params: &[Value],
     ) -> Result<Response, Error> {
         let s = s.unwrap_or(&mut self.session);
-        self.rt.block_on(s.execute(p, params))
+        let first = self.rt.block_on(s.execute(p, params));
+        drain(&self.rt, s, first)
     }
 
     /// The first row as a text-protocol client reads it (NULL as None),
@@ -146,6 +158,18 @@ impl Db {
             .collect()
     }
 
+    /// The first batch of `sql`'s result, and whether more rows follow
+    /// (the rest is then read and dropped).
+    pub fn first_batch(&mut self, sql: &str) -> (usize, bool) {
+        let mut results = self.rt.block_on(self.session.query(sql, false));
+        let Some(Ok(Response::Rows(rs))) = results.pop() else {
+            panic!("{sql}: no result set");
+        };
+        let more = self.session.streaming();
+        let _ = drain(&self.rt, &mut self.session, Ok(Response::Rows(rs.clone())));
+        (rs.rows.len(), more)
+    }
+
     pub fn err(&mut self, sql: &str) -> u16 {
         match self.run(sql) {
             Ok(_) => panic!("{sql}: expected an error"),
@@ -159,4 +183,28 @@ impl Drop for Db {
         self.session.disconnect();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Sessions of tests read streamed results to their end, as a connection
+/// does, so large results exercise the batches.
+fn streaming(mut s: Session) -> Session {
+    s.stream_results = true;
+    s
+}
+
+/// `first` with the rest of its rows, when it was streamed.
+fn drain(
+    rt: &tokio::runtime::Runtime,
+    s: &mut Session,
+    first: Result<Response, Error>,
+) -> Result<Response, Error> {
+    let Ok(Response::Rows(mut rs)) = first else {
+        return first;
+    };
+    while s.streaming() {
+        if let Some(warnings) = rt.block_on(s.more_rows(&mut rs.rows))? {
+            rs.warnings = warnings;
+        }
+    }
+    Ok(Response::Rows(rs))
 }

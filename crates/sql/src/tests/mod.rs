@@ -9,6 +9,7 @@ mod numeric;
 mod order;
 mod planner;
 mod scripts;
+mod stream;
 mod temporary;
 mod transaction;
 mod views;

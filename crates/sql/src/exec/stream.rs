@@ -1,0 +1,156 @@
+//! Result sets sent in pieces. A SELECT that reads one table in primary
+//! key order, and whose rows need nothing after the scan (no sort, group,
+//! DISTINCT or window), is produced a batch at a time: each batch resumes
+//! the scan past the last primary key it produced, under the statement's
+//! read view, so a result of any size holds one batch in memory instead of
+//! the whole set (and is not limited by `query_memory_limit`).
+
+use super::{
+    Bounds, Exec, KeyRanges, Project, QueryBody, QueryPlan, Result, RowSink, SelectPlan, Source,
+};
+use crate::expr::BExpr;
+use lockstep_types::Value;
+use std::ops::Bound;
+
+/// Where a streamed scan stands between batches.
+#[derive(Debug, Default)]
+pub struct ScanCursor {
+    /// The key range of the scan, computed by the first batch.
+    range: Option<(Bounds, bool, bool)>,
+    /// The primary key of the last row the scan produced.
+    after: Option<Vec<u8>>,
+    /// OFFSET rows still to skip, LIMIT rows still to send (None: all).
+    skip: usize,
+    wanted: Option<usize>,
+    /// No rows remain.
+    pub done: bool,
+    /// Rows produced so far (FOUND_ROWS()).
+    pub sent: u64,
+}
+
+/// Whether `plan` can be streamed: one table read by its primary key (one
+/// range at most), every row final as the scan meets it.
+pub fn streamable(plan: &QueryPlan) -> bool {
+    let QueryBody::Select(p) = &plan.body else {
+        return false;
+    };
+    let Source::Table(scan) = &p.source else {
+        return false;
+    };
+    let exprs = || {
+        p.projection
+            .iter()
+            .chain(&p.filter)
+            .chain(&scan.filter)
+            .chain(p.order.iter().map(|(e, _)| e))
+    };
+    scan.access.index == 0
+        && scan.access.ranges.len() <= 1
+        && p.aggregate.is_none()
+        && p.having.is_none()
+        && p.window.is_none()
+        && !p.distinct
+        && !p.first_row_only
+        && p.lock.is_none()
+        && (p.order.is_empty() || p.ordered_by_index)
+        && !exprs().any(BExpr::has_subquery)
+}
+
+impl Exec<'_> {
+    /// The next rows of a streamed SELECT: about `max_bytes` of them, or
+    /// all that remain (then `cursor.done`).
+    pub fn select_batch(
+        &mut self,
+        plan: &QueryPlan,
+        cursor: &mut ScanCursor,
+        max_bytes: usize,
+    ) -> Result<Vec<Vec<Value>>> {
+        debug_assert!(streamable(plan), "only streamable plans are batched");
+        debug_assert!(!cursor.done, "a finished stream has no batch");
+        let QueryBody::Select(p) = &plan.body else {
+            unreachable!("streamable plans are single selects")
+        };
+        let Source::Table(scan) = &p.source else {
+            unreachable!("streamable plans read one table")
+        };
+        if cursor.range.is_none() {
+            self.open_cursor(p, cursor)?;
+        }
+        let (range, exact, widened) = cursor.range.clone().expect("opened above");
+        let bounds = [resume(range, cursor.after.as_deref(), scan.access.reverse)];
+        let ranges = KeyRanges {
+            bounds: if cursor.wanted == Some(0) {
+                &[]
+            } else {
+                &bounds
+            },
+            exact,
+            widened,
+        };
+        let mut project = Project::new(p, None);
+        project.limit = cursor.wanted.map(|w| w + cursor.skip);
+        // The buffer of the last key is reused from row to row.
+        let mut last = cursor.after.take().unwrap_or_default();
+        let mut full = false;
+        self.scan_ranges(
+            scan,
+            &[],
+            p.filter.as_ref(),
+            None,
+            ranges,
+            &mut |env, pk, row| {
+                let more = project.push(env, row)?;
+                last.clear();
+                last.extend_from_slice(pk);
+                full = project.bytes >= max_bytes;
+                Ok(more && !full)
+            },
+        )?;
+        let mut rows: Vec<Vec<Value>> = project.out.into_iter().map(|(r, _)| r).collect();
+        let skipped = cursor.skip.min(rows.len());
+        rows.drain(..skipped);
+        cursor.skip -= skipped;
+        if let Some(w) = &mut cursor.wanted {
+            *w -= rows.len().min(*w);
+        }
+        cursor.sent += rows.len() as u64;
+        cursor.done = !full || cursor.wanted == Some(0);
+        cursor.after = (!cursor.done).then_some(last);
+        Ok(rows)
+    }
+
+    /// The first batch: the scan's key range, LIMIT and OFFSET.
+    fn open_cursor(&mut self, p: &SelectPlan, cursor: &mut ScanCursor) -> Result<()> {
+        let Source::Table(scan) = &p.source else {
+            unreachable!("streamable plans read one table")
+        };
+        let mut widened = false;
+        let (mut bounds, exact) = self.key_bounds(&scan.def, &scan.access, &[], &mut widened)?;
+        cursor.skip = match &p.offset {
+            Some(e) => self.eval(e, &[])?.to_i64().unwrap_or(0).max(0) as usize,
+            None => 0,
+        };
+        cursor.wanted = match &p.limit {
+            Some(e) => Some(self.eval(e, &[])?.to_i64().unwrap_or(0).max(0) as usize),
+            None => None,
+        };
+        cursor.range = match bounds.len() {
+            0 => {
+                cursor.wanted = Some(0); // an empty range: no rows
+                Some(((Bound::Unbounded, Bound::Unbounded), exact, widened))
+            }
+            _ => Some((bounds.swap_remove(0), exact, widened)),
+        };
+        debug_assert!(bounds.is_empty(), "streamable plans have one range");
+        Ok(())
+    }
+}
+
+/// The range left after the row with primary key `after`.
+fn resume((lo, hi): Bounds, after: Option<&[u8]>, reverse: bool) -> Bounds {
+    match after {
+        None => (lo, hi),
+        Some(k) if reverse => (lo, Bound::Excluded(k.to_vec())),
+        Some(k) => (Bound::Excluded(k.to_vec()), hi),
+    }
+}

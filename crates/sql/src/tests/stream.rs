@@ -1,0 +1,84 @@
+//! Results sent in batches (exec/stream.rs, session/stream.rs): the rows
+//! are those of the whole set, in order, whatever the batch boundaries.
+
+use super::db::Db;
+use lockstep_types::Value;
+
+const ROWS: i64 = 6000;
+
+fn table() -> Db {
+    let mut db = Db::new("stream");
+    db.ok("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(100), g INT)");
+    let values: Vec<String> = (1..=ROWS)
+        .map(|i| format!("({i}, '{}{i}', {})", "p".repeat(60), i % 5))
+        .collect();
+    db.ok(&format!("INSERT INTO t VALUES {}", values.join(",")));
+    // Batches of about 25 kB: a few hundred rows each.
+    db.ok("SET SESSION query_memory_limit = 50000");
+    db
+}
+
+fn ids(rows: Vec<Vec<Value>>) -> Vec<i64> {
+    rows.iter().map(|r| r[0].to_i64().expect("an id")).collect()
+}
+
+#[test]
+fn large_results_come_in_batches_and_small_ones_whole() {
+    let mut db = table();
+    let (first, more) = db.first_batch("SELECT * FROM t");
+    assert!(
+        more && first > 0 && first < ROWS as usize,
+        "{first} rows, more: {more}"
+    );
+    let (first, more) = db.first_batch("SELECT * FROM t WHERE id <= 10");
+    assert_eq!((first, more), (10, false));
+    // Sorted, grouped or joined results are not batched.
+    db.ok("SET SESSION query_memory_limit = DEFAULT");
+    let (first, more) = db.first_batch("SELECT * FROM t ORDER BY s");
+    assert_eq!((first, more), (ROWS as usize, false));
+}
+
+#[test]
+fn batches_keep_order_limit_offset_and_filters() {
+    let mut db = table();
+    assert_eq!(
+        ids(db.rows("SELECT * FROM t")),
+        (1..=ROWS).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        ids(db.rows("SELECT id, s FROM t ORDER BY id DESC")),
+        (1..=ROWS).rev().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        ids(db.rows("SELECT * FROM t LIMIT 4000 OFFSET 777")),
+        (778..778 + 4000).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        ids(db.rows("SELECT * FROM t ORDER BY id DESC LIMIT 3000 OFFSET 1500")),
+        (ROWS - 4499..=ROWS - 1500).rev().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        ids(db.rows("SELECT id, s FROM t WHERE g = 2 AND id > 100")),
+        (101..=ROWS).filter(|i| i % 5 == 2).collect::<Vec<_>>()
+    );
+    assert_eq!(db.rows("SELECT FOUND_ROWS()"), vec![vec![Value::Int(1180)]]);
+    assert_eq!(
+        ids(db.rows("SELECT * FROM t WHERE id BETWEEN 10 AND 5000")),
+        (10..=5000).collect::<Vec<_>>()
+    );
+    assert!(db.rows("SELECT * FROM t LIMIT 0").is_empty());
+}
+
+#[test]
+fn a_stream_reads_one_snapshot() {
+    let mut db = table();
+    let mut other = db.session(2);
+    db.ok("BEGIN");
+    let before = db.rows("SELECT * FROM t");
+    db.run_in(&mut other, "DELETE FROM t WHERE id > 3000")
+        .unwrap();
+    // Repeatable read: the same rows again, across every batch.
+    assert_eq!(db.rows("SELECT * FROM t"), before);
+    db.ok("COMMIT");
+    assert_eq!(db.rows("SELECT * FROM t").len(), 3000);
+}
