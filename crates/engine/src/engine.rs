@@ -7,7 +7,7 @@ use crate::catalog::Catalog;
 use crate::durability::{CommitPoint, Durability, DurabilityError, LocalDurability};
 use crate::gap::{Entries, Step};
 use crate::semisync::SemiSync;
-use crate::txn::{Isolation, Txn, Undo};
+use crate::txn::{Isolation, LockWaitPolicy, Txn, Undo};
 use lockstep_accounts::{Account, Accounts};
 use lockstep_binlog::writeset::WritesetHistory;
 use lockstep_binlog::{Event, Gtid, GtidSet, RowEvent, TxnRecord, FORMAT_VERSION};
@@ -472,6 +472,37 @@ impl Engine {
         }
     }
 
+    /// A row lock as the statement's `lock_wait` says: false when SKIP
+    /// LOCKED passes over a row another transaction holds; 3572 for NOWAIT.
+    pub fn lock_row(&self, txn: &mut Txn, key: LockKey, mode: LockMode) -> Result<bool> {
+        match self.lock(txn, key, mode) {
+            Err(Error::LockWait(wait)) if txn.lock_wait != LockWaitPolicy::Wait => {
+                self.stats.lock_waits.fetch_sub(1, Ordering::Relaxed);
+                match wait.timeout() {
+                    // Granted as the request was withdrawn.
+                    Ok(()) => {
+                        self.lock_granted(txn, key);
+                        Ok(true)
+                    }
+                    Err(e) => {
+                        self.lock_abandoned(txn);
+                        match (e, txn.lock_wait) {
+                            (lockstep_lock::LockError::Deadlock, _) => {
+                                Err(Error::Sql(SqlError::deadlock()))
+                            }
+                            (_, LockWaitPolicy::SkipLocked) => Ok(false),
+                            _ => Err(Error::Sql(SqlError::new(
+                                lockstep_types::error::Code::LockNowait,
+                                "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.",
+                            ))),
+                        }
+                    }
+                }
+            }
+            r => r.map(|()| true),
+        }
+    }
+
     /// The awaited lock was granted: it is now held by the transaction.
     pub fn lock_granted(&self, txn: &mut Txn, key: LockKey) {
         if let Some((k, mode)) = txn.pending_lock.take() {
@@ -517,7 +548,9 @@ impl Engine {
     ) -> Result<Option<Row>> {
         loop {
             if let Some(record) = table.record(key) {
-                self.lock(txn, lock_key(table.id, 0, key), mode)?;
+                if !self.lock_row(txn, lock_key(table.id, 0, key), mode)? {
+                    return Ok(None);
+                }
                 return Ok(record.latest().and_then(|v| v.row));
             }
             if !txn.isolation.gap_locking() {
@@ -572,7 +605,9 @@ impl Engine {
                 if !cursor.next_key && record.latest().and_then(|v| v.row).is_none() {
                     continue;
                 }
-                self.lock(txn, lock_key(table.id, 0, key), mode)?;
+                if !self.lock_row(txn, lock_key(table.id, 0, key), mode)? {
+                    continue;
+                }
                 if let Some(row) = record.latest().and_then(|v| v.row) {
                     if !visit(key, row)? {
                         return Ok(());
@@ -641,7 +676,9 @@ impl Engine {
                                 _ => continue,
                             }
                         }
-                        self.lock(txn, lock_key(table.id, 0, pk), mode)?;
+                        if !self.lock_row(txn, lock_key(table.id, 0, pk), mode)? {
+                            continue;
+                        }
                         record.latest().and_then(|v| v.row)
                     }
                 };

@@ -226,7 +226,8 @@ impl Engine {
         entry: Option<&[u8]>,
     ) -> Result<bool> {
         let name = entry.unwrap_or(SUPREMUM);
-        self.lock(txn, gap_lock_key(table, index, name), LockMode::Shared)?;
+        // SKIP LOCKED goes on without a gap another transaction holds.
+        self.lock_row(txn, gap_lock_key(table, index, name), LockMode::Shared)?;
         Ok(match entry {
             Some(e) => entries.contains(e) && entries.first(from, Bound::Excluded(e)).is_none(),
             None => entries.first(from, Bound::Unbounded).is_none(),
@@ -247,7 +248,7 @@ impl Engine {
             // Above an unbounded range is the supremum gap itself; the scan
             // has not passed it, so there is nothing to re-check.
             let key = gap_lock_key(table, index, SUPREMUM);
-            return self.lock(txn, key, LockMode::Shared);
+            return self.lock_row(txn, key, LockMode::Shared).map(|_| ());
         };
         loop {
             let next = entries.first(from, Bound::Unbounded);

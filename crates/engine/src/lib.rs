@@ -26,4 +26,4 @@ pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;
 pub use mdl::DdlLocks;
 pub use semisync::{OnTimeout, SemiSync, SemiSyncStatus};
-pub use txn::{Isolation, Savepoint, Txn};
+pub use txn::{Isolation, LockWaitPolicy, Savepoint, Txn};

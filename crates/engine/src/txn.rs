@@ -106,6 +106,21 @@ pub struct Txn {
     /// Counts the transactions this session's `Txn` has run: a savepoint
     /// of an earlier one is gone.
     generation: u64,
+    /// What a row lock held by another transaction does to the running
+    /// statement (NOWAIT / SKIP LOCKED of a locking read).
+    pub lock_wait: LockWaitPolicy,
+}
+
+/// How a statement meets a row lock another transaction holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockWaitPolicy {
+    /// Waits for it (up to innodb_lock_wait_timeout).
+    #[default]
+    Wait,
+    /// Fails at once with 3572.
+    NoWait,
+    /// Passes over the row.
+    SkipLocked,
 }
 
 impl Drop for Txn {
@@ -138,6 +153,7 @@ impl Txn {
             tables: Vec::new(),
             generation: 0,
             purge: Vec::new(),
+            lock_wait: LockWaitPolicy::Wait,
         }
     }
 

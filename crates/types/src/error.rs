@@ -98,6 +98,7 @@ error_codes! {
     SpFetchNoData = 1329, "02000";
     SpWrongNoOfFetchArgs = 1328, "HY000";
     TooManyRows = 1172, "42000";
+    LockNowait = 3572, "HY000";
     WrongNumberOfColumnsInSelect = 1222, "21000";
     SpCaseNotFound = 1339, "20000";
     SpCursorNotOpen = 1326, "24000";

@@ -381,6 +381,10 @@ pub struct Exec<'a> {
     checks: HashMap<u32, Arc<Vec<(String, BExpr)>>>,
     /// WITH CHECK OPTION of the views a statement writes through.
     pub view_checks: Arc<Vec<ViewCheck>>,
+    /// SQL_CALC_FOUND_ROWS: the next query block to finish counts its rows
+    /// before LIMIT into `found_total` (taken by it: nested blocks do not).
+    pub count_before_limit: bool,
+    pub found_total: Option<usize>,
 }
 
 /// A view's CHECK OPTION condition on rows of table `table` (1369 unless
@@ -559,6 +563,8 @@ impl<'a> Exec<'a> {
             exclusive: Vec::new(),
             checks: HashMap::new(),
             view_checks: Arc::new(Vec::new()),
+            count_before_limit: false,
+            found_total: None,
         }
     }
 
@@ -631,6 +637,7 @@ impl<'a> Exec<'a> {
                 limit,
                 offset,
             } => {
+                let counting = std::mem::take(&mut self.count_before_limit);
                 let mut rows = self.query(left)?;
                 if *op != crate::parser::SetOp::Union {
                     let right = self.query(right)?;
@@ -673,6 +680,9 @@ impl<'a> Exec<'a> {
                         }
                         Ordering::Equal
                     });
+                }
+                if counting {
+                    self.found_total = Some(rows.len());
                 }
                 self.apply_limit(&mut rows, limit, offset)?;
                 Ok(rows)
@@ -723,13 +733,15 @@ impl<'a> Exec<'a> {
     }
 
     fn select(&mut self, p: &SelectPlan) -> Result<Vec<Vec<Value>>> {
+        let counting = std::mem::take(&mut self.count_before_limit);
         // The sort buffer, when no index gives the order.
         let sort_limit =
             (!p.order.is_empty() && !p.ordered_by_index).then_some(self.ctx.memory.sort);
         let mut project = Project::new(p, sort_limit);
         // Stop scanning early where LIMIT allows it: nothing filters or
-        // reorders the rows after the scan.
-        let early = if p.aggregate.is_none()
+        // reorders the rows after the scan (and no count of them is asked).
+        let early = if !counting
+            && p.aggregate.is_none()
             && p.having.is_none()
             && p.window.is_none()
             && !p.distinct
@@ -823,6 +835,9 @@ impl<'a> Exec<'a> {
             }
         }
         let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(p, _)| p).collect();
+        if counting {
+            self.found_total = Some(rows.len());
+        }
         self.apply_limit(&mut rows, &p.limit, &p.offset)?;
         Ok(rows)
     }

@@ -7,6 +7,11 @@ use lockstep_types::{DataType, Value};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement {
     Select(Box<Query>),
+    /// SELECT ... INTO @a, @b: the one row's values into user variables.
+    SelectInto {
+        query: Box<Query>,
+        vars: Vec<String>,
+    },
     /// DO expr, ...: evaluated as a SELECT of them whose rows are dropped.
     Do(Box<Query>),
     Insert(Box<Insert>),
@@ -407,6 +412,10 @@ pub struct Query {
     pub body: QueryBody,
     /// The MAX_EXECUTION_TIME(ms) optimizer hint of a top-level SELECT.
     pub max_execution_time: Option<u64>,
+    /// SELECT SQL_CALC_FOUND_ROWS: FOUND_ROWS() counts the rows LIMIT cut.
+    pub calc_found_rows: bool,
+    /// NOWAIT / SKIP LOCKED of the statement's locking clause.
+    pub lock_wait: LockWaitClause,
     /// WITH ...: common table expressions the query may name.
     pub with: Vec<Cte>,
     pub order_by: Vec<OrderItem>,
@@ -453,6 +462,17 @@ pub enum LockClause {
     Share,
 }
 
+/// What a locking read does about rows other transactions hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockWaitClause {
+    #[default]
+    Wait,
+    /// NOWAIT: 3572 at once.
+    NoWait,
+    /// SKIP LOCKED: such rows are passed over.
+    SkipLocked,
+}
+
 impl Query {
     /// `SELECT projection FROM from [WHERE selection]`, nothing more.
     pub fn plain(
@@ -473,6 +493,8 @@ impl Query {
                 windows: Vec::new(),
             })),
             max_execution_time: None,
+            calc_found_rows: false,
+            lock_wait: LockWaitClause::Wait,
             with: Vec::new(),
             order_by: Vec::new(),
             limit: None,

@@ -59,6 +59,10 @@ pub(crate) struct Parser<'a> {
     links: usize,
     /// MAX_EXECUTION_TIME(ms) from the statement's first hint comment.
     max_execution_time: Option<u64>,
+    /// SQL_CALC_FOUND_ROWS was met; the statement's query takes it.
+    calc_found_rows: bool,
+    /// NOWAIT / SKIP LOCKED was met; the statement's query takes it.
+    lock_wait: LockWaitClause,
     /// CHECK constraints of the column definition just parsed.
     column_checks: Vec<CheckSpec>,
 }
@@ -481,6 +485,8 @@ fn max_execution_time_hint(text: &str) -> Option<u64> {
 pub(crate) fn empty_query(body: QueryBody) -> Query {
     Query {
         max_execution_time: None,
+        calc_found_rows: false,
+        lock_wait: LockWaitClause::Wait,
         with: Vec::new(),
         body,
         order_by: Vec::new(),
@@ -527,6 +533,8 @@ impl<'a> Parser<'a> {
             depth: 0,
             links: 0,
             max_execution_time: None,
+            calc_found_rows: false,
+            lock_wait: LockWaitClause::Wait,
             column_checks: Vec::new(),
         }
     }
@@ -828,7 +836,61 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The INTO list of a SELECT (after its select list or at its end),
+    /// taken out of the tokens so that the query parses without it. Only
+    /// user variables outside stored programs (routine.rs has the rest).
+    fn take_into_list(&mut self) -> Result<Option<Vec<String>>> {
+        let mut depth = 0usize;
+        let mut at = None;
+        for (i, t) in self.toks.iter().enumerate().skip(self.pos) {
+            match &t.tok {
+                Tok::LParen => depth += 1,
+                Tok::RParen => depth = depth.saturating_sub(1),
+                Tok::Semi | Tok::Eof => break,
+                Tok::Word if depth == 0 => {
+                    let w = self.src.get(t.start..t.end).unwrap_or("");
+                    if w.eq_ignore_ascii_case("INTO") {
+                        at = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(at) = at else { return Ok(None) };
+        let start = self.pos;
+        self.pos = at + 1;
+        if self.is_kw("OUTFILE") || self.is_kw("DUMPFILE") {
+            return Err(self.unsupported("SELECT ... INTO OUTFILE"));
+        }
+        let mut vars = Vec::new();
+        loop {
+            match self.take() {
+                Tok::UserVar(n) => vars.push(n.to_lowercase()),
+                Tok::Word => {
+                    let t = &self.toks[self.pos - 1];
+                    let name = self.src.get(t.start..t.end).unwrap_or("").to_string();
+                    return Err(Error::new(
+                        Code::SpUndeclaredVar,
+                        format!("Undeclared variable: {name}"),
+                    ));
+                }
+                _ => return Err(self.error()),
+            }
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        let end = self.pos;
+        self.toks.drain(at..end);
+        self.pos = start;
+        Ok(Some(vars))
+    }
+
     fn parse_statement(&mut self) -> Result<Statement> {
+        // What a clause of the previous statement left for its query.
+        self.calc_found_rows = false;
+        self.lock_wait = LockWaitClause::Wait;
         if self.is(&Tok::LParen) {
             return Ok(Statement::Select(Box::new(self.parse_query()?)));
         }
@@ -836,9 +898,18 @@ impl<'a> Parser<'a> {
         let first = self.upper_word(0, &mut buf);
         match first {
             b"SELECT" => {
+                let vars = self.take_into_list()?;
                 let mut q = self.parse_query()?;
                 q.max_execution_time = self.max_execution_time.take();
-                Ok(Statement::Select(Box::new(q)))
+                q.calc_found_rows = std::mem::take(&mut self.calc_found_rows);
+                q.lock_wait = std::mem::take(&mut self.lock_wait);
+                Ok(match vars {
+                    Some(vars) => Statement::SelectInto {
+                        query: Box::new(q),
+                        vars,
+                    },
+                    None => Statement::Select(Box::new(q)),
+                })
             }
             b"INSERT" => self.parse_insert(false),
             b"REPLACE" => self.parse_insert(true),
@@ -1008,6 +1079,8 @@ impl<'a> Parser<'a> {
     fn parse_with(&mut self) -> Result<Statement> {
         let mut q = self.parse_with_query()?;
         q.max_execution_time = self.max_execution_time.take();
+        q.calc_found_rows = std::mem::take(&mut self.calc_found_rows);
+        q.lock_wait = std::mem::take(&mut self.lock_wait);
         Ok(Statement::Select(Box::new(q)))
     }
 
@@ -1284,9 +1357,11 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        // NOWAIT / SKIP LOCKED are accepted and treated as a plain lock.
-        if !self.eat_kw("NOWAIT") && self.eat_kw("SKIP") {
+        if self.eat_kw("NOWAIT") {
+            self.lock_wait = LockWaitClause::NoWait;
+        } else if self.eat_kw("SKIP") {
             self.expect_kw("LOCKED")?;
+            self.lock_wait = LockWaitClause::SkipLocked;
         }
         Ok(Some(lock))
     }
@@ -1305,14 +1380,9 @@ impl<'a> Parser<'a> {
             match self.upper_word(0, &mut buf) {
                 b"DISTINCT" | b"DISTINCTROW" => distinct = true,
                 b"STRAIGHT_JOIN" => straight_join = true,
-                b"ALL"
-                | b"HIGH_PRIORITY"
-                | b"SQL_SMALL_RESULT"
-                | b"SQL_BIG_RESULT"
-                | b"SQL_BUFFER_RESULT"
-                | b"SQL_NO_CACHE"
-                | b"SQL_CACHE"
-                | b"SQL_CALC_FOUND_ROWS" => {}
+                b"ALL" | b"HIGH_PRIORITY" | b"SQL_SMALL_RESULT" | b"SQL_BIG_RESULT"
+                | b"SQL_BUFFER_RESULT" | b"SQL_NO_CACHE" | b"SQL_CACHE" => {}
+                b"SQL_CALC_FOUND_ROWS" => self.calc_found_rows = true,
                 _ => break,
             }
             self.advance();

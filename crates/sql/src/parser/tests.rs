@@ -1564,7 +1564,7 @@ fn transactions_and_misc() {
         "SELECT LAG(a) IGNORE NULLS OVER () FROM t",
         "SELECT SUM(a) OVER (ROWS CURRENT ROW EXCLUDE TIES) FROM t",
         "SELECT COUNT(DISTINCT a) OVER () FROM t",
-        "SELECT a INTO @x FROM t",
+        "SELECT a INTO OUTFILE '/tmp/x' FROM t",
         "SELECT a FROM t WHERE a > ANY (SELECT b FROM u)",
         "SELECT @a := 1",
     ] {

@@ -29,6 +29,7 @@ use crate::plan::{InsertPlan, ModifyPlan, QueryPlan};
 use crate::session::privileges::Grants;
 use crate::session::statements::{SharedStatement, StatementCache};
 use crate::session::vars::{bool_setting, Globals};
+use lockstep_engine::LockWaitPolicy;
 use lockstep_engine::{Engine, Error as EngineError, Isolation, Txn};
 use lockstep_types::error::Code;
 use lockstep_types::result::{Column, OkInfo, PreparedInfo, Response, ResultSet, Status, TlsInfo};
@@ -235,6 +236,8 @@ pub struct Session {
     stream_next: bool,
     /// The SELECT `run_dml` is about to run may stream.
     stream_this: bool,
+    /// The SELECT `run_dml` is about to run has SQL_CALC_FOUND_ROWS.
+    calc_found_this: bool,
     /// The rest of a result set being sent in batches (`stream.rs`).
     stream: Option<stream::PendingStream>,
     /// The connection wants the next execute's result whole (a cursor).
@@ -502,6 +505,7 @@ impl Session {
             stream_results: false,
             stream_next: false,
             stream_this: false,
+            calc_found_this: false,
             stream: None,
             whole_next: false,
         };
@@ -786,6 +790,44 @@ impl Session {
         r
     }
 
+    /// SELECT ... INTO @vars: the query runs as a SELECT (its privileges,
+    /// locks and plan), and its one row goes into the variables.
+    async fn select_into(
+        &mut self,
+        query: &parser::Query,
+        vars: &[String],
+        params: &[Value],
+    ) -> R<Response> {
+        let select = Statement::Select(Box::new(query.clone()));
+        let rows = match Box::pin(self.run(&select, params, None)).await? {
+            Response::Rows(rs) => rs.rows,
+            Response::Ok(_) => Vec::new(),
+        };
+        if rows.len() > 1 {
+            return Err(Error::new(
+                Code::TooManyRows,
+                "Result consisted of more than one row",
+            ));
+        }
+        let Some(row) = rows.into_iter().next() else {
+            self.ctx.warnings.push((
+                1329,
+                "No data - zero rows fetched, selected, or processed".into(),
+            ));
+            return Ok(ok(0));
+        };
+        if row.len() != vars.len() {
+            return Err(Error::new(
+                Code::WrongNumberOfColumnsInSelect,
+                "The used SELECT statements have a different number of columns",
+            ));
+        }
+        for (name, v) in vars.iter().zip(row) {
+            self.ctx.user_vars.insert(name.clone(), v);
+        }
+        Ok(ok(1))
+    }
+
     /// The next COM_STMT_EXECUTE's result is wanted whole (it opens a
     /// cursor, whose rows the connection keeps between fetches).
     pub fn want_whole_result(&mut self) {
@@ -975,6 +1017,7 @@ impl Session {
             self.refuse_writes()?;
         }
         match stmt {
+            Statement::SelectInto { query, vars } => self.select_into(query, vars, params).await,
             Statement::Select(q) if self.system_query(q) => {
                 crate::session::infoschema::query(self, q)
             }
@@ -1007,7 +1050,17 @@ impl Session {
                 self.check_safe_update(plan)?;
                 self.ctx.interrupt.deadline = self.deadline(stmt);
                 self.stream_this = may_stream && matches!(stmt, Statement::Select(_));
+                self.calc_found_this = matches!(stmt, Statement::Select(q) if q.calc_found_rows);
+                self.txn.lock_wait = match stmt {
+                    Statement::Select(q) => match q.lock_wait {
+                        parser::LockWaitClause::Wait => LockWaitPolicy::Wait,
+                        parser::LockWaitClause::NoWait => LockWaitPolicy::NoWait,
+                        parser::LockWaitClause::SkipLocked => LockWaitPolicy::SkipLocked,
+                    },
+                    _ => LockWaitPolicy::Wait,
+                };
                 let r = self.run_dml(plan, params).await;
+                self.txn.lock_wait = LockWaitPolicy::Wait;
                 self.ctx.interrupt.deadline = None;
                 r
             }
@@ -2167,7 +2220,10 @@ impl Session {
         };
         // A statement run again after a lock wait warns again.
         let warnings_before = self.ctx.warnings.len();
+        let calc_found = std::mem::take(&mut self.calc_found_this);
+        let mut found_total = None;
         let streams = std::mem::take(&mut self.stream_this)
+            && !calc_found
             && matches!(&plan.plan, Plan::Query(q) if crate::exec::stream::streamable(q));
         let mut cursor = crate::exec::stream::ScanCursor::default();
         let batch_bytes = self.batch_bytes();
@@ -2197,13 +2253,18 @@ impl Session {
                             })
                         })
                     }
-                    Plan::Query(q) => exec.query(q).map(|rows| {
-                        Response::Rows(ResultSet {
-                            columns: q.columns.clone(),
-                            rows,
-                            warnings: 0,
+                    Plan::Query(q) => {
+                        exec.count_before_limit = calc_found;
+                        let r = exec.query(q);
+                        found_total = exec.found_total;
+                        r.map(|rows| {
+                            Response::Rows(ResultSet {
+                                columns: q.columns.clone(),
+                                rows,
+                                warnings: 0,
+                            })
                         })
-                    }),
+                    }
                     Plan::Insert(p) => exec.insert(p).map(|(n, id)| {
                         if let Some(id) = id {
                             exec.ctx.last_insert_id = id;
@@ -2313,7 +2374,8 @@ impl Session {
                     Response::Rows(_) => -1,
                 };
                 if let Response::Rows(rs) = &resp {
-                    self.ctx.found_rows = rs.rows.len() as u64;
+                    let found = found_total.unwrap_or(rs.rows.len());
+                    self.ctx.found_rows = found as u64;
                 }
                 if let (Plan::Query(q), true, false) = (&plan.plan, streams, cursor.done) {
                     self.keep_stream(stream::PendingStream {
