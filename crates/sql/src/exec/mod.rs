@@ -9,6 +9,7 @@ mod hash_join;
 pub mod keyset;
 mod membership;
 mod multi;
+pub mod profile;
 mod recursive;
 mod rollup;
 mod routine;
@@ -385,6 +386,8 @@ pub struct Exec<'a> {
     /// before LIMIT into `found_total` (taken by it: nested blocks do not).
     pub count_before_limit: bool,
     pub found_total: Option<usize>,
+    /// EXPLAIN ANALYZE: every table access is measured here.
+    pub profile: Option<profile::Profile>,
 }
 
 /// A view's CHECK OPTION condition on rows of table `table` (1369 unless
@@ -565,6 +568,7 @@ impl<'a> Exec<'a> {
             view_checks: Arc::new(Vec::new()),
             count_before_limit: false,
             found_total: None,
+            profile: None,
         }
     }
 
@@ -1175,6 +1179,20 @@ impl<'a> Exec<'a> {
     /// Feeds `on_row` the rows of one table for the prefix row, as (primary
     /// key, prefix ++ row), until it returns false.
     fn table_rows(
+        &mut self,
+        scan: &TableScan,
+        prefix: &[Value],
+        filter: Option<&BExpr>,
+        lock: Option<LockMode>,
+        on_row: &mut TableRowFn,
+    ) -> Result<()> {
+        match self.profile {
+            Some(_) => self.table_rows_measured(scan, prefix, filter, lock, on_row),
+            None => self.table_rows_unmeasured(scan, prefix, filter, lock, on_row),
+        }
+    }
+
+    fn table_rows_unmeasured(
         &mut self,
         scan: &TableScan,
         prefix: &[Value],

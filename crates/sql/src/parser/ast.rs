@@ -605,6 +605,8 @@ pub enum ExplainFormat {
     /// One line per table: its access path in words (lockstep's own).
     Tree,
     Json,
+    /// EXPLAIN ANALYZE: the tree, with what running the query measured.
+    Analyze,
 }
 
 /// `{USE|FORCE|IGNORE} {INDEX|KEY} [FOR {JOIN|ORDER BY|GROUP BY}] (names)`.

@@ -4450,6 +4450,7 @@ impl<'a> Parser<'a> {
     fn parse_explain(&mut self) -> Result<Statement> {
         self.advance();
         let mut explain_opts = false;
+        let mut analyze = false;
         let mut format = ExplainFormat::Traditional;
         loop {
             if self.is_kw("FORMAT") && self.tok_at(1) == &Tok::Eq {
@@ -4469,11 +4470,19 @@ impl<'a> Parser<'a> {
                 explain_opts = true;
             } else if self.eat_kw("EXTENDED") || self.eat_kw("PARTITIONS") {
                 explain_opts = true;
-            } else if self.is_kw("ANALYZE") {
-                return Err(self.unsupported("EXPLAIN ANALYZE"));
+            } else if self.eat_kw("ANALYZE") {
+                analyze = true;
+                explain_opts = true;
             } else {
                 break;
             }
+        }
+        // EXPLAIN ANALYZE [FORMAT=TREE]: only the tree has times.
+        if analyze {
+            format = match format {
+                ExplainFormat::Traditional | ExplainFormat::Tree => ExplainFormat::Analyze,
+                _ => return Err(self.unsupported("EXPLAIN ANALYZE with this format")),
+            };
         }
         if self.is_kw("FOR") && self.kw_at(1, "CONNECTION") {
             return Err(self.unsupported("EXPLAIN FOR CONNECTION"));

@@ -262,14 +262,33 @@ impl Access {
 /// naming the tables its key takes values from.
 pub fn explain(src: &Source) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    explain_into(src, false, &mut Vec::new(), &mut out);
+    explain_into(src, false, &mut Vec::new(), &mut out, &mut |_| {
+        String::new()
+    });
+    out
+}
+
+/// `explain`, each table's line followed by what `measured` says of its
+/// scan (EXPLAIN ANALYZE).
+pub fn explain_measured(
+    src: &Source,
+    measured: &mut dyn FnMut(&TableScan) -> String,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    explain_into(src, false, &mut Vec::new(), &mut out, measured);
     out
 }
 
 /// A table read before: its name and row positions.
 type Seen = (String, usize, usize);
 
-fn explain_into(src: &Source, outer: bool, seen: &mut Vec<Seen>, out: &mut Vec<(String, String)>) {
+fn explain_into(
+    src: &Source,
+    outer: bool,
+    seen: &mut Vec<Seen>,
+    out: &mut Vec<(String, String)>,
+    measured: &mut dyn FnMut(&TableScan) -> String,
+) {
     match src {
         Source::Table(t) => {
             let mut text = t.access.describe(&t.def);
@@ -280,6 +299,7 @@ fn explain_into(src: &Source, outer: bool, seen: &mut Vec<Seen>, out: &mut Vec<(
             if !from.is_empty() {
                 text += &format!(", key from {}", from.join(", "));
             }
+            text += &measured(t);
             seen.push((t.alias.clone(), t.offset, t.offset + t.def.columns.len()));
             out.push((t.alias.clone(), text));
         }
@@ -291,10 +311,10 @@ fn explain_into(src: &Source, outer: bool, seen: &mut Vec<Seen>, out: &mut Vec<(
             ..
         } => {
             if !matches!(**left, Source::Dual) {
-                explain_into(left, outer, seen, out);
+                explain_into(left, outer, seen, out, measured);
             }
             let at = out.len();
-            explain_into(right, outer || *kind == JoinKind::Left, seen, out);
+            explain_into(right, outer || *kind == JoinKind::Left, seen, out, measured);
             if let (Some(_), Some(entry)) = (hash, out.get_mut(at)) {
                 entry.1 += ", hash join";
             }
@@ -306,7 +326,7 @@ fn explain_into(src: &Source, outer: bool, seen: &mut Vec<Seen>, out: &mut Vec<(
             // How the derived table (a view, a CTE) reads its own tables.
             if let QueryBody::Select(s) = &plan.body {
                 let mut inner = Vec::new();
-                explain_into(&s.source, false, &mut Vec::new(), &mut inner);
+                explain_into(&s.source, false, &mut Vec::new(), &mut inner, measured);
                 out.extend(inner.into_iter().map(|(t, a)| (format!("  {t}"), a)));
             }
         }

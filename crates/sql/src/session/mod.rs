@@ -8,6 +8,7 @@ mod binlog_status;
 pub mod charset;
 mod checks;
 mod client_text;
+mod explain_analyze;
 mod foreign_keys;
 pub mod infoschema;
 pub mod privileges;
@@ -1333,6 +1334,9 @@ impl Session {
                 full: false,
                 filter: None,
             }),
+            Statement::Explain(inner, parser::ExplainFormat::Analyze) => {
+                self.explain_analyze(inner).await
+            }
             Statement::Explain(inner, format) => self.explain(inner, *format),
             Statement::Kill {
                 connection_id,
@@ -2460,7 +2464,8 @@ impl Session {
             parser::ExplainFormat::Json => {
                 rows(&["EXPLAIN"], vec![vec![Value::str(&ex::json(&steps))]])
             }
-            parser::ExplainFormat::Tree => {
+            // EXPLAIN ANALYZE runs the query (explain_analyze.rs).
+            parser::ExplainFormat::Tree | parser::ExplainFormat::Analyze => {
                 let lines = tree
                     .iter()
                     .map(|(t, a)| vec![Value::str(&format!("{t}: {a}"))]);

@@ -2,6 +2,7 @@
 //! through a `Session` on a scratch engine (`db::Db`), one file per topic.
 
 pub(crate) mod db;
+mod explain_analyze;
 mod hostile;
 mod json;
 mod multi_dml;
