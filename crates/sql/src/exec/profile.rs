@@ -1,10 +1,7 @@
 //! What EXPLAIN ANALYZE measures: per table access of the plan, how often
 //! it was read (loops), the rows it passed on, and the time spent in it.
 
-use super::{Exec, Result, TableRowFn, TableScan};
-use crate::expr::BExpr;
-use lockstep_engine::LockMode;
-use lockstep_types::Value;
+use super::{Exec, TableScan};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -42,27 +39,13 @@ impl ScanStats {
 }
 
 impl Exec<'_> {
-    /// `table_rows`, measured into `profile`.
-    pub(super) fn table_rows_measured(
-        &mut self,
-        scan: &TableScan,
-        prefix: &[Value],
-        filter: Option<&BExpr>,
-        lock: Option<LockMode>,
-        on_row: &mut TableRowFn,
-    ) -> Result<()> {
-        let start = Instant::now();
-        let mut rows = 0u64;
-        let r = self.table_rows_unmeasured(scan, prefix, filter, lock, &mut |env, pk, row| {
-            rows += 1;
-            on_row(env, pk, row)
-        });
+    /// One read of `scan` that passed on `rows` rows, begun at `start`.
+    pub(super) fn measured(&mut self, scan: &TableScan, start: Instant, rows: u64) {
         if let Some(profile) = &mut self.profile {
             let s = profile.entry(scan_key(scan)).or_default();
             s.loops += 1;
             s.rows += rows;
             s.time += start.elapsed();
         }
-        r
     }
 }
