@@ -1459,12 +1459,17 @@ impl Engine {
             }
         }
         self.check_unique_buildable(table, &index)?;
-        let _in_flight = self
-            .log_ddl(Event::CreateIndex {
-                table: table.id,
-                index: index.clone(),
-            })
-            .await?;
+        // A temporary table's changes are never logged.
+        let _in_flight = match table.temporary {
+            true => None,
+            false => Some(
+                self.log_ddl(Event::CreateIndex {
+                    table: table.id,
+                    index: index.clone(),
+                })
+                .await?,
+            ),
+        };
         let _serial = self.ddl.lock();
         add_index(table, index);
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
@@ -1525,12 +1530,16 @@ impl Engine {
                 format!("Can't DROP '{name}'; check that column/key exists"),
             ));
         }
-        let _in_flight = self
-            .log_ddl(Event::DropIndex {
-                table: table.id,
-                name: name.into(),
-            })
-            .await?;
+        let _in_flight = match table.temporary {
+            true => None,
+            false => Some(
+                self.log_ddl(Event::DropIndex {
+                    table: table.id,
+                    name: name.into(),
+                })
+                .await?,
+            ),
+        };
         let _serial = self.ddl.lock();
         remove_index(table, name);
         self.ddl_version.fetch_add(1, Ordering::SeqCst);

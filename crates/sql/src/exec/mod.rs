@@ -219,6 +219,15 @@ fn value_bytes(v: &Value) -> usize {
 }
 
 /// Approximate heap footprint of a buffered row.
+/// A LIMIT or OFFSET value as a count of rows: 18446744073709551615 (what
+/// ORMs write for "no limit" with an OFFSET) is every row, not none.
+pub(crate) fn row_count(v: &Value) -> usize {
+    match v {
+        Value::UInt(u) => usize::try_from(*u).unwrap_or(usize::MAX),
+        v => v.to_i64().unwrap_or(0).max(0) as usize,
+    }
+}
+
 fn row_bytes(row: &[Value]) -> usize {
     std::mem::size_of::<Vec<Value>>() + row.iter().map(value_bytes).sum::<usize>()
 }
@@ -709,14 +718,14 @@ impl<'a> Exec<'a> {
         offset: &Option<BExpr>,
     ) -> Result<()> {
         let off = match offset {
-            Some(e) => self.eval(e, &[])?.to_i64().unwrap_or(0).max(0) as usize,
+            Some(e) => row_count(&self.eval(e, &[])?),
             None => 0,
         };
         if off > 0 {
             rows.drain(..off.min(rows.len()));
         }
         if let Some(l) = limit {
-            let l = self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize;
+            let l = row_count(&self.eval(l, &[])?);
             rows.truncate(l);
         }
         Ok(())
@@ -728,9 +737,9 @@ impl<'a> Exec<'a> {
         offset: &Option<BExpr>,
     ) -> Result<Option<usize>> {
         let Some(l) = limit else { return Ok(None) };
-        let l = self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize;
+        let l = row_count(&self.eval(l, &[])?);
         let off = match offset {
-            Some(e) => self.eval(e, &[])?.to_i64().unwrap_or(0).max(0) as usize,
+            Some(e) => row_count(&self.eval(e, &[])?),
             None => 0,
         };
         Ok(Some(l.saturating_add(off)))
@@ -1341,7 +1350,7 @@ impl<'a> Exec<'a> {
                 if (p.order.is_empty() || p.ordered_by_index)
                     && (p.filter.is_none() || inline.is_some()) =>
             {
-                Some(self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize)
+                Some(row_count(&self.eval(l, &[])?))
             }
             _ => None,
         };
@@ -1386,7 +1395,7 @@ impl<'a> Exec<'a> {
             kept = keyed.into_iter().map(|(_, pk, row)| (pk, row)).collect();
         }
         if let Some(l) = &p.limit {
-            let l = self.eval(l, &[])?.to_i64().unwrap_or(0).max(0) as usize;
+            let l = row_count(&self.eval(l, &[])?);
             kept.truncate(l);
         }
         Ok(kept)

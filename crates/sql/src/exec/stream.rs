@@ -88,7 +88,7 @@ impl Exec<'_> {
             widened,
         };
         let mut project = Project::new(p, None);
-        project.limit = cursor.wanted.map(|w| w + cursor.skip);
+        project.limit = cursor.wanted.map(|w| w.saturating_add(cursor.skip));
         // The buffer of the last key is reused from row to row.
         let mut last = cursor.after.take().unwrap_or_default();
         let mut full = false;
@@ -127,11 +127,11 @@ impl Exec<'_> {
         let mut widened = false;
         let (mut bounds, exact) = self.key_bounds(&scan.def, &scan.access, &[], &mut widened)?;
         cursor.skip = match &p.offset {
-            Some(e) => self.eval(e, &[])?.to_i64().unwrap_or(0).max(0) as usize,
+            Some(e) => super::row_count(&self.eval(e, &[])?),
             None => 0,
         };
         cursor.wanted = match &p.limit {
-            Some(e) => Some(self.eval(e, &[])?.to_i64().unwrap_or(0).max(0) as usize),
+            Some(e) => Some(super::row_count(&self.eval(e, &[])?)),
             None => None,
         };
         cursor.range = match bounds.len() {

@@ -346,7 +346,7 @@ impl Exec<'_> {
             Bound::Rows { n: k, preceding } => {
                 let k = match self.frame_offset(f, k)? {
                     Value::UInt(u) => usize::try_from(u).unwrap_or(usize::MAX),
-                    v => v.to_i64().unwrap_or(0).max(0) as usize,
+                    v => super::row_count(&v),
                 };
                 let end = usize::from(!start);
                 (0..n)

@@ -92,7 +92,12 @@ impl Scope {
                 continue;
             }
             if let Some(t) = table {
-                if c.qualifier != t {
+                // The server's own schemas name their tables in any case.
+                let any_case = matches!(
+                    c.database.as_str(),
+                    "information_schema" | "performance_schema"
+                ) && c.qualifier.eq_ignore_ascii_case(t);
+                if c.qualifier != t && !any_case {
                     continue;
                 }
             }

@@ -1298,6 +1298,11 @@ impl Session {
                 unique,
             } => {
                 self.commit().await?;
+                if let Some(t) = self.temporary_table(table) {
+                    self.create_index(&t, Some(name.clone()), columns, *unique)
+                        .await?;
+                    return Ok(ok(0));
+                }
                 let (t, _ddl) = self.table_for_ddl(table).await?;
                 self.create_index(&t, Some(name.clone()), columns, *unique)
                     .await?;
@@ -1305,6 +1310,10 @@ impl Session {
             }
             Statement::DropIndex { name, table } => {
                 self.commit().await?;
+                if let Some(t) = self.temporary_table(table) {
+                    self.engine.drop_index(&t, name).await?;
+                    return Ok(ok(0));
+                }
                 let (t, _ddl) = self.table_for_ddl(table).await?;
                 let old = t.def();
                 let mut new = (*old).clone();
