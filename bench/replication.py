@@ -523,6 +523,8 @@ def parse_args():
     ap.add_argument("--catchup-timeout", type=int, default=600)
     ap.add_argument("--out", default=os.path.join(compare.REPO, "bench", "results"))
     args = ap.parse_args()
+    args.lockstep_bin = os.path.abspath(args.lockstep_bin)  # servers run in their own dirs
+    args.bench_bin = os.path.abspath(args.bench_bin)
     args.threads = [int(t) for t in args.threads.split(",")]
     args.semisync_threads = [int(t) for t in args.semisync_threads.split(",")]
     args.tpcc_terminals = [int(t) for t in args.tpcc_terminals.split(",")]
