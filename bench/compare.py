@@ -159,12 +159,7 @@ class Server:
     def stop(self):
         if not self.alive():
             return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(120)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(30)
+        stop_process(self.proc, 120)
         log(f"{self.kind} stopped")
 
     def keep_loaded(self):
@@ -211,6 +206,16 @@ class Server:
         except OSError:
             pass
         return None
+
+
+def stop_process(proc, grace):
+    """SIGTERM (a server's clean shutdown), SIGKILL after `grace` seconds."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(30)
 
 
 def proc_cpu_seconds(pid):

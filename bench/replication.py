@@ -101,14 +101,8 @@ class Node:
         return f"{self.kind} {self.role}"
 
     def stop(self):
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(30)
+        if self.proc is not None and self.proc.poll() is None:
+            compare.stop_process(self.proc, 60)
 
     def sql(self, statement):
         r = subprocess.run(["mariadb", "--no-defaults", f"-h{HOST}", f"-P{self.port}", "-uroot",
