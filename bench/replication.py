@@ -32,6 +32,7 @@ temp dir are removed at exit (also Ctrl-C and errors).
 """
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -446,6 +447,9 @@ def write_report(results, args, meta, stem):
         if any((kind, m) in results for m in modes):
             with open(os.path.join(args.out, f"{stem}-{kind}.svg"), "w") as f:
                 f.write(timeline_svg(results, kind, modes))
+    with open(os.path.join(args.out, f"{stem}.json"), "w") as f:  # every sample, to recompute
+        json.dump({"meta": meta, "steps": {f"{k} {m}": v for (k, m), v in results.items()}},
+                  f, indent=0)
     path = os.path.join(args.out, f"{stem}.md")
     with open(path, "w") as f:
         f.write("\n".join(report_lines(results, args, meta, stem)) + "\n")
