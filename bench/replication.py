@@ -468,8 +468,10 @@ def report_lines(results, args, meta, stem):
          f"(MariaDB: slave_parallel_mode=optimistic, {args.parallel_threads} threads). "
          "Durability: sync on commit on all four servers.", "",
          "Lag: transactions the primary has committed that the replica has not, sampled "
-         "every second (replica read first). Lag slope: least-squares slope of the lag over "
-         "the step. Catch-up: seconds after the load until the replica has every transaction. "
+         "every second (replica read first); p99 over those samples (with 20 of them, the "
+         "maximum). Primary commits/s and replica apply/s: GTIDs committed and applied from "
+         "the load's start to the moment it ended. Lag slope: least-squares slope of the lag "
+         "over the step. Catch-up: seconds after the load until the replica has every transaction. "
          "CPU µs/trx: the process's user+system CPU (/proc/PID/stat) per transaction (the "
          "replica's until it has caught up).", "",
          "**Balanced replay speed** (book 10.1): the highest primary throughput of a step "
