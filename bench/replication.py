@@ -384,7 +384,7 @@ def mode_name(mode):
 def table(results, mode, threads):
     """Side by side: for every concurrency, lockstep then MariaDB."""
     semi = mode == "semisync"
-    lines = [HEADER[:-1] + ("| semisync/async | acked / not acked |" if semi else ""),
+    lines = [HEADER + (" semisync/async | acked / not acked |" if semi else ""),
              "|" + " --- |" * (11 + (2 if semi else 0))]
     for n in threads:
         for kind in KINDS:
