@@ -298,7 +298,12 @@ def run_step(pair, args, threads, mode):
     with tempfile.TemporaryFile("w+") as out:
         load = subprocess.Popen(load_command(pair, args, mode, threads),
                                 stdout=out, stderr=subprocess.STDOUT, text=True)
-        sample_until_exit(pair, load, samples, t0)
+        try:
+            sample_until_exit(pair, load, samples, t0)
+        finally:
+            if load.poll() is None:  # interrupted: the load goes too
+                load.kill()
+                load.wait()
         out.seek(0)
         errors = out.read().count("FATAL") + (load.returncode != 0)
     catch = catch_up(pair, args.catchup_timeout)
@@ -560,6 +565,7 @@ def main():
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     meta = compare.machine_meta(args)
     stem = f"{meta['date']}-{meta['commit']}-replication"
     results = {}
@@ -586,4 +592,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt as e:
+        compare.log(f"interrupted ({e or 'Ctrl-C'}): servers stopped, temp dir removed")
+        sys.exit(130)
