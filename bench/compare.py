@@ -53,6 +53,8 @@ import tempfile
 import threading
 import time
 
+import svgplot
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST = "127.0.0.1"
 SERVERS = ("lockstep", "mariadb")
@@ -157,12 +159,7 @@ class Server:
     def stop(self):
         if not self.alive():
             return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(120)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(30)
+        stop_process(self.proc, 120)
         log(f"{self.kind} stopped")
 
     def keep_loaded(self):
@@ -209,6 +206,16 @@ class Server:
         except OSError:
             pass
         return None
+
+
+def stop_process(proc, grace):
+    """SIGTERM (a server's clean shutdown), SIGKILL after `grace` seconds."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(30)
 
 
 def proc_cpu_seconds(pid):
@@ -506,67 +513,17 @@ COLORS = {"lockstep": "#1f77b4", "mariadb": "#d62728"}
 
 def svg_charts(results, tests, metric, title, log_y=False):
     """Small multiples: one panel per test, x = concurrency (log2), one line per server."""
-    pw, ph, ml, mr, mt, mb = 330, 240, 62, 12, 34, 40
-    cols = 2
+    pw, ph, cols = 330, 240, 2
     rows = math.ceil(len(tests) / cols)
-    W, H = cols * pw, rows * ph + 30
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-           f'font-family="sans-serif" font-size="11">',
-           f'<rect width="{W}" height="{H}" fill="white"/>',
-           f'<text x="{W / 2}" y="18" text-anchor="middle" font-size="14">{title}</text>']
+    out = svgplot.page_start(cols * pw, rows * ph + 30, title)
     for i, test in enumerate(tests):
-        ox, oy = (i % cols) * pw, 30 + (i // cols) * ph
-        pts = {s: [(r["threads"], r[s][metric]) for r in results
-                   if r["test"] == test and r[s].get("ok") and r[s].get(metric)]
-               for s in SERVERS}
+        series = [(s, COLORS[s], [(r["threads"], r[s][metric]) for r in results
+                                  if r["test"] == test and r[s].get("ok") and r[s].get(metric)])
+                  for s in SERVERS]
         xs = sorted({r["threads"] for r in results if r["test"] == test}) or [1]
-        ys = [v for s in SERVERS for _, v in pts[s]] or [1]
-        x0, x1 = math.log2(min(xs)), math.log2(max(xs))
-        if x1 == x0:
-            x1 = x0 + 1
-        if log_y:
-            y0 = math.log10(max(min(ys), 1e-3))
-            y1 = math.log10(max(ys))
-            y0, y1 = math.floor(y0), math.ceil(y1) if math.ceil(y1) > math.floor(y0) else math.floor(y0) + 1
-        else:
-            y0, y1 = 0, max(ys) * 1.1 or 1
-        px0, px1, py0, py1 = ox + ml, ox + pw - mr, oy + ph - mb, oy + mt
-
-        def X(v):
-            return px0 + (math.log2(v) - x0) / (x1 - x0) * (px1 - px0)
-
-        def Y(v):
-            t = (math.log10(max(v, 1e-3)) - y0) / (y1 - y0) if log_y else (v - y0) / (y1 - y0)
-            return py0 - t * (py0 - py1)
-
-        out.append(f'<text x="{(px0 + px1) / 2}" y="{oy + 20}" text-anchor="middle" '
-                   f'font-weight="bold">{test}</text>')
-        out.append(f'<rect x="{px0}" y="{py1}" width="{px1 - px0}" height="{py0 - py1}" '
-                   f'fill="none" stroke="#999"/>')
-        for x in xs:
-            out.append(f'<line x1="{X(x):.1f}" y1="{py0}" x2="{X(x):.1f}" y2="{py0 + 4}" stroke="#999"/>')
-            out.append(f'<text x="{X(x):.1f}" y="{py0 + 15}" text-anchor="middle">{x}</text>')
-        ticks = ([10 ** e for e in range(int(y0), int(y1) + 1)] if log_y
-                 else [y0 + (y1 - y0) * k / 4 for k in range(5)])
-        for v in ticks:
-            label = f"{v:g}" if log_y or v < 1000 else f"{v / 1000:.0f}k" if v >= 10000 else f"{v / 1000:.1f}k"
-            out.append(f'<line x1="{px0}" y1="{Y(v):.1f}" x2="{px1}" y2="{Y(v):.1f}" stroke="#eee"/>')
-            out.append(f'<text x="{px0 - 4}" y="{Y(v) + 4:.1f}" text-anchor="end">{label}</text>')
-        out.append(f'<text x="{(px0 + px1) / 2}" y="{py0 + 30}" text-anchor="middle">'
-                   f'{"terminals" if test == "tpcc" else "threads"}</text>')
-        for s in SERVERS:
-            p = pts[s]
-            if not p:
-                continue
-            path = " ".join(f"{'M' if k == 0 else 'L'}{X(x):.1f},{Y(y):.1f}" for k, (x, y) in enumerate(p))
-            out.append(f'<path d="{path}" fill="none" stroke="{COLORS[s]}" stroke-width="2"/>')
-            for x, y in p:
-                out.append(f'<circle cx="{X(x):.1f}" cy="{Y(y):.1f}" r="3" fill="{COLORS[s]}"/>')
-        for k, s in enumerate(SERVERS):
-            lx, ly = px0 + 8, py1 + 14 + k * 14
-            out.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 16}" y2="{ly - 4}" '
-                       f'stroke="{COLORS[s]}" stroke-width="2"/>')
-            out.append(f'<text x="{lx + 20}" y="{ly}">{s}</text>')
+        svgplot.panel(out, ((i % cols) * pw, 30 + (i // cols) * ph), (pw, ph), test, series,
+                      [(x, x) for x in xs], "terminals" if test == "tpcc" else "threads",
+                      log_x=True, log_y=log_y)
     out.append("</svg>")
     return "\n".join(out)
 
