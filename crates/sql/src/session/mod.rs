@@ -9,6 +9,7 @@ pub mod charset;
 mod checks;
 mod client_text;
 mod foreign_keys;
+mod online_alter;
 pub mod infoschema;
 pub mod privileges;
 pub mod replication;
@@ -1295,15 +1296,30 @@ impl Session {
                 table,
                 columns,
                 unique,
+                online,
             } => {
                 self.commit().await?;
+                if !online_alter::index_in_place(online)? {
+                    let add = parser::AlterAction::AddIndex {
+                        name: Some(name.clone()),
+                        columns: columns.clone(),
+                        unique: *unique,
+                    };
+                    self.alter_table(table, &[add], online).await?;
+                    return Ok(ok(0));
+                }
                 let (t, _ddl) = self.table_for_ddl(table).await?;
                 self.create_index(&t, Some(name.clone()), columns, *unique)
                     .await?;
                 Ok(ok(0))
             }
-            Statement::DropIndex { name, table } => {
+            Statement::DropIndex {
+                name,
+                table,
+                online,
+            } => {
                 self.commit().await?;
+                online_alter::choose(online, online_alter::Change::Metadata)?;
                 let (t, _ddl) = self.table_for_ddl(table).await?;
                 let old = t.def();
                 let mut new = (*old).clone();
@@ -1314,9 +1330,13 @@ impl Session {
                 self.engine.drop_index(&t, name).await?;
                 Ok(ok(0))
             }
-            Statement::AlterTable { table, actions } => {
+            Statement::AlterTable {
+                table,
+                actions,
+                online,
+            } => {
                 self.commit().await?;
-                self.alter_table(table, actions).await?;
+                self.alter_table(table, actions, online).await?;
                 Ok(ok(0))
             }
             Statement::RenameTable { renames } => {
