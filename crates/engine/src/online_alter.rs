@@ -112,7 +112,9 @@ impl Engine {
             // see is either captured or found by the copy (see `copy`).
             let mut txn = self.begin(Isolation::RepeatableRead);
             self.snapshot_now(&mut txn);
-            let copied = self.online_copy(table, &def, &how.sources, &capture, &txn).await;
+            let copied = self
+                .online_copy(table, &def, &how.sources, &capture, &txn)
+                .await;
             let caught_up = match copied {
                 Ok((built, mut uniques)) => {
                     let upgraded = lock.upgrade(how.timeout).await;
@@ -133,9 +135,10 @@ impl Engine {
             self.rollback(&mut txn);
             caught_up?
         };
-        built
-            .auto_increment
-            .store(table.auto_increment.load(Ordering::SeqCst), Ordering::SeqCst);
+        built.auto_increment.store(
+            table.auto_increment.load(Ordering::SeqCst),
+            Ordering::SeqCst,
+        );
         built
             .next_row_id
             .store(table.next_row_id.load(Ordering::SeqCst), Ordering::SeqCst);

@@ -140,7 +140,10 @@ impl MetadataLock {
     /// Gives back the shared-upgradable lock (not upgraded).
     pub fn release_upgradable(&self) {
         let before = self.state.fetch_sub(UPGRADABLE, Ordering::SeqCst);
-        debug_assert!(before & UPGRADABLE != 0, "upgradable metadata lock not held");
+        debug_assert!(
+            before & UPGRADABLE != 0,
+            "upgradable metadata lock not held"
+        );
         self.wake_all();
     }
 
@@ -180,7 +183,10 @@ impl MetadataLock {
     fn try_exclusive(&self, upgrading: bool) -> bool {
         let mut s = self.state.load(Ordering::Relaxed);
         loop {
-            debug_assert!(!upgrading || s & UPGRADABLE != 0, "upgrade without the lock");
+            debug_assert!(
+                !upgrading || s & UPGRADABLE != 0,
+                "upgrade without the lock"
+            );
             // The upgradable holder excludes every other DDL, not itself.
             let others = if upgrading { 0 } else { UPGRADABLE };
             if s & (SHARED_MASK | EXCLUSIVE | others) != 0 {
@@ -206,7 +212,9 @@ impl MetadataLock {
 
 #[derive(Clone, Copy)]
 enum Kind {
-    Shared { holds_others: bool },
+    Shared {
+        holds_others: bool,
+    },
     Exclusive,
     /// The upgradable holder asking for exclusive.
     Upgrade,

@@ -33,7 +33,11 @@ impl Session {
             let adds = actions
                 .iter()
                 .any(|a| matches!(a, AlterAction::AddCheck(_) | AlterAction::AddForeignKey(_)));
-            let change = if adds { Change::Validate } else { Change::Metadata };
+            let change = if adds {
+                Change::Validate
+            } else {
+                Change::Metadata
+            };
             choose(online, change)?;
             self.upgrade(&mut lock).await?;
             self.alter_checks(&t, actions).await?;

@@ -41,7 +41,9 @@ pub(super) fn choose(options: &DdlOptions, change: Change) -> R<Mode> {
     let lock = options.lock.unwrap_or(AlterLock::Default);
     let algorithm = options.algorithm.unwrap_or(AlterAlgorithm::Default);
     if lock == AlterLock::Shared {
-        return Err(Error::unsupported("LOCK=SHARED (use LOCK=NONE or LOCK=EXCLUSIVE)"));
+        return Err(Error::unsupported(
+            "LOCK=SHARED (use LOCK=NONE or LOCK=EXCLUSIVE)",
+        ));
     }
     if algorithm == AlterAlgorithm::Instant && change != Change::Metadata {
         return Err(Error::new(
@@ -72,7 +74,9 @@ pub(super) fn rebuild_change(sources: &[ColumnSource], adds_auto_increment: bool
     } else if adds_auto_increment {
         Change::Ordered("Adding an auto-increment column requires a lock")
     } else {
-        Change::Ordered("Dropping a primary key is not allowed without also adding a new primary key")
+        Change::Ordered(
+            "Dropping a primary key is not allowed without also adding a new primary key",
+        )
     }
 }
 
@@ -143,18 +147,57 @@ mod tests {
         let none = Some(AlterLock::None);
         let copy = Some(AlterAlgorithm::Copy);
         let instant = Some(AlterAlgorithm::Instant);
-        assert_eq!(choose(&opts(None, None), Change::Rebuild).unwrap(), Mode::Online);
-        assert_eq!(choose(&opts(None, none), Change::Rebuild).unwrap(), Mode::Online);
+        assert_eq!(
+            choose(&opts(None, None), Change::Rebuild).unwrap(),
+            Mode::Online
+        );
+        assert_eq!(
+            choose(&opts(None, none), Change::Rebuild).unwrap(),
+            Mode::Online
+        );
         let x = Some(AlterLock::Exclusive);
-        assert_eq!(choose(&opts(None, x), Change::Rebuild).unwrap(), Mode::Exclusive);
-        assert_eq!(choose(&opts(copy, None), Change::Rebuild).unwrap(), Mode::Exclusive);
-        assert_eq!(choose(&opts(copy, none), Change::Rebuild).unwrap_err().code.number(), 1846);
-        assert_eq!(choose(&opts(instant, None), Change::Rebuild).unwrap_err().code.number(), 1845);
-        assert_eq!(choose(&opts(instant, none), Change::Metadata).unwrap(), Mode::Exclusive);
+        assert_eq!(
+            choose(&opts(None, x), Change::Rebuild).unwrap(),
+            Mode::Exclusive
+        );
+        assert_eq!(
+            choose(&opts(copy, None), Change::Rebuild).unwrap(),
+            Mode::Exclusive
+        );
+        assert_eq!(
+            choose(&opts(copy, none), Change::Rebuild)
+                .unwrap_err()
+                .code
+                .number(),
+            1846
+        );
+        assert_eq!(
+            choose(&opts(instant, None), Change::Rebuild)
+                .unwrap_err()
+                .code
+                .number(),
+            1845
+        );
+        assert_eq!(
+            choose(&opts(instant, none), Change::Metadata).unwrap(),
+            Mode::Exclusive
+        );
         let ordered = rebuild_change(&[ColumnSource::Counter], true);
-        assert_eq!(choose(&opts(None, none), ordered).unwrap_err().code.number(), 1846);
+        assert_eq!(
+            choose(&opts(None, none), ordered)
+                .unwrap_err()
+                .code
+                .number(),
+            1846
+        );
         assert_eq!(choose(&opts(None, None), ordered).unwrap(), Mode::Exclusive);
         let shared = Some(AlterLock::Shared);
-        assert_eq!(choose(&opts(None, shared), Change::Rebuild).unwrap_err().code.number(), 1235);
+        assert_eq!(
+            choose(&opts(None, shared), Change::Rebuild)
+                .unwrap_err()
+                .code
+                .number(),
+            1235
+        );
     }
 }
