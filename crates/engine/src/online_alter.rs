@@ -170,7 +170,7 @@ impl Engine {
                 capture.note(entry.key());
             }
             scanned += 1;
-            if scanned % SLICE == 0 {
+            if scanned.is_multiple_of(SLICE) {
                 lockstep_types::memory::check_statement()?;
                 tokio::task::yield_now().await;
             }

@@ -10,7 +10,7 @@
 
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashSet;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -45,9 +45,8 @@ impl Capture {
         if self.overflowed.load(Ordering::Relaxed) {
             return;
         }
-        let mut h = self.hasher.build_hasher();
-        key.hash(&mut h);
-        let mut shard = self.shards[h.finish() as usize % SHARDS].lock();
+        let shard = self.hasher.hash_one(key) as usize % SHARDS;
+        let mut shard = self.shards[shard].lock();
         if shard.contains(key) {
             return;
         }
