@@ -71,6 +71,22 @@ impl Engine {
         def.id = self.catalog.allocate_table_id();
         let built = self.rebuild(table, &def, &sources)?;
         check(&built)?;
+        self.switch_table(table, built, def, sources, foreign_keys, checks)
+            .await
+    }
+
+    /// Logs the rebuild of `table` as `built` (with its constraints) and
+    /// switches the catalog to it: the commit point of an ALTER.
+    pub(crate) async fn switch_table(
+        &self,
+        table: &Arc<Table>,
+        built: Arc<Table>,
+        def: TableDef,
+        sources: Vec<ColumnSource>,
+        foreign_keys: Option<crate::foreign::AlterForeignKeys>,
+        checks: Option<Vec<lockstep_tables::CheckConstraint>>,
+    ) -> Result<Arc<Table>, SqlError> {
+        debug_assert_eq!(built.id, def.id);
         let new_id = def.id;
         let mut events = vec![Event::AlterTable {
             table: table.id,
@@ -159,14 +175,7 @@ impl Engine {
             };
             rows += 1;
             let values = self.new_row(&old_def, def, sources, &row.to_values(), rows)?;
-            let key = def.index_key(0, &values);
-            if new.record(&key).is_some() {
-                return Err(uniques.duplicate(def, 0, &values));
-            }
-            uniques.check(def, &values)?;
-            let row = Row::new(&values);
-            new.index_row(&new.schema(), &key, &row);
-            new.load_row(key, Some(row));
+            put_row(&new, &mut uniques, def, &values)?;
         }
         let auto = old.auto_increment.load(Ordering::SeqCst);
         let counted = sources.contains(&ColumnSource::Counter);
@@ -179,7 +188,7 @@ impl Engine {
 
     /// One row in the new layout; `n` counts rows from 1 (error messages
     /// and counters).
-    fn new_row(
+    pub(crate) fn new_row(
         &self,
         old_def: &TableDef,
         def: &TableDef,
@@ -231,18 +240,45 @@ fn at_row(e: SqlError, column: &str, n: u64) -> SqlError {
     }
 }
 
+/// Adds a row to a table being built, 1062 when a unique key repeats.
+pub(crate) fn put_row(
+    new: &Table,
+    uniques: &mut Uniques,
+    def: &TableDef,
+    values: &[Value],
+) -> Result<(), SqlError> {
+    let key = def.index_key(0, values);
+    if new.record(&key).is_some() {
+        return Err(uniques.duplicate(def, 0, values));
+    }
+    uniques.check(def, values)?;
+    let row = Row::new(values);
+    new.index_row(&new.schema(), &key, &row);
+    new.load_row(key, Some(row));
+    Ok(())
+}
+
 /// Keys seen so far in each unique secondary index of the new table.
-struct Uniques {
+pub(crate) struct Uniques {
     seen: Vec<(usize, HashSet<Vec<u8>>)>,
 }
 
 impl Uniques {
-    fn new(def: &TableDef) -> Uniques {
+    pub(crate) fn new(def: &TableDef) -> Uniques {
         let seen = (1..def.indexes.len())
             .filter(|&i| def.indexes[i].unique)
             .map(|i| (i, HashSet::new()))
             .collect();
         Uniques { seen }
+    }
+
+    /// Takes a row's unique keys out again (it left the table).
+    pub(crate) fn forget(&mut self, def: &TableDef, row: &[Value]) {
+        for (index, seen) in &mut self.seen {
+            if !def.unique_key_has_null(*index, row) {
+                seen.remove(&def.index_key(*index, row));
+            }
+        }
     }
 
     fn check(&mut self, def: &TableDef, row: &[Value]) -> Result<(), SqlError> {

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod foreign;
 pub mod gap;
 pub mod mdl;
+pub mod online_alter;
 pub mod routines;
 pub mod semisync;
 pub mod txn;
@@ -25,5 +26,6 @@ pub use lockstep_binlog::{CheckOption, ColumnSource, RoutineDef, RoutineKind, Vi
 pub use lockstep_lock::{GrantPolicy, LockError, LockMode};
 pub use lockstep_log::FlushMode;
 pub use mdl::DdlLocks;
+pub use online_alter::{OnlineAlter, UpgradableLock};
 pub use semisync::{OnTimeout, SemiSync, SemiSyncStatus};
 pub use txn::{Isolation, LockWaitPolicy, Savepoint, Txn};

@@ -28,8 +28,10 @@ use std::task::{Context, Poll, Waker};
 const SHARED_MASK: u64 = (1 << 32) - 1;
 /// An exclusive holder.
 const EXCLUSIVE: u64 = 1 << 32;
+/// A shared-upgradable holder (an online ALTER copying the table).
+const UPGRADABLE: u64 = 1 << 33;
 /// Exclusive requests waiting, counted from this bit up.
-const WAITING_ONE: u64 = 1 << 33;
+const WAITING_ONE: u64 = 1 << 34;
 
 /// The metadata lock of one table.
 #[derive(Default)]
@@ -110,15 +112,84 @@ impl MetadataLock {
         self.wake_all();
     }
 
+    /// Waits for the shared-upgradable lock (an online ALTER): compatible
+    /// with shared holders, so transactions go on, but not with another
+    /// upgradable or exclusive holder. It does not hold back transactions.
+    pub fn upgradable(&self) -> Acquire<'_> {
+        Acquire {
+            lock: self,
+            kind: Kind::Upgradable,
+            done: false,
+        }
+    }
+
+    /// The upgradable holder's wait for exclusive: counts as waiting DDL
+    /// (new transactions queue behind it) until the shared holders are
+    /// gone. Only the holder of `upgradable` may call it. Deadlock-free as
+    /// exclusive is: no other DDL can hold the table meanwhile.
+    pub fn upgrade(&self) -> Acquire<'_> {
+        debug_assert!(self.state.load(Ordering::Relaxed) & UPGRADABLE != 0);
+        self.state.fetch_add(WAITING_ONE, Ordering::SeqCst);
+        Acquire {
+            lock: self,
+            kind: Kind::Upgrade,
+            done: false,
+        }
+    }
+
+    /// Gives back the shared-upgradable lock (not upgraded).
+    pub fn release_upgradable(&self) {
+        let before = self.state.fetch_sub(UPGRADABLE, Ordering::SeqCst);
+        debug_assert!(
+            before & UPGRADABLE != 0,
+            "upgradable metadata lock not held"
+        );
+        self.wake_all();
+    }
+
+    /// Gives back an upgraded lock: exclusive and upgradable at once.
+    pub fn release_upgraded(&self) {
+        let before = self
+            .state
+            .fetch_sub(EXCLUSIVE | UPGRADABLE, Ordering::SeqCst);
+        debug_assert!(before & (EXCLUSIVE | UPGRADABLE) == EXCLUSIVE | UPGRADABLE);
+        self.wake_all();
+    }
+
+    fn try_upgradable(&self) -> bool {
+        let mut s = self.state.load(Ordering::Relaxed);
+        loop {
+            // Behind waiting DDL too, so an ALTER does not starve a DROP.
+            if s & (EXCLUSIVE | UPGRADABLE) != 0 || s >= WAITING_ONE {
+                return false;
+            }
+            match self.state.compare_exchange_weak(
+                s,
+                s | UPGRADABLE,
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => s = now,
+            }
+        }
+    }
+
     /// Shared holders now (tests, SHOW).
     pub fn shared_holders(&self) -> u64 {
         self.state.load(Ordering::Relaxed) & SHARED_MASK
     }
 
-    fn try_exclusive(&self) -> bool {
+    fn try_exclusive(&self, upgrading: bool) -> bool {
         let mut s = self.state.load(Ordering::Relaxed);
         loop {
-            if s & (SHARED_MASK | EXCLUSIVE) != 0 {
+            debug_assert!(
+                !upgrading || s & UPGRADABLE != 0,
+                "upgrade without the lock"
+            );
+            // The upgradable holder excludes every other DDL, not itself.
+            let others = if upgrading { 0 } else { UPGRADABLE };
+            if s & (SHARED_MASK | EXCLUSIVE | others) != 0 {
                 return false;
             }
             debug_assert!(s >= WAITING_ONE, "exclusive request not counted");
@@ -141,8 +212,13 @@ impl MetadataLock {
 
 #[derive(Clone, Copy)]
 enum Kind {
-    Shared { holds_others: bool },
+    Shared {
+        holds_others: bool,
+    },
     Exclusive,
+    /// The upgradable holder asking for exclusive.
+    Upgrade,
+    Upgradable,
 }
 
 /// A wait for a metadata lock. Resolves once granted; dropped before
@@ -157,7 +233,9 @@ impl Acquire<'_> {
     fn try_now(&self) -> bool {
         match self.kind {
             Kind::Shared { holds_others } => self.lock.try_shared(holds_others),
-            Kind::Exclusive => self.lock.try_exclusive(),
+            Kind::Exclusive => self.lock.try_exclusive(false),
+            Kind::Upgrade => self.lock.try_exclusive(true),
+            Kind::Upgradable => self.lock.try_upgradable(),
         }
     }
 }
@@ -184,7 +262,7 @@ impl Future for Acquire<'_> {
 
 impl Drop for Acquire<'_> {
     fn drop(&mut self) {
-        if let (Kind::Exclusive, false) = (self.kind, self.done) {
+        if let (Kind::Exclusive | Kind::Upgrade, false) = (self.kind, self.done) {
             // A DDL that gave up: new transactions held back by it go on.
             self.lock.state.fetch_sub(WAITING_ONE, Ordering::SeqCst);
             self.lock.wake_all();
@@ -251,6 +329,49 @@ mod tests {
         assert!(s.as_mut().poll(&mut Context::from_waker(&waker)).is_ready());
         l.release_shared();
         l.release_shared();
+        assert_eq!(l.state.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn upgradable_lets_users_in_and_upgrades_after_them() {
+        let l = MetadataLock::default();
+        let flag = Arc::new(Flag(Default::default()));
+        assert!(l.try_shared(false));
+        let mut su = Box::pin(l.upgradable());
+        assert!(poll(&mut su, &flag), "compatible with shared holders");
+        drop(su);
+        assert!(l.try_shared(false), "new transactions still come in");
+        let mut other = Box::pin(l.upgradable());
+        assert!(!poll(&mut other, &flag), "a second online ALTER waits");
+        let mut x = Box::pin(l.exclusive());
+        assert!(!poll(&mut x, &flag), "so does other DDL");
+        drop((other, x));
+        let mut up = Box::pin(l.upgrade());
+        assert!(!poll(&mut up, &flag), "the upgrade waits for users");
+        assert!(!l.try_shared(false), "and holds back new ones");
+        l.release_shared();
+        l.release_shared();
+        assert!(flag.0.load(Ordering::SeqCst));
+        assert!(poll(&mut up, &flag));
+        drop(up);
+        assert!(!l.try_shared(true));
+        l.release_upgraded();
+        assert_eq!(l.state.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn abandoned_upgrade_keeps_the_upgradable_lock() {
+        let l = MetadataLock::default();
+        let flag = Arc::new(Flag(Default::default()));
+        let mut su = Box::pin(l.upgradable());
+        assert!(poll(&mut su, &flag));
+        drop(su);
+        assert!(l.try_shared(false));
+        drop(l.upgrade());
+        assert!(l.try_shared(false), "a timed-out upgrade lets users in");
+        l.release_shared();
+        l.release_shared();
+        l.release_upgradable();
         assert_eq!(l.state.load(Ordering::SeqCst), 0);
     }
 }

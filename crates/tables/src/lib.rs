@@ -4,6 +4,7 @@
 //! the clustered record's visible version, as InnoDB does, so they stay
 //! correct under MVCC without per-version index entries.
 
+pub mod capture;
 pub mod check;
 pub mod clustered;
 pub mod foreign;

@@ -139,6 +139,8 @@ pub struct Table {
     stats: RwLock<Option<Arc<TableStats>>>,
     /// A planner is counting them: the others plan with what there is.
     counting: std::sync::atomic::AtomicBool,
+    /// Keys written while an online ALTER copies the table.
+    pub capture: crate::capture::CaptureSlot,
 }
 
 impl std::fmt::Debug for Table {
@@ -164,6 +166,7 @@ impl Table {
             temporary: false,
             stats: RwLock::new(None),
             counting: Default::default(),
+            capture: Default::default(),
         }
     }
 
@@ -308,6 +311,8 @@ impl Table {
                 }
             };
             trim(&mut chain.versions, horizon);
+            drop(chain);
+            self.capture.note(key);
             return replaced;
         }
     }

@@ -161,6 +161,11 @@ error_codes! {
     LockOrActiveTransaction = 1192, "HY000";
     CantChangeTxCharacteristics = 1568, "25001";
     CapacityExceeded = 3170, "HY000";
+    OnlineLogTooBig = 1799, "HY000";
+    UnknownAlterAlgorithm = 1800, "HY000";
+    UnknownAlterLock = 1801, "HY000";
+    AlterOperationNotSupported = 1845, "0A000";
+    AlterOperationNotSupportedReason = 1846, "0A000";
     SpDoesNotExist = 1305, "42000";
     UserLockWrongName = 3057, "42000";
     ViewWrongList = 1353, "HY000";

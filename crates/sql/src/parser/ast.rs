@@ -4,6 +4,29 @@
 
 use lockstep_types::{DataType, Value};
 
+/// ALGORITHM= and LOCK= of ALTER TABLE / CREATE INDEX / DROP INDEX.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DdlOptions {
+    pub algorithm: Option<AlterAlgorithm>,
+    pub lock: Option<AlterLock>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AlterAlgorithm {
+    Default,
+    Inplace,
+    Copy,
+    Instant,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AlterLock {
+    Default,
+    None,
+    Shared,
+    Exclusive,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement {
     Select(Box<Query>),
@@ -37,15 +60,18 @@ pub enum Statement {
         table: ObjectName,
         columns: Vec<String>,
         unique: bool,
+        online: DdlOptions,
     },
     DropIndex {
         name: String,
         table: ObjectName,
+        online: DdlOptions,
     },
     /// ALTER TABLE t ADD [UNIQUE] INDEX|KEY name (cols) / DROP INDEX name.
     AlterTable {
         table: ObjectName,
         actions: Vec<AlterAction>,
+        online: DdlOptions,
     },
     /// RENAME TABLE a TO b [, c TO d ...]
     RenameTable {

@@ -13,6 +13,8 @@ type Result<T> = std::result::Result<T, Error>;
 
 #[path = "check.rs"]
 mod check;
+#[path = "ddl_options.rs"]
+mod ddl_options;
 #[path = "foreign.rs"]
 mod foreign;
 #[path = "routine.rs"]
@@ -3009,12 +3011,13 @@ impl<'a> Parser<'a> {
                 let table = self.object_name()?;
                 let columns = self.parse_index_columns()?;
                 self.skip_index_options()?;
-                self.skip_alter_algorithm()?;
+                let online = self.parse_ddl_options()?;
                 Ok(Statement::CreateIndex {
                     name,
                     table,
                     columns,
                     unique,
+                    online,
                 })
             }
             b"USER" => {
@@ -3076,15 +3079,6 @@ impl<'a> Parser<'a> {
                 return Ok(());
             }
         }
-    }
-
-    /// ALGORITHM [=] x / LOCK [=] x on index DDL: dropped.
-    fn skip_alter_algorithm(&mut self) -> Result<()> {
-        while self.eat_kw("ALGORITHM") || self.eat_kw("LOCK") {
-            self.eat_eq();
-            self.ident_any()?;
-        }
-        Ok(())
     }
 
     /// ( col[(len)] [ASC|DESC], ... ): prefix lengths and order dropped.
@@ -3725,8 +3719,12 @@ impl<'a> Parser<'a> {
                 let name = self.ident_any()?;
                 self.expect_kw("ON")?;
                 let table = self.object_name()?;
-                self.skip_alter_algorithm()?;
-                Ok(Statement::DropIndex { name, table })
+                let online = self.parse_ddl_options()?;
+                Ok(Statement::DropIndex {
+                    name,
+                    table,
+                    online,
+                })
             }
             b"USER" => {
                 self.advance();
@@ -3776,27 +3774,29 @@ impl<'a> Parser<'a> {
             return Ok(self.parse_ignored());
         }
         let mut actions = Vec::new();
+        let mut online = DdlOptions::default();
         loop {
-            self.parse_alter_clause(&mut actions)?;
+            if !self.parse_ddl_option(&mut online)? {
+                self.parse_alter_clause(&mut actions)?;
+            }
             if !self.eat(&Tok::Comma) {
                 break;
             }
         }
-        Ok(Statement::AlterTable { table, actions })
+        Ok(Statement::AlterTable {
+            table,
+            actions,
+            online,
+        })
     }
 
     /// One clause of ALTER TABLE. Options that change nothing here
-    /// (ALGORITHM, LOCK, ENGINE=InnoDB, the utf8mb4 character set) push
-    /// no action; any other option is refused.
+    /// (ENGINE=InnoDB, the utf8mb4 character set) push no action; any
+    /// other option is refused (ALGORITHM and LOCK: `parse_ddl_option`).
     fn parse_alter_clause(&mut self, actions: &mut Vec<AlterAction>) -> Result<()> {
         let mut buf = [0u8; 32];
         let up = self.upper_word(0, &mut buf).to_vec();
         match up.as_slice() {
-            b"ALGORITHM" | b"LOCK" => {
-                self.advance();
-                self.eat_eq();
-                self.ident_any()?;
-            }
             b"ENGINE" => {
                 self.advance();
                 self.eat_eq();

@@ -507,7 +507,8 @@ fn sysbench_statements() {
                 name: "sbtest1".into()
             },
             columns: vec!["k".into()],
-            unique: false
+            unique: false,
+            online: Default::default(),
         }
     );
     let s = select("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?)");
@@ -1220,7 +1221,10 @@ fn other_ddl() {
             table,
             columns,
             unique,
+            online,
         } => {
+            assert_eq!(online.lock, Some(AlterLock::None));
+            assert_eq!(online.algorithm, Some(AlterAlgorithm::Inplace));
             assert_eq!(name, "ux");
             assert_eq!(table.database.as_deref(), Some("db"));
             assert_eq!(columns, ["a", "b"]);
@@ -1235,7 +1239,8 @@ fn other_ddl() {
             table: ObjectName {
                 database: None,
                 name: "sbtest1".into()
-            }
+            },
+            online: Default::default(),
         }
     );
     assert_eq!(
@@ -1245,11 +1250,12 @@ fn other_ddl() {
             table: ObjectName {
                 database: None,
                 name: "t".into()
-            }
+            },
+            online: Default::default(),
         }
     );
     match one("ALTER TABLE t ADD INDEX ix (a), ADD UNIQUE KEY (b, c), DROP INDEX old, DROP KEY k2, ADD CONSTRAINT c1 UNIQUE (d), ALGORITHM=INPLACE") {
-        Statement::AlterTable { table, actions } => {
+        Statement::AlterTable { table, actions, .. } => {
             assert_eq!(table.name, "t");
             assert_eq!(
                 actions,

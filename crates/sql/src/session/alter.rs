@@ -1,27 +1,47 @@
 //! ALTER TABLE and RENAME TABLE as a session runs them: the table locked
-//! exclusive, the new definition planned (`plan::alter`), then one engine
-//! change (a rename where only the name moves, a rebuild otherwise).
+//! (shared-upgradable, see `online_alter`), the new definition planned
+//! (`plan::alter`), then one engine change (a rename where only the name
+//! moves, a rebuild otherwise: online, or under the exclusive lock).
 
 use super::checks::is_check_action;
 use super::foreign_keys::is_fk_action;
-use super::{Session, R};
-use crate::parser::{AlterAction, ObjectName};
+use super::online_alter::{choose, rebuild_change, Change, Mode};
+use super::{until_killed, Session, R};
+use crate::parser::{AlterAction, DdlOptions, ObjectName};
 use crate::plan::alter::alter_def;
-use lockstep_engine::Rename;
+use lockstep_engine::{OnlineAlter, Rename};
 use lockstep_tables::Table;
 use lockstep_types::error::Code;
 use lockstep_types::Error;
 use std::sync::Arc;
 
 impl Session {
+    /// ALTER TABLE: planned under the table's shared-upgradable lock; a
+    /// rebuild that can run online copies under it and takes the lock
+    /// exclusive only for its switch, anything else upgrades first.
     pub(super) async fn alter_table(
         &mut self,
         name: &ObjectName,
         actions: &[AlterAction],
+        online: &DdlOptions,
     ) -> R<()> {
-        let (t, _ddl) = self.table_for_ddl(name).await?;
+        let (t, mut lock) = self.table_for_online_ddl(name).await?;
         let actions = &self.resolve_drop_constraint(&t, actions)?;
-        if self.alter_checks(&t, actions).await? || self.alter_foreign_keys(&t, actions).await? {
+        let only_constraints = !actions.is_empty()
+            && (actions.iter().all(is_check_action) || actions.iter().all(is_fk_action));
+        if only_constraints {
+            let adds = actions
+                .iter()
+                .any(|a| matches!(a, AlterAction::AddCheck(_) | AlterAction::AddForeignKey(_)));
+            let change = if adds {
+                Change::Validate
+            } else {
+                Change::Metadata
+            };
+            choose(online, change)?;
+            self.upgrade(&mut lock).await?;
+            self.alter_checks(&t, actions).await?;
+            self.alter_foreign_keys(&t, actions).await?;
             return Ok(());
         }
         let old = t.def();
@@ -35,6 +55,8 @@ impl Session {
         let checks = self.checks_after(&t, &old, &altered.def, actions)?;
         let renamed = self.fk_after_renames(&old, t.id, actions);
         if !fk_actions.is_empty() || renamed.changed {
+            choose(online, Change::Validate)?;
+            self.upgrade(&mut lock).await?;
             // Constraints planned on the new layout; the rebuild builds
             // the indexes they need and the log records all at once.
             let change = self.fk_change(&altered.def, renamed.own.clone(), &fk_actions)?;
@@ -64,6 +86,8 @@ impl Session {
             self.check_free(db, new_name)?;
         }
         if altered.rename_only {
+            choose(online, Change::Metadata)?;
+            self.upgrade(&mut lock).await?;
             if renamed {
                 let rename = Rename {
                     table: t.clone(),
@@ -74,9 +98,28 @@ impl Session {
             }
             return self.set_checks_after_rename(&t, checks).await;
         }
+        let adds_auto = altered.def.columns.iter().any(|c| c.auto_increment)
+            && !old.columns.iter().any(|c| c.auto_increment);
+        let mode = choose(online, rebuild_change(&altered.sources, adds_auto))?;
+        if mode == Mode::Exclusive {
+            self.upgrade(&mut lock).await?;
+        }
+        let (limit, timeout) = (self.capture_limit(), self.ddl_timeout());
+        let process = self.process.clone();
         let engine = self.engine.clone();
         let own_checks = checks.clone().unwrap_or_default();
         let check = |built: &Arc<Table>| self.check_rows(built, &built.def(), &own_checks);
+        if mode == Mode::Online {
+            let how = OnlineAlter {
+                sources: altered.sources,
+                checks,
+                capture_limit: limit,
+                timeout,
+            };
+            let run = engine.alter_table_online(&t, altered.def, how, &mut lock, check);
+            until_killed(&process, run).await?;
+            return Ok(());
+        }
         engine
             .alter_table_with(&t, altered.def, altered.sources, None, checks, check)
             .await?;

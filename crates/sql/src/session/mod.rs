@@ -11,6 +11,7 @@ mod client_text;
 mod explain_analyze;
 mod foreign_keys;
 pub mod infoschema;
+mod online_alter;
 pub mod privileges;
 pub mod replication;
 mod routines;
@@ -1296,6 +1297,7 @@ impl Session {
                 table,
                 columns,
                 unique,
+                online,
             } => {
                 self.commit().await?;
                 if let Some(t) = self.temporary_table(table) {
@@ -1303,17 +1305,31 @@ impl Session {
                         .await?;
                     return Ok(ok(0));
                 }
+                if !online_alter::index_in_place(online)? {
+                    let add = parser::AlterAction::AddIndex {
+                        name: Some(name.clone()),
+                        columns: columns.clone(),
+                        unique: *unique,
+                    };
+                    self.alter_table(table, &[add], online).await?;
+                    return Ok(ok(0));
+                }
                 let (t, _ddl) = self.table_for_ddl(table).await?;
                 self.create_index(&t, Some(name.clone()), columns, *unique)
                     .await?;
                 Ok(ok(0))
             }
-            Statement::DropIndex { name, table } => {
+            Statement::DropIndex {
+                name,
+                table,
+                online,
+            } => {
                 self.commit().await?;
                 if let Some(t) = self.temporary_table(table) {
                     self.engine.drop_index(&t, name).await?;
                     return Ok(ok(0));
                 }
+                online_alter::choose(online, online_alter::Change::Metadata)?;
                 let (t, _ddl) = self.table_for_ddl(table).await?;
                 let old = t.def();
                 let mut new = (*old).clone();
@@ -1324,9 +1340,13 @@ impl Session {
                 self.engine.drop_index(&t, name).await?;
                 Ok(ok(0))
             }
-            Statement::AlterTable { table, actions } => {
+            Statement::AlterTable {
+                table,
+                actions,
+                online,
+            } => {
                 self.commit().await?;
-                self.alter_table(table, actions).await?;
+                self.alter_table(table, actions, online).await?;
                 Ok(ok(0))
             }
             Statement::RenameTable { renames } => {

@@ -269,7 +269,7 @@ impl Grants {
             Statement::CreateIndex { table, .. } | Statement::DropIndex { table, .. } => {
                 on_table(Privs::INDEX, "INDEX", table)
             }
-            Statement::AlterTable { table, actions } => {
+            Statement::AlterTable { table, actions, .. } => {
                 on_table(Privs::ALTER, "ALTER", table)?;
                 // Renaming needs what RENAME TABLE needs.
                 for a in actions {

@@ -74,6 +74,11 @@ impl Db {
         s
     }
 
+    /// Runs `f` (futures of several sessions at once) on this Db's runtime.
+    pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.rt.block_on(f)
+    }
+
     /// Runs `sql` in another session `s` of this server.
     /// Every result of one COM_QUERY (a CALL's result sets, then its OK).
     pub fn run_all(&mut self, s: Option<&mut Session>, sql: &str) -> Vec<Result<Response, Error>> {

@@ -7,6 +7,7 @@ mod hostile;
 mod json;
 mod multi_dml;
 mod numeric;
+mod online_alter;
 mod order;
 mod planner;
 mod scripts;
