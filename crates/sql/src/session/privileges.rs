@@ -127,6 +127,24 @@ impl Grants {
         }
     }
 
+    /// LOCK TABLES of `db`.`table`: LOCK TABLES on the database (1044)
+    /// and SELECT on the table (1142).
+    pub(crate) fn check_lock_table(&self, db: &str, table: &str) -> Result<(), Error> {
+        if self.superuser {
+            return Ok(());
+        }
+        self.need_database(Privs::LOCK_TABLES, db)?;
+        self.need_table(Privs::SELECT, "SELECT", db, table)
+    }
+
+    /// FLUSH TABLES WITH READ LOCK needs RELOAD.
+    pub(crate) fn check_reload(&self) -> Result<(), Error> {
+        match self.superuser {
+            true => Ok(()),
+            false => self.need_global(Privs::RELOAD, "RELOAD"),
+        }
+    }
+
     /// USE db / the database of the handshake: any privilege reaching it.
     pub fn check_use(&self, db: &str) -> Result<(), Error> {
         if self.superuser || is_system_db(db) || self.account.touches_database(db) {
