@@ -62,8 +62,10 @@ impl<'a> ExecRunner<'_, 'a> {
         };
         let accounts = &self.exec.engine.accounts;
         let mut grants = match &self.run_as {
-            Some(definer) => crate::session::definer_grants(accounts, definer)?,
-            None => (**grants).clone(),
+            Some(definer) if !grants.is_account(definer) => {
+                crate::session::definer_grants(accounts, definer)?
+            }
+            _ => (**grants).clone(),
         };
         grants.refresh(accounts);
         if let Some(stmt) = stmt {

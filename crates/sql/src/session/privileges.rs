@@ -65,6 +65,11 @@ impl Grants {
         self.superuser
     }
 
+    /// Whether `(user, host)` is the account these grants are of.
+    pub(crate) fn is_account(&self, (user, host): &(String, String)) -> bool {
+        self.account.user == *user && self.account.host == *host
+    }
+
     pub(crate) fn who(&self) -> String {
         format!("'{}'@'{}'", self.user, self.client_host)
     }

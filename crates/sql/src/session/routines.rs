@@ -325,7 +325,7 @@ impl Session {
         }
         let values = self.call_args(&cr, &db, args).await?;
         // The body runs with the definer's rights (SQL SECURITY DEFINER).
-        let rights = match cr.security_definer {
+        let rights = match cr.security_definer && !self.grants.is_account(&def.definer) {
             true => Some(self.enter_definer(&def.definer)?),
             false => None,
         };
