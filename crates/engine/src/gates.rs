@@ -16,20 +16,17 @@ impl Engine {
     /// waiting; false at the first that does (those before it are kept).
     pub fn try_gate_writes(&self, txn: &mut Txn, tables: &[Arc<Table>]) -> bool {
         let others = holds_any(txn);
-        if txn.global_gate.is_none() {
-            if !self.global_gate.try_write(others) {
-                return false;
-            }
+        if txn.global_gate.is_none() && self.global_gate.try_write(others) {
             txn.global_gate = Some(self.global_gate.clone());
         }
-        for t in tables {
-            if txn.written.iter().any(|w| Arc::ptr_eq(w, t)) {
-                continue;
+        if txn.global_gate.is_none() {
+            return false;
+        }
+        for t in unwritten(txn, tables) {
+            match t.write_gate.try_write(others) {
+                true => txn.written.push(t),
+                false => return false,
             }
-            if !t.write_gate.try_write(others) {
-                return false;
-            }
-            txn.written.push(t.clone());
         }
         true
     }
@@ -51,17 +48,20 @@ impl Engine {
                 .map_err(|_| SqlError::lock_wait_timeout())?;
             txn.global_gate = Some(self.global_gate.clone());
         }
-        for t in tables {
-            if txn.written.iter().any(|w| Arc::ptr_eq(w, t)) {
-                continue;
-            }
+        for t in unwritten(txn, tables) {
             tokio::time::timeout_at(deadline, t.write_gate.write(others))
                 .await
                 .map_err(|_| SqlError::lock_wait_timeout())?;
-            txn.written.push(t.clone());
+            txn.written.push(t);
         }
         Ok(())
     }
+}
+
+/// Those of `tables` whose gate `txn` has not entered yet.
+fn unwritten(txn: &Txn, tables: &[Arc<Table>]) -> Vec<Arc<Table>> {
+    let held = |t: &&Arc<Table>| txn.written.iter().any(|w| Arc::ptr_eq(w, t));
+    tables.iter().filter(|t| !held(t)).cloned().collect()
 }
 
 /// The transaction held locks before the statement: it passes waiting

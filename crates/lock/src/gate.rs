@@ -10,11 +10,11 @@
 //! locker never waits while holding a gate (`try_lock` / back-off in the
 //! caller), so no cycle forms.
 
-use parking_lot::Mutex;
+use crate::wait::Waiters;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 /// Writers in the low 24 bits.
 const WRITER: u64 = 1;
@@ -28,7 +28,7 @@ const WAITING: u64 = 1 << 48;
 #[derive(Default)]
 pub struct WriteGate {
     state: AtomicU64,
-    waiters: Mutex<Vec<Waker>>,
+    waiters: Waiters,
 }
 
 impl std::fmt::Debug for WriteGate {
@@ -48,22 +48,10 @@ impl WriteGate {
     /// Enters as a writer if no locker holds (or waits for) the gate.
     #[inline]
     pub fn try_write(&self, holds_others: bool) -> bool {
-        let mut s = self.state.load(Ordering::Relaxed);
-        loop {
+        self.update(|s| {
             let blocked = s & LOCKERS != 0 || (!holds_others && s >= WAITING);
-            if blocked || s & WRITERS == WRITERS {
-                return false;
-            }
-            match self.state.compare_exchange_weak(
-                s,
-                s + WRITER,
-                Ordering::SeqCst,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return true,
-                Err(now) => s = now,
-            }
-        }
+            (!blocked && s & WRITERS != WRITERS).then_some(s + WRITER)
+        })
     }
 
     /// Gives back a writer's hold; the last one wakes waiting lockers.
@@ -88,21 +76,7 @@ impl WriteGate {
 
     /// Takes it as a locker if no writer holds it (no waiting counted).
     pub fn try_lock(&self) -> bool {
-        let mut s = self.state.load(Ordering::Relaxed);
-        loop {
-            if s & WRITERS != 0 || s & LOCKERS == LOCKERS {
-                return false;
-            }
-            match self.state.compare_exchange_weak(
-                s,
-                s + LOCKER,
-                Ordering::SeqCst,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return true,
-                Err(now) => s = now,
-            }
-        }
+        self.update(|s| (s & WRITERS == 0 && s & LOCKERS != LOCKERS).then_some(s + LOCKER))
     }
 
     /// Waits to take it as a locker; counts as waiting until granted or
@@ -130,26 +104,22 @@ impl WriteGate {
     }
 
     fn try_lock_waiting(&self) -> bool {
-        let mut s = self.state.load(Ordering::Relaxed);
-        loop {
-            if s & WRITERS != 0 || s & LOCKERS == LOCKERS {
-                return false;
-            }
+        self.update(|s| {
             debug_assert!(s >= WAITING, "locker not counted as waiting");
-            let granted = s - WAITING + LOCKER;
-            match self
-                .state
-                .compare_exchange_weak(s, granted, Ordering::SeqCst, Ordering::Relaxed)
-            {
-                Ok(_) => return true,
-                Err(now) => s = now,
-            }
-        }
+            (s & WRITERS == 0 && s & LOCKERS != LOCKERS).then(|| s - WAITING + LOCKER)
+        })
+    }
+
+    /// Moves the state to `f(state)` unless that is None.
+    #[inline]
+    fn update(&self, f: impl FnMut(u64) -> Option<u64>) -> bool {
+        self.state
+            .fetch_update(Ordering::SeqCst, Ordering::Relaxed, f)
+            .is_ok()
     }
 
     fn wake_all(&self) {
-        let waiters = std::mem::take(&mut *self.waiters.lock());
-        waiters.into_iter().for_each(Waker::wake);
+        crate::wait::wake_all(&self.waiters);
     }
 }
 
@@ -162,32 +132,16 @@ pub struct GateWait<'a> {
     done: bool,
 }
 
-impl GateWait<'_> {
-    fn try_now(&self) -> bool {
-        if self.locker {
-            self.gate.try_lock_waiting()
-        } else {
-            self.gate.try_write(self.holds_others)
-        }
-    }
-}
-
 impl Future for GateWait<'_> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.done {
-            return Poll::Ready(());
-        }
-        if !self.try_now() {
-            // Register, then look again (see MetadataLock's Acquire).
-            self.gate.waiters.lock().push(cx.waker().clone());
-            if !self.try_now() {
-                return Poll::Pending;
-            }
-        }
-        self.done = true;
-        Poll::Ready(())
+        let (gate, locker, others) = (self.gate, self.locker, self.holds_others);
+        let try_now = || match locker {
+            true => gate.try_lock_waiting(),
+            false => gate.try_write(others),
+        };
+        crate::wait::poll_grant(&mut self.done, &gate.waiters, cx, try_now)
     }
 }
 

@@ -15,6 +15,7 @@
 pub mod gate;
 mod graph;
 pub mod mdl;
+mod wait;
 
 pub use gate::WriteGate;
 pub use mdl::MetadataLock;
