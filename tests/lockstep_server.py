@@ -45,7 +45,19 @@ def code_of(fn):
 
 
 def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    """A TCP port on 127.0.0.1 that nothing listens on right now (within
+    LOCKSTEP_PORTS=lo-hi when set, for machines shared by several runs)."""
+    span = os.environ.get("LOCKSTEP_PORTS")
+    if span:
+        lo, hi = (int(p) for p in span.split("-"))
+        for port in range(lo, hi + 1):
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                try:
+                    s.bind((HOST, port))
+                    return port
+                except OSError:
+                    continue
+        raise RuntimeError(f"no free port in {span}")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((HOST, 0))
         return s.getsockname()[1]

@@ -185,12 +185,10 @@ def test_privileges_of_a_user_without_rights(server, cur, db):
         cur.execute("DROP USER IF EXISTS rt_user")
 
 
-@pytest.mark.skipif(TARGET != "lockstep", reason="lockstep runs bodies with the caller's rights")
 def test_bodies_cannot_read_or_write_what_the_caller_may_not(server, cur, db):
-    """A function or trigger body is checked against the caller's rights:
-    a user who may create routines in its own schema cannot use one to
-    read or change a table it has no right to (MySQL checks the definer,
-    whose rights here are the same user's)."""
+    """A function or trigger body runs with its definer's rights, here the
+    unprivileged user's own: a user who may create routines in its own
+    schema cannot use one to read or change a table it has no right to."""
     from lockstep_server import code_of
     secret = "rt_secret_db"
     cur.execute(f"DROP DATABASE IF EXISTS `{secret}`")
@@ -219,6 +217,53 @@ def test_bodies_cannot_read_or_write_what_the_caller_may_not(server, cur, db):
         assert cur.fetchall() == ((0,),)
     finally:
         cur.execute("DROP USER IF EXISTS rt_thief")
+        cur.execute(f"DROP DATABASE IF EXISTS `{secret}`")
+
+
+def test_sql_security_definer_and_invoker(server, cur, db):
+    """DEFINER programs run with the definer's rights, INVOKER ones with the
+    caller's; naming another account as DEFINER needs SUPER (1227); a
+    definer that no longer exists fails the call (1449)."""
+    from lockstep_server import code_of
+    secret = "rt_definer_db"
+    cur.execute(f"DROP DATABASE IF EXISTS `{secret}`")
+    cur.execute(f"CREATE DATABASE `{secret}`")
+    cur.execute(f"CREATE TABLE `{secret}`.s (k INT PRIMARY KEY, v VARCHAR(10))")
+    cur.execute(f"INSERT INTO `{secret}`.s VALUES (1, 'hidden')")
+    cur.execute("CREATE TABLE mine (a INT PRIMARY KEY, b VARCHAR(10))")
+    q = f"(SELECT v FROM `{secret}`.s LIMIT 1)"
+    cur.execute(f"CREATE FUNCTION by_owner() RETURNS VARCHAR(10) READS SQL DATA RETURN {q}")
+    cur.execute(f"CREATE FUNCTION by_caller() RETURNS VARCHAR(10) SQL SECURITY INVOKER "
+                f"READS SQL DATA RETURN {q}")
+    cur.execute(f"CREATE PROCEDURE p_owner() SELECT v FROM `{secret}`.s")
+    cur.execute(f"CREATE PROCEDURE p_caller() SQL SECURITY INVOKER SELECT v FROM `{secret}`.s")
+    cur.execute(f"CREATE TRIGGER fill BEFORE INSERT ON mine FOR EACH ROW SET NEW.b = {q}")
+    try:
+        u = _fresh_user(server, cur, db, "rt_caller", "SELECT, INSERT, EXECUTE, CREATE ROUTINE, CREATE VIEW")
+        with u.cursor() as c:
+            c.execute("SELECT by_owner()")
+            assert c.fetchall() == (("hidden",),)
+            assert code_of(lambda: c.execute("SELECT by_caller()")) == 1142
+            c.execute("CALL p_owner()")
+            assert c.fetchall() == (("hidden",),)
+            assert code_of(lambda: c.execute("CALL p_caller()")) == 1142
+            c.execute("INSERT INTO mine (a) VALUES (1)")
+            c.execute("SELECT b FROM mine")
+            assert c.fetchall() == (("hidden",),)
+            c.execute("SELECT CURRENT_USER()")
+            assert c.fetchone()[0].startswith("rt_caller@")
+            assert code_of(lambda: c.execute(
+                "CREATE DEFINER = root@localhost PROCEDURE q() SELECT 1")) == 1227
+            assert code_of(lambda: c.execute(
+                "CREATE DEFINER = 'root'@'%' FUNCTION f2() RETURNS INT RETURN 1")) == 1227
+            assert code_of(lambda: c.execute(
+                "CREATE DEFINER = root VIEW v AS SELECT 1")) == 1227
+            c.execute("CREATE DEFINER = CURRENT_USER VIEW v AS SELECT 1")
+        u.close()
+        cur.execute("CREATE DEFINER = 'rt_gone'@'%' PROCEDURE p_gone() SELECT 1")
+        assert code_of(lambda: cur.execute("CALL p_gone()")) == 1449
+    finally:
+        cur.execute("DROP USER IF EXISTS rt_caller")
         cur.execute(f"DROP DATABASE IF EXISTS `{secret}`")
 
 

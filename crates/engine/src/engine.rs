@@ -193,6 +193,8 @@ pub struct Engine {
     pub stats: Stats,
     /// Bumped by every DDL: prepared statements re-bind when it moved.
     pub ddl_version: AtomicU64,
+    /// FLUSH TABLES WITH READ LOCK against every write and DDL (gates.rs).
+    pub global_gate: Arc<lockstep_lock::WriteGate>,
     /// Transactions between log reservation and visibility, per epoch.
     in_flight: [AtomicU64; 2],
     /// Serializes checkpoints; holds the start LSN of the newest one.
@@ -304,6 +306,7 @@ impl Engine {
             config,
             stats: Stats::default(),
             ddl_version: AtomicU64::new(0),
+            global_gate: Default::default(),
             in_flight: [AtomicU64::new(0), AtomicU64::new(0)],
             checkpoint: Mutex::new(start_lsn),
             snapshot_bytes: AtomicU64::new(snapshot_bytes),

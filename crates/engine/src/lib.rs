@@ -11,6 +11,7 @@ pub mod durability;
 pub mod engine;
 pub mod foreign;
 pub mod gap;
+pub mod gates;
 pub mod mdl;
 pub mod online_alter;
 pub mod routines;

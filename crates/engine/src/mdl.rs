@@ -99,5 +99,11 @@ impl Engine {
         for t in txn.tables.drain(..) {
             t.mdl.release_shared();
         }
+        txn.written
+            .drain(..)
+            .for_each(|t| t.write_gate.release_write());
+        if let Some(g) = txn.global_gate.take() {
+            g.release_write();
+        }
     }
 }

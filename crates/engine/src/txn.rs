@@ -103,6 +103,10 @@ pub struct Txn {
     /// Tables this transaction holds a shared metadata lock on (mdl.rs),
     /// given back when it ends.
     pub(crate) tables: Vec<std::sync::Arc<lockstep_tables::Table>>,
+    /// Write gates held (gates.rs): the tables it wrote, and the server's
+    /// global one; given back when it ends.
+    pub(crate) written: Vec<std::sync::Arc<lockstep_tables::Table>>,
+    pub(crate) global_gate: Option<std::sync::Arc<lockstep_lock::WriteGate>>,
     /// Counts the transactions this session's `Txn` has run: a savepoint
     /// of an earlier one is gone.
     generation: u64,
@@ -130,6 +134,12 @@ impl Drop for Txn {
         for t in self.tables.drain(..) {
             t.mdl.release_shared();
         }
+        self.written
+            .drain(..)
+            .for_each(|t| t.write_gate.release_write());
+        if let Some(g) = self.global_gate.take() {
+            g.release_write();
+        }
     }
 }
 
@@ -151,6 +161,8 @@ impl Txn {
             pending_lock: None,
             pending_transient: false,
             tables: Vec::new(),
+            written: Vec::new(),
+            global_gate: None,
             generation: 0,
             purge: Vec::new(),
             lock_wait: LockWaitPolicy::Wait,

@@ -12,9 +12,12 @@
 //! - When a lock is freed, waiters are granted FIFO, or under CATS (7.2,
 //!   5.8) in order of how many transactions they block, FIFO among equals.
 
+pub mod gate;
 mod graph;
 pub mod mdl;
+mod wait;
 
+pub use gate::WriteGate;
 pub use mdl::MetadataLock;
 
 use crossbeam_utils::CachePadded;

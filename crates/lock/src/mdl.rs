@@ -205,8 +205,7 @@ impl MetadataLock {
     }
 
     fn wake_all(&self) {
-        let waiters = std::mem::take(&mut *self.waiters.lock());
-        waiters.into_iter().for_each(Waker::wake);
+        crate::wait::wake_all(&self.waiters);
     }
 }
 
@@ -230,12 +229,12 @@ pub struct Acquire<'a> {
 }
 
 impl Acquire<'_> {
-    fn try_now(&self) -> bool {
-        match self.kind {
-            Kind::Shared { holds_others } => self.lock.try_shared(holds_others),
-            Kind::Exclusive => self.lock.try_exclusive(false),
-            Kind::Upgrade => self.lock.try_exclusive(true),
-            Kind::Upgradable => self.lock.try_upgradable(),
+    fn try_now(lock: &MetadataLock, kind: Kind) -> bool {
+        match kind {
+            Kind::Shared { holds_others } => lock.try_shared(holds_others),
+            Kind::Exclusive => lock.try_exclusive(false),
+            Kind::Upgrade => lock.try_exclusive(true),
+            Kind::Upgradable => lock.try_upgradable(),
         }
     }
 }
@@ -244,19 +243,9 @@ impl Future for Acquire<'_> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.done {
-            return Poll::Ready(());
-        }
-        if !self.try_now() {
-            // Register, then look again: a release between the two either
-            // shows in the second try or finds the waker in the list.
-            self.lock.waiters.lock().push(cx.waker().clone());
-            if !self.try_now() {
-                return Poll::Pending;
-            }
-        }
-        self.done = true;
-        Poll::Ready(())
+        let (lock, kind) = (self.lock, self.kind);
+        let try_now = || Acquire::try_now(lock, kind);
+        crate::wait::poll_grant(&mut self.done, &lock.waiters, cx, try_now)
     }
 }
 

@@ -133,6 +133,8 @@ pub struct Table {
     pub next_row_id: AtomicU64,
     /// Shared by the transactions using the table, exclusive for DDL.
     pub mdl: lockstep_lock::MetadataLock,
+    /// Writers against LOCK TABLES ... READ (lockstep_lock::gate).
+    pub write_gate: lockstep_lock::WriteGate,
     /// A session's temporary table: not in the catalog, never logged.
     pub temporary: bool,
     /// Index statistics, when counted (see `stats`).
@@ -163,6 +165,7 @@ impl Table {
             auto_increment: AtomicU64::new(1),
             next_row_id: AtomicU64::new(1),
             mdl: Default::default(),
+            write_gate: Default::default(),
             temporary: false,
             stats: RwLock::new(None),
             counting: Default::default(),

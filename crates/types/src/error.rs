@@ -159,6 +159,9 @@ error_codes! {
     KeyDoesNotExist = 1176, "42000";
     UnknownExplainFormat = 1791, "HY000";
     LockOrActiveTransaction = 1192, "HY000";
+    TableNotLockedForWrite = 1099, "HY000";
+    TableNotLocked = 1100, "HY000";
+    CantUpdateWithReadlock = 1223, "HY000";
     CantChangeTxCharacteristics = 1568, "25001";
     CapacityExceeded = 3170, "HY000";
     OnlineLogTooBig = 1799, "HY000";

@@ -15,6 +15,8 @@ use lockstep_types::{Error, Value};
 struct ExecRunner<'e, 'a> {
     exec: &'e mut Exec<'a>,
     database: String,
+    /// SQL SECURITY DEFINER: the account whose rights the body has.
+    run_as: Option<(String, String)>,
 }
 
 fn not_in_function(what: &str) -> Error {
@@ -46,9 +48,10 @@ impl<'a> ExecRunner<'_, 'a> {
         }
     }
 
-    /// Statements in stored functions and triggers run with the caller's
-    /// rights (stricter than MySQL's SQL SECURITY DEFINER, never looser):
-    /// the tables a statement writes and reads are checked as at top level.
+    /// Statements in stored functions and triggers run with the definer's
+    /// rights (SQL SECURITY DEFINER, and triggers) or the caller's
+    /// (INVOKER): the tables a statement writes and reads are checked as at
+    /// top level.
     fn check_rights(
         &self,
         stmt: Option<&Statement>,
@@ -57,8 +60,14 @@ impl<'a> ExecRunner<'_, 'a> {
         let Some(grants) = &self.exec.ctx.grants else {
             return Ok(());
         };
-        let mut grants = (**grants).clone();
-        grants.refresh(&self.exec.engine.accounts);
+        let accounts = &self.exec.engine.accounts;
+        let mut grants = match &self.run_as {
+            Some(definer) if !grants.is_account(definer) => {
+                crate::session::definer_grants(accounts, definer)?
+            }
+            _ => (**grants).clone(),
+        };
+        grants.refresh(accounts);
         if let Some(stmt) = stmt {
             grants.check(stmt, Some(&self.database))?;
         }
@@ -168,12 +177,14 @@ impl Exec<'_> {
         database: &str,
         p: &Program,
         frame: &mut Frame,
+        run_as: Option<&(String, String)>,
     ) -> Result<Option<Value>, Error> {
         let database = database.to_string();
         guarded(name, || {
             let mut r = ExecRunner {
                 exec: self,
                 database,
+                run_as: run_as.cloned(),
             };
             finish_now(run(p, frame, &mut r))
         })
@@ -188,7 +199,7 @@ impl Exec<'_> {
             .collect::<Result<Vec<_>, _>>()?;
         let mut frame = Frame::new(p, args);
         let key = format!("FUNCTION {}.{}", f.database, f.name);
-        let v = self.run_program(&key, &f.database, p, &mut frame)?;
+        let v = self.run_program(&key, &f.database, p, &mut frame, f.run_as.as_ref())?;
         Ok(v.unwrap_or(Value::Null))
     }
 }

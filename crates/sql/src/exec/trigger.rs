@@ -15,6 +15,8 @@ pub(crate) struct Compiled {
     key: String,
     database: String,
     program: Program,
+    /// Triggers run with their definer's rights.
+    definer: (String, String),
 }
 
 /// A table's triggers for one event, BEFORE and AFTER, in action order.
@@ -53,6 +55,7 @@ impl Exec<'_> {
                 key: format!("TRIGGER {}.{}", t.database, t.name),
                 database: t.database.clone(),
                 program,
+                definer: t.definer.clone(),
             };
             match ct.before {
                 true => out.before.push(c),
@@ -105,7 +108,8 @@ impl Exec<'_> {
         }
         for t in list {
             let mut frame = Frame::new(&t.program, slots);
-            let r = self.run_program(&t.key, &t.database, &t.program, &mut frame);
+            let definer = Some(&t.definer);
+            let r = self.run_program(&t.key, &t.database, &t.program, &mut frame, definer);
             if let Err(e) = r {
                 return Err(self.pending.take().unwrap_or(EngineError::Sql(e)));
             }

@@ -165,9 +165,17 @@ pub enum Statement {
         views: Vec<ObjectName>,
         if_exists: bool,
     },
-    /// Statements accepted and ignored for compatibility (LOCK TABLES,
-    /// ANALYZE TABLE, FLUSH, ...): the text is kept for the log.
+    /// Statements accepted and ignored for compatibility (FLUSH
+    /// PRIVILEGES, ALTER TABLE ... DISABLE KEYS, ...): the text is kept.
     Ignored(String),
+    /// LOCK TABLES t [AS a] READ [LOCAL] | [LOW_PRIORITY] WRITE, ...
+    LockTables(Vec<LockTable>),
+    UnlockTables,
+    /// FLUSH TABLES [t, ...] WITH READ LOCK, or FOR EXPORT (`export`).
+    FlushTablesLock {
+        tables: Vec<ObjectName>,
+        export: bool,
+    },
     /// Replication administration (session/replication.rs).
     Replica(ReplicaStatement),
 }
@@ -325,6 +333,14 @@ pub enum Maintenance {
     Analyze,
     Optimize,
     Repair,
+}
+
+/// One table of LOCK TABLES.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LockTable {
+    pub table: ObjectName,
+    pub alias: Option<String>,
+    pub write: bool,
 }
 
 /// [database.]name

@@ -17,6 +17,8 @@ mod check;
 mod ddl_options;
 #[path = "foreign.rs"]
 mod foreign;
+#[path = "lock_tables.rs"]
+mod lock_tables;
 #[path = "routine.rs"]
 mod routine;
 #[path = "view.rs"]
@@ -1034,7 +1036,7 @@ impl<'a> Parser<'a> {
             b"OPTIMIZE" => self.parse_maintenance(Maintenance::Optimize),
             b"REPAIR" => self.parse_maintenance(Maintenance::Repair),
             b"CHECK" => Err(self.unsupported("CHECK TABLE")),
-            b"LOCK" | b"UNLOCK" | b"FLUSH" => Ok(self.parse_ignored()),
+            b"LOCK" | b"UNLOCK" | b"FLUSH" => self.parse_lock_family(),
             b"GRANT" => self.parse_grant(),
             b"REVOKE" => self.parse_revoke(),
             b"SAVEPOINT" => {

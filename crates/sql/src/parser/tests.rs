@@ -1479,10 +1479,27 @@ fn transactions_and_misc() {
             },
         ),
         (
-            "LOCK TABLES t READ, u WRITE",
-            Statement::Ignored("LOCK TABLES t READ, u WRITE".into()),
+            "LOCK TABLES t READ LOCAL, d.u AS a LOW_PRIORITY WRITE",
+            Statement::LockTables(vec![
+                LockTable {
+                    table: ObjectName {
+                        database: None,
+                        name: "t".into(),
+                    },
+                    alias: None,
+                    write: false,
+                },
+                LockTable {
+                    table: ObjectName {
+                        database: Some("d".into()),
+                        name: "u".into(),
+                    },
+                    alias: Some("a".into()),
+                    write: true,
+                },
+            ]),
         ),
-        ("UNLOCK TABLES", Statement::Ignored("UNLOCK TABLES".into())),
+        ("UNLOCK TABLES", Statement::UnlockTables),
         (
             "ANALYZE LOCAL TABLE t, d.u",
             Statement::TableMaintenance {
@@ -1505,7 +1522,10 @@ fn transactions_and_misc() {
         ),
         (
             "FLUSH TABLES WITH READ LOCK ",
-            Statement::Ignored("FLUSH TABLES WITH READ LOCK".into()),
+            Statement::FlushTablesLock {
+                tables: vec![],
+                export: false,
+            },
         ),
         (
             "DESCRIBE t",

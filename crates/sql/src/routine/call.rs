@@ -18,6 +18,8 @@ pub struct StoredFn {
     pub name: String,
     pub database: String,
     pub program: Arc<Program>,
+    /// SQL SECURITY DEFINER: its definer (user, host); None for INVOKER.
+    pub run_as: Option<(String, String)>,
 }
 
 /// The stored definition parsed again.
@@ -116,6 +118,7 @@ pub fn bind_stored<T>(
         name: def.name.clone(),
         database: db.to_string(),
         program: Arc::new(routine_program(&cr)?),
+        run_as: cr.security_definer.then(|| def.definer.clone()),
     })))
 }
 

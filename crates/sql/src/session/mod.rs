@@ -8,6 +8,7 @@ mod binlog_status;
 pub mod charset;
 mod checks;
 mod client_text;
+mod definer;
 mod explain_analyze;
 mod foreign_keys;
 pub mod infoschema;
@@ -17,6 +18,8 @@ pub mod replication;
 mod routines;
 mod semisync;
 mod stream;
+mod table_locks;
+pub(crate) use definer::definer_grants;
 pub(crate) use routines::trigger_columns;
 pub mod statements;
 pub mod users;
@@ -244,6 +247,8 @@ pub struct Session {
     stream: Option<stream::PendingStream>,
     /// The connection wants the next execute's result whole (a cursor).
     whole_next: bool,
+    /// LOCK TABLES and FLUSH TABLES WITH READ LOCK held (table_locks.rs).
+    table_locks: table_locks::TableLocks,
 }
 
 type R<T> = std::result::Result<T, Error>;
@@ -500,6 +505,7 @@ impl Session {
             peer: None,
             savepoints: Vec::new(),
             temp_tables: Default::default(),
+            table_locks: Default::default(),
             routine_locals: Vec::new(),
             call_results: Vec::new(),
             routine_stack: Vec::new(),
@@ -1018,6 +1024,7 @@ impl Session {
         if changes_schema(stmt) {
             self.refuse_writes()?;
         }
+        let _ddl_gate = self.gate_ddl(stmt).await?;
         match stmt {
             Statement::SelectInto { query, vars } => self.select_into(query, vars, params).await,
             Statement::Select(q) if self.system_query(q) => {
@@ -1071,8 +1078,9 @@ impl Session {
                 read_only,
             } => {
                 // The work before ends; the characteristics SET TRANSACTION
-                // gave are this new transaction's.
+                // gave are this new transaction's. Table locks go too.
                 self.engine.commit(&mut self.txn).await?;
+                self.table_locks.release_tables();
                 self.explicit = true;
                 self.txn_read_only = read_only
                     .or(self.next_read_only)
@@ -1420,6 +1428,11 @@ impl Session {
                 Ok(ok(0))
             }
             Statement::Ignored(text) => ignored(text).map(|()| ok(0)),
+            Statement::LockTables(items) => self.lock_tables(items).await,
+            Statement::UnlockTables => self.unlock_tables().await,
+            Statement::FlushTablesLock { tables, export } => {
+                self.flush_read_lock(tables, *export).await
+            }
             Statement::TableMaintenance { op, tables } => Ok(self.maintain_tables(*op, tables)),
             Statement::Replica(r) => self.replica_statement(r).await,
         }
@@ -1489,6 +1502,7 @@ impl Session {
             let plan = own.as_ref().or(given).expect("bound above");
             self.check_plan_privileges(plan)?;
             self.use_tables(&plan.tables).await?;
+            self.gate_writes(plan).await?;
             if plan.version == self.engine.ddl_version.load(Ordering::SeqCst) {
                 return Ok(own);
             }
@@ -1517,6 +1531,9 @@ impl Session {
     /// for DDL on them up to lock_wait_timeout (1205), or until killed
     /// (1317). Outside a transaction a failure gives back what it took.
     async fn use_tables(&mut self, tables: &[Arc<lockstep_tables::Table>]) -> R<()> {
+        if let Some(r) = self.table_locks.cover(tables) {
+            return r;
+        }
         if self.engine.try_use_tables(&mut self.txn, tables) {
             return Ok(());
         }
@@ -2980,15 +2997,12 @@ impl Session {
 }
 
 /// Statements kept for compatibility that have nothing to do here (FLUSH
-/// PRIVILEGES: grants are always live; UNLOCK TABLES: nothing is locked).
-/// Those that promise something lockstep does not do are refused rather
-/// than accepted and ignored: LOCK TABLES, FLUSH TABLES WITH READ LOCK.
+/// PRIVILEGES: grants are always live). Those that promise something
+/// lockstep does not do are refused rather than accepted and ignored: a
+/// read lock in a FLUSH form table_locks.rs does not parse.
 fn ignored(text: &str) -> R<()> {
     let upper = text.to_ascii_uppercase();
     let first = upper.split_whitespace().next().unwrap_or("");
-    if first == "LOCK" {
-        return Err(Error::unsupported("LOCK TABLES"));
-    }
     if first == "FLUSH" && (upper.contains("READ LOCK") || upper.contains("FOR EXPORT")) {
         return Err(Error::unsupported("FLUSH TABLES WITH READ LOCK"));
     }

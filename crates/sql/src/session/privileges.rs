@@ -65,6 +65,11 @@ impl Grants {
         self.superuser
     }
 
+    /// Whether `(user, host)` is the account these grants are of.
+    pub(crate) fn is_account(&self, (user, host): &(String, String)) -> bool {
+        self.account.user == *user && self.account.host == *host
+    }
+
     pub(crate) fn who(&self) -> String {
         format!("'{}'@'{}'", self.user, self.client_host)
     }
@@ -124,6 +129,24 @@ impl Grants {
             Ok(())
         } else {
             Err(self.database_denied(db))
+        }
+    }
+
+    /// LOCK TABLES of `db`.`table`: LOCK TABLES on the database (1044)
+    /// and SELECT on the table (1142).
+    pub(crate) fn check_lock_table(&self, db: &str, table: &str) -> Result<(), Error> {
+        if self.superuser {
+            return Ok(());
+        }
+        self.need_database(Privs::LOCK_TABLES, db)?;
+        self.need_table(Privs::SELECT, "SELECT", db, table)
+    }
+
+    /// FLUSH TABLES WITH READ LOCK needs RELOAD.
+    pub(crate) fn check_reload(&self) -> Result<(), Error> {
+        match self.superuser {
+            true => Ok(()),
+            false => self.need_global(Privs::RELOAD, "RELOAD"),
         }
     }
 

@@ -82,14 +82,15 @@ impl Session {
         Ok(db)
     }
 
-    fn definer_of(&self, given: &Option<crate::parser::UserName>) -> (String, String) {
-        match given {
+    fn definer_of(&self, given: &Option<crate::parser::UserName>) -> R<(String, String)> {
+        self.check_definer_clause(given)?;
+        Ok(match given {
             Some(u) if !u.user.is_empty() || !u.host.is_empty() => (u.user.clone(), u.host.clone()),
             _ => (
                 self.grants.account.user.clone(),
                 self.grants.account.host.clone(),
             ),
-        }
+        })
     }
 
     /// The stored functions a statement calls need EXECUTE (1370).
@@ -176,7 +177,7 @@ impl Session {
             database: db,
             name: name.clone(),
             kind: cr.kind,
-            definer: self.definer_of(&cr.definer),
+            definer: self.definer_of(&cr.definer)?,
             definition: cr.definition.clone(),
             table: String::new(),
             created: now_micros(),
@@ -237,7 +238,7 @@ impl Session {
             database: db,
             name: name.clone(),
             kind: RoutineKind::Trigger,
-            definer: self.definer_of(&ct.definer),
+            definer: self.definer_of(&ct.definer)?,
             definition: ct.definition.clone(),
             table: table.def().name.clone(),
             created: now_micros(),
@@ -323,11 +324,23 @@ impl Session {
             ));
         }
         let values = self.call_args(&cr, &db, args).await?;
-        self.enter_call(&db, &def.name)?;
+        // The body runs with the definer's rights (SQL SECURITY DEFINER).
+        let rights = match cr.security_definer && !self.grants.is_account(&def.definer) {
+            true => Some(self.enter_definer(&def.definer)?),
+            false => None,
+        };
+        let entered = self.enter_call(&db, &def.name);
         let saved_db = self.ctx.database.replace(db.clone());
         let mut frame = Frame::new(&program, values);
-        let r = run(&program, &mut frame, &mut SessionRunner { s: self }).await;
+        let r = match &entered {
+            Ok(()) => run(&program, &mut frame, &mut SessionRunner { s: self }).await,
+            Err(_) => Ok(None),
+        };
         self.ctx.database = saved_db;
+        if let Some(saved) = rights {
+            self.leave_definer(saved);
+        }
+        entered?;
         self.routine_stack.pop();
         r?;
         for (i, _) in program.out_params() {

@@ -27,6 +27,7 @@ impl Session {
         if super::is_system_db(&db) {
             return Err(self.grants.database_denied(&db));
         }
+        self.check_definer_clause(&cv.definer)?;
         self.commit().await?;
         let definer = match &cv.definer {
             Some(u) => (u.user.clone(), u.host.clone()),

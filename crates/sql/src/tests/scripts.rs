@@ -214,6 +214,7 @@ scripts!(
     select_into,
     found_rows,
     skip_locked,
+    lock_tables,
     ddl,
     errors,
     show,
