@@ -45,10 +45,22 @@ def code_of(fn):
 
 
 def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+    """A TCP port on 127.0.0.1 that nothing listens on right now; from
+    LOCKSTEP_PORT_RANGE ("LOW-HIGH") when set, so that runs sharing a machine
+    stay inside their own ports."""
+    span = os.environ.get("LOCKSTEP_PORT_RANGE")
+    candidates = [0]
+    if span:
+        low, high = (int(x) for x in span.split("-"))
+        candidates = list(range(low, high + 1))
+    for port in candidates:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((HOST, port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError(f"no free port in LOCKSTEP_PORT_RANGE={span}")
 
 
 def lockstep_binary():

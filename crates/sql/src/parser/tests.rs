@@ -1733,9 +1733,30 @@ fn show_statements() {
         ),
         ("SHOW PROCESSLIST", Show::ProcessList { full: false }),
         ("SHOW FULL PROCESSLIST", Show::ProcessList { full: true }),
-        ("SHOW WARNINGS", Show::Warnings),
-        ("SHOW WARNINGS LIMIT 10", Show::Warnings),
-        ("SHOW ERRORS", Show::Errors),
+        (
+            "SHOW WARNINGS",
+            Show::Diagnostics {
+                errors: false,
+                count: false,
+                limit: None,
+            },
+        ),
+        (
+            "SHOW WARNINGS LIMIT 1, 10",
+            Show::Diagnostics {
+                errors: false,
+                count: false,
+                limit: Some((1, 10)),
+            },
+        ),
+        (
+            "SHOW COUNT(*) ERRORS",
+            Show::Diagnostics {
+                errors: true,
+                count: true,
+                limit: None,
+            },
+        ),
         ("SHOW ENGINES", Show::Engines),
         ("SHOW STORAGE ENGINES", Show::Engines),
         ("SHOW PLUGINS", Show::Plugins),

@@ -460,6 +460,7 @@ impl Session {
             client_found_rows: false,
             row_count: -1,
             warnings: Vec::new(),
+            previous_warnings: 0,
             strict: false,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
@@ -625,7 +626,8 @@ impl Session {
         self.drop_stream();
         let mut out = Vec::with_capacity(statements.len() + 1);
         for (i, stmt) in statements.iter().enumerate() {
-            if !matches!(stmt, Statement::Show(Show::Warnings | Show::Errors)) {
+            if !matches!(stmt, Statement::Show(Show::Diagnostics { .. })) {
+                self.ctx.previous_warnings = self.ctx.warnings.len();
                 self.ctx.warnings.clear();
             }
             // Only the last result may stream: the next statement would
@@ -639,7 +641,7 @@ impl Session {
             // (a client that fetches warnings after any reply with some
             // would otherwise ask again forever).
             let r = match stmt {
-                Statement::Show(Show::Warnings | Show::Errors) => r,
+                Statement::Show(Show::Diagnostics { .. }) => r,
                 _ => self.count_warnings(r),
             };
             let r = self.to_results_charset(r);
@@ -751,6 +753,7 @@ impl Session {
         self.drop_stream();
         self.stream_next = !std::mem::take(&mut self.whole_next) && self.stream_results;
         self.server.queries.fetch_add(1, Ordering::Relaxed);
+        self.ctx.previous_warnings = self.ctx.warnings.len();
         self.ctx.warnings.clear();
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         if params.len() != p.shared.params {
@@ -886,6 +889,7 @@ impl Session {
         self.inherit_foreign_key_checks();
         self.ctx.last_insert_id = 0;
         self.ctx.warnings.clear();
+        self.ctx.previous_warnings = 0;
         self.refresh_memory_limits();
         let fresh = Session::new(
             self.server.clone(),
@@ -2771,21 +2775,16 @@ impl Session {
                     r,
                 ))
             }
-            Show::Warnings | Show::Errors => {
-                let r = self
-                    .ctx
-                    .warnings
-                    .iter()
-                    .map(|(code, msg)| {
-                        vec![
-                            Value::str(warning_level(*code)),
-                            Value::Int(*code as i64),
-                            Value::str(msg),
-                        ]
-                    })
-                    .collect();
-                Ok(rows(&["Level", "Code", "Message"], r))
-            }
+            Show::Diagnostics {
+                errors,
+                count,
+                limit,
+            } => Ok(show_diagnostics(
+                &self.ctx.warnings,
+                *errors,
+                *count,
+                *limit,
+            )),
             Show::Engines => Ok(rows(
                 &[
                     "Engine",
@@ -2988,6 +2987,40 @@ fn plugins() -> Response {
 
 /// SHOW WARNINGS' level: MySQL reports "already exists" / "does not
 /// exist" of IF [NOT] EXISTS statements as notes.
+/// SHOW WARNINGS / SHOW ERRORS (only the Error-level conditions) and their
+/// COUNT(*) forms, which MySQL names after the variable they read.
+fn show_diagnostics(
+    warnings: &[(u16, String)],
+    errors: bool,
+    count: bool,
+    limit: Option<(u64, u64)>,
+) -> Response {
+    let listed = warnings
+        .iter()
+        .filter(|(code, _)| !errors || warning_level(*code) == "Error");
+    if count {
+        let name = if errors {
+            "@@session.error_count"
+        } else {
+            "@@session.warning_count"
+        };
+        return rows(&[name], vec![vec![Value::Int(listed.count() as i64)]]);
+    }
+    let (offset, n) = limit.unwrap_or((0, u64::MAX));
+    let r = listed
+        .skip(offset.min(usize::MAX as u64) as usize)
+        .take(n.min(usize::MAX as u64) as usize)
+        .map(|(code, msg)| {
+            vec![
+                Value::str(warning_level(*code)),
+                Value::Int(*code as i64),
+                Value::str(msg),
+            ]
+        })
+        .collect();
+    rows(&["Level", "Code", "Message"], r)
+}
+
 fn warning_level(code: u16) -> &'static str {
     match code {
         1007 | 1008 | 1050 | 1051 | 1305 | 1360 | 3083 | 3084 => "Note",
@@ -3051,7 +3084,9 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
     match name.as_str() {
         "server_uuid" => return Ok(Value::str(&server.engine.server_uuid())),
         "gtid_executed" => return Ok(Value::str(&server.engine.gtid_executed())),
-        "warning_count" => return Ok(Value::Int(ctx.warnings.len() as i64)),
+        // The count of the statement before this one (MySQL clears the
+        // list when a SELECT starts, but @@warning_count reports it).
+        "warning_count" => return Ok(Value::Int(ctx.previous_warnings as i64)),
         "identity" | "last_insert_id" => return Ok(Value::UInt(ctx.last_insert_id)),
         _ => {}
     }

@@ -237,6 +237,8 @@ scripts!(
     routines,
     triggers,
     charsets,
+    binary_charset,
+    string_arith_warnings,
 );
 
 /// A script file nobody listed above would never run.
