@@ -212,6 +212,9 @@ pub struct Session {
     pub grants: Grants,
     /// TLS parameters when the connection is encrypted (SHOW STATUS Ssl_*).
     pub tls: Option<TlsInfo>,
+    /// The client and server agreed on the compressed protocol (SHOW
+    /// STATUS Compression).
+    pub compressed: bool,
     /// The session's own descriptor of the client's socket (`set_peer`).
     peer: Option<std::net::TcpStream>,
     /// SAVEPOINTs of the open transaction, oldest first (names compare
@@ -496,6 +499,7 @@ impl Session {
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
             grants: Grants::all(user, host),
             tls: None,
+            compressed: false,
             peer: None,
             savepoints: Vec::new(),
             temp_tables: Default::default(),
@@ -1756,6 +1760,10 @@ impl Session {
             (
                 "Lockstep_throttle_readmitted",
                 throttle.readmitted.to_string(),
+            ),
+            (
+                "Compression",
+                if self.compressed { "ON" } else { "OFF" }.to_string(),
             ),
             (
                 "Ssl_cipher",
