@@ -1454,7 +1454,7 @@ impl<'a> Parser<'a> {
         let fsp = self.parse_opt_len()?.unwrap_or(0);
         if fsp > 6 {
             return Err(Error::new(
-                Code::WrongArguments,
+                Code::TooBigPrecision,
                 format!("Too-big precision {fsp} specified for 'CAST'. Maximum is 6."),
             ));
         }
@@ -2603,19 +2603,19 @@ impl<'a> Parser<'a> {
         let s = s.unwrap_or(0);
         if p > 65 {
             return Err(Error::new(
-                Code::WrongArguments,
+                Code::TooBigPrecision,
                 format!("Too-big precision {p} specified for '{name}'. Maximum is 65."),
             ));
         }
         if s > 30 {
             return Err(Error::new(
-                Code::WrongArguments,
+                Code::TooBigScale,
                 format!("Too big scale {s} specified for column '{name}'. Maximum is 30."),
             ));
         }
         if s > p {
             return Err(Error::new(
-                Code::WrongArguments,
+                Code::MBiggerThanD,
                 format!(
                     "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{name}')."
                 ),
@@ -3612,7 +3612,7 @@ impl<'a> Parser<'a> {
                 let fsp = self.parse_opt_len()?.unwrap_or(0);
                 if fsp > 6 {
                     return Err(Error::new(
-                        Code::WrongArguments,
+                        Code::TooBigPrecision,
                         format!("Too-big precision {fsp} specified for '{col}'. Maximum is 6."),
                     ));
                 }
@@ -3626,7 +3626,7 @@ impl<'a> Parser<'a> {
                 let fsp = self.parse_opt_len()?.unwrap_or(0);
                 if fsp > 6 {
                     return Err(Error::new(
-                        Code::WrongArguments,
+                        Code::TooBigPrecision,
                         format!("Too-big precision {fsp} specified for '{col}'. Maximum is 6."),
                     ));
                 }

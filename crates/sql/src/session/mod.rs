@@ -14,6 +14,7 @@ pub mod privileges;
 pub mod replication;
 mod routines;
 mod semisync;
+mod sql_mode;
 mod stream;
 pub(crate) use routines::trigger_columns;
 pub mod statements;
@@ -2129,6 +2130,10 @@ impl Session {
                         }
                         self.refresh_memory_limits();
                     }
+                    "sql_mode" if !default => {
+                        let mode = sql_mode::canonical(&value)?;
+                        self.ctx.session_vars.insert(name, mode);
+                    }
                     _ => {
                         if !default {
                             self.ctx.session_vars.insert(name, value);
@@ -2206,6 +2211,7 @@ impl Session {
                 let bytes = size_setting(name, &v)?.clamp(1024, max) / 1024 * 1024;
                 self.server.globals.set(name, Value::Int(bytes))
             }
+            "sql_mode" => self.server.globals.set(name, sql_mode::canonical(&v)?),
             _ => self.server.globals.set(name, v),
         }
     }

@@ -239,6 +239,8 @@ scripts!(
     charsets,
     binary_charset,
     string_arith_warnings,
+    sql_mode,
+    type_limits,
 );
 
 /// A script file nobody listed above would never run.
