@@ -45,22 +45,22 @@ def code_of(fn):
 
 
 def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now (within
-    LOCKSTEP_PORTS=lo-hi when set, for machines shared by several runs)."""
-    span = os.environ.get("LOCKSTEP_PORTS")
+    """A TCP port on 127.0.0.1 that nothing listens on right now; from
+    LOCKSTEP_PORT_RANGE (or LOCKSTEP_PORTS), "LOW-HIGH", when set, so that runs sharing a machine
+    stay inside their own ports."""
+    span = os.environ.get("LOCKSTEP_PORT_RANGE") or os.environ.get("LOCKSTEP_PORTS")
+    candidates = [0]
     if span:
-        lo, hi = (int(p) for p in span.split("-"))
-        for port in range(lo, hi + 1):
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-                try:
-                    s.bind((HOST, port))
-                    return port
-                except OSError:
-                    continue
-        raise RuntimeError(f"no free port in {span}")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+        low, high = (int(x) for x in span.split("-"))
+        candidates = list(range(low, high + 1))
+    for port in candidates:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((HOST, port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError(f"no free port in LOCKSTEP_PORT_RANGE={span}")
 
 
 def lockstep_binary():

@@ -91,6 +91,16 @@ def test_compressed_protocol_cli(server, db):
     assert r.stdout.split("\n") == ["1", "ab" * 50000, "done", ""]
 
 
+def test_compression_status(server, db, cur):
+    # SHOW STATUS LIKE 'Compression' tells whether this connection is
+    # compressed (Connector/Python's BugOra35349093 reads it).
+    r = server.cli("SHOW SESSION STATUS LIKE 'Compression'", db=db, args=["--compress", "-N"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["Compression", "ON"]
+    cur.execute("SHOW STATUS LIKE 'Compression'")
+    assert cur.fetchall() == (("Compression", "OFF"),)
+
+
 def test_compressed_protocol_connector_python(server, db):
     # Connector/Python (pure) sends commands of 50 bytes or less uncompressed
     # with length 0, and splits a 16 MiB packet across compressed packets.

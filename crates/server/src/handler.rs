@@ -163,6 +163,7 @@ impl Handler for Connection {
             }
         }
         self.session.tls = hs.tls.cloned();
+        self.session.compressed = hs.capabilities & caps::COMPRESS != 0;
         self.session.ctx.client_found_rows = hs.capabilities & caps::FOUND_ROWS != 0;
         self.session.login(account, hs.user, &host);
         self.session.set_handshake_collation(hs.collation);

@@ -110,6 +110,9 @@ error_codes! {
     SpNoRetset = 1415, "0A000";
     SpRecursionLimit = 1456, "HY000";
     SpNoRecursion = 1424, "HY000";
+    TooBigScale = 1425, "42000";
+    TooBigPrecision = 1426, "42000";
+    MBiggerThanD = 1427, "42000";
     SpBadstatement = 1314, "0A000";
     CommitNotAllowedInSfOrTrg = 1422, "HY000";
     StmtNotAllowedInSfOrTrg = 1336, "0A000";

@@ -53,6 +53,9 @@ pub struct SessionCtx {
     pub client_found_rows: bool,
     pub row_count: i64,
     pub warnings: Vec<(u16, String)>,
+    /// How many the statement before the current one left
+    /// (@@warning_count).
+    pub previous_warnings: usize,
     /// Whether expression warnings are errors: an INSERT or UPDATE without
     /// IGNORE (lockstep always runs in MySQL's strict mode).
     pub strict: bool,

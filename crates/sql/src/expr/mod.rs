@@ -455,7 +455,13 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
                 .collect::<Result<Vec<_>, _>>()?;
             env.call_stored(f, values)?
         }
-        BExpr::Unary(op, x) => unary(*op, eval(x, row, env)?)?,
+        BExpr::Unary(op, x) => {
+            let v = eval(x, row, env)?;
+            if *op == UnaryOp::Minus {
+                warn_double_operand(&v, env)?;
+            }
+            unary(*op, v)?
+        }
         BExpr::Binary(BinaryOp::And, l, r) => {
             let a = eval(l, row, env)?.truth();
             if a == Some(false) {
@@ -739,11 +745,35 @@ enum Num {
     Dbl,
 }
 
+/// Text read as a number by arithmetic (+ - * / % and unary minus) that is
+/// not wholly a number warns 1292, as MySQL's string-to-DOUBLE conversion
+/// does ('abc' + 1 is 1 with "Truncated incorrect DOUBLE value: 'abc'");
+/// surrounding spaces are allowed.
+fn warn_double_operand(v: &Value, env: &mut dyn Env) -> Result<(), Error> {
+    let Value::Bytes(b) = v else {
+        return Ok(());
+    };
+    if numeric_text(b, false) {
+        return Ok(());
+    }
+    // MySQL shows at most a few hundred bytes of the value.
+    let shown = String::from_utf8_lossy(&b[..b.len().min(255)]);
+    env.warn(Error::new(
+        Code::TruncatedWrongValue,
+        format!("Truncated incorrect DOUBLE value: '{shown}'"),
+    ))
+}
+
 /// `binary`, except that dividing by zero (/, DIV, %, MOD) warns 1365
 /// "Division by 0" before giving NULL, as MySQL's ERROR_FOR_DIVISION_BY_ZERO
 /// does: in a strict INSERT or UPDATE the warning is the error.
 fn divide(op: BinaryOp, a: Value, b: Value, env: &mut dyn Env) -> Result<Value, Error> {
     use BinaryOp::*;
+    // Both operands are read even when one is NULL, as in MySQL.
+    if matches!(op, Plus | Minus | Multiply | Divide | Modulo) {
+        warn_double_operand(&a, env)?;
+        warn_double_operand(&b, env)?;
+    }
     let zero = match &b {
         Value::Null => false,
         Value::Int(i) => *i == 0,

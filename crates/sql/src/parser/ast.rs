@@ -419,8 +419,13 @@ pub enum Show {
     ProcessList {
         full: bool,
     },
-    Warnings,
-    Errors,
+    /// SHOW WARNINGS | ERRORS [LIMIT [offset,] n], or with `count`
+    /// SHOW COUNT(*) WARNINGS | ERRORS.
+    Diagnostics {
+        errors: bool,
+        count: bool,
+        limit: Option<(u64, u64)>,
+    },
     Engines,
     Plugins,
     Collation {

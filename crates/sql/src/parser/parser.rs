@@ -1458,7 +1458,7 @@ impl<'a> Parser<'a> {
         let fsp = self.parse_opt_len()?.unwrap_or(0);
         if fsp > 6 {
             return Err(Error::new(
-                Code::WrongArguments,
+                Code::TooBigPrecision,
                 format!("Too-big precision {fsp} specified for 'CAST'. Maximum is 6."),
             ));
         }
@@ -2607,19 +2607,19 @@ impl<'a> Parser<'a> {
         let s = s.unwrap_or(0);
         if p > 65 {
             return Err(Error::new(
-                Code::WrongArguments,
+                Code::TooBigPrecision,
                 format!("Too-big precision {p} specified for '{name}'. Maximum is 65."),
             ));
         }
         if s > 30 {
             return Err(Error::new(
-                Code::WrongArguments,
+                Code::TooBigScale,
                 format!("Too big scale {s} specified for column '{name}'. Maximum is 30."),
             ));
         }
         if s > p {
             return Err(Error::new(
-                Code::WrongArguments,
+                Code::MBiggerThanD,
                 format!(
                     "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{name}')."
                 ),
@@ -2687,24 +2687,44 @@ impl<'a> Parser<'a> {
 
     /// CHARACTER SET x / CHARSET x / COLLATE x / BINARY / ASCII / UNICODE
     /// after a string type: dropped (everything is utf8mb4 bytes).
-    fn skip_charset_attrs(&mut self) -> Result<()> {
+    /// Skips a string type's character set and collation attributes;
+    /// true when they name the binary character set (CHARACTER SET binary,
+    /// or BYTE), which makes CHAR/VARCHAR/TEXT the binary types.
+    fn skip_charset_attrs(&mut self) -> Result<bool> {
+        let mut binary = false;
         loop {
             if self.is_kw("CHARACTER") && self.kw_at(1, "SET") {
                 self.pos += 2;
                 self.eat_eq();
-                self.name_or_string()?;
-            } else if self.eat_kw("CHARSET") || self.eat_kw("COLLATE") {
+                binary = self.name_or_string()?.eq_ignore_ascii_case("binary");
+            } else if self.eat_kw("CHARSET") {
+                self.eat_eq();
+                binary = self.name_or_string()?.eq_ignore_ascii_case("binary");
+            } else if self.eat_kw("COLLATE") {
                 self.eat_eq();
                 self.name_or_string()?;
-            } else if self.eat_kw("BINARY")
-                || self.eat_kw("ASCII")
-                || self.eat_kw("UNICODE")
-                || self.eat_kw("BYTE")
-            {
+            } else if self.eat_kw("BYTE") {
+                binary = true;
+            } else if self.eat_kw("BINARY") || self.eat_kw("ASCII") || self.eat_kw("UNICODE") {
             } else {
-                return Ok(());
+                return Ok(binary);
             }
         }
+    }
+
+    /// A text type declared with the binary character set is its binary
+    /// counterpart, as in MySQL (CHAR -> BINARY, VARCHAR -> VARBINARY,
+    /// TEXT -> BLOB).
+    fn text_charset(&mut self, t: DataType) -> Result<DataType> {
+        if !self.skip_charset_attrs()? {
+            return Ok(t);
+        }
+        Ok(match t {
+            DataType::Char { len } => DataType::Binary { len },
+            DataType::VarChar { len } => DataType::VarBinary { len },
+            DataType::Text { max_len } => DataType::Blob { max_len },
+            other => other,
+        })
     }
 
     // ---- INSERT / UPDATE / DELETE ----
@@ -3546,8 +3566,7 @@ impl<'a> Parser<'a> {
                         len: self.string_len(len.unwrap_or(1), 255, col)?,
                     }
                 };
-                self.skip_charset_attrs()?;
-                t
+                self.text_charset(t)?
             }
             b"BINARY" => {
                 let n = self.parse_opt_len()?.unwrap_or(1);
@@ -3563,31 +3582,21 @@ impl<'a> Parser<'a> {
                     len: self.string_len(n, 65535, col)?,
                 }
             }
-            b"TINYTEXT" => {
-                self.skip_charset_attrs()?;
-                DataType::Text { max_len: 255 }
-            }
+            b"TINYTEXT" => self.text_charset(DataType::Text { max_len: 255 })?,
             b"TEXT" => {
                 let n = self.parse_opt_len()?.unwrap_or(65535);
-                self.skip_charset_attrs()?;
-                text_for(n)
+                self.text_charset(text_for(n))?
             }
-            b"MEDIUMTEXT" => {
-                self.skip_charset_attrs()?;
-                DataType::Text { max_len: 16777215 }
-            }
-            b"LONGTEXT" => {
-                self.skip_charset_attrs()?;
-                DataType::Text { max_len: u32::MAX }
-            }
+            b"MEDIUMTEXT" => self.text_charset(DataType::Text { max_len: 16777215 })?,
+            b"LONGTEXT" => self.text_charset(DataType::Text { max_len: u32::MAX })?,
             b"LONG" => {
-                // LONG / LONG VARCHAR are MEDIUMTEXT, LONG VARBINARY MEDIUMBLOB.
+                // LONG / LONG VARCHAR are MEDIUMTEXT, LONG VARBINARY MEDIUMBLOB;
+                // LONG BYTE is MEDIUMTEXT in the binary character set.
                 if self.eat_kw("VARBINARY") {
                     DataType::Blob { max_len: 16777215 }
                 } else {
                     self.eat_kw("VARCHAR");
-                    self.skip_charset_attrs()?;
-                    DataType::Text { max_len: 16777215 }
+                    self.text_charset(DataType::Text { max_len: 16777215 })?
                 }
             }
             b"TINYBLOB" => DataType::Blob { max_len: 255 },
@@ -3599,7 +3608,7 @@ impl<'a> Parser<'a> {
                 let fsp = self.parse_opt_len()?.unwrap_or(0);
                 if fsp > 6 {
                     return Err(Error::new(
-                        Code::WrongArguments,
+                        Code::TooBigPrecision,
                         format!("Too-big precision {fsp} specified for '{col}'. Maximum is 6."),
                     ));
                 }
@@ -3613,7 +3622,7 @@ impl<'a> Parser<'a> {
                 let fsp = self.parse_opt_len()?.unwrap_or(0);
                 if fsp > 6 {
                     return Err(Error::new(
-                        Code::WrongArguments,
+                        Code::TooBigPrecision,
                         format!("Too-big precision {fsp} specified for '{col}'. Maximum is 6."),
                     ));
                 }
@@ -4303,6 +4312,21 @@ impl<'a> Parser<'a> {
         Ok(table)
     }
 
+    /// SHOW WARNINGS' `LIMIT [offset,] n` (integer literals): (offset, n).
+    fn parse_diagnostics_limit(&mut self) -> Result<Option<(u64, u64)>> {
+        if !self.eat_kw("LIMIT") {
+            return Ok(None);
+        }
+        let first = self.parse_u64()?;
+        if self.eat(&Tok::Comma) {
+            return Ok(Some((first, self.parse_u64()?)));
+        }
+        if self.eat_kw("OFFSET") {
+            return Ok(Some((self.parse_u64()?, first)));
+        }
+        Ok(Some((0, first)))
+    }
+
     fn parse_show(&mut self) -> Result<Statement> {
         self.advance();
         let full = self.eat_kw("FULL");
@@ -4372,12 +4396,24 @@ impl<'a> Parser<'a> {
                 filter: self.parse_show_filter()?,
             },
             b"PROCESSLIST" => Show::ProcessList { full },
-            b"WARNINGS" | b"ERRORS" => {
-                let (_limit, _offset) = self.parse_limit(true)?;
-                if up.as_slice() == b"WARNINGS" {
-                    Show::Warnings
-                } else {
-                    Show::Errors
+            b"WARNINGS" | b"ERRORS" => Show::Diagnostics {
+                errors: up.as_slice() == b"ERRORS",
+                count: false,
+                limit: self.parse_diagnostics_limit()?,
+            },
+            b"COUNT" => {
+                // SHOW COUNT(*) WARNINGS | ERRORS
+                self.expect(&Tok::LParen)?;
+                self.expect(&Tok::Star)?;
+                self.expect(&Tok::RParen)?;
+                let errors = self.eat_kw("ERRORS");
+                if !errors {
+                    self.expect_kw("WARNINGS")?;
+                }
+                Show::Diagnostics {
+                    errors,
+                    count: true,
+                    limit: None,
                 }
             }
             b"STORAGE" => {

@@ -1152,7 +1152,7 @@ fn create_table_full() {
 #[test]
 fn data_type_errors() {
     for (sql, code) in [
-        ("CREATE TABLE t (a DECIMAL(66, 2))", Code::WrongArguments),
+        ("CREATE TABLE t (a DECIMAL(66, 2))", Code::TooBigPrecision),
         ("CREATE TABLE t (a DECIMAL(10, 31))", Code::WrongArguments),
         ("CREATE TABLE t (a DECIMAL(5, 6))", Code::WrongArguments),
         ("CREATE TABLE t (a CHAR(256))", Code::WrongArguments),
@@ -1759,9 +1759,30 @@ fn show_statements() {
         ),
         ("SHOW PROCESSLIST", Show::ProcessList { full: false }),
         ("SHOW FULL PROCESSLIST", Show::ProcessList { full: true }),
-        ("SHOW WARNINGS", Show::Warnings),
-        ("SHOW WARNINGS LIMIT 10", Show::Warnings),
-        ("SHOW ERRORS", Show::Errors),
+        (
+            "SHOW WARNINGS",
+            Show::Diagnostics {
+                errors: false,
+                count: false,
+                limit: None,
+            },
+        ),
+        (
+            "SHOW WARNINGS LIMIT 1, 10",
+            Show::Diagnostics {
+                errors: false,
+                count: false,
+                limit: Some((1, 10)),
+            },
+        ),
+        (
+            "SHOW COUNT(*) ERRORS",
+            Show::Diagnostics {
+                errors: true,
+                count: true,
+                limit: None,
+            },
+        ),
         ("SHOW ENGINES", Show::Engines),
         ("SHOW STORAGE ENGINES", Show::Engines),
         ("SHOW PLUGINS", Show::Plugins),

@@ -17,6 +17,7 @@ pub mod privileges;
 pub mod replication;
 mod routines;
 mod semisync;
+mod sql_mode;
 mod stream;
 mod table_locks;
 pub(crate) use definer::definer_grants;
@@ -217,6 +218,9 @@ pub struct Session {
     pub grants: Grants,
     /// TLS parameters when the connection is encrypted (SHOW STATUS Ssl_*).
     pub tls: Option<TlsInfo>,
+    /// The client and server agreed on the compressed protocol (SHOW
+    /// STATUS Compression).
+    pub compressed: bool,
     /// The session's own descriptor of the client's socket (`set_peer`).
     peer: Option<std::net::TcpStream>,
     /// SAVEPOINTs of the open transaction, oldest first (names compare
@@ -467,6 +471,7 @@ impl Session {
             client_found_rows: false,
             row_count: -1,
             warnings: Vec::new(),
+            previous_warnings: 0,
             strict: false,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
@@ -502,6 +507,7 @@ impl Session {
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
             grants: Grants::all(user, host),
             tls: None,
+            compressed: false,
             peer: None,
             savepoints: Vec::new(),
             temp_tables: Default::default(),
@@ -633,7 +639,8 @@ impl Session {
         self.drop_stream();
         let mut out = Vec::with_capacity(statements.len() + 1);
         for (i, stmt) in statements.iter().enumerate() {
-            if !matches!(stmt, Statement::Show(Show::Warnings | Show::Errors)) {
+            if !matches!(stmt, Statement::Show(Show::Diagnostics { .. })) {
+                self.ctx.previous_warnings = self.ctx.warnings.len();
                 self.ctx.warnings.clear();
             }
             // Only the last result may stream: the next statement would
@@ -647,7 +654,7 @@ impl Session {
             // (a client that fetches warnings after any reply with some
             // would otherwise ask again forever).
             let r = match stmt {
-                Statement::Show(Show::Warnings | Show::Errors) => r,
+                Statement::Show(Show::Diagnostics { .. }) => r,
                 _ => self.count_warnings(r),
             };
             let r = self.to_results_charset(r);
@@ -759,6 +766,7 @@ impl Session {
         self.drop_stream();
         self.stream_next = !std::mem::take(&mut self.whole_next) && self.stream_results;
         self.server.queries.fetch_add(1, Ordering::Relaxed);
+        self.ctx.previous_warnings = self.ctx.warnings.len();
         self.ctx.warnings.clear();
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         if params.len() != p.shared.params {
@@ -894,6 +902,7 @@ impl Session {
         self.inherit_foreign_key_checks();
         self.ctx.last_insert_id = 0;
         self.ctx.warnings.clear();
+        self.ctx.previous_warnings = 0;
         self.refresh_memory_limits();
         let fresh = Session::new(
             self.server.clone(),
@@ -1804,6 +1813,10 @@ impl Session {
                 throttle.readmitted.to_string(),
             ),
             (
+                "Compression",
+                if self.compressed { "ON" } else { "OFF" }.to_string(),
+            ),
+            (
                 "Ssl_cipher",
                 self.tls
                     .as_ref()
@@ -2167,6 +2180,10 @@ impl Session {
                         }
                         self.refresh_memory_limits();
                     }
+                    "sql_mode" if !default => {
+                        let mode = sql_mode::canonical(&value)?;
+                        self.ctx.session_vars.insert(name, mode);
+                    }
                     _ => {
                         if !default {
                             self.ctx.session_vars.insert(name, value);
@@ -2244,6 +2261,7 @@ impl Session {
                 let bytes = size_setting(name, &v)?.clamp(1024, max) / 1024 * 1024;
                 self.server.globals.set(name, Value::Int(bytes))
             }
+            "sql_mode" => self.server.globals.set(name, sql_mode::canonical(&v)?),
             _ => self.server.globals.set(name, v),
         }
     }
@@ -2822,21 +2840,16 @@ impl Session {
                     r,
                 ))
             }
-            Show::Warnings | Show::Errors => {
-                let r = self
-                    .ctx
-                    .warnings
-                    .iter()
-                    .map(|(code, msg)| {
-                        vec![
-                            Value::str(warning_level(*code)),
-                            Value::Int(*code as i64),
-                            Value::str(msg),
-                        ]
-                    })
-                    .collect();
-                Ok(rows(&["Level", "Code", "Message"], r))
-            }
+            Show::Diagnostics {
+                errors,
+                count,
+                limit,
+            } => Ok(show_diagnostics(
+                &self.ctx.warnings,
+                *errors,
+                *count,
+                *limit,
+            )),
             Show::Engines => Ok(rows(
                 &[
                     "Engine",
@@ -3036,6 +3049,40 @@ fn plugins() -> Response {
 
 /// SHOW WARNINGS' level: MySQL reports "already exists" / "does not
 /// exist" of IF [NOT] EXISTS statements as notes.
+/// SHOW WARNINGS / SHOW ERRORS (only the Error-level conditions) and their
+/// COUNT(*) forms, which MySQL names after the variable they read.
+fn show_diagnostics(
+    warnings: &[(u16, String)],
+    errors: bool,
+    count: bool,
+    limit: Option<(u64, u64)>,
+) -> Response {
+    let listed = warnings
+        .iter()
+        .filter(|(code, _)| !errors || warning_level(*code) == "Error");
+    if count {
+        let name = if errors {
+            "@@session.error_count"
+        } else {
+            "@@session.warning_count"
+        };
+        return rows(&[name], vec![vec![Value::Int(listed.count() as i64)]]);
+    }
+    let (offset, n) = limit.unwrap_or((0, u64::MAX));
+    let r = listed
+        .skip(offset.min(usize::MAX as u64) as usize)
+        .take(n.min(usize::MAX as u64) as usize)
+        .map(|(code, msg)| {
+            vec![
+                Value::str(warning_level(*code)),
+                Value::Int(*code as i64),
+                Value::str(msg),
+            ]
+        })
+        .collect();
+    rows(&["Level", "Code", "Message"], r)
+}
+
 fn warning_level(code: u16) -> &'static str {
     match code {
         1007 | 1008 | 1050 | 1051 | 1305 | 1360 | 3083 | 3084 => "Note",
@@ -3099,7 +3146,9 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
     match name.as_str() {
         "server_uuid" => return Ok(Value::str(&server.engine.server_uuid())),
         "gtid_executed" => return Ok(Value::str(&server.engine.gtid_executed())),
-        "warning_count" => return Ok(Value::Int(ctx.warnings.len() as i64)),
+        // The count of the statement before this one (MySQL clears the
+        // list when a SELECT starts, but @@warning_count reports it).
+        "warning_count" => return Ok(Value::Int(ctx.previous_warnings as i64)),
         "identity" | "last_insert_id" => return Ok(Value::UInt(ctx.last_insert_id)),
         _ => {}
     }

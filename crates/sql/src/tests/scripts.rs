@@ -238,6 +238,10 @@ scripts!(
     routines,
     triggers,
     charsets,
+    binary_charset,
+    string_arith_warnings,
+    sql_mode,
+    type_limits,
 );
 
 /// A script file nobody listed above would never run.
