@@ -67,7 +67,7 @@ impl Unit {
 }
 
 /// A date or datetime argument, and whether it had no time of day.
-fn date_arg(v: &Value) -> Option<(DateTime, bool)> {
+pub(crate) fn date_arg(v: &Value) -> Option<(DateTime, bool)> {
     match v {
         Value::DateTime(d) => Some((*d, false)),
         Value::Date(d) => Some((
