@@ -224,7 +224,10 @@ fn weekday(d: &Date) -> usize {
 /// A part of a date: HOUR, MINUTE, SECOND, MICROSECOND, DAYOFWEEK,
 /// WEEKDAY, DAYOFYEAR, QUARTER, DAYNAME, MONTHNAME, LAST_DAY.
 pub fn part(name: &str, v: &Value) -> Value {
-    let Some((d, _)) = date_arg(v).or_else(|| time_arg(v)) else {
+    let time_part = matches!(name, "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND");
+    // A time alone ('12:34:56') has no day; the zero date has no weekday.
+    let date = date_arg(v).filter(|(d, _)| time_part || name == "QUARTER" || d.date.day != 0);
+    let Some((d, _)) = date.or_else(|| time_arg(v).filter(|_| time_part)) else {
         return Value::Null;
     };
     let int = |n: i64| Value::Int(n);
@@ -244,16 +247,10 @@ pub fn part(name: &str, v: &Value) -> Value {
         "MONTHNAME" => MONTHS
             .get((d.date.month as usize).wrapping_sub(1))
             .map_or(Value::Null, |m| Value::str(m)),
-        "LAST_DAY" => add_months(
-            DateTime {
-                date: Date::new(d.date.year, d.date.month, 1).unwrap_or(d.date),
-                ..Default::default()
-            },
-            1,
-        )
-        .map_or(Value::Null, |next| {
-            Value::Date(Date::from_days(next.date.to_days() - 1))
-        }),
+        "LAST_DAY" => (28..=31)
+            .rev()
+            .find_map(|day| Date::new(d.date.year, d.date.month, day))
+            .map_or(Value::Null, Value::Date),
         _ => Value::Null,
     }
 }

@@ -136,13 +136,24 @@ pub fn eval_math(
         Atan2 => real(x.atan2(vals[1].to_f64().unwrap_or(0.0))),
         Degrees => real(x.to_degrees()),
         Radians => real(x.to_radians()),
-        BitCount => Value::Int(super::count_arg(&vals[0]).count_ones() as i64),
+        BitCount => Value::Int(unsigned_arg(&vals[0]).count_ones() as i64),
         UuidToBin => uuid_to_bin(&vals)?,
         BinToUuid => bin_to_uuid(&vals)?,
         IsUuid => Value::Int(parse_uuid(&text(&vals[0])).is_some() as i64),
         RandomBytes => random_bytes(&vals[0])?,
         Pi | UuidShort | IsNull | Interval => unreachable!("handled above"),
     })
+}
+
+/// An argument as a 64-bit pattern: a negative number in two's complement,
+/// one past 2^64 saturated.
+fn unsigned_arg(v: &Value) -> u64 {
+    match v {
+        Value::UInt(u) => *u,
+        Value::Int(i) => *i as u64,
+        _ if v.to_f64().unwrap_or(0.0) >= u64::MAX as f64 => u64::MAX,
+        _ => super::count_arg(v) as u64,
+    }
 }
 
 /// INTERVAL(n, n1, n2, ...): how many of the (ascending) n1.. are <= n;

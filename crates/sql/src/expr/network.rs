@@ -66,7 +66,7 @@ pub fn eval_net(
     let s = text(&v);
     let flag = |b: bool| Value::Int(b as i64);
     Ok(match f {
-        InetAton => inet_aton(&s).map_or(Value::Null, |n| Value::UInt(n as u64)),
+        InetAton => inet_aton(&s).map_or(Value::Null, Value::UInt),
         InetNtoa => match v.to_f64() {
             Some(n) if (0.0..=u32::MAX as f64).contains(&n.round()) => {
                 Value::str(&Ipv4Addr::from(super::count_arg(&v) as u32).to_string())
@@ -86,7 +86,7 @@ pub fn eval_net(
 }
 
 /// INET_ATON: dotted decimal, short forms allowed ('127.1' is 127.0.0.1).
-fn inet_aton(s: &[u8]) -> Option<u32> {
+fn inet_aton(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.last() == Some(&b'.') {
         return None;
     }
@@ -101,18 +101,17 @@ fn inet_aton(s: &[u8]) -> Option<u32> {
             }
             b'.' => {
                 dots += 1;
-                if dots > 3 {
-                    return None;
-                }
-                result = result << 8 | part;
+                result = result.wrapping_shl(8) | part;
                 part = 0;
             }
             _ => return None,
         }
     }
     // The last part fills the bytes the short form left out.
-    result <<= 8 * (3 - dots);
-    Some((result | part) as u32)
+    if dots < 3 {
+        result <<= 8 * (3 - dots);
+    }
+    Some(result.wrapping_shl(8) | part)
 }
 
 /// Four decimal parts, each 0..255 (MySQL accepts leading zeros).

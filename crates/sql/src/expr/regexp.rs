@@ -180,7 +180,7 @@ fn compiled(pattern: &[u8], flags: &[u8]) -> Result<Regex, Error> {
     if pattern.is_empty() {
         return Err(illegal());
     }
-    let mut b = RegexBuilder::new(&String::from_utf8_lossy(pattern));
+    let mut b = RegexBuilder::new(&unicode_classes(&String::from_utf8_lossy(pattern)));
     b.case_insensitive(true)
         .size_limit(PROGRAM_LIMIT)
         .dfa_size_limit(PROGRAM_LIMIT);
@@ -197,6 +197,26 @@ fn compiled(pattern: &[u8], flags: &[u8]) -> Result<Regex, Error> {
     let re = b.build().map_err(regex_error)?;
     LAST.with(|l| *l.borrow_mut() = Some((pattern.to_vec(), flags.to_vec(), re.clone())));
     Ok(re)
+}
+
+/// POSIX classes as ICU reads them: over all of Unicode, not ASCII only.
+fn unicode_classes(p: &str) -> String {
+    const CLASSES: [(&str, &str); 7] = [
+        ("[:alpha:]", r"\p{Alphabetic}"),
+        ("[:alnum:]", r"\p{Alphabetic}\p{Nd}"),
+        ("[:digit:]", r"\p{Nd}"),
+        ("[:upper:]", r"\p{Uppercase}"),
+        ("[:lower:]", r"\p{Lowercase}"),
+        ("[:punct:]", r"\p{P}"),
+        ("[:space:]", r"\s"),
+    ];
+    let mut out = p.to_string();
+    for (posix, unicode) in CLASSES {
+        if out.contains(posix) {
+            out = out.replace(posix, unicode);
+        }
+    }
+    out
 }
 
 fn regex_error(e: regex::Error) -> Error {

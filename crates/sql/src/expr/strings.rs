@@ -313,14 +313,13 @@ pub(crate) fn conv(v: &Value, from: i64, to: i64) -> Value {
     if !(2..=36).contains(&from.abs()) || !(2..=36).contains(&to.abs()) {
         return Value::Null;
     }
-    let n: u64 = match v {
-        Value::Int(i) if from.abs() == 10 => *i as u64,
-        Value::UInt(u) if from.abs() == 10 => *u,
-        Value::Double(_) | Value::Decimal(_) if from.abs() == 10 => {
-            super::count_arg(v) as u64
-        }
-        other => parse_base(&String::from_utf8_lossy(&text(other)), from),
-    };
+    // The argument's text is read, as MySQL does: 2.5 and 1e300 stop at
+    // their first non-digit.
+    let digits = text(v);
+    if digits.is_empty() {
+        return Value::Null;
+    }
+    let n = parse_base(&String::from_utf8_lossy(&digits), from);
     let (neg, mag) = if to < 0 && (n as i64) < 0 {
         (true, (n as i64).unsigned_abs())
     } else {
@@ -437,7 +436,8 @@ fn from_base64(s: &[u8]) -> Value {
             acc &= (1 << bits) - 1;
         }
     }
-    if pad > 2 || bits >= 6 {
+    let total = s.iter().filter(|c| !c.is_ascii_whitespace()).count();
+    if pad > 2 || bits >= 6 || total % 4 != 0 {
         return Value::Null;
     }
     Value::Bytes(out)
@@ -470,21 +470,25 @@ fn quote(v: &Value, env: &mut dyn Env) -> Result<Value, Error> {
 fn soundex(s: &str) -> String {
     const CODES: &[u8; 26] = b"01230120022455012623010202";
     let code = |c: char| CODES[(c.to_ascii_uppercase() as u8 - b'A') as usize];
-    let mut letters = s.chars().filter(|c| c.is_ascii_alphabetic());
+    // Letters outside A..Z count as letters with no sound code.
+    let code = |c: char| if c.is_ascii_alphabetic() { code(c) } else { b'0' };
+    let mut letters = s.chars().filter(|c| c.is_alphabetic());
     let Some(first) = letters.next() else {
         return String::new();
     };
     let mut out = String::from(first.to_ascii_uppercase());
     let mut last = code(first);
-    for c in letters {
-        let d = code(c);
-        if d != b'0' && d != last {
+    // A vowel between two like consonants does not separate them.
+    for d in letters.map(code).filter(|d| *d != b'0') {
+        if d != last {
             out.push(d as char);
         }
         last = d;
     }
-    while out.len() < 4 {
+    let mut chars = out.chars().count();
+    while chars < 4 {
         out.push('0');
+        chars += 1;
     }
     out
 }
@@ -507,6 +511,7 @@ fn format_number(vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
         }
     };
     let rounded = match &vals[0] {
+        Value::Double(d) if d.abs() >= 1e17 => expand_double(*d, places as usize),
         Value::Double(d) => format!("{:.*}", places as usize, d),
         v => match v.to_decimal().and_then(|d| d.round_places(places, false)) {
             Some(d) => d.to_string(),
@@ -514,6 +519,26 @@ fn format_number(vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
         },
     };
     Ok(Value::str(&group_digits(&rounded, sep, point)))
+}
+
+/// A large DOUBLE written out from its shortest digits (1e300 is a 1 and
+/// 300 zeros, not the binary value's exact expansion).
+fn expand_double(d: f64, places: usize) -> String {
+    if !d.is_finite() {
+        return d.to_string();
+    }
+    let sci = format!("{:e}", d.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: usize = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let mut out = String::from(if d < 0.0 { "-" } else { "" });
+    out.push_str(&digits);
+    out.extend(std::iter::repeat_n('0', (exp + 1).saturating_sub(digits.len())));
+    if places > 0 {
+        out.push('.');
+        out.extend(std::iter::repeat_n('0', places));
+    }
+    out
 }
 
 fn group_digits(num: &str, sep: char, point: char) -> String {

@@ -75,12 +75,20 @@ impl TimeFn {
         }
     }
 
-    pub fn result_type(self) -> DataType {
+    /// The result's type; a DATETIME has the fractional digits its
+    /// first argument can carry.
+    pub fn result_type(self, args: &[BExpr]) -> DataType {
         use TimeFn::*;
+        let fsp = match args.first() {
+            Some(BExpr::Literal(v)) => fsp_of(v),
+            Some(BExpr::Func(..)) => 0,
+            _ => 6,
+        };
         match self {
+            TimeToSec if fsp > 0 => DataType::Double,
             SecToTime | TimeDiff | MakeTime => DataType::Time { fsp: 6 },
             FromDays => DataType::Date,
-            ConvertTz | Timestamp => DataType::DateTime { fsp: 6 },
+            ConvertTz | Timestamp => DataType::DateTime { fsp },
             AddTime | SubTime | TimeFormat | GetFormat => DataType::VarChar { len: 64 },
             _ => DataType::BigInt { unsigned: false },
         }
@@ -116,6 +124,7 @@ pub fn eval_time(
             Value::Int(if f == YearWeek { year * 100 + week } else { week })
         }
         TimeToSec => match to_time(&vals[0]) {
+            Some(t) if t.micro != 0 => Value::Double(signed_micros(&t) as f64 / 1e6),
             Some(t) => Value::Int(signed_micros(&t) / 1_000_000),
             None => return warn_null(&vals[0], "time", env),
         },
@@ -135,8 +144,8 @@ pub fn eval_time(
         AddTime | SubTime => add_time(&vals, f == SubTime),
         TimeDiff => time_diff(&vals[0], &vals[1]),
         MakeTime => make_time(&vals, env)?,
-        PeriodAdd => Value::Int(from_months(to_months(n(0)) + n(1))),
-        PeriodDiff => Value::Int(to_months(n(0)) - to_months(n(1))),
+        PeriodAdd => Value::Int(from_months(to_months(n(0)).wrapping_add(n(1)))),
+        PeriodDiff => Value::Int(to_months(n(0)).wrapping_sub(to_months(n(1)))),
         Timestamp => timestamp(&vals, env)?,
         TimeFormat => time_format(&vals[0], &text(&vals[1])),
         GetFormat => get_format(&text(&vals[0]), &text(&vals[1])),
@@ -156,8 +165,9 @@ fn warn_null(v: &Value, kind: &str, env: &mut dyn Env) -> Result<Value, Error> {
 
 fn date_or_warn(v: &Value, env: &mut dyn Env) -> Result<Option<DateTime>, Error> {
     match date_arg(v) {
-        Some((d, _)) => Ok(Some(d)),
-        None => warn_null(v, "datetime", env).map(|_| None),
+        // The zero date has no week, day number or zone.
+        Some((d, _)) if d.date.month != 0 && d.date.day != 0 => Ok(Some(d)),
+        _ => warn_null(v, "datetime", env).map(|_| None),
     }
 }
 
@@ -190,9 +200,8 @@ fn fsp_of(v: &Value) -> u8 {
     match v {
         Value::Decimal(d) => d.scale().min(6) as u8,
         Value::Double(_) => 6,
-        Value::Bytes(b) => String::from_utf8_lossy(b)
-            .split_once('.')
-            .map_or(0, |(_, f)| f.trim().len().min(6) as u8),
+        // Text with a fraction is read at full precision, as MySQL does.
+        Value::Bytes(b) if b.contains(&b'.') => 6,
         Value::DateTime(d) if d.micro != 0 => 6,
         _ => 0,
     }
@@ -282,9 +291,10 @@ fn extract(unit: &[u8], v: &Value, env: &mut dyn Env) -> Result<Value, Error> {
             None => return warn_null(v, "time", env),
         }
     } else {
-        match date_or_warn(v, env)? {
-            Some(d) => (Some(d), Time::of_datetime(&d)),
-            None => return Ok(Value::Null),
+        // The zero date's parts are zeros.
+        match date_arg(v) {
+            Some((d, _)) if unit != "WEEK" || d.date.month != 0 => (Some(d), Time::of_datetime(&d)),
+            _ => return warn_null(v, "datetime", env),
         }
     };
     let sign = if t.negative { -1 } else { 1 };
@@ -366,8 +376,12 @@ fn add_time(vals: &[Value], subtract: bool) -> Value {
     };
     let delta = signed_micros(&span) * if subtract { -1 } else { 1 };
     let fsp = fsp_of(&vals[0]).max(fsp_of(&vals[1]));
-    let is_datetime = matches!(vals[0], Value::DateTime(_) | Value::Date(_))
-        || matches!(&vals[0], Value::Bytes(b) if b.contains(&b'-') && !b.starts_with(b"-"));
+    let is_datetime = match &vals[0] {
+        Value::DateTime(_) | Value::Date(_) => true,
+        Value::Bytes(b) => b.contains(&b'-') && !b.starts_with(b"-"),
+        // A number of 8 or 14 digits reads as a date (20240101).
+        other => date_arg(other).is_some(),
+    };
     if is_datetime {
         let Some((d, _)) = date_arg(&vals[0]) else {
             return Value::Null;
@@ -435,7 +449,7 @@ fn to_months(p: i64) -> i64 {
         70..=99 => y + 1900,
         _ => y,
     };
-    y * 12 + m - 1
+    y.wrapping_mul(12).wrapping_add(m - 1)
 }
 
 fn from_months(n: i64) -> i64 {
@@ -446,8 +460,8 @@ fn from_months(n: i64) -> i64 {
 }
 
 fn timestamp(vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
-    let Some(d) = date_or_warn(&vals[0], env)? else {
-        return Ok(Value::Null);
+    let Some((d, _)) = date_arg(&vals[0]) else {
+        return warn_null(&vals[0], "datetime", env);
     };
     let Some(span) = vals.get(1) else {
         return Ok(Value::DateTime(d));

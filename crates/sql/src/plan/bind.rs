@@ -1915,7 +1915,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::Math(x) => (x.result_type(), true),
                 Func::Net(x) => (x.result_type(), true),
                 Func::Regexp(x) => (x.result_type(), true),
-                Func::Clock(x) => (x.result_type(), true),
+                Func::Clock(x) => (x.result_type(args), true),
                 Func::Misc(x) => (x.result_type(), true),
                 Func::JsonTyped => (DataType::Json, first.1),
                 Func::BoolTyped => first,
