@@ -86,6 +86,13 @@ pub(crate) fn date_arg(v: &Value) -> Option<(DateTime, bool)> {
             // 20240102 or 20240102030405, as MySQL reads numbers as dates.
             let digits = v.to_string();
             let text = match digits.len() {
+                // YYMMDD: years 70..99 are 19xx, the rest 20xx.
+                5 | 6 => {
+                    let n = format!("{digits:0>6}");
+                    let yy: u32 = n[..2].parse().ok()?;
+                    let century = if yy < 70 { 20 } else { 19 };
+                    format!("{century}{}-{}-{}", &n[..2], &n[2..4], &n[4..6])
+                }
                 8 => format!("{}-{}-{}", &digits[..4], &digits[4..6], &digits[6..8]),
                 14 => format!(
                     "{}-{}-{} {}:{}:{}",
@@ -98,7 +105,7 @@ pub(crate) fn date_arg(v: &Value) -> Option<(DateTime, bool)> {
                 ),
                 _ => return None,
             };
-            Some((DateTime::parse(&text)?, digits.len() == 8))
+            Some((DateTime::parse(&text)?, digits.len() <= 8))
         }
         _ => None,
     }

@@ -159,9 +159,10 @@ fn uncompress(s: &[u8], env: &mut dyn Env) -> Result<Value, Error> {
         return corrupt(env);
     };
     if !result_fits(len as usize, env) {
+        let max = env.system_var(false, "max_allowed_packet")?;
         env.warn(Error::new(
             Code::TooBigForUncompress,
-            "Uncompressed data size too large; the maximum size is max_allowed_packet",
+            format!("Uncompressed data size too large; the maximum size is {max} (probably, length of uncompressed data was corrupted)"),
         ))?;
         return Ok(Value::Null);
     }

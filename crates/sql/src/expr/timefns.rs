@@ -144,6 +144,8 @@ pub fn eval_time(
         AddTime | SubTime => add_time(&vals, f == SubTime),
         TimeDiff => time_diff(&vals[0], &vals[1]),
         MakeTime => make_time(&vals, env)?,
+        // Period 0 stays 0 (MySQL).
+        PeriodAdd if n(0) == 0 => Value::Int(0),
         PeriodAdd => Value::Int(from_months(to_months(n(0)).wrapping_add(n(1)))),
         PeriodDiff => Value::Int(to_months(n(0)).wrapping_sub(to_months(n(1)))),
         Timestamp => timestamp(&vals, env)?,

@@ -237,6 +237,7 @@ scripts!(
     routines,
     triggers,
     charsets,
+    functions_builtin,
 );
 
 /// A script file nobody listed above would never run.
