@@ -235,7 +235,9 @@ fn swap_groups(b: [u8; 16], to_bin: bool) -> [u8; 16] {
 fn uuid_to_bin(vals: &[Value]) -> Result<Value, Error> {
     let b = parse_uuid(&text(&vals[0])).ok_or_else(|| wrong_uuid(&vals[0], "uuid_to_bin"))?;
     let swap = vals.get(1).and_then(Value::truth) == Some(true);
-    Ok(Value::Bytes(if swap { swap_groups(b, true) } else { b }.to_vec()))
+    Ok(Value::Bytes(
+        if swap { swap_groups(b, true) } else { b }.to_vec(),
+    ))
 }
 
 fn bin_to_uuid(vals: &[Value]) -> Result<Value, Error> {
@@ -270,13 +272,8 @@ fn random_bytes(v: &Value) -> Result<Value, Error> {
     let mut filled = 0;
     while filled < buf.len() {
         // SAFETY: the pointer and length describe the unfilled tail of buf.
-        let got = unsafe {
-            libc::getrandom(
-                buf[filled..].as_mut_ptr().cast(),
-                buf.len() - filled,
-                0,
-            )
-        };
+        let got =
+            unsafe { libc::getrandom(buf[filled..].as_mut_ptr().cast(), buf.len() - filled, 0) };
         if got <= 0 {
             return Err(Error::internal("random source unavailable"));
         }

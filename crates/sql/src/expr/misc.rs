@@ -175,6 +175,9 @@ fn uncompress(s: &[u8], env: &mut dyn Env) -> Result<Value, Error> {
 }
 
 fn corrupt(env: &mut dyn Env) -> Result<Value, Error> {
-    env.warn(Error::new(Code::ZlibDataError, "ZLIB: Input data corrupted"))?;
+    env.warn(Error::new(
+        Code::ZlibDataError,
+        "ZLIB: Input data corrupted",
+    ))?;
     Ok(Value::Null)
 }

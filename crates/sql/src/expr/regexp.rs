@@ -88,7 +88,11 @@ pub fn eval_regexp(
     let re = compiled(&text(&vals[1]), &flags)?;
     let num = |i: usize, default: i64| vals.get(i).map_or(default, super::count_arg);
     // pos counts characters from 1; one past the end is allowed.
-    let pos = if f == RegexpFn::Like { 1 } else { num(2 + (f == RegexpFn::Replace) as usize, 1) };
+    let pos = if f == RegexpFn::Like {
+        1
+    } else {
+        num(2 + (f == RegexpFn::Replace) as usize, 1)
+    };
     let chars = subject.chars().count();
     if pos < 1 || pos as u64 > chars as u64 + 1 {
         return Err(Error::new(
@@ -110,7 +114,9 @@ pub fn eval_regexp(
                 return Err(illegal());
             }
             match re.find_iter(&subject[start..]).nth(occurrence - 1) {
-                Some(m) => Value::Int(char_pos(start + if after == 1 { m.end() } else { m.start() })),
+                Some(m) => Value::Int(char_pos(
+                    start + if after == 1 { m.end() } else { m.start() },
+                )),
                 None => Value::Int(0),
             }
         }
@@ -148,7 +154,10 @@ fn replace(
         out.push_str(&subject[last..start + m.start()]);
         let mut piece = String::new();
         caps.expand(repl, &mut piece);
-        if !result_fits(out.len() + piece.len() + subject.len() - start - m.end(), env) {
+        if !result_fits(
+            out.len() + piece.len() + subject.len() - start - m.end(),
+            env,
+        ) {
             return Value::Null;
         }
         out.push_str(&piece);
@@ -161,10 +170,13 @@ fn replace(
     Value::str(&out)
 }
 
+/// A compiled pattern with the pattern text and flags it came from.
+type Cached = (Vec<u8>, Vec<u8>, Regex);
+
 thread_local! {
     /// The last pattern compiled on this thread: a query applies one
     /// pattern to many rows.
-    static LAST: RefCell<Option<(Vec<u8>, Vec<u8>, Regex)>> = const { RefCell::new(None) };
+    static LAST: RefCell<Option<Cached>> = const { RefCell::new(None) };
 }
 
 /// The pattern compiled under match_type flags (c, i, m, n, u).
@@ -225,7 +237,9 @@ fn regex_error(e: regex::Error) -> Error {
             Code::RegexpPatternTooBig,
             "Pattern exceeds limits on size or complexity.",
         ),
-        regex::Error::Syntax(msg) if msg.contains("unclosed group") || msg.contains("unopened group") => {
+        regex::Error::Syntax(msg)
+            if msg.contains("unclosed group") || msg.contains("unopened group") =>
+        {
             Error::new(
                 Code::RegexpMismatchedParen,
                 "Mismatched parenthesis in regular expression.",

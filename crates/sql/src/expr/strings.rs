@@ -143,7 +143,12 @@ pub fn eval_str(
     Ok(match f {
         Ascii => Value::Int(s(0).first().copied().unwrap_or(0) as i64),
         Ord => Value::Int(ord(&s(0))),
-        Reverse => Value::str(&String::from_utf8_lossy(&s(0)).chars().rev().collect::<String>()),
+        Reverse => Value::str(
+            &String::from_utf8_lossy(&s(0))
+                .chars()
+                .rev()
+                .collect::<String>(),
+        ),
         Locate | Position => {
             let from = vals.get(2).map_or(1, super::count_arg);
             Value::Int(locate(&s(0), &s(1), from))
@@ -157,7 +162,11 @@ pub fn eval_str(
         }),
         Bin => conv(&vals[0], 10, 2),
         Oct => conv(&vals[0], 10, 8),
-        Conv => conv(&vals[0], super::count_arg(&vals[1]), super::count_arg(&vals[2])),
+        Conv => conv(
+            &vals[0],
+            super::count_arg(&vals[1]),
+            super::count_arg(&vals[2]),
+        ),
         Md5 => {
             use md5::Digest;
             Value::str(&hex_lower(&md5::Md5::digest(s(0))))
@@ -250,7 +259,9 @@ fn field(vals: &[Value]) -> i64 {
     if vals[0].is_null() {
         return 0;
     }
-    let all_text = vals.iter().all(|v| matches!(v, Value::Bytes(_) | Value::Null));
+    let all_text = vals
+        .iter()
+        .all(|v| matches!(v, Value::Bytes(_) | Value::Null));
     let probe = &vals[0];
     for (i, v) in vals[1..].iter().enumerate() {
         let hit = match (all_text, probe, v) {
@@ -275,7 +286,11 @@ fn elt(args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
         return Ok(Value::Null);
     }
     let v = eval(&args[i as usize], row, env)?;
-    Ok(if v.is_null() { v } else { Value::Bytes(text(&v)) })
+    Ok(if v.is_null() {
+        v
+    } else {
+        Value::Bytes(text(&v))
+    })
 }
 
 fn insert(
@@ -342,7 +357,10 @@ fn parse_base(s: &str, base: i64) -> u64 {
     let mut overflow = false;
     for c in digits.chars() {
         let Some(d) = c.to_digit(radix) else { break };
-        match n.checked_mul(radix as u64).and_then(|x| x.checked_add(d as u64)) {
+        match n
+            .checked_mul(radix as u64)
+            .and_then(|x| x.checked_add(d as u64))
+        {
             Some(x) => n = x,
             None => overflow = true,
         }
@@ -397,7 +415,11 @@ fn to_base64(s: &[u8], env: &mut dyn Env) -> Value {
         if i > 0 && i % 19 == 0 {
             out.push(b'\n');
         }
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
         for k in 0..4 {
             out.push(if k <= chunk.len() {
@@ -471,7 +493,13 @@ fn soundex(s: &str) -> String {
     const CODES: &[u8; 26] = b"01230120022455012623010202";
     let code = |c: char| CODES[(c.to_ascii_uppercase() as u8 - b'A') as usize];
     // Letters outside A..Z count as letters with no sound code.
-    let code = |c: char| if c.is_ascii_alphabetic() { code(c) } else { b'0' };
+    let code = |c: char| {
+        if c.is_ascii_alphabetic() {
+            code(c)
+        } else {
+            b'0'
+        }
+    };
     let mut letters = s.chars().filter(|c| c.is_alphabetic());
     let Some(first) = letters.next() else {
         return String::new();
@@ -533,7 +561,10 @@ fn expand_double(d: f64, places: usize) -> String {
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let mut out = String::from(if d < 0.0 { "-" } else { "" });
     out.push_str(&digits);
-    out.extend(std::iter::repeat_n('0', (exp + 1).saturating_sub(digits.len())));
+    out.extend(std::iter::repeat_n(
+        '0',
+        (exp + 1).saturating_sub(digits.len()),
+    ));
     if places > 0 {
         out.push('.');
         out.extend(std::iter::repeat_n('0', places));
@@ -566,17 +597,20 @@ fn export_set(vals: &[Value], env: &mut dyn Env) -> Value {
     let bits = super::count_arg(&vals[0]) as u64;
     let (on, off) = (text(&vals[1]), text(&vals[2]));
     let sep = vals.get(3).map_or(b",".to_vec(), text);
-    let count = vals
-        .get(4)
-        .map_or(64, super::count_arg)
-        .clamp(-1, 64);
+    let count = vals.get(4).map_or(64, super::count_arg).clamp(-1, 64);
     let count = if count < 0 { 64 } else { count as usize };
     let unit = on.len().max(off.len()).saturating_add(sep.len());
     if !result_fits(unit.saturating_mul(count), env) {
         return Value::Null;
     }
     let parts: Vec<&[u8]> = (0..count)
-        .map(|i| if bits >> i & 1 == 1 { &on[..] } else { &off[..] })
+        .map(|i| {
+            if bits >> i & 1 == 1 {
+                &on[..]
+            } else {
+                &off[..]
+            }
+        })
         .collect();
     Value::Bytes(parts.join(&sep[..]))
 }

@@ -121,7 +121,11 @@ pub fn eval_time(
                 _ => 0,
             };
             let (year, week) = week(d.date, mode, f == YearWeek);
-            Value::Int(if f == YearWeek { year * 100 + week } else { week })
+            Value::Int(if f == YearWeek {
+                year * 100 + week
+            } else {
+                week
+            })
         }
         TimeToSec => match to_time(&vals[0]) {
             Some(t) if t.micro != 0 => Value::Double(signed_micros(&t) as f64 / 1e6),
@@ -134,7 +138,11 @@ pub fn eval_time(
             Some(d) => {
                 let days = d.date.to_days() + DAYNR_1970;
                 let secs = d.hour as i64 * 3600 + d.minute as i64 * 60 + d.second as i64;
-                Value::Int(if f == ToDays { days } else { days * 86400 + secs })
+                Value::Int(if f == ToDays {
+                    days
+                } else {
+                    days * 86400 + secs
+                })
             }
             None => Value::Null,
         },
@@ -215,7 +223,10 @@ fn sec_to_time(v: &Value, env: &mut dyn Env) -> Result<Value, Error> {
     if micros.abs() > TIME_MAX_MICROS as f64 {
         env.warn(Error::new(
             Code::TruncatedWrongValue,
-            format!("Truncated incorrect time value: '{}'", String::from_utf8_lossy(&text(v))),
+            format!(
+                "Truncated incorrect time value: '{}'",
+                String::from_utf8_lossy(&text(v))
+            ),
         ))?;
     }
     let micros = micros.clamp(-(TIME_MAX_MICROS as f64), TIME_MAX_MICROS as f64) as i64;
@@ -223,8 +234,12 @@ fn sec_to_time(v: &Value, env: &mut dyn Env) -> Result<Value, Error> {
 }
 
 fn from_days(n: i64) -> Value {
-    if n < 366 || n > 3_652_424 {
-        return Value::Date(Date { year: 0, month: 0, day: 0 });
+    if !(366..=3_652_424).contains(&n) {
+        return Value::Date(Date {
+            year: 0,
+            month: 0,
+            day: 0,
+        });
     }
     Value::Date(Date::from_days(n - DAYNR_1970))
 }
@@ -300,7 +315,12 @@ fn extract(unit: &[u8], v: &Value, env: &mut dyn Env) -> Result<Value, Error> {
         }
     };
     let sign = if t.negative { -1 } else { 1 };
-    let (h, mi, s, us) = (t.hour as i64, t.minute as i64, t.second as i64, t.micro as i64);
+    let (h, mi, s, us) = (
+        t.hour as i64,
+        t.minute as i64,
+        t.second as i64,
+        t.micro as i64,
+    );
     let date = d.map(|d| d.date).unwrap_or_default();
     let day = if time_only { h / 24 } else { date.day as i64 };
     let h = if time_only { h % 24 } else { h };
@@ -512,8 +532,10 @@ fn time_format(v: &Value, fmt: &[u8]) -> Value {
             Some(b'T') => write!(out, "{:02}:{:02}:{:02}", t.hour, t.minute, t.second),
             Some(b'r') => write!(out, "{h12:02}:{:02}:{:02} {ampm}", t.minute, t.second),
             Some(b'%') => write!(out, "%"),
-            Some(b'Y' | b'y' | b'm' | b'c' | b'd' | b'e' | b'j' | b'M' | b'b' | b'W' | b'a'
-            | b'D' | b'U' | b'u' | b'V' | b'v' | b'X' | b'x' | b'w') => return Value::Null,
+            Some(
+                b'Y' | b'y' | b'm' | b'c' | b'd' | b'e' | b'j' | b'M' | b'b' | b'W' | b'a' | b'D'
+                | b'U' | b'u' | b'V' | b'v' | b'X' | b'x' | b'w',
+            ) => return Value::Null,
             Some(&other) => write!(out, "{}", other as char),
             None => write!(out, "%"),
         };

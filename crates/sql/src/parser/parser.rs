@@ -2402,7 +2402,10 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::Comma)?;
                 let standard = self.parse_expr()?;
                 self.expect(&Tok::RParen)?;
-                Self::func("GET_FORMAT", vec![str_lit(&kind.to_ascii_uppercase()), standard])
+                Self::func(
+                    "GET_FORMAT",
+                    vec![str_lit(&kind.to_ascii_uppercase()), standard],
+                )
             }
             b"POSITION" => {
                 let needle = self.parse_binary(P_BITOR)?;
