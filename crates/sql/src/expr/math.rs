@@ -3,7 +3,7 @@
 //! helpers UUID_SHORT, UUID_TO_BIN, BIN_TO_UUID, IS_UUID and RANDOM_BYTES,
 //! as MySQL 8 computes them (a domain error is NULL; COT(0) is 1690).
 
-use super::{eval, text, BExpr, Env};
+use super::{text, BExpr, Env};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -95,10 +95,7 @@ pub fn eval_math(
     env: &mut dyn Env,
 ) -> Result<Value, Error> {
     use MathFn::*;
-    let vals = args
-        .iter()
-        .map(|a| eval(a, row, env))
-        .collect::<Result<Vec<_>, _>>()?;
+    let vals = super::eval_args(args, row, env)?;
     match f {
         Pi => return Ok(Value::Double(std::f64::consts::PI)),
         UuidShort => return Ok(Value::UInt(uuid_short())),

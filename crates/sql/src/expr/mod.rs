@@ -1195,6 +1195,11 @@ pub fn to_datetime(v: &Value) -> Option<DateTime> {
     }
 }
 
+/// Every argument evaluated, in order (for the per-topic modules).
+fn eval_args(args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Vec<Value>, Error> {
+    args.iter().map(|a| eval(a, row, env)).collect()
+}
+
 fn arg(args: &[BExpr], i: usize, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
     match args.get(i) {
         Some(a) => eval(a, row, env),

@@ -8,7 +8,7 @@
 //! pattern cannot run away; text matches case-insensitively unless
 //! match_type says 'c', as under MySQL's default _ci collation.
 
-use super::{eval, result_fits, text, BExpr, Env};
+use super::{result_fits, text, BExpr, Env};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
 use regex::{Regex, RegexBuilder};
@@ -76,10 +76,7 @@ pub fn eval_regexp(
     row: &[Value],
     env: &mut dyn Env,
 ) -> Result<Value, Error> {
-    let vals = args
-        .iter()
-        .map(|a| eval(a, row, env))
-        .collect::<Result<Vec<_>, _>>()?;
+    let vals = super::eval_args(args, row, env)?;
     if vals.iter().any(Value::is_null) {
         return Ok(Value::Null);
     }

@@ -126,10 +126,7 @@ pub fn eval_str(
         WeightString => return Err(Error::unsupported("WEIGHT_STRING")),
         _ => {}
     }
-    let vals = args
-        .iter()
-        .map(|a| eval(a, row, env))
-        .collect::<Result<Vec<_>, _>>()?;
+    let vals = super::eval_args(args, row, env)?;
     match f {
         Char => return Ok(char_fn(&vals)),
         Field => return Ok(Value::Int(field(&vals))),

@@ -6,7 +6,7 @@
 //! not a date warns 1292 and gives NULL.
 
 use super::datetime::date_arg;
-use super::{eval, text, to_time, BExpr, Env};
+use super::{text, to_time, BExpr, Env};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Date, DateTime, Error, Time, Value};
 
@@ -102,10 +102,7 @@ pub fn eval_time(
     env: &mut dyn Env,
 ) -> Result<Value, Error> {
     use TimeFn::*;
-    let vals = args
-        .iter()
-        .map(|a| eval(a, row, env))
-        .collect::<Result<Vec<_>, _>>()?;
+    let vals = super::eval_args(args, row, env)?;
     if vals.iter().any(Value::is_null) {
         return Ok(Value::Null);
     }
