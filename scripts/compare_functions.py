@@ -64,7 +64,7 @@ KNOWN_PARTS = {
     "ADDTIME('1999-": "MariaDB reads a DATE string as a TIME and gives NULL here; MySQL 8 a DATETIME",
     "EXTRACT(WEEK FROM '0000-00-00')": "MariaDB gives a meaningless week; MySQL NULL",
     "ADDTIME(20240101,'12:00:00.25')": "string arguments carry 6 fractional digits (MySQL)",
-    "PERIOD_": ""arguments past 64 bits: MariaDB wraps them, lockstep saturates them",
+    "PERIOD_": "arguments past 64 bits: MariaDB wraps them, lockstep saturates them",
     "SUBTIME('12:00:00.25','12:00:00.25')": "string arguments carry 6 fractional digits (MySQL)",
 }
 
