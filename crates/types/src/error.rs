@@ -145,6 +145,16 @@ error_codes! {
     RecursionLimit = 3636, "HY000";
     QueryTimeout = 3024, "HY000";
     DataOutOfRange = 1690, "22003";
+    WrongValueForType = 1411, "HY000";
+    UnknownLocale = 1649, "HY000";
+    ZlibDataError = 1259, "HY000";
+    TooBigForUncompress = 1256, "HY000";
+    RegexpIllegalArgument = 3685, "HY000";
+    RegexpIndexOutOfBounds = 3686, "HY000";
+    RegexpRuleSyntax = 3688, "HY000";
+    RegexpMismatchedParen = 3691, "HY000";
+    RegexpMissingCloseBracket = 3696, "HY000";
+    RegexpPatternTooBig = 3700, "HY000";
     WrongParamcountToNativeFct = 1582, "42000";
     KillDenied = 1095, "HY000";
     MixOfGroupFuncAndFields = 1140, "42000";

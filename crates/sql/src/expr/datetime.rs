@@ -67,7 +67,7 @@ impl Unit {
 }
 
 /// A date or datetime argument, and whether it had no time of day.
-fn date_arg(v: &Value) -> Option<(DateTime, bool)> {
+pub(crate) fn date_arg(v: &Value) -> Option<(DateTime, bool)> {
     match v {
         Value::DateTime(d) => Some((*d, false)),
         Value::Date(d) => Some((
@@ -86,6 +86,13 @@ fn date_arg(v: &Value) -> Option<(DateTime, bool)> {
             // 20240102 or 20240102030405, as MySQL reads numbers as dates.
             let digits = v.to_string();
             let text = match digits.len() {
+                // YYMMDD: years 70..99 are 19xx, the rest 20xx.
+                5 | 6 => {
+                    let n = format!("{digits:0>6}");
+                    let yy: u32 = n[..2].parse().ok()?;
+                    let century = if yy < 70 { 20 } else { 19 };
+                    format!("{century}{}-{}-{}", &n[..2], &n[2..4], &n[4..6])
+                }
                 8 => format!("{}-{}-{}", &digits[..4], &digits[4..6], &digits[6..8]),
                 14 => format!(
                     "{}-{}-{} {}:{}:{}",
@@ -98,7 +105,7 @@ fn date_arg(v: &Value) -> Option<(DateTime, bool)> {
                 ),
                 _ => return None,
             };
-            Some((DateTime::parse(&text)?, digits.len() == 8))
+            Some((DateTime::parse(&text)?, digits.len() <= 8))
         }
         _ => None,
     }
@@ -224,7 +231,10 @@ fn weekday(d: &Date) -> usize {
 /// A part of a date: HOUR, MINUTE, SECOND, MICROSECOND, DAYOFWEEK,
 /// WEEKDAY, DAYOFYEAR, QUARTER, DAYNAME, MONTHNAME, LAST_DAY.
 pub fn part(name: &str, v: &Value) -> Value {
-    let Some((d, _)) = date_arg(v).or_else(|| time_arg(v)) else {
+    let time_part = matches!(name, "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND");
+    // A time alone ('12:34:56') has no day; the zero date has no weekday.
+    let date = date_arg(v).filter(|(d, _)| time_part || name == "QUARTER" || d.date.day != 0);
+    let Some((d, _)) = date.or_else(|| time_arg(v).filter(|_| time_part)) else {
         return Value::Null;
     };
     let int = |n: i64| Value::Int(n);
@@ -244,16 +254,10 @@ pub fn part(name: &str, v: &Value) -> Value {
         "MONTHNAME" => MONTHS
             .get((d.date.month as usize).wrapping_sub(1))
             .map_or(Value::Null, |m| Value::str(m)),
-        "LAST_DAY" => add_months(
-            DateTime {
-                date: Date::new(d.date.year, d.date.month, 1).unwrap_or(d.date),
-                ..Default::default()
-            },
-            1,
-        )
-        .map_or(Value::Null, |next| {
-            Value::Date(Date::from_days(next.date.to_days() - 1))
-        }),
+        "LAST_DAY" => (28..=31)
+            .rev()
+            .find_map(|day| Date::new(d.date.year, d.date.month, day))
+            .map_or(Value::Null, Value::Date),
         _ => Value::Null,
     }
 }

@@ -6,6 +6,12 @@
 pub mod datetime;
 mod gtid_wait;
 pub mod json;
+pub mod math;
+pub mod misc;
+pub mod network;
+pub mod regexp;
+pub mod strings;
+pub mod timefns;
 pub mod user_locks;
 
 use crate::parser::{BinaryOp, CastType, UnaryOp};
@@ -259,6 +265,14 @@ pub enum Func {
     /// type, or boolean (the value passes through unchanged).
     JsonTyped,
     BoolTyped,
+    /// Functions in their own modules (strings.rs, math.rs, network.rs,
+    /// regexp.rs, timefns.rs, misc.rs).
+    Str(strings::StrFn),
+    Math(math::MathFn),
+    Net(network::NetFn),
+    Regexp(regexp::RegexpFn),
+    Clock(timefns::TimeFn),
+    Misc(misc::MiscFn),
 }
 
 impl Func {
@@ -291,6 +305,12 @@ impl Func {
             ConcatWs | Greatest | Least => (2, ANY),
             Json(f) => f.arity(),
             JsonTyped | BoolTyped => (1, 1),
+            Str(f) => f.arity(),
+            Math(f) => f.arity(),
+            Net(f) => f.arity(),
+            Regexp(f) => f.arity(),
+            Clock(f) => f.arity(),
+            Misc(f) => f.arity(),
         }
     }
 
@@ -374,8 +394,18 @@ impl Func {
             "CURTIME" | "CURRENT_TIME" | "UTC_TIME" => Func::CurTime,
             "SHA1" | "SHA" => Func::Sha1,
             "SHA2" => Func::Sha2,
-            _ => return None,
+            _ => return Func::lookup_more(name),
         })
+    }
+
+    /// The functions of the per-topic modules.
+    fn lookup_more(name: &str) -> Option<Func> {
+        (strings::StrFn::lookup(name).map(Func::Str))
+            .or_else(|| math::MathFn::lookup(name).map(Func::Math))
+            .or_else(|| network::NetFn::lookup(name).map(Func::Net))
+            .or_else(|| regexp::RegexpFn::lookup(name).map(Func::Regexp))
+            .or_else(|| timefns::TimeFn::lookup(name).map(Func::Clock))
+            .or_else(|| misc::MiscFn::lookup(name).map(Func::Misc))
     }
 }
 
@@ -1195,6 +1225,11 @@ pub fn to_datetime(v: &Value) -> Option<DateTime> {
     }
 }
 
+/// Every argument evaluated, in order (for the per-topic modules).
+fn eval_args(args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Vec<Value>, Error> {
+    args.iter().map(|a| eval(a, row, env)).collect()
+}
+
 fn arg(args: &[BExpr], i: usize, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
     match args.get(i) {
         Some(a) => eval(a, row, env),
@@ -1253,6 +1288,12 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         Func::FoldCase => return Ok(fold_case(arg(args, 0, row, env)?)),
         Func::Json(jf) => return json::funcs::eval_json(jf, args, row, env),
         Func::JsonTyped | Func::BoolTyped => return arg(args, 0, row, env),
+        Func::Str(x) => return strings::eval_str(x, args, row, env),
+        Func::Math(x) => return math::eval_math(x, args, row, env),
+        Func::Net(x) => return network::eval_net(x, args, row, env),
+        Func::Regexp(x) => return regexp::eval_regexp(x, args, row, env),
+        Func::Clock(x) => return timefns::eval_time(x, args, row, env),
+        Func::Misc(x) => return misc::eval_misc(x, args, row, env),
         Func::IfNull => {
             let v = arg(args, 0, row, env)?;
             return if v.is_null() {
@@ -1596,7 +1637,13 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         | Func::IfNull
         | Func::Json(_)
         | Func::JsonTyped
-        | Func::BoolTyped => unreachable!("handled above"),
+        | Func::BoolTyped
+        | Func::Str(_)
+        | Func::Math(_)
+        | Func::Net(_)
+        | Func::Regexp(_)
+        | Func::Clock(_)
+        | Func::Misc(_) => unreachable!("handled above"),
     })
 }
 

@@ -2400,6 +2400,17 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::RParen)?;
                 Self::func("EXTRACT", vec![str_lit(&unit), d])
             }
+            b"GET_FORMAT" => {
+                // GET_FORMAT(DATE|TIME|DATETIME|TIMESTAMP, 'EUR'): the kind is a word.
+                let kind = self.name_or_string()?;
+                self.expect(&Tok::Comma)?;
+                let standard = self.parse_expr()?;
+                self.expect(&Tok::RParen)?;
+                Self::func(
+                    "GET_FORMAT",
+                    vec![str_lit(&kind.to_ascii_uppercase()), standard],
+                )
+            }
             b"POSITION" => {
                 let needle = self.parse_binary(P_BITOR)?;
                 self.expect_kw("IN")?;

@@ -1153,10 +1153,10 @@ fn create_table_full() {
 fn data_type_errors() {
     for (sql, code) in [
         ("CREATE TABLE t (a DECIMAL(66, 2))", Code::TooBigPrecision),
-        ("CREATE TABLE t (a DECIMAL(10, 31))", Code::WrongArguments),
-        ("CREATE TABLE t (a DECIMAL(5, 6))", Code::WrongArguments),
+        ("CREATE TABLE t (a DECIMAL(10, 31))", Code::TooBigScale),
+        ("CREATE TABLE t (a DECIMAL(5, 6))", Code::MBiggerThanD),
         ("CREATE TABLE t (a CHAR(256))", Code::WrongArguments),
-        ("CREATE TABLE t (a DATETIME(7))", Code::WrongArguments),
+        ("CREATE TABLE t (a DATETIME(7))", Code::TooBigPrecision),
         ("CREATE TABLE t (a VARCHAR)", Code::Parse),
         ("CREATE TABLE t (a VARBINARY)", Code::Parse),
         ("CREATE TABLE t (a FOO)", Code::Parse),

@@ -1916,6 +1916,12 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 .unwrap_or((vc(255), true));
             match f {
                 Func::Json(jf) => (jf.result_type(), true),
+                Func::Str(x) => (x.result_type(), true),
+                Func::Math(x) => (x.result_type(), true),
+                Func::Net(x) => (x.result_type(), true),
+                Func::Regexp(x) => (x.result_type(), true),
+                Func::Clock(x) => (x.result_type(args), true),
+                Func::Misc(x) => (x.result_type(), true),
                 Func::JsonTyped => (DataType::Json, first.1),
                 Func::BoolTyped => first,
                 Func::Database | Func::User | Func::CurrentUser => (vc(64), true),
@@ -2203,7 +2209,9 @@ fn available(e: &BExpr, avail: Avail) -> bool {
                     | Func::ReleaseLock
                     | Func::ReleaseAllLocks
                     | Func::Uuid
-            ) && args.iter().all(|a| available(a, avail))
+                    | Func::Misc(_)
+            ) && !matches!(f, Func::Math(m) if m.volatile())
+                && args.iter().all(|a| available(a, avail))
         }
         _ => false,
     }

@@ -242,6 +242,7 @@ scripts!(
     string_arith_warnings,
     sql_mode,
     type_limits,
+    functions_builtin,
 );
 
 /// A script file nobody listed above would never run.
