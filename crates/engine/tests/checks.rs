@@ -38,7 +38,7 @@ async fn checks_survive_restart_rebuild_and_checkpoint() {
         let engine = Engine::open(EngineConfig::new(&dir)).expect("open");
         engine.create_database("d", false).await.expect("db");
         engine
-            .create_table_with_constraints(id_v_table(), Vec::new(), first.clone())
+            .create_table_with_constraints(id_v_table(), Vec::new(), first.clone(), Vec::new())
             .await
             .expect("create");
         engine.shutdown();

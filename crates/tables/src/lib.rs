@@ -7,6 +7,7 @@
 pub mod check;
 pub mod clustered;
 pub mod foreign;
+pub mod generated;
 pub mod placement;
 mod point;
 pub mod row;
@@ -16,6 +17,7 @@ pub mod table;
 
 pub use check::CheckConstraint;
 pub use foreign::{FkAction, ForeignKey};
+pub use generated::GeneratedColumn;
 pub use row::{Columns, Row};
 pub use schema::{ColumnDef, IndexDef, TableDef};
 pub use table::{Record, Table, Version};
