@@ -13,7 +13,7 @@ pub use routine::{RoutineDef, RoutineKind};
 pub use view::{CheckOption, ViewDef};
 
 use lockstep_accounts::Account;
-use lockstep_tables::{CheckConstraint, ForeignKey, IndexDef, TableDef};
+use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, IndexDef, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 
@@ -148,6 +148,12 @@ pub enum Event {
         kind: RoutineKind,
         name: String,
     },
+    /// The whole list of a table's generated columns (CREATE TABLE, ALTER
+    /// rebuild). Added last: older records still decode.
+    SetGenerated {
+        table: u32,
+        columns: Vec<GeneratedColumn>,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -191,7 +197,8 @@ impl Event {
             | Event::AlterTable { table, .. }
             | Event::RenameTable { table, .. }
             | Event::SetForeignKeys { table, .. }
-            | Event::SetChecks { table, .. } => Some(*table),
+            | Event::SetChecks { table, .. }
+            | Event::SetGenerated { table, .. } => Some(*table),
             Event::CreateDatabase { .. }
             | Event::DropDatabase { .. }
             | Event::CreateTable { .. }
@@ -505,6 +512,15 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
             Event::SetChecks { table, checks } => {
                 let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
                 writeln!(s, "### CHECKS OF {}: {}", tables(*table), names.join(", "))
+            }
+            Event::SetGenerated { table, columns } => {
+                let names: Vec<&str> = columns.iter().map(|c| c.column.as_str()).collect();
+                writeln!(
+                    s,
+                    "### GENERATED OF {}: {}",
+                    tables(*table),
+                    names.join(", ")
+                )
             }
             Event::PutRoutine { routine } => writeln!(
                 s,

@@ -261,7 +261,9 @@ impl Engine {
                 }
             }
             // A table's constraints logged with its CREATE TABLE or ALTER.
-            Event::SetForeignKeys { table, .. } | Event::SetChecks { table, .. }
+            Event::SetForeignKeys { table, .. }
+            | Event::SetChecks { table, .. }
+            | Event::SetGenerated { table, .. }
                 if record.events.iter().any(|e| match e {
                     Event::CreateTable { def } | Event::AlterTable { def, .. } => def.id == *table,
                     _ => false,

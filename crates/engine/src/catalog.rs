@@ -2,7 +2,7 @@
 //! read latch for a hash probe; DDL (rare) takes the write side briefly.
 
 use lockstep_binlog::{RoutineDef, RoutineKind, ViewDef};
-use lockstep_tables::{CheckConstraint, ForeignKey, Table, TableDef};
+use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, Table, TableDef};
 use parking_lot::RwLock;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -30,6 +30,8 @@ struct Inner {
     views: HashMap<(String, String), Arc<ViewDef>>,
     /// CHECK constraints by table id (tables without any are absent).
     checks: HashMap<u32, Arc<[CheckConstraint]>>,
+    /// Generated columns by table id (tables without any are absent).
+    generated: HashMap<u32, Arc<[GeneratedColumn]>>,
     /// Stored programs by (database, kind, key): see `routine_key`.
     routines: BTreeMap<(String, RoutineKind, String), Arc<RoutineDef>>,
 }
@@ -186,6 +188,7 @@ impl Catalog {
         // as a parent renamed by the ALTER, its children follow the name.
         let fks = inner.foreign.remove(&old);
         let checks = inner.checks.remove(&old);
+        let generated = inner.generated.remove(&old);
         let was = inner.by_id.get(&old).map(|t| {
             let d = t.def();
             (d.database.clone(), d.name.clone())
@@ -196,6 +199,9 @@ impl Catalog {
         }
         if let Some(checks) = checks {
             inner.checks.insert(new.id, checks);
+        }
+        if let Some(generated) = generated {
+            inner.generated.insert(new.id, generated);
         }
         inner.next_table_id = inner.next_table_id.max(new.id + 1);
         let def = new.def();
@@ -384,6 +390,34 @@ impl Catalog {
         }
     }
 
+    /// Table `id`'s generated columns (empty for most tables).
+    pub fn generated(&self, id: u32) -> Arc<[GeneratedColumn]> {
+        let inner = self.inner.read();
+        inner
+            .generated
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(Vec::new()))
+    }
+
+    /// Every table's generated columns (checkpoints).
+    pub fn all_generated(&self) -> Vec<(u32, Vec<GeneratedColumn>)> {
+        let inner = self.inner.read();
+        let all = inner.generated.iter();
+        all.map(|(id, g)| (*id, g.to_vec())).collect()
+    }
+
+    /// Replaces table `id`'s generated columns (logged DDL, recovery,
+    /// loading a checkpoint).
+    pub(crate) fn set_generated(&self, id: u32, columns: Vec<GeneratedColumn>) {
+        let mut inner = self.inner.write();
+        if columns.is_empty() {
+            inner.generated.remove(&id);
+        } else {
+            inner.generated.insert(id, columns.into());
+        }
+    }
+
     /// Replaces table `id`'s foreign keys (logged DDL, recovery, loading
     /// a checkpoint).
     pub(crate) fn set_foreign_keys(&self, id: u32, fks: Vec<ForeignKey>) {
@@ -414,6 +448,7 @@ fn rename_parent(inner: &mut Inner, from: &(String, String), to: (&str, &str)) {
 fn remove_table_locked(inner: &mut Inner, id: u32) {
     inner.foreign.remove(&id);
     inner.checks.remove(&id);
+    inner.generated.remove(&id);
     if let Some(t) = inner.by_id.remove(&id) {
         let def = t.def();
         inner

@@ -12,14 +12,15 @@
 
 use lockstep_accounts::Account;
 use lockstep_binlog::{GtidSet, RoutineDef, ViewDef};
-use lockstep_tables::{CheckConstraint, ForeignKey, Row, TableDef};
+use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, Row, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 09: as 08, with the stored programs (procedures, functions, triggers)
+// 10: as 09, with every table's generated columns after the CHECK
+// constraints, as (table id, columns) pairs. 09: as 08, with the stored programs (procedures, functions, triggers)
 // after the views, and every table's CHECK constraints after the table
 // list as (table id, constraints) pairs. 08: as 07, with the views after the accounts. 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
 // sources included) and the next sequence_number after next_gno. 05: the body's length and CRC,
@@ -29,7 +30,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT09";
+const MAGIC: &[u8; 8] = b"LSCKPT10";
+const MAGIC_09: &[u8; 8] = b"LSCKPT09";
 const MAGIC_08: &[u8; 8] = b"LSCKPT08";
 const MAGIC_07: &[u8; 8] = b"LSCKPT07";
 const MAGIC_06: &[u8; 8] = b"LSCKPT06";
@@ -57,6 +59,8 @@ pub struct Snapshot {
     pub views: Vec<ViewDef>,
     /// CHECK constraints by table id (none before format 09).
     pub checks: Vec<(u32, Vec<CheckConstraint>)>,
+    /// Generated columns by table id (none before format 10).
+    pub generated: Vec<(u32, Vec<GeneratedColumn>)>,
     /// Stored programs (none before format 09).
     pub routines: Vec<RoutineDef>,
 }
@@ -175,6 +179,8 @@ pub struct SnapshotWriter {
     finished: bool,
     /// Written after the table list.
     checks: Vec<(u32, Vec<CheckConstraint>)>,
+    /// Written after the CHECK constraints.
+    generated: Vec<(u32, Vec<GeneratedColumn>)>,
 }
 
 fn encode_err(e: bincode::Error) -> std::io::Error {
@@ -208,6 +214,7 @@ impl SnapshotWriter {
             tmp,
             finished: false,
             checks: Vec::new(),
+            generated: Vec::new(),
         };
         // Past the CRC (length and CRC are filled in by `finish`); from here
         // on, an error drops `w`, which removes the temp file.
@@ -261,13 +268,21 @@ impl SnapshotWriter {
         self.checks = checks;
     }
 
-    /// Ends the table list, writes the CHECK constraints, fills in the
+    /// The generated columns to write after the CHECK constraints.
+    pub fn set_generated(&mut self, generated: Vec<(u32, Vec<GeneratedColumn>)>) {
+        self.generated = generated;
+    }
+
+    /// Ends the table list, writes the CHECK constraints and generated
+    /// columns, fills in the
     /// body's length and CRC, and makes the file durable under its final
     /// name.
     pub fn finish(mut self) -> std::io::Result<PathBuf> {
         self.put(&END)?;
         let checks = std::mem::take(&mut self.checks);
         self.put(&checks)?;
+        let generated = std::mem::take(&mut self.generated);
+        self.put(&generated)?;
         self.out.flush()?;
         let body = self.out.get_mut();
         let (len, crc) = (body.len, body.hasher.clone().finalize());
@@ -362,7 +377,8 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         return read_03(&header[8..], file);
     }
     let format = match &header[..8] {
-        m if m == MAGIC => Format::V09,
+        m if m == MAGIC => Format::V10,
+        m if m == MAGIC_09 => Format::V09,
         m if m == MAGIC_08 => Format::V08,
         m if m == MAGIC_07 => Format::V07,
         m if m == MAGIC_06 => Format::V06,
@@ -398,6 +414,7 @@ enum Format {
     V07,
     V08,
     V09,
+    V10,
 }
 
 /// Reads the stream: rows are stored images from 05 (before, bincode
@@ -421,6 +438,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
         routines: Vec::new(),
         tables: Vec::new(),
         checks: Vec::new(),
+        generated: Vec::new(),
     };
     if gtids {
         snap.gtids = get(r)?;
@@ -473,6 +491,9 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
     if format >= Format::V09 {
         snap.checks = get(r)?;
     }
+    if format >= Format::V10 {
+        snap.generated = get(r)?;
+    }
     Ok(snap)
 }
 
@@ -496,6 +517,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
         accounts: old.accounts,
         views: Vec::new(),
         checks: Vec::new(),
+        generated: Vec::new(),
         routines: Vec::new(),
         tables: old
             .tables
@@ -572,6 +594,14 @@ mod tests {
                     enforced: false,
                 }],
             )],
+            generated: vec![(
+                7,
+                vec![GeneratedColumn {
+                    column: "g".into(),
+                    expr: "v + 1".into(),
+                    stored: true,
+                }],
+            )],
             routines: vec![RoutineDef {
                 database: "d".into(),
                 name: "p".into(),
@@ -608,6 +638,7 @@ mod tests {
             w.end_table().expect("end");
         }
         w.set_checks(snap.checks.clone());
+        w.set_generated(snap.generated.clone());
         w.finish().expect("finish")
     }
 
@@ -616,6 +647,7 @@ mod tests {
         assert_eq!(a.databases, b.databases);
         assert_eq!(a.views, b.views);
         assert_eq!(a.routines, b.routines);
+        assert_eq!(a.generated, b.generated);
         assert_eq!(a.tables.len(), b.tables.len());
         for (x, y) in a.tables.iter().zip(&b.tables) {
             assert_eq!(x.def.name, y.def.name);
@@ -813,6 +845,7 @@ mod tests {
             accounts: snap.accounts.clone(),
             views: Vec::new(),
             checks: Vec::new(),
+            generated: Vec::new(),
             routines: Vec::new(),
             tables,
             ..*snap
@@ -858,6 +891,7 @@ mod tests {
         let dir = temp_dir("v08");
         let mut snap = snapshot();
         snap.routines.clear();
+        snap.generated.clear();
         let path = write(&dir, &snap);
         let file = std::fs::read(&path).expect("read");
         // 08 is 09 without the (here empty) routine list after the views
@@ -874,6 +908,24 @@ mod tests {
         let back = read(&path).expect("format 08");
         assert!(back.checks.is_empty(), "08 had none");
         snap.checks.clear();
+        same(&back, &snap);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn format_09_is_still_read() {
+        let dir = temp_dir("v09");
+        let mut snap = snapshot();
+        snap.generated.clear();
+        let path = write(&dir, &snap);
+        let file = std::fs::read(&path).expect("read");
+        // 09 is 10 without the (here empty: its length only) list of
+        // generated columns at the end.
+        let body = &file[20..file.len() - 8];
+        std::fs::remove_file(&path).expect("remove");
+        let path = write_old(&dir, MAGIC_09, body, snap.start_lsn);
+        let back = read(&path).expect("format 09");
+        assert_eq!(back.checks, snap.checks);
         same(&back, &snap);
         let _ = std::fs::remove_dir_all(&dir);
     }

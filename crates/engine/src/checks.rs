@@ -5,21 +5,22 @@
 
 use crate::engine::Engine;
 use lockstep_binlog::Event;
-use lockstep_tables::{CheckConstraint, ForeignKey, Table, TableDef};
+use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, Table, TableDef};
 use lockstep_types::Error as SqlError;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 impl Engine {
-    /// CREATE TABLE with its foreign keys and CHECK constraints, all in
-    /// one logged record.
+    /// CREATE TABLE with its foreign keys, CHECK constraints and generated
+    /// columns, all in one logged record.
     pub async fn create_table_with_constraints(
         &self,
         def: TableDef,
         foreign_keys: Vec<ForeignKey>,
         checks: Vec<CheckConstraint>,
+        generated: Vec<GeneratedColumn>,
     ) -> Result<Arc<Table>, SqlError> {
-        if foreign_keys.is_empty() && checks.is_empty() {
+        if foreign_keys.is_empty() && checks.is_empty() && generated.is_empty() {
             return self.create_table(def).await;
         }
         let def = self.prepare_create(def)?;
@@ -36,11 +37,18 @@ impl Engine {
                 checks: checks.clone(),
             });
         }
+        if !generated.is_empty() {
+            events.push(Event::SetGenerated {
+                table: def.id,
+                columns: generated.clone(),
+            });
+        }
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         let _in_flight = self.log_events(events).await?;
         let t = self.catalog.add_table(def);
         self.catalog.set_foreign_keys(t.id, foreign_keys);
         self.catalog.set_checks(t.id, checks);
+        self.catalog.set_generated(t.id, generated);
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         Ok(t)
     }

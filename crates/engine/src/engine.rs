@@ -1664,6 +1664,9 @@ impl Engine {
                 foreign_keys,
             } => self.catalog.set_foreign_keys(*table, foreign_keys.clone()),
             Event::SetChecks { table, checks } => self.catalog.set_checks(*table, checks.clone()),
+            Event::SetGenerated { table, columns } => {
+                self.catalog.set_generated(*table, columns.clone())
+            }
             Event::PutView { view } => self.catalog.put_view(view.clone()),
             Event::DropView { database, name } => {
                 self.catalog.remove_view(database, name);
@@ -1763,6 +1766,7 @@ impl Engine {
                 .map(|(id, c)| (id, c.to_vec()))
                 .collect(),
         );
+        out.set_generated(self.catalog.all_generated());
         let view = self.txn_sys.read_view(None);
         for table in self.catalog.all_tables() {
             out.table(
@@ -1869,6 +1873,9 @@ impl Engine {
         }
         for (id, checks) in snap.checks {
             self.catalog.set_checks(id, checks);
+        }
+        for (id, columns) in snap.generated {
+            self.catalog.set_generated(id, columns);
         }
         for routine in snap.routines {
             self.catalog.put_routine(routine);

@@ -18,7 +18,7 @@ impl Engine {
         def: TableDef,
         foreign_keys: Vec<ForeignKey>,
     ) -> Result<Arc<Table>, SqlError> {
-        self.create_table_with_constraints(def, foreign_keys, Vec::new())
+        self.create_table_with_constraints(def, foreign_keys, Vec::new(), Vec::new())
             .await
     }
 

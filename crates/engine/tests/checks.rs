@@ -1,10 +1,10 @@
-//! CHECK constraints survive a restart: replayed from the log (with the
-//! CREATE TABLE, ALTER's SetChecks, and across a rebuild that keeps them),
-//! and read back from a checkpoint (format 09).
+//! CHECK constraints and generated columns survive a restart: replayed
+//! from the log (with the CREATE TABLE, ALTER's SetChecks, and across a
+//! rebuild that keeps them), and read back from a checkpoint (format 10).
 
 use lockstep_binlog::ColumnSource;
 use lockstep_engine::{Engine, EngineConfig};
-use lockstep_tables::CheckConstraint;
+use lockstep_tables::{CheckConstraint, GeneratedColumn};
 
 mod common;
 use common::id_v_table;
@@ -22,6 +22,11 @@ fn checks_of(engine: &Engine) -> Vec<CheckConstraint> {
     engine.catalog.checks(t.id).to_vec()
 }
 
+fn generated_of(engine: &Engine) -> Vec<GeneratedColumn> {
+    let t = engine.catalog.table("d", "t").expect("table");
+    engine.catalog.generated(t.id).to_vec()
+}
+
 #[tokio::test]
 async fn checks_survive_restart_rebuild_and_checkpoint() {
     let dir = std::env::temp_dir().join(format!("lockstep-engine-checks-{}", std::process::id()));
@@ -34,11 +39,21 @@ async fn checks_survive_restart_rebuild_and_checkpoint() {
         check("t_chk_1", "v > 0", false),
         check("t_chk_2", "id <> 5", true),
     ];
+    let generated = vec![GeneratedColumn {
+        column: "v".into(),
+        expr: "(`id` * 2)".into(),
+        stored: true,
+    }];
     {
         let engine = Engine::open(EngineConfig::new(&dir)).expect("open");
         engine.create_database("d", false).await.expect("db");
         engine
-            .create_table_with_constraints(id_v_table(), Vec::new(), first.clone())
+            .create_table_with_constraints(
+                id_v_table(),
+                Vec::new(),
+                first.clone(),
+                generated.clone(),
+            )
             .await
             .expect("create");
         engine.shutdown();
@@ -46,6 +61,7 @@ async fn checks_survive_restart_rebuild_and_checkpoint() {
     {
         let engine = Engine::open(EngineConfig::new(&dir)).expect("reopen");
         assert_eq!(checks_of(&engine), first, "logged with the CREATE TABLE");
+        assert_eq!(generated_of(&engine), generated, "logged with it too");
         let t = engine.catalog.table("d", "t").expect("table");
         engine.set_checks(&t, later.clone()).await.expect("set");
         // A rebuild (a new table id) keeps them.
@@ -56,6 +72,7 @@ async fn checks_survive_restart_rebuild_and_checkpoint() {
             .expect("rebuild");
         assert_ne!(t2.id, t.id);
         assert_eq!(checks_of(&engine), later, "moved to the rebuilt table");
+        assert_eq!(generated_of(&engine), generated, "moved along");
         engine.shutdown();
     }
     {
@@ -71,12 +88,14 @@ async fn checks_survive_restart_rebuild_and_checkpoint() {
     {
         let engine = Engine::open(EngineConfig::new(&dir)).expect("reopen");
         assert_eq!(checks_of(&engine), later, "read from the checkpoint");
+        assert_eq!(generated_of(&engine), generated, "checkpointed");
         let t = engine.catalog.table("d", "t").expect("table");
         engine.drop_table(&t).await.expect("drop");
         assert!(
             engine.catalog.all_checks().is_empty(),
             "dropped with the table"
         );
+        assert!(engine.catalog.all_generated().is_empty());
         engine.shutdown();
     }
     let _ = std::fs::remove_dir_all(&dir);

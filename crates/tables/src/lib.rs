@@ -8,6 +8,7 @@ pub mod capture;
 pub mod check;
 pub mod clustered;
 pub mod foreign;
+pub mod generated;
 pub mod placement;
 mod point;
 pub mod row;
@@ -17,6 +18,7 @@ pub mod table;
 
 pub use check::CheckConstraint;
 pub use foreign::{FkAction, ForeignKey};
+pub use generated::GeneratedColumn;
 pub use row::{Columns, Row};
 pub use schema::{ColumnDef, IndexDef, TableDef};
 pub use table::{Record, Table, Version};

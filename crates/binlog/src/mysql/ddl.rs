@@ -187,9 +187,10 @@ pub fn statement(
             format!("DROP VIEW {}.{}", q(database), q(name)),
         ),
         // Foreign keys: logged with the CREATE/ALTER that made them.
-        Event::SetForeignKeys { .. } | Event::PutAccount { .. } | Event::DropAccount { .. } => {
-            return Ok(None)
-        }
+        Event::SetForeignKeys { .. }
+        | Event::SetGenerated { .. }
+        | Event::PutAccount { .. }
+        | Event::DropAccount { .. } => return Ok(None),
         _ => return Err("a row event is not DDL".into()),
     }))
 }

@@ -66,7 +66,7 @@ impl Session {
         let checks = self.plan_checks(&def, None, Vec::new(), specs)?;
         if ct.foreign_keys.is_empty() {
             self.engine
-                .create_table_with_constraints(def, Vec::new(), checks)
+                .create_table_with_constraints(def, Vec::new(), checks, Vec::new())
                 .await?;
             return Ok(());
         }
@@ -79,7 +79,7 @@ impl Session {
         )?;
         def.indexes.extend(planned.indexes);
         self.engine
-            .create_table_with_constraints(def, planned.foreign_keys, checks)
+            .create_table_with_constraints(def, planned.foreign_keys, checks, Vec::new())
             .await?;
         Ok(())
     }
