@@ -493,7 +493,10 @@ def test_memory_limits(server, cur):
 
     # Everything a statement buffers: query_memory_limit (1041).
     cur.execute("SET SESSION query_memory_limit = 1048576")
-    check_error(cur, "SELECT * FROM big", (1041,))
+    check_error(cur, "SELECT a.*, b.s FROM big a JOIN big b ON a.id = b.id", (1041,))
+    # A plain scan is streamed in batches within the limit.
+    cur.execute("SELECT * FROM big")
+    assert len(cur.fetchall()) == rows
     check_error(cur, "SELECT COUNT(*) FROM big a JOIN big b ON a.k = b.id", (1041,))
     cur.execute("SELECT * FROM big WHERE id < 10")
     assert len(cur.fetchall()) == 10
