@@ -20,6 +20,13 @@ impl Parser<'_> {
     /// None (position unchanged) when no such program follows.
     pub(super) fn parse_create_routine(&mut self) -> Result<Option<Statement>> {
         let start = self.pos;
+        // Looked ahead, not tried: parsing moves names out of the tokens,
+        // so a DEFINER clause parsed here could not be parsed again by the
+        // view that follows it.
+        let kinds = ["PROCEDURE", "FUNCTION", "TRIGGER"];
+        if self.is_kw("DEFINER") && !(1..=7).any(|i| kinds.iter().any(|k| self.kw_at(i, k))) {
+            return Ok(None);
+        }
         let mut definer = None;
         if self.eat_kw("DEFINER") {
             self.eat_eq();

@@ -1338,6 +1338,21 @@ fn other_ddl() {
         err("CREATE PROCEDURE p() BEGIN DECLARE UNDO HANDLER FOR SQLEXCEPTION BEGIN END; END").code,
         Code::NotSupportedYet
     );
+    // A DEFINER clause first, in each spelling mysqldump and users write.
+    for sql in [
+        "CREATE DEFINER='root'@'localhost' VIEW v AS SELECT 1",
+        "CREATE DEFINER=root@localhost VIEW v AS SELECT 1",
+        "CREATE DEFINER=`root`@`localhost` SQL SECURITY DEFINER VIEW v AS SELECT 1",
+    ] {
+        match one(sql) {
+            Statement::CreateView(v) => assert_eq!(
+                v.definer.map(|d| (d.user, d.host)),
+                Some(("root".to_string(), "localhost".to_string())),
+                "{sql}"
+            ),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
     match one("CREATE OR REPLACE ALGORITHM = MERGE DEFINER = 'u'@'h' SQL SECURITY INVOKER VIEW d.v (a, b) AS SELECT 1, 2 UNION SELECT 3, 4 WITH LOCAL CHECK OPTION") {
         Statement::CreateView(v) => {
             assert!(v.or_replace && !v.alter);
