@@ -18,6 +18,8 @@ pub struct Step {
     /// MySQL's join type: const, eq_ref, ref, range, index, ALL.
     pub kind: Option<&'static str>,
     pub key: Option<String>,
+    /// Bytes of the key the access uses (MySQL's key_len).
+    pub key_len: Option<u64>,
     pub key_ref: Option<String>,
     pub rows: Option<u64>,
     pub extra: Vec<&'static str>,
@@ -29,7 +31,37 @@ fn reads_columns(e: &BExpr) -> bool {
     found
 }
 
-pub fn table_step(scan: &TableScan, hashed: bool, id: usize, select_type: &'static str) -> Step {
+/// Columns of the tables read before a step, by their offset in the
+/// combined row: (first offset, `db.alias.column` names).
+pub type Seen = [(usize, Vec<String>)];
+
+/// How EXPLAIN's ref names a key part's value: `const`, the column it
+/// comes from (`db.alias.col`), or `func` for any other expression.
+fn ref_name(e: &BExpr, seen: &Seen) -> String {
+    if let BExpr::Column(i) = e {
+        let within = |(at, names): &&(usize, Vec<String>)| (*at..at + names.len()).contains(i);
+        if let Some((at, names)) = seen.iter().find(within) {
+            return names[i - at].clone();
+        }
+    }
+    if reads_columns(e) { "func" } else { "const" }.to_string()
+}
+
+/// The `db.alias.column` names of a table's columns.
+pub fn column_names(scan: &TableScan) -> (usize, Vec<String>) {
+    let prefix = format!("{}.{}", scan.def.database, scan.alias);
+    let names = scan.def.columns.iter();
+    let names = names.map(|c| format!("{prefix}.{}", c.name)).collect();
+    (scan.offset, names)
+}
+
+pub fn table_step(
+    scan: &TableScan,
+    hashed: bool,
+    id: usize,
+    select_type: &'static str,
+    seen: &Seen,
+) -> Step {
     let (access, def) = (&scan.access, &scan.def);
     let index = &def.indexes[access.index];
     let points = access
@@ -61,7 +93,7 @@ pub fn table_step(scan: &TableScan, hashed: bool, id: usize, select_type: &'stat
         _ => access_rows(def, scan.table.stats().as_deref(), access, n).round() as u64,
     };
     let key_ref = matches!(kind, "const" | "eq_ref" | "ref").then(|| {
-        let part = |e: &&BExpr| if reads_columns(e) { "func" } else { "const" };
+        let part = |e: &&BExpr| ref_name(e, seen);
         eqs.iter().map(part).collect::<Vec<_>>().join(",")
     });
     let mut extra = Vec::new();
@@ -77,6 +109,7 @@ pub fn table_step(scan: &TableScan, hashed: bool, id: usize, select_type: &'stat
         table: Some(scan.alias.clone()),
         kind: Some(kind),
         key: (kind != "ALL").then(|| index.name.clone()),
+        key_len: super::key_len::key_len(def, access),
         key_ref,
         rows: Some(rows),
         extra,
@@ -88,28 +121,36 @@ fn walk(
     id: &mut usize,
     select_type: &'static str,
     hashed: bool,
+    seen: &mut Vec<(usize, Vec<String>)>,
     out: &mut Vec<Step>,
 ) {
     let this = *id;
     match src {
-        Source::Table(scan) => out.push(table_step(scan, hashed, this, select_type)),
+        Source::Table(scan) => {
+            out.push(table_step(scan, hashed, this, select_type, seen));
+            seen.push(column_names(scan));
+        }
         Source::Join {
             left, right, hash, ..
         } => {
             if !matches!(**left, Source::Dual) {
-                walk(left, id, select_type, false, out);
+                walk(left, id, select_type, false, seen, out);
             }
-            walk(right, id, select_type, hash.is_some(), out);
+            walk(right, id, select_type, hash.is_some(), seen, out);
         }
-        Source::Derived { plan, .. } => {
+        Source::Derived { plan, offset } => {
             *id += 1;
             let inner = *id;
+            let alias = format!("<derived{inner}>");
+            let names = plan.columns.iter().map(|c| format!("{alias}.{}", c.name));
+            seen.push((*offset, names.collect()));
             out.push(Step {
                 id: this,
                 select_type,
                 table: Some(format!("<derived{inner}>")),
                 kind: Some("ALL"),
                 key: None,
+                key_len: None,
                 key_ref: None,
                 rows: None,
                 extra: if hashed {
@@ -119,7 +160,7 @@ fn walk(
                 },
             });
             if let QueryBody::Select(s) = &plan.body {
-                walk(&s.source, id, "DERIVED", false, out);
+                walk(&s.source, id, "DERIVED", false, &mut Vec::new(), out);
             }
         }
         Source::Dual => out.push(Step {
@@ -128,6 +169,7 @@ fn walk(
             table: None,
             kind: None,
             key: None,
+            key_len: None,
             key_ref: None,
             rows: None,
             extra: vec!["No tables used"],
@@ -152,7 +194,7 @@ pub fn steps(src: &Source, sorts: bool) -> Vec<Step> {
         "SIMPLE"
     };
     let mut out = Vec::new();
-    walk(src, &mut 1, outer, false, &mut out);
+    walk(src, &mut 1, outer, false, &mut Vec::new(), &mut out);
     if let (true, Some(first)) = (sorts, out.first_mut()) {
         first.extra.push("Using filesort");
     }
@@ -190,7 +232,8 @@ pub fn row(s: &Step) -> Vec<Value> {
         s.kind.map_or(Value::Null, Value::str),
         text(&s.key),
         text(&s.key),
-        Value::Null,
+        s.key_len
+            .map_or(Value::Null, |n| Value::str(&n.to_string())),
         text(&s.key_ref),
         s.rows.map_or(Value::Null, Value::UInt),
         match s.table {
@@ -230,6 +273,7 @@ pub fn json(steps: &[Step]) -> String {
             put("table_name", &s.table);
             put("access_type", &s.kind.map(str::to_string));
             put("key", &s.key);
+            put("key_length", &s.key_len.map(|n| n.to_string()));
             put("ref", &s.key_ref);
             put("extra", &(!s.extra.is_empty()).then(|| s.extra.join("; ")));
             if let Some(r) = s.rows {

@@ -13,6 +13,7 @@ pub mod group_check;
 pub mod hash_join;
 pub mod index_hints;
 pub mod join_order;
+pub mod key_len;
 pub mod multi;
 pub mod prune;
 pub mod view_dml;

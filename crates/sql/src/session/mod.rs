@@ -2486,6 +2486,7 @@ impl Session {
             table: Some(table.to_string()),
             kind: Some(kind),
             key: None,
+            key_len: None,
             key_ref: None,
             rows: None,
             extra: Vec::new(),
@@ -2508,7 +2509,7 @@ impl Session {
                 } else {
                     "DELETE"
                 };
-                let step = ex::table_step(&m.scan, false, 1, kind);
+                let step = ex::table_step(&m.scan, false, 1, kind, &[]);
                 steps.push(step);
             }
             Plan::Insert(i) => {
