@@ -132,16 +132,8 @@ struct Worker {
 /// Stack of each runtime worker thread (statements run on them).
 const WORKER_STACK: usize = 32 << 20;
 
-fn serve(cfg: Config) -> Result<(), String> {
-    let ip: IpAddr = cfg
-        .bind
-        .parse()
-        .map_err(|e| format!("--bind {}: {e}", cfg.bind))?;
-    if !ip.is_loopback() && cfg.root_password.is_empty() {
-        return Err(format!(
-            "refusing to listen on {ip} while root has no password: set --root-password or bind to 127.0.0.1"
-        ));
-    }
+/// The engine's settings from the server's, checked.
+fn engine_config(cfg: &Config) -> Result<EngineConfig, String> {
     let flush_mode = match cfg.innodb_flush_log_at_trx_commit {
         0 => FlushMode::PerSecond,
         1 => FlushMode::EveryCommit,
@@ -161,8 +153,6 @@ fn serve(cfg: Config) -> Result<(), String> {
             ))
         }
     };
-    let isolation = lockstep_engine::Isolation::parse(&cfg.transaction_isolation)
-        .ok_or_else(|| format!("unknown isolation level {}", cfg.transaction_isolation))?;
     let mut ecfg = EngineConfig::new(&cfg.datadir);
     ecfg.flush_mode = flush_mode;
     ecfg.lock_shards = cfg.lock_shards.max(1);
@@ -180,31 +170,12 @@ fn serve(cfg: Config) -> Result<(), String> {
             ))
         }
     };
-    let budget = match cfg.memory_budget {
-        0 => lockstep_types::memory::default_budget(),
-        n => n,
-    };
-    lockstep_types::memory::set_budget(budget);
-    if let Some(uuid) = &cfg.server_uuid {
-        replica::seed_server_uuid(&cfg.datadir, uuid)?;
-    }
-    let started = std::time::Instant::now();
-    let engine = Engine::open(ecfg)?;
-    // Recovery loads whatever the data is: a restart is never refused for
-    // lack of memory; writes are, until there is room again.
-    if lockstep_types::memory::in_use() > budget {
-        eprintln!(
-            "lockstep: warning: {} bytes in use after recovery, more than the memory budget of {budget}: writes that add data get 1114 until some is freed",
-            lockstep_types::memory::in_use()
-        );
-    }
-    eprintln!(
-        "lockstep: data directory {} opened in {:?}",
-        cfg.datadir.display(),
-        started.elapsed()
-    );
+    Ok(ecfg)
+}
 
-    let globals = Globals::new(&[
+/// The global variables the configuration sets.
+fn globals(cfg: &Config, isolation: lockstep_engine::Isolation, budget: usize) -> Globals {
+    Globals::new(&[
         ("port", Value::Int(cfg.port as i64)),
         ("datadir", Value::str(&cfg.datadir.display().to_string())),
         ("max_connections", Value::Int(cfg.max_connections as i64)),
@@ -258,8 +229,11 @@ fn serve(cfg: Config) -> Result<(), String> {
             Value::Int((cfg.read_only || cfg.super_read_only) as i64),
         ),
         ("super_read_only", Value::Int(cfg.super_read_only as i64)),
-    ]);
-    // Built-in root: every privilege, the password of --root-password; never logged.
+    ])
+}
+
+/// Built-in root: every privilege, the password of --root-password; never logged.
+fn builtin_root(cfg: &Config) -> lockstep_accounts::Account {
     let mut root = lockstep_accounts::Account::new(
         "root",
         "%",
@@ -269,13 +243,12 @@ fn serve(cfg: Config) -> Result<(), String> {
     );
     root.global = lockstep_accounts::Privs::all_at(lockstep_accounts::Level::Global)
         | lockstep_accounts::Privs::GRANT_OPTION;
-    engine.accounts.set_builtin(root);
-    let server = Server::new(engine.clone(), globals);
-    let replica = replica::ServerReplica::install(&server, cfg.datadir.clone());
-    // Checkpoint whenever 256 MiB of log accumulated (5.14).
-    engine.start_checkpointer(256 << 20);
-    engine.start_purge();
+    root
+}
 
+/// The runtimes connections run on: `[0]` is the shared pool, the rest
+/// one dedicated thread each.
+fn runtimes(cfg: &Config) -> Result<Vec<tokio::runtime::Runtime>, String> {
     // Connections get a thread of their own while there are few of them
     // (up to `dedicated_threads`, a single-worker runtime each), and share
     // a work-stealing pool of one worker per core beyond that; past the
@@ -295,7 +268,7 @@ fn serve(cfg: Config) -> Result<(), String> {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     };
     let dedicated = cfg.dedicated_threads.unwrap_or(16 * cores);
-    let pin_to = pool_cpus(&cfg);
+    let pin_to = pool_cpus(cfg);
     let pool_started = Arc::new(AtomicUsize::new(0));
     let mut workers = Vec::with_capacity(dedicated + 1);
     for i in 0..=dedicated {
@@ -333,6 +306,55 @@ fn serve(cfg: Config) -> Result<(), String> {
             .map_err(|e| format!("starting the runtime: {e}"))?;
         workers.push(rt);
     }
+    Ok(workers)
+}
+
+fn serve(cfg: Config) -> Result<(), String> {
+    let ip: IpAddr = cfg
+        .bind
+        .parse()
+        .map_err(|e| format!("--bind {}: {e}", cfg.bind))?;
+    if !ip.is_loopback() && cfg.root_password.is_empty() {
+        return Err(format!(
+            "refusing to listen on {ip} while root has no password: set --root-password or bind to 127.0.0.1"
+        ));
+    }
+    let isolation = lockstep_engine::Isolation::parse(&cfg.transaction_isolation)
+        .ok_or_else(|| format!("unknown isolation level {}", cfg.transaction_isolation))?;
+    let ecfg = engine_config(&cfg)?;
+    let budget = match cfg.memory_budget {
+        0 => lockstep_types::memory::default_budget(),
+        n => n,
+    };
+    lockstep_types::memory::set_budget(budget);
+    if let Some(uuid) = &cfg.server_uuid {
+        replica::seed_server_uuid(&cfg.datadir, uuid)?;
+    }
+    let started = std::time::Instant::now();
+    let engine = Engine::open(ecfg)?;
+    // Recovery loads whatever the data is: a restart is never refused for
+    // lack of memory; writes are, until there is room again.
+    if lockstep_types::memory::in_use() > budget {
+        eprintln!(
+            "lockstep: warning: {} bytes in use after recovery, more than the memory budget of {budget}: writes that add data get 1114 until some is freed",
+            lockstep_types::memory::in_use()
+        );
+    }
+    eprintln!(
+        "lockstep: data directory {} opened in {:?}",
+        cfg.datadir.display(),
+        started.elapsed()
+    );
+
+    let globals = globals(&cfg, isolation, budget);
+    engine.accounts.set_builtin(builtin_root(&cfg));
+    let server = Server::new(engine.clone(), globals);
+    let replica = replica::ServerReplica::install(&server, cfg.datadir.clone());
+    // Checkpoint whenever 256 MiB of log accumulated (5.14).
+    engine.start_checkpointer(256 << 20);
+    engine.start_purge();
+
+    let workers = runtimes(&cfg)?;
     let handles: Vec<Worker> = workers
         .iter()
         .map(|rt| Worker {
@@ -447,6 +469,100 @@ fn follow_connection_mode(server: &Arc<Server>, live: Arc<AtomicUsize>, dedicate
     });
 }
 
+/// A connection past admission, before it has a thread.
+struct Accepted {
+    stream: std::net::TcpStream,
+    peer: SocketAddr,
+    id: u32,
+    slot: Slot,
+    conn: handler::Connection,
+}
+
+/// Starts serving `a`: on a free dedicated thread while connections are
+/// no more than dedicated threads, else in the shared pool (workers[0]),
+/// whose reactor the socket joins.
+fn place(
+    a: Accepted,
+    workers: &[Worker],
+    live: &Arc<AtomicUsize>,
+    protocol: &Arc<lockstep_protocol::Config>,
+    stop_rx: &tokio::sync::watch::Receiver<bool>,
+) {
+    let Accepted {
+        stream,
+        peer,
+        id,
+        slot,
+        mut conn,
+    } = a;
+    let protocol = protocol.clone();
+    let stop = stop_rx.clone();
+    let shutdown = |mut stop: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stop.wait_for(|s| *s).await;
+    };
+    // A dedicated thread while connections are no more than dedicated
+    // threads and one is free, else the shared pool (workers[0]), whose
+    // reactor the socket joins.
+    let (pool, dedicated) = workers.split_first().expect("the pool runtime");
+    let free = (live.load(Ordering::SeqCst) <= dedicated.len())
+        .then(|| {
+            dedicated
+                .iter()
+                .find(|w| w.live.load(Ordering::Relaxed) == 0)
+        })
+        .flatten();
+    let Some(worker) = free else {
+        pool.handle.spawn(async move {
+            let _slot = slot;
+            let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
+                return;
+            };
+            let _ =
+                lockstep_protocol::serve_until(stream, id, peer, conn, &protocol, shutdown(stop))
+                    .await;
+        });
+        return;
+    };
+    // More connections than dedicated threads later: this one moves to
+    // the pool between two commands, so that a few connections with a
+    // thread each do not take the cores from the many in the pool.
+    conn.crowded_at = Some((live.clone(), dedicated.len()));
+    let on_worker = Slot::take(&worker.live);
+    let pool = pool.handle.clone();
+    worker.handle.spawn(async move {
+        // Alone on its thread, the connection blocks in its reads
+        // rather than waiting on the reactor (lockstep_protocol::BlockingTcp).
+        let Ok(stream) = lockstep_protocol::BlockingTcp::new(stream) else {
+            return;
+        };
+        let served = lockstep_protocol::serve_relocatable(
+            stream,
+            id,
+            peer,
+            conn,
+            &protocol,
+            shutdown(stop.clone()),
+        )
+        .await;
+        drop(on_worker);
+        let Served::Relocate(parked) = served else {
+            return;
+        };
+        let Ok(parked) = parked.map_stream(|s| s.into_std()) else {
+            return;
+        };
+        pool.spawn(async move {
+            let _slot = slot;
+            let Ok(parked) = parked.map_stream(tokio::net::TcpStream::from_std) else {
+                return;
+            };
+            if let Served::Relocate(again) = parked.resume(&protocol, shutdown(stop)).await {
+                again.close().await;
+            }
+        });
+    });
+}
+
 async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(), String> {
     let addr = SocketAddr::new(cfg.bind.parse().map_err(|e| format!("{e}"))?, cfg.port);
     let listener = listen(addr, cfg.effective_back_log())
@@ -507,12 +623,7 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
         let session = Session::new(server.clone(), id as u64, "", &handler::client_host(peer));
         let mut conn = handler::Connection::new(session, server.clone(), sha2_cache.clone());
         conn.admission = Some((live.clone(), cfg.max_connections));
-        let protocol = protocol.clone();
-        let stop = stop_rx.clone();
         conn.server_stopping = Some(stop_rx.clone());
-        let shutdown = |mut stop: tokio::sync::watch::Receiver<bool>| async move {
-            let _ = stop.wait_for(|s| *s).await;
-        };
         let stream = match stream.into_std() {
             Ok(s) => s,
             Err(e) => {
@@ -521,73 +632,14 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
             }
         };
         conn.session.set_peer(&stream);
-        // A dedicated thread while connections are no more than dedicated
-        // threads and one is free, else the shared pool (workers[0]), whose
-        // reactor the socket joins.
-        let (pool, dedicated) = workers.split_first().expect("the pool runtime");
-        let free = (live.load(Ordering::SeqCst) <= dedicated.len())
-            .then(|| {
-                dedicated
-                    .iter()
-                    .find(|w| w.live.load(Ordering::Relaxed) == 0)
-            })
-            .flatten();
-        let Some(worker) = free else {
-            pool.handle.spawn(async move {
-                let _slot = slot;
-                let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
-                    return;
-                };
-                let _ = lockstep_protocol::serve_until(
-                    stream,
-                    id,
-                    peer,
-                    conn,
-                    &protocol,
-                    shutdown(stop),
-                )
-                .await;
-            });
-            continue;
+        let accepted = Accepted {
+            stream,
+            peer,
+            id,
+            slot,
+            conn,
         };
-        // More connections than dedicated threads later: this one moves to
-        // the pool between two commands, so that a few connections with a
-        // thread each do not take the cores from the many in the pool.
-        conn.crowded_at = Some((live.clone(), dedicated.len()));
-        let on_worker = Slot::take(&worker.live);
-        let pool = pool.handle.clone();
-        worker.handle.spawn(async move {
-            // Alone on its thread, the connection blocks in its reads
-            // rather than waiting on the reactor (lockstep_protocol::BlockingTcp).
-            let Ok(stream) = lockstep_protocol::BlockingTcp::new(stream) else {
-                return;
-            };
-            let served = lockstep_protocol::serve_relocatable(
-                stream,
-                id,
-                peer,
-                conn,
-                &protocol,
-                shutdown(stop.clone()),
-            )
-            .await;
-            drop(on_worker);
-            let Served::Relocate(parked) = served else {
-                return;
-            };
-            let Ok(parked) = parked.map_stream(|s| s.into_std()) else {
-                return;
-            };
-            pool.spawn(async move {
-                let _slot = slot;
-                let Ok(parked) = parked.map_stream(tokio::net::TcpStream::from_std) else {
-                    return;
-                };
-                if let Served::Relocate(again) = parked.resume(&protocol, shutdown(stop)).await {
-                    again.close().await;
-                }
-            });
-        });
+        place(accepted, workers, &live, &protocol, &stop_rx);
     }
     eprintln!(
         "lockstep: shutting down: closing {} connections",
