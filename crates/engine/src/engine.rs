@@ -264,15 +264,12 @@ impl Engine {
             flush_mode: config.flush_mode,
         };
         let snapshot = crate::checkpoint::load_newest(&config.datadir)?;
-        let snapshot_bytes = snapshot
-            .as_ref()
-            .and_then(|s| {
-                let path = config
-                    .datadir
-                    .join(crate::checkpoint::file_name(s.start_lsn));
-                std::fs::metadata(path).ok()
-            })
-            .map_or(0, |m| m.len());
+        let snapshot_bytes = snapshot.as_ref().map_or(0, |s| {
+            let path = config
+                .datadir
+                .join(crate::checkpoint::file_name(s.start_lsn));
+            std::fs::metadata(path).map_or(0, |m| m.len())
+        });
         let start_lsn = snapshot.as_ref().map(|s| s.start_lsn).unwrap_or(0);
         let (log, recovered) = Log::open_with(log_config, config.log_storage.clone(), start_lsn)
             .map_err(|e| format!("opening the log: {e}"))?;
@@ -315,6 +312,18 @@ impl Engine {
             opened: std::time::Instant::now(),
             purge_queue: Mutex::new(std::collections::VecDeque::new()),
         };
+        engine.recover(snapshot, &recovered, start_lsn)?;
+        Ok(Arc::new(engine))
+    }
+
+    /// Loads the newest checkpoint, replays the log after it and sets the
+    /// GTIDs and sequence numbers that commits continue from.
+    fn recover(
+        &self,
+        snapshot: Option<crate::checkpoint::Snapshot>,
+        recovered: &lockstep_log::Recovered,
+        start_lsn: u64,
+    ) -> std::result::Result<(), String> {
         for note in &recovered.notes {
             eprintln!("lockstep: recovery: {note}");
         }
@@ -330,31 +339,31 @@ impl Engine {
             next_seq = snap.next_sequence;
             if snap.next_gno > 1 {
                 // Formats before 06 knew only this server's own numbers.
-                executed.insert_range(server_uuid, 1, snap.next_gno - 1);
+                executed.insert_range(self.server_uuid, 1, snap.next_gno - 1);
             }
-            engine.load_snapshot(snap);
+            self.load_snapshot(snap);
         }
         for (lsn, payload) in &recovered.records {
             let record =
                 TxnRecord::decode(payload).map_err(|e| format!("log record at {lsn}: {e}"))?;
             executed.insert(record.gtid());
             next_seq = next_seq.max(record.sequence_number + 1);
-            engine.replay(&record);
+            self.replay(&record);
         }
         {
-            let mut order = engine.order.lock();
-            order.next_gno = executed.last_gno(&server_uuid) + 1;
+            let mut order = self.order.lock();
+            order.next_gno = executed.last_gno(&self.server_uuid) + 1;
             order.next_seq = next_seq;
             order.executed = executed;
         }
-        engine.finish_recovery();
+        self.finish_recovery();
         eprintln!(
             "lockstep: recovery: replayed {} transactions ({} bytes of log from lsn {start_lsn} to {})",
             recovered.records.len(),
             recovered.end_lsn.saturating_sub(start_lsn),
             recovered.end_lsn
         );
-        Ok(Arc::new(engine))
+        Ok(())
     }
 
     pub fn server_uuid(&self) -> String {
