@@ -20,18 +20,33 @@ async fn q(c: &mut Conn, sql: &str) -> Result<QueryResult, String> {
 }
 
 /// Runs the four checks; returns the failures (empty = consistent).
+/// Failed conditions, the first 50 kept.
+#[derive(Default)]
+struct Failures(Vec<String>);
+
+impl Failures {
+    fn fail(&mut self, cond: u32, msg: String) {
+        if self.0.len() < 50 {
+            self.0.push(format!("condition {cond}: {msg}"));
+        }
+    }
+}
+
 pub async fn check(c: &mut Conn) -> Result<Vec<String>, String> {
     let _ = c
         .query_drop("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         .await;
     let _ = c.query_drop("START TRANSACTION").await;
-    let mut failures = Vec::new();
-    let mut fail = |cond: u32, msg: String| {
-        if failures.len() < 50 {
-            failures.push(format!("condition {cond}: {msg}"));
-        }
-    };
+    let mut f = Failures::default();
+    let warehouses = check_warehouse_ytd(c, &mut f).await?;
+    check_order_ids(c, &mut f).await?;
+    check_order_lines(c, &warehouses, &mut f).await?;
+    let _ = c.query_drop("COMMIT").await;
+    Ok(f.0)
+}
 
+/// Condition 1; returns the warehouse ids.
+async fn check_warehouse_ytd(c: &mut Conn, f: &mut Failures) -> Result<Vec<i64>, String> {
     // 1: W_YTD = sum(D_YTD) for each warehouse.
     let w = q(c, "SELECT w_id, w_ytd FROM bmsql_warehouse ORDER BY w_id").await?;
     let d = q(
@@ -42,19 +57,23 @@ pub async fn check(c: &mut Conn) -> Result<Vec<String>, String> {
     let d_sum: BTreeMap<i64, Option<Decimal>> =
         d.rows.iter().map(|r| (int(&r[0]), dec(&r[1]))).collect();
     if w.rows.is_empty() {
-        fail(1, "bmsql_warehouse is empty".into());
+        f.fail(1, "bmsql_warehouse is empty".into());
     }
     for r in &w.rows {
         let (id, ytd) = (int(&r[0]), dec(&r[1]));
         let sum = d_sum.get(&id).copied().flatten();
         if ytd.is_none() || ytd != sum {
-            fail(
+            f.fail(
                 1,
                 format!("warehouse {id}: W_YTD {ytd:?} != sum(D_YTD) {sum:?}"),
             );
         }
     }
+    Ok(w.rows.iter().map(|r| int(&r[0])).collect())
+}
 
+/// Conditions 2 and 3.
+async fn check_order_ids(c: &mut Conn, f: &mut Failures) -> Result<(), String> {
     // 2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID) per district.
     // 3: max(NO_O_ID) - min(NO_O_ID) + 1 = count of NEW-ORDER rows.
     let dist = q(
@@ -89,14 +108,14 @@ pub async fn check(c: &mut Conn) -> Result<Vec<String>, String> {
         })
         .collect();
     if dist.rows.is_empty() {
-        fail(2, "bmsql_district is empty".into());
+        f.fail(2, "bmsql_district is empty".into());
     }
     for r in &dist.rows {
         let key = (int(&r[0]), int(&r[1]));
         let next = int(&r[2]);
         let max_o = omax.get(&key).copied();
         if max_o != Some(next - 1) {
-            fail(
+            f.fail(
                 2,
                 format!(
                     "district {key:?}: D_NEXT_O_ID - 1 = {} but max(O_ID) = {max_o:?}",
@@ -107,7 +126,7 @@ pub async fn check(c: &mut Conn) -> Result<Vec<String>, String> {
         // A district whose new orders were all delivered has no max(NO_O_ID).
         if let Some(&(max_no, min_no, count)) = no.get(&key) {
             if max_no != next - 1 {
-                fail(
+                f.fail(
                     2,
                     format!(
                         "district {key:?}: D_NEXT_O_ID - 1 = {} but max(NO_O_ID) = {max_no}",
@@ -116,7 +135,7 @@ pub async fn check(c: &mut Conn) -> Result<Vec<String>, String> {
                 );
             }
             if max_no - min_no + 1 != count {
-                fail(
+                f.fail(
                     3,
                     format!(
                         "district {key:?}: max(NO_O_ID) - min(NO_O_ID) + 1 = {} but {count} NEW-ORDER rows",
@@ -126,7 +145,15 @@ pub async fn check(c: &mut Conn) -> Result<Vec<String>, String> {
             }
         }
     }
+    Ok(())
+}
 
+/// Condition 4.
+async fn check_order_lines(
+    c: &mut Conn,
+    warehouses: &[i64],
+    f: &mut Failures,
+) -> Result<(), String> {
     // 4: sum(O_OL_CNT) = number of ORDER-LINE rows per district.
     let ol_cnt = q(
         c,
@@ -137,8 +164,7 @@ pub async fn check(c: &mut Conn) -> Result<Vec<String>, String> {
     // every run): counted one warehouse at a time, so no single statement
     // has to group millions of rows.
     let mut lines: BTreeMap<Key, i64> = BTreeMap::new();
-    for r in &w.rows {
-        let w_id = int(&r[0]);
+    for &w_id in warehouses {
         let per_district = q(
             c,
             &format!(
@@ -159,12 +185,11 @@ pub async fn check(c: &mut Conn) -> Result<Vec<String>, String> {
         let sum = int(&r[2]);
         let n = lines.get(&key).copied().unwrap_or(0);
         if sum != n {
-            fail(
+            f.fail(
                 4,
                 format!("district {key:?}: sum(O_OL_CNT) = {sum} but {n} ORDER-LINE rows"),
             );
         }
     }
-    let _ = c.query_drop("COMMIT").await;
-    Ok(failures)
+    Ok(())
 }

@@ -369,6 +369,20 @@ async fn load_district(
     progress: &AtomicU64,
     now: &str,
 ) -> Result<(), String> {
+    load_customers(c, r, w, d, batch, progress, now).await?;
+    load_orders(c, r, w, d, batch, progress, now).await
+}
+
+/// A district's customers and one history row each.
+async fn load_customers(
+    c: &mut Conn,
+    r: &mut TpccRng,
+    w: i64,
+    d: i64,
+    batch: usize,
+    progress: &AtomicU64,
+    now: &str,
+) -> Result<(), String> {
     // Customers and one history row each.
     let mut cust = Batch::new(
         "bmsql_customer (c_w_id, c_d_id, c_id, c_discount, c_credit, c_last, c_first, \
@@ -420,8 +434,19 @@ async fn load_district(
         hist.maybe_flush(c).await?;
     }
     cust.flush(c).await?;
-    hist.flush(c).await?;
+    hist.flush(c).await
+}
 
+/// A district's orders, their lines, and the undelivered ones' NEW-ORDER rows.
+async fn load_orders(
+    c: &mut Conn,
+    r: &mut TpccRng,
+    w: i64,
+    d: i64,
+    batch: usize,
+    progress: &AtomicU64,
+    now: &str,
+) -> Result<(), String> {
     // Orders: customer ids are a random permutation of 1..=3000.
     let mut perm: Vec<i64> = (1..=CUSTOMERS).collect();
     {

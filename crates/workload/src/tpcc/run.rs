@@ -222,8 +222,9 @@ fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
 }
 
-pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
-    let o = Arc::new(o);
+/// What a run starts from: the warehouse count, the run's NURand C and
+/// the first free history id.
+async fn read_setup(opts: &Opts, o: &RunOptions) -> Result<(i64, NuRandC, i64), String> {
     let mut setup = session(opts).await?;
     let e = |e: lockstep_client::Error| e.to_string();
     let cfg = setup
@@ -252,6 +253,70 @@ pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
     let hist_base = max_hist.scalar().and_then(|v| v.to_i64()).unwrap_or(0) + 1;
     let _ = setup.query_drop("COMMIT").await;
     let _ = setup.close().await;
+    Ok((warehouses, c_run, hist_base))
+}
+
+/// The run's JSON report from the merged terminal statistics.
+fn report(
+    st: &TermStats,
+    o: &RunOptions,
+    warehouses: i64,
+    measured: f64,
+    unfinished: usize,
+    series: Vec<Json>,
+) -> Json {
+    let mut txn = serde_json::Map::new();
+    let mut all = Histogram::default();
+    let mut committed_total = 0;
+    for t in TxnType::ALL {
+        let h = &st.hist[t as usize];
+        all.merge(h);
+        committed_total += h.count();
+        txn.insert(
+            t.name().into(),
+            json!({
+                "count": h.count(),
+                "failed": st.failed[t as usize],
+                "per_sec": h.count() as f64 / measured,
+                "mean_ms": h.mean() / 1000.0,
+                "p50_ms": ms(h.quantile(0.50)),
+                "p95_ms": ms(h.quantile(0.95)),
+                "p99_ms": ms(h.quantile(0.99)),
+                "max_ms": ms(h.max()),
+            }),
+        );
+    }
+    let new_orders = st.hist[0].count();
+    let errors_total: u64 = st.errors.values().sum();
+    json!({
+        "benchmark": "tpcc",
+        "warehouses": warehouses,
+        "terminals": o.terminals,
+        "duration_s": measured,
+        "warmup_s": o.warmup.as_secs_f64(),
+        "tpmC": new_orders as f64 / measured * 60.0,
+        "tps": committed_total as f64 / measured,
+        "transactions": committed_total,
+        "new_order_rollbacks": st.rollbacks,
+        "retries": st.retries,
+        "errors_total": errors_total,
+        "errors": st.errors,
+        "error_samples": st.samples,
+        "unfinished_terminals": unfinished,
+        "latency_all": {
+            "p50_ms": ms(all.quantile(0.50)),
+            "p95_ms": ms(all.quantile(0.95)),
+            "p99_ms": ms(all.quantile(0.99)),
+            "max_ms": ms(all.max()),
+        },
+        "txn": txn,
+        "series": series,
+    })
+}
+
+pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
+    let o = Arc::new(o);
+    let (warehouses, c_run, hist_base) = read_setup(opts, &o).await?;
 
     let shared = Arc::new(Shared {
         live: Live::default(),
@@ -340,54 +405,7 @@ pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
     let unfinished = clock::join_within(handles, o.grace).await;
 
     let st = shared.stats.lock();
-    let mut txn = serde_json::Map::new();
-    let mut all = Histogram::default();
-    let mut committed_total = 0;
-    for t in TxnType::ALL {
-        let h = &st.hist[t as usize];
-        all.merge(h);
-        committed_total += h.count();
-        txn.insert(
-            t.name().into(),
-            json!({
-                "count": h.count(),
-                "failed": st.failed[t as usize],
-                "per_sec": h.count() as f64 / measured,
-                "mean_ms": h.mean() / 1000.0,
-                "p50_ms": ms(h.quantile(0.50)),
-                "p95_ms": ms(h.quantile(0.95)),
-                "p99_ms": ms(h.quantile(0.99)),
-                "max_ms": ms(h.max()),
-            }),
-        );
-    }
-    let new_orders = st.hist[0].count();
-    let errors_total: u64 = st.errors.values().sum();
-    let report = json!({
-        "benchmark": "tpcc",
-        "warehouses": warehouses,
-        "terminals": o.terminals,
-        "duration_s": measured,
-        "warmup_s": o.warmup.as_secs_f64(),
-        "tpmC": new_orders as f64 / measured * 60.0,
-        "tps": committed_total as f64 / measured,
-        "transactions": committed_total,
-        "new_order_rollbacks": st.rollbacks,
-        "retries": st.retries,
-        "errors_total": errors_total,
-        "errors": st.errors,
-        "error_samples": st.samples,
-        "unfinished_terminals": unfinished,
-        "latency_all": {
-            "p50_ms": ms(all.quantile(0.50)),
-            "p95_ms": ms(all.quantile(0.95)),
-            "p99_ms": ms(all.quantile(0.99)),
-            "max_ms": ms(all.max()),
-        },
-        "txn": txn,
-        "series": series,
-    });
-    Ok(report)
+    Ok(report(&st, &o, warehouses, measured, unfinished, series))
 }
 
 /// Human-readable summary of a report.

@@ -197,23 +197,7 @@ impl Ctx<'_> {
         let c_id = r.nurand(1023, 1, CUSTOMERS);
         let ol_cnt = r.uniform(5, 15);
         let rollback = r.uniform(1, 100) == 1;
-        // (supply warehouse, item, quantity); 1% of lines from a remote
-        // warehouse (2.4.1.5); in 1% of orders the last item is unused.
-        let mut lines: Vec<(i64, i64, i64)> = (0..ol_cnt)
-            .map(|n| {
-                let item = if rollback && n == ol_cnt - 1 {
-                    ITEMS + 1
-                } else {
-                    r.nurand(8191, 1, ITEMS)
-                };
-                let supply = if warehouses > 1 && r.uniform(1, 100) == 1 {
-                    remote_warehouse(r, w_id, warehouses)
-                } else {
-                    w_id
-                };
-                (supply, item, r.uniform(1, 10))
-            })
-            .collect();
+        let mut lines = order_lines(r, w_id, warehouses, ol_cnt, rollback);
         let all_local = lines.iter().all(|l| l.0 == w_id) as i64;
         // Stock rows are locked in (warehouse, item) order, as BenchmarkSQL
         // does, so concurrent New-Orders do not deadlock on each other; the
@@ -252,58 +236,13 @@ impl Ctx<'_> {
         self.q(NO_INSERT_NEW_ORDER, &[int(o_id), int(d_id), int(w_id)])
             .await?;
         let mut total = Decimal::ZERO;
-        for (n, &(supply, item, qty)) in lines.iter().enumerate() {
-            let it = self.q(NO_ITEM, &[int(item)]).await?;
-            if it.rows.is_empty() {
+        for (n, &line) in lines.iter().enumerate() {
+            let Some(amount) = self.order_line(n, line, (o_id, d_id, w_id)).await? else {
                 // Spec 2.4.2.3: an unused item rolls the whole order back.
                 self.conn.query_drop("ROLLBACK").await?;
                 return Ok(Outcome::RolledBack);
-            }
-            let price = get_dec(&it, 0, 0);
-            let st = self
-                .q(NO_STOCK_FOR_UPDATE, &[int(supply), int(item)])
-                .await?;
-            if st.rows.is_empty() {
-                return Err(missing("stock"));
-            }
-            let s_qty = get_i64(&st, 0, 0)?;
-            let new_qty = if s_qty >= qty + 10 {
-                s_qty - qty
-            } else {
-                s_qty - qty + 91
             };
-            let dist_info = get_bytes(&st, 0, 1 + d_id as usize);
-            self.q(
-                NO_STOCK_UPDATE,
-                &[
-                    int(new_qty),
-                    int(qty),
-                    int((supply != w_id) as i64),
-                    int(supply),
-                    int(item),
-                ],
-            )
-            .await?;
-            let amount = price
-                .checked_mul(Decimal::from(qty))
-                .ok_or_else(|| missing("a representable order-line amount"))?
-                .round_dp(2);
             total = total.checked_add(amount).unwrap_or(total);
-            self.q(
-                NO_INSERT_ORDER_LINE,
-                &[
-                    int(o_id),
-                    int(d_id),
-                    int(w_id),
-                    int(n as i64 + 1),
-                    int(item),
-                    int(supply),
-                    int(qty),
-                    Value::Decimal(amount),
-                    Value::Bytes(dist_info),
-                ],
-            )
-            .await?;
         }
         // The total the terminal would display (2.4.2.2); not stored.
         let _ = (|| {
@@ -313,6 +252,65 @@ impl Ctx<'_> {
                 .checked_mul(tax)
         })();
         self.commit().await
+    }
+
+    /// One order line of New-Order: the item, its stock row updated, the
+    /// line inserted; its amount, or None for the unused item.
+    async fn order_line(
+        &mut self,
+        n: usize,
+        (supply, item, qty): (i64, i64, i64),
+        (o_id, d_id, w_id): (i64, i64, i64),
+    ) -> Result<Option<Decimal>> {
+        let it = self.q(NO_ITEM, &[int(item)]).await?;
+        if it.rows.is_empty() {
+            return Ok(None);
+        }
+        let price = get_dec(&it, 0, 0);
+        let st = self
+            .q(NO_STOCK_FOR_UPDATE, &[int(supply), int(item)])
+            .await?;
+        if st.rows.is_empty() {
+            return Err(missing("stock"));
+        }
+        let s_qty = get_i64(&st, 0, 0)?;
+        let new_qty = if s_qty >= qty + 10 {
+            s_qty - qty
+        } else {
+            s_qty - qty + 91
+        };
+        let dist_info = get_bytes(&st, 0, 1 + d_id as usize);
+        self.q(
+            NO_STOCK_UPDATE,
+            &[
+                int(new_qty),
+                int(qty),
+                int((supply != w_id) as i64),
+                int(supply),
+                int(item),
+            ],
+        )
+        .await?;
+        let amount = price
+            .checked_mul(Decimal::from(qty))
+            .ok_or_else(|| missing("a representable order-line amount"))?
+            .round_dp(2);
+        self.q(
+            NO_INSERT_ORDER_LINE,
+            &[
+                int(o_id),
+                int(d_id),
+                int(w_id),
+                int(n as i64 + 1),
+                int(item),
+                int(supply),
+                int(qty),
+                Value::Decimal(amount),
+                Value::Bytes(dist_info),
+            ],
+        )
+        .await?;
+        Ok(Some(amount))
     }
 
     async fn payment(&mut self) -> Result<Outcome> {
@@ -514,4 +512,31 @@ impl Ctx<'_> {
         .await?;
         self.commit().await
     }
+}
+
+/// New-Order's lines as (supply warehouse, item, quantity).
+fn order_lines(
+    r: &mut TpccRng,
+    w_id: i64,
+    warehouses: i64,
+    ol_cnt: i64,
+    rollback: bool,
+) -> Vec<(i64, i64, i64)> {
+    // (supply warehouse, item, quantity); 1% of lines from a remote
+    // warehouse (2.4.1.5); in 1% of orders the last item is unused.
+    (0..ol_cnt)
+        .map(|n| {
+            let item = if rollback && n == ol_cnt - 1 {
+                ITEMS + 1
+            } else {
+                r.nurand(8191, 1, ITEMS)
+            };
+            let supply = if warehouses > 1 && r.uniform(1, 100) == 1 {
+                remote_warehouse(r, w_id, warehouses)
+            } else {
+                w_id
+            };
+            (supply, item, r.uniform(1, 10))
+        })
+        .collect()
 }
