@@ -208,7 +208,15 @@ pub async fn load(opts: &Opts, o: &LoadOptions) -> Result<(), String> {
                 Part::Warehouse(w) => load_warehouse(&mut c, &mut rng, w, &progress).await,
                 Part::Stock(w) => load_stock(&mut c, &mut rng, w, batch, &progress).await,
                 Part::District(w, d) => {
-                    load_district(&mut c, &mut rng, w, d, batch, &progress, &now).await
+                    let progress = &progress;
+                    let at = District {
+                        w,
+                        d,
+                        batch,
+                        progress,
+                        now: &now,
+                    };
+                    load_district(&mut c, &mut rng, &at).await
                 }
             };
             let _ = c.close().await;
@@ -360,41 +368,38 @@ fn address(s: &mut String, r: &mut TpccRng, name_lo: usize, name_hi: usize) {
     }
 }
 
-async fn load_district(
-    c: &mut Conn,
-    r: &mut TpccRng,
+/// Where a district's rows go, and how they are sent.
+#[derive(Clone, Copy)]
+struct District<'a> {
     w: i64,
     d: i64,
     batch: usize,
-    progress: &AtomicU64,
-    now: &str,
-) -> Result<(), String> {
-    load_customers(c, r, w, d, batch, progress, now).await?;
-    load_orders(c, r, w, d, batch, progress, now).await
+    progress: &'a AtomicU64,
+    now: &'a str,
+}
+
+impl<'a> District<'a> {
+    /// A multi-row INSERT into `head` for this district's load.
+    fn batch(&self, head: &'a str) -> Batch<'a> {
+        Batch::new(head, self.batch, self.progress)
+    }
+}
+
+async fn load_district(c: &mut Conn, r: &mut TpccRng, at: &District<'_>) -> Result<(), String> {
+    load_customers(c, r, at).await?;
+    load_orders(c, r, at).await
 }
 
 /// A district's customers and one history row each.
-async fn load_customers(
-    c: &mut Conn,
-    r: &mut TpccRng,
-    w: i64,
-    d: i64,
-    batch: usize,
-    progress: &AtomicU64,
-    now: &str,
-) -> Result<(), String> {
-    // Customers and one history row each.
-    let mut cust = Batch::new(
+async fn load_customers(c: &mut Conn, r: &mut TpccRng, at: &District<'_>) -> Result<(), String> {
+    let District { w, d, now, .. } = *at;
+    let mut cust = at.batch(
         "bmsql_customer (c_w_id, c_d_id, c_id, c_discount, c_credit, c_last, c_first, \
          c_credit_lim, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_street_1, \
          c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_middle, c_data)",
-        batch,
-        progress,
     );
-    let mut hist = Batch::new(
+    let mut hist = at.batch(
         "bmsql_history (hist_id, h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)",
-        batch,
-        progress,
     );
     for id in 1..=CUSTOMERS {
         // The first 1000 customers cover every last name once; the rest
@@ -438,37 +443,22 @@ async fn load_customers(
 }
 
 /// A district's orders, their lines, and the undelivered ones' NEW-ORDER rows.
-async fn load_orders(
-    c: &mut Conn,
-    r: &mut TpccRng,
-    w: i64,
-    d: i64,
-    batch: usize,
-    progress: &AtomicU64,
-    now: &str,
-) -> Result<(), String> {
+async fn load_orders(c: &mut Conn, r: &mut TpccRng, at: &District<'_>) -> Result<(), String> {
+    let District { w, d, now, .. } = *at;
     // Orders: customer ids are a random permutation of 1..=3000.
     let mut perm: Vec<i64> = (1..=CUSTOMERS).collect();
     {
         use rand::seq::SliceRandom;
         perm.shuffle(&mut r.rng);
     }
-    let mut orders = Batch::new(
+    let mut orders = at.batch(
         "bmsql_oorder (o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt, o_all_local, o_entry_d)",
-        batch,
-        progress,
     );
-    let mut lines = Batch::new(
+    let mut lines = at.batch(
         "bmsql_order_line (ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_delivery_d, \
          ol_amount, ol_supply_w_id, ol_quantity, ol_dist_info)",
-        batch,
-        progress,
     );
-    let mut new_orders = Batch::new(
-        "bmsql_new_order (no_w_id, no_d_id, no_o_id)",
-        batch,
-        progress,
-    );
+    let mut new_orders = at.batch("bmsql_new_order (no_w_id, no_d_id, no_o_id)");
     for o in 1..=ORDERS {
         let delivered = o < FIRST_NEW_ORDER;
         let ol_cnt = r.uniform(5, 15);
