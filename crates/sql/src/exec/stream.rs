@@ -1,9 +1,11 @@
-//! Result sets sent in pieces. A SELECT that reads one table in primary
-//! key order, and whose rows need nothing after the scan (no sort, group,
-//! DISTINCT or window), is produced a batch at a time: each batch resumes
-//! the scan past the last primary key it produced, under the statement's
-//! read view, so a result of any size holds one batch in memory instead of
-//! the whole set (and is not limited by `query_memory_limit`).
+//! Result sets sent in pieces. A SELECT that reads one table through one
+//! index range (primary or secondary), and whose rows need nothing after
+//! the scan (no sort, group, DISTINCT or window), is produced a batch at a
+//! time: each batch resumes the scan past the last index entry it
+//! produced (the primary key, or a secondary entry's key and primary
+//! key), under the statement's read view, so a result of any size holds
+//! one batch in memory instead of the whole set (and is not limited by
+//! `query_memory_limit`).
 
 use super::{
     Bounds, Exec, KeyRanges, Project, QueryBody, QueryPlan, Result, RowSink, SelectPlan, Source,
@@ -17,7 +19,8 @@ use std::ops::Bound;
 pub struct ScanCursor {
     /// The key range of the scan, computed by the first batch.
     range: Option<(Bounds, bool, bool)>,
-    /// The primary key of the last row the scan produced.
+    /// The index entry of the last row the scan produced: its primary
+    /// key, or for a secondary index its key followed by the primary key.
     after: Option<Vec<u8>>,
     /// OFFSET rows still to skip, LIMIT rows still to send (None: all).
     skip: usize,
@@ -28,8 +31,9 @@ pub struct ScanCursor {
     pub sent: u64,
 }
 
-/// Whether `plan` can be streamed: one table read by its primary key (one
-/// range at most), every row final as the scan meets it.
+/// Whether `plan` can be streamed: one table read through one index range
+/// at most, every row final as the scan meets it. A secondary index's
+/// columns must be decoded, since the resume point is built from them.
 pub fn streamable(plan: &QueryPlan) -> bool {
     let QueryBody::Select(p) = &plan.body else {
         return false;
@@ -44,7 +48,9 @@ pub fn streamable(plan: &QueryPlan) -> bool {
             .chain(&scan.filter)
             .chain(p.order.iter().map(|(e, _)| e))
     };
-    scan.access.index == 0
+    let index = &scan.def.indexes[scan.access.index];
+    let decoded = |n: &Vec<bool>| index.columns.iter().all(|&c| n.get(c) != Some(&false));
+    (scan.access.index == 0 || scan.needed.as_ref().is_none_or(decoded))
         && scan.access.ranges.len() <= 1
         && p.aggregate.is_none()
         && p.having.is_none()
@@ -92,6 +98,7 @@ impl Exec<'_> {
         // The buffer of the last key is reused from row to row.
         let mut last = cursor.after.take().unwrap_or_default();
         let mut full = false;
+        let secondary = (scan.access.index != 0).then_some(scan.access.index);
         self.scan_ranges(
             scan,
             &[],
@@ -99,9 +106,13 @@ impl Exec<'_> {
             None,
             ranges,
             &mut |env, pk, row| {
-                let more = project.push(env, row)?;
+                // Before `push`, which may move values out of the row.
                 last.clear();
+                if let Some(index) = secondary {
+                    scan.def.index_key_into(index, row.values(), &mut last);
+                }
                 last.extend_from_slice(pk);
+                let more = project.push(env, row)?;
                 full = project.bytes >= max_bytes;
                 Ok(more && !full)
             },
