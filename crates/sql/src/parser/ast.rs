@@ -731,6 +731,9 @@ pub struct Insert {
     pub replace: bool,
     /// ON DUPLICATE KEY UPDATE col = expr, ...
     pub on_duplicate: Vec<(String, Expr)>,
+    /// `VALUES (...) AS new [(a, b, ...)]`: the name ON DUPLICATE KEY
+    /// UPDATE gives the row being inserted, and its columns' names.
+    pub row_alias: Option<(String, Vec<String>)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

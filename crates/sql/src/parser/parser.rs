@@ -2808,9 +2808,7 @@ impl<'a> Parser<'a> {
         } else {
             return Err(self.error());
         };
-        if self.is_kw("AS") {
-            return Err(self.unsupported("INSERT ... AS row alias"));
-        }
+        let row_alias = self.insert_row_alias(&source)?;
         let mut on_duplicate = Vec::new();
         if self.eat_kw("ON") {
             self.expect_kw("DUPLICATE")?;
@@ -2825,7 +2823,32 @@ impl<'a> Parser<'a> {
             ignore,
             replace,
             on_duplicate,
+            row_alias,
         })))
+    }
+
+    /// `AS alias [(col, ...)]` after an INSERT's VALUES or SET (MySQL
+    /// 8.0.19): how ON DUPLICATE KEY UPDATE names the new row.
+    fn insert_row_alias(&mut self, source: &InsertSource) -> Result<Option<(String, Vec<String>)>> {
+        if !self.is_kw("AS") {
+            return Ok(None);
+        }
+        if !matches!(source, InsertSource::Values(_)) {
+            return Err(self.error());
+        }
+        self.advance();
+        let alias = self.ident()?;
+        let mut columns = Vec::new();
+        if self.eat(&Tok::LParen) {
+            loop {
+                columns.push(self.ident()?);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(&Tok::RParen)?;
+        }
+        Ok(Some((alias, columns)))
     }
 
     /// col = expr, t.col = expr, ...

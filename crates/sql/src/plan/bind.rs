@@ -1485,6 +1485,9 @@ impl<'a> Binder<'a> {
                 if name == "TIMESTAMPDIFF" || name == "TIMESTAMPADD" {
                     return self.timestamp_function(name, args, scope);
                 }
+                if name == "VALUES" {
+                    return self.values_of(args, scope);
+                }
                 if name == "DATE_ADD"
                     || name == "DATE_SUB"
                     || name == "ADDDATE"
@@ -2730,6 +2733,58 @@ pub fn table_scope(def: &TableDef, qualifier: &str) -> Scope {
     scope
 }
 
+/// How VALUES(col) reaches the row being inserted (a name no query can
+/// give a table).
+const NEW_ROW: &str = " new row";
+
+/// The scope of ON DUPLICATE KEY UPDATE: the existing row under the
+/// table's name, and after it the row being inserted, reached by
+/// VALUES(col) and by the row alias (`AS new`: `new.col`; with column
+/// aliases `AS new(a, b)` also by `a` alone, for the INSERT's columns).
+fn new_row_scope(
+    def: &TableDef,
+    targets: &[usize],
+    alias: Option<&(String, Vec<String>)>,
+) -> Result<Scope> {
+    let mut scope = table_scope(def, &def.name);
+    let width = def.columns.len();
+    let existing = scope.columns.clone();
+    let mut add = |qualifier: &str, name: &str, c: &ScopeColumn, merged: bool| {
+        scope.columns.push(ScopeColumn {
+            qualifier: qualifier.to_string(),
+            name: name.to_string(),
+            index: width + c.index,
+            merged,
+            ..c.clone()
+        });
+    };
+    for c in &existing {
+        add(NEW_ROW, &c.name, c, true);
+    }
+    match alias {
+        Some((row, names)) if names.is_empty() => {
+            existing.iter().for_each(|c| add(row, &c.name, c, true));
+        }
+        Some((row, names)) => {
+            if names.len() != targets.len() {
+                return Err(Error::new(
+                    Code::ViewWrongList,
+                    "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts",
+                ));
+            }
+            for (name, &pos) in names.iter().zip(targets) {
+                let c = existing.iter().find(|c| c.index == pos);
+                let c = c.ok_or_else(|| Error::internal("insert target outside the table"))?;
+                add(row, name, c, false);
+            }
+        }
+        None => {}
+    }
+    scope.types.extend_from_within(..width);
+    scope.width = 2 * width;
+    Ok(scope)
+}
+
 impl Binder<'_> {
     fn column_position(def: &TableDef, name: &str) -> Result<usize> {
         def.column_index(name)
@@ -2775,15 +2830,13 @@ impl Binder<'_> {
             ast::InsertSource::Query(q) => InsertSource::Query(Arc::new(self.bind_query(q)?)),
         };
         // ON DUPLICATE KEY UPDATE sees the existing row at 0.. and the
-        // row being inserted at width.. (VALUES(col)).
+        // row being inserted at width.. (VALUES(col), or the row alias).
         let mut on_duplicate = Vec::new();
         if !ins.on_duplicate.is_empty() {
-            let scope = table_scope(&def, &def.name);
-            let width = def.columns.len();
+            let scope = new_row_scope(&def, &targets, ins.row_alias.as_ref())?;
             for (col, e) in &ins.on_duplicate {
                 let pos = Self::column_position(&def, col)?;
-                let e = rewrite_values(e, &def, width)?;
-                on_duplicate.push((pos, self.bind_expr_with_values(&e, &scope)?));
+                on_duplicate.push((pos, self.bind_expr(e, &scope)?));
             }
         }
         Ok(InsertPlan {
@@ -2797,41 +2850,18 @@ impl Binder<'_> {
         })
     }
 
-    fn bind_expr_with_values(&mut self, e: &Expr, scope: &Scope) -> Result<BExpr> {
-        // VALUES(col) was rewritten into a reference "__values.<pos>".
-        match e {
-            Expr::Column {
-                table: Some(t),
-                name,
-            } if t == "__values" => {
-                let pos: usize = name
-                    .parse()
-                    .map_err(|_| Error::internal("bad VALUES() rewrite"))?;
-                Ok(BExpr::Column(pos))
+    /// VALUES(col): in ON DUPLICATE KEY UPDATE the value the row being
+    /// inserted has for `col`; anywhere else NULL, as in MySQL.
+    fn values_of(&mut self, args: &[Expr], scope: &Scope) -> Result<BExpr> {
+        let [arg @ Expr::Column { name, .. }] = args else {
+            return Err(Error::parse("VALUES("));
+        };
+        match scope.resolve(Some(NEW_ROW), name)? {
+            Some(c) => Ok(BExpr::Column(c.index)),
+            None => {
+                self.bind_expr(arg, scope)?;
+                Ok(BExpr::Literal(Value::Null))
             }
-            Expr::Binary { op, left, right } => Ok(BExpr::Binary(
-                *op,
-                Box::new(self.bind_expr_with_values(left, scope)?),
-                Box::new(self.bind_expr_with_values(right, scope)?),
-            )),
-            Expr::Function { name, args, .. }
-                if !is_aggregate_name(name) && Func::lookup(name).is_some() =>
-            {
-                let bound = args
-                    .iter()
-                    .map(|a| self.bind_expr_with_values(a, scope))
-                    .collect::<Result<Vec<_>>>()?;
-                self.function(name, bound)
-            }
-            Expr::Function { name, args, .. } if JsonFn::lookup(name).is_some() => {
-                let bound = args
-                    .iter()
-                    .map(|a| self.bind_expr_with_values(a, scope))
-                    .collect::<Result<Vec<_>>>()?;
-                let jf = JsonFn::lookup(name).expect("checked by the guard");
-                crate::expr::json::bind::call(jf, name, bound, &scope.types)
-            }
-            other => self.bind_expr(other, scope),
         }
     }
 
@@ -2943,45 +2973,6 @@ impl Binder<'_> {
             assignments,
         })
     }
-}
-
-/// Replaces VALUES(col) in an ON DUPLICATE KEY UPDATE expression with a
-/// reference to the inserted row's column.
-fn rewrite_values(e: &Expr, def: &TableDef, width: usize) -> Result<Expr> {
-    Ok(match e {
-        Expr::Function { name, args, .. } if name == "VALUES" => {
-            let Some(Expr::Column { name: col, .. }) = args.first() else {
-                return Err(Error::parse("VALUES("));
-            };
-            let pos = def
-                .column_index(col)
-                .ok_or_else(|| Error::bad_field(col, "field list"))?;
-            Expr::Column {
-                table: Some("__values".into()),
-                name: (width + pos).to_string(),
-            }
-        }
-        Expr::Binary { op, left, right } => Expr::Binary {
-            op: *op,
-            left: Box::new(rewrite_values(left, def, width)?),
-            right: Box::new(rewrite_values(right, def, width)?),
-        },
-        Expr::Function {
-            name,
-            args,
-            distinct,
-            star,
-        } => Expr::Function {
-            name: name.clone(),
-            args: args
-                .iter()
-                .map(|a| rewrite_values(a, def, width))
-                .collect::<Result<_>>()?,
-            distinct: *distinct,
-            star: *star,
-        },
-        other => other.clone(),
-    })
 }
 
 /// Column type of a stored value for result metadata checks.

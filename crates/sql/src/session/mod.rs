@@ -1606,6 +1606,7 @@ impl Session {
             ignore: false,
             replace: false,
             on_duplicate: Vec::new(),
+            row_alias: None,
         }));
         let mut filled = Box::pin(self.run(&insert, &[], None)).await;
         if filled.is_ok() && !ct.temporary {

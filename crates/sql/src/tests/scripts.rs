@@ -213,6 +213,7 @@ scripts!(
     semantics,
     select_into,
     found_rows,
+    insert_row_alias,
     skip_locked,
     lock_tables,
     ddl,
