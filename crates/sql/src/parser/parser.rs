@@ -3288,10 +3288,11 @@ impl<'a> Parser<'a> {
                 if !self.eat_kw("KEY") && !self.eat_kw("INDEX") && !unique {
                     return Err(self.error());
                 }
+                // Without its own name, the key takes the constraint's.
                 let name = if self.is_ident_start() && !self.is_kw("USING") {
                     Some(self.ident()?)
                 } else {
-                    None
+                    constraint_name
                 };
                 self.skip_index_type()?;
                 let columns = self.parse_index_columns()?;
@@ -4028,10 +4029,11 @@ impl<'a> Parser<'a> {
             self.pos = start;
             return Err(self.alter_unsupported());
         }
+        // Without its own name, the key takes the constraint's.
         let name = if self.is_ident_start() && !self.is_kw("USING") {
             Some(self.ident()?)
         } else {
-            None
+            constraint_name
         };
         self.skip_index_type()?;
         let columns = self.parse_index_columns()?;

@@ -1282,7 +1282,7 @@ fn other_ddl() {
                     AlterAction::DropIndex { name: "old".into() },
                     AlterAction::DropIndex { name: "k2".into() },
                     AlterAction::AddIndex {
-                        name: None,
+                        name: Some("c1".into()),
                         columns: vec!["d".into()],
                         unique: true,
                         comment: None,

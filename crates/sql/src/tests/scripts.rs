@@ -244,6 +244,7 @@ scripts!(
     type_limits,
     functions_builtin,
     comments,
+    reflection,
 );
 
 /// A script file nobody listed above would never run.
