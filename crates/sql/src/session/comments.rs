@@ -150,7 +150,13 @@ impl Session {
                 .iter()
                 .any(|(a, _)| a.eq_ignore_ascii_case(n))
         };
-        let kept = |n: &str| def.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n));
+        // A hidden row id's clustered key is no key of the user's.
+        let shown = def
+            .indexes
+            .iter()
+            .skip(usize::from(def.hidden_row_id.is_some()));
+        let names: Vec<&str> = shown.map(|i| i.name.as_str()).collect();
+        let kept = |n: &str| names.iter().any(|k| k.eq_ignore_ascii_case(n));
         out.indexes.retain(|(n, _)| kept(n) && !added(n));
         for (name, c) in &altered.added_keys {
             let c = self.fit(c, Of::Index, name)?;
