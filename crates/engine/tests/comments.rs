@@ -45,15 +45,16 @@ async fn comments_survive_restart_rebuild_rename_and_checkpoint() {
         assert_eq!(comments_of(&engine, "t"), first, "logged with the CREATE");
         let t = engine.catalog.table("d", "t").expect("table");
         engine.set_comments(&t, later.clone()).await.expect("set");
-        // A rebuild (a new table id) and a rename keep them.
-        let sources = vec![ColumnSource::Column(0), ColumnSource::Column(1)];
-        let t2 = engine
-            .alter_table(&t, (*t.def()).clone(), sources)
-            .await
-            .expect("rebuild");
-        assert_ne!(t2.id, t.id);
+        // A rebuild under a new name (a new table id), then a rename, keep
+        // them.
+        let mut def = (*t.def()).clone();
+        def.name = "renamed".into();
+        let keep = vec![ColumnSource::Column(0), ColumnSource::Column(1)];
+        let rebuilt = engine.alter_table(&t, def, keep).await.expect("rebuild");
+        assert_ne!(rebuilt.id, t.id);
+        assert_eq!(comments_of(&engine, "renamed"), later, "moved along");
         let rename = Rename {
-            table: t2,
+            table: rebuilt,
             database: "d".into(),
             name: "u".into(),
         };

@@ -17,12 +17,12 @@ impl TableComments {
     }
 
     /// Column `name`'s comment ('' without one).
-    pub fn column(&self, name: &str) -> &str {
+    pub fn of_column(&self, name: &str) -> &str {
         find(&self.columns, name)
     }
 
     /// Index `name`'s comment ('' without one).
-    pub fn index(&self, name: &str) -> &str {
+    pub fn of_index(&self, name: &str) -> &str {
         find(&self.indexes, name)
     }
 
@@ -59,11 +59,11 @@ mod tests {
     fn names_are_case_insensitive_and_empty_removes() {
         let mut c = TableComments::default();
         c.set_column("Abc", "x");
-        assert_eq!(c.column("aBC"), "x");
+        assert_eq!(c.of_column("aBC"), "x");
         c.set_column("ABC", "y");
         assert_eq!(c.columns, vec![("ABC".to_string(), "y".to_string())]);
         c.set_column("abc", "");
         assert!(c.is_empty());
-        assert_eq!(c.index("i"), "");
+        assert_eq!(c.of_index("i"), "");
     }
 }

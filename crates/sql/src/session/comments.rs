@@ -131,7 +131,7 @@ impl Session {
                     out.set_column(&column.name, &c);
                 }
                 AlterAction::RenameColumn { from, to } => {
-                    let c = out.column(from).to_string();
+                    let c = out.of_column(from).to_string();
                     out.set_column(from, "");
                     out.set_column(to, &c);
                 }
@@ -240,7 +240,7 @@ pub(crate) fn add_to_create(text: String, def: &TableDef, comments: &TableCommen
     let mut at = 1;
     for (_, c) in def.visible_columns() {
         let start = format!("  {} ", quote_ident(&c.name));
-        at = append_at(&mut lines, at, &start, comments.column(&c.name));
+        at = append_at(&mut lines, at, &start, comments.of_column(&c.name));
     }
     for (n, ix) in def.indexes.iter().enumerate() {
         let start = match n {
@@ -249,7 +249,7 @@ pub(crate) fn add_to_create(text: String, def: &TableDef, comments: &TableCommen
             _ if ix.unique => format!("  UNIQUE KEY {} (", quote_ident(&ix.name)),
             _ => format!("  KEY {} (", quote_ident(&ix.name)),
         };
-        at = append_at(&mut lines, at, &start, comments.index(&ix.name));
+        at = append_at(&mut lines, at, &start, comments.of_index(&ix.name));
     }
     let mut out = lines.join("\n");
     if !comments.table.is_empty() {

@@ -161,7 +161,7 @@ fn build(session: &Session) -> Catalog {
                 ]);
                 let row = columns.last_mut().expect("just pushed");
                 row.extend(column_details(c.data_type));
-                row[COLUMN_COMMENT] = s(notes.column(&c.name));
+                row[COLUMN_COMMENT] = s(notes.of_column(&c.name));
             }
             for (n, ix) in def.indexes.iter().enumerate() {
                 if n == 0 && !def.has_declared_primary_key() {
@@ -176,7 +176,7 @@ fn build(session: &Session) -> Catalog {
                         s(&ix.name),
                         Value::Int(seq as i64 + 1),
                         s(&def.columns[c].name),
-                        s(notes.index(&ix.name)),
+                        s(notes.of_index(&ix.name)),
                     ]);
                 }
             }

@@ -2687,7 +2687,7 @@ impl Session {
                     let mut row = column_row(col, key, default, extra, *full);
                     if *full {
                         row.pop();
-                        row.push(Value::str(notes.column(&c.name)));
+                        row.push(Value::str(notes.of_column(&c.name)));
                     }
                     r.push(row);
                 }
@@ -2716,7 +2716,7 @@ impl Session {
                             Value::str(if def.columns[c].nullable { "YES" } else { "" }),
                             Value::str("BTREE"),
                             Value::str(""),
-                            Value::str(notes.index(&ix.name)),
+                            Value::str(notes.of_index(&ix.name)),
                             Value::str("YES"),
                             Value::Null,
                         ]);
