@@ -229,19 +229,22 @@ pub(crate) fn quote_comment(text: &str) -> String {
 }
 
 /// SHOW CREATE TABLE's text with the comments: each column's and key's
-/// at the end of its line, the table's after the table options.
+/// at the end of its entry, the table's after the table options.
 pub(crate) fn add_to_create(text: String, def: &TableDef, comments: &TableComments) -> String {
     if comments.is_empty() {
         return text;
     }
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-    // Lines in order: the columns, then the keys; each found after the
-    // one before it (a line break inside a default cannot mislead).
-    let mut at = 1;
-    for (_, c) in def.visible_columns() {
-        let start = format!("  {} ", quote_ident(&c.name));
-        at = append_at(&mut lines, at, &start, comments.of_column(&c.name));
-    }
+    // Each entry's first line and comment: the columns, then the keys.
+    let mut entries: Vec<(String, &str)> = def
+        .visible_columns()
+        .map(|(_, c)| {
+            (
+                format!("  {} ", quote_ident(&c.name)),
+                comments.of_column(&c.name),
+            )
+        })
+        .collect();
     for (n, ix) in def.indexes.iter().enumerate() {
         let start = match n {
             0 if def.hidden_row_id.is_some() => continue,
@@ -249,7 +252,24 @@ pub(crate) fn add_to_create(text: String, def: &TableDef, comments: &TableCommen
             _ if ix.unique => format!("  UNIQUE KEY {} (", quote_ident(&ix.name)),
             _ => format!("  KEY {} (", quote_ident(&ix.name)),
         };
-        at = append_at(&mut lines, at, &start, comments.of_index(&ix.name));
+        entries.push((start, comments.of_index(&ix.name)));
+    }
+    // Found in order, each after the one before; an entry ends on the line
+    // before the next one starts (a default may hold a line break).
+    let mut starts = Vec::with_capacity(entries.len() + 1);
+    let mut from = 1;
+    for (start, _) in &entries {
+        let found = (from..lines.len()).find(|&i| lines[i].starts_with(start.as_str()));
+        let at = found.unwrap_or(from);
+        starts.push(at);
+        from = at + 1;
+    }
+    let close = (from..lines.len()).find(|&i| lines[i].starts_with(") ENGINE="));
+    starts.push(close.unwrap_or(lines.len()));
+    for (k, (_, comment)) in entries.iter().enumerate() {
+        if !comment.is_empty() && starts[k + 1] > starts[k] {
+            append_comment(&mut lines[starts[k + 1] - 1], comment);
+        }
     }
     let mut out = lines.join("\n");
     if !comments.table.is_empty() {
@@ -259,25 +279,17 @@ pub(crate) fn add_to_create(text: String, def: &TableDef, comments: &TableCommen
     out
 }
 
-/// Appends ` COMMENT '...'` (before a trailing comma) to the first line
-/// from `from` on that starts with `start`; the next line to search from.
-fn append_at(lines: &mut [String], from: usize, start: &str, comment: &str) -> usize {
-    let Some(i) = (from..lines.len()).find(|&i| lines[i].starts_with(start)) else {
-        return from;
-    };
-    if !comment.is_empty() {
-        let line = &mut lines[i];
-        let comma = line.ends_with(',');
-        if comma {
-            line.pop();
-        }
-        line.push_str(" COMMENT ");
-        line.push_str(&quote_comment(comment));
-        if comma {
-            line.push(',');
-        }
+/// Appends ` COMMENT '...'` to an entry's last line, before its comma.
+fn append_comment(line: &mut String, comment: &str) {
+    let comma = line.ends_with(',');
+    if comma {
+        line.pop();
     }
-    i + 1
+    line.push_str(" COMMENT ");
+    line.push_str(&quote_comment(comment));
+    if comma {
+        line.push(',');
+    }
 }
 
 /// SHOW TABLE STATUS's columns, as MySQL 8 names them.
@@ -339,5 +351,38 @@ mod tests {
     fn comments_are_quoted_as_mysql_does() {
         assert_eq!(quote_comment("it's a\\b\nc"), "'it''s a\\\\b\\nc'");
         assert_eq!(quote_comment(""), "''");
+    }
+
+    #[test]
+    fn a_comment_ends_an_entry_that_spans_lines() {
+        let text =
+            "CREATE TABLE `t` (\n  `a` varchar(3) DEFAULT 'x\ny',\n  `b` int\n) ENGINE=InnoDB";
+        let mut def = TableDef {
+            id: 1,
+            database: "d".into(),
+            name: "t".into(),
+            columns: Vec::new(),
+            indexes: Vec::new(),
+            hidden_row_id: None,
+        };
+        for name in ["a", "b"] {
+            def.columns.push(lockstep_tables::ColumnDef {
+                name: name.into(),
+                data_type: lockstep_types::DataType::Int { unsigned: false },
+                nullable: true,
+                default: None,
+                auto_increment: false,
+                default_now: false,
+                on_update_now: false,
+            });
+        }
+        let mut c = TableComments::default();
+        c.set_column("a", "ca");
+        c.set_column("b", "cb");
+        let out = add_to_create(text.into(), &def, &c);
+        assert_eq!(
+            out,
+            "CREATE TABLE `t` (\n  `a` varchar(3) DEFAULT 'x\ny' COMMENT 'ca',\n  `b` int COMMENT 'cb'\n) ENGINE=InnoDB"
+        );
     }
 }
