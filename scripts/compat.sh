@@ -9,7 +9,7 @@
 #                                            # bench/results/compat/ and docs/compatibility.md
 #
 # Suites: go-sql-driver pymysql connector-python connector-python-compress
-#         node-mysql2 connector-j rust-mysql
+#         node-mysql2 connector-j rust-mysql sqlalchemy (full only: slow)
 # Needs target/release/lockstep (cargo build --release -p lockstep-server),
 # mariadbd, python3 with pymysql, go (quick); node/npm, java/mvn, cargo (full).
 # Downloads go to ${LOCKSTEP_COMPAT_CACHE:-~/.cache/lockstep-compat}.

@@ -21,7 +21,7 @@ import common
 import report
 
 SUITES = ["go_mysql", "pymysql_suite", "connector_python", "connector_python_compress",
-          "node_mysql2", "connector_j", "rust_mysql"]
+          "node_mysql2", "connector_j", "rust_mysql", "sqlalchemy_suite"]
 RESULTS = os.path.join(common.REPO, "bench", "results", "compat")
 BASELINE = os.path.join(common.HERE, "baseline.json")
 WORK = os.path.join(common.REPO, "target", "compat")

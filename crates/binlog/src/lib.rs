@@ -13,7 +13,9 @@ pub use routine::{RoutineDef, RoutineKind};
 pub use view::{CheckOption, ViewDef};
 
 use lockstep_accounts::Account;
-use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, IndexDef, TableDef};
+use lockstep_tables::{
+    CheckConstraint, ForeignKey, GeneratedColumn, IndexDef, TableComments, TableDef,
+};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 
@@ -154,6 +156,12 @@ pub enum Event {
         table: u32,
         columns: Vec<GeneratedColumn>,
     },
+    /// A table's comments, all of them (CREATE TABLE, ALTER). Added after
+    /// SetGenerated: older records still decode.
+    SetComments {
+        table: u32,
+        comments: TableComments,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -198,7 +206,8 @@ impl Event {
             | Event::RenameTable { table, .. }
             | Event::SetForeignKeys { table, .. }
             | Event::SetChecks { table, .. }
-            | Event::SetGenerated { table, .. } => Some(*table),
+            | Event::SetGenerated { table, .. }
+            | Event::SetComments { table, .. } => Some(*table),
             Event::CreateDatabase { .. }
             | Event::DropDatabase { .. }
             | Event::CreateTable { .. }
@@ -521,6 +530,9 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
                     tables(*table),
                     names.join(", ")
                 )
+            }
+            Event::SetComments { table, .. } => {
+                writeln!(s, "### COMMENTS OF {}", tables(*table))
             }
             Event::PutRoutine { routine } => writeln!(
                 s,

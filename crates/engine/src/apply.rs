@@ -264,6 +264,7 @@ impl Engine {
             Event::SetForeignKeys { table, .. }
             | Event::SetChecks { table, .. }
             | Event::SetGenerated { table, .. }
+            | Event::SetComments { table, .. }
                 if record.events.iter().any(|e| match e {
                     Event::CreateTable { def } | Event::AlterTable { def, .. } => def.id == *table,
                     _ => false,

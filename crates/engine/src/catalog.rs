@@ -2,7 +2,9 @@
 //! read latch for a hash probe; DDL (rare) takes the write side briefly.
 
 use lockstep_binlog::{RoutineDef, RoutineKind, ViewDef};
-use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, Table, TableDef};
+use lockstep_tables::{
+    CheckConstraint, ForeignKey, GeneratedColumn, Table, TableComments, TableDef,
+};
 use parking_lot::RwLock;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -32,6 +34,8 @@ struct Inner {
     checks: HashMap<u32, Arc<[CheckConstraint]>>,
     /// Generated columns by table id (tables without any are absent).
     generated: HashMap<u32, Arc<[GeneratedColumn]>>,
+    /// COMMENT clauses by table id (tables without any are absent).
+    comments: HashMap<u32, Arc<TableComments>>,
     /// Stored programs by (database, kind, key): see `routine_key`.
     routines: BTreeMap<(String, RoutineKind, String), Arc<RoutineDef>>,
 }
@@ -189,6 +193,7 @@ impl Catalog {
         let fks = inner.foreign.remove(&old);
         let checks = inner.checks.remove(&old);
         let generated = inner.generated.remove(&old);
+        let comments = inner.comments.remove(&old);
         let was = inner.by_id.get(&old).map(|t| {
             let d = t.def();
             (d.database.clone(), d.name.clone())
@@ -202,6 +207,9 @@ impl Catalog {
         }
         if let Some(generated) = generated {
             inner.generated.insert(new.id, generated);
+        }
+        if let Some(comments) = comments {
+            inner.comments.insert(new.id, comments);
         }
         inner.next_table_id = inner.next_table_id.max(new.id + 1);
         let def = new.def();
@@ -400,6 +408,30 @@ impl Catalog {
             .unwrap_or_else(|| Arc::from(Vec::new()))
     }
 
+    /// Table `id`'s comments (empty for most tables).
+    pub fn comments(&self, id: u32) -> Arc<TableComments> {
+        let inner = self.inner.read();
+        inner.comments.get(&id).cloned().unwrap_or_default()
+    }
+
+    /// Every table's comments (checkpoints).
+    pub fn all_comments(&self) -> Vec<(u32, TableComments)> {
+        let inner = self.inner.read();
+        let all = inner.comments.iter();
+        all.map(|(id, c)| (*id, (**c).clone())).collect()
+    }
+
+    /// Replaces table `id`'s comments (logged DDL, recovery, loading a
+    /// checkpoint).
+    pub(crate) fn set_comments(&self, id: u32, comments: TableComments) {
+        let mut inner = self.inner.write();
+        if comments.is_empty() {
+            inner.comments.remove(&id);
+        } else {
+            inner.comments.insert(id, Arc::new(comments));
+        }
+    }
+
     /// Every table's generated columns (checkpoints).
     pub fn all_generated(&self) -> Vec<(u32, Vec<GeneratedColumn>)> {
         let inner = self.inner.read();
@@ -449,6 +481,7 @@ fn remove_table_locked(inner: &mut Inner, id: u32) {
     inner.foreign.remove(&id);
     inner.checks.remove(&id);
     inner.generated.remove(&id);
+    inner.comments.remove(&id);
     if let Some(t) = inner.by_id.remove(&id) {
         let def = t.def();
         inner

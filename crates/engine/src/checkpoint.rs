@@ -12,14 +12,15 @@
 
 use lockstep_accounts::Account;
 use lockstep_binlog::{GtidSet, RoutineDef, ViewDef};
-use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, Row, TableDef};
+use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, Row, TableComments, TableDef};
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 10: as 09, with every table's generated columns after the CHECK
+// 11: as 10, with every table's comments after the generated columns,
+// as (table id, comments) pairs. 10: as 09, with every table's generated columns after the CHECK
 // constraints, as (table id, columns) pairs. 09: as 08, with the stored programs (procedures, functions, triggers)
 // after the views, and every table's CHECK constraints after the table
 // list as (table id, constraints) pairs. 08: as 07, with the views after the accounts. 07: as 06, with each table's foreign keys after its definition. 06: as 05, with the executed GTID set (transactions applied from other
@@ -30,7 +31,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT10";
+const MAGIC: &[u8; 8] = b"LSCKPT11";
+const MAGIC_10: &[u8; 8] = b"LSCKPT10";
 const MAGIC_09: &[u8; 8] = b"LSCKPT09";
 const MAGIC_08: &[u8; 8] = b"LSCKPT08";
 const MAGIC_07: &[u8; 8] = b"LSCKPT07";
@@ -61,6 +63,8 @@ pub struct Snapshot {
     pub checks: Vec<(u32, Vec<CheckConstraint>)>,
     /// Generated columns by table id (none before format 10).
     pub generated: Vec<(u32, Vec<GeneratedColumn>)>,
+    /// COMMENT clauses by table id (none before format 11).
+    pub comments: Vec<(u32, TableComments)>,
     /// Stored programs (none before format 09).
     pub routines: Vec<RoutineDef>,
 }
@@ -181,6 +185,8 @@ pub struct SnapshotWriter {
     checks: Vec<(u32, Vec<CheckConstraint>)>,
     /// Written after the CHECK constraints.
     generated: Vec<(u32, Vec<GeneratedColumn>)>,
+    /// Written after the generated columns.
+    comments: Vec<(u32, TableComments)>,
 }
 
 fn encode_err(e: bincode::Error) -> std::io::Error {
@@ -215,6 +221,7 @@ impl SnapshotWriter {
             finished: false,
             checks: Vec::new(),
             generated: Vec::new(),
+            comments: Vec::new(),
         };
         // Past the CRC (length and CRC are filled in by `finish`); from here
         // on, an error drops `w`, which removes the temp file.
@@ -273,6 +280,11 @@ impl SnapshotWriter {
         self.generated = generated;
     }
 
+    /// The tables' comments to write after the generated columns.
+    pub fn set_comments(&mut self, comments: Vec<(u32, TableComments)>) {
+        self.comments = comments;
+    }
+
     /// Ends the table list, writes the CHECK constraints and generated
     /// columns, fills in the
     /// body's length and CRC, and makes the file durable under its final
@@ -283,6 +295,8 @@ impl SnapshotWriter {
         self.put(&checks)?;
         let generated = std::mem::take(&mut self.generated);
         self.put(&generated)?;
+        let comments = std::mem::take(&mut self.comments);
+        self.put(&comments)?;
         self.out.flush()?;
         let body = self.out.get_mut();
         let (len, crc) = (body.len, body.hasher.clone().finalize());
@@ -377,7 +391,8 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         return read_03(&header[8..], file);
     }
     let format = match &header[..8] {
-        m if m == MAGIC => Format::V10,
+        m if m == MAGIC => Format::V11,
+        m if m == MAGIC_10 => Format::V10,
         m if m == MAGIC_09 => Format::V09,
         m if m == MAGIC_08 => Format::V08,
         m if m == MAGIC_07 => Format::V07,
@@ -415,6 +430,7 @@ enum Format {
     V08,
     V09,
     V10,
+    V11,
 }
 
 /// Reads the stream: rows are stored images from 05 (before, bincode
@@ -439,6 +455,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
         tables: Vec::new(),
         checks: Vec::new(),
         generated: Vec::new(),
+        comments: Vec::new(),
     };
     if gtids {
         snap.gtids = get(r)?;
@@ -494,6 +511,9 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
     if format >= Format::V10 {
         snap.generated = get(r)?;
     }
+    if format >= Format::V11 {
+        snap.comments = get(r)?;
+    }
     Ok(snap)
 }
 
@@ -518,6 +538,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
         views: Vec::new(),
         checks: Vec::new(),
         generated: Vec::new(),
+        comments: Vec::new(),
         routines: Vec::new(),
         tables: old
             .tables
@@ -602,6 +623,14 @@ mod tests {
                     stored: true,
                 }],
             )],
+            comments: vec![(
+                7,
+                TableComments {
+                    table: "it's t".into(),
+                    columns: vec![("v".into(), "the v".into())],
+                    indexes: vec![("PRIMARY".into(), "pk".into())],
+                },
+            )],
             routines: vec![RoutineDef {
                 database: "d".into(),
                 name: "p".into(),
@@ -639,6 +668,7 @@ mod tests {
         }
         w.set_checks(snap.checks.clone());
         w.set_generated(snap.generated.clone());
+        w.set_comments(snap.comments.clone());
         w.finish().expect("finish")
     }
 
@@ -648,6 +678,7 @@ mod tests {
         assert_eq!(a.views, b.views);
         assert_eq!(a.routines, b.routines);
         assert_eq!(a.generated, b.generated);
+        assert_eq!(a.comments, b.comments);
         assert_eq!(a.tables.len(), b.tables.len());
         for (x, y) in a.tables.iter().zip(&b.tables) {
             assert_eq!(x.def.name, y.def.name);
@@ -846,6 +877,7 @@ mod tests {
             views: Vec::new(),
             checks: Vec::new(),
             generated: Vec::new(),
+            comments: Vec::new(),
             routines: Vec::new(),
             tables,
             ..*snap
@@ -892,6 +924,7 @@ mod tests {
         let mut snap = snapshot();
         snap.routines.clear();
         snap.generated.clear();
+        snap.comments.clear();
         let path = write(&dir, &snap);
         let file = std::fs::read(&path).expect("read");
         // 08 is 09 without the (here empty) routine list after the views
@@ -917,15 +950,35 @@ mod tests {
         let dir = temp_dir("v09");
         let mut snap = snapshot();
         snap.generated.clear();
+        snap.comments.clear();
         let path = write(&dir, &snap);
         let file = std::fs::read(&path).expect("read");
         // 09 is 10 without the (here empty: its length only) list of
-        // generated columns at the end.
-        let body = &file[20..file.len() - 8];
+        // generated columns at the end, nor 11's (empty) comments after it.
+        let body = &file[20..file.len() - 16];
         std::fs::remove_file(&path).expect("remove");
         let path = write_old(&dir, MAGIC_09, body, snap.start_lsn);
         let back = read(&path).expect("format 09");
         assert_eq!(back.checks, snap.checks);
+        same(&back, &snap);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn format_10_is_still_read() {
+        let dir = temp_dir("v10");
+        let mut snap = snapshot();
+        snap.comments.clear();
+        let path = write(&dir, &snap);
+        let file = std::fs::read(&path).expect("read");
+        // 10 is 11 without the (here empty: its length only) list of
+        // comments at the end.
+        let body = &file[20..file.len() - 8];
+        std::fs::remove_file(&path).expect("remove");
+        let path = write_old(&dir, MAGIC_10, body, snap.start_lsn);
+        let back = read(&path).expect("format 10");
+        assert_eq!(back.generated, snap.generated);
+        assert!(back.comments.is_empty());
         same(&back, &snap);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 impl Engine {
     /// CREATE TABLE with its foreign keys, CHECK constraints and generated
-    /// columns, all in one logged record.
+    /// columns, all in one logged record (`create_table_with`).
     pub async fn create_table_with_constraints(
         &self,
         def: TableDef,
@@ -20,37 +20,13 @@ impl Engine {
         checks: Vec<CheckConstraint>,
         generated: Vec<GeneratedColumn>,
     ) -> Result<Arc<Table>, SqlError> {
-        if foreign_keys.is_empty() && checks.is_empty() && generated.is_empty() {
-            return self.create_table(def).await;
-        }
-        let def = self.prepare_create(def)?;
-        let mut events = vec![Event::CreateTable { def: def.clone() }];
-        if !foreign_keys.is_empty() {
-            events.push(Event::SetForeignKeys {
-                table: def.id,
-                foreign_keys: foreign_keys.clone(),
-            });
-        }
-        if !checks.is_empty() {
-            events.push(Event::SetChecks {
-                table: def.id,
-                checks: checks.clone(),
-            });
-        }
-        if !generated.is_empty() {
-            events.push(Event::SetGenerated {
-                table: def.id,
-                columns: generated.clone(),
-            });
-        }
-        self.ddl_version.fetch_add(1, Ordering::SeqCst);
-        let _in_flight = self.log_events(events).await?;
-        let t = self.catalog.add_table(def);
-        self.catalog.set_foreign_keys(t.id, foreign_keys);
-        self.catalog.set_checks(t.id, checks);
-        self.catalog.set_generated(t.id, generated);
-        self.ddl_version.fetch_add(1, Ordering::SeqCst);
-        Ok(t)
+        let extras = crate::comments::TableExtras {
+            foreign_keys,
+            checks,
+            generated,
+            comments: Default::default(),
+        };
+        self.create_table_with(def, extras).await
     }
 
     /// ALTER TABLE ADD/DROP CHECK, ALTER CHECK [NOT] ENFORCED: the table's

@@ -1676,6 +1676,9 @@ impl Engine {
             Event::SetGenerated { table, columns } => {
                 self.catalog.set_generated(*table, columns.clone())
             }
+            Event::SetComments { table, comments } => {
+                self.catalog.set_comments(*table, comments.clone())
+            }
             Event::PutView { view } => self.catalog.put_view(view.clone()),
             Event::DropView { database, name } => {
                 self.catalog.remove_view(database, name);
@@ -1776,6 +1779,7 @@ impl Engine {
                 .collect(),
         );
         out.set_generated(self.catalog.all_generated());
+        out.set_comments(self.catalog.all_comments());
         let view = self.txn_sys.read_view(None);
         for table in self.catalog.all_tables() {
             out.table(
@@ -1885,6 +1889,9 @@ impl Engine {
         }
         for (id, columns) in snap.generated {
             self.catalog.set_generated(id, columns);
+        }
+        for (id, comments) in snap.comments {
+            self.catalog.set_comments(id, comments);
         }
         for routine in snap.routines {
             self.catalog.put_routine(routine);

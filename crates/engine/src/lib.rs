@@ -7,6 +7,7 @@ pub mod apply;
 pub mod catalog;
 pub mod checkpoint;
 pub mod checks;
+pub mod comments;
 pub mod durability;
 pub mod engine;
 pub mod foreign;

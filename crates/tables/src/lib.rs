@@ -7,6 +7,7 @@
 pub mod capture;
 pub mod check;
 pub mod clustered;
+pub mod comments;
 pub mod foreign;
 pub mod generated;
 pub mod placement;
@@ -17,6 +18,7 @@ pub mod stats;
 pub mod table;
 
 pub use check::CheckConstraint;
+pub use comments::TableComments;
 pub use foreign::{FkAction, ForeignKey};
 pub use generated::GeneratedColumn;
 pub use row::{Columns, Row};

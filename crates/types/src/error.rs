@@ -167,6 +167,9 @@ error_codes! {
     PluginIsNotLoaded = 1524, "HY000";
     SecureTransportRequired = 3159, "HY000";
     VariableIsReadonly = 1621, "HY000";
+    TooLongTableComment = 1628, "HY000";
+    TooLongFieldComment = 1629, "HY000";
+    TooLongIndexComment = 1688, "HY000";
     ReadOnlyTransaction = 1792, "25006";
     UpdateWithoutKeyInSafeMode = 1175, "HY000";
     KeyDoesNotExist = 1176, "42000";

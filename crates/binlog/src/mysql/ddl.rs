@@ -189,6 +189,7 @@ pub fn statement(
         // Foreign keys: logged with the CREATE/ALTER that made them.
         Event::SetForeignKeys { .. }
         | Event::SetGenerated { .. }
+        | Event::SetComments { .. }
         | Event::PutAccount { .. }
         | Event::DropAccount { .. } => return Ok(None),
         _ => return Err("a row event is not DDL".into()),

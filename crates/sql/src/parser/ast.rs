@@ -61,6 +61,8 @@ pub enum Statement {
         columns: Vec<String>,
         unique: bool,
         online: DdlOptions,
+        /// COMMENT 'text' among the index options.
+        comment: Option<String>,
     },
     DropIndex {
         name: String,
@@ -268,6 +270,7 @@ pub enum AlterAction {
         name: Option<String>,
         columns: Vec<String>,
         unique: bool,
+        comment: Option<String>,
     },
     DropIndex {
         name: String,
@@ -299,6 +302,11 @@ pub enum AlterAction {
     },
     AddPrimaryKey {
         columns: Vec<String>,
+        comment: Option<String>,
+    },
+    /// The table option COMMENT [=] 'text': only the comment changes.
+    TableComment {
+        comment: String,
     },
     DropPrimaryKey,
     AddForeignKey(ForeignKeySpec),
@@ -795,6 +803,10 @@ pub struct CreateTable {
     pub foreign_keys: Vec<ForeignKeySpec>,
     /// CHECK constraints, table and column ones, in order.
     pub checks: Vec<CheckSpec>,
+    /// The table option COMMENT [=] 'text'.
+    pub comment: Option<String>,
+    /// COMMENT 'text' of the PRIMARY KEY (...) clause.
+    pub primary_comment: Option<String>,
 }
 
 /// `[CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]`.
@@ -835,6 +847,7 @@ pub struct IndexSpec {
     pub name: Option<String>,
     pub columns: Vec<String>,
     pub unique: bool,
+    pub comment: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -849,6 +862,8 @@ pub struct ColumnSpec {
     pub unique: bool,
     /// ON UPDATE CURRENT_TIMESTAMP
     pub on_update_now: bool,
+    /// COMMENT 'text'.
+    pub comment: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3048,7 +3048,9 @@ impl<'a> Parser<'a> {
                 self.advance();
                 let if_not_exists = self.if_not_exists()?;
                 let name = self.ident()?;
-                self.skip_options()?;
+                if self.skip_options()?.is_some() {
+                    return Err(self.error());
+                }
                 Ok(Statement::CreateDatabase {
                     name,
                     if_not_exists,
@@ -3066,7 +3068,7 @@ impl<'a> Parser<'a> {
                 self.expect_kw("ON")?;
                 let table = self.object_name()?;
                 let columns = self.parse_index_columns()?;
-                self.skip_index_options()?;
+                let comment = self.index_options()?;
                 let online = self.parse_ddl_options()?;
                 Ok(Statement::CreateIndex {
                     name,
@@ -3074,6 +3076,7 @@ impl<'a> Parser<'a> {
                     columns,
                     unique,
                     online,
+                    comment,
                 })
             }
             b"USER" => {
@@ -3117,13 +3120,15 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Index options after the column list: dropped.
-    fn skip_index_options(&mut self) -> Result<()> {
+    /// Index options after the column list: the last COMMENT's text (the
+    /// rest are dropped).
+    fn index_options(&mut self) -> Result<Option<String>> {
+        let mut comment = None;
         loop {
             if self.is_kw("USING") {
                 self.skip_index_type()?;
             } else if self.eat_kw("COMMENT") {
-                self.string_literal()?;
+                comment = Some(self.string_literal()?);
             } else if self.eat_kw("KEY_BLOCK_SIZE") {
                 self.eat_eq();
                 self.parse_u64()?;
@@ -3132,7 +3137,7 @@ impl<'a> Parser<'a> {
                 self.pos += 2;
                 self.ident_any()?;
             } else {
-                return Ok(());
+                return Ok(comment);
             }
         }
     }
@@ -3158,9 +3163,11 @@ impl<'a> Parser<'a> {
         Ok(cols)
     }
 
-    /// Table/database options: `[DEFAULT] name [=] value [,] ...`, all
-    /// dropped. Stops at the end of the statement.
-    fn skip_options(&mut self) -> Result<()> {
+    /// Table/database options: `[DEFAULT] name [=] value [,] ...`: the
+    /// last COMMENT's text (the rest are dropped). Stops at the end of the
+    /// statement.
+    fn skip_options(&mut self) -> Result<Option<String>> {
+        let mut comment = None;
         while !self.at_end() {
             self.eat(&Tok::Comma);
             self.eat_kw("DEFAULT");
@@ -3173,6 +3180,11 @@ impl<'a> Parser<'a> {
                 || self.is_kw("REPLACE")
             {
                 return Err(self.unsupported("CREATE TABLE ... SELECT"));
+            }
+            if self.eat_kw("COMMENT") {
+                self.eat_eq();
+                comment = Some(self.string_literal()?);
+                continue;
             }
             // Two-word option names.
             if (self.is_kw("CHARACTER") && self.kw_at(1, "SET"))
@@ -3202,7 +3214,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.error()),
             }
         }
-        Ok(())
+        Ok(comment)
     }
 
     fn parse_create_table(&mut self) -> Result<Statement> {
@@ -3219,6 +3231,8 @@ impl<'a> Parser<'a> {
             select: None,
             foreign_keys: Vec::new(),
             checks: Vec::new(),
+            comment: None,
+            primary_comment: None,
         };
         if self.eat_kw("LIKE") {
             ct.like = Some(self.object_name()?);
@@ -3247,7 +3261,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(&Tok::RParen)?;
-        self.skip_options()?;
+        ct.comment = self.skip_options()?;
         let pk_count = ct.columns.iter().filter(|c| c.primary_key).count()
             + usize::from(ct.primary_key.is_some());
         if pk_count > 1 {
@@ -3283,7 +3297,7 @@ impl<'a> Parser<'a> {
                 }
                 self.skip_index_type()?;
                 let cols = self.parse_index_columns()?;
-                self.skip_index_options()?;
+                ct.primary_comment = self.index_options()?;
                 if ct.primary_key.is_some() {
                     return Err(Error::new(
                         Code::MultiplePriKey,
@@ -3297,18 +3311,20 @@ impl<'a> Parser<'a> {
                 if !self.eat_kw("KEY") && !self.eat_kw("INDEX") && !unique {
                     return Err(self.error());
                 }
+                // Without its own name, the key takes the constraint's.
                 let name = if self.is_ident_start() && !self.is_kw("USING") {
                     Some(self.ident()?)
                 } else {
-                    None
+                    constraint_name
                 };
                 self.skip_index_type()?;
                 let columns = self.parse_index_columns()?;
-                self.skip_index_options()?;
+                let comment = self.index_options()?;
                 ct.indexes.push(IndexSpec {
                     name,
                     columns,
                     unique,
+                    comment,
                 });
             }
             // Full-text/spatial indexes are parsed and dropped: MATCH is
@@ -3322,7 +3338,7 @@ impl<'a> Parser<'a> {
                     self.ident()?;
                 }
                 self.parse_index_columns()?;
-                self.skip_index_options()?;
+                self.index_options()?;
             }
             b"FOREIGN" => {
                 let fk = self.parse_foreign_key(constraint_name)?;
@@ -3383,6 +3399,7 @@ impl<'a> Parser<'a> {
             primary_key: false,
             unique: false,
             on_update_now: false,
+            comment: None,
         };
         if self.is_kw("SERIAL") {
             // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
@@ -3432,7 +3449,7 @@ impl<'a> Parser<'a> {
                 }
                 b"COMMENT" => {
                     self.advance();
-                    self.string_literal()?;
+                    col.comment = Some(self.string_literal()?);
                 }
                 b"ON" => {
                     self.advance();
@@ -3859,6 +3876,12 @@ impl<'a> Parser<'a> {
                 self.eat_kw("DEFAULT");
                 self.alter_charset()?;
             }
+            b"COMMENT" => {
+                self.advance();
+                self.eat_eq();
+                let comment = self.string_literal()?;
+                actions.push(AlterAction::TableComment { comment });
+            }
             b"ADD" => self.parse_alter_add(actions)?,
             b"DROP" => self.parse_alter_drop(actions)?,
             b"MODIFY" | b"CHANGE" => {
@@ -4019,8 +4042,8 @@ impl<'a> Parser<'a> {
             self.expect_kw("KEY")?;
             self.skip_index_type()?;
             let columns = self.parse_index_columns()?;
-            self.skip_index_options()?;
-            actions.push(AlterAction::AddPrimaryKey { columns });
+            let comment = self.index_options()?;
+            actions.push(AlterAction::AddPrimaryKey { columns, comment });
             return Ok(());
         }
         let unique = self.eat_kw("UNIQUE");
@@ -4029,18 +4052,20 @@ impl<'a> Parser<'a> {
             self.pos = start;
             return Err(self.alter_unsupported());
         }
+        // Without its own name, the key takes the constraint's.
         let name = if self.is_ident_start() && !self.is_kw("USING") {
             Some(self.ident()?)
         } else {
-            None
+            constraint_name
         };
         self.skip_index_type()?;
         let columns = self.parse_index_columns()?;
-        self.skip_index_options()?;
+        let comment = self.index_options()?;
         actions.push(AlterAction::AddIndex {
             name,
             columns,
             unique,
+            comment,
         });
         Ok(())
     }

@@ -509,6 +509,7 @@ fn sysbench_statements() {
             columns: vec!["k".into()],
             unique: false,
             online: Default::default(),
+            comment: None,
         }
     );
     let s = select("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?)");
@@ -1111,22 +1112,26 @@ fn create_table_full() {
             IndexSpec {
                 name: Some("uk".into()),
                 columns: vec!["a".into(), "b".into()],
-                unique: true
+                unique: true,
+                comment: None,
             },
             IndexSpec {
                 name: Some("ix_c".into()),
                 columns: vec!["c".into()],
-                unique: false
+                unique: false,
+                comment: None,
             },
             IndexSpec {
                 name: None,
                 columns: vec!["d".into()],
-                unique: false
+                unique: false,
+                comment: None,
             },
             IndexSpec {
                 name: None,
                 columns: vec!["e".into()],
-                unique: true
+                unique: true,
+                comment: None,
             },
         ]
     );
@@ -1222,7 +1227,9 @@ fn other_ddl() {
             columns,
             unique,
             online,
+            comment,
         } => {
+            assert_eq!(comment.as_deref(), Some("x"));
             assert_eq!(online.lock, Some(AlterLock::None));
             assert_eq!(online.algorithm, Some(AlterAlgorithm::Inplace));
             assert_eq!(name, "ux");
@@ -1263,19 +1270,22 @@ fn other_ddl() {
                     AlterAction::AddIndex {
                         name: Some("ix".into()),
                         columns: vec!["a".into()],
-                        unique: false
+                        unique: false,
+                        comment: None,
                     },
                     AlterAction::AddIndex {
                         name: None,
                         columns: vec!["b".into(), "c".into()],
-                        unique: true
+                        unique: true,
+                        comment: None,
                     },
                     AlterAction::DropIndex { name: "old".into() },
                     AlterAction::DropIndex { name: "k2".into() },
                     AlterAction::AddIndex {
-                        name: None,
+                        name: Some("c1".into()),
                         columns: vec!["d".into()],
-                        unique: true
+                        unique: true,
+                        comment: None,
                     },
                 ]
             );

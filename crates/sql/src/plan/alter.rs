@@ -17,6 +17,9 @@ pub struct Altered {
     pub sources: Vec<ColumnSource>,
     /// Only the name changed: no rows need copying.
     pub rename_only: bool,
+    /// The keys the clauses added, by name, with their COMMENT ('' for
+    /// none).
+    pub added_keys: Vec<(String, String)>,
 }
 
 struct Col {
@@ -38,6 +41,7 @@ struct Work<'a> {
     cols: Vec<Col>,
     primary: Option<Vec<String>>,
     indexes: Vec<Ix>,
+    added_keys: Vec<(String, String)>,
 }
 
 pub fn alter_def(old: &TableDef, actions: &[AlterAction], db: &str) -> Result<Altered, Error> {
@@ -104,6 +108,7 @@ impl<'a> Work<'a> {
                     unique: i.unique,
                 })
                 .collect(),
+            added_keys: Vec::new(),
         }
     }
 
@@ -143,21 +148,30 @@ impl<'a> Work<'a> {
                 name,
                 columns,
                 unique,
-            } => self.add_index(name.clone(), columns, *unique),
+                comment,
+            } => {
+                self.add_index(name.clone(), columns, *unique)?;
+                let added = self.indexes.last().expect("just added").name.clone();
+                self.key_added(&added, comment);
+                Ok(())
+            }
             AlterAction::DropIndex { name } if same(name, "PRIMARY") => self.drop_primary(),
             AlterAction::DropIndex { name } => {
                 let at = self.indexes.iter().position(|i| same(&i.name, name));
                 self.indexes.remove(at.ok_or_else(|| cant_drop(name))?);
                 Ok(())
             }
-            AlterAction::AddPrimaryKey { columns } => {
+            AlterAction::AddPrimaryKey { columns, comment } => {
                 if self.primary.is_some() {
                     return Err(multiple_primary());
                 }
                 self.check_key_columns(columns)?;
                 self.primary = Some(columns.clone());
+                self.key_added("PRIMARY", comment);
                 Ok(())
             }
+            // Comments are the session's (`session::comments`).
+            AlterAction::TableComment { .. } => Ok(()),
             AlterAction::DropPrimaryKey => self.drop_primary(),
             // Run on their own by session::foreign_keys (no rebuild).
             AlterAction::AddForeignKey(_) | AlterAction::DropForeignKey { .. } => Err(
@@ -171,6 +185,14 @@ impl<'a> Work<'a> {
                 Err(Error::internal("CHECK clause in a rebuild plan"))
             }
         }
+    }
+
+    /// Records a key the clauses added (a later one of the same name, the
+    /// first dropped, replaces it).
+    fn key_added(&mut self, name: &str, comment: &Option<String>) {
+        self.added_keys.retain(|(n, _)| !same(n, name));
+        let comment = comment.clone().unwrap_or_default();
+        self.added_keys.push((name.to_string(), comment));
     }
 
     fn rename_table(&mut self, to: &ObjectName, db: &str) {
@@ -201,9 +223,12 @@ impl<'a> Work<'a> {
                 return Err(multiple_primary());
             }
             self.primary = Some(vec![spec.name.clone()]);
+            self.key_added("PRIMARY", &None);
         }
         if spec.unique {
             self.add_index(None, std::slice::from_ref(&spec.name), true)?;
+            let added = self.indexes.last().expect("just added").name.clone();
+            self.key_added(&added, &None);
         }
         Ok(())
     }
@@ -303,6 +328,7 @@ impl<'a> Work<'a> {
             primary_key: false,
             unique: false,
             on_update_now: def.on_update_now,
+            comment: None,
         };
         let (value, now) = literal_default(&spec)?;
         def.default = value;
@@ -424,6 +450,7 @@ impl<'a> Work<'a> {
             def,
             sources,
             rename_only,
+            added_keys: self.added_keys,
         })
     }
 }

@@ -110,6 +110,7 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
                 name: Some(spec.name.clone()),
                 columns: vec![spec.name.clone()],
                 unique: true,
+                comment: None,
             });
         }
         columns.push(column_def(spec)?);

@@ -359,7 +359,8 @@ pub fn violation(parent_side: bool, fk: &ForeignKey, child_db: &str, child: &str
     )
 }
 
-/// SHOW CREATE TABLE with the table's constraints after its keys.
+/// SHOW CREATE TABLE with the table's constraints after its keys, in
+/// name order as MySQL 8 lists them.
 pub fn add_to_create(text: String, fks: &[ForeignKey], child_db: &str) -> String {
     if fks.is_empty() {
         return text;
@@ -368,7 +369,9 @@ pub fn add_to_create(text: String, fks: &[ForeignKey], child_db: &str) -> String
         return text;
     };
     let mut out = text[..at].to_string();
-    for fk in fks {
+    let mut sorted: Vec<&ForeignKey> = fks.iter().collect();
+    sorted.sort_by_key(|fk| fk.name.to_lowercase());
+    for fk in sorted {
         out.push_str(",\n  ");
         out.push_str(&show(fk, child_db));
     }

@@ -52,6 +52,8 @@ impl Session {
             .cloned()
             .partition(is_fk_action);
         let mut altered = alter_def(&old, &others, &current)?;
+        let comments = self.alter_comments(&t, actions, &altered)?;
+        let named = (altered.def.database.clone(), altered.def.name.clone());
         let checks = self.checks_after(&t, &old, &altered.def, actions)?;
         let renamed = self.fk_after_renames(&old, t.id, actions);
         if !fk_actions.is_empty() || renamed.changed {
@@ -77,7 +79,7 @@ impl Session {
             engine
                 .alter_table_with(&t, def, sources, Some(fks), checks, &mut check)
                 .await?;
-            return Ok(());
+            return self.store_comments(&named.0, &named.1, comments).await;
         }
         self.check_alter(&old, &altered.def, &renamed.own, &renamed.refs, &[])?;
         let (db, new_name) = (&altered.def.database, &altered.def.name);
@@ -96,7 +98,8 @@ impl Session {
                 };
                 self.engine.rename_tables(&[rename]).await?;
             }
-            return self.set_checks_after_rename(&t, checks).await;
+            self.set_checks_after_rename(&t, checks).await?;
+            return self.store_comments(&named.0, &named.1, comments).await;
         }
         let adds_auto = altered.def.columns.iter().any(|c| c.auto_increment)
             && !old.columns.iter().any(|c| c.auto_increment);
@@ -118,12 +121,12 @@ impl Session {
             };
             let run = engine.alter_table_online(&t, altered.def, how, &mut lock, check);
             until_killed(&process, run).await?;
-            return Ok(());
+            return self.store_comments(&named.0, &named.1, comments).await;
         }
         engine
             .alter_table_with(&t, altered.def, altered.sources, None, checks, check)
             .await?;
-        Ok(())
+        self.store_comments(&named.0, &named.1, comments).await
     }
 
     /// 1049 when the database is missing, 1050 when the name is taken.

@@ -9,6 +9,7 @@ use crate::exec::Exec;
 use crate::parser::{AlterAction, CreateTable, ForeignKeySpec};
 use crate::plan::ddl::quote_ident;
 use crate::plan::foreign::{compatible, find_index, incompatible, plan, violation, FkCatalog};
+use lockstep_engine::comments::TableExtras;
 use lockstep_engine::{Engine, Error as EngineError, Isolation};
 use lockstep_tables::{FkAction, ForeignKey, Table, TableDef};
 use lockstep_types::error::Code;
@@ -64,10 +65,14 @@ impl Session {
         let specs = self.like_checks(ct)?;
         let specs = if specs.is_empty() { &ct.checks } else { &specs };
         let checks = self.plan_checks(&def, None, Vec::new(), specs)?;
+        let comments = self.create_comments(ct, &def)?;
+        let mut extras = TableExtras {
+            checks,
+            comments,
+            ..TableExtras::default()
+        };
         if ct.foreign_keys.is_empty() {
-            self.engine
-                .create_table_with_constraints(def, Vec::new(), checks, Vec::new())
-                .await?;
+            self.engine.create_table_with(def, extras).await?;
             return Ok(());
         }
         let planned = plan(
@@ -78,9 +83,8 @@ impl Session {
             self.fk_checks(),
         )?;
         def.indexes.extend(planned.indexes);
-        self.engine
-            .create_table_with_constraints(def, planned.foreign_keys, checks, Vec::new())
-            .await?;
+        extras.foreign_keys = planned.foreign_keys;
+        self.engine.create_table_with(def, extras).await?;
         Ok(())
     }
 

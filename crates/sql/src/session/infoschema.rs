@@ -73,6 +73,9 @@ fn table_in(
     }
 }
 
+/// COLUMN_COMMENT's place in a row of information_schema.COLUMNS.
+const COLUMN_COMMENT: usize = 18;
+
 fn build(session: &Session) -> Catalog {
     let cat = Catalog::new();
     let engine = session.engine();
@@ -118,6 +121,7 @@ fn build(session: &Session) -> Catalog {
             if !grants.sees_table(&db, &def.name) {
                 continue;
             }
+            let notes = session.comments_of(&t);
             tables.push(vec![
                 s("def"),
                 s(&db),
@@ -127,6 +131,7 @@ fn build(session: &Session) -> Catalog {
                 Value::UInt(t.approximate_rows() as u64),
                 Value::UInt(t.auto_increment.load(std::sync::atomic::Ordering::Relaxed)),
                 s("utf8mb4_0900_ai_ci"),
+                s(&notes.table),
             ]);
             for (pos, (i, c)) in def.visible_columns().enumerate() {
                 let key = if def.has_declared_primary_key() && def.indexes[0].columns.contains(&i) {
@@ -154,10 +159,9 @@ fn build(session: &Session) -> Catalog {
                         ""
                     }),
                 ]);
-                columns
-                    .last_mut()
-                    .expect("just pushed")
-                    .extend(column_details(c.data_type));
+                let row = columns.last_mut().expect("just pushed");
+                row.extend(column_details(c.data_type));
+                row[COLUMN_COMMENT] = s(notes.of_column(&c.name));
             }
             for (n, ix) in def.indexes.iter().enumerate() {
                 if n == 0 && !def.has_declared_primary_key() {
@@ -172,6 +176,7 @@ fn build(session: &Session) -> Catalog {
                         s(&ix.name),
                         Value::Int(seq as i64 + 1),
                         s(&def.columns[c].name),
+                        s(notes.of_index(&ix.name)),
                     ]);
                 }
             }
@@ -191,6 +196,7 @@ fn build(session: &Session) -> Catalog {
             ("TABLE_ROWS", big),
             ("AUTO_INCREMENT", big),
             ("TABLE_COLLATION", vc),
+            ("TABLE_COMMENT", vc),
         ],
         tables,
     );
@@ -234,6 +240,7 @@ fn build(session: &Session) -> Catalog {
             ("INDEX_NAME", vc),
             ("SEQ_IN_INDEX", big),
             ("COLUMN_NAME", vc),
+            ("INDEX_COMMENT", vc),
         ],
         stats,
     );
@@ -315,6 +322,7 @@ fn view_rows(session: &Session, tables: &mut Vec<Vec<Value>>) -> Vec<Vec<Value>>
             Value::Null,
             Value::Null,
             Value::Null,
+            s("VIEW"),
         ]);
         let check = match v.check_option {
             lockstep_engine::CheckOption::None => "NONE",

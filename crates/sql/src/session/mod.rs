@@ -8,6 +8,7 @@ mod binlog_status;
 pub mod charset;
 mod checks;
 mod client_text;
+mod comments;
 mod definer;
 mod explain_analyze;
 mod foreign_keys;
@@ -229,6 +230,8 @@ pub struct Session {
     /// CREATE TEMPORARY TABLE: this session's own tables, hiding permanent
     /// ones of the same name, never logged, gone with the session.
     temp_tables: crate::plan::bind::TempTables,
+    /// The COMMENT clauses of this session's temporary tables, by id.
+    temp_comments: HashMap<u32, lockstep_tables::TableComments>,
     /// The running stored program's locals, seen by the binder.
     routine_locals: Vec<(String, Value)>,
     /// Result sets of the running CALL, sent before its OK.
@@ -511,6 +514,7 @@ impl Session {
             peer: None,
             savepoints: Vec::new(),
             temp_tables: Default::default(),
+            temp_comments: Default::default(),
             table_locks: Default::default(),
             routine_locals: Vec::new(),
             call_results: Vec::new(),
@@ -1315,11 +1319,15 @@ impl Session {
                 columns,
                 unique,
                 online,
+                comment,
             } => {
                 self.commit().await?;
+                let note = comment.as_deref().unwrap_or_default();
                 if let Some(t) = self.temporary_table(table) {
+                    self.check_index_comment(name, note)?;
                     self.create_index(&t, Some(name.clone()), columns, *unique)
                         .await?;
+                    self.set_index_comment(&t, name, note).await?;
                     return Ok(ok(0));
                 }
                 if !online_alter::index_in_place(online)? {
@@ -1327,13 +1335,16 @@ impl Session {
                         name: Some(name.clone()),
                         columns: columns.clone(),
                         unique: *unique,
+                        comment: comment.clone(),
                     };
                     self.alter_table(table, &[add], online).await?;
                     return Ok(ok(0));
                 }
                 let (t, _ddl) = self.table_for_ddl(table).await?;
+                self.check_index_comment(name, note)?;
                 self.create_index(&t, Some(name.clone()), columns, *unique)
                     .await?;
+                self.set_index_comment(&t, name, note).await?;
                 Ok(ok(0))
             }
             Statement::DropIndex {
@@ -1344,6 +1355,7 @@ impl Session {
                 self.commit().await?;
                 if let Some(t) = self.temporary_table(table) {
                     self.engine.drop_index(&t, name).await?;
+                    self.set_index_comment(&t, name, "").await?;
                     return Ok(ok(0));
                 }
                 online_alter::choose(online, online_alter::Change::Metadata)?;
@@ -1355,6 +1367,7 @@ impl Session {
                 let refs = self.referencing_others(&old, t.id);
                 self.check_alter(&old, &new, &own, &refs, &[])?;
                 self.engine.drop_index(&t, name).await?;
+                self.set_index_comment(&t, name, "").await?;
                 Ok(ok(0))
             }
             Statement::AlterTable {
@@ -1588,6 +1601,7 @@ impl Session {
                 primary_key: false,
                 unique: false,
                 on_update_now: false,
+                comment: None,
             })
             .collect();
         Ok(out)
@@ -1689,10 +1703,10 @@ impl Session {
 
     /// Drops the session's temporary table of that name, if any.
     fn drop_temporary(&mut self, t: &parser::ObjectName) -> bool {
-        let dropped = self
-            .temp_key(t)
-            .is_some_and(|k| self.temp_tables.remove(&k).is_some());
-        if dropped {
+        let removed = self.temp_key(t).and_then(|k| self.temp_tables.remove(&k));
+        let dropped = removed.is_some();
+        if let Some(t) = removed {
+            self.temp_comments.remove(&t.id);
             // Plans that named it must bind again.
             self.engine.ddl_version.fetch_add(1, Ordering::SeqCst);
         }
@@ -1736,7 +1750,9 @@ impl Session {
             }
             None => crate::plan::ddl::table_def(&db, ct)?,
         };
+        let comments = self.create_comments(ct, &def)?;
         def.id = self.engine.catalog.allocate_table_id();
+        self.temp_comments.insert(def.id, comments);
         let table = Arc::new(lockstep_tables::Table::new_temporary(def));
         self.temp_tables.insert(key, table);
         self.engine.ddl_version.fetch_add(1, Ordering::SeqCst);
@@ -2628,6 +2644,7 @@ impl Session {
                 }
                 let t = self.binder().table(table)?;
                 let def = t.def();
+                let notes = self.comments_of(&t);
                 let mut r = Vec::new();
                 for (i, c) in def.visible_columns() {
                     if !filter(&c.name, f) {
@@ -2669,13 +2686,19 @@ impl Session {
                         ""
                     };
                     let col = (c.name.as_str(), c.data_type, c.nullable);
-                    r.push(column_row(col, key, default, extra, *full));
+                    let mut row = column_row(col, key, default, extra, *full);
+                    if *full {
+                        row.pop();
+                        row.push(Value::str(notes.of_column(&c.name)));
+                    }
+                    r.push(row);
                 }
                 Ok(columns_result(*full, r))
             }
             Show::Index { table } => {
                 let t = self.binder().table(table)?;
                 let def = t.def();
+                let notes = self.comments_of(&t);
                 let mut r = Vec::new();
                 for (n, ix) in def.indexes.iter().enumerate() {
                     if n == 0 && !def.has_declared_primary_key() {
@@ -2695,7 +2718,7 @@ impl Session {
                             Value::str(if def.columns[c].nullable { "YES" } else { "" }),
                             Value::str("BTREE"),
                             Value::str(""),
-                            Value::str(""),
+                            Value::str(notes.of_index(&ix.name)),
                             Value::str("YES"),
                             Value::Null,
                         ]);
@@ -2733,6 +2756,7 @@ impl Session {
                     &def,
                     t.auto_increment.load(Ordering::Relaxed),
                 );
+                text = comments::add_to_create(text, &def, &self.comments_of(&t));
                 if t.temporary {
                     text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
                 } else {
@@ -2914,20 +2938,9 @@ impl Session {
                     .tables(&db)
                     .iter()
                     .filter(|t| filter(&t.def().name, f))
-                    .map(|t| {
-                        vec![
-                            Value::str(&t.def().name),
-                            Value::str("InnoDB"),
-                            Value::Int(10),
-                            Value::str("Dynamic"),
-                            Value::Int(t.approximate_rows() as i64),
-                        ]
-                    })
+                    .map(|t| comments::table_status_row(t, &self.comments_of(t)))
                     .collect();
-                Ok(rows(
-                    &["Name", "Engine", "Version", "Row_format", "Rows"],
-                    r,
-                ))
+                Ok(rows(&comments::TABLE_STATUS, r))
             }
             Show::Grants { user } => {
                 let account = match user {

@@ -244,6 +244,8 @@ scripts!(
     sql_mode,
     type_limits,
     functions_builtin,
+    comments,
+    reflection,
 );
 
 /// A script file nobody listed above would never run.
