@@ -292,11 +292,13 @@ impl Handler for Connection {
             checksum,
             heartbeat_ns: vars.get("master_heartbeat_period").and_then(|v| v.to_i64()),
         };
-        // A semisync replica says so first, as MySQL's does.
-        let semisync = vars
-            .get("rpl_semi_sync_replica")
-            .and_then(|v| v.to_i64())
-            .is_some_and(|v| v != 0);
+        // A semisync replica says so first, as MySQL's does (older
+        // replicas, MariaDB's and go-mysql's: @rpl_semi_sync_slave).
+        let semisync = ["rpl_semi_sync_replica", "rpl_semi_sync_slave"].iter().any(|n| {
+            vars.get(*n)
+                .and_then(|v| v.to_i64())
+                .is_some_and(|v| v != 0)
+        });
         let engine = self.server.engine.clone();
         use lockstep_replication::source::{start_dump, start_semisync_dump};
         let dump = if semisync {

@@ -89,6 +89,8 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("server_id", i(1), Global),
             ("read_only", i(0), Global),
             ("rpl_semi_sync_source_enabled", i(0), Global),
+            // The pre-8.0.26 name, which semisync replicas look for.
+            ("rpl_semi_sync_master_enabled", i(0), Global),
             ("rpl_semi_sync_source_timeout", i(10000), Global),
             ("rpl_semi_sync_source_wait_for_replica_count", i(1), Global),
             ("rpl_semi_sync_source_wait_point", s("AFTER_SYNC"), ReadOnly),
