@@ -26,7 +26,7 @@ COLUMNS = [
     ("id", "INT PRIMARY KEY"), ("n", "INT"), ("big", "BIGINT UNSIGNED"),
     ("amount", "DECIMAL(10,4)"), ("d", "DOUBLE"), ("name", "VARCHAR(40)"),
     ("body", "TEXT"), ("raw", "BLOB"), ("day", "DATE"), ("at", "DATETIME(3)"),
-    ("ts", "TIMESTAMP(6) NULL"), ("dur", "TIME(2)"), ("y", "YEAR"), ("flags", "BIT(8)"),
+    ("ts", "TIMESTAMP(6) NULL"), ("dur", "TIME(2)"), ("dur4", "TIME(4)"), ("y", "YEAR"), ("flags", "BIT(8)"),
     ("size", "ENUM('s','m','l')"), ("tags", "SET('x','y','z')"), ("doc", "JSON"),
 ]
 NAMES = [n for n, _ in COLUMNS]
@@ -65,6 +65,7 @@ def random_row(rng, k):
             maybe(f"2024-05-06 07:08:09.{rng.randint(0, 999):03d}"),
             maybe(f"2020-01-02 03:04:05.{rng.randint(0, 999999):06d}"),
             maybe(f"{rng.choice(['-', ''])}{rng.randint(0, 838)}:{rng.randint(0, 59):02d}:00.{rng.randint(0, 99):02d}"),
+            maybe(f"-{rng.randint(0, 838)}:00:{rng.randint(0, 59):02d}.{rng.randint(0, 9999):04d}"),
             maybe(rng.randint(1901, 2155)), maybe(rng.randint(0, 255)),
             maybe(rng.choice("sml")), maybe(rng.choice(["", "x", "x,z", "x,y,z"])),
             maybe(json.dumps({"k": k, "list": [1, "two", None, True], "f": 1.25})))

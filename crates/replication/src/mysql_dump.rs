@@ -241,6 +241,10 @@ impl BinlogDump for MysqlDump {
         Box::pin(self.next_event())
     }
 
+    fn awaits_reply(&self, packet: &[u8]) -> bool {
+        self.semi.as_ref().is_some_and(|_| SemiAcks::asks_reply(packet))
+    }
+
     fn on_reply(&mut self, payload: &[u8]) -> Result<(), Error> {
         match self.semi.as_mut() {
             Some(semi) => semi.on_reply(payload),

@@ -58,6 +58,11 @@ impl SemiAcks {
         o
     }
 
+    /// Whether a packet made by `wrap` asks for a reply.
+    pub fn asks_reply(packet: &[u8]) -> bool {
+        packet.starts_with(&[SEMISYNC_MAGIC, NEED_ACK])
+    }
+
     /// A transaction was sent: it ends at `pos` in the file, `lsn` in
     /// the log.
     pub fn sent(&mut self, pos: u64, lsn: Lsn) {

@@ -37,17 +37,38 @@ type summary struct {
 	LastGTIDs string `json:"gtid_set"`
 }
 
-// row pairs column names with the decoded values; []byte becomes a
-// string so that the JSON shows text (BLOBs are only ever ASCII here).
-func row(names []string, values []any) map[string]any {
+// row pairs column names with the decoded values. go-mysql decodes
+// integers as signed; the table map's signedness makes them unsigned
+// where the column is (as canal does with the table's schema). []byte
+// becomes a string so that the JSON shows text (BLOBs are ASCII here).
+func row(names []string, types []byte, unsigned map[int]bool, values []any) map[string]any {
 	out := make(map[string]any, len(values))
 	for i, v := range values {
 		name := fmt.Sprintf("@%d", i+1)
 		if i < len(names) {
 			name = names[i]
 		}
-		if b, ok := v.([]byte); ok {
-			v = string(b)
+		switch x := v.(type) {
+		case []byte:
+			v = string(x)
+		case int8:
+			if unsigned[i] {
+				v = uint8(x)
+			}
+		case int16:
+			if unsigned[i] {
+				v = uint16(x)
+			}
+		case int32:
+			if unsigned[i] && i < len(types) && types[i] == mysql.MYSQL_TYPE_INT24 {
+				v = uint32(x) & 0xffffff
+			} else if unsigned[i] {
+				v = uint32(x)
+			}
+		case int64:
+			if unsigned[i] {
+				v = uint64(x)
+			}
 		}
 		out[name] = v
 	}
@@ -56,24 +77,26 @@ func row(names []string, values []any) map[string]any {
 
 func emit(enc *json.Encoder, gtid string, ev *replication.BinlogEvent, e *replication.RowsEvent) {
 	names := e.Table.ColumnNameString()
+	unsigned := e.Table.UnsignedMap()
+	row := func(values []any) map[string]any { return row(names, e.Table.ColumnType, unsigned, values) }
 	base := change{GTID: gtid, Schema: string(e.Table.Schema), Table: string(e.Table.Table)}
 	switch ev.Header.EventType {
 	case replication.WRITE_ROWS_EVENTv2:
 		for _, r := range e.Rows {
 			c := base
-			c.Kind, c.After = "insert", row(names, r)
+			c.Kind, c.After = "insert", row(r)
 			_ = enc.Encode(c)
 		}
 	case replication.DELETE_ROWS_EVENTv2:
 		for _, r := range e.Rows {
 			c := base
-			c.Kind, c.Before = "delete", row(names, r)
+			c.Kind, c.Before = "delete", row(r)
 			_ = enc.Encode(c)
 		}
 	case replication.UPDATE_ROWS_EVENTv2:
 		for i := 0; i+1 < len(e.Rows); i += 2 {
 			c := base
-			c.Kind, c.Before, c.After = "update", row(names, e.Rows[i]), row(names, e.Rows[i+1])
+			c.Kind, c.Before, c.After = "update", row(e.Rows[i]), row(e.Rows[i+1])
 			_ = enc.Encode(c)
 		}
 	}
@@ -85,6 +108,7 @@ func main() {
 	semi := flag.Bool("semisync", false, "ask for semi-synchronous replication")
 	timeout := flag.Duration("timeout", 60*time.Second, "give up after")
 	stay := flag.Bool("stay", false, "go on past heartbeats (until killed or -timeout)")
+	verbose := flag.Bool("v", false, "go-mysql's log on stderr")
 	flag.Parse()
 
 	cfg := replication.BinlogSyncerConfig{
@@ -97,6 +121,9 @@ func main() {
 		SemiSyncEnabled: *semi,
 		UseDecimal:      false,
 		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if *verbose {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	syncer := replication.NewBinlogSyncer(cfg)
 	defer syncer.Close()

@@ -400,6 +400,9 @@ fn is_boolean_var(name: &str) -> bool {
             | "tx_read_only"
             | "log_bin"
             | "performance_schema"
+            | "rpl_semi_sync_source_enabled"
+            | "rpl_semi_sync_master_enabled"
+            | "rpl_semi_sync_replica_enabled"
     )
 }
 
