@@ -242,7 +242,9 @@ impl BinlogDump for MysqlDump {
     }
 
     fn awaits_reply(&self, packet: &[u8]) -> bool {
-        self.semi.as_ref().is_some_and(|_| SemiAcks::asks_reply(packet))
+        self.semi
+            .as_ref()
+            .is_some_and(|_| SemiAcks::asks_reply(packet))
     }
 
     fn on_reply(&mut self, payload: &[u8]) -> Result<(), Error> {

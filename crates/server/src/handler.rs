@@ -291,11 +291,13 @@ impl Handler for Connection {
         };
         // A semisync replica says so first, as MySQL's does (older
         // replicas, MariaDB's and go-mysql's: @rpl_semi_sync_slave).
-        let semisync = ["rpl_semi_sync_replica", "rpl_semi_sync_slave"].iter().any(|n| {
-            vars.get(*n)
-                .and_then(|v| v.to_i64())
-                .is_some_and(|v| v != 0)
-        });
+        let semisync = ["rpl_semi_sync_replica", "rpl_semi_sync_slave"]
+            .iter()
+            .any(|n| {
+                vars.get(*n)
+                    .and_then(|v| v.to_i64())
+                    .is_some_and(|v| v != 0)
+            });
         let engine = self.server.engine.clone();
         use lockstep_replication::source::{start_dump, start_semisync_dump};
         let dump = if semisync {

@@ -48,8 +48,7 @@ fn value(v: &J) -> (u8, Vec<u8>) {
         }
         J::Object(map) => {
             // MySQL's key order: shorter keys first, then by bytes.
-            let mut items: Vec<(&[u8], &J)> =
-                map.iter().map(|(k, v)| (k.as_bytes(), v)).collect();
+            let mut items: Vec<(&[u8], &J)> = map.iter().map(|(k, v)| (k.as_bytes(), v)).collect();
             items.sort_by(|a, b| (a.0.len(), a.0).cmp(&(b.0.len(), b.0)));
             container(&items, true)
         }
@@ -97,12 +96,21 @@ fn container(items: &[(&[u8], &J)], object: bool) -> (u8, Vec<u8>) {
 
 /// The container's bytes with 2- or 4-byte offsets; None when the small
 /// form cannot address them.
-fn layout(items: &[(&[u8], &J)], values: &[(u8, Vec<u8>)], object: bool, large: bool) -> Option<Vec<u8>> {
+fn layout(
+    items: &[(&[u8], &J)],
+    values: &[(u8, Vec<u8>)],
+    object: bool,
+    large: bool,
+) -> Option<Vec<u8>> {
     let w = if large { 4 } else { 2 };
     let n = items.len();
     let key_entries = if object { n * (w + 2) } else { 0 };
     let header = 2 * w + key_entries + n * (1 + w);
-    let keys: usize = if object { items.iter().map(|(k, _)| k.len()).sum() } else { 0 };
+    let keys: usize = if object {
+        items.iter().map(|(k, _)| k.len()).sum()
+    } else {
+        0
+    };
     let mut data = Vec::new();
     let mut entries = Vec::with_capacity(n * (1 + w));
     let mut at = header + keys;
@@ -171,7 +179,10 @@ mod tests {
         assert_eq!(encode(b"70000"), [INT32, 0x70, 0x11, 0x01, 0]);
         assert_eq!(encode(b"\"ab\""), [STRING, 2, b'a', b'b']);
         assert_eq!(encode(b"18446744073709551615")[0], UINT64);
-        assert_eq!(encode(b"1.5"), [&[DOUBLE][..], &1.5f64.to_le_bytes()].concat());
+        assert_eq!(
+            encode(b"1.5"),
+            [&[DOUBLE][..], &1.5f64.to_le_bytes()].concat()
+        );
         // [1]: count 1, size 7, entry INT16 inline.
         assert_eq!(encode(b"[1]"), [SMALL_ARRAY, 1, 0, 7, 0, INT16, 1, 0]);
         // {"bb":"x","a":true}: keys sorted a, bb; the string after them.
