@@ -5,7 +5,6 @@ of the same row; mariadb-binlog decodes a capture of the stream when it
 is installed."""
 
 import datetime
-import decimal
 import json
 import os
 import shutil
@@ -15,8 +14,8 @@ import subprocess
 import pymysql
 import pytest
 
-from lockstep_server import HOST, TARGET, Server, free_port
-from mariadb_charsets import charsets_dir
+from cdc_support import charsets_dir, node_fixture
+from lockstep_server import HOST, TARGET
 from test_binlog_stream import _replication, gtid_executed, read_events
 
 pytestmark = pytest.mark.skipif(TARGET != "lockstep", reason="lockstep's stream")
@@ -70,13 +69,7 @@ UPDATE = ("UPDATE t SET ti = 7, dec_mid = -1.5, vc = 'changed', tm6 = '-01:02:03
           "dtm6 = '2025-06-30 01:02:03.456789' WHERE id IN (1, 3)")
 
 
-@pytest.fixture(scope="module")
-def node(tmp_path_factory):
-    s = Server(tmp_path_factory.mktemp("cdctypes"), name="cdctypes")
-    s.port = free_port()
-    s.start()
-    yield s
-    s.cleanup()
+node = node_fixture("cdctypes")
 
 
 def plain(v):
@@ -180,7 +173,6 @@ def test_table_map_declares_mysql_types(node, workload):
     temporal types carry their fractional digits."""
     _replication()
     from pymysqlreplication.constants import FIELD_TYPE
-    from pymysqlreplication.event import QueryEvent  # noqa: F401
     from pymysqlreplication.row_event import TableMapEvent
     since = workload[0]
     (tm, *_) = [e for e in read_events(node, since, only_schemas=["cdct"])

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from lockstep_server import REPO, TARGET, Server, free_port
+from cdc_support import node_fixture
+from lockstep_server import REPO, TARGET
 
 pytestmark = [
     pytest.mark.skipif(TARGET != "lockstep", reason="lockstep's stream"),
@@ -45,13 +46,7 @@ def cdcdump(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
-def node(tmp_path_factory):
-    s = Server(tmp_path_factory.mktemp("cdcgo"), name="cdcgo")
-    s.port = free_port()
-    s.start()
-    yield s
-    s.cleanup()
+node = node_fixture("cdcgo")
 
 
 def random_row(rng, k):

@@ -1,4 +1,8 @@
-"""MariaDB 10.11's tools know no collation id 255 (utf8mb4_0900_ai_ci,
+"""Shared by the CDC tests (test_binlog_types, test_cdc_go,
+test_mariadb_replica): a module-scoped lockstep node, and MariaDB's
+character sets with MySQL 8's default collation.
+
+MariaDB 10.11's tools know no collation id 255 (utf8mb4_0900_ai_ci,
 MySQL 8's default, which lockstep reports in its binlog events), and stop
 at the first event that names it, as they do with a real MySQL 8 source.
 MariaDB can load a user-defined UCA collation from a character-sets
@@ -7,6 +11,10 @@ directory: this one adds id 255 under that name, for mariadb-binlog
 
 import os
 import shutil
+
+import pytest
+
+from lockstep_server import Server, free_port
 
 SYSTEM = "/usr/share/mysql/charsets"
 
@@ -36,3 +44,15 @@ def charsets_dir(dest):
     with open(os.path.join(dest, "Index.xml"), "w") as f:
         f.write(text[:end] + COLLATION_255 + text[end + len("</charsets>"):])
     return dest
+
+
+def node_fixture(name):
+    """A module-scoped fixture: one lockstep server named `name`."""
+    @pytest.fixture(scope="module")
+    def node(tmp_path_factory):
+        s = Server(tmp_path_factory.mktemp(name), name=name)
+        s.port = free_port()
+        s.start()
+        yield s
+        s.cleanup()
+    return node
