@@ -100,6 +100,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("sort_buffer_size", i(DEFAULT_SORT as i64), Both),
             ("server_uuid", s(""), ReadOnly),
             ("gtid_executed", s(""), ReadOnly),
+            ("gtid_purged", s(""), ReadOnly),
             // No Unix socket: clients that would switch to it stay on TCP.
             ("socket", s(""), ReadOnly),
             ("sql_mode", s("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"), Both),
