@@ -109,6 +109,7 @@ func main() {
 	timeout := flag.Duration("timeout", 60*time.Second, "give up after")
 	stay := flag.Bool("stay", false, "go on past heartbeats (until killed or -timeout)")
 	verbose := flag.Bool("v", false, "go-mysql's log on stderr")
+	useCanal := flag.Bool("canal", false, "read through go-mysql's canal instead")
 	flag.Parse()
 
 	cfg := replication.BinlogSyncerConfig{
@@ -125,12 +126,16 @@ func main() {
 	if *verbose {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	syncer := replication.NewBinlogSyncer(cfg)
-	defer syncer.Close()
 	gset, err := mysql.ParseGTIDSet(mysql.MySQLFlavor, *since)
 	if err != nil {
 		fail(err)
 	}
+	if *useCanal {
+		runCanal(*port, gset, *timeout)
+		return
+	}
+	syncer := replication.NewBinlogSyncer(cfg)
+	defer syncer.Close()
 	streamer, err := syncer.StartSyncGTID(gset)
 	if err != nil {
 		fail(err)
