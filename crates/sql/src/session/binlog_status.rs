@@ -17,7 +17,10 @@ fn fatal(msg: String) -> Error {
 }
 
 /// Calls `f` with each durable record of the log, oldest first.
-fn each_record(engine: &Engine, mut f: impl FnMut(&[u8]) -> Result<(), Error>) -> Result<(), Error> {
+fn each_record(
+    engine: &Engine,
+    mut f: impl FnMut(&[u8]) -> Result<(), Error>,
+) -> Result<(), Error> {
     let Some(mut pos) = engine
         .log
         .first_record_lsn()
