@@ -81,7 +81,9 @@ pub fn parse_dump(body: &[u8]) -> Result<(u64, u16, String), Error> {
 }
 
 pub fn start(engine: Arc<Engine>, opts: Options) -> Box<dyn BinlogDump> {
-    let semi = opts.semisync.then(|| SemiAcks::new(engine.clone()));
+    let semi = opts
+        .semisync
+        .then(|| SemiAcks::new(engine.semisync.clone()));
     Box::new(MysqlDump {
         engine,
         opts,
