@@ -98,6 +98,11 @@ impl SemiSync {
         self.enabled.store(on, Ordering::SeqCst);
     }
 
+    /// rpl_semi_sync_source_enabled (whether or not switched off).
+    pub fn enabled(&self) -> bool {
+        self.enabled.load(Ordering::Relaxed)
+    }
+
     pub fn set_timeout(&self, ms: u64) {
         self.timeout_ms.store(ms, Ordering::Relaxed);
     }

@@ -23,6 +23,7 @@ pub const COM_STMT_RESET: u8 = 0x1A;
 pub const COM_SET_OPTION: u8 = 0x1B;
 pub const COM_STMT_FETCH: u8 = 0x1C;
 pub const COM_BINLOG_DUMP: u8 = 0x12;
+pub const COM_REGISTER_SLAVE: u8 = 0x15;
 pub const COM_BINLOG_DUMP_GTID: u8 = 0x1E;
 pub const COM_RESET_CONNECTION: u8 = 0x1F;
 
@@ -70,6 +71,8 @@ pub enum Command<'a> {
     BinlogDumpGtid(&'a [u8]),
     /// COM_BINLOG_DUMP (file and position): the payload after the byte.
     BinlogDump(&'a [u8]),
+    /// COM_REGISTER_SLAVE: a replica names itself before its dump.
+    RegisterReplica(&'a [u8]),
     /// Any other command byte (including an empty packet, as 0x00).
     Unknown(u8),
 }
@@ -112,6 +115,7 @@ pub fn decode_command(payload: &[u8]) -> Result<Command<'_>> {
         COM_RESET_CONNECTION => Command::ResetConnection,
         COM_BINLOG_DUMP_GTID => Command::BinlogDumpGtid(c.rest()),
         COM_BINLOG_DUMP => Command::BinlogDump(c.rest()),
+        COM_REGISTER_SLAVE => Command::RegisterReplica(c.rest()),
         other => Command::Unknown(other),
     })
 }

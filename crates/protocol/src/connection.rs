@@ -1005,6 +1005,10 @@ impl<H: Handler> Session<'_, H> {
         match cmd {
             Command::Quit => return Ok(Flow::Quit),
             Command::Ping => self.send_ok(&OkInfo::default(), 0),
+            Command::RegisterReplica(body) => {
+                let r = self.handler.register_replica(body);
+                self.send_unit(r);
+            }
             Command::InitDb(db) => {
                 let r = utf8(db).and_then(|db| self.handler.init_db(db));
                 self.send_unit(r);
@@ -1158,10 +1162,18 @@ impl<H: Handler> Session<'_, H> {
                     self.writer.flush(stream).await?;
                     return Ok(Flow::Quit);
                 }
-                Ok(event) => self.writer.packet(|o| {
-                    o.push(0x00);
-                    o.extend_from_slice(&event);
-                }),
+                Ok(event) => {
+                    self.writer.packet(|o| {
+                        o.push(0x00);
+                        o.extend_from_slice(&event);
+                    });
+                    if dump.awaits_reply(&event) {
+                        // The replica answers with packet 0 of its own
+                        // exchange; the stream goes on at 1 (MySQL's
+                        // semisync source, and what replicas check).
+                        self.writer.set_seq(1);
+                    }
+                }
                 Err(e) => {
                     self.send_error(&e);
                     self.writer.flush(stream).await?;

@@ -188,6 +188,14 @@ pub trait Handler: Send {
     /// session should not hold (its throttling slot). The wait for the
     /// command goes on.
     fn idle(&mut self) {}
+    /// COM_REGISTER_SLAVE (`request`: the payload after the command
+    /// byte), which replicas send before their dump.
+    fn register_replica(&mut self, _request: &[u8]) -> Result<(), Error> {
+        Err(Error::new(
+            lockstep_types::error::Code::UnknownCom,
+            "Unknown command",
+        ))
+    }
     /// COM_BINLOG_DUMP_GTID or COM_BINLOG_DUMP (`command`; `request`: the
     /// payload after the command byte): the stream of packets to send
     /// until the client goes away (an empty one: EOF, then the end). The
@@ -210,6 +218,12 @@ pub trait BinlogDump: Send {
     /// replica's reply); an error ends the stream.
     fn on_reply(&mut self, _payload: &[u8]) -> Result<(), Error> {
         Ok(())
+    }
+    /// Whether `packet` (just returned by `next`) asks the client for a
+    /// reply (a MySQL semisync event with the need-ack flag): the packets
+    /// after it restart at sequence number 1.
+    fn awaits_reply(&self, _packet: &[u8]) -> bool {
+        false
     }
 }
 

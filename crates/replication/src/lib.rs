@@ -10,6 +10,7 @@
 //! * `scheduler`: the applier's dependency and commit-order bookkeeping.
 
 pub mod mysql_dump;
+pub mod mysql_semisync;
 pub mod receiver;
 pub mod replica;
 pub mod scheduler;

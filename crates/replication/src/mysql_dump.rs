@@ -16,6 +16,7 @@ use lockstep_protocol::BinlogDump;
 use lockstep_types::error::Code;
 use lockstep_types::Error;
 
+use crate::mysql_semisync::SemiAcks;
 use crate::source::check_log_covers;
 use lockstep_binlog::mysql::stream::{Translator, FILE_NAME, FIRST_POS};
 
@@ -47,6 +48,8 @@ pub struct Options {
     pub heartbeat: Duration,
     /// BINLOG_DUMP_NON_BLOCK: end with EOF at the log's end.
     pub non_block: bool,
+    /// The replica asked for semisync (`mysql_semisync`).
+    pub semisync: bool,
 }
 
 pub struct MysqlDump {
@@ -56,6 +59,7 @@ pub struct MysqlDump {
     lsn: Lsn,
     queue: VecDeque<Vec<u8>>,
     done: bool,
+    semi: Option<SemiAcks>,
 }
 
 /// COM_BINLOG_DUMP's body: position u32, flags u16, server id u32, file.
@@ -77,9 +81,13 @@ pub fn parse_dump(body: &[u8]) -> Result<(u64, u16, String), Error> {
 }
 
 pub fn start(engine: Arc<Engine>, opts: Options) -> Box<dyn BinlogDump> {
+    let semi = opts
+        .semisync
+        .then(|| SemiAcks::new(engine.semisync.clone()));
     Box::new(MysqlDump {
         engine,
         opts,
+        semi,
         translator: None,
         lsn: 0,
         queue: VecDeque::new(),
@@ -88,11 +96,17 @@ pub fn start(engine: Arc<Engine>, opts: Options) -> Box<dyn BinlogDump> {
 }
 
 impl MysqlDump {
-    fn send(&mut self, ev: Vec<u8>) {
+    /// Queues an event; `last`: it ends a transaction (a semisync
+    /// replica acknowledges those).
+    fn send(&mut self, ev: Vec<u8>, last: bool) {
         let ev = if self.opts.checksum {
             ev
         } else {
             mysql::strip_checksum(&ev)
+        };
+        let ev = match &self.semi {
+            Some(semi) => semi.wrap(ev, last),
+            None => ev,
         };
         self.queue.push_back(ev);
     }
@@ -125,15 +139,15 @@ impl MysqlDump {
         };
         let rotate = mysql::rotate_body(from, FILE_NAME);
         let rotate = self.artificial(mysql::ROTATE, &rotate, 0);
-        self.send(rotate);
+        self.send(rotate, false);
         let head = tr.file_start(&previous);
         if from == FIRST_POS {
-            head.into_iter().for_each(|e| self.send(e));
+            head.into_iter().for_each(|e| self.send(e, false));
         } else {
             // Resuming: the description again, marked as not in the file.
             let fde = mysql::format_description_body(true);
             let fde = self.artificial(mysql::FORMAT_DESCRIPTION, &fde, 0);
-            self.send(fde);
+            self.send(fde, false);
             if from < tr.pos && from != head[0].len() as u64 + FIRST_POS {
                 return Err(Self::not_a_boundary(from));
             }
@@ -153,7 +167,8 @@ impl MysqlDump {
     /// Translates records read from the log, queueing what the client
     /// has not got.
     fn on_records(&mut self, records: Vec<(Lsn, Vec<u8>)>) -> Result<(), Error> {
-        for (_, bytes) in records {
+        for (lsn, bytes) in records {
+            let lsn_end = lockstep_log::record_end(lsn, bytes.len());
             let r = TxnRecord::decode(&bytes).map_err(fatal)?;
             let tr = self.translator.as_mut().expect("begun");
             let txn = tr.txn(&r).map_err(fatal)?;
@@ -168,7 +183,15 @@ impl MysqlDump {
                 }
             };
             if wanted {
-                txn.events.into_iter().for_each(|e| self.send(e));
+                let n = txn.events.len();
+                for (k, e) in txn.events.into_iter().enumerate() {
+                    self.send(e, k + 1 == n);
+                }
+            }
+            match self.semi.as_mut() {
+                Some(semi) if wanted => semi.sent(end, lsn_end),
+                Some(semi) => semi.skipped(lsn_end),
+                None => {}
             }
         }
         Ok(())
@@ -207,7 +230,7 @@ impl MysqlDump {
             {
                 let pos = self.translator.as_ref().expect("begun").pos;
                 let hb = self.artificial(mysql::HEARTBEAT, &mysql::heartbeat_body(FILE_NAME), pos);
-                self.send(hb);
+                self.send(hb, false);
             } else if self.engine.log.durable_lsn() <= self.lsn {
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
@@ -218,6 +241,19 @@ impl MysqlDump {
 impl BinlogDump for MysqlDump {
     fn next(&mut self) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, Error>> + Send + '_>> {
         Box::pin(self.next_event())
+    }
+
+    fn awaits_reply(&self, packet: &[u8]) -> bool {
+        self.semi
+            .as_ref()
+            .is_some_and(|_| SemiAcks::asks_reply(packet))
+    }
+
+    fn on_reply(&mut self, payload: &[u8]) -> Result<(), Error> {
+        match self.semi.as_mut() {
+            Some(semi) => semi.on_reply(payload),
+            None => Ok(()),
+        }
     }
 }
 

@@ -60,16 +60,14 @@ pub fn start_semisync_dump(
     body: &[u8],
     client: ClientVars,
 ) -> Result<Box<dyn BinlogDump>, Error> {
-    if command == COM_BINLOG_DUMP {
-        return start_dump(engine, command, body, client);
+    if command != COM_BINLOG_DUMP {
+        let req = DumpRequest::decode_body(body).map_err(fatal)?;
+        if req.binlog_name == NATIVE_STREAM {
+            let id = engine.semisync.register();
+            return Ok(Box::new(SourceDump::new(engine, req, Some(id))));
+        }
     }
-    let req = DumpRequest::decode_body(body).map_err(fatal)?;
-    if req.binlog_name != NATIVE_STREAM {
-        // No semisync on the MySQL-format stream yet.
-        return start_dump(engine, command, body, client);
-    }
-    let id = engine.semisync.register();
-    Ok(Box::new(SourceDump::new(engine, req, Some(id))))
+    mysql_stream(engine, command, body, client, true)
 }
 
 impl SourceDump {
@@ -94,25 +92,41 @@ pub fn start_dump(
     body: &[u8],
     client: ClientVars,
 ) -> Result<Box<dyn BinlogDump>, Error> {
+    if command != COM_BINLOG_DUMP {
+        let req = DumpRequest::decode_body(body).map_err(fatal)?;
+        if req.binlog_name == NATIVE_STREAM {
+            return Ok(Box::new(SourceDump::new(engine, req, None)));
+        }
+    }
+    mysql_stream(engine, command, body, client, false)
+}
+
+/// The MySQL-format stream, from a position (COM_BINLOG_DUMP) or after
+/// a GTID set (COM_BINLOG_DUMP_GTID).
+fn mysql_stream(
+    engine: Arc<Engine>,
+    command: u8,
+    body: &[u8],
+    client: ClientVars,
+    semisync: bool,
+) -> Result<Box<dyn BinlogDump>, Error> {
     let opts = |start, flags: u16| mysql_dump::Options {
         start,
         checksum: client.checksum,
         heartbeat: mysql_dump::heartbeat_period(client.heartbeat_ns),
         non_block: flags & 1 != 0,
+        semisync,
     };
     if command == COM_BINLOG_DUMP {
         let (pos, flags, _) = mysql_dump::parse_dump(body)?;
         return Ok(mysql_dump::start(engine, opts(Start::Position(pos), flags)));
     }
     let req = DumpRequest::decode_body(body).map_err(fatal)?;
-    if req.binlog_name != NATIVE_STREAM {
-        let flags = u16::from_le_bytes([body[0], body[1]]);
-        return Ok(mysql_dump::start(
-            engine,
-            opts(Start::Gtid(req.executed), flags),
-        ));
-    }
-    Ok(Box::new(SourceDump::new(engine, req, None)))
+    let flags = u16::from_le_bytes([body[0], body[1]]);
+    Ok(mysql_dump::start(
+        engine,
+        opts(Start::Gtid(req.executed), flags),
+    ))
 }
 
 /// Where to start reading: the oldest record, after checking that every

@@ -264,6 +264,12 @@ impl Handler for Connection {
         self.session.idle();
     }
 
+    /// A replica introducing itself (its id, host and port are not kept:
+    /// SHOW REPLICAS lists none). Needs REPLICATION SLAVE, as the dump.
+    fn register_replica(&mut self, _request: &[u8]) -> Result<(), Error> {
+        self.check_replication_slave()
+    }
+
     /// A replica's dump request: needs REPLICATION SLAVE, then the
     /// connection belongs to the replication source's stream.
     fn binlog_dump(
@@ -271,16 +277,7 @@ impl Handler for Connection {
         command: u8,
         request: &[u8],
     ) -> Result<Box<dyn lockstep_protocol::BinlogDump>, Error> {
-        let allowed = self.account.as_ref().is_some_and(|a| {
-            a.global
-                .contains(lockstep_accounts::Privs::REPLICATION_SLAVE)
-        });
-        if !allowed {
-            return Err(Error::new(
-                Code::SpecificAccessDenied,
-                "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation",
-            ));
-        }
+        self.check_replication_slave()?;
         let vars = &self.session.ctx.user_vars;
         let checksum = ["master_binlog_checksum", "source_binlog_checksum"]
             .iter()
@@ -292,11 +289,15 @@ impl Handler for Connection {
             checksum,
             heartbeat_ns: vars.get("master_heartbeat_period").and_then(|v| v.to_i64()),
         };
-        // A semisync replica says so first, as MySQL's does.
-        let semisync = vars
-            .get("rpl_semi_sync_replica")
-            .and_then(|v| v.to_i64())
-            .is_some_and(|v| v != 0);
+        // A semisync replica says so first, as MySQL's does (older
+        // replicas, MariaDB's and go-mysql's: @rpl_semi_sync_slave).
+        let semisync = ["rpl_semi_sync_replica", "rpl_semi_sync_slave"]
+            .iter()
+            .any(|n| {
+                vars.get(*n)
+                    .and_then(|v| v.to_i64())
+                    .is_some_and(|v| v != 0)
+            });
         let engine = self.server.engine.clone();
         use lockstep_replication::source::{start_dump, start_semisync_dump};
         let dump = if semisync {
@@ -323,5 +324,21 @@ impl Handler for Connection {
             self.crowded_at = None;
         }
         crowded
+    }
+}
+
+impl Connection {
+    fn check_replication_slave(&self) -> Result<(), Error> {
+        let allowed = self.account.as_ref().is_some_and(|a| {
+            a.global
+                .contains(lockstep_accounts::Privs::REPLICATION_SLAVE)
+        });
+        if allowed {
+            return Ok(());
+        }
+        Err(Error::new(
+            Code::SpecificAccessDenied,
+            "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation",
+        ))
     }
 }

@@ -89,6 +89,8 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("server_id", i(1), Global),
             ("read_only", i(0), Global),
             ("rpl_semi_sync_source_enabled", i(0), Global),
+            // The pre-8.0.26 name, which semisync replicas look for.
+            ("rpl_semi_sync_master_enabled", i(0), Global),
             ("rpl_semi_sync_source_timeout", i(10000), Global),
             ("rpl_semi_sync_source_wait_for_replica_count", i(1), Global),
             ("rpl_semi_sync_source_wait_point", s("AFTER_SYNC"), ReadOnly),
@@ -98,6 +100,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("sort_buffer_size", i(DEFAULT_SORT as i64), Both),
             ("server_uuid", s(""), ReadOnly),
             ("gtid_executed", s(""), ReadOnly),
+            ("gtid_purged", s(""), ReadOnly),
             // No Unix socket: clients that would switch to it stay on TCP.
             ("socket", s(""), ReadOnly),
             ("sql_mode", s("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"), Both),

@@ -1,6 +1,7 @@
 //! TABLE_MAP and WRITE/UPDATE/DELETE_ROWS v2 events, and each column
 //! type's row-image encoding. ENUM and SET (whose member lists lockstep
-//! does not keep) go out as VARCHAR, JSON (kept as text) as LONGTEXT.
+//! does not keep: its catalog declares them varchar) go out as VARCHAR;
+//! JSON as MYSQL_TYPE_JSON in MySQL's binary form (`json`).
 
 use lockstep_tables::TableDef;
 use lockstep_types::{DataType, Value};
@@ -22,6 +23,7 @@ const T_BIT: u8 = 16;
 const T_TIMESTAMP2: u8 = 17;
 const T_DATETIME2: u8 = 18;
 const T_TIME2: u8 = 19;
+const T_JSON: u8 = 245;
 const T_BLOB: u8 = 252;
 const T_STRING: u8 = 254;
 /// utf8mb4_0900_ai_ci and binary.
@@ -74,7 +76,7 @@ pub fn column_type(dt: DataType) -> ColumnType {
         }
         DataType::VarBinary { len } => varchar_type(len, BINARY),
         DataType::Text { max_len } => (T_BLOB, vec![blob_len_bytes(max_len)], Some(UTF8MB4)),
-        DataType::Json => (T_BLOB, vec![4], Some(UTF8MB4)),
+        DataType::Json => (T_JSON, vec![4], None),
         DataType::Blob { max_len } => (T_BLOB, vec![blob_len_bytes(max_len)], Some(BINARY)),
         DataType::Date => (T_DATE, vec![], None),
         DataType::DateTime { fsp } => (T_DATETIME2, vec![fsp], None),
@@ -285,6 +287,11 @@ pub fn put_value(o: &mut Vec<u8>, t: &ColumnType, v: &Value) {
             let b = bytes_of(v);
             put_len(o, b.len(), t.meta[0] as usize);
             o.extend_from_slice(&b);
+        }
+        T_JSON => {
+            let doc = super::json::encode(&bytes_of(v));
+            put_len(o, doc.len(), 4);
+            o.extend_from_slice(&doc);
         }
         T_BIT => {
             let n = (t.meta[1] as usize * 8 + t.meta[0] as usize).div_ceil(8);

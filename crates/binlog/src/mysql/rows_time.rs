@@ -73,18 +73,11 @@ fn put_time(o: &mut Vec<u8>, text: &str, fsp: u8) {
         o.extend_from_slice(&x.to_be_bytes()[2..]);
         return;
     }
-    let mut int = packed >> 24;
-    let mut frac = packed % (1 << 24);
-    let (div, wrap) = if fsp <= 2 {
-        (10_000, 0x100)
-    } else {
-        (100, 0x10000)
-    };
-    frac /= div;
-    if int < 0 && frac != 0 {
-        int += 1;
-        frac -= wrap;
-    }
+    // As MySQL stores it: the integer part rounded down (-1.5 s is -2)
+    // and the remainder, negative too, in two's complement; its reader
+    // adds them back.
+    let int = packed >> 24;
+    let frac = (packed % (1 << 24)) / if fsp <= 2 { 10_000 } else { 100 };
     let x = (int + 0x80_0000) as u32;
     o.extend_from_slice(&x.to_be_bytes()[1..]);
     match fsp {

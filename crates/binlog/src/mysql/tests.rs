@@ -123,3 +123,23 @@ fn temporal_and_string_images() {
         [0x7f, 0xff, 0xff]
     );
 }
+
+#[test]
+fn negative_time_with_fraction_as_mysql_stores_it() {
+    // -1.5 s: integer part -2 (0x7ffffe), fraction -50 hundredths (0xce);
+    // MySQL's reader turns them back into -1 and -0.5.
+    assert_eq!(
+        encode(DataType::Time { fsp: 1 }, Value::str("-00:00:01.5")),
+        [0x7f, 0xff, 0xfe, 0xce]
+    );
+    // TIME(4) -1.0001 s: -2 and -1 (0xffff) in units of 100 us.
+    assert_eq!(
+        encode(DataType::Time { fsp: 4 }, Value::str("-00:00:01.0001")),
+        [0x7f, 0xff, 0xfe, 0xff, 0xff]
+    );
+    // A whole negative second has no fraction to borrow from.
+    assert_eq!(
+        encode(DataType::Time { fsp: 2 }, Value::str("-00:00:01")),
+        [0x7f, 0xff, 0xff, 0x00]
+    );
+}

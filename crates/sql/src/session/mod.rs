@@ -403,6 +403,9 @@ fn is_boolean_var(name: &str) -> bool {
             | "tx_read_only"
             | "log_bin"
             | "performance_schema"
+            | "rpl_semi_sync_source_enabled"
+            | "rpl_semi_sync_master_enabled"
+            | "rpl_semi_sync_replica_enabled"
     )
 }
 
@@ -3161,6 +3164,9 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
     match name.as_str() {
         "server_uuid" => return Ok(Value::str(&server.engine.server_uuid())),
         "gtid_executed" => return Ok(Value::str(&server.engine.gtid_executed())),
+        "gtid_purged" => {
+            return binlog_status::gtid_purged(&server.engine).map(|s| Value::str(&s));
+        }
         // The count of the statement before this one (MySQL clears the
         // list when a SELECT starts, but @@warning_count reports it).
         "warning_count" => return Ok(Value::Int(ctx.previous_warnings as i64)),

@@ -17,13 +17,21 @@ impl Session {
             _ => Err(wrong_value(name, &v)),
         };
         let stored = match name {
-            "rpl_semi_sync_source_enabled" | "rpl_semi_sync_replica_enabled" => {
+            "rpl_semi_sync_replica_enabled" => {
                 let on = super::vars::bool_setting(name, &v)?;
-                if name == "rpl_semi_sync_source_enabled" {
-                    semi.set_enabled(on);
+                semi.set_replica_enabled(on);
+                Value::Int(on as i64)
+            }
+            // Two names of one setting: both show the value.
+            "rpl_semi_sync_source_enabled" | "rpl_semi_sync_master_enabled" => {
+                let on = super::vars::bool_setting(name, &v)?;
+                semi.set_enabled(on);
+                let other = if name.contains("source") {
+                    "rpl_semi_sync_master_enabled"
                 } else {
-                    semi.set_replica_enabled(on);
-                }
+                    "rpl_semi_sync_source_enabled"
+                };
+                self.server.globals.set(other, Value::Int(on as i64))?;
                 Value::Int(on as i64)
             }
             "rpl_semi_sync_source_timeout" => {

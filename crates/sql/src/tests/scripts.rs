@@ -231,6 +231,7 @@ scripts!(
     window,
     rollup,
     replication,
+    cdc_vars,
     views,
     ctes,
     multi_table_dml,
