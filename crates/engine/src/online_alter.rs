@@ -143,7 +143,7 @@ impl Engine {
             .next_row_id
             .store(table.next_row_id.load(Ordering::SeqCst), Ordering::SeqCst);
         check(&built)?;
-        self.switch_table(table, built, def, how.sources, None, how.checks)
+        self.switch_table(table, built, def, how.sources, None, how.checks.into())
             .await
     }
 

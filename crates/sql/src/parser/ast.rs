@@ -846,6 +846,17 @@ pub struct ColumnSpec {
     pub unique: bool,
     /// ON UPDATE CURRENT_TIMESTAMP
     pub on_update_now: bool,
+    /// `[GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED]`
+    pub generated: Option<GeneratedSpec>,
+}
+
+/// A generated column's expression as written (`plan::generated`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratedSpec {
+    pub expr: Expr,
+    /// The expression's source text, kept by storage.
+    pub text: String,
+    pub stored: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -303,6 +303,7 @@ impl<'a> Work<'a> {
             primary_key: false,
             unique: false,
             on_update_now: def.on_update_now,
+            generated: None,
         };
         let (value, now) = literal_default(&spec)?;
         def.default = value;

@@ -1588,6 +1588,7 @@ impl Session {
                 primary_key: false,
                 unique: false,
                 on_update_now: false,
+                generated: None,
             })
             .collect();
         Ok(out)
