@@ -8,8 +8,8 @@
 //! so a restart sees the old table or the new one, never a mix.
 
 use crate::engine::Engine;
-use lockstep_binlog::{ColumnSource, Event};
 use crate::generated::RebuildLists;
+use lockstep_binlog::{ColumnSource, Event};
 use lockstep_tables::{GeneratedColumn, Row, Table, TableDef};
 use lockstep_types::error::Code;
 use lockstep_types::names::{check_name, NameKind};
@@ -194,10 +194,9 @@ impl Engine {
                 continue;
             };
             rows += 1;
-            let mut values = self.new_row(&old_def, def, sources, &row.to_values(), rows)?;
-            if let Some(generate) = &generate {
-                generate(&mut values).map_err(|e| at_row(e, "", rows))?;
-            }
+            let old_values = row.to_values();
+            let values =
+                self.new_row(&old_def, def, sources, &old_values, rows, generate.as_ref())?;
             put_row(&new, &mut uniques, def, &values)?;
         }
         let auto = old.auto_increment.load(Ordering::SeqCst);
@@ -218,6 +217,7 @@ impl Engine {
         sources: &[ColumnSource],
         old: &[Value],
         n: u64,
+        generate: Option<&crate::generated::RowFn>,
     ) -> Result<Vec<Value>, SqlError> {
         let mut values = Vec::with_capacity(def.columns.len());
         for (col, source) in def.columns.iter().zip(sources) {
@@ -236,13 +236,17 @@ impl Engine {
                 ColumnSource::Value(v) => v.clone(),
                 ColumnSource::Counter => Value::UInt(n),
             };
-            if v.is_null() && !col.nullable {
-                return Err(SqlError::new(
-                    Code::InvalidUseOfNull,
-                    "Invalid use of NULL value",
-                ));
-            }
             values.push(v);
+        }
+        if let Some(generate) = generate {
+            generate(&mut values).map_err(|e| at_row(e, "", n))?;
+        }
+        let null = values.iter().zip(&def.columns);
+        if null.into_iter().any(|(v, c)| v.is_null() && !c.nullable) {
+            return Err(SqlError::new(
+                Code::InvalidUseOfNull,
+                "Invalid use of NULL value",
+            ));
         }
         Ok(values)
     }

@@ -14,7 +14,8 @@ pub type RowFn = Box<dyn Fn(&mut [Value]) -> Result<(), SqlError> + Send + Sync>
 
 /// Prepares the computation of `columns` over rows of `def` (the SQL
 /// layer's; `no_generation` without it).
-pub type GenerateFn = fn(&crate::catalog::Catalog, &TableDef, &[GeneratedColumn]) -> Result<RowFn, SqlError>;
+pub type GenerateFn =
+    fn(&crate::catalog::Catalog, &TableDef, &[GeneratedColumn]) -> Result<RowFn, SqlError>;
 
 /// The generation of an engine opened without the SQL layer: values are
 /// kept as they were copied.

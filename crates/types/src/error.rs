@@ -271,6 +271,7 @@ error_codes! {
     ConstraintNotFound = 3940, "HY000";
     // Generated columns.
     GeneratedColumnFunctionIsNotAllowed = 3102, "HY000";
+    WrongFkOptionForGeneratedColumn = 3104, "HY000";
     NonDefaultValueForGeneratedColumn = 3105, "HY000";
     UnsupportedActionOnGeneratedColumn = 3106, "HY000";
     GeneratedColumnNonPrior = 3107, "HY000";

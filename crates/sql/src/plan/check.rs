@@ -13,7 +13,7 @@ use lockstep_types::Error;
 type Result<T> = std::result::Result<T, Error>;
 
 /// Functions whose value is not a function of the row (3814).
-const DISALLOWED: &[&str] = &[
+pub(crate) const DISALLOWED: &[&str] = &[
     "BENCHMARK",
     "CONNECTION_ID",
     "CURDATE",

@@ -5,11 +5,12 @@
 
 use super::checks::is_check_action;
 use super::foreign_keys::is_fk_action;
+use super::generated::GENERATED_LOCK;
 use super::online_alter::{choose, rebuild_change, Change, Mode};
 use super::{until_killed, Session, R};
 use crate::parser::{AlterAction, DdlOptions, ObjectName};
 use crate::plan::alter::alter_def;
-use lockstep_engine::{OnlineAlter, Rename};
+use lockstep_engine::{OnlineAlter, RebuildLists, Rename};
 use lockstep_tables::Table;
 use lockstep_types::error::Code;
 use lockstep_types::Error;
@@ -53,6 +54,7 @@ impl Session {
             .partition(is_fk_action);
         let mut altered = alter_def(&old, &others, &current)?;
         let checks = self.checks_after(&t, &old, &altered.def, actions)?;
+        let (generated, computes) = self.generated_after(&t, &old, &altered.def, actions)?;
         let renamed = self.fk_after_renames(&old, t.id, actions);
         if !fk_actions.is_empty() || renamed.changed {
             choose(online, Change::Validate)?;
@@ -74,8 +76,9 @@ impl Session {
                 children: renamed.children,
             };
             let (def, sources) = (altered.def, altered.sources);
+            let lists = RebuildLists { checks, generated };
             engine
-                .alter_table_with(&t, def, sources, Some(fks), checks, &mut check)
+                .alter_table_with(&t, def, sources, Some(fks), lists, &mut check)
                 .await?;
             return Ok(());
         }
@@ -85,7 +88,7 @@ impl Session {
         if renamed {
             self.check_free(db, new_name)?;
         }
-        if altered.rename_only {
+        if altered.rename_only && generated.is_none() {
             choose(online, Change::Metadata)?;
             self.upgrade(&mut lock).await?;
             if renamed {
@@ -100,7 +103,11 @@ impl Session {
         }
         let adds_auto = altered.def.columns.iter().any(|c| c.auto_increment)
             && !old.columns.iter().any(|c| c.auto_increment);
-        let mode = choose(online, rebuild_change(&altered.sources, adds_auto))?;
+        let change = match computes {
+            true => Change::Ordered(GENERATED_LOCK),
+            false => rebuild_change(&altered.sources, adds_auto),
+        };
+        let mode = choose(online, change)?;
         if mode == Mode::Exclusive {
             self.upgrade(&mut lock).await?;
         }
@@ -120,8 +127,9 @@ impl Session {
             until_killed(&process, run).await?;
             return Ok(());
         }
+        let lists = RebuildLists { checks, generated };
         engine
-            .alter_table_with(&t, altered.def, altered.sources, None, checks, check)
+            .alter_table_with(&t, altered.def, altered.sources, None, lists, check)
             .await?;
         Ok(())
     }

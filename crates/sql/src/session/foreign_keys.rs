@@ -64,9 +64,10 @@ impl Session {
         let specs = self.like_checks(ct)?;
         let specs = if specs.is_empty() { &ct.checks } else { &specs };
         let checks = self.plan_checks(&def, None, Vec::new(), specs)?;
+        let generated = self.create_generated(&def, ct)?;
         if ct.foreign_keys.is_empty() {
             self.engine
-                .create_table_with_constraints(def, Vec::new(), checks, Vec::new())
+                .create_table_with_constraints(def, Vec::new(), checks, generated)
                 .await?;
             return Ok(());
         }
@@ -78,8 +79,9 @@ impl Session {
             self.fk_checks(),
         )?;
         def.indexes.extend(planned.indexes);
+        crate::plan::generated::check_foreign_keys(&generated, &planned.foreign_keys)?;
         self.engine
-            .create_table_with_constraints(def, planned.foreign_keys, checks, Vec::new())
+            .create_table_with_constraints(def, planned.foreign_keys, checks, generated)
             .await?;
         Ok(())
     }
@@ -136,6 +138,8 @@ impl Session {
         }
         let checks = self.fk_checks();
         let planned = plan(def, &kept, &added, &Catalog(&self.engine), checks)?;
+        let generated = self.engine.catalog.generated(def.id);
+        crate::plan::generated::check_foreign_keys(&generated, &planned.foreign_keys)?;
         kept.extend(planned.foreign_keys.iter().cloned());
         Ok(FkChange {
             all: kept,

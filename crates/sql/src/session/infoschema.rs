@@ -128,6 +128,7 @@ fn build(session: &Session) -> Catalog {
                 Value::UInt(t.auto_increment.load(std::sync::atomic::Ordering::Relaxed)),
                 s("utf8mb4_0900_ai_ci"),
             ]);
+            let generated = engine.catalog.generated(t.id);
             for (pos, (i, c)) in def.visible_columns().enumerate() {
                 let key = if def.has_declared_primary_key() && def.indexes[0].columns.contains(&i) {
                     "PRI"
@@ -154,10 +155,9 @@ fn build(session: &Session) -> Catalog {
                         ""
                     }),
                 ]);
-                columns
-                    .last_mut()
-                    .expect("just pushed")
-                    .extend(column_details(c.data_type));
+                let row = columns.last_mut().expect("just pushed");
+                row.extend(column_details(c.data_type));
+                super::generated::fill_columns_row(row, &generated, &c.name);
             }
             for (n, ix) in def.indexes.iter().enumerate() {
                 if n == 0 && !def.has_declared_primary_key() {

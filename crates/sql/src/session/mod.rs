@@ -11,6 +11,7 @@ mod client_text;
 mod definer;
 mod explain_analyze;
 mod foreign_keys;
+mod generated;
 pub mod infoschema;
 mod online_alter;
 pub mod privileges;
@@ -1210,6 +1211,7 @@ impl Session {
                     None => &**ct,
                 };
                 if ct.temporary {
+                    generated::refuse_temporary(ct)?;
                     // No implicit commit, as in MySQL.
                     self.create_temporary(ct, db)?;
                     return self.fill_from_query(ct).await;
@@ -2627,6 +2629,7 @@ impl Session {
                 }
                 let t = self.binder().table(table)?;
                 let def = t.def();
+                let gen_cols = self.engine.catalog.generated(t.id);
                 let mut r = Vec::new();
                 for (i, c) in def.visible_columns() {
                     if !filter(&c.name, f) {
@@ -2660,7 +2663,9 @@ impl Session {
                             .map(|d| Value::str(&d.to_string()))
                             .unwrap_or(Value::Null)
                     };
-                    let extra = if c.auto_increment {
+                    let extra = if let Some(g) = generated::extra(&gen_cols, &c.name) {
+                        g
+                    } else if c.auto_increment {
                         "auto_increment"
                     } else if c.default_now {
                         "DEFAULT_GENERATED"
@@ -2739,6 +2744,8 @@ impl Session {
                     text = crate::plan::foreign::add_to_create(text, &fks, &def.database);
                     let checks = self.engine.catalog.checks(t.id);
                     text = checks::add_to_create(text, &checks);
+                    let gen_cols = self.engine.catalog.generated(t.id);
+                    text = generated::add_to_create(text, &def, &gen_cols);
                 }
                 Ok(rows(
                     &["Table", "Create Table"],

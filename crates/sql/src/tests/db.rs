@@ -27,6 +27,7 @@ impl Db {
         cfg.flush_mode = FlushMode::PerSecond;
         cfg.log_buffer_size = 1 << 20;
         cfg.convert = crate::expr::store_value;
+        cfg.generate = crate::exec::rebuild_generator;
         let engine = Engine::open(cfg).expect("engine opens in a temp dir");
         let server = Server::new(engine, Globals::new(&[]));
         let rt = tokio::runtime::Builder::new_current_thread()

@@ -243,6 +243,7 @@ scripts!(
     sql_mode,
     type_limits,
     functions_builtin,
+    generated_columns,
 );
 
 /// A script file nobody listed above would never run.
