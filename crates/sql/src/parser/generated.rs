@@ -2,7 +2,7 @@
 //! (expr) [VIRTUAL | STORED]` (validation and evaluation live in
 //! `plan::generated` and `exec::generated`).
 
-use super::{Parser, Result, Tok};
+use super::{Parser, Result};
 use crate::parser::ast::{ColumnSpec, GeneratedSpec};
 
 impl Parser<'_> {
@@ -13,27 +13,14 @@ impl Parser<'_> {
             self.expect_kw("ALWAYS")?;
         }
         self.expect_kw("AS")?;
-        self.expect(&Tok::LParen)?;
-        let start = self.toks.get(self.pos).map_or(self.src.len(), |t| t.start);
-        let expr = self.parse_expr()?;
-        let end = self
-            .pos
-            .checked_sub(1)
-            .and_then(|i| self.toks.get(i))
-            .map_or(start, |t| t.end);
-        self.expect(&Tok::RParen)?;
-        let text = self.src.get(start..end.max(start)).unwrap_or("").trim();
+        let (expr, text) = self.paren_expr_text()?;
         let stored = if self.eat_kw("STORED") || self.eat_kw("PERSISTENT") {
             true
         } else {
             self.eat_kw("VIRTUAL");
             false
         };
-        Ok(GeneratedSpec {
-            expr,
-            text: text.to_string(),
-            stored,
-        })
+        Ok(GeneratedSpec { expr, text, stored })
     }
 
     /// A generated column takes no DEFAULT, AUTO_INCREMENT or ON UPDATE

@@ -4,7 +4,7 @@
 //! (3106, 3108), what a write may not set (3105), and the bound form
 //! `exec::generated` evaluates over the row. Storage keeps the text.
 
-use super::check::{bind, parse, DISALLOWED};
+use super::check::{bind, first_error, parse, Forbidden};
 use crate::expr::BExpr;
 use crate::parser::ast::{AlterAction, ColumnSpec, Expr, GeneratedSpec, InsertSource};
 use lockstep_engine::catalog::Catalog;
@@ -69,42 +69,24 @@ fn disallowed(
     def: &TableDef,
     list: &[GeneratedColumn],
 ) -> Option<Error> {
-    let mut found = None;
-    crate::parser::visit_expr(e, &mut |x| {
-        if found.is_some() {
-            return;
-        }
-        found = match x {
-            Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } | Expr::Window(_) => {
-                Some(function_not_allowed(name))
-            }
-            Expr::Function { name: f, args, .. } => {
-                let up = f.to_ascii_uppercase();
-                let now = up == "UNIX_TIMESTAMP" && args.is_empty();
-                if now || DISALLOWED.contains(&up.as_str()) {
-                    Some(err(
-                        Code::GeneratedColumnNamedFunctionIsNotAllowed,
-                        format!("Expression of generated column '{name}' contains a disallowed function: {}.", f.to_ascii_lowercase()),
-                    ))
-                } else if super::bind::is_aggregate_name(&up) {
-                    Some(function_not_allowed(name))
-                } else {
-                    None
-                }
-            }
-            Expr::UserVar(_) | Expr::SystemVar { .. } | Expr::Param(_) => Some(err(
-                Code::GeneratedColumnVariables,
-                format!("Expression of generated column '{name}' cannot refer user or system variables."),
-            )),
-            Expr::Row(_) => Some(err(
-                Code::GeneratedColumnRowValue,
-                format!("Expression of generated column '{name}' cannot refer to a row value."),
-            )),
-            Expr::Column { name: c, .. } => column_error(c, at, def, list),
-            _ => None,
-        };
-    });
-    found
+    let error = |k: Forbidden| match k {
+        Forbidden::Function => function_not_allowed(name),
+        Forbidden::Named(f) => err(
+            Code::GeneratedColumnNamedFunctionIsNotAllowed,
+            format!("Expression of generated column '{name}' contains a disallowed function: {f}."),
+        ),
+        Forbidden::Variable => err(
+            Code::GeneratedColumnVariables,
+            format!(
+                "Expression of generated column '{name}' cannot refer user or system variables."
+            ),
+        ),
+        Forbidden::Row => err(
+            Code::GeneratedColumnRowValue,
+            format!("Expression of generated column '{name}' cannot refer to a row value."),
+        ),
+    };
+    first_error(e, &error, &|c| column_error(c, at, def, list))
 }
 
 /// 1054 for a column `def` lacks, 3109 for its AUTO_INCREMENT column,
