@@ -13,7 +13,9 @@ use lockstep_engine::{Error as EngineError, RowFn};
 use lockstep_tables::{ColumnDef, GeneratedColumn, Table, TableDef};
 use lockstep_types::error::Code;
 use lockstep_types::{Error, Value};
-use std::sync::Arc;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
 
 /// A computed value as column `c` stores it: 1048 when NULL and the
 /// column is NOT NULL.
@@ -35,12 +37,9 @@ impl Exec<'_> {
         }
         let list = self.engine.catalog.generated(table.id);
         let bound = match list.is_empty() {
-            true => Vec::new(),
-            false => {
-                bind_all(&self.engine.catalog, &table.def(), &list).map_err(EngineError::Sql)?
-            }
+            true => Arc::new(Vec::new()),
+            false => shared_bound(&self.engine.catalog, table, list).map_err(EngineError::Sql)?,
         };
-        let bound = Arc::new(bound);
         self.generated.insert(table.id, bound.clone());
         Ok(bound)
     }
@@ -58,6 +57,36 @@ impl Exec<'_> {
         }
         Ok(())
     }
+}
+
+/// Bound expressions kept across statements (parsing and binding them
+/// for every single-row INSERT would cost more than computing them), by
+/// table id; an entry holds the list it was bound from, so a table whose
+/// list changed (or another engine's table of that id) misses.
+type Shared = HashMap<u32, (Arc<[GeneratedColumn]>, Arc<Bound>)>;
+static SHARED: LazyLock<Mutex<Shared>> = LazyLock::new(Default::default);
+
+/// Past this many tables the cache starts again (dropped tables' entries
+/// go with it).
+const SHARED_TABLES: usize = 4096;
+
+fn shared_bound(
+    catalog: &Catalog,
+    table: &Table,
+    list: Arc<[GeneratedColumn]>,
+) -> std::result::Result<Arc<Bound>, Error> {
+    let hit =
+        |(l, b): &(Arc<[GeneratedColumn]>, Arc<Bound>)| Arc::ptr_eq(l, &list).then(|| b.clone());
+    if let Some(b) = SHARED.lock().get(&table.id).and_then(hit) {
+        return Ok(b);
+    }
+    let bound = Arc::new(bind_all(catalog, &table.def(), &list)?);
+    let mut shared = SHARED.lock();
+    if shared.len() >= SHARED_TABLES {
+        shared.clear();
+    }
+    shared.insert(table.id, (list, bound.clone()));
+    Ok(bound)
 }
 
 /// The engine's `generate` hook: computes `list` over rows of `def` in an
