@@ -54,7 +54,8 @@ impl Session {
             .partition(is_fk_action);
         let mut altered = alter_def(&old, &others, &current)?;
         let checks = self.checks_after(&t, &old, &altered.def, actions)?;
-        let (generated, computes) = self.generated_after(&t, &old, &altered.def, actions)?;
+        let (old_new, sources) = ((&*old, &altered.def), &altered.sources);
+        let (generated, computes) = self.generated_after(&t, old_new, sources, actions)?;
         let renamed = self.fk_after_renames(&old, t.id, actions);
         if !fk_actions.is_empty() || renamed.changed {
             choose(online, Change::Validate)?;

@@ -7,6 +7,7 @@ use super::{Session, R};
 use crate::parser::CreateTable;
 use crate::plan::ddl::quote_ident;
 use crate::plan::generated::{find, of_create};
+use lockstep_binlog::ColumnSource;
 use lockstep_tables::{GeneratedColumn, TableDef};
 use lockstep_types::{Error, Value};
 
@@ -97,25 +98,38 @@ fn with_clause(line: &str, def: &TableDef, list: &[GeneratedColumn]) -> Option<S
     ))
 }
 
-/// Why an ALTER of a table with generated columns cannot run online: the
-/// copy computes them, and the catch-up of concurrent writes does not.
+/// Why an ALTER that computes generated columns cannot run online: the
+/// copy computes them, the catch-up of concurrent writes does not.
 pub(super) const GENERATED_LOCK: &str = "Generated columns are computed under the table's lock";
+
+/// Whether a rebuild copies every column of `new` from the same column
+/// type of `old` (its generated values then stay right as copied).
+fn copies_values(old: &TableDef, new: &TableDef, sources: &[ColumnSource]) -> bool {
+    sources.iter().zip(&new.columns).all(|(s, c)| match s {
+        ColumnSource::Column(i) => old
+            .columns
+            .get(*i as usize)
+            .is_some_and(|o| o.data_type == c.data_type),
+        _ => false,
+    })
+}
 
 impl Session {
     /// The generated columns of table `t` after an ALTER that makes `old`
-    /// into `new` (None: unchanged), and whether the rebuild computes
-    /// any (the table has some, before or after).
+    /// into `new` from `sources` (None: unchanged), and whether the
+    /// rebuild must compute them (not online): the list changes, or a
+    /// column of a table that has some is added or retyped.
     pub(super) fn generated_after(
         &self,
         t: &lockstep_tables::Table,
-        old: &TableDef,
-        new: &TableDef,
+        (old, new): (&TableDef, &TableDef),
+        sources: &[ColumnSource],
         actions: &[crate::parser::AlterAction],
     ) -> R<(Option<Vec<GeneratedColumn>>, bool)> {
         let before = self.engine.catalog.generated(t.id);
         let catalog = &self.engine.catalog;
         let after = crate::plan::generated::after_alter(catalog, &before, old, new, actions)?;
-        let computes = !before.is_empty() || after.as_ref().is_some_and(|g| !g.is_empty());
+        let computes = after.is_some() || (!before.is_empty() && !copies_values(old, new, sources));
         Ok((after, computes))
     }
 }
