@@ -27,12 +27,22 @@ impl Session {
     }
 }
 
-/// 1235 for generated columns where lockstep keeps no list for them
-/// (temporary tables).
-pub(super) fn refuse_temporary(ct: &CreateTable) -> R<()> {
-    match ct.columns.iter().any(|c| c.generated.is_some()) {
-        true => Err(Error::unsupported("generated columns in a TEMPORARY table")),
-        false => Ok(()),
+impl Session {
+    /// 1235 for generated columns where lockstep keeps no list for them
+    /// (temporary tables, also made LIKE a table that has some).
+    pub(super) fn refuse_temporary_generated(&self, ct: &CreateTable) -> R<()> {
+        let like = match &ct.like {
+            Some(src) => !self
+                .engine
+                .catalog
+                .generated(self.binder().table(src)?.id)
+                .is_empty(),
+            None => false,
+        };
+        match like || ct.columns.iter().any(|c| c.generated.is_some()) {
+            true => Err(Error::unsupported("generated columns in a TEMPORARY table")),
+            false => Ok(()),
+        }
     }
 }
 

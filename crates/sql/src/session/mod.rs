@@ -1211,7 +1211,7 @@ impl Session {
                     None => &**ct,
                 };
                 if ct.temporary {
-                    generated::refuse_temporary(ct)?;
+                    self.refuse_temporary_generated(ct)?;
                     // No implicit commit, as in MySQL.
                     self.create_temporary(ct, db)?;
                     return self.fill_from_query(ct).await;
