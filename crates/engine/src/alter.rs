@@ -188,7 +188,7 @@ impl Engine {
         let new = Arc::new(Table::new(def.clone()));
         let mut uniques = Uniques::new(def);
         let mut rows = 0u64;
-        let generate = self.row_generator(old.id, def, generated)?;
+        let generate = self.row_generator(def, generated)?;
         for entry in old.range(Bound::Unbounded, Bound::Unbounded, false) {
             let Some(row) = entry.value().latest().and_then(|v| v.row) else {
                 continue;

@@ -1,8 +1,9 @@
 //! Generated columns in an ALTER rebuild. The SQL layer computes them on
-//! every write; a rebuild (which may add one, change its expression, or
-//! convert a column it reads) computes them again for each copied row
-//! through `EngineConfig::generate`, both live and when recovery redoes
-//! the logged ALTER, so both see the same values.
+//! every write; a rebuild whose record sets the table's list (it adds
+//! one, changes an expression, or adds or converts a column of a table
+//! that has some) computes them again for each copied row through
+//! `EngineConfig::generate`, both live and when recovery redoes the
+//! logged ALTER, so both see the same values. Other rebuilds copy them.
 
 use crate::engine::Engine;
 use lockstep_binlog::{Event, TxnRecord};
@@ -45,20 +46,17 @@ impl From<Option<Vec<CheckConstraint>>> for RebuildLists {
 }
 
 impl Engine {
-    /// What a rebuild of table `old` into `def` computes per row: None
-    /// when the rebuilt table has no generated column.
+    /// What a rebuild into `def` that sets the generated columns `given`
+    /// computes per row: None when it sets none (values are copied).
     pub(crate) fn row_generator(
         &self,
-        old: u32,
         def: &TableDef,
         given: Option<&[GeneratedColumn]>,
     ) -> Result<Option<RowFn>, SqlError> {
-        let kept = self.catalog.generated(old);
-        let list = given.unwrap_or(&kept);
-        if list.is_empty() {
-            return Ok(None);
+        match given.filter(|l| !l.is_empty()) {
+            Some(list) => (self.config.generate)(&self.catalog, def, list).map(Some),
+            None => Ok(None),
         }
-        (self.config.generate)(&self.catalog, def, list).map(Some)
     }
 }
 

@@ -125,10 +125,11 @@ fn copies_values(old: &TableDef, new: &TableDef, sources: &[ColumnSource]) -> bo
 }
 
 impl Session {
-    /// The generated columns of table `t` after an ALTER that makes `old`
-    /// into `new` from `sources` (None: unchanged), and whether the
-    /// rebuild must compute them (not online): the list changes, or a
-    /// column of a table that has some is added or retyped.
+    /// The generated columns an ALTER of table `t` that makes `old` into
+    /// `new` from `sources` logs, for the rebuild to compute (None: the
+    /// rebuild copies them): when the list changes, or a column of a
+    /// table that has some is added or retyped; and whether it must run
+    /// under the lock (it logs a list: the online path logs none).
     pub(super) fn generated_after(
         &self,
         t: &lockstep_tables::Table,
@@ -139,7 +140,9 @@ impl Session {
         let before = self.engine.catalog.generated(t.id);
         let catalog = &self.engine.catalog;
         let after = crate::plan::generated::after_alter(catalog, &before, old, new, actions)?;
-        let computes = after.is_some() || (!before.is_empty() && !copies_values(old, new, sources));
-        Ok((after, computes))
+        let recompute = !before.is_empty() && !copies_values(old, new, sources);
+        let logged = after.or_else(|| recompute.then(|| before.to_vec()));
+        let exclusive = logged.is_some();
+        Ok((logged, exclusive))
     }
 }
