@@ -51,6 +51,7 @@ impl Exec<'_> {
             return Ok(());
         }
         let schema = table.schema();
+        debug_assert_eq!(row.len(), schema.def.columns.len(), "a row of the table");
         for (at, e) in bound.iter() {
             let v = self.eval(e, row)?;
             row[*at] = stored(v, &schema.def.columns[*at]).map_err(EngineError::Sql)?;
