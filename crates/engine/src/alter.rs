@@ -8,8 +8,9 @@
 //! so a restart sees the old table or the new one, never a mix.
 
 use crate::engine::Engine;
+use crate::generated::RebuildLists;
 use lockstep_binlog::{ColumnSource, Event};
-use lockstep_tables::{Row, Table, TableDef};
+use lockstep_tables::{GeneratedColumn, Row, Table, TableDef};
 use lockstep_types::error::Code;
 use lockstep_types::names::{check_name, NameKind};
 use lockstep_types::{DataType, Error as SqlError, Value};
@@ -61,17 +62,18 @@ impl Engine {
         mut def: TableDef,
         sources: Vec<ColumnSource>,
         foreign_keys: Option<crate::foreign::AlterForeignKeys>,
-        checks: Option<Vec<lockstep_tables::CheckConstraint>>,
+        lists: impl Into<RebuildLists>,
         check: impl FnOnce(&Arc<Table>) -> Result<(), SqlError>,
     ) -> Result<Arc<Table>, SqlError> {
         check_name(NameKind::Table, &def.name)?;
         for c in &def.columns {
             check_name(NameKind::Column, &c.name)?;
         }
+        let lists = lists.into();
         def.id = self.catalog.allocate_table_id();
-        let built = self.rebuild(table, &def, &sources)?;
+        let built = self.rebuild(table, &def, &sources, lists.generated.as_deref())?;
         check(&built)?;
-        self.switch_table(table, built, def, sources, foreign_keys, checks)
+        self.switch_table(table, built, def, sources, foreign_keys, lists)
             .await
     }
 
@@ -84,9 +86,10 @@ impl Engine {
         def: TableDef,
         sources: Vec<ColumnSource>,
         foreign_keys: Option<crate::foreign::AlterForeignKeys>,
-        checks: Option<Vec<lockstep_tables::CheckConstraint>>,
+        lists: RebuildLists,
     ) -> Result<Arc<Table>, SqlError> {
         debug_assert_eq!(built.id, def.id);
+        let RebuildLists { checks, generated } = lists;
         let new_id = def.id;
         let mut events = vec![Event::AlterTable {
             table: table.id,
@@ -104,6 +107,12 @@ impl Engine {
                 checks: checks.clone(),
             });
         }
+        if let Some(columns) = &generated {
+            events.push(Event::SetGenerated {
+                table: new_id,
+                columns: columns.clone(),
+            });
+        }
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         let _in_flight = self.log_events(events).await?;
         self.catalog.replace_table(table.id, built.clone());
@@ -112,6 +121,9 @@ impl Engine {
         }
         if let Some(checks) = checks {
             self.catalog.set_checks(new_id, checks);
+        }
+        if let Some(columns) = generated {
+            self.catalog.set_generated(new_id, columns);
         }
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         Ok(built)
@@ -143,14 +155,20 @@ impl Engine {
 
     /// Recovery and `apply`: redoes a logged ALTER unless the catalog
     /// already holds its result (a checkpoint taken after it).
-    pub(crate) fn replay_alter(&self, table: u32, def: &TableDef, sources: &[ColumnSource]) {
+    pub(crate) fn replay_alter(
+        &self,
+        table: u32,
+        def: &TableDef,
+        sources: &[ColumnSource],
+        generated: Option<&[GeneratedColumn]>,
+    ) {
         let Some(old) = self.catalog.table_by_id(table) else {
             return;
         };
         if self.catalog.table_by_id(def.id).is_some() {
             return;
         }
-        match self.rebuild(&old, def, sources) {
+        match self.rebuild(&old, def, sources, generated) {
             Ok(built) => self.catalog.replace_table(table, built),
             // It succeeded when it was logged, on these same rows.
             Err(e) => eprintln!("lockstep: recovery: ALTER of table#{table} not redone: {e}"),
@@ -164,17 +182,21 @@ impl Engine {
         old: &Table,
         def: &TableDef,
         sources: &[ColumnSource],
+        generated: Option<&[GeneratedColumn]>,
     ) -> Result<Arc<Table>, SqlError> {
         let old_def = old.def();
         let new = Arc::new(Table::new(def.clone()));
         let mut uniques = Uniques::new(def);
         let mut rows = 0u64;
+        let generate = self.row_generator(def, generated)?;
         for entry in old.range(Bound::Unbounded, Bound::Unbounded, false) {
             let Some(row) = entry.value().latest().and_then(|v| v.row) else {
                 continue;
             };
             rows += 1;
-            let values = self.new_row(&old_def, def, sources, &row.to_values(), rows)?;
+            let old_values = row.to_values();
+            let values =
+                self.new_row(&old_def, def, sources, &old_values, rows, generate.as_ref())?;
             put_row(&new, &mut uniques, def, &values)?;
         }
         let auto = old.auto_increment.load(Ordering::SeqCst);
@@ -195,6 +217,7 @@ impl Engine {
         sources: &[ColumnSource],
         old: &[Value],
         n: u64,
+        generate: Option<&crate::generated::RowFn>,
     ) -> Result<Vec<Value>, SqlError> {
         let mut values = Vec::with_capacity(def.columns.len());
         for (col, source) in def.columns.iter().zip(sources) {
@@ -213,13 +236,17 @@ impl Engine {
                 ColumnSource::Value(v) => v.clone(),
                 ColumnSource::Counter => Value::UInt(n),
             };
-            if v.is_null() && !col.nullable {
-                return Err(SqlError::new(
-                    Code::InvalidUseOfNull,
-                    "Invalid use of NULL value",
-                ));
-            }
             values.push(v);
+        }
+        if let Some(generate) = generate {
+            generate(&mut values).map_err(|e| at_row(e, "", n))?;
+        }
+        let null = values.iter().zip(&def.columns);
+        if null.into_iter().any(|(v, c)| v.is_null() && !c.nullable) {
+            return Err(SqlError::new(
+                Code::InvalidUseOfNull,
+                "Invalid use of NULL value",
+            ));
         }
         Ok(values)
     }

@@ -233,7 +233,7 @@ impl Engine {
             Err(e) => return Err(e),
         };
         for event in &record.events {
-            self.replay_ddl(event);
+            self.replay_ddl_of(record, event);
         }
         self.ddl_version
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);

@@ -64,6 +64,9 @@ pub struct EngineConfig {
     /// How ALTER TABLE converts a column's values to its new type (the
     /// SQL layer's strict-mode conversion; `keep_value` without it).
     pub convert: crate::alter::ConvertFn,
+    /// How ALTER TABLE computes generated columns (the SQL layer's
+    /// expressions; `no_generation` without it).
+    pub generate: crate::generated::GenerateFn,
 }
 
 impl EngineConfig {
@@ -80,6 +83,7 @@ impl EngineConfig {
             minimal_row_image: false,
             log_storage: Arc::new(lockstep_log::OsStorage::new()),
             convert: crate::alter::keep_value,
+            generate: crate::generated::no_generation,
         }
     }
 }
@@ -1620,8 +1624,24 @@ impl Engine {
                         t.remove_record(&primary_key_of(&t.def(), key));
                     }
                 }
-                ddl => self.replay_ddl(ddl),
+                ddl => self.replay_ddl_of(record, ddl),
             }
+        }
+    }
+
+    /// `replay_ddl` of an event of `record`: a rebuild computes the
+    /// generated columns its record gives the rebuilt table.
+    pub(crate) fn replay_ddl_of(&self, record: &TxnRecord, event: &Event) {
+        match event {
+            Event::AlterTable {
+                table,
+                def,
+                sources,
+            } => {
+                let generated = crate::generated::logged_generated(record, def.id);
+                self.replay_alter(*table, def, sources, generated)
+            }
+            other => self.replay_ddl(other),
         }
     }
 
@@ -1662,7 +1682,7 @@ impl Engine {
                 table,
                 def,
                 sources,
-            } => self.replay_alter(*table, def, sources),
+            } => self.replay_alter(*table, def, sources, None),
             Event::RenameTable {
                 table,
                 database,

@@ -143,7 +143,7 @@ impl Engine {
             .next_row_id
             .store(table.next_row_id.load(Ordering::SeqCst), Ordering::SeqCst);
         check(&built)?;
-        self.switch_table(table, built, def, how.sources, None, how.checks)
+        self.switch_table(table, built, def, how.sources, None, how.checks.into())
             .await
     }
 
@@ -178,7 +178,7 @@ impl Engine {
                 continue;
             };
             rows += 1;
-            let values = self.new_row(&old_def, def, sources, &row.to_values(), rows)?;
+            let values = self.new_row(&old_def, def, sources, &row.to_values(), rows, None)?;
             put_row(&new, &mut uniques, def, &values)?;
         }
         Ok((new, uniques))
@@ -201,7 +201,8 @@ impl Engine {
                 continue;
             };
             if let Some(before) = record.read(|w| view.sees(w)) {
-                let values = self.new_row(&old_def, c.def, c.sources, &before.to_values(), 1)?;
+                let values =
+                    self.new_row(&old_def, c.def, c.sources, &before.to_values(), 1, None)?;
                 remove_row(c.new, uniques, c.def, &values);
             }
             if let Some(row) = record.latest().and_then(|v| v.row) {
@@ -211,7 +212,7 @@ impl Engine {
         let base = c.new.primary_len() as u64;
         for (i, row) in now.iter().enumerate() {
             let n = base + i as u64 + 1;
-            let values = self.new_row(&old_def, c.def, c.sources, &row.to_values(), n)?;
+            let values = self.new_row(&old_def, c.def, c.sources, &row.to_values(), n, None)?;
             put_row(c.new, uniques, c.def, &values)?;
         }
         Ok(())

@@ -161,6 +161,7 @@ fn engine_config(cfg: &Config) -> Result<EngineConfig, String> {
     ecfg.log_buffer_size = cfg.log_buffer_size.next_power_of_two();
     ecfg.log_segment_size = cfg.log_segment_size;
     ecfg.convert = lockstep_sql::expr::store_value;
+    ecfg.generate = lockstep_sql::exec::rebuild_generator;
     ecfg.minimal_row_image = match cfg.binlog_row_image.to_ascii_uppercase().as_str() {
         "FULL" => false,
         "MINIMAL" => true,

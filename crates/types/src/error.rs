@@ -272,6 +272,17 @@ error_codes! {
     CheckConstraintDupName = 3822, "HY000";
     DependentByCheckConstraint = 3959, "HY000";
     ConstraintNotFound = 3940, "HY000";
+    // Generated columns.
+    GeneratedColumnFunctionIsNotAllowed = 3102, "HY000";
+    WrongFkOptionForGeneratedColumn = 3104, "HY000";
+    NonDefaultValueForGeneratedColumn = 3105, "HY000";
+    UnsupportedActionOnGeneratedColumn = 3106, "HY000";
+    GeneratedColumnNonPrior = 3107, "HY000";
+    DependentByGeneratedColumn = 3108, "HY000";
+    GeneratedColumnRefAutoInc = 3109, "HY000";
+    GeneratedColumnNamedFunctionIsNotAllowed = 3763, "HY000";
+    GeneratedColumnRowValue = 3764, "HY000";
+    GeneratedColumnVariables = 3765, "HY000";
     // Changing rows through views.
     FieldNotUpdatable = 1348, "HY000";
     ViewDeleteMergeView = 1395, "HY000";

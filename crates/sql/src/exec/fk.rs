@@ -318,9 +318,10 @@ impl Exec<'_> {
         child: &Arc<Table>,
         pk: &[u8],
         old: Vec<Value>,
-        new: Vec<Value>,
+        mut new: Vec<Value>,
         chain: &Chain,
     ) -> Result<()> {
+        self.generate(child, &mut new)?;
         let schema = child.schema();
         let done = self
             .engine

@@ -4,6 +4,8 @@
 //! back, awaits the lock without holding a thread, and runs it again.
 
 mod check;
+mod generated;
+pub use generated::rebuild_generator;
 pub(crate) mod fk;
 mod hash_join;
 pub mod keyset;
@@ -392,6 +394,8 @@ pub struct Exec<'a> {
     /// Enforced CHECK constraints of the tables written, bound once per
     /// statement (`check.rs`).
     checks: HashMap<u32, Arc<Vec<(String, BExpr)>>>,
+    /// Generated columns of the tables written (`generated.rs`).
+    generated: HashMap<u32, Arc<crate::plan::generated::Bound>>,
     /// WITH CHECK OPTION of the views a statement writes through.
     pub view_checks: Arc<Vec<ViewCheck>>,
     /// SQL_CALC_FOUND_ROWS: the next query block to finish counts its rows
@@ -577,6 +581,7 @@ impl<'a> Exec<'a> {
             memory: MemoryUse::default(),
             exclusive: Vec::new(),
             checks: HashMap::new(),
+            generated: HashMap::new(),
             view_checks: Arc::new(Vec::new()),
             count_before_limit: false,
             found_total: None,
@@ -1478,6 +1483,7 @@ impl<'a> Exec<'a> {
                 )?;
             }
         }
+        self.generate(table, &mut new)?;
         self.check_row(table, &new, false)?;
         let kept = fk.map(|chain| (chain, new.clone()));
         let done = self
@@ -1592,6 +1598,7 @@ impl<'a> Exec<'a> {
         let chain = fk::Chain::top(Some(p.table.id));
         let mut affected = 0u64;
         let mut first_auto: Option<u64> = None;
+        let generated = self.generated_of(&p.table)?;
         for vals in source_rows {
             lockstep_types::memory::check_data(&def.name).map_err(EngineError::Sql)?;
             let mut row: Vec<Value> = Vec::with_capacity(def.columns.len());
@@ -1610,6 +1617,9 @@ impl<'a> Exec<'a> {
                 }
             }
             for (i, c) in def.columns.iter().enumerate() {
+                if generated.iter().any(|(at, _)| *at == i) {
+                    continue; // computed below, once the others are stored
+                }
                 if Some(i) == auto_col {
                     let v = &row[i];
                     if v.is_null() || v.to_i64() == Some(0) {
@@ -1659,6 +1669,7 @@ impl<'a> Exec<'a> {
                     *v = check_null(std::mem::take(v), c)?;
                 }
             }
+            self.generate(&p.table, &mut row)?;
             if !self.check_row(&p.table, &row, p.ignore)? {
                 continue;
             }
@@ -1749,6 +1760,7 @@ impl<'a> Exec<'a> {
                                 *v = check_null(std::mem::take(v), c)?;
                             }
                         }
+                        self.generate(&p.table, &mut new)?;
                         let same = new.iter().zip(dup.row.iter()).all(|(a, b)| {
                             a.sort_cmp(b) == Ordering::Equal && a.is_null() == b.is_null()
                         });

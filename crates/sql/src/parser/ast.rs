@@ -864,6 +864,17 @@ pub struct ColumnSpec {
     pub on_update_now: bool,
     /// COMMENT 'text'.
     pub comment: Option<String>,
+    /// `[GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED]`
+    pub generated: Option<GeneratedSpec>,
+}
+
+/// A generated column's expression as written (`plan::generated`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratedSpec {
+    pub expr: Expr,
+    /// The expression's source text, kept by storage.
+    pub text: String,
+    pub stored: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,6 +13,20 @@ impl Parser<'_> {
         column: Option<&str>,
     ) -> Result<CheckSpec> {
         self.expect_kw("CHECK")?;
+        let (expr, text) = self.paren_expr_text()?;
+        let enforced = self.parse_enforced()?.unwrap_or(true);
+        Ok(CheckSpec {
+            name,
+            expr,
+            text,
+            enforced,
+            column: column.map(str::to_string),
+        })
+    }
+
+    /// `(expr)` and the expression's source text (what storage keeps of
+    /// a CHECK or a generated column).
+    pub(super) fn paren_expr_text(&mut self) -> Result<(crate::parser::Expr, String)> {
         self.expect(&Tok::LParen)?;
         let start = self.toks.get(self.pos).map_or(self.src.len(), |t| t.start);
         let expr = self.parse_expr()?;
@@ -22,19 +36,8 @@ impl Parser<'_> {
             .and_then(|i| self.toks.get(i))
             .map_or(start, |t| t.end);
         self.expect(&Tok::RParen)?;
-        let text = self
-            .src
-            .get(start..end.max(start))
-            .unwrap_or("")
-            .to_string();
-        let enforced = self.parse_enforced()?.unwrap_or(true);
-        Ok(CheckSpec {
-            name,
-            expr,
-            text,
-            enforced,
-            column: column.map(str::to_string),
-        })
+        let text = self.src.get(start..end.max(start)).unwrap_or("");
+        Ok((expr, text.to_string()))
     }
 
     /// `[NOT] ENFORCED`, if there.

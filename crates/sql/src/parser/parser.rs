@@ -17,6 +17,8 @@ mod check;
 mod ddl_options;
 #[path = "foreign.rs"]
 mod foreign;
+#[path = "generated.rs"]
+mod generated;
 #[path = "lock_tables.rs"]
 mod lock_tables;
 #[path = "routine.rs"]
@@ -3400,6 +3402,7 @@ impl<'a> Parser<'a> {
             unique: false,
             on_update_now: false,
             comment: None,
+            generated: None,
         };
         if self.is_kw("SERIAL") {
             // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
@@ -3480,9 +3483,13 @@ impl<'a> Parser<'a> {
                     self.column_checks.push(check);
                 }
                 b"REFERENCES" => self.skip_references()?,
-                b"GENERATED" | b"AS" => return Err(self.unsupported("generated columns")),
+                b"GENERATED" | b"AS" => {
+                    self.check_generated_attrs(&col, true)?;
+                    col.generated = Some(self.parse_generated()?);
+                }
                 _ => break,
             }
+            self.check_generated_attrs(&col, false)?;
         }
         Ok(col)
     }

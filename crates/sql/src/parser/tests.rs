@@ -1169,10 +1169,9 @@ fn data_type_errors() {
             "CREATE TABLE t (a INT) PARTITION BY HASH(a)",
             Code::NotSupportedYet,
         ),
-        (
-            "CREATE TABLE t (a INT GENERATED ALWAYS AS (1))",
-            Code::NotSupportedYet,
-        ),
+        ("CREATE TABLE t (a INT GENERATED AS (1))", Code::Parse),
+        ("CREATE TABLE t (a INT AS (1) AS (2))", Code::Parse),
+        ("CREATE TABLE t (a INT AS (1) AUTO_INCREMENT)", Code::Parse),
         ("CREATE TABLE t (a POINT)", Code::NotSupportedYet),
     ] {
         assert_eq!(err(sql).code, code, "{sql}");

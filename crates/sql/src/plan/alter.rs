@@ -329,6 +329,7 @@ impl<'a> Work<'a> {
             unique: false,
             on_update_now: def.on_update_now,
             comment: None,
+            generated: None,
         };
         let (value, now) = literal_default(&spec)?;
         def.default = value;

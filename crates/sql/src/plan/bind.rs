@@ -2808,6 +2808,8 @@ impl Binder<'_> {
                 .map(|c| Self::column_position(&def, c))
                 .collect::<Result<_>>()?
         };
+        let generated = self.catalog.generated(table.id);
+        super::generated::check_insert(&generated, &def, &targets, &ins.source)?;
         let empty = Scope::default();
         let source = match &ins.source {
             ast::InsertSource::Values(rows) => {
@@ -2836,6 +2838,9 @@ impl Binder<'_> {
             let scope = new_row_scope(&def, &targets, ins.row_alias.as_ref())?;
             for (col, e) in &ins.on_duplicate {
                 let pos = Self::column_position(&def, col)?;
+                if super::generated::skip_assignment(&generated, &def, pos, e)? {
+                    continue;
+                }
                 on_duplicate.push((pos, self.bind_expr(e, &scope)?));
             }
         }
@@ -2871,6 +2876,7 @@ impl Binder<'_> {
         let qualifier = u.alias.clone().unwrap_or_else(|| u.table.name.clone());
         let scope = table_scope(&def, &qualifier);
         let mut assignments = Vec::new();
+        let generated = self.catalog.generated(table.id);
         for (col, e) in &u.assignments {
             let pos = match col.rsplit_once('.') {
                 // `t.col` or `db.t.col` must name the table.
@@ -2883,6 +2889,9 @@ impl Binder<'_> {
             let pos = pos
                 .filter(|i| Some(*i) != def.hidden_row_id)
                 .ok_or_else(|| Error::bad_field(col, "field list"))?;
+            if super::generated::skip_assignment(&generated, &def, pos, e)? {
+                continue;
+            }
             let b = match e {
                 Expr::Default => {
                     BExpr::Literal(def.columns[pos].default.clone().unwrap_or(Value::Null))

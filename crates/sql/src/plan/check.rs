@@ -56,44 +56,77 @@ fn err(code: Code, message: String) -> Error {
     Error::new(code, message)
 }
 
-/// The first thing in `e` a CHECK may not contain, as its error.
-fn disallowed(e: &Expr, name: &str, def: &TableDef, column: Option<&str>) -> Option<Error> {
+/// What a CHECK's or a generated column's expression may not contain.
+pub(crate) enum Forbidden {
+    /// A subquery, window, aggregate or stored function.
+    Function,
+    /// A function whose value is not one of the row's (lower-case name).
+    Named(String),
+    Variable,
+    Row,
+}
+
+/// Whether the node `x` is one such expressions may not contain.
+pub(crate) fn forbidden(x: &Expr) -> Option<Forbidden> {
+    match x {
+        Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } | Expr::Window(_) => {
+            Some(Forbidden::Function)
+        }
+        Expr::Function { name: f, args, .. } => {
+            let up = f.to_ascii_uppercase();
+            let now = up == "UNIX_TIMESTAMP" && args.is_empty();
+            if now || DISALLOWED.contains(&up.as_str()) {
+                Some(Forbidden::Named(f.to_ascii_lowercase()))
+            } else {
+                is_aggregate_name(&up).then_some(Forbidden::Function)
+            }
+        }
+        Expr::UserVar(_) | Expr::SystemVar { .. } | Expr::Param(_) => Some(Forbidden::Variable),
+        Expr::Row(_) => Some(Forbidden::Row),
+        _ => None,
+    }
+}
+
+/// The first node of `e` that is `forbidden` (as `error` words it) or a
+/// column `column` refuses.
+pub(crate) fn first_error(
+    e: &Expr,
+    error: &dyn Fn(Forbidden) -> Error,
+    column: &dyn Fn(&str) -> Option<Error>,
+) -> Option<Error> {
     let mut found = None;
     crate::parser::visit_expr(e, &mut |x| {
-        if found.is_some() {
-            return;
+        if found.is_none() {
+            found = match (forbidden(x), x) {
+                (Some(k), _) => Some(error(k)),
+                (None, Expr::Column { name, .. }) => column(name),
+                (None, _) => None,
+            };
         }
-        found = match x {
-            Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } | Expr::Window(_) => {
-                Some(function_not_allowed(name))
-            }
-            Expr::Function { name: f, args, .. } => {
-                let up = f.to_ascii_uppercase();
-                let now = up == "UNIX_TIMESTAMP" && args.is_empty();
-                if now || DISALLOWED.contains(&up.as_str()) {
-                    Some(err(
-                        Code::CheckConstraintNamedFunctionIsNotAllowed,
-                        format!("An expression of check constraint '{name}' contains disallowed function: {}.", f.to_ascii_lowercase()),
-                    ))
-                } else if is_aggregate_name(&up) {
-                    Some(function_not_allowed(name))
-                } else {
-                    None
-                }
-            }
-            Expr::UserVar(_) | Expr::SystemVar { .. } | Expr::Param(_) => Some(err(
-                Code::CheckConstraintVariables,
-                format!("An expression of check constraint '{name}' cannot refer to a user or system variable."),
-            )),
-            Expr::Row(_) => Some(err(
-                Code::CheckConstraintRowValue,
-                format!("Check constraint '{name}' cannot refer to a row value."),
-            )),
-            Expr::Column { name: c, .. } => column_error(c, name, def, column),
-            _ => None,
-        };
     });
     found
+}
+
+/// The first thing in `e` a CHECK may not contain, as its error.
+fn disallowed(e: &Expr, name: &str, def: &TableDef, column: Option<&str>) -> Option<Error> {
+    let error = |k: Forbidden| {
+        match k {
+        Forbidden::Function => function_not_allowed(name),
+        Forbidden::Named(f) => err(
+            Code::CheckConstraintNamedFunctionIsNotAllowed,
+            format!("An expression of check constraint '{name}' contains disallowed function: {f}."),
+        ),
+        Forbidden::Variable => err(
+            Code::CheckConstraintVariables,
+            format!("An expression of check constraint '{name}' cannot refer to a user or system variable."),
+        ),
+        Forbidden::Row => err(
+            Code::CheckConstraintRowValue,
+            format!("Check constraint '{name}' cannot refer to a row value."),
+        ),
+    }
+    };
+    first_error(e, &error, &|c| column_error(c, name, def, column))
 }
 
 fn function_not_allowed(name: &str) -> Error {

@@ -9,6 +9,7 @@ pub mod ddl;
 pub mod equalities;
 pub mod explain;
 pub mod foreign;
+pub mod generated;
 pub mod group_check;
 pub mod hash_join;
 pub mod index_hints;

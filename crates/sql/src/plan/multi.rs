@@ -152,6 +152,10 @@ impl Binder<'_> {
                 }
             };
             let s = &found[scan];
+            let generated = self.catalog.generated(s.table.id);
+            if super::generated::skip_assignment(&generated, &s.def, pos, e)? {
+                continue;
+            }
             if matches!(e, Expr::Default) {
                 let default = s.def.columns[pos].default.clone().unwrap_or(Value::Null);
                 select.projection[n] = BExpr::Literal(default);

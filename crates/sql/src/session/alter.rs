@@ -5,11 +5,12 @@
 
 use super::checks::is_check_action;
 use super::foreign_keys::is_fk_action;
+use super::generated::GENERATED_LOCK;
 use super::online_alter::{choose, rebuild_change, Change, Mode};
 use super::{until_killed, Session, R};
 use crate::parser::{AlterAction, DdlOptions, ObjectName};
 use crate::plan::alter::alter_def;
-use lockstep_engine::{OnlineAlter, Rename};
+use lockstep_engine::{OnlineAlter, RebuildLists, Rename};
 use lockstep_tables::Table;
 use lockstep_types::error::Code;
 use lockstep_types::Error;
@@ -55,6 +56,8 @@ impl Session {
         let comments = self.alter_comments(&t, actions, &altered)?;
         let named = (altered.def.database.clone(), altered.def.name.clone());
         let checks = self.checks_after(&t, &old, &altered.def, actions)?;
+        let (old_new, sources) = ((&*old, &altered.def), &altered.sources);
+        let (generated, computes) = self.generated_after(&t, old_new, sources, actions)?;
         let renamed = self.fk_after_renames(&old, t.id, actions);
         if !fk_actions.is_empty() || renamed.changed {
             choose(online, Change::Validate)?;
@@ -76,8 +79,9 @@ impl Session {
                 children: renamed.children,
             };
             let (def, sources) = (altered.def, altered.sources);
+            let lists = RebuildLists { checks, generated };
             engine
-                .alter_table_with(&t, def, sources, Some(fks), checks, &mut check)
+                .alter_table_with(&t, def, sources, Some(fks), lists, &mut check)
                 .await?;
             return self.store_comments(&named.0, &named.1, comments).await;
         }
@@ -87,7 +91,7 @@ impl Session {
         if renamed {
             self.check_free(db, new_name)?;
         }
-        if altered.rename_only {
+        if altered.rename_only && generated.is_none() {
             choose(online, Change::Metadata)?;
             self.upgrade(&mut lock).await?;
             if renamed {
@@ -103,7 +107,11 @@ impl Session {
         }
         let adds_auto = altered.def.columns.iter().any(|c| c.auto_increment)
             && !old.columns.iter().any(|c| c.auto_increment);
-        let mode = choose(online, rebuild_change(&altered.sources, adds_auto))?;
+        let change = match computes {
+            true => Change::Ordered(GENERATED_LOCK),
+            false => rebuild_change(&altered.sources, adds_auto),
+        };
+        let mode = choose(online, change)?;
         if mode == Mode::Exclusive {
             self.upgrade(&mut lock).await?;
         }
@@ -123,8 +131,9 @@ impl Session {
             until_killed(&process, run).await?;
             return self.store_comments(&named.0, &named.1, comments).await;
         }
+        let lists = RebuildLists { checks, generated };
         engine
-            .alter_table_with(&t, altered.def, altered.sources, None, checks, check)
+            .alter_table_with(&t, altered.def, altered.sources, None, lists, check)
             .await?;
         self.store_comments(&named.0, &named.1, comments).await
     }

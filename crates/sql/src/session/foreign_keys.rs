@@ -66,9 +66,11 @@ impl Session {
         let specs = if specs.is_empty() { &ct.checks } else { &specs };
         let checks = self.plan_checks(&def, None, Vec::new(), specs)?;
         let comments = self.create_comments(ct, &def)?;
+        let generated = self.create_generated(&def, ct)?;
         let mut extras = TableExtras {
             checks,
             comments,
+            generated,
             ..TableExtras::default()
         };
         if ct.foreign_keys.is_empty() {
@@ -83,6 +85,7 @@ impl Session {
             self.fk_checks(),
         )?;
         def.indexes.extend(planned.indexes);
+        crate::plan::generated::check_foreign_keys(&extras.generated, &planned.foreign_keys)?;
         extras.foreign_keys = planned.foreign_keys;
         self.engine.create_table_with(def, extras).await?;
         Ok(())
@@ -140,6 +143,8 @@ impl Session {
         }
         let checks = self.fk_checks();
         let planned = plan(def, &kept, &added, &Catalog(&self.engine), checks)?;
+        let generated = self.engine.catalog.generated(def.id);
+        crate::plan::generated::check_foreign_keys(&generated, &planned.foreign_keys)?;
         kept.extend(planned.foreign_keys.iter().cloned());
         Ok(FkChange {
             all: kept,

@@ -133,6 +133,7 @@ fn build(session: &Session) -> Catalog {
                 s("utf8mb4_0900_ai_ci"),
                 s(&notes.table),
             ]);
+            let generated = engine.catalog.generated(t.id);
             for (pos, (i, c)) in def.visible_columns().enumerate() {
                 let key = if def.has_declared_primary_key() && def.indexes[0].columns.contains(&i) {
                     "PRI"
@@ -162,6 +163,7 @@ fn build(session: &Session) -> Catalog {
                 let row = columns.last_mut().expect("just pushed");
                 row.extend(column_details(c.data_type));
                 row[COLUMN_COMMENT] = s(notes.of_column(&c.name));
+                super::generated::fill_columns_row(row, &generated, &c.name);
             }
             for (n, ix) in def.indexes.iter().enumerate() {
                 if n == 0 && !def.has_declared_primary_key() {

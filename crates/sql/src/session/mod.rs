@@ -12,6 +12,7 @@ mod comments;
 mod definer;
 mod explain_analyze;
 mod foreign_keys;
+mod generated;
 pub mod infoschema;
 mod online_alter;
 pub mod privileges;
@@ -1217,6 +1218,7 @@ impl Session {
                     None => &**ct,
                 };
                 if ct.temporary {
+                    self.refuse_temporary_generated(ct)?;
                     // No implicit commit, as in MySQL.
                     self.create_temporary(ct, db)?;
                     return self.fill_from_query(ct).await;
@@ -1605,6 +1607,7 @@ impl Session {
                 unique: false,
                 on_update_now: false,
                 comment: None,
+                generated: None,
             })
             .collect();
         Ok(out)
@@ -2648,6 +2651,7 @@ impl Session {
                 let t = self.binder().table(table)?;
                 let def = t.def();
                 let notes = self.comments_of(&t);
+                let gen_cols = self.engine.catalog.generated(t.id);
                 let mut r = Vec::new();
                 for (i, c) in def.visible_columns() {
                     if !filter(&c.name, f) {
@@ -2681,7 +2685,9 @@ impl Session {
                             .map(|d| Value::str(&d.to_string()))
                             .unwrap_or(Value::Null)
                     };
-                    let extra = if c.auto_increment {
+                    let extra = if let Some(g) = generated::extra(&gen_cols, &c.name) {
+                        g
+                    } else if c.auto_increment {
                         "auto_increment"
                     } else if c.default_now {
                         "DEFAULT_GENERATED"
@@ -2767,6 +2773,8 @@ impl Session {
                     text = crate::plan::foreign::add_to_create(text, &fks, &def.database);
                     let checks = self.engine.catalog.checks(t.id);
                     text = checks::add_to_create(text, &checks);
+                    let gen_cols = self.engine.catalog.generated(t.id);
+                    text = generated::add_to_create(text, &def, &gen_cols);
                 }
                 Ok(rows(
                     &["Table", "Create Table"],

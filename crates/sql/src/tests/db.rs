@@ -23,11 +23,7 @@ impl Db {
             std::thread::current().id()
         ));
         let _ = std::fs::remove_dir_all(&dir);
-        let mut cfg = EngineConfig::new(&dir);
-        cfg.flush_mode = FlushMode::PerSecond;
-        cfg.log_buffer_size = 1 << 20;
-        cfg.convert = crate::expr::store_value;
-        let engine = Engine::open(cfg).expect("engine opens in a temp dir");
+        let engine = Engine::open(config(&dir)).expect("engine opens in a temp dir");
         let server = Server::new(engine, Globals::new(&[]));
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -42,6 +38,30 @@ impl Db {
         db.ok("CREATE DATABASE d");
         db.ok("USE d");
         db
+    }
+
+    /// Shuts the engine down and opens it again on its directory (the
+    /// log replayed after the last checkpoint), with a new session in `d`.
+    pub fn reopen(&mut self) {
+        self.session.disconnect();
+        self.server.engine.shutdown();
+        // The engine lets its directory go when dropped: the session and
+        // server move to a stand-in engine meanwhile.
+        let spare = self.dir.with_extension("spare");
+        self.swap_engine(&spare);
+        let dir = self.dir.clone();
+        self.swap_engine(&dir);
+        let _ = std::fs::remove_dir_all(&spare);
+        self.ok("USE d");
+    }
+
+    fn swap_engine(&mut self, dir: &std::path::Path) {
+        let engine = Engine::open(config(dir)).expect("engine opens");
+        self.session.disconnect();
+        self.server.engine.shutdown();
+        self.server = Server::new(engine, Globals::new(&[]));
+        let session = Session::new(Arc::clone(&self.server), 1, "root", "localhost");
+        self.session = streaming(session);
     }
 
     pub fn run(&mut self, sql: &str) -> Result<Response, Error> {
@@ -188,6 +208,16 @@ impl Drop for Db {
         self.session.disconnect();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The engine of a test: the SQL layer's conversions, a small log buffer.
+fn config(dir: &std::path::Path) -> EngineConfig {
+    let mut cfg = EngineConfig::new(dir);
+    cfg.flush_mode = FlushMode::PerSecond;
+    cfg.log_buffer_size = 1 << 20;
+    cfg.convert = crate::expr::store_value;
+    cfg.generate = crate::exec::rebuild_generator;
+    cfg
 }
 
 /// Sessions of tests read streamed results to their end, as a connection

@@ -3,6 +3,7 @@
 
 pub(crate) mod db;
 mod explain_analyze;
+mod generated;
 mod hostile;
 mod json;
 mod multi_dml;

@@ -247,6 +247,7 @@ scripts!(
     functions_builtin,
     comments,
     reflection,
+    generated_columns,
 );
 
 /// A script file nobody listed above would never run.
