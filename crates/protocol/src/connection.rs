@@ -2,6 +2,7 @@
 //! loop that reads one command, has the handler run it, and writes the
 //! response with a single flush.
 
+use crate::charset::ResultCharset;
 use crate::command::{self, decode_command, decode_execute_params, Command, ParamType};
 use crate::compress::{CompressState, Io};
 use crate::handshake::{self, caps, ClientHello};
@@ -70,23 +71,25 @@ const CURSOR_TYPE_READ_ONLY: u8 = 1;
 /// CPU under TPC-C; copying is a fraction of that.
 struct EncodedDefs {
     columns: std::sync::Arc<[crate::Column]>,
+    charset: ResultCharset,
     /// Payloads back to back; `ends[i]` is where column i's ends.
     bytes: Vec<u8>,
     ends: Vec<usize>,
 }
 
 impl EncodedDefs {
-    fn new(columns: &std::sync::Arc<[crate::Column]>) -> EncodedDefs {
+    fn new(columns: &std::sync::Arc<[crate::Column]>, charset: ResultCharset) -> EncodedDefs {
         let mut bytes = Vec::new();
         let ends = columns
             .iter()
             .map(|c| {
-                resultset::encode_column_def(&mut bytes, c, false);
+                resultset::encode_column_def_in(&mut bytes, c, false, charset);
                 bytes.len()
             })
             .collect();
         EncodedDefs {
             columns: columns.clone(),
+            charset,
             bytes,
             ends,
         }
@@ -435,6 +438,9 @@ impl<H: Handler> Session<'_, H> {
         if s.autocommit {
             flags |= status_flags::AUTOCOMMIT;
         }
+        if s.no_backslash_escapes {
+            flags |= status_flags::NO_BACKSLASH_ESCAPES;
+        }
         flags
     }
 
@@ -445,7 +451,14 @@ impl<H: Handler> Session<'_, H> {
     }
 
     fn send_error(&mut self, e: &Error) {
-        self.writer.packet(|o| resultset::encode_error(o, e));
+        if e.message.is_ascii() {
+            return self.writer.packet(|o| resultset::encode_error(o, e));
+        }
+        // Messages quote names and values: in character_set_results.
+        let charset = self.handler.result_charset();
+        let text = charset.text(&e.message);
+        self.writer
+            .packet(|o| resultset::encode_err_bytes(o, e.number(), Some(e.sqlstate()), &text));
     }
 
     fn send_raw_error(&mut self, code: u16, state: &str, message: &str) {
@@ -1023,9 +1036,10 @@ impl<H: Handler> Session<'_, H> {
                 });
                 match r {
                     Ok(columns) => {
+                        let charset = self.handler.result_charset();
                         for c in &columns {
                             self.writer
-                                .packet(|o| resultset::encode_column_def(o, c, true));
+                                .packet(|o| resultset::encode_column_def_in(o, c, true, charset));
                         }
                         let status = self.status_flags();
                         self.send_end(status);
@@ -1283,15 +1297,15 @@ impl<H: Handler> Session<'_, H> {
     /// cache `defs` when it has one).
     fn send_metadata(&mut self, rs: &ResultSet, defs: Option<&mut Option<EncodedDefs>>) {
         let columns = &rs.columns[..];
+        let charset = self.handler.result_charset();
         self.writer
             .packet(|o| wire::put_lenenc_int(o, columns.len() as u64));
         match defs {
             Some(slot) => {
-                if !slot
-                    .as_ref()
-                    .is_some_and(|d| std::sync::Arc::ptr_eq(&d.columns, &rs.columns))
-                {
-                    *slot = Some(EncodedDefs::new(&rs.columns));
+                if !slot.as_ref().is_some_and(|d| {
+                    std::sync::Arc::ptr_eq(&d.columns, &rs.columns) && d.charset == charset
+                }) {
+                    *slot = Some(EncodedDefs::new(&rs.columns, charset));
                 }
                 let encoded = slot.as_ref().expect("filled above");
                 debug_assert_eq!(encoded.ends.len(), columns.len());
@@ -1302,7 +1316,7 @@ impl<H: Handler> Session<'_, H> {
             None => {
                 for c in columns {
                     self.writer
-                        .packet(|o| resultset::encode_column_def(o, c, false));
+                        .packet(|o| resultset::encode_column_def_in(o, c, false, charset));
                 }
             }
         }
@@ -1355,13 +1369,14 @@ impl<H: Handler> Session<'_, H> {
             wire::put_u16(o, 0);
         });
         let status = self.status_flags();
+        let charset = self.handler.result_charset();
         for defs in [&info.params, &info.columns] {
             if defs.is_empty() {
                 continue;
             }
             for c in defs {
                 self.writer
-                    .packet(|o| resultset::encode_column_def(o, c, false));
+                    .packet(|o| resultset::encode_column_def_in(o, c, false, charset));
             }
             if !self.deprecate_eof() {
                 self.writer.packet(|o| resultset::encode_eof(o, 0, status));

@@ -26,6 +26,7 @@
 
 mod blocking;
 pub mod caching_sha2;
+pub mod charset;
 pub mod command;
 mod compress;
 mod connection;
@@ -158,6 +159,12 @@ pub trait Handler: Send {
         self.reset_connection();
     }
     fn status(&self) -> Status;
+    /// How text columns are described and names and error messages
+    /// encoded (character_set_results); asked before each set of column
+    /// definitions.
+    fn result_charset(&mut self) -> charset::ResultCharset {
+        charset::ResultCharset::default()
+    }
     /// Checked after every command and between binlog dump events: true
     /// ends the connection (e.g. the session was killed with KILL
     /// CONNECTION, or the server is shutting down).

@@ -244,6 +244,10 @@ impl Handler for Connection {
         self.session.status()
     }
 
+    fn result_charset(&mut self) -> lockstep_protocol::charset::ResultCharset {
+        self.session.result_charset()
+    }
+
     fn should_close(&self) -> bool {
         self.session.killed() || self.server_stopping.as_ref().is_some_and(|s| *s.borrow())
     }

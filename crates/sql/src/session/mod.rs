@@ -20,6 +20,7 @@ mod semisync;
 mod sql_mode;
 mod stream;
 mod table_locks;
+mod wire_charset;
 pub(crate) use definer::definer_grants;
 pub(crate) use routines::trigger_columns;
 pub mod statements;
@@ -209,6 +210,8 @@ pub struct Session {
     max_execution_ms: u64,
     /// sql_notes: notes (1050, 1051, ...) are recorded as warnings.
     sql_notes: bool,
+    /// sql_mode has NO_BACKSLASH_ESCAPES (`refresh_sql_mode`).
+    no_backslash_escapes: bool,
     next_statement_id: u32,
     lock_wait_timeout: Duration,
     /// Idle time between commands before the connection is closed
@@ -502,6 +505,7 @@ impl Session {
             safe_updates: false,
             max_execution_ms,
             sql_notes: true,
+            no_backslash_escapes: false,
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
@@ -524,8 +528,15 @@ impl Session {
             whole_next: false,
         };
         session.refresh_memory_limits();
+        session.refresh_sql_mode();
         session.inherit_foreign_key_checks();
         session
+    }
+
+    /// Caches what the lexer and the status flags need of sql_mode.
+    fn refresh_sql_mode(&mut self) {
+        let mode = system_var(&self.server, &self.ctx, false, "sql_mode");
+        self.no_backslash_escapes = mode.is_ok_and(|m| sql_mode::has(&m, "NO_BACKSLASH_ESCAPES"));
     }
 
     /// Caches the memory limits of the session's settings in `ctx`, so
@@ -586,6 +597,7 @@ impl Session {
         client_text::statement_text(
             sql,
             client.unwrap_or(charset::lookup("utf8mb4").expect("utf8mb4 is listed")),
+            !self.no_backslash_escapes,
         )
     }
 
@@ -608,10 +620,16 @@ impl Session {
         Ok(r)
     }
 
+    /// How text columns are described to the client (character_set_results).
+    pub fn result_charset(&self) -> lockstep_protocol::charset::ResultCharset {
+        wire_charset::result_charset(&self.ctx.session_vars)
+    }
+
     pub fn status(&self) -> Status {
         Status {
             in_transaction: self.explicit || self.txn.has_writes(),
             autocommit: self.autocommit,
+            no_backslash_escapes: self.no_backslash_escapes,
         }
     }
 
@@ -632,7 +650,7 @@ impl Session {
         *self.process.command.lock() = "Query";
         *self.process.info.lock() = Some(sql.chars().take(1024).collect());
         *self.process.since.lock() = Instant::now();
-        let (statements, parse_error) = parser::parse_batch(sql);
+        let (statements, parse_error) = parser::parse_batch_with(sql, !self.no_backslash_escapes);
         if let Some(early) = single_statement_error(sql, &statements, &parse_error, multi) {
             return vec![Err(early)];
         }
@@ -680,7 +698,8 @@ impl Session {
         // A session with temporary tables binds names differently from
         // every other, and one without ONLY_FULL_GROUP_BY checks grouped
         // queries differently: its plans are its own, not the shared copies.
-        let private = !self.temp_tables.is_empty() || !self.full_group_by();
+        let private =
+            !self.temp_tables.is_empty() || !self.full_group_by() || self.no_backslash_escapes;
         let cached = match private {
             true => None,
             false => self
@@ -691,7 +710,7 @@ impl Session {
         let shared = match cached {
             Some(s) => s,
             None => {
-                let mut statements = parser::parse(sql)?;
+                let mut statements = parser::parse_with(sql, !self.no_backslash_escapes)?;
                 if statements.len() != 1 {
                     return Err(Error::new(
                         Code::UnknownError,
@@ -920,6 +939,7 @@ impl Session {
         self.max_execution_ms = fresh.max_execution_ms;
         self.lock_wait_timeout = fresh.lock_wait_timeout;
         self.wait_timeout = fresh.wait_timeout;
+        self.no_backslash_escapes = fresh.no_backslash_escapes;
         self.txn.isolation = self.isolation;
         // `fresh` registered itself under this connection's id.
         self.server
@@ -2180,9 +2200,12 @@ impl Session {
                         }
                         self.refresh_memory_limits();
                     }
-                    "sql_mode" if !default => {
-                        let mode = sql_mode::canonical(&value)?;
-                        self.ctx.session_vars.insert(name, mode);
+                    "sql_mode" => {
+                        if !default {
+                            let mode = sql_mode::canonical(&value)?;
+                            self.ctx.session_vars.insert(name, mode);
+                        }
+                        self.refresh_sql_mode();
                     }
                     _ => {
                         if !default {

@@ -243,6 +243,7 @@ scripts!(
     sql_mode,
     type_limits,
     functions_builtin,
+    driver_fidelity,
 );
 
 /// A script file nobody listed above would never run.
