@@ -1424,7 +1424,7 @@ impl<H: Handler> Session<'_, H> {
             &mut stmt.long_data,
         );
         stmt.clear_long_data();
-        let values = match decoded {
+        let mut values = match decoded {
             Ok(v) => v,
             Err(_) => {
                 self.send_error(&Error::new(
@@ -1434,6 +1434,15 @@ impl<H: Handler> Session<'_, H> {
                 return Ok(());
             }
         };
+        // Text parameters are in character_set_client, as a COM_QUERY is;
+        // BLOB-typed ones are bytes.
+        for (v, ty) in values.iter_mut().zip(&stmt.types) {
+            if let lockstep_types::Value::Bytes(b) = v {
+                if command::is_text_param(ty.type_code) && !b.is_ascii() {
+                    self.handler.param_text(b);
+                }
+            }
+        }
         if cursor {
             self.handler.want_whole_result();
         }

@@ -119,6 +119,9 @@ pub trait Handler: Send {
     /// COM_STMT_PREPARE; `PreparedInfo::statement_id` names the statement
     /// to the client.
     fn prepare(&mut self, sql: &str) -> Result<(PreparedInfo, Self::Statement), Error>;
+    /// A COM_STMT_EXECUTE text parameter (not ASCII) as the client sent
+    /// it: made into the UTF-8 the statement reads (default: as is).
+    fn param_text(&mut self, _bytes: &mut Vec<u8>) {}
     fn execute(
         &mut self,
         statement: &mut Self::Statement,

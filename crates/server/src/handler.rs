@@ -195,6 +195,10 @@ impl Handler for Connection {
         self.session.execute(statement, &params).await
     }
 
+    fn param_text(&mut self, bytes: &mut Vec<u8>) {
+        self.session.param_text(bytes);
+    }
+
     fn streaming(&self) -> bool {
         self.session.streaming()
     }

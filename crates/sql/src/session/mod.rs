@@ -601,6 +601,12 @@ impl Session {
         )
     }
 
+    /// A text parameter of COM_STMT_EXECUTE decoded from
+    /// character_set_client (UTF-8 and binary clients' bytes stay).
+    pub fn param_text(&self, bytes: &mut Vec<u8>) {
+        wire_charset::param_text(&self.ctx.session_vars, bytes);
+    }
+
     /// The connection character set the client asked for in its
     /// handshake (a collation id); an unknown id keeps utf8mb4.
     pub fn set_handshake_collation(&mut self, id: u8) {

@@ -50,6 +50,19 @@ pub fn result_charset(vars: &HashMap<String, Value>) -> ResultCharset {
     }
 }
 
+/// Bytes of a text parameter made UTF-8 from character_set_client.
+pub fn param_text(vars: &HashMap<String, Value>, bytes: &mut Vec<u8>) {
+    let Some(client) = charset::session_charset(vars, "character_set_client") else {
+        return;
+    };
+    if matches!(client.enc, Enc::Utf8mb4 | Enc::Utf8mb3 | Enc::Binary) {
+        return;
+    }
+    if let Cow::Owned(text) = charset::decode(bytes, client) {
+        *bytes = text.into_bytes();
+    }
+}
+
 impl TextEncoder for Charset {
     fn encode<'a>(&self, s: &'a str) -> Cow<'a, [u8]> {
         charset::encode(s, self)
@@ -77,6 +90,17 @@ mod tests {
         assert_eq!(&*rc.text("plain"), b"plain");
         let rc = result_charset(&HashMap::new());
         assert_eq!(&*rc.text("caf\u{e9}"), "caf\u{e9}".as_bytes());
+    }
+
+    #[test]
+    fn text_parameters_are_decoded() {
+        let mut v = HashMap::new();
+        let mut b = b"caf\xe9".to_vec();
+        param_text(&v, &mut b);
+        assert_eq!(b, b"caf\xe9");
+        charset::set_names(&mut v, "latin1", None).unwrap();
+        param_text(&v, &mut b);
+        assert_eq!(b, "caf\u{e9}".as_bytes());
     }
 
     #[test]
