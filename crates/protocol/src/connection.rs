@@ -299,6 +299,7 @@ struct Login {
     client_plugin: Vec<u8>,
     /// The connection collation asked for (0: none).
     collation: u8,
+    connect_attrs: Vec<(String, String)>,
 }
 
 struct Session<'c, H: Handler> {
@@ -664,6 +665,7 @@ impl<H: Handler> Session<'_, H> {
                 }
             };
             self.writer.set_seq(seq);
+            let received = payload.len() as u64 + 4;
             // COM_CHANGE_USER reads more packets (an auth exchange).
             let flow = match payload.split_first() {
                 Some((&command::COM_CHANGE_USER, body)) => {
@@ -686,6 +688,8 @@ impl<H: Handler> Session<'_, H> {
                 _ => self.dispatch(payload, stream).await?,
             };
             self.writer.flush(stream).await?;
+            let sent = self.writer.take_sent();
+            self.handler.traffic(received, sent);
             if matches!(flow, Flow::Quit) || self.handler.should_close() {
                 return Ok(Exit::Done);
             }
@@ -823,6 +827,7 @@ impl<H: Handler> Session<'_, H> {
             database,
             client_caps: resp.capabilities,
             collation: resp.collation,
+            connect_attrs: resp.connect_attrs,
             auth_response: resp.auth_response.to_vec(),
             client_plugin: resp
                 .auth_plugin
@@ -851,6 +856,7 @@ impl<H: Handler> Session<'_, H> {
             mut auth_response,
             client_plugin,
             collation,
+            connect_attrs,
         } = login;
         let scramble = self.scramble;
         let tls = self.tls.clone();
@@ -874,6 +880,7 @@ impl<H: Handler> Session<'_, H> {
             peer: self.peer,
             tls: tls.as_ref(),
             collation,
+            connect_attrs: &connect_attrs,
         };
         let mut result = self.handler.authenticate(&hs);
         let password;
@@ -979,6 +986,7 @@ impl<H: Handler> Session<'_, H> {
                     database,
                     client_caps: self.caps,
                     collation: r.collation,
+                    connect_attrs: r.connect_attrs,
                     auth_response: r.auth_response.to_vec(),
                     client_plugin: r
                         .auth_plugin

@@ -126,13 +126,9 @@ impl Drop for Connection {
     }
 }
 
-impl Handler for Connection {
-    fn account_plugin(&mut self, user: &str, peer: SocketAddr) -> Option<&'static str> {
-        self.account = self.server.engine.accounts.find_login(user, peer.ip());
-        self.account.as_ref().map(|a| a.credential.plugin())
-    }
-
-    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
+impl Connection {
+    /// Checks a login and starts the session (`authenticate`).
+    fn login(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
         let host = client_host(hs.peer);
         let denied = || {
             Error::new(
@@ -166,11 +162,36 @@ impl Handler for Connection {
         self.session.compressed = hs.capabilities & caps::COMPRESS != 0;
         self.session.ctx.client_found_rows = hs.capabilities & caps::FOUND_ROWS != 0;
         self.session.login(account, hs.user, &host);
+        *self.session.process.connect_attrs.lock() = hs.connect_attrs.to_vec();
         self.session.set_handshake_collation(hs.collation);
         if let Some(db) = hs.database.filter(|d| !d.is_empty()) {
             self.session.use_database(db)?;
         }
         Ok(Auth::Accepted)
+    }
+}
+
+impl Handler for Connection {
+    fn account_plugin(&mut self, user: &str, peer: SocketAddr) -> Option<&'static str> {
+        self.account = self.server.engine.accounts.find_login(user, peer.ip());
+        self.account.as_ref().map(|a| a.credential.plugin())
+    }
+
+    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
+        let r = self.login(hs);
+        // Counted once a login ends (a full-authentication round comes
+        // back here).
+        if !matches!(r, Ok(Auth::FullAuthRequired)) {
+            self.server.counters.connection();
+        }
+        if r.is_err() {
+            self.server.counters.aborted_connect();
+        }
+        r
+    }
+
+    fn traffic(&mut self, received: u64, sent: u64) {
+        self.session.process.counters.traffic(received, sent);
     }
 
     fn statement_text<'a>(&mut self, sql: &'a [u8]) -> Result<std::borrow::Cow<'a, str>, Error> {
@@ -229,9 +250,9 @@ impl Handler for Connection {
             "Uptime: {}  Threads: {}  Questions: {}  Slow queries: 0  Opens: 0  Open tables: {}  Queries per second avg: {:.3}",
             s.started.elapsed().as_secs(),
             s.processes.lock().len(),
-            s.queries.load(std::sync::atomic::Ordering::Relaxed),
+            lockstep_sql::session::status::questions(s),
             s.engine.catalog.all_tables().len(),
-            s.queries.load(std::sync::atomic::Ordering::Relaxed) as f64 / s.started.elapsed().as_secs_f64().max(1.0)
+            lockstep_sql::session::status::questions(s) as f64 / s.started.elapsed().as_secs_f64().max(1.0)
         )
     }
 

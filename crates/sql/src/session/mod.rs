@@ -8,6 +8,7 @@ mod binlog_status;
 pub mod charset;
 mod checks;
 mod client_text;
+mod connect_attrs;
 mod definer;
 mod explain_analyze;
 mod foreign_keys;
@@ -18,6 +19,7 @@ pub mod replication;
 mod routines;
 mod semisync;
 mod sql_mode;
+pub mod status;
 mod stream;
 mod table_locks;
 mod wire_charset;
@@ -43,7 +45,7 @@ use lockstep_types::result::{Column, OkInfo, PreparedInfo, Response, ResultSet, 
 use lockstep_types::{DataType, Error, Value};
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -56,7 +58,8 @@ pub struct Server {
     /// Prepared statements shared between sessions.
     pub statements: StatementCache,
     pub started: Instant,
-    pub queries: AtomicU64,
+    /// Connections, failed logins, ended sessions' counts (status.rs).
+    pub counters: status::ServerCounters,
     /// GET_LOCK's locks, held per connection.
     pub user_locks: Arc<crate::expr::user_locks::UserLocks>,
     /// Prepared statements alive on all connections (Prepared_stmt_count,
@@ -83,6 +86,10 @@ pub struct ProcessInfo {
     pub kill_connection: AtomicBool,
     /// Wakes a statement waiting for a row lock when it is killed.
     pub kill_notify: tokio::sync::Notify,
+    /// The session's status counters (written by it alone).
+    pub counters: status::Counters,
+    /// What the client sent in its handshake (connect_attrs.rs).
+    pub connect_attrs: Mutex<Vec<(String, String)>>,
 }
 
 impl Server {
@@ -93,7 +100,7 @@ impl Server {
             processes: Mutex::new(HashMap::new()),
             statements: StatementCache::new(4096),
             started: Instant::now(),
-            queries: AtomicU64::new(0),
+            counters: Default::default(),
             prepared: Arc::default(),
             user_locks: Arc::default(),
             replica: std::sync::OnceLock::new(),
@@ -457,6 +464,8 @@ impl Session {
             kill_query: Arc::new(AtomicBool::new(false)),
             kill_connection: AtomicBool::new(false),
             kill_notify: tokio::sync::Notify::new(),
+            counters: Default::default(),
+            connect_attrs: Mutex::new(Vec::new()),
         });
         server
             .processes
@@ -652,7 +661,6 @@ impl Session {
 
     /// Runs one COM_QUERY: one or more statements.
     pub async fn query(&mut self, sql: &str, multi: bool) -> Vec<R<Response>> {
-        self.server.queries.fetch_add(1, Ordering::Relaxed);
         *self.process.command.lock() = "Query";
         *self.process.info.lock() = Some(sql.chars().take(1024).collect());
         *self.process.since.lock() = Instant::now();
@@ -663,6 +671,7 @@ impl Session {
         self.drop_stream();
         let mut out = Vec::with_capacity(statements.len() + 1);
         for (i, stmt) in statements.iter().enumerate() {
+            self.process.counters.question();
             if !matches!(stmt, Statement::Show(Show::Diagnostics { .. })) {
                 self.ctx.previous_warnings = self.ctx.warnings.len();
                 self.ctx.warnings.clear();
@@ -790,7 +799,7 @@ impl Session {
     pub async fn execute(&mut self, p: &mut Prepared, params: &[Value]) -> R<Response> {
         self.drop_stream();
         self.stream_next = !std::mem::take(&mut self.whole_next) && self.stream_results;
-        self.server.queries.fetch_add(1, Ordering::Relaxed);
+        self.process.counters.question();
         self.ctx.previous_warnings = self.ctx.warnings.len();
         self.ctx.warnings.clear();
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
@@ -912,6 +921,7 @@ impl Session {
         self.temp_tables.clear();
         self.server.user_locks.release_all(self.ctx.connection_id);
         self.server.processes.lock().remove(&self.ctx.connection_id);
+        self.server.counters.retire(&self.process.counters);
     }
 
     /// COM_RESET_CONNECTION / COM_CHANGE_USER: the transaction rolled
@@ -1051,6 +1061,7 @@ impl Session {
         plan: Option<&Bound>,
     ) -> R<Response> {
         let may_stream = std::mem::take(&mut self.stream_next);
+        self.process.counters.statement(stmt);
         // One atomic load unless an account changed; nothing else for root.
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(stmt, self.ctx.database.as_deref())?;
@@ -1768,37 +1779,15 @@ impl Session {
         Ok(())
     }
 
-    /// SHOW STATUS and performance_schema's status tables: name and value.
-    pub fn status_values(&self) -> Vec<(&'static str, String)> {
+    /// SHOW [GLOBAL] STATUS and performance_schema's status tables: name
+    /// and value.
+    pub fn status_values(&self, global: bool) -> Vec<(&'static str, String)> {
         let e = &self.engine;
         let lock = e.lock_sys.stats();
         let throttle = e.txn_sys.throttle_stats();
         let log = e.log.stats();
-        let mut v = vec![
-            (
-                "Uptime",
-                self.server.started.elapsed().as_secs().to_string(),
-            ),
-            (
-                "Threads_connected",
-                self.server.processes.lock().len().to_string(),
-            ),
-            (
-                "Questions",
-                self.server.queries.load(Ordering::Relaxed).to_string(),
-            ),
-            (
-                "Queries",
-                self.server.queries.load(Ordering::Relaxed).to_string(),
-            ),
-            (
-                "Com_commit",
-                e.stats.commits.load(Ordering::Relaxed).to_string(),
-            ),
-            (
-                "Com_rollback",
-                e.stats.rollbacks.load(Ordering::Relaxed).to_string(),
-            ),
+        let mut v = status::values(&self.server, &self.process, global);
+        v.extend([
             ("Innodb_row_lock_waits", lock.waits.to_string()),
             ("Innodb_deadlocks", lock.deadlocks.to_string()),
             // The log's own counters under InnoDB's names: fsyncs
@@ -1856,7 +1845,7 @@ impl Session {
                     .map(|t| t.version.clone())
                     .unwrap_or_default(),
             ),
-        ];
+        ]);
         v.extend(self.semisync_status());
         v
     }
@@ -2815,8 +2804,8 @@ impl Session {
                 }
                 Ok(rows(&["Variable_name", "Value"], r))
             }
-            Show::Status { filter: f, .. } => {
-                let stats = self.status_values();
+            Show::Status { filter: f, scope } => {
+                let stats = self.status_values(*scope == AstScope::Global);
                 let r = stats
                     .into_iter()
                     .filter(|(n, _)| filter(n, f))
