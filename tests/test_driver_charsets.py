@@ -13,6 +13,12 @@ from lockstep_server import HOST, code_of
 NO_BACKSLASH_ESCAPES = 0x200
 
 
+def connector(server, db, charset):
+    """Connector/Python (pure: it speaks the binary protocol itself)."""
+    return mysql.connector.connect(host=HOST, port=server.port, user="root", password="",
+                                   database=db, use_pure=True, charset=charset)
+
+
 def charsetnrs(cur, sql):
     cur.execute(sql)
     cur.fetchall()
@@ -25,30 +31,29 @@ def test_column_definitions_carry_the_results_charset(cur):
     sql = "SELECT i, v, t, b, vb, e, d, 'x' AS lit, _binary'a' AS bl FROM m"
     binary = [("i", 63, 11), ("b", 63, 65535), ("vb", 63, 5), ("d", 63, 23), ("bl", 63, 1)]
 
-    def check(text):
+    # (setting, collation id, bytes per character) of the text columns
+    # v VARCHAR(10), t TEXT, e ENUM('a'), lit 'x'.
+    cases = [
+        ("SET NAMES utf8mb4", 255, 4),
+        ("SET NAMES utf8", 33, 3),
+        ("SET NAMES latin1", 8, 1),
+        ("SET NAMES latin1 COLLATE latin1_bin", 47, 1),
+        ("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci", 45, 4),
+        # NULL: no conversion, the column's own character set.
+        ("SET character_set_results = NULL", 255, 4),
+    ]
+    for setting, nr, per_char in cases:
+        cur.execute(setting)
         got = charsetnrs(cur, sql)
-        assert [f for f in got if f[1] == 63] == binary
-        assert [f for f in got if f[1] != 63] == text
-
-    cur.execute("SET NAMES utf8mb4")
-    check([("v", 255, 40), ("t", 255, 262140), ("e", 255, 4), ("lit", 255, 4)])
-    cur.execute("SET NAMES utf8")
-    check([("v", 33, 30), ("t", 33, 196605), ("e", 33, 3), ("lit", 33, 3)])
-    cur.execute("SET NAMES latin1")
-    check([("v", 8, 10), ("t", 8, 65535), ("e", 8, 1), ("lit", 8, 1)])
-    cur.execute("SET NAMES latin1 COLLATE latin1_bin")
-    check([("v", 47, 10), ("t", 47, 65535), ("e", 47, 1), ("lit", 47, 1)])
-    cur.execute("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci")
-    check([("v", 45, 40), ("t", 45, 262140), ("e", 45, 4), ("lit", 45, 4)])
-    # NULL: no conversion, the column's own character set.
-    cur.execute("SET character_set_results = NULL")
-    check([("v", 255, 40), ("t", 255, 262140), ("e", 255, 4), ("lit", 255, 4)])
+        assert [f for f in got if f[1] == 63] == binary, setting
+        text = [(n, nr, chars * per_char) for n, chars in
+                [("v", 10), ("t", 65535), ("e", 1), ("lit", 1)]]
+        assert [f for f in got if f[1] != 63] == text, setting
     cur.execute("SET NAMES utf8mb4")
 
 
 def test_prepared_definitions_follow_the_charset(server, db):
-    c = mysql.connector.connect(host=HOST, port=server.port, user="root", password="",
-                                database=db, use_pure=True, charset="utf8mb4")
+    c = connector(server, db, "utf8mb4")
     try:
         cur = c.cursor(prepared=True)
         cur.execute("CREATE TABLE p (v VARCHAR(10))")
@@ -117,8 +122,7 @@ def _error(c, sql):
 
 
 def test_binary_protocol_text_params_use_the_client_charset(server, db):
-    c = mysql.connector.connect(host=HOST, port=server.port, user="root", password="",
-                                database=db, use_pure=True, charset="latin1")
+    c = connector(server, db, "latin1")
     try:
         cur = c.cursor(prepared=True)
         cur.execute("CREATE TABLE bp (id INT PRIMARY KEY, s VARCHAR(10), b VARBINARY(4))")
