@@ -219,6 +219,8 @@ pub struct Session {
     sql_notes: bool,
     /// sql_mode has NO_BACKSLASH_ESCAPES (`refresh_sql_mode`).
     no_backslash_escapes: bool,
+    /// `result_charset`, kept until a SET or a reset may change it.
+    result_charset: Option<lockstep_protocol::charset::ResultCharset>,
     next_statement_id: u32,
     lock_wait_timeout: Duration,
     /// Idle time between commands before the connection is closed
@@ -515,6 +517,7 @@ impl Session {
             max_execution_ms,
             sql_notes: true,
             no_backslash_escapes: false,
+            result_charset: None,
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
@@ -619,6 +622,7 @@ impl Session {
     /// The connection character set the client asked for in its
     /// handshake (a collation id); an unknown id keeps utf8mb4.
     pub fn set_handshake_collation(&mut self, id: u8) {
+        self.result_charset = None;
         if let Some((cs, collation)) = charset::from_collation_id(id) {
             let _ = charset::set_names(&mut self.ctx.session_vars, cs.name, Some(collation));
         }
@@ -636,8 +640,10 @@ impl Session {
     }
 
     /// How text columns are described to the client (character_set_results).
-    pub fn result_charset(&self) -> lockstep_protocol::charset::ResultCharset {
-        wire_charset::result_charset(&self.ctx.session_vars)
+    pub fn result_charset(&mut self) -> lockstep_protocol::charset::ResultCharset {
+        *self
+            .result_charset
+            .get_or_insert_with(|| wire_charset::result_charset(&self.ctx.session_vars))
     }
 
     pub fn status(&self) -> Status {
@@ -956,6 +962,7 @@ impl Session {
         self.lock_wait_timeout = fresh.lock_wait_timeout;
         self.wait_timeout = fresh.wait_timeout;
         self.no_backslash_escapes = fresh.no_backslash_escapes;
+        self.result_charset = None;
         self.txn.isolation = self.isolation;
         // `fresh` registered itself under this connection's id.
         self.server
@@ -2022,6 +2029,8 @@ impl Session {
     }
 
     async fn set(&mut self, a: &parser::SetAssignment, params: &[Value]) -> R<()> {
+        // Any SET may name a connection character set.
+        self.result_charset = None;
         let value = match &a.value {
             None => Value::Null,
             Some(parser::Expr::Default) => Value::Null,
