@@ -104,3 +104,23 @@ def test_session_connect_attrs(server, db):
             assert cur.fetchone() == ("pm",)
     finally:
         p.close()
+
+
+def test_com_statistics_reads_the_counters(server, db):
+    # COM_STATISTICS (mysqladmin status, Connector/Python's cmd_statistics)
+    # reads the process list twice; it once held its lock across both.
+    c = mysql.connector.connect(host=HOST, port=server.port, user="root", password="",
+                                database=db, use_pure=True, connection_timeout=10)
+    try:
+        first = c.cmd_statistics()
+        c.cmd_query("SELECT 1")
+        c.get_rows()
+        second = c.cmd_statistics()
+        assert second["Questions"] > first["Questions"]
+        assert second["Threads"] >= 1
+        # The server still answers others.
+        cur = c.cursor()
+        cur.execute("SHOW GLOBAL STATUS LIKE 'Questions'")
+        assert int(cur.fetchone()[1]) >= second["Questions"]
+    finally:
+        c.close()

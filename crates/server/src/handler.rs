@@ -246,13 +246,16 @@ impl Handler for Connection {
 
     fn statistics(&mut self) -> String {
         let s = &self.server;
+        // Each read takes the process list's lock: one at a time.
+        let threads = s.processes.lock().len();
+        let questions = lockstep_sql::session::status::questions(s);
         format!(
             "Uptime: {}  Threads: {}  Questions: {}  Slow queries: 0  Opens: 0  Open tables: {}  Queries per second avg: {:.3}",
             s.started.elapsed().as_secs(),
-            s.processes.lock().len(),
-            lockstep_sql::session::status::questions(s),
+            threads,
+            questions,
             s.engine.catalog.all_tables().len(),
-            lockstep_sql::session::status::questions(s) as f64 / s.started.elapsed().as_secs_f64().max(1.0)
+            questions as f64 / s.started.elapsed().as_secs_f64().max(1.0)
         )
     }
 
