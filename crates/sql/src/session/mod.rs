@@ -3177,6 +3177,9 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
         // list when a SELECT starts, but @@warning_count reports it).
         "warning_count" => return Ok(Value::Int(ctx.previous_warnings as i64)),
         "identity" | "last_insert_id" => return Ok(Value::UInt(ctx.last_insert_id)),
+        "pseudo_thread_id" if !global && !ctx.session_vars.contains_key(&name) => {
+            return Ok(Value::UInt(ctx.connection_id))
+        }
         _ => {}
     }
     if !global {
