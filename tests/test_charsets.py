@@ -65,7 +65,8 @@ def test_multibyte_client_trail_byte_is_not_a_backslash(connect):
     c.query(b"SET NAMES sjis")
     with c.cursor() as cur:
         # Shift-JIS 0x95 0x5C is U+8868; its second byte is '\'.
-        cur.execute(b"SELECT HEX('\x95\x5c'), '\x95\x5c'")
+        # (ASCII aliases: names come in sjis, which PyMySQL cannot read.)
+        cur.execute(b"SELECT HEX('\x95\x5c') AS h, '\x95\x5c' AS s")
         assert cur.fetchall() == ((b"E8A1A8", b"\x95\x5c"),)
 
 

@@ -177,6 +177,7 @@ impl Handler for MockHandler {
         Status {
             in_transaction: self.in_tx,
             autocommit: true,
+            ..Default::default()
         }
     }
 }

@@ -174,6 +174,14 @@ pub fn decode_execute_params(
     Ok(values)
 }
 
+/// A parameter type whose bytes are text in character_set_client.
+pub fn is_text_param(type_code: u8) -> bool {
+    matches!(
+        type_code,
+        types::VARCHAR | types::VAR_STRING | types::STRING | types::ENUM | types::SET
+    )
+}
+
 /// One value in the binary protocol's encoding of `ty`.
 pub fn decode_binary_value(c: &mut Cursor<'_>, ty: ParamType) -> Result<Value> {
     let int = |v: i64, u: u64| {
@@ -309,6 +317,29 @@ fn decode_binary_time(c: &mut Cursor<'_>) -> Result<Value> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn text_params_are_the_string_types_not_blobs() {
+        use crate::resultset::types;
+        for t in [
+            types::VARCHAR,
+            types::VAR_STRING,
+            types::STRING,
+            types::ENUM,
+            types::SET,
+        ] {
+            assert!(super::is_text_param(t));
+        }
+        for t in [
+            types::BLOB,
+            types::TINY_BLOB,
+            types::LONG_BLOB,
+            types::JSON,
+            types::LONG,
+        ] {
+            assert!(!super::is_text_param(t));
+        }
+    }
+
     use super::*;
     use crate::wire;
 

@@ -2,6 +2,7 @@
 //! loop that reads one command, has the handler run it, and writes the
 //! response with a single flush.
 
+use crate::charset::ResultCharset;
 use crate::command::{self, decode_command, decode_execute_params, Command, ParamType};
 use crate::compress::{CompressState, Io};
 use crate::handshake::{self, caps, ClientHello};
@@ -70,23 +71,25 @@ const CURSOR_TYPE_READ_ONLY: u8 = 1;
 /// CPU under TPC-C; copying is a fraction of that.
 struct EncodedDefs {
     columns: std::sync::Arc<[crate::Column]>,
+    charset: ResultCharset,
     /// Payloads back to back; `ends[i]` is where column i's ends.
     bytes: Vec<u8>,
     ends: Vec<usize>,
 }
 
 impl EncodedDefs {
-    fn new(columns: &std::sync::Arc<[crate::Column]>) -> EncodedDefs {
+    fn new(columns: &std::sync::Arc<[crate::Column]>, charset: ResultCharset) -> EncodedDefs {
         let mut bytes = Vec::new();
         let ends = columns
             .iter()
             .map(|c| {
-                resultset::encode_column_def(&mut bytes, c, false);
+                resultset::encode_column_def_in(&mut bytes, c, false, charset);
                 bytes.len()
             })
             .collect();
         EncodedDefs {
             columns: columns.clone(),
+            charset,
             bytes,
             ends,
         }
@@ -296,6 +299,7 @@ struct Login {
     client_plugin: Vec<u8>,
     /// The connection collation asked for (0: none).
     collation: u8,
+    connect_attrs: Vec<(String, String)>,
 }
 
 struct Session<'c, H: Handler> {
@@ -435,6 +439,9 @@ impl<H: Handler> Session<'_, H> {
         if s.autocommit {
             flags |= status_flags::AUTOCOMMIT;
         }
+        if s.no_backslash_escapes {
+            flags |= status_flags::NO_BACKSLASH_ESCAPES;
+        }
         flags
     }
 
@@ -445,7 +452,14 @@ impl<H: Handler> Session<'_, H> {
     }
 
     fn send_error(&mut self, e: &Error) {
-        self.writer.packet(|o| resultset::encode_error(o, e));
+        if e.message.is_ascii() {
+            return self.writer.packet(|o| resultset::encode_error(o, e));
+        }
+        // Messages quote names and values: in character_set_results.
+        let charset = self.handler.result_charset();
+        let text = charset.text(&e.message);
+        self.writer
+            .packet(|o| resultset::encode_err_bytes(o, e.number(), Some(e.sqlstate()), &text));
     }
 
     fn send_raw_error(&mut self, code: u16, state: &str, message: &str) {
@@ -651,6 +665,7 @@ impl<H: Handler> Session<'_, H> {
                 }
             };
             self.writer.set_seq(seq);
+            let received = payload.len() as u64 + 4;
             // COM_CHANGE_USER reads more packets (an auth exchange).
             let flow = match payload.split_first() {
                 Some((&command::COM_CHANGE_USER, body)) => {
@@ -673,6 +688,8 @@ impl<H: Handler> Session<'_, H> {
                 _ => self.dispatch(payload, stream).await?,
             };
             self.writer.flush(stream).await?;
+            let sent = self.writer.take_sent();
+            self.handler.traffic(received, sent);
             if matches!(flow, Flow::Quit) || self.handler.should_close() {
                 return Ok(Exit::Done);
             }
@@ -810,6 +827,7 @@ impl<H: Handler> Session<'_, H> {
             database,
             client_caps: resp.capabilities,
             collation: resp.collation,
+            connect_attrs: resp.connect_attrs,
             auth_response: resp.auth_response.to_vec(),
             client_plugin: resp
                 .auth_plugin
@@ -838,6 +856,7 @@ impl<H: Handler> Session<'_, H> {
             mut auth_response,
             client_plugin,
             collation,
+            connect_attrs,
         } = login;
         let scramble = self.scramble;
         let tls = self.tls.clone();
@@ -861,6 +880,7 @@ impl<H: Handler> Session<'_, H> {
             peer: self.peer,
             tls: tls.as_ref(),
             collation,
+            connect_attrs: &connect_attrs,
         };
         let mut result = self.handler.authenticate(&hs);
         let password;
@@ -966,6 +986,7 @@ impl<H: Handler> Session<'_, H> {
                     database,
                     client_caps: self.caps,
                     collation: r.collation,
+                    connect_attrs: r.connect_attrs,
                     auth_response: r.auth_response.to_vec(),
                     client_plugin: r
                         .auth_plugin
@@ -1027,9 +1048,10 @@ impl<H: Handler> Session<'_, H> {
                 });
                 match r {
                     Ok(columns) => {
+                        let charset = self.handler.result_charset();
                         for c in &columns {
                             self.writer
-                                .packet(|o| resultset::encode_column_def(o, c, true));
+                                .packet(|o| resultset::encode_column_def_in(o, c, true, charset));
                         }
                         let status = self.status_flags();
                         self.send_end(status);
@@ -1295,15 +1317,15 @@ impl<H: Handler> Session<'_, H> {
     /// cache `defs` when it has one).
     fn send_metadata(&mut self, rs: &ResultSet, defs: Option<&mut Option<EncodedDefs>>) {
         let columns = &rs.columns[..];
+        let charset = self.handler.result_charset();
         self.writer
             .packet(|o| wire::put_lenenc_int(o, columns.len() as u64));
         match defs {
             Some(slot) => {
-                if !slot
-                    .as_ref()
-                    .is_some_and(|d| std::sync::Arc::ptr_eq(&d.columns, &rs.columns))
-                {
-                    *slot = Some(EncodedDefs::new(&rs.columns));
+                if !slot.as_ref().is_some_and(|d| {
+                    std::sync::Arc::ptr_eq(&d.columns, &rs.columns) && d.charset == charset
+                }) {
+                    *slot = Some(EncodedDefs::new(&rs.columns, charset));
                 }
                 let encoded = slot.as_ref().expect("filled above");
                 debug_assert_eq!(encoded.ends.len(), columns.len());
@@ -1314,7 +1336,7 @@ impl<H: Handler> Session<'_, H> {
             None => {
                 for c in columns {
                     self.writer
-                        .packet(|o| resultset::encode_column_def(o, c, false));
+                        .packet(|o| resultset::encode_column_def_in(o, c, false, charset));
                 }
             }
         }
@@ -1367,13 +1389,14 @@ impl<H: Handler> Session<'_, H> {
             wire::put_u16(o, 0);
         });
         let status = self.status_flags();
+        let charset = self.handler.result_charset();
         for defs in [&info.params, &info.columns] {
             if defs.is_empty() {
                 continue;
             }
             for c in defs {
                 self.writer
-                    .packet(|o| resultset::encode_column_def(o, c, false));
+                    .packet(|o| resultset::encode_column_def_in(o, c, false, charset));
             }
             if !self.deprecate_eof() {
                 self.writer.packet(|o| resultset::encode_eof(o, 0, status));
@@ -1421,7 +1444,7 @@ impl<H: Handler> Session<'_, H> {
             &mut stmt.long_data,
         );
         stmt.clear_long_data();
-        let values = match decoded {
+        let mut values = match decoded {
             Ok(v) => v,
             Err(_) => {
                 self.send_error(&Error::new(
@@ -1431,6 +1454,15 @@ impl<H: Handler> Session<'_, H> {
                 return Ok(());
             }
         };
+        // Text parameters are in character_set_client, as a COM_QUERY is;
+        // BLOB-typed ones are bytes.
+        for (v, ty) in values.iter_mut().zip(&stmt.types) {
+            if let lockstep_types::Value::Bytes(b) = v {
+                if command::is_text_param(ty.type_code) && !b.is_ascii() {
+                    self.handler.param_text(b);
+                }
+            }
+        }
         if cursor {
             self.handler.want_whole_result();
         }

@@ -127,6 +127,8 @@ pub struct HandshakeResponse<'a> {
     pub auth_response: &'a [u8],
     pub database: Option<&'a [u8]>,
     pub auth_plugin: Option<&'a [u8]>,
+    /// CLIENT_CONNECT_ATTRS: the client's key/value pairs, in order.
+    pub connect_attrs: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,6 +171,7 @@ pub fn parse_change_user(payload: &[u8], caps: u32) -> Result<HandshakeResponse<
         auth_response,
         database: (!database.is_empty()).then_some(database),
         auth_plugin,
+        connect_attrs: connect_attrs(&mut c, caps),
     })
 }
 
@@ -206,8 +209,6 @@ pub fn parse_handshake_response(payload: &[u8]) -> Result<ClientHello<'_>, Malfo
     } else {
         None
     };
-    // Connection attributes (CLIENT_CONNECT_ATTRS) follow; lockstep does not
-    // use them, so they are skipped without being validated.
     Ok(ClientHello::Response(HandshakeResponse {
         capabilities,
         max_packet,
@@ -216,7 +217,41 @@ pub fn parse_handshake_response(payload: &[u8]) -> Result<ClientHello<'_>, Malfo
         auth_response,
         database: database.filter(|d| !d.is_empty()),
         auth_plugin,
+        connect_attrs: connect_attrs(&mut c, capabilities),
     }))
+}
+
+/// Most connection attributes kept per connection, and most bytes of them
+/// (MySQL keeps 512 bytes by default; drivers send a few hundred).
+const MAX_ATTRS: usize = 64;
+const MAX_ATTR_BYTES: usize = 8192;
+
+/// The CLIENT_CONNECT_ATTRS block at `c`: pairs of length-encoded strings
+/// inside a length-encoded total. Only informative: a malformed or
+/// oversized block keeps the pairs read so far rather than failing the
+/// login.
+fn connect_attrs(c: &mut Cursor<'_>, caps: u32) -> Vec<(String, String)> {
+    let mut attrs = Vec::new();
+    if caps & caps::CONNECT_ATTRS == 0 || c.is_empty() {
+        return attrs;
+    }
+    let Ok(block) = c.lenenc_bytes() else {
+        return attrs;
+    };
+    let mut b = Cursor::new(block);
+    let mut bytes = 0;
+    while !b.is_empty() && attrs.len() < MAX_ATTRS {
+        let (Ok(k), Ok(v)) = (b.lenenc_bytes(), b.lenenc_bytes()) else {
+            break;
+        };
+        bytes += k.len() + v.len();
+        if bytes > MAX_ATTR_BYTES {
+            break;
+        }
+        let text = |x: &[u8]| String::from_utf8_lossy(x).into_owned();
+        attrs.push((text(k), text(v)));
+    }
+    attrs
 }
 
 /// AuthSwitchRequest asking the client to answer `scramble` with `plugin`.

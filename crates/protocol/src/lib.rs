@@ -26,6 +26,7 @@
 
 mod blocking;
 pub mod caching_sha2;
+pub mod charset;
 pub mod command;
 mod compress;
 mod connection;
@@ -72,6 +73,8 @@ pub struct Handshake<'a> {
     pub tls: Option<&'a TlsInfo>,
     /// The connection collation the client asked for (MySQL's id).
     pub collation: u8,
+    /// CLIENT_CONNECT_ATTRS pairs (performance_schema.session_connect_attrs).
+    pub connect_attrs: &'a [(String, String)],
 }
 
 /// A successful answer of [`Handler::authenticate`].
@@ -118,6 +121,12 @@ pub trait Handler: Send {
     /// COM_STMT_PREPARE; `PreparedInfo::statement_id` names the statement
     /// to the client.
     fn prepare(&mut self, sql: &str) -> Result<(PreparedInfo, Self::Statement), Error>;
+    /// Bytes of the command just handled and of its reply (Bytes_received,
+    /// Bytes_sent).
+    fn traffic(&mut self, _received: u64, _sent: u64) {}
+    /// A COM_STMT_EXECUTE text parameter (not ASCII) as the client sent
+    /// it: made into the UTF-8 the statement reads (default: as is).
+    fn param_text(&mut self, _bytes: &mut Vec<u8>) {}
     fn execute(
         &mut self,
         statement: &mut Self::Statement,
@@ -158,6 +167,12 @@ pub trait Handler: Send {
         self.reset_connection();
     }
     fn status(&self) -> Status;
+    /// How text columns are described and names and error messages
+    /// encoded (character_set_results); asked before each set of column
+    /// definitions.
+    fn result_charset(&mut self) -> charset::ResultCharset {
+        charset::ResultCharset::default()
+    }
     /// Checked after every command and between binlog dump events: true
     /// ends the connection (e.g. the session was killed with KILL
     /// CONNECTION, or the server is shutting down).

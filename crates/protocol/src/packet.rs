@@ -231,6 +231,8 @@ impl PacketReader {
 pub struct PacketWriter {
     buf: Vec<u8>,
     seq: u8,
+    /// Bytes flushed since `take_sent` last asked.
+    sent: u64,
 }
 
 impl Default for PacketWriter {
@@ -249,6 +251,7 @@ impl PacketWriter {
         PacketWriter {
             buf: Vec::with_capacity(READ_BUF),
             seq: 0,
+            sent: 0,
         }
     }
 
@@ -262,6 +265,11 @@ impl PacketWriter {
     }
 
     /// Bytes waiting to be flushed.
+    /// Bytes flushed since the last call (before compression).
+    pub fn take_sent(&mut self) -> u64 {
+        std::mem::take(&mut self.sent)
+    }
+
     pub fn buffered(&self) -> usize {
         self.buf.len()
     }
@@ -305,6 +313,7 @@ impl PacketWriter {
     pub async fn flush<W: AsyncWrite + Unpin>(&mut self, w: &mut W) -> std::io::Result<()> {
         if !self.buf.is_empty() {
             w.write_all(&self.buf).await?;
+            self.sent += self.buf.len() as u64;
             self.buf.clear();
             if self.buf.capacity() > 4 * SHRINK_ABOVE {
                 self.buf = Vec::with_capacity(READ_BUF);

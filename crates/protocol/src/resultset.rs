@@ -1,6 +1,7 @@
 //! Response packets: OK, EOF, ERR, column definitions, and rows in the text
 //! (COM_QUERY) and binary (COM_STMT_EXECUTE) forms.
 
+use crate::charset::ResultCharset;
 use crate::wire::{self, NULL_MARKER};
 use crate::{Column, OkInfo};
 use lockstep_types::value::format_double;
@@ -53,6 +54,8 @@ pub mod status_flags {
     pub const MORE_RESULTS_EXISTS: u16 = 8;
     pub const CURSOR_EXISTS: u16 = 64;
     pub const LAST_ROW_SENT: u16 = 128;
+    /// sql_mode has NO_BACKSLASH_ESCAPES (drivers escape by doubling quotes).
+    pub const NO_BACKSLASH_ESCAPES: u16 = 512;
 }
 
 pub const BINARY_COLLATION: u16 = 63;
@@ -157,13 +160,27 @@ impl ColumnMeta {
 /// ColumnDefinition41. `field_list` adds the default-value field that
 /// COM_FIELD_LIST replies carry (always NULL here).
 pub fn encode_column_def(out: &mut Vec<u8>, col: &Column, field_list: bool) {
-    let meta = column_meta(col.data_type);
+    encode_column_def_in(out, col, field_list, ResultCharset::default());
+}
+
+/// ColumnDefinition41 with text columns described in `charset`.
+pub fn encode_column_def_in(
+    out: &mut Vec<u8>,
+    col: &Column,
+    field_list: bool,
+    charset: ResultCharset,
+) {
+    let meta = charset.describe(column_meta(col.data_type));
     wire::put_lenenc_bytes(out, b"def");
-    wire::put_lenenc_bytes(out, col.schema.as_bytes());
-    wire::put_lenenc_bytes(out, col.table.as_bytes());
-    wire::put_lenenc_bytes(out, col.org_table.as_bytes());
-    wire::put_lenenc_bytes(out, col.name.as_bytes());
-    wire::put_lenenc_bytes(out, col.org_name.as_bytes());
+    for name in [
+        &col.schema,
+        &col.table,
+        &col.org_table,
+        &col.name,
+        &col.org_name,
+    ] {
+        wire::put_lenenc_bytes(out, &charset.text(name));
+    }
     out.push(0x0C);
     wire::put_u16(out, meta.collation);
     wire::put_u32(out, meta.length);
@@ -216,6 +233,13 @@ pub fn encode_err(out: &mut Vec<u8>, code: u16, sqlstate: Option<&str>, message:
         end -= 1;
     }
     out.extend_from_slice(&message.as_bytes()[..end]);
+}
+
+/// ERR packet whose message is already in the client's character set
+/// (cut at MAX_ERROR_MESSAGE bytes).
+pub fn encode_err_bytes(out: &mut Vec<u8>, code: u16, sqlstate: Option<&str>, message: &[u8]) {
+    encode_err(out, code, sqlstate, "");
+    out.extend_from_slice(&message[..message.len().min(MAX_ERROR_MESSAGE)]);
 }
 
 pub fn encode_error(out: &mut Vec<u8>, e: &lockstep_types::Error) {

@@ -247,6 +247,7 @@ impl Handler for Mock {
         Status {
             in_transaction: self.in_tx,
             autocommit: true,
+            ..Default::default()
         }
     }
 

@@ -126,13 +126,9 @@ impl Drop for Connection {
     }
 }
 
-impl Handler for Connection {
-    fn account_plugin(&mut self, user: &str, peer: SocketAddr) -> Option<&'static str> {
-        self.account = self.server.engine.accounts.find_login(user, peer.ip());
-        self.account.as_ref().map(|a| a.credential.plugin())
-    }
-
-    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
+impl Connection {
+    /// Checks a login and starts the session (`authenticate`).
+    fn login(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
         let host = client_host(hs.peer);
         let denied = || {
             Error::new(
@@ -166,11 +162,36 @@ impl Handler for Connection {
         self.session.compressed = hs.capabilities & caps::COMPRESS != 0;
         self.session.ctx.client_found_rows = hs.capabilities & caps::FOUND_ROWS != 0;
         self.session.login(account, hs.user, &host);
+        *self.session.process.connect_attrs.lock() = hs.connect_attrs.to_vec();
         self.session.set_handshake_collation(hs.collation);
         if let Some(db) = hs.database.filter(|d| !d.is_empty()) {
             self.session.use_database(db)?;
         }
         Ok(Auth::Accepted)
+    }
+}
+
+impl Handler for Connection {
+    fn account_plugin(&mut self, user: &str, peer: SocketAddr) -> Option<&'static str> {
+        self.account = self.server.engine.accounts.find_login(user, peer.ip());
+        self.account.as_ref().map(|a| a.credential.plugin())
+    }
+
+    fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error> {
+        let r = self.login(hs);
+        // Counted once a login ends (a full-authentication round comes
+        // back here).
+        if !matches!(r, Ok(Auth::FullAuthRequired)) {
+            self.server.counters.connection();
+        }
+        if r.is_err() {
+            self.server.counters.aborted_connect();
+        }
+        r
+    }
+
+    fn traffic(&mut self, received: u64, sent: u64) {
+        self.session.process.counters.traffic(received, sent);
     }
 
     fn statement_text<'a>(&mut self, sql: &'a [u8]) -> Result<std::borrow::Cow<'a, str>, Error> {
@@ -193,6 +214,10 @@ impl Handler for Connection {
         params: Vec<Value>,
     ) -> Result<Response, Error> {
         self.session.execute(statement, &params).await
+    }
+
+    fn param_text(&mut self, bytes: &mut Vec<u8>) {
+        self.session.param_text(bytes);
     }
 
     fn streaming(&self) -> bool {
@@ -221,13 +246,16 @@ impl Handler for Connection {
 
     fn statistics(&mut self) -> String {
         let s = &self.server;
+        // Each read takes the process list's lock: one at a time.
+        let threads = s.processes.lock().len();
+        let questions = lockstep_sql::session::status::questions(s);
         format!(
             "Uptime: {}  Threads: {}  Questions: {}  Slow queries: 0  Opens: 0  Open tables: {}  Queries per second avg: {:.3}",
             s.started.elapsed().as_secs(),
-            s.processes.lock().len(),
-            s.queries.load(std::sync::atomic::Ordering::Relaxed),
+            threads,
+            questions,
             s.engine.catalog.all_tables().len(),
-            s.queries.load(std::sync::atomic::Ordering::Relaxed) as f64 / s.started.elapsed().as_secs_f64().max(1.0)
+            questions as f64 / s.started.elapsed().as_secs_f64().max(1.0)
         )
     }
 
@@ -242,6 +270,10 @@ impl Handler for Connection {
 
     fn status(&self) -> Status {
         self.session.status()
+    }
+
+    fn result_charset(&mut self) -> lockstep_protocol::charset::ResultCharset {
+        self.session.result_charset()
     }
 
     fn should_close(&self) -> bool {

@@ -83,6 +83,8 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("port", i(3306), ReadOnly),
             ("back_log", i(1040), ReadOnly),
             ("protocol_version", i(10), ReadOnly),
+            // The session's own connection id (read as such in system_var).
+            ("pseudo_thread_id", i(0), Both),
             ("query_cache_size", i(0), ReadOnly),
             ("query_memory_limit", i(DEFAULT_STATEMENT as i64), Both),
             ("query_cache_type", s("OFF"), ReadOnly),

@@ -139,6 +139,7 @@ error_codes! {
     NoDefaultForField = 1364, "HY000";
     DivisionByZero = 1365, "22012";
     TruncatedWrongValueForField = 1366, "HY000";
+    InvalidCharacterString = 1300, "HY000";
     DataTooLong = 1406, "22001";
     OutOfSortMemory = 1038, "HY001";
     OutOfResources = 1041, "HY000";

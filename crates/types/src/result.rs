@@ -111,6 +111,8 @@ pub struct PreparedInfo {
 pub struct Status {
     pub in_transaction: bool,
     pub autocommit: bool,
+    /// sql_mode has NO_BACKSLASH_ESCAPES.
+    pub no_backslash_escapes: bool,
 }
 
 /// TLS parameters of a session, as SHOW STATUS reports them.

@@ -13,6 +13,7 @@ pub mod regexp;
 pub mod strings;
 pub mod timefns;
 pub mod user_locks;
+pub mod wellformed;
 
 use crate::parser::{BinaryOp, CastType, UnaryOp};
 use lockstep_types::error::Code;
@@ -287,7 +288,7 @@ impl Func {
             ReleaseLock | IsFreeLock | IsUsedLock | DatePart(_) | Unhex => (1, 1),
             GetLock | DateDiff | DateFormat | StrToDate | MakeDate | Sha2 => (2, 2),
             Time | Sha1 => (1, 1),
-            CurTime => (0, 0),
+            CurTime => (0, 1),
             DateAdd | TimestampDiff | SubstringIndex => (3, 3),
             FromUnixtime | WaitForExecutedGtidSet => (1, 2),
             Uuid => (0, 0),
@@ -1053,7 +1054,8 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
     Ok(match to {
         CastType::Signed => Value::Int(cast_signed(&v)),
         CastType::Unsigned => Value::UInt(cast_unsigned(&v)),
-        CastType::Char | CastType::Binary => Value::Bytes(text(&v)),
+        CastType::Char => Value::Bytes(wellformed::to_utf8mb4(text(&v), env)?),
+        CastType::Binary => Value::Bytes(text(&v)),
         CastType::Double => Value::Double(v.to_f64().unwrap_or(0.0)),
         CastType::Decimal { precision, scale } => {
             Value::Decimal(cast_decimal(&v, precision, scale, env)?)
@@ -1553,15 +1555,21 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             None => Value::Null,
         },
         Func::CurTime => {
-            let now = DateTime::now();
+            // CURTIME(fsp): fractional digits of the current time.
+            let fsp = if vals.is_empty() {
+                0
+            } else {
+                n(0).clamp(0, 6) as u8
+            };
+            let now = DateTime::now().truncate(fsp);
             let t = lockstep_types::Time {
                 negative: false,
                 hour: now.hour as u32,
                 minute: now.minute,
                 second: now.second,
-                micro: 0,
+                micro: now.micro,
             };
-            Value::Bytes(t.format(0).into_bytes())
+            Value::Bytes(t.format(fsp).into_bytes())
         }
         Func::Sha1 => {
             use sha1::Digest;
@@ -2090,10 +2098,20 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
         _ => {
             let bytes = text(&v);
             let max = ty.max_bytes().unwrap_or(u32::MAX) as usize;
-            let len = if ty.is_string() {
-                String::from_utf8_lossy(&bytes).chars().count()
-            } else {
-                bytes.len()
+            let len = match std::str::from_utf8(&bytes) {
+                Ok(s) if ty.is_string() => s.chars().count(),
+                // Text columns hold utf8mb4 (ENUM/SET values are checked
+                // against their members).
+                Err(_)
+                    if matches!(
+                        ty,
+                        DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. }
+                    ) =>
+                {
+                    return Err(wellformed::incorrect_string(&bytes, column));
+                }
+                _ if ty.is_string() => String::from_utf8_lossy(&bytes).chars().count(),
+                _ => bytes.len(),
             };
             if len > max {
                 return Err(Error::new(

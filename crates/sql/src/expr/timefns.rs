@@ -445,7 +445,13 @@ fn make_time(vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
         return Ok(Value::Null);
     }
     let whole = (h.unsigned_abs().min(1 << 40) as i64 * 3600 + m * 60) * 1_000_000;
-    let micros = whole + (s * 1e6).round() as i64;
+    // Digits past the microsecond are cut, as MySQL does; a DOUBLE is
+    // rounded there only to undo its binary representation.
+    let frac = match &vals[2] {
+        Value::Decimal(d) => d.trunc_dp(6).to_string().parse::<f64>().unwrap_or(s),
+        _ => s,
+    };
+    let micros = whole + (frac * 1e6).round() as i64;
     let micros = if h < 0 { -micros } else { micros };
     if micros.abs() > TIME_MAX_MICROS {
         env.warn(Error::new(

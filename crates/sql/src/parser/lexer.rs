@@ -121,7 +121,9 @@ fn after_select(src: &str, out: &[Token]) -> bool {
     })
 }
 
-pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, Error> {
+/// `escapes` false: sql_mode NO_BACKSLASH_ESCAPES, a backslash in a
+/// string literal is an ordinary character.
+pub(crate) fn tokenize_with(src: &str, escapes: bool) -> Result<Vec<Token>, Error> {
     let b = src.as_bytes();
     let n = b.len();
     let mut out: Vec<Token> = Vec::with_capacity(n / 3 + 2);
@@ -181,7 +183,7 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, Error> {
                 continue;
             }
             b'\'' | b'"' => {
-                let (s, e) = lex_string(src, i)?;
+                let (s, e) = lex_string(src, i, escapes)?;
                 i = e;
                 Tok::Str(s)
             }
@@ -204,7 +206,7 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, Error> {
             }
             // National string N'...': same as a plain string for us.
             b'n' | b'N' if next == b'\'' => {
-                let (s, e) = lex_string(src, i + 1)?;
+                let (s, e) = lex_string(src, i + 1, escapes)?;
                 i = e;
                 Tok::Str(s)
             }
@@ -223,7 +225,7 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, Error> {
                     i += 2;
                     Tok::AtAt
                 } else if next == b'\'' || next == b'"' {
-                    let (s, e) = lex_string(src, i + 1)?;
+                    let (s, e) = lex_string(src, i + 1, escapes)?;
                     i = e;
                     Tok::UserVar(String::from_utf8_lossy(&s).into_owned())
                 } else if next == b'`' {
@@ -327,14 +329,19 @@ fn follows_identifier(out: &[Token], i: usize) -> bool {
         .is_some_and(|t| t.end == i && matches!(t.tok, Tok::Word | Tok::Ident(_)))
 }
 
-fn lex_string(src: &str, start: usize) -> Result<(Vec<u8>, usize), Error> {
-    unescape_string(src.as_bytes(), start).ok_or_else(|| syntax_error(src, start))
+fn lex_string(src: &str, start: usize, escapes: bool) -> Result<(Vec<u8>, usize), Error> {
+    unescape_string_with(src.as_bytes(), start, escapes).ok_or_else(|| syntax_error(src, start))
 }
 
 /// The bytes of the quoted string literal at `b[start]` (its quote) and
 /// the index after its closing quote; None if it is not closed. Works on
 /// bytes: a binary literal may hold any byte.
-pub(crate) fn unescape_string(b: &[u8], start: usize) -> Option<(Vec<u8>, usize)> {
+/// `escapes` false (NO_BACKSLASH_ESCAPES): backslashes are kept as they are.
+pub(crate) fn unescape_string_with(
+    b: &[u8],
+    start: usize,
+    escapes: bool,
+) -> Option<(Vec<u8>, usize)> {
     let quote = b[start];
     let mut out = Vec::new();
     let mut j = start + 1;
@@ -351,7 +358,7 @@ pub(crate) fn unescape_string(b: &[u8], start: usize) -> Option<(Vec<u8>, usize)
             }
             return Some((out, j + 1));
         }
-        if c == b'\\' {
+        if c == b'\\' && escapes {
             out.extend_from_slice(&b[seg..j]);
             let &e = b.get(j + 1)?;
             match e {

@@ -31,8 +31,15 @@ use lockstep_types::Error;
 /// Parses one or more statements separated by `;`. Placeholders `?` become
 /// `Expr::Param(i)`, numbered from 0 within each statement.
 pub fn parse(sql: &str) -> Result<Vec<Statement>, Error> {
-    let toks = lexer::tokenize(sql)?;
-    parser::Parser::new(sql, toks).parse_all()
+    parse_with(sql, true)
+}
+
+/// `parse`; `escapes` false under sql_mode NO_BACKSLASH_ESCAPES.
+pub fn parse_with(sql: &str, escapes: bool) -> Result<Vec<Statement>, Error> {
+    let toks = lexer::tokenize_with(sql, escapes)?;
+    let mut p = parser::Parser::new(sql, toks);
+    p.backslash_escapes = escapes;
+    p.parse_all()
 }
 
 /// Parses a multi-statement batch up to its first syntax error: the
@@ -40,8 +47,17 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, Error> {
 /// statement, so a bad statement must not stop the ones before it. No
 /// statement and no error: the text was empty or only comments.
 pub fn parse_batch(sql: &str) -> (Vec<Statement>, Option<Error>) {
-    match lexer::tokenize(sql) {
-        Ok(toks) => parser::Parser::new(sql, toks).parse_until_error(),
+    parse_batch_with(sql, true)
+}
+
+/// `parse_batch`; `escapes` false under sql_mode NO_BACKSLASH_ESCAPES.
+pub fn parse_batch_with(sql: &str, escapes: bool) -> (Vec<Statement>, Option<Error>) {
+    match lexer::tokenize_with(sql, escapes) {
+        Ok(toks) => {
+            let mut p = parser::Parser::new(sql, toks);
+            p.backslash_escapes = escapes;
+            p.parse_until_error()
+        }
         Err(e) => (Vec::new(), Some(e)),
     }
 }

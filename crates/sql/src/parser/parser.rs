@@ -71,6 +71,9 @@ pub(crate) struct Parser<'a> {
     lock_wait: LockWaitClause,
     /// CHECK constraints of the column definition just parsed.
     column_checks: Vec<CheckSpec>,
+    /// false under NO_BACKSLASH_ESCAPES: LIKE then has no escape character
+    /// unless ESCAPE names one.
+    pub(crate) backslash_escapes: bool,
 }
 
 /// `left op right` as one query.
@@ -88,6 +91,46 @@ fn binary_literal(b: Vec<u8>) -> Expr {
     Expr::Cast {
         expr: Box::new(Expr::Literal(Value::Bytes(b))),
         to: CastType::Binary,
+    }
+}
+
+/// In arithmetic a hex literal is the number its bytes spell (0x41+1 is
+/// 66), as in MySQL; elsewhere it stays a binary string.
+fn hex_operands(op: BinaryOp, left: Expr, right: Expr) -> (Expr, Expr) {
+    use BinaryOp::*;
+    if !matches!(op, Plus | Minus | Multiply | Divide | Modulo | IntDivide) {
+        return (left, right);
+    }
+    let number = |e: Expr| match e {
+        Expr::Cast {
+            expr,
+            to: CastType::Binary,
+        } => match *expr {
+            Expr::Literal(Value::Bytes(b)) if b.len() <= 8 => {
+                let n = b.iter().fold(0u64, |n, &x| (n << 8) | x as u64);
+                Expr::Literal(Value::UInt(n))
+            }
+            inner => Expr::Cast {
+                expr: boxed(inner),
+                to: CastType::Binary,
+            },
+        },
+        e => e,
+    };
+    (number(left), number(right))
+}
+
+/// CONVERT(x USING cs): to utf8mb4 text (checked, 1300) or to binary;
+/// other character sets are not modelled and leave x as it is.
+fn convert_using(expr: Expr, charset: &str) -> Expr {
+    let to = match charset.to_ascii_lowercase().as_str() {
+        "utf8" | "utf8mb3" | "utf8mb4" => CastType::Char,
+        "binary" => CastType::Binary,
+        _ => return expr,
+    };
+    Expr::Cast {
+        expr: boxed(expr),
+        to,
     }
 }
 
@@ -542,6 +585,7 @@ impl<'a> Parser<'a> {
             calc_found_rows: false,
             lock_wait: LockWaitClause::Wait,
             column_checks: Vec::new(),
+            backslash_escapes: true,
         }
     }
 
@@ -1866,9 +1910,10 @@ impl<'a> Parser<'a> {
                 return Err(self.unsupported("ANY/ALL/SOME subquery comparison"));
             }
             let right = self.parse_binary(prec + 1)?;
+            let (left_arg, right) = hex_operands(op, left, right);
             left = Expr::Binary {
                 op,
-                left: boxed(left),
+                left: boxed(left_arg),
                 right: boxed(right),
             };
         }
@@ -1954,6 +1999,8 @@ impl<'a> Parser<'a> {
         let pattern = self.parse_binary(P_BITOR)?;
         let escape = if self.eat_kw("ESCAPE") {
             Some(boxed(self.parse_binary(P_BITOR)?))
+        } else if !self.backslash_escapes {
+            Some(boxed(Expr::Literal(Value::Bytes(Vec::new()))))
         } else {
             None
         };
@@ -2322,9 +2369,8 @@ impl<'a> Parser<'a> {
             b"CONVERT" => {
                 let expr = self.parse_expr()?;
                 let e = if self.eat_kw("USING") {
-                    // Character sets are not modelled: CONVERT(x USING cs) is x.
-                    self.name_or_string()?;
-                    expr
+                    let cs = self.name_or_string()?;
+                    convert_using(expr, &cs)
                 } else {
                     self.expect(&Tok::Comma)?;
                     let to = self.parse_cast_type()?;

@@ -314,7 +314,8 @@ fn expressions() {
         ("CAST(a AS DATE)", "(Cast a Date)"),
         ("CAST(a AS DATETIME(6))", "(Cast a DateTime { fsp: 6 })"),
         ("CONVERT(a, UNSIGNED INTEGER)", "(Cast a Unsigned)"),
-        ("CONVERT(a USING utf8mb4)", "a"),
+        ("CONVERT(a USING utf8mb4)", "(Cast a Char)"),
+        ("CONVERT(a USING latin1)", "a"),
         ("BINARY a = 'x'", "(Eq (Cast a Binary) 'x')"),
         ("a COLLATE utf8mb4_bin = 'x'", "(Eq a 'x')"),
         (

@@ -1439,6 +1439,9 @@ impl<'a> Binder<'a> {
             } => {
                 let escape = match escape.as_deref() {
                     Some(Expr::Literal(Value::Bytes(b))) if b.len() == 1 => b[0],
+                    // ESCAPE '' (and NO_BACKSLASH_ESCAPES): no escape
+                    // character; 0xFF never occurs in utf8mb4 text.
+                    Some(Expr::Literal(Value::Bytes(b))) if b.is_empty() => 0xFF,
                     None => b'\\',
                     Some(_) => {
                         return Err(Error::new(
@@ -1959,7 +1962,13 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::CurDate | Func::Date => (DataType::Date, true),
                 Func::MakeDate => (DataType::Date, true),
                 Func::Time => (DataType::Time { fsp: 6 }, true),
-                Func::CurTime => (DataType::Time { fsp: 0 }, false),
+                Func::CurTime => {
+                    let fsp = match args.first() {
+                        Some(BExpr::Literal(v)) => v.to_i64().unwrap_or(0).clamp(0, 6) as u8,
+                        _ => 0,
+                    };
+                    (DataType::Time { fsp }, false)
+                }
                 Func::Sha1 => (vc(40), true),
                 Func::Sha2 => (vc(128), true),
                 Func::DateAdd => (date_add_type(first.0, args.get(2)), true),

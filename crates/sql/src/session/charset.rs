@@ -214,6 +214,14 @@ fn collation_charset(collation: &str) -> R<(&'static Charset, String)> {
     }
 }
 
+/// MySQL's id of a collation lockstep knows (None: not listed).
+pub fn collation_id(name: &str) -> Option<u8> {
+    COLLATION_IDS
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(i, _)| *i)
+}
+
 /// The charset and collation of the handshake's collation id (None:
 /// an id lockstep does not convert; the connection stays utf8mb4).
 pub fn from_collation_id(id: u8) -> Option<(&'static Charset, &'static str)> {

@@ -5,12 +5,12 @@
 //! (`X'FF00'`), which carry any byte; the rest is decoded.
 
 use super::charset::{self, Charset, Enc};
-use crate::parser::lexer::unescape_string;
+use crate::parser::lexer::unescape_string_with;
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// `sql` decoded from `client`.
-pub fn statement_text<'a>(sql: &'a [u8], client: &Charset) -> Cow<'a, str> {
+/// `sql` decoded from `client`; `escapes` false under NO_BACKSLASH_ESCAPES.
+pub fn statement_text<'a>(sql: &'a [u8], client: &Charset, escapes: bool) -> Cow<'a, str> {
     let utf8 = matches!(client.enc, Enc::Utf8mb4 | Enc::Utf8mb3 | Enc::Binary);
     if sql.is_ascii() || utf8 && std::str::from_utf8(sql).is_ok() {
         // Safe: checked just above (ASCII is UTF-8).
@@ -24,7 +24,7 @@ pub fn statement_text<'a>(sql: &'a [u8], client: &Charset) -> Cow<'a, str> {
         let end = match c {
             b'\'' | b'"' => {
                 out.push_str(&charset::decode(&sql[plain..i], client));
-                let end = literal(sql, i, client, &mut out);
+                let end = literal(sql, i, client, escapes, &mut out);
                 plain = end;
                 end
             }
@@ -47,11 +47,11 @@ pub fn statement_text<'a>(sql: &'a [u8], client: &Charset) -> Cow<'a, str> {
 /// Appends the literal at `sql[start]` (a quote) to `out`; returns the
 /// index after it. An unterminated literal is left to the parser, which
 /// reports the syntax error.
-fn literal(sql: &[u8], start: usize, client: &Charset, out: &mut String) -> usize {
+fn literal(sql: &[u8], start: usize, client: &Charset, escapes: bool, out: &mut String) -> usize {
     let binary = client.enc == Enc::Binary || introduced_binary(&sql[..start]);
     let utf8 = matches!(client.enc, Enc::Utf8mb4 | Enc::Utf8mb3 | Enc::Binary);
     if binary || utf8 {
-        let Some((bytes, end)) = unescape_string(sql, start) else {
+        let Some((bytes, end)) = unescape_string_with(sql, start, escapes) else {
             return unterminated(sql, start, client, out);
         };
         let raw = &sql[start..end];
@@ -73,7 +73,7 @@ fn literal(sql: &[u8], start: usize, client: &Charset, out: &mut String) -> usiz
             out.push_str(&charset::decode(&sql[start..j + 1], client));
             return j + 1;
         }
-        j += if c == quote || c == b'\\' {
+        j += if c == quote || c == b'\\' && escapes {
             2
         } else {
             char_len(sql, j, client)

@@ -23,7 +23,7 @@ pub(super) fn table(
 }
 
 /// An in-memory table `db.name` of the scratch catalog holding `rows`.
-fn table_in(
+pub(super) fn table_in(
     catalog: &Catalog,
     db: &str,
     id: u32,
@@ -301,6 +301,7 @@ fn build(session: &Session) -> Catalog {
     constraints(&cat, session);
     crate::session::routines::infoschema_tables(&cat, session);
     performance_schema(&cat, session);
+    crate::session::connect_attrs::tables(&cat, session);
     cat.add_database_public("information_schema");
     cat.add_database_public("performance_schema");
     cat
@@ -590,11 +591,13 @@ fn performance_schema(cat: &Catalog, session: &Session) {
         ("VARIABLE_VALUE", DataType::VarChar { len: 1024 }),
     ];
     let pair = |n: &str, v: String| vec![Value::str(n), Value::str(&v)];
-    let status: Vec<Vec<Value>> = session
-        .status_values()
-        .into_iter()
-        .map(|(n, v)| pair(n, v))
-        .collect();
+    let status = |global: bool| -> Vec<Vec<Value>> {
+        session
+            .status_values(global)
+            .into_iter()
+            .map(|(n, v)| pair(n, v))
+            .collect()
+    };
     let variables = |global: bool| -> Vec<Vec<Value>> {
         session
             .server
@@ -609,8 +612,8 @@ fn performance_schema(cat: &Catalog, session: &Session) {
             .collect()
     };
     let ps = "performance_schema";
-    table_in(cat, ps, 20, "GLOBAL_STATUS", &cols, status.clone());
-    table_in(cat, ps, 21, "SESSION_STATUS", &cols, status);
+    table_in(cat, ps, 20, "GLOBAL_STATUS", &cols, status(true));
+    table_in(cat, ps, 21, "SESSION_STATUS", &cols, status(false));
     table_in(cat, ps, 22, "GLOBAL_VARIABLES", &cols, variables(true));
     table_in(cat, ps, 23, "SESSION_VARIABLES", &cols, variables(false));
 }

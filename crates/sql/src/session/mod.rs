@@ -9,6 +9,7 @@ pub mod charset;
 mod checks;
 mod client_text;
 mod comments;
+mod connect_attrs;
 mod definer;
 mod explain_analyze;
 mod foreign_keys;
@@ -20,8 +21,10 @@ pub mod replication;
 mod routines;
 mod semisync;
 mod sql_mode;
+pub mod status;
 mod stream;
 mod table_locks;
+mod wire_charset;
 pub(crate) use definer::definer_grants;
 pub(crate) use routines::trigger_columns;
 pub mod statements;
@@ -44,7 +47,7 @@ use lockstep_types::result::{Column, OkInfo, PreparedInfo, Response, ResultSet, 
 use lockstep_types::{DataType, Error, Value};
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -57,7 +60,8 @@ pub struct Server {
     /// Prepared statements shared between sessions.
     pub statements: StatementCache,
     pub started: Instant,
-    pub queries: AtomicU64,
+    /// Connections, failed logins, ended sessions' counts (status.rs).
+    pub counters: status::ServerCounters,
     /// GET_LOCK's locks, held per connection.
     pub user_locks: Arc<crate::expr::user_locks::UserLocks>,
     /// Prepared statements alive on all connections (Prepared_stmt_count,
@@ -84,6 +88,10 @@ pub struct ProcessInfo {
     pub kill_connection: AtomicBool,
     /// Wakes a statement waiting for a row lock when it is killed.
     pub kill_notify: tokio::sync::Notify,
+    /// The session's status counters (written by it alone).
+    pub counters: status::Counters,
+    /// What the client sent in its handshake (connect_attrs.rs).
+    pub connect_attrs: Mutex<Vec<(String, String)>>,
 }
 
 impl Server {
@@ -94,7 +102,7 @@ impl Server {
             processes: Mutex::new(HashMap::new()),
             statements: StatementCache::new(4096),
             started: Instant::now(),
-            queries: AtomicU64::new(0),
+            counters: Default::default(),
             prepared: Arc::default(),
             user_locks: Arc::default(),
             replica: std::sync::OnceLock::new(),
@@ -211,6 +219,10 @@ pub struct Session {
     max_execution_ms: u64,
     /// sql_notes: notes (1050, 1051, ...) are recorded as warnings.
     sql_notes: bool,
+    /// sql_mode has NO_BACKSLASH_ESCAPES (`refresh_sql_mode`).
+    no_backslash_escapes: bool,
+    /// `result_charset`, kept until a SET or a reset may change it.
+    result_charset: Option<lockstep_protocol::charset::ResultCharset>,
     next_statement_id: u32,
     lock_wait_timeout: Duration,
     /// Idle time between commands before the connection is closed
@@ -461,6 +473,8 @@ impl Session {
             kill_query: Arc::new(AtomicBool::new(false)),
             kill_connection: AtomicBool::new(false),
             kill_notify: tokio::sync::Notify::new(),
+            counters: Default::default(),
+            connect_attrs: Mutex::new(Vec::new()),
         });
         server
             .processes
@@ -509,6 +523,8 @@ impl Session {
             safe_updates: false,
             max_execution_ms,
             sql_notes: true,
+            no_backslash_escapes: false,
+            result_charset: None,
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
             wait_timeout: Duration::from_secs(wait_timeout.clamp(1, MAX_WAIT_TIMEOUT) as u64),
@@ -532,8 +548,15 @@ impl Session {
             whole_next: false,
         };
         session.refresh_memory_limits();
+        session.refresh_sql_mode();
         session.inherit_foreign_key_checks();
         session
+    }
+
+    /// Caches what the lexer and the status flags need of sql_mode.
+    fn refresh_sql_mode(&mut self) {
+        let mode = system_var(&self.server, &self.ctx, false, "sql_mode");
+        self.no_backslash_escapes = mode.is_ok_and(|m| sql_mode::has(&m, "NO_BACKSLASH_ESCAPES"));
     }
 
     /// Caches the memory limits of the session's settings in `ctx`, so
@@ -594,12 +617,20 @@ impl Session {
         client_text::statement_text(
             sql,
             client.unwrap_or(charset::lookup("utf8mb4").expect("utf8mb4 is listed")),
+            !self.no_backslash_escapes,
         )
+    }
+
+    /// A text parameter of COM_STMT_EXECUTE decoded from
+    /// character_set_client (UTF-8 and binary clients' bytes stay).
+    pub fn param_text(&self, bytes: &mut Vec<u8>) {
+        wire_charset::param_text(&self.ctx.session_vars, bytes);
     }
 
     /// The connection character set the client asked for in its
     /// handshake (a collation id); an unknown id keeps utf8mb4.
     pub fn set_handshake_collation(&mut self, id: u8) {
+        self.result_charset = None;
         if let Some((cs, collation)) = charset::from_collation_id(id) {
             let _ = charset::set_names(&mut self.ctx.session_vars, cs.name, Some(collation));
         }
@@ -616,10 +647,18 @@ impl Session {
         Ok(r)
     }
 
+    /// How text columns are described to the client (character_set_results).
+    pub fn result_charset(&mut self) -> lockstep_protocol::charset::ResultCharset {
+        *self
+            .result_charset
+            .get_or_insert_with(|| wire_charset::result_charset(&self.ctx.session_vars))
+    }
+
     pub fn status(&self) -> Status {
         Status {
             in_transaction: self.explicit || self.txn.has_writes(),
             autocommit: self.autocommit,
+            no_backslash_escapes: self.no_backslash_escapes,
         }
     }
 
@@ -636,17 +675,17 @@ impl Session {
 
     /// Runs one COM_QUERY: one or more statements.
     pub async fn query(&mut self, sql: &str, multi: bool) -> Vec<R<Response>> {
-        self.server.queries.fetch_add(1, Ordering::Relaxed);
         *self.process.command.lock() = "Query";
         *self.process.info.lock() = Some(sql.chars().take(1024).collect());
         *self.process.since.lock() = Instant::now();
-        let (statements, parse_error) = parser::parse_batch(sql);
+        let (statements, parse_error) = parser::parse_batch_with(sql, !self.no_backslash_escapes);
         if let Some(early) = single_statement_error(sql, &statements, &parse_error, multi) {
             return vec![Err(early)];
         }
         self.drop_stream();
         let mut out = Vec::with_capacity(statements.len() + 1);
         for (i, stmt) in statements.iter().enumerate() {
+            self.process.counters.question();
             if !matches!(stmt, Statement::Show(Show::Diagnostics { .. })) {
                 self.ctx.previous_warnings = self.ctx.warnings.len();
                 self.ctx.warnings.clear();
@@ -688,7 +727,8 @@ impl Session {
         // A session with temporary tables binds names differently from
         // every other, and one without ONLY_FULL_GROUP_BY checks grouped
         // queries differently: its plans are its own, not the shared copies.
-        let private = !self.temp_tables.is_empty() || !self.full_group_by();
+        let private =
+            !self.temp_tables.is_empty() || !self.full_group_by() || self.no_backslash_escapes;
         let cached = match private {
             true => None,
             false => self
@@ -699,7 +739,7 @@ impl Session {
         let shared = match cached {
             Some(s) => s,
             None => {
-                let mut statements = parser::parse(sql)?;
+                let mut statements = parser::parse_with(sql, !self.no_backslash_escapes)?;
                 if statements.len() != 1 {
                     return Err(Error::new(
                         Code::UnknownError,
@@ -773,7 +813,7 @@ impl Session {
     pub async fn execute(&mut self, p: &mut Prepared, params: &[Value]) -> R<Response> {
         self.drop_stream();
         self.stream_next = !std::mem::take(&mut self.whole_next) && self.stream_results;
-        self.server.queries.fetch_add(1, Ordering::Relaxed);
+        self.process.counters.question();
         self.ctx.previous_warnings = self.ctx.warnings.len();
         self.ctx.warnings.clear();
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
@@ -895,6 +935,7 @@ impl Session {
         self.temp_tables.clear();
         self.server.user_locks.release_all(self.ctx.connection_id);
         self.server.processes.lock().remove(&self.ctx.connection_id);
+        self.server.counters.retire(&self.process.counters);
     }
 
     /// COM_RESET_CONNECTION / COM_CHANGE_USER: the transaction rolled
@@ -928,6 +969,8 @@ impl Session {
         self.max_execution_ms = fresh.max_execution_ms;
         self.lock_wait_timeout = fresh.lock_wait_timeout;
         self.wait_timeout = fresh.wait_timeout;
+        self.no_backslash_escapes = fresh.no_backslash_escapes;
+        self.result_charset = None;
         self.txn.isolation = self.isolation;
         // `fresh` registered itself under this connection's id.
         self.server
@@ -1033,6 +1076,7 @@ impl Session {
         plan: Option<&Bound>,
     ) -> R<Response> {
         let may_stream = std::mem::take(&mut self.stream_next);
+        self.process.counters.statement(stmt);
         // One atomic load unless an account changed; nothing else for root.
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(stmt, self.ctx.database.as_deref())?;
@@ -1765,37 +1809,15 @@ impl Session {
         Ok(())
     }
 
-    /// SHOW STATUS and performance_schema's status tables: name and value.
-    pub fn status_values(&self) -> Vec<(&'static str, String)> {
+    /// SHOW [GLOBAL] STATUS and performance_schema's status tables: name
+    /// and value.
+    pub fn status_values(&self, global: bool) -> Vec<(&'static str, String)> {
         let e = &self.engine;
         let lock = e.lock_sys.stats();
         let throttle = e.txn_sys.throttle_stats();
         let log = e.log.stats();
-        let mut v = vec![
-            (
-                "Uptime",
-                self.server.started.elapsed().as_secs().to_string(),
-            ),
-            (
-                "Threads_connected",
-                self.server.processes.lock().len().to_string(),
-            ),
-            (
-                "Questions",
-                self.server.queries.load(Ordering::Relaxed).to_string(),
-            ),
-            (
-                "Queries",
-                self.server.queries.load(Ordering::Relaxed).to_string(),
-            ),
-            (
-                "Com_commit",
-                e.stats.commits.load(Ordering::Relaxed).to_string(),
-            ),
-            (
-                "Com_rollback",
-                e.stats.rollbacks.load(Ordering::Relaxed).to_string(),
-            ),
+        let mut v = status::values(&self.server, &self.process, global);
+        v.extend([
             ("Innodb_row_lock_waits", lock.waits.to_string()),
             ("Innodb_deadlocks", lock.deadlocks.to_string()),
             // The log's own counters under InnoDB's names: fsyncs
@@ -1853,7 +1875,7 @@ impl Session {
                     .map(|t| t.version.clone())
                     .unwrap_or_default(),
             ),
-        ];
+        ]);
         v.extend(self.semisync_status());
         v
     }
@@ -2030,6 +2052,8 @@ impl Session {
     }
 
     async fn set(&mut self, a: &parser::SetAssignment, params: &[Value]) -> R<()> {
+        // Any SET may name a connection character set.
+        self.result_charset = None;
         let value = match &a.value {
             None => Value::Null,
             Some(parser::Expr::Default) => Value::Null,
@@ -2203,9 +2227,12 @@ impl Session {
                         }
                         self.refresh_memory_limits();
                     }
-                    "sql_mode" if !default => {
-                        let mode = sql_mode::canonical(&value)?;
-                        self.ctx.session_vars.insert(name, mode);
+                    "sql_mode" => {
+                        if !default {
+                            let mode = sql_mode::canonical(&value)?;
+                            self.ctx.session_vars.insert(name, mode);
+                        }
+                        self.refresh_sql_mode();
                     }
                     _ => {
                         if !default {
@@ -2823,8 +2850,8 @@ impl Session {
                 }
                 Ok(rows(&["Variable_name", "Value"], r))
             }
-            Show::Status { filter: f, .. } => {
-                let stats = self.status_values();
+            Show::Status { filter: f, scope } => {
+                let stats = self.status_values(*scope == AstScope::Global);
                 let r = stats
                     .into_iter()
                     .filter(|(n, _)| filter(n, f))
@@ -3179,6 +3206,9 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
         // list when a SELECT starts, but @@warning_count reports it).
         "warning_count" => return Ok(Value::Int(ctx.previous_warnings as i64)),
         "identity" | "last_insert_id" => return Ok(Value::UInt(ctx.last_insert_id)),
+        "pseudo_thread_id" if !global && !ctx.session_vars.contains_key(&name) => {
+            return Ok(Value::UInt(ctx.connection_id))
+        }
         _ => {}
     }
     if !global {

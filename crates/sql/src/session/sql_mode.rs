@@ -119,3 +119,13 @@ pub fn canonical(v: &Value) -> Result<Value, Error> {
         .collect();
     Ok(Value::str(&names.join(",")))
 }
+
+/// Whether the stored sql_mode `mode` has `name` (upper case).
+pub fn has(mode: &Value, name: &str) -> bool {
+    match mode {
+        Value::Bytes(m) => m
+            .split(|&c| c == b',')
+            .any(|x| x.trim_ascii().eq_ignore_ascii_case(name.as_bytes())),
+        _ => false,
+    }
+}

@@ -248,6 +248,7 @@ scripts!(
     comments,
     reflection,
     generated_columns,
+    driver_fidelity,
 );
 
 /// A script file nobody listed above would never run.
