@@ -13,6 +13,7 @@ pub mod profile;
 mod recursive;
 mod rollup;
 mod routine;
+mod semijoin;
 mod setop;
 pub mod stream;
 mod trigger;
@@ -377,6 +378,8 @@ pub struct Exec<'a> {
     cache: HashMap<usize, Vec<Vec<Value>>>,
     /// Hash sets of uncorrelated IN subqueries (by subquery and fold).
     members: HashMap<(usize, bool), membership::MemberSet>,
+    /// Correlated subqueries keyed by their correlation (semijoin.rs).
+    keyed: HashMap<usize, semijoin::State>,
     /// Rows of uncorrelated derived tables, materialized once per statement.
     derived: HashMap<usize, Arc<Vec<Vec<Value>>>>,
     /// Hash tables of hash joins whose build reads no enclosing row.
@@ -425,6 +428,9 @@ impl Env for Exec<'_> {
             if let Some(rows) = self.cache.get(&key) {
                 return Ok(rows.clone());
             }
+        }
+        if let Some(rows) = self.keyed_env(q, row)? {
+            return Ok(rows.to_vec());
         }
         self.outer.push(row.to_vec());
         // What the subquery buffers is freed when it returns; only a cached
@@ -573,6 +579,7 @@ impl<'a> Exec<'a> {
             join_tables: HashMap::new(),
             working: HashMap::new(),
             members: HashMap::new(),
+            keyed: HashMap::new(),
             pending: None,
             memory: MemoryUse::default(),
             exclusive: Vec::new(),

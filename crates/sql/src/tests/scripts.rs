@@ -243,6 +243,7 @@ scripts!(
     sql_mode,
     type_limits,
     functions_builtin,
+    subquery_semijoin,
 );
 
 /// A script file nobody listed above would never run.
