@@ -432,6 +432,7 @@ impl Env for Exec<'_> {
         if let Some(rows) = self.keyed_env(q, row)? {
             return Ok(rows.to_vec());
         }
+        self.keyed_ran_per_row(q);
         self.outer.push(row.to_vec());
         // What the subquery buffers is freed when it returns; only a cached
         // result stays (as a materialized temporary table).
@@ -469,7 +470,10 @@ impl Env for Exec<'_> {
     ) -> std::result::Result<bool, Error> {
         match self.cache.get(&(Arc::as_ptr(q) as usize)) {
             Some(rows) if !q.correlated => Ok(rows.is_empty()),
-            _ => Ok(self.subquery(q, row)?.is_empty()),
+            _ => match self.keyed_is_empty(q, row)? {
+                Some(empty) => Ok(empty),
+                None => Ok(self.subquery(q, row)?.is_empty()),
+            },
         }
     }
 
@@ -499,6 +503,10 @@ impl Env for Exec<'_> {
         }
         // Compared one by one: over the cached rows, without copying them.
         if let Some(rows) = self.cache.get(&key.0).filter(|_| !q.correlated) {
+            let items = rows.iter().map(|r| r.first());
+            return Ok(crate::expr::member_of(probe, items, fold));
+        }
+        if let Some(rows) = self.keyed_env(q, row)? {
             let items = rows.iter().map(|r| r.first());
             return Ok(crate::expr::member_of(probe, items, fold));
         }

@@ -137,8 +137,42 @@ impl Exec<'_> {
         q: &SubqueryRef,
         row: &[Value],
     ) -> std::result::Result<Option<Rows>, Error> {
-        match self.keyed_rows(q, row) {
-            Ok(rows) => Ok(rows),
+        let found = self.keyed_probe(q, row).and_then(|probe| match probe {
+            Some((k, id, key)) => self.keyed_result(k, id, key).map(Some),
+            None => Ok(None),
+        });
+        self.env_result(found)
+    }
+
+    /// Whether subquery `q` gives no row for `row` (EXISTS), from its keyed
+    /// build; None where it runs per row.
+    pub(super) fn keyed_is_empty(
+        &mut self,
+        q: &SubqueryRef,
+        row: &[Value],
+    ) -> std::result::Result<Option<bool>, Error> {
+        let found = self.keyed_probe(q, row).and_then(|probe| match probe {
+            // Each row of the key gives a row: only whether it has any counts.
+            Some((k, id, key)) if k.plain => Ok(Some(self.keyed_ordinal(id, key).is_none())),
+            Some((k, id, key)) => Ok(Some(self.keyed_result(k, id, key)?.is_empty())),
+            None => Ok(None),
+        });
+        self.env_result(found)
+    }
+
+    /// Counts a run of keyed subquery `q` per row (toward its threshold).
+    pub(super) fn keyed_ran_per_row(&mut self, q: &SubqueryRef) {
+        if q.keyed.is_some() {
+            let id = Arc::as_ptr(q) as usize;
+            if let State::PerRow(n) = self.keyed.entry(id).or_insert(State::PerRow(0)) {
+                *n += 1;
+            }
+        }
+    }
+
+    fn env_result<T>(&mut self, r: Result<T>) -> std::result::Result<T, Error> {
+        match r {
+            Ok(v) => Ok(v),
             Err(EngineError::Sql(e)) => Err(e),
             Err(wait) => {
                 // Surface the lock wait after the expression unwinds.
@@ -148,18 +182,21 @@ impl Exec<'_> {
         }
     }
 
-    fn keyed_rows(&mut self, q: &SubqueryRef, row: &[Value]) -> Result<Option<Rows>> {
-        let Some(k) = &q.keyed else {
+    /// The keyed plan of `q`, its id and the key of `row` (None: a key no
+    /// row has), building the hash table once the runs per row reached
+    /// the threshold; None while (or where) it runs per row.
+    fn keyed_probe<'q>(
+        &mut self,
+        q: &'q SubqueryRef,
+        row: &[Value],
+    ) -> Result<Option<(&'q Keyed, usize, Option<Vec<u8>>)>> {
+        let Some(k) = q.keyed.as_deref() else {
             return Ok(None);
         };
         let id = Arc::as_ptr(q) as usize;
-        let state = self.keyed.entry(id).or_insert(State::PerRow(0));
-        match state {
+        match self.keyed.get(&id).unwrap_or(&State::PerRow(0)) {
             State::Declined => return Ok(None),
-            State::PerRow(n) if *n < k.threshold => {
-                *n += 1;
-                return Ok(None);
-            }
+            State::PerRow(n) if *n < k.threshold => return Ok(None),
             State::PerRow(_) => {
                 let state = match self.build_keyed(k)? {
                     Some(b) => State::Built(Box::new(b)),
@@ -173,10 +210,18 @@ impl Exec<'_> {
             }
             State::Built(_) => {}
         }
-        match self.probe(k, id, row)? {
-            Probe::PerRow => Ok(None),
-            Probe::Nothing => self.keyed_result(k, id, None).map(Some),
-            Probe::Key(key) => self.keyed_result(k, id, Some(key)).map(Some),
+        Ok(match self.probe(k, id, row)? {
+            Probe::PerRow => None,
+            Probe::Nothing => Some((k, id, None)),
+            Probe::Key(key) => Some((k, id, Some(key))),
+        })
+    }
+
+    /// The ordinal of `key` in the build of keyed subquery `id`.
+    fn keyed_ordinal(&self, id: usize, key: Option<Vec<u8>>) -> Option<usize> {
+        match self.keyed.get(&id) {
+            Some(State::Built(build)) => key.and_then(|key| build.keys.find(&key)),
+            _ => None,
         }
     }
 

@@ -55,6 +55,9 @@ pub struct Keyed {
     pub outer: Vec<BExpr>,
     /// Runs per row before the build is made.
     pub threshold: u64,
+    /// `finish` gives a row per row of the key (no aggregate, HAVING,
+    /// window or LIMIT): EXISTS needs only to know whether the key has rows.
+    pub plain: bool,
 }
 
 /// Whether `e` reads neither a row nor a subquery and gives the same
@@ -205,6 +208,11 @@ impl Binder<'_> {
         );
         let filter = inner.filter.take();
         inner.first_row_only = false;
+        let plain = inner.aggregate.is_none()
+            && inner.having.is_none()
+            && inner.window.is_none()
+            && inner.limit.is_none()
+            && inner.offset.is_none();
         plan.keyed = Some(Box::new(Keyed {
             source,
             filter,
@@ -213,6 +221,7 @@ impl Binder<'_> {
             inner: inner_keys,
             outer: outer_keys,
             threshold,
+            plain,
         }));
         plan
     }
