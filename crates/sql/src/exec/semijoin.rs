@@ -77,6 +77,8 @@ fn put_key(v: &Value, out: &mut Vec<u8>) -> Option<Kind> {
 /// Splits the produced rows by key, within `room` bytes.
 struct BuildSink<'k> {
     inner: &'k [BExpr],
+    /// Keep an empty row for each row (the subquery reads none of it).
+    blind: bool,
     build: Build,
     room: usize,
     bytes: usize,
@@ -85,10 +87,9 @@ struct BuildSink<'k> {
 
 impl RowSink for BuildSink<'_> {
     fn push(&mut self, env: &mut ScanEnv, row: SourceRow) -> Result<bool> {
-        let row = row.into_owned();
         let mut key = Vec::new();
         for (e, kind) in self.inner.iter().zip(self.build.kinds.iter_mut()) {
-            let v = eval(e, &row, env).map_err(EngineError::Sql)?;
+            let v = eval(e, row.values(), env).map_err(EngineError::Sql)?;
             if v.is_null() {
                 // `NULL = x` is never true: the row is in no key's set.
                 return Ok(true);
@@ -102,6 +103,10 @@ impl RowSink for BuildSink<'_> {
                 }
             }
         }
+        let row = match self.blind {
+            true => Vec::new(),
+            false => row.into_owned(),
+        };
         self.bytes += row_bytes(&row) + key.len() + 32;
         if self.bytes > self.room {
             self.failed = true;
@@ -230,6 +235,7 @@ impl Exec<'_> {
     fn build_keyed(&mut self, k: &Keyed) -> Result<Option<Build>> {
         let mut sink = BuildSink {
             inner: &k.inner,
+            blind: k.blind,
             build: Build {
                 keys: KeySet::default(),
                 parts: Vec::new(),

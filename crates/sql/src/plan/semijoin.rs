@@ -58,6 +58,9 @@ pub struct Keyed {
     /// `finish` gives a row per row of the key (no aggregate, HAVING,
     /// window or LIMIT): EXISTS needs only to know whether the key has rows.
     pub plain: bool,
+    /// `finish` reads no column of its rows (`SELECT 1`): the build keeps
+    /// how many rows each key has, not their values.
+    pub blind: bool,
 }
 
 /// Whether `e` reads neither a row nor a subquery and gives the same
@@ -213,6 +216,12 @@ impl Binder<'_> {
             && inner.window.is_none()
             && inner.limit.is_none()
             && inner.offset.is_none();
+        let blind = plain
+            && !inner
+                .projection
+                .iter()
+                .chain(inner.order.iter().map(|(e, _)| e))
+                .any(reads_column);
         plan.keyed = Some(Box::new(Keyed {
             source,
             filter,
@@ -222,9 +231,20 @@ impl Binder<'_> {
             outer: outer_keys,
             threshold,
             plain,
+            blind,
         }));
         plan
     }
+}
+
+/// Whether `e` reads a column of its row (a subquery may read any).
+fn reads_column(e: &BExpr) -> bool {
+    let mut found = matches!(
+        e,
+        BExpr::Column(_) | BExpr::Exists { .. } | BExpr::InSubquery { .. } | BExpr::Subquery(_)
+    );
+    e.for_each_child(&mut |c| found = found || reads_column(c));
+    found
 }
 
 /// Makes the scans of `src` read the columns the key expressions name
