@@ -19,10 +19,11 @@ import argparse
 import datetime
 import os
 import statistics
-import subprocess
 import time
 
 import pymysql
+
+from unindexed_joins import commit, fmt
 
 QUERIES = [
     ("EXISTS, indexed correlation",
@@ -155,15 +156,6 @@ def run(port, sql, repeats, timeout):
             c.close()
         times.append(time.monotonic() - t)
     return statistics.median(times), result
-
-
-def commit():
-    r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return r.stdout.strip() or "unknown"
-
-
-def fmt(t):
-    return "timeout" if t is None else f"{t * 1000:.0f} ms"
 
 
 def main():

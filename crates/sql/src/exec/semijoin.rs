@@ -23,6 +23,10 @@ use std::sync::Arc;
 
 type Rows = Arc<Vec<Vec<Value>>>;
 
+/// A keyed plan, its id in the statement and the key of an enclosing row
+/// (None: a key no row has).
+type Lookup<'q> = (&'q Keyed, usize, Option<Vec<u8>>);
+
 /// Where a keyed subquery stands in the statement.
 pub(super) enum State {
     /// Runs per row so far.
@@ -190,11 +194,7 @@ impl Exec<'_> {
     /// The keyed plan of `q`, its id and the key of `row` (None: a key no
     /// row has), building the hash table once the runs per row reached
     /// the threshold; None while (or where) it runs per row.
-    fn keyed_probe<'q>(
-        &mut self,
-        q: &'q SubqueryRef,
-        row: &[Value],
-    ) -> Result<Option<(&'q Keyed, usize, Option<Vec<u8>>)>> {
+    fn keyed_probe<'q>(&mut self, q: &'q SubqueryRef, row: &[Value]) -> Result<Option<Lookup<'q>>> {
         let Some(k) = q.keyed.as_deref() else {
             return Ok(None);
         };

@@ -2250,19 +2250,7 @@ fn available(e: &BExpr, avail: Avail) -> bool {
         BExpr::Unary(_, x) | BExpr::Cast(x, _) => available(x, avail),
         BExpr::Binary(_, l, r) => available(l, avail) && available(r, avail),
         BExpr::Func(f, args) => {
-            !matches!(
-                f,
-                Func::Rand
-                    | Func::Sleep
-                    | Func::LastInsertId
-                    | Func::GetLock
-                    | Func::WaitForExecutedGtidSet
-                    | Func::ReleaseLock
-                    | Func::ReleaseAllLocks
-                    | Func::Uuid
-                    | Func::Misc(_)
-            ) && !matches!(f, Func::Math(m) if m.volatile())
-                && args.iter().all(|a| available(a, avail))
+            !crate::plan::semijoin::volatile(f) && args.iter().all(|a| available(a, avail))
         }
         _ => false,
     }

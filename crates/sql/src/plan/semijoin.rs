@@ -89,14 +89,16 @@ fn key_side(e: &BExpr, outer: bool) -> bool {
     }
 }
 
-/// Functions whose value may change from call to call.
-fn volatile(f: &Func) -> bool {
+/// Functions whose value may change from call to call (never hoisted out
+/// of the rows they are called for).
+pub(crate) fn volatile(f: &Func) -> bool {
     matches!(
         f,
         Func::Rand
             | Func::Sleep
             | Func::LastInsertId
             | Func::GetLock
+            | Func::WaitForExecutedGtidSet
             | Func::ReleaseLock
             | Func::ReleaseAllLocks
             | Func::Uuid
