@@ -432,7 +432,6 @@ impl Env for Exec<'_> {
         if let Some(rows) = self.keyed_env(q, row)? {
             return Ok(rows.to_vec());
         }
-        self.keyed_ran_per_row(q);
         self.outer.push(row.to_vec());
         // What the subquery buffers is freed when it returns; only a cached
         // result stays (as a materialized temporary table).

@@ -1,8 +1,9 @@
-//! Running keyed subqueries (plan/semijoin.rs): per row at first; once
-//! the runs reach the plan's threshold, the decorrelated subquery's rows
-//! are produced once, split by key into a hash table, and each enclosing
-//! row finishes the subquery over its key's rows. A key's result is kept,
-//! so each distinct key is finished once per statement.
+//! Running keyed subqueries (plan/semijoin.rs): per row at first, once per
+//! distinct key (the result of a run is kept by the enclosing row's key
+//! values: the subquery reads nothing else of that row); once the runs
+//! reach the plan's threshold, the decorrelated subquery's rows are
+//! produced once, split by key into a hash table, and each key's rows are
+//! finished into its result the first time it is asked for.
 //!
 //! Keys hash only where hashing agrees with SQL's `=`: integers with
 //! integers (signed and unsigned meet) and strings with strings, byte-wise
@@ -23,17 +24,18 @@ use std::sync::Arc;
 
 type Rows = Arc<Vec<Vec<Value>>>;
 
-/// A keyed plan, its id in the statement and the key of an enclosing row
-/// (None: a key no row has).
-type Lookup<'q> = (&'q Keyed, usize, Option<Vec<u8>>);
-
 /// Where a keyed subquery stands in the statement.
-pub(super) enum State {
+#[derive(Default)]
+pub(super) struct State {
     /// Runs per row so far.
-    PerRow(u64),
-    Built(Box<Build>),
-    /// No build could be made: per row for the rest of the statement.
-    Declined,
+    runs: u64,
+    /// Results of runs per row, by the enclosing row's key values.
+    memo: KeySet,
+    results: Vec<Rows>,
+    /// None: not tried yet; Some(None): it could not be made.
+    build: Option<Option<Box<Build>>>,
+    /// What the memo and the build hold (charged as temporary tables).
+    bytes: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -138,45 +140,73 @@ enum Probe {
     PerRow,
 }
 
+/// What a keyed subquery gives an enclosing row.
+enum Answer {
+    Rows(Rows),
+    /// Only whether it gives any row (EXISTS over a plain subquery).
+    Empty(bool),
+}
+
+/// The memo key of the enclosing row's key values (NULL included: a run
+/// with a NULL key gives what it gives, the same every time); None when
+/// one does not hash.
+fn memo_key(values: &[Value]) -> Option<Vec<u8>> {
+    let mut key = Vec::new();
+    for v in values {
+        match v {
+            Value::Null => key.push(2),
+            v => {
+                put_key(v, &mut key)?;
+            }
+        }
+    }
+    Some(key)
+}
+
+/// Where the key values lead in the build.
+fn probe(build: &Build, values: &[Value]) -> Probe {
+    let mut key = Vec::new();
+    for (v, kind) in values.iter().zip(&build.kinds) {
+        if v.is_null() {
+            return Probe::Nothing;
+        }
+        match (put_key(v, &mut key), kind) {
+            // No inner value to equal: no row matches.
+            (_, None) => return Probe::Nothing,
+            (Some(k), Some(had)) if k == *had => {}
+            _ => return Probe::PerRow,
+        }
+    }
+    Probe::Key(key)
+}
+
 impl Exec<'_> {
-    /// The rows of subquery `q` for the enclosing row `row` from its keyed
-    /// build; None where it runs per row. Errors as `Env` reports them.
+    /// The rows of subquery `q` for the enclosing row `row`; None where it
+    /// is not keyed. Errors as `Env` reports them.
     pub(super) fn keyed_env(
         &mut self,
         q: &SubqueryRef,
         row: &[Value],
     ) -> std::result::Result<Option<Rows>, Error> {
-        let found = self.keyed_probe(q, row).and_then(|probe| match probe {
-            Some((k, id, key)) => self.keyed_result(k, id, key).map(Some),
-            None => Ok(None),
-        });
-        self.env_result(found)
+        let answer = self.keyed_answer(q, row, true);
+        match self.env_result(answer)? {
+            Some(Answer::Rows(rows)) => Ok(Some(rows)),
+            Some(Answer::Empty(_)) | None => Ok(None),
+        }
     }
 
-    /// Whether subquery `q` gives no row for `row` (EXISTS), from its keyed
-    /// build; None where it runs per row.
+    /// Whether subquery `q` gives no row for `row` (EXISTS); None where it
+    /// is not keyed.
     pub(super) fn keyed_is_empty(
         &mut self,
         q: &SubqueryRef,
         row: &[Value],
     ) -> std::result::Result<Option<bool>, Error> {
-        let found = self.keyed_probe(q, row).and_then(|probe| match probe {
-            // Each row of the key gives a row: only whether it has any counts.
-            Some((k, id, key)) if k.plain => Ok(Some(self.keyed_ordinal(id, key).is_none())),
-            Some((k, id, key)) => Ok(Some(self.keyed_result(k, id, key)?.is_empty())),
-            None => Ok(None),
-        });
-        self.env_result(found)
-    }
-
-    /// Counts a run of keyed subquery `q` per row (toward its threshold).
-    pub(super) fn keyed_ran_per_row(&mut self, q: &SubqueryRef) {
-        if q.keyed.is_some() {
-            let id = Arc::as_ptr(q) as usize;
-            if let State::PerRow(n) = self.keyed.entry(id).or_insert(State::PerRow(0)) {
-                *n += 1;
-            }
-        }
+        let answer = self.keyed_answer(q, row, false);
+        Ok(self.env_result(answer)?.map(|a| match a {
+            Answer::Rows(rows) => rows.is_empty(),
+            Answer::Empty(empty) => empty,
+        }))
     }
 
     fn env_result<T>(&mut self, r: Result<T>) -> std::result::Result<T, Error> {
@@ -191,48 +221,98 @@ impl Exec<'_> {
         }
     }
 
-    /// The keyed plan of `q`, its id and the key of `row` (None: a key no
-    /// row has), building the hash table once the runs per row reached
-    /// the threshold; None while (or where) it runs per row.
-    fn keyed_probe<'q>(&mut self, q: &'q SubqueryRef, row: &[Value]) -> Result<Option<Lookup<'q>>> {
+    /// The keyed answer for `row`: kept from an earlier run with the same
+    /// key, from the build, or from a run per row (kept).
+    fn keyed_answer(
+        &mut self,
+        q: &SubqueryRef,
+        row: &[Value],
+        rows: bool,
+    ) -> Result<Option<Answer>> {
         let Some(k) = q.keyed.as_deref() else {
             return Ok(None);
         };
         let id = Arc::as_ptr(q) as usize;
-        match self.keyed.get(&id).unwrap_or(&State::PerRow(0)) {
-            State::Declined => return Ok(None),
-            State::PerRow(n) if *n < k.threshold => return Ok(None),
-            State::PerRow(_) => {
-                let state = match self.build_keyed(k)? {
-                    Some(b) => State::Built(Box::new(b)),
-                    None => State::Declined,
-                };
-                let declined = matches!(state, State::Declined);
-                self.keyed.insert(id, state);
-                if declined {
-                    return Ok(None);
-                }
-            }
-            State::Built(_) => {}
+        self.outer.push(row.to_vec());
+        let values: Result<Vec<Value>> = k.outer.iter().map(|e| self.eval(e, &[])).collect();
+        self.outer.pop();
+        let values = values?;
+        let memo = memo_key(&values);
+        let state = self.keyed.entry(id).or_default();
+        if let Some(i) = memo.as_ref().and_then(|m| state.memo.find(m)) {
+            return Ok(Some(Answer::Rows(state.results[i].clone())));
         }
-        Ok(match self.probe(k, id, row)? {
-            Probe::PerRow => None,
-            Probe::Nothing => Some((k, id, None)),
-            Probe::Key(key) => Some((k, id, Some(key))),
-        })
+        if state.build.is_none() && state.runs >= k.threshold {
+            let built = self.build_keyed(k, id)?.map(Box::new);
+            self.keyed.entry(id).or_default().build = Some(built);
+        }
+        let found = match self.keyed.get(&id).and_then(|s| s.build.as_ref()) {
+            Some(Some(build)) => probe(build, &values),
+            _ => Probe::PerRow,
+        };
+        let key = match found {
+            Probe::PerRow => return self.keyed_per_row(q, id, row, memo).map(Some),
+            Probe::Nothing => None,
+            Probe::Key(key) => Some(key),
+        };
+        if k.plain && !rows {
+            return Ok(Some(Answer::Empty(self.keyed_ordinal(id, key).is_none())));
+        }
+        self.keyed_result(k, id, key).map(|r| Some(Answer::Rows(r)))
+    }
+
+    /// Runs subquery `q` for `row` and keeps the result under `memo`
+    /// where it fits.
+    fn keyed_per_row(
+        &mut self,
+        q: &SubqueryRef,
+        id: usize,
+        row: &[Value],
+        memo: Option<Vec<u8>>,
+    ) -> Result<Answer> {
+        self.outer.push(row.to_vec());
+        // What the run buffers is freed when it returns.
+        let before = self.memory.statement;
+        let result = self.query(q);
+        self.memory.statement = before;
+        self.outer.pop();
+        let rows = Arc::new(result?);
+        // The result, its key and the set's bookkeeping for it.
+        let bytes = rows.iter().map(|r| row_bytes(r)).sum::<usize>()
+            + memo.as_ref().map_or(0, |m| m.len() + 64);
+        let room = self.keyed_room();
+        let state = self.keyed.entry(id).or_default();
+        state.runs += 1;
+        if let Some(m) = memo.filter(|_| bytes <= room) {
+            if let (_, Some(_)) = state.memo.insert_with(|b| b.extend_from_slice(&m)) {
+                state.results.push(rows.clone());
+                state.bytes += bytes;
+                self.charge_temp(bytes)?;
+            }
+        }
+        Ok(Answer::Rows(rows))
+    }
+
+    /// What keyed subqueries may still keep: together at most half of the
+    /// statement's temporary-table memory, the rest left to its own work
+    /// (a GROUP BY met after them, say).
+    fn keyed_room(&self) -> usize {
+        let used: usize = self.keyed.values().map(|s| s.bytes).sum();
+        let share = (self.ctx.memory.temp_table / 2).saturating_sub(used);
+        self.temp_room().min(share)
     }
 
     /// The ordinal of `key` in the build of keyed subquery `id`.
     fn keyed_ordinal(&self, id: usize, key: Option<Vec<u8>>) -> Option<usize> {
-        match self.keyed.get(&id) {
-            Some(State::Built(build)) => key.and_then(|key| build.keys.find(&key)),
+        match self.keyed.get(&id).and_then(|s| s.build.as_ref()) {
+            Some(Some(build)) => key.and_then(|key| build.keys.find(&key)),
             _ => None,
         }
     }
 
     /// Produces the decorrelated rows once and splits them by key; None
     /// when they do not hash or do not fit.
-    fn build_keyed(&mut self, k: &Keyed) -> Result<Option<Build>> {
+    fn build_keyed(&mut self, k: &Keyed, id: usize) -> Result<Option<Build>> {
         let mut sink = BuildSink {
             inner: &k.inner,
             blind: k.blind,
@@ -242,7 +322,7 @@ impl Exec<'_> {
                 kinds: vec![None; k.inner.len()],
                 empty: None,
             },
-            room: self.temp_room(),
+            room: self.keyed_room(),
             bytes: 0,
             failed: false,
         };
@@ -263,41 +343,19 @@ impl Exec<'_> {
             Ok(_) => {}
         }
         self.charge_temp(sink.bytes)?;
+        self.keyed.entry(id).or_default().bytes += sink.bytes;
         Ok(Some(sink.build))
-    }
-
-    /// The key of the enclosing row `row`.
-    fn probe(&mut self, k: &Keyed, id: usize, row: &[Value]) -> Result<Probe> {
-        self.outer.push(row.to_vec());
-        let values: Result<Vec<Value>> = k.outer.iter().map(|e| self.eval(e, &[])).collect();
-        self.outer.pop();
-        let Some(State::Built(build)) = self.keyed.get(&id) else {
-            return Ok(Probe::PerRow);
-        };
-        let mut key = Vec::new();
-        for (v, kind) in values?.iter().zip(&build.kinds) {
-            if v.is_null() {
-                return Ok(Probe::Nothing);
-            }
-            match (put_key(v, &mut key), kind) {
-                // No inner value to equal: no row matches.
-                (_, None) => return Ok(Probe::Nothing),
-                (Some(k), Some(had)) if k == *had => {}
-                _ => return Ok(Probe::PerRow),
-            }
-        }
-        Ok(Probe::Key(key))
     }
 
     /// The subquery's result for `key` (None: a key no row has), finished
     /// over its rows the first time it is asked for.
     fn keyed_result(&mut self, k: &Keyed, id: usize, key: Option<Vec<u8>>) -> Result<Rows> {
-        let Some(State::Built(build)) = self.keyed.get(&id) else {
+        let ordinal = self.keyed_ordinal(id, key);
+        let Some(Some(build)) = self.keyed.get(&id).and_then(|s| s.build.as_ref()) else {
             return Err(EngineError::Sql(Error::internal(
                 "keyed subquery not built",
             )));
         };
-        let ordinal = key.and_then(|key| build.keys.find(&key));
         let rows = match ordinal.map(|i| &build.parts[i]) {
             Some(Part::Done(result)) => return Ok(result.clone()),
             Some(Part::Rows(rows)) => rows.clone(),
@@ -309,9 +367,10 @@ impl Exec<'_> {
         let result = Arc::new(self.finish_keyed(k, rows)?);
         let bytes: usize = result.iter().map(|r| row_bytes(r)).sum();
         // Kept for the key's next rows where it fits; else finished again.
-        if bytes <= self.temp_room() {
+        if bytes <= self.keyed_room() {
             self.charge_temp(bytes)?;
-            if let Some(State::Built(build)) = self.keyed.get_mut(&id) {
+            self.keyed.entry(id).or_default().bytes += bytes;
+            if let Some(Some(build)) = self.keyed.get_mut(&id).and_then(|s| s.build.as_mut()) {
                 match ordinal {
                     Some(i) => build.parts[i] = Part::Done(result.clone()),
                     None => build.empty = Some(result.clone()),

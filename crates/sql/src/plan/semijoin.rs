@@ -16,9 +16,11 @@
 //! the IN / EXISTS operators themselves are unchanged).
 //!
 //! Cost decides between the two ways: the subquery runs per row (through
-//! an index on the correlated columns where it has one) until the runs so
-//! far would have read about as many rows as the build reads once
-//! (`Keyed::threshold`); from then on the build answers (exec/semijoin.rs).
+//! an index on the correlated columns where it has one), once per distinct
+//! key (its result kept by key), until the runs so far would have read
+//! about as many rows as the build reads once (`Keyed::threshold`); from
+//! then on the build answers (exec/semijoin.rs). Where the per-row plan
+//! already hashes its table by the key, it is never built (`NEVER`).
 //! A build that would not fit in the statement's temporary-table memory is
 //! not made: the subquery keeps running per row.
 
@@ -297,12 +299,16 @@ fn rows_read(src: &Source) -> f64 {
     }
 }
 
+/// A threshold never reached: the subquery runs per row, once per key.
+pub const NEVER: u64 = u64::MAX;
+
 /// How many runs per row cost about what the keyed build costs once.
 fn threshold(per_row: &Source, build: &Source) -> u64 {
     if matches!(per_row, Source::Join { left, hash: Some(_), .. } if matches!(**left, Source::Dual))
     {
-        // The per-row plan hashes the table once anyway.
-        return 1;
+        // The per-row plan hashes the table once anyway: each distinct key
+        // runs it once, its result kept by key (`NEVER`).
+        return NEVER;
     }
     let once = rows_read(build);
     let each = LOOKUP_COST * (rows_read(per_row) + 1.0);
@@ -329,8 +335,14 @@ pub fn describe(plan: &QueryPlan) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             let first = match k.threshold {
+                NEVER => {
+                    return format!(
+                        "dependent subquery keyed on {} column(s): run per row ({per_row}) once per distinct key, its result kept by key",
+                        k.inner.len()
+                    )
+                }
                 1 => String::new(),
-                n => format!("run per row for the first {n} rows ({per_row}), then "),
+                n => format!("run per row for the first {n} keys ({per_row}), then "),
             };
             format!(
                 "dependent subquery keyed on {} column(s): {first}materialized once ({build}) into a hash table by key",
@@ -418,6 +430,9 @@ pub fn explain_steps(subs: &[Arc<QueryPlan>]) -> Vec<crate::plan::explain::Step>
             continue;
         };
         let (src, select_type, extra) = match &q.keyed {
+            Some(k) if k.threshold == NEVER => {
+                (&s.source, "DEPENDENT SUBQUERY", "Using result cache by key")
+            }
             Some(k) if k.threshold <= 1 => (&k.source, "MATERIALIZED", "Using hash by key"),
             Some(_) => (
                 &s.source,
