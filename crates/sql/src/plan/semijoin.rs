@@ -191,16 +191,7 @@ impl Binder<'_> {
         let (inner_keys, outer_keys): (Vec<BExpr>, Vec<BExpr>) = keys.into_iter().unzip();
         mark_needed(&mut inner.source, &inner_keys);
         let width = crate::exec::source_width(&inner.source);
-        let rows = Arc::new(QueryPlan {
-            body: QueryBody::Working(usize::MAX),
-            columns: (0..width)
-                .map(|_| crate::plan::bind::column_meta("", DataType::Null, true))
-                .collect::<Vec<Column>>()
-                .into(),
-            // Never cached as a derived table: it holds one key's rows.
-            correlated: true,
-            keyed: None,
-        });
+        let rows = key_rows(width);
         let per_row_source = match &plan.body {
             QueryBody::Select(p) => &p.source,
             _ => return plan,
@@ -239,6 +230,21 @@ impl Binder<'_> {
         }));
         plan
     }
+}
+
+/// The derived table a keyed subquery's `finish` reads: one key's rows,
+/// `width` columns wide.
+fn key_rows(width: usize) -> Arc<QueryPlan> {
+    Arc::new(QueryPlan {
+        body: QueryBody::Working(usize::MAX),
+        columns: (0..width)
+            .map(|_| crate::plan::bind::column_meta("", DataType::Null, true))
+            .collect::<Vec<Column>>()
+            .into(),
+        // Never cached as a derived table: it holds one key's rows.
+        correlated: true,
+        keyed: None,
+    })
 }
 
 /// Whether `e` reads a column of its row (a subquery may read any).
