@@ -16,7 +16,7 @@
 use super::{row_bytes, Exec, Result, RowSink, ScanEnv, SourceRow};
 use crate::exec::keyset::KeySet;
 use crate::expr::{eval, BExpr, SubqueryRef};
-use crate::plan::semijoin::{Keyed, NEVER};
+use crate::plan::semijoin::Keyed;
 use lockstep_engine::Error as EngineError;
 use lockstep_types::error::Code;
 use lockstep_types::{Error, Value};
@@ -24,16 +24,11 @@ use std::sync::Arc;
 
 type Rows = Arc<Vec<Vec<Value>>>;
 
-/// Runs after which a subquery that is never built stops keeping its
-/// results if fewer than one in ten answers came from them.
-const MEMO_TRIAL: u64 = 1000;
-
 /// Where a keyed subquery stands in the statement.
 #[derive(Default)]
 pub(super) struct State {
-    /// Runs per row so far, and answers taken from the kept results.
+    /// Runs per row so far.
     runs: u64,
-    hits: u64,
     /// Results of runs per row, by the enclosing row's key values.
     memo: KeySet,
     results: Vec<Rows>,
@@ -238,13 +233,6 @@ impl Exec<'_> {
             return Ok(None);
         };
         let id = Arc::as_ptr(q) as usize;
-        if let Some(s) = self.keyed.get(&id) {
-            // Never built and its keys do not repeat: keeping results costs
-            // more than it saves.
-            if k.threshold == NEVER && s.runs >= MEMO_TRIAL && s.hits * 10 < s.runs {
-                return Ok(None);
-            }
-        }
         self.outer.push(row.to_vec());
         let values: Result<Vec<Value>> = k.outer.iter().map(|e| self.eval(e, &[])).collect();
         self.outer.pop();
@@ -252,7 +240,6 @@ impl Exec<'_> {
         let memo = memo_key(&values);
         let state = self.keyed.entry(id).or_default();
         if let Some(i) = memo.as_ref().and_then(|m| state.memo.find(m)) {
-            state.hits += 1;
             return Ok(Some(Answer::Rows(state.results[i].clone())));
         }
         if state.build.is_none() && state.runs >= k.threshold {
