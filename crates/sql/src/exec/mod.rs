@@ -432,14 +432,9 @@ impl Env for Exec<'_> {
         if let Some(rows) = self.keyed_env(q, row)? {
             return Ok(rows.to_vec());
         }
-        self.outer.push(row.to_vec());
         // What the subquery buffers is freed when it returns; only a cached
         // result stays (as a materialized temporary table).
-        let before = self.memory.statement;
-        let result = self.query(q);
-        self.memory.statement = before;
-        self.outer.pop();
-        let result = result.and_then(|rows| {
+        let result = self.run_with_outer(q, row).and_then(|rows| {
             if !q.correlated {
                 let bytes = rows.iter().map(|r| row_bytes(r)).sum();
                 self.charge_temp(bytes)?;

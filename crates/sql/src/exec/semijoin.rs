@@ -270,13 +270,7 @@ impl Exec<'_> {
         row: &[Value],
         memo: Option<Vec<u8>>,
     ) -> Result<Answer> {
-        self.outer.push(row.to_vec());
-        // What the run buffers is freed when it returns.
-        let before = self.memory.statement;
-        let result = self.query(q);
-        self.memory.statement = before;
-        self.outer.pop();
-        let rows = Arc::new(result?);
+        let rows = Arc::new(self.run_with_outer(q, row)?);
         // The result, its key and the set's bookkeeping for it.
         let bytes = rows.iter().map(|r| row_bytes(r)).sum::<usize>()
             + memo.as_ref().map_or(0, |m| m.len() + 64);
@@ -300,6 +294,21 @@ impl Exec<'_> {
         let used: usize = self.keyed.values().map(|s| s.bytes).sum();
         let share = (self.ctx.memory.temp_table / 2).saturating_sub(used);
         self.temp_room().min(share)
+    }
+
+    /// Runs subquery `q` with `row` as the innermost enclosing row; what
+    /// it buffers is freed when it returns.
+    pub(super) fn run_with_outer(
+        &mut self,
+        q: &SubqueryRef,
+        row: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        self.outer.push(row.to_vec());
+        let before = self.memory.statement;
+        let result = self.query(q);
+        self.memory.statement = before;
+        self.outer.pop();
+        result
     }
 
     /// The ordinal of `key` in the build of keyed subquery `id`.
