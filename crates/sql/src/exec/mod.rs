@@ -441,20 +441,11 @@ impl Env for Exec<'_> {
             }
             Ok(rows)
         });
-        match result {
-            Ok(rows) => {
-                if !q.correlated {
-                    self.cache.insert(key, rows.clone());
-                }
-                Ok(rows)
-            }
-            Err(EngineError::Sql(e)) => Err(e),
-            Err(wait) => {
-                // Surface the lock wait after the expression unwinds.
-                self.pending = Some(wait);
-                Err(Error::new(Code::LockWaitTimeout, "lock wait pending"))
-            }
+        let rows = self.env_result(result)?;
+        if !q.correlated {
+            self.cache.insert(key, rows.clone());
         }
+        Ok(rows)
     }
 
     fn subquery_is_empty(

@@ -209,7 +209,9 @@ impl Exec<'_> {
         }))
     }
 
-    fn env_result<T>(&mut self, r: Result<T>) -> std::result::Result<T, Error> {
+    /// An executor result as `Env` reports it: a lock wait is kept to
+    /// surface after the expression unwinds.
+    pub(super) fn env_result<T>(&mut self, r: Result<T>) -> std::result::Result<T, Error> {
         match r {
             Ok(v) => Ok(v),
             Err(EngineError::Sql(e)) => Err(e),
