@@ -15,6 +15,7 @@ pub mod profile;
 mod recursive;
 mod rollup;
 mod routine;
+mod semijoin;
 mod setop;
 pub mod stream;
 mod trigger;
@@ -379,6 +380,8 @@ pub struct Exec<'a> {
     cache: HashMap<usize, Vec<Vec<Value>>>,
     /// Hash sets of uncorrelated IN subqueries (by subquery and fold).
     members: HashMap<(usize, bool), membership::MemberSet>,
+    /// Correlated subqueries keyed by their correlation (semijoin.rs).
+    keyed: HashMap<usize, semijoin::State>,
     /// Rows of uncorrelated derived tables, materialized once per statement.
     derived: HashMap<usize, Arc<Vec<Vec<Value>>>>,
     /// Hash tables of hash joins whose build reads no enclosing row.
@@ -430,34 +433,23 @@ impl Env for Exec<'_> {
                 return Ok(rows.clone());
             }
         }
-        self.outer.push(row.to_vec());
+        if let Some(rows) = self.keyed_env(q, row)? {
+            return Ok(rows.to_vec());
+        }
         // What the subquery buffers is freed when it returns; only a cached
         // result stays (as a materialized temporary table).
-        let before = self.memory.statement;
-        let result = self.query(q);
-        self.memory.statement = before;
-        self.outer.pop();
-        let result = result.and_then(|rows| {
+        let result = self.run_with_outer(q, row).and_then(|rows| {
             if !q.correlated {
                 let bytes = rows.iter().map(|r| row_bytes(r)).sum();
                 self.charge_temp(bytes)?;
             }
             Ok(rows)
         });
-        match result {
-            Ok(rows) => {
-                if !q.correlated {
-                    self.cache.insert(key, rows.clone());
-                }
-                Ok(rows)
-            }
-            Err(EngineError::Sql(e)) => Err(e),
-            Err(wait) => {
-                // Surface the lock wait after the expression unwinds.
-                self.pending = Some(wait);
-                Err(Error::new(Code::LockWaitTimeout, "lock wait pending"))
-            }
+        let rows = self.env_result(result)?;
+        if !q.correlated {
+            self.cache.insert(key, rows.clone());
         }
+        Ok(rows)
     }
 
     fn subquery_is_empty(
@@ -467,7 +459,10 @@ impl Env for Exec<'_> {
     ) -> std::result::Result<bool, Error> {
         match self.cache.get(&(Arc::as_ptr(q) as usize)) {
             Some(rows) if !q.correlated => Ok(rows.is_empty()),
-            _ => Ok(self.subquery(q, row)?.is_empty()),
+            _ => match self.keyed_is_empty(q, row)? {
+                Some(empty) => Ok(empty),
+                None => Ok(self.subquery(q, row)?.is_empty()),
+            },
         }
     }
 
@@ -497,6 +492,10 @@ impl Env for Exec<'_> {
         }
         // Compared one by one: over the cached rows, without copying them.
         if let Some(rows) = self.cache.get(&key.0).filter(|_| !q.correlated) {
+            let items = rows.iter().map(|r| r.first());
+            return Ok(crate::expr::member_of(probe, items, fold));
+        }
+        if let Some(rows) = self.keyed_env(q, row)? {
             let items = rows.iter().map(|r| r.first());
             return Ok(crate::expr::member_of(probe, items, fold));
         }
@@ -577,6 +576,7 @@ impl<'a> Exec<'a> {
             join_tables: HashMap::new(),
             working: HashMap::new(),
             members: HashMap::new(),
+            keyed: HashMap::new(),
             pending: None,
             memory: MemoryUse::default(),
             exclusive: Vec::new(),

@@ -175,6 +175,10 @@ pub struct Binder<'a> {
     /// A stored program's local variables (and a trigger's `new.col` /
     /// `old.col`): they resolve before columns, as in MySQL.
     pub locals: Vec<(String, Value)>,
+    /// The query block (by address) whose WHERE loses its key equalities
+    /// into `stripped` while it is planned keyed (`semijoin`).
+    strip_for: Option<usize>,
+    stripped: Vec<(BExpr, BExpr)>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -350,7 +354,49 @@ impl<'a> Binder<'a> {
             working: Vec::new(),
             view_filter: None,
             locals: Vec::new(),
+            strip_for: None,
+            stripped: Vec::new(),
         }
+    }
+
+    /// How many query blocks enclose the one being bound.
+    pub(crate) fn outer_depth(&self) -> usize {
+        self.outer.len()
+    }
+
+    /// Binds the subquery `q` (block `s`) in `scope` once more, its WHERE's
+    /// key equalities taken out: the plan and the (inner, outer) key pairs.
+    pub(crate) fn bind_stripped(
+        &mut self,
+        q: &ast::Query,
+        s: &ast::Select,
+        scope: Scope,
+    ) -> (Option<QueryPlan>, Vec<(BExpr, BExpr)>) {
+        let enclosing = std::mem::take(&mut self.stripped);
+        self.outer.push(scope);
+        let saved = std::mem::replace(&mut self.correlated, false);
+        let prev = self.strip_for.replace(s as *const ast::Select as usize);
+        let plan = self.bind_query(q).ok();
+        self.strip_for = prev;
+        self.outer.pop();
+        self.correlated = saved;
+        (plan, std::mem::replace(&mut self.stripped, enclosing))
+    }
+
+    /// The WHERE of block `s`, without its key equalities when it is being
+    /// planned keyed; `before` says whether its FROM reads an enclosing row.
+    fn strip_keys(
+        &mut self,
+        s: &ast::Select,
+        filter: Option<BExpr>,
+        before: bool,
+    ) -> Option<BExpr> {
+        if self.strip_for != Some(s as *const ast::Select as usize) {
+            return filter;
+        }
+        let (rest, correlated) = crate::plan::semijoin::strip(filter, &mut self.stripped);
+        self.correlated = before || correlated;
+        rest
     }
 
     /// The value of a local variable (or NEW.col / OLD.col) the name means.
@@ -492,6 +538,7 @@ impl<'a> Binder<'a> {
                     },
                     columns,
                     correlated,
+                    keyed: None,
                 })
             }
         }
@@ -756,6 +803,7 @@ impl<'a> Binder<'a> {
             body: QueryBody::Select(Box::new(select)),
             columns: columns.into(),
             correlated,
+            keyed: None,
         })
     }
 
@@ -781,11 +829,13 @@ impl<'a> Binder<'a> {
             })
             .unwrap_or(Source::Dual);
         self.clause = "where clause";
+        let before = self.correlated;
         let filter = s
             .selection
             .as_ref()
             .map(|e| self.bind_expr(e, &scope).map(|b| collated(b, &scope.types)))
             .transpose()?;
+        let filter = self.strip_keys(s, filter, before);
         self.clause = "field list";
         Ok((scope, source, filter))
     }
@@ -1729,6 +1779,7 @@ impl<'a> Binder<'a> {
     }
 
     fn subquery_in(&mut self, q: &ast::Query, scope: Scope) -> Result<Arc<QueryPlan>> {
+        let keyed_scope = scope.clone();
         self.outer.push(scope);
         let saved = std::mem::replace(&mut self.correlated, false);
         let plan = self.bind_query(q);
@@ -1740,7 +1791,7 @@ impl<'a> Binder<'a> {
         if inner_correlated && !self.outer.is_empty() {
             self.correlated = true;
         }
-        Ok(Arc::new(plan))
+        Ok(Arc::new(self.plan_keyed(q, keyed_scope, plan)))
     }
 }
 
@@ -2211,19 +2262,7 @@ fn available(e: &BExpr, avail: Avail) -> bool {
         BExpr::Unary(_, x) | BExpr::Cast(x, _) => available(x, avail),
         BExpr::Binary(_, l, r) => available(l, avail) && available(r, avail),
         BExpr::Func(f, args) => {
-            !matches!(
-                f,
-                Func::Rand
-                    | Func::Sleep
-                    | Func::LastInsertId
-                    | Func::GetLock
-                    | Func::WaitForExecutedGtidSet
-                    | Func::ReleaseLock
-                    | Func::ReleaseAllLocks
-                    | Func::Uuid
-                    | Func::Misc(_)
-            ) && !matches!(f, Func::Math(m) if m.volatile())
-                && args.iter().all(|a| available(a, avail))
+            !crate::plan::semijoin::volatile(f) && args.iter().all(|a| available(a, avail))
         }
         _ => false,
     }

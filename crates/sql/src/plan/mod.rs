@@ -17,6 +17,7 @@ pub mod join_order;
 pub mod key_len;
 pub mod multi;
 pub mod prune;
+pub mod semijoin;
 pub mod view_dml;
 
 use crate::expr::BExpr;
@@ -33,6 +34,8 @@ pub struct QueryPlan {
     pub columns: std::sync::Arc<[Column]>,
     /// Refers to an enclosing query's row (so it cannot be cached).
     pub correlated: bool,
+    /// A correlated subquery's plan keyed by its correlation (semijoin.rs).
+    pub keyed: Option<Box<semijoin::Keyed>>,
 }
 
 #[derive(Debug)]

@@ -194,6 +194,7 @@ impl Binder<'_> {
             })),
             columns,
             correlated,
+            keyed: None,
         })
     }
 
@@ -211,6 +212,7 @@ impl Binder<'_> {
             columns: anchor.columns.clone(),
             // Never cached as a derived table: it changes every iteration.
             correlated: true,
+            keyed: None,
         });
         self.working.push(Working {
             name: cte.name.clone(),
@@ -269,6 +271,7 @@ impl Binder<'_> {
             },
             columns,
             correlated,
+            keyed: None,
         })
     }
 }

@@ -2550,6 +2550,9 @@ impl Session {
                     }
                     let sorts = !s.order.is_empty() && !s.ordered_by_index;
                     steps = ex::steps(&s.source, sorts);
+                    let subs = crate::plan::semijoin::select_subqueries(s);
+                    tree.extend(crate::plan::semijoin::explain_tree(&subs));
+                    crate::plan::semijoin::add_steps(&mut steps, &subs);
                 }
             }
             Plan::Update(m) | Plan::Delete(m) => {
@@ -2561,6 +2564,12 @@ impl Session {
                 };
                 let step = ex::table_step(&m.scan, false, 1, kind, &[]);
                 steps.push(step);
+                let mut subs = Vec::new();
+                if let Some(f) = &m.filter {
+                    crate::plan::semijoin::subqueries(f, &mut subs);
+                }
+                tree.extend(crate::plan::semijoin::explain_tree(&subs));
+                crate::plan::semijoin::add_steps(&mut steps, &subs);
             }
             Plan::Insert(i) => {
                 tree.push((i.def.name.clone(), "insert".into()));

@@ -153,6 +153,11 @@ fn equalities() {
 }
 
 #[test]
+fn subqueries() {
+    run_topic("subqueries");
+}
+
+#[test]
 fn join_order() {
     run_topic("join_order");
 }

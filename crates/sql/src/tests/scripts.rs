@@ -249,6 +249,7 @@ scripts!(
     reflection,
     generated_columns,
     driver_fidelity,
+    subquery_semijoin,
 );
 
 /// A script file nobody listed above would never run.
