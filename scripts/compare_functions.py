@@ -70,17 +70,8 @@ KNOWN_PARTS = {
 
 
 def calls():
-    for f in ONE_STR:
-        for a in STRS:
-            yield f"{f}({a})"
-    for f in ONE_NUM:
-        for a in NUMS:
-            yield f"{f}({a})"
-    for f in ONE_DATE:
-        for a in DATES:
-            yield f"{f}({a})"
-    for f in ONE_TIME:
-        for a in TIMES:
+    for funcs, args in ((ONE_STR, STRS), (ONE_NUM, NUMS), (ONE_DATE, DATES), (ONE_TIME, TIMES)):
+        for f, a in itertools.product(funcs, args):
             yield f"{f}({a})"
     for mode in range(8):
         for d in DATES:

@@ -1232,6 +1232,17 @@ fn eval_args(args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Vec<Val
     args.iter().map(|a| eval(a, row, env)).collect()
 }
 
+/// Every argument evaluated, or None when any is NULL (the result of most
+/// functions then).
+fn eval_args_or_null(
+    args: &[BExpr],
+    row: &[Value],
+    env: &mut dyn Env,
+) -> Result<Option<Vec<Value>>, Error> {
+    let vals = eval_args(args, row, env)?;
+    Ok((!vals.iter().any(Value::is_null)).then_some(vals))
+}
+
 fn arg(args: &[BExpr], i: usize, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
     match args.get(i) {
         Some(a) => eval(a, row, env),

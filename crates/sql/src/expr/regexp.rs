@@ -76,10 +76,9 @@ pub fn eval_regexp(
     row: &[Value],
     env: &mut dyn Env,
 ) -> Result<Value, Error> {
-    let vals = super::eval_args(args, row, env)?;
-    if vals.iter().any(Value::is_null) {
+    let Some(vals) = super::eval_args_or_null(args, row, env)? else {
         return Ok(Value::Null);
-    }
+    };
     let subject = String::from_utf8_lossy(&text(&vals[0])).into_owned();
     let flags = vals.get(f.flags_at()).map(text).unwrap_or_default();
     let re = compiled(&text(&vals[1]), &flags)?;

@@ -102,10 +102,9 @@ pub fn eval_time(
     env: &mut dyn Env,
 ) -> Result<Value, Error> {
     use TimeFn::*;
-    let vals = super::eval_args(args, row, env)?;
-    if vals.iter().any(Value::is_null) {
+    let Some(vals) = super::eval_args_or_null(args, row, env)? else {
         return Ok(Value::Null);
-    }
+    };
     let n = |i: usize| super::count_arg(&vals[i]);
     Ok(match f {
         Week | WeekOfYear | YearWeek => {
