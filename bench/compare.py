@@ -104,7 +104,7 @@ class Server:
         if self.kind == "lockstep":
             return [self.args.lockstep_bin, "serve", "--port", str(self.port),
                     "--datadir", self.data, "--transaction-isolation", "READ-COMMITTED",
-                    "--max-connections", "2100"]
+                    "--max-connections", "2100", "--max-prepared-stmt-count", "1048576"]
         return [
             "mariadbd", "--no-defaults", f"--datadir={self.data}", f"--port={self.port}",
             "--bind-address=127.0.0.1", f"--socket={os.path.join(self.dir, 'mysqld.sock')}",

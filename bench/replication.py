@@ -32,6 +32,7 @@ temp dir are removed at exit (also Ctrl-C and errors).
 """
 
 import argparse
+import bisect
 import json
 import os
 import shutil
@@ -63,7 +64,8 @@ class Node:
     def command(self):
         if self.kind == "lockstep":
             cmd = [self.args.lockstep_bin, "serve", "--port", str(self.port),
-                   "--datadir", self.data, "--max-connections", "2100"]
+                   "--datadir", self.data, "--max-connections", "2100",
+                   "--max-prepared-stmt-count", "1048576"]
             return cmd + (["--server-id", "2"] if self.role == "replica" else [])
         return ["mariadbd", "--no-defaults", f"--datadir={self.data}", f"--port={self.port}",
                 "--bind-address=127.0.0.1", f"--socket={self.dir}/mysqld.sock",
@@ -277,12 +279,12 @@ def sample(pair, t0):
             "cpu_p": pair.primary.cpu(), "cpu_r": pair.replica.cpu()}
 
 
-def sample_until_exit(pair, load, samples, t0):
-    """A sample every second, and one the moment the load ends (the
+def sample_until_exit(pair, load, samples, t0, interval):
+    """A sample every interval seconds, and one the moment the load ends (the
     catch-up is timed from there)."""
     while True:
         try:
-            load.wait(timeout=max(0.0, samples[-1]["t"] + 1 - (time.monotonic() - t0)))
+            load.wait(timeout=max(0.0, samples[-1]["t"] + interval - (time.monotonic() - t0)))
             break
         except subprocess.TimeoutExpired:
             samples.append(sample(pair, t0))
@@ -299,7 +301,7 @@ def run_step(pair, args, threads, mode):
         load = subprocess.Popen(load_command(pair, args, mode, threads),
                                 stdout=out, stderr=subprocess.STDOUT, text=True)
         try:
-            sample_until_exit(pair, load, samples, t0)
+            sample_until_exit(pair, load, samples, t0, args.sample_interval)
         finally:
             if load.poll() is None:  # interrupted: the load goes too
                 load.kill()
@@ -337,6 +339,27 @@ def percentile(values, q):
     return s[min(len(s) - 1, int(q * len(s)))] if s else 0
 
 
+def time_lags(samples):
+    """Per sample, seconds since the primary was where the replica is now:
+    the age of the oldest commit the replica lacks (positions interpolated
+    between samples, so the resolution is the sample interval)."""
+    out = []
+    for s in samples:
+        r = s["r"]
+        if s["p"] <= r:
+            out.append(0.0)
+            continue
+        j = bisect.bisect_left([x["p"] for x in samples], r)
+        if j == 0:
+            cross = samples[0]["t"]  # behind since before the step: a lower bound
+        else:
+            a, b = samples[j - 1], samples[j]
+            frac = (r - a["p"]) / max(b["p"] - a["p"], 1)
+            cross = a["t"] + frac * (b["t"] - a["t"])
+        out.append(max(0.0, s["t"] - cross))
+    return out
+
+
 def summarize(samples, end, catch):
     first, last = samples[0], samples[-1]
     secs = max(last["t"] - first["t"], 1e-9)
@@ -344,7 +367,9 @@ def summarize(samples, end, catch):
     lags = [s["p"] - s["r"] for s in samples]
     lag_slope = slope([(s["t"], s["p"] - s["r"]) for s in samples[1:]])
     tps = txns / secs
+    lag_s = time_lags(samples)
     return {
+        "lag_s_max": max(lag_s), "lag_s_p99": percentile(lag_s, 0.99),
         "tps": tps, "apply": (last["r"] - first["r"]) / secs,
         "lag_max": max(lags), "lag_p99": percentile(lags, 0.99), "slope": lag_slope,
         "catchup": catch, "txns": txns,
@@ -369,7 +394,7 @@ def balanced_speed(steps):
 def step_row(kind, s, async_tps=None):
     fmt = compare.fmt
     row = [kind, str(s["threads"]), fmt(s["tps"], 0), fmt(s["apply"], 0), fmt(s["lag_max"]),
-           fmt(s["lag_p99"]), fmt(s["slope"], 1), fmt(s["catchup"], 2), fmt(s["cpu_p"], 0),
+           fmt(s["lag_p99"]), f"{s.get('lag_s_p99', 0):.2f}", fmt(s["slope"], 1), fmt(s["catchup"], 2), fmt(s["cpu_p"], 0),
            fmt(s["cpu_r"], 0), "yes" if s["balanced"] else "no"]
     if async_tps is not None:
         ratio = s["tps"] / async_tps if async_tps else 0
@@ -378,7 +403,7 @@ def step_row(kind, s, async_tps=None):
 
 
 HEADER = ("| system | threads | primary commits/s | replica apply/s | max lag (trx) | p99 lag (trx) "
-          "| lag slope (trx/s) | catch-up (s) | primary CPU µs/trx | replica CPU µs/trx "
+          "| p99 lag (s) | lag slope (trx/s) | catch-up (s) | primary CPU µs/trx | replica CPU µs/trx "
           "| balanced |")
 
 
@@ -390,7 +415,7 @@ def table(results, mode, threads):
     """Side by side: for every concurrency, lockstep then MariaDB."""
     semi = mode == "semisync"
     lines = [HEADER + (" semisync/async | acked / not acked |" if semi else ""),
-             "|" + " --- |" * (11 + (2 if semi else 0))]
+             "|" + " --- |" * (12 + (2 if semi else 0))]
     for n in threads:
         for kind in KINDS:
             s = next((x for x in results.get((kind, mode), []) if x["threads"] == n), None)
@@ -473,8 +498,10 @@ def report_lines(results, args, meta, stem):
          f"(MariaDB: slave_parallel_mode=optimistic, {args.parallel_threads} threads). "
          "Durability: sync on commit on all four servers.", "",
          "Lag: transactions the primary has committed that the replica has not, sampled "
-         "every second (replica read first); p99 over those samples (with 20 of them, the "
-         "maximum). Primary commits/s and replica apply/s: GTIDs committed and applied from "
+         f"every {args.sample_interval:g} s (replica read first); p99 over those samples. "
+         "Lag in seconds: per sample, the time since the primary was at the replica's "
+         "position (the age of the oldest commit the replica lacks, interpolated between "
+         "samples). Primary commits/s and replica apply/s: GTIDs committed and applied from "
          "the load's start to the moment it ended. Lag slope: least-squares slope of the lag "
          "over the step. Catch-up: seconds after the load until the replica has every transaction. "
          "CPU µs/trx: the process's user+system CPU (/proc/PID/stat) per transaction (the "
@@ -525,7 +552,10 @@ def parse_args():
     ap.add_argument("--systems", default="lockstep,mariadb")
     ap.add_argument("--port-base", type=int, default=4110,
                     help="lockstep primary/replica, MariaDB primary/replica: base .. base+3")
+    ap.add_argument("--sample-interval", type=float, default=1.0,
+                    help="seconds between position samples (the lag-in-seconds resolution)")
     ap.add_argument("--catchup-timeout", type=int, default=600)
+    ap.add_argument("--name", default="replication", help="report file names: DATE-COMMIT-NAME.*")
     ap.add_argument("--out", default=os.path.join(compare.REPO, "bench", "results"))
     args = ap.parse_args()
     args.lockstep_bin = os.path.abspath(args.lockstep_bin)  # servers run in their own dirs
@@ -567,7 +597,7 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     meta = compare.machine_meta(args)
-    stem = f"{meta['date']}-{meta['commit']}-replication"
+    stem = f"{meta['date']}-{meta['commit']}-{args.name}"
     results = {}
     try:
         for kind in args.systems:
