@@ -58,7 +58,17 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("have_ssl", s("DISABLED"), ReadOnly),
             ("hostname", s("localhost"), ReadOnly),
             ("init_connect", s(""), Global),
+            // InnoDB's names for what lockstep does (tools read them):
+            // auto-increment values from an atomic counter without a table
+            // lock (2, interleaved), waits-for deadlock detection, strict
+            // CREATE TABLE options; the pool size is the memory budget.
+            ("innodb_autoinc_lock_mode", i(2), ReadOnly),
+            ("innodb_buffer_pool_size", i(0), ReadOnly),
+            ("innodb_deadlock_detect", i(1), ReadOnly),
             ("innodb_flush_log_at_trx_commit", i(1), ReadOnly),
+            ("innodb_read_only", i(0), ReadOnly),
+            ("innodb_strict_mode", i(1), ReadOnly),
+            ("innodb_version", s("8.0.36"), ReadOnly),
             ("innodb_lock_wait_timeout", i(50), Both),
             ("innodb_rollback_on_timeout", i(0), ReadOnly),
             ("interactive_timeout", i(28800), Both),

@@ -3,6 +3,7 @@
 //! engine returns `Error::LockWait` and the session rolls the statement
 //! back, awaits the lock without holding a thread, and runs it again.
 
+mod auto_increment;
 mod check;
 mod generated;
 pub use generated::rebuild_generator;
@@ -1594,6 +1595,10 @@ impl<'a> Exec<'a> {
         let schema = p.table.schema();
         let def = &schema.def;
         let auto_col = def.auto_increment_column();
+        let auto_step = match auto_col {
+            Some(_) => auto_increment::Step::of(self.ctx),
+            None => auto_increment::Step::ONE,
+        };
         let fk = self.fk_active();
         let chain = fk::Chain::top(Some(p.table.id));
         let mut affected = 0u64;
@@ -1623,10 +1628,7 @@ impl<'a> Exec<'a> {
                 if Some(i) == auto_col {
                     let v = &row[i];
                     if v.is_null() || v.to_i64() == Some(0) {
-                        let next = p
-                            .table
-                            .auto_increment
-                            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let next = auto_step.next(&p.table.auto_increment);
                         row[i] = Value::UInt(next);
                         first_auto.get_or_insert(next);
                     } else {

@@ -339,6 +339,8 @@ pub enum ColumnPosition {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Maintenance {
     Analyze,
+    /// CHECK TABLE: verifies the table's indexes against its rows.
+    Check,
     Optimize,
     Repair,
 }

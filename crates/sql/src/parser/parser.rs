@@ -1081,7 +1081,7 @@ impl<'a> Parser<'a> {
             b"ANALYZE" => self.parse_maintenance(Maintenance::Analyze),
             b"OPTIMIZE" => self.parse_maintenance(Maintenance::Optimize),
             b"REPAIR" => self.parse_maintenance(Maintenance::Repair),
-            b"CHECK" => Err(self.unsupported("CHECK TABLE")),
+            b"CHECK" => self.parse_maintenance(Maintenance::Check),
             b"LOCK" | b"UNLOCK" | b"FLUSH" => self.parse_lock_family(),
             b"GRANT" => self.parse_grant(),
             b"REVOKE" => self.parse_revoke(),
@@ -1189,6 +1189,15 @@ impl<'a> Parser<'a> {
         }
         if op == Maintenance::Analyze && (self.is_kw("UPDATE") || self.is_kw("DROP")) {
             return Err(self.unsupported("ANALYZE TABLE ... HISTOGRAM"));
+        }
+        if op == Maintenance::Check {
+            // Each option runs the whole check: it reads only memory.
+            let options = [
+                "FOR", "UPGRADE", "QUICK", "FAST", "MEDIUM", "EXTENDED", "CHANGED",
+            ];
+            while self.is_any_kw(&options) {
+                self.advance();
+            }
         }
         if op == Maintenance::Repair && !self.at_end() {
             return Err(self.unsupported("REPAIR TABLE options"));

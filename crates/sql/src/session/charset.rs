@@ -106,7 +106,7 @@ const EXTRA_COLLATIONS: [&str; 22] = [
 ];
 
 /// Handshake collation ids (MySQL's numbering) of the collations above.
-const COLLATION_IDS: [(u8, &str); 51] = [
+const COLLATION_IDS: [(u8, &str); 71] = [
     (1, "big5_chinese_ci"),
     (18, "tis620_thai_ci"),
     (30, "latin5_turkish_ci"),
@@ -157,8 +157,120 @@ const COLLATION_IDS: [(u8, &str); 51] = [
     (94, "latin1_spanish_ci"),
     (192, "utf8mb3_unicode_ci"),
     (224, "utf8mb4_unicode_ci"),
+    (44, "cp1250_croatian_ci"),
+    (53, "macroman_bin"),
+    (58, "cp1257_bin"),
+    (66, "cp1250_bin"),
+    (67, "cp1256_bin"),
+    (68, "cp866_bin"),
+    (70, "greek_bin"),
+    (71, "hebrew_bin"),
+    (75, "koi8u_bin"),
+    (77, "latin2_bin"),
+    (78, "latin5_bin"),
+    (79, "latin7_bin"),
+    (85, "euckr_bin"),
+    (89, "tis620_bin"),
+    (91, "ujis_bin"),
+    (99, "cp1250_polish_ci"),
+    (214, "utf8mb3_unicode_520_ci"),
+    (246, "utf8mb4_unicode_520_ci"),
+    (248, "gb18030_chinese_ci"),
+    (249, "gb18030_bin"),
     (255, "utf8mb4_0900_ai_ci"),
 ];
+
+/// Ids past the handshake's one byte (MySQL 8's 0900 variants).
+const WIDE_COLLATION_IDS: [(u16, &str); 3] = [
+    (278, "utf8mb4_0900_as_cs"),
+    (305, "utf8mb4_0900_as_ci"),
+    (309, "utf8mb4_0900_bin"),
+];
+
+/// The description and bytes per character MySQL lists for each set.
+const CHARSET_INFO: [(&str, &str, u8); 25] = [
+    ("utf8mb4", "UTF-8 Unicode", 4),
+    ("utf8mb3", "UTF-8 Unicode", 3),
+    ("ascii", "US ASCII", 1),
+    ("binary", "Binary pseudo charset", 1),
+    ("latin1", "cp1252 West European", 1),
+    ("latin2", "ISO 8859-2 Central European", 1),
+    ("latin5", "ISO 8859-9 Turkish", 1),
+    ("latin7", "ISO 8859-13 Baltic", 1),
+    ("tis620", "TIS620 Thai", 1),
+    ("cp1250", "Windows Central European", 1),
+    ("cp1251", "Windows Cyrillic", 1),
+    ("cp1256", "Windows Arabic", 1),
+    ("cp1257", "Windows Baltic", 1),
+    ("cp866", "DOS Russian", 1),
+    ("koi8r", "KOI8-R Relcom Russian", 1),
+    ("koi8u", "KOI8-U Ukrainian", 1),
+    ("greek", "ISO 8859-7 Greek", 1),
+    ("hebrew", "ISO 8859-8 Hebrew", 1),
+    ("macroman", "Mac West European", 1),
+    ("gbk", "GBK Simplified Chinese", 2),
+    ("gb18030", "China National Standard GB18030", 4),
+    ("big5", "Big5 Traditional Chinese", 2),
+    ("sjis", "Shift-JIS Japanese", 2),
+    ("ujis", "EUC-JP Japanese", 3),
+    ("euckr", "EUC-KR Korean", 2),
+];
+
+/// A collation as SHOW COLLATION and information_schema list it.
+pub struct CollationInfo {
+    pub name: String,
+    pub charset: &'static str,
+    pub id: u16,
+    pub is_default: bool,
+}
+
+/// Every collation lockstep knows, by character set then id.
+pub fn collations() -> Vec<CollationInfo> {
+    let id_of = |name: &str| {
+        let narrow = COLLATION_IDS.iter().map(|&(i, n)| (u16::from(i), n));
+        let mut all = narrow.chain(WIDE_COLLATION_IDS.iter().copied());
+        all.find(|(_, n)| *n == name).map(|(i, _)| i)
+    };
+    let mut out = Vec::new();
+    for c in &CHARSETS {
+        let mut names = vec![c.default_collation.to_string()];
+        if c.name != "binary" {
+            names.push(format!("{}_bin", c.name));
+        }
+        let prefix = format!("{}_", c.name);
+        names.extend(
+            EXTRA_COLLATIONS
+                .iter()
+                .filter(|n| n.starts_with(&prefix))
+                .map(|n| n.to_string()),
+        );
+        for name in names {
+            // A collation without a MySQL id is not listed (none today).
+            let Some(id) = id_of(&name) else { continue };
+            let is_default = name == c.default_collation;
+            out.push(CollationInfo {
+                name,
+                charset: c.name,
+                id,
+                is_default,
+            });
+        }
+    }
+    out
+}
+
+/// Every character set lockstep converts: (name, default collation,
+/// description, bytes per character).
+pub fn charsets() -> impl Iterator<Item = (&'static str, &'static str, &'static str, u8)> {
+    CHARSETS.iter().map(|c| {
+        let (_, description, maxlen) = CHARSET_INFO
+            .iter()
+            .copied()
+            .find(|(n, _, _)| *n == c.name)
+            .unwrap_or((c.name, "", 1));
+        (c.name, c.default_collation, description, maxlen)
+    })
+}
 
 /// MySQL 8 names utf8 utf8mb3 (and its collations likewise).
 fn canonical(name: &str) -> String {

@@ -6,24 +6,30 @@
 mod alter;
 mod binlog_status;
 pub mod charset;
+mod check_table;
 mod checks;
 mod client_text;
+mod collations;
 mod comments;
 mod connect_attrs;
+mod ddl;
 mod definer;
 mod explain_analyze;
 mod foreign_keys;
 mod generated;
 pub mod infoschema;
+mod kill;
 mod online_alter;
 pub mod privileges;
 pub mod replication;
 mod routines;
 mod semisync;
+mod show;
 mod sql_mode;
 pub mod status;
 mod stream;
 mod table_locks;
+mod transaction;
 mod wire_charset;
 pub(crate) use definer::definer_grants;
 pub(crate) use routines::trigger_columns;
@@ -310,6 +316,21 @@ fn size_setting(name: &str, v: &Value) -> R<i64> {
     }
 }
 
+/// An integer variable with a range: out-of-range values are clamped with
+/// warning 1292, as MySQL does (auto_increment_increment = 0 becomes 1).
+fn ranged_setting(
+    name: &str,
+    v: &Value,
+    (lo, hi): (i64, i64),
+    warnings: &mut Vec<(u16, String)>,
+) -> R<i64> {
+    let n = int_setting(name, v)?;
+    if !(lo..=hi).contains(&n) {
+        warnings.push((1292, format!("Truncated incorrect {name} value: '{v}'")));
+    }
+    Ok(n.clamp(lo, hi))
+}
+
 fn ok(affected: u64) -> Response {
     Response::Ok(OkInfo {
         affected_rows: affected,
@@ -419,6 +440,9 @@ fn is_boolean_var(name: &str) -> bool {
             | "rpl_semi_sync_source_enabled"
             | "rpl_semi_sync_master_enabled"
             | "rpl_semi_sync_replica_enabled"
+            | "innodb_deadlock_detect"
+            | "innodb_read_only"
+            | "innodb_strict_mode"
     )
 }
 
@@ -1102,83 +1126,22 @@ impl Session {
             Statement::Select(_)
             | Statement::Insert(_)
             | Statement::Update(_)
-            | Statement::Delete(_) => {
-                if !matches!(stmt, Statement::Select(_)) {
-                    if let Err(e) = self.refuse_writes() {
-                        if !self.in_transaction() {
-                            // The statement was the next transaction.
-                            self.apply_next_isolation();
-                        }
-                        return Err(e);
-                    }
-                }
-                let own = self.lock_plan(stmt, plan).await?;
-                let plan = own
-                    .as_ref()
-                    .or(plan)
-                    .expect("lock_plan binds when no plan is given");
-                self.check_safe_update(plan)?;
-                self.ctx.interrupt.deadline = self.deadline(stmt);
-                self.stream_this = may_stream && matches!(stmt, Statement::Select(_));
-                self.calc_found_this = matches!(stmt, Statement::Select(q) if q.calc_found_rows);
-                self.txn.lock_wait = match stmt {
-                    Statement::Select(q) => match q.lock_wait {
-                        parser::LockWaitClause::Wait => LockWaitPolicy::Wait,
-                        parser::LockWaitClause::NoWait => LockWaitPolicy::NoWait,
-                        parser::LockWaitClause::SkipLocked => LockWaitPolicy::SkipLocked,
-                    },
-                    _ => LockWaitPolicy::Wait,
-                };
-                let r = self.run_dml(plan, params).await;
-                self.txn.lock_wait = LockWaitPolicy::Wait;
-                self.ctx.interrupt.deadline = None;
-                r
-            }
+            | Statement::Delete(_) => self.run_query(stmt, params, plan, may_stream).await,
             Statement::Begin {
                 consistent_snapshot,
                 read_only,
-            } => {
-                // The work before ends; the characteristics SET TRANSACTION
-                // gave are this new transaction's. Table locks go too.
-                self.engine.commit(&mut self.txn).await?;
-                self.table_locks.release_tables();
-                self.explicit = true;
-                self.txn_read_only = read_only
-                    .or(self.next_read_only)
-                    .unwrap_or(self.session_read_only);
-                self.engine.admit(&mut self.txn).await;
-                if *consistent_snapshot {
-                    // The view is taken now, not at the first read.
-                    self.engine.snapshot_now(&mut self.txn);
-                }
-                Ok(ok(0))
-            }
+            } => self.begin(*read_only, *consistent_snapshot).await,
             Statement::Commit => {
                 self.commit().await?;
                 Ok(ok(0))
             }
-            Statement::Rollback => {
-                self.engine.rollback(&mut self.txn);
-                self.explicit = false;
-                self.apply_next_isolation();
-                Ok(ok(0))
-            }
+            Statement::Rollback => Ok(self.rollback_statement()),
             Statement::Savepoint(name) => {
                 self.savepoint(name);
                 Ok(ok(0))
             }
-            Statement::RollbackToSavepoint(name) => {
-                let at = self.find_savepoint(name)?;
-                let sp = self.savepoints[at].1;
-                self.engine.rollback_to(&mut self.txn, sp);
-                self.savepoints.truncate(at + 1);
-                Ok(ok(0))
-            }
-            Statement::ReleaseSavepoint(name) => {
-                let at = self.find_savepoint(name)?;
-                self.savepoints.truncate(at);
-                Ok(ok(0))
-            }
+            Statement::RollbackToSavepoint(name) => self.rollback_to_savepoint(name),
+            Statement::ReleaseSavepoint(name) => self.release_savepoint(name),
             Statement::Use { database } => {
                 self.use_database(database)?;
                 Ok(ok(0))
@@ -1196,172 +1159,21 @@ impl Session {
                 scope,
                 isolation,
                 read_only,
-            } => {
-                if let Some(ro) = read_only {
-                    self.set_transaction_read_only(*scope, *ro)?;
-                }
-                if let Some(level) = isolation {
-                    let iso = Isolation::parse(level).ok_or_else(|| Error::parse(level))?;
-                    match scope {
-                        AstScope::Global => {
-                            self.server
-                                .globals
-                                .set("transaction_isolation", Value::str(iso.name()))?;
-                            self.server
-                                .globals
-                                .set("tx_isolation", Value::str(iso.name()))?;
-                        }
-                        AstScope::Session => self.set_isolation(iso),
-                        AstScope::Next => {
-                            if self.explicit && self.txn.has_writes() {
-                                return Err(Error::new(Code::CantChangeTxCharacteristics, "Transaction characteristics can't be changed while a transaction is in progress"));
-                            }
-                            self.next_isolation = Some(iso);
-                            self.txn.isolation = iso;
-                        }
-                    }
-                }
-                Ok(ok(0))
-            }
+            } => self.set_transaction(*scope, isolation.as_deref(), *read_only),
             Statement::CreateDatabase {
                 name,
                 if_not_exists,
-            } => {
-                self.commit().await?;
-                let created = self.engine.create_database(name, *if_not_exists).await?;
-                Ok(ok(created as u64))
-            }
+            } => self.create_database(name, *if_not_exists).await,
             Statement::DropDatabase { name, if_exists } => {
-                if is_system_db(name) {
-                    return Err(self.grants.database_denied(name));
-                }
-                self.commit().await?;
-                let tables = self.engine.catalog.tables(name);
-                let _ddl = self.lock_for_ddl(&tables).await?;
-                self.check_drop_parents(&tables)?;
-                let n = self.engine.drop_database(name, *if_exists).await?;
-                if self.ctx.database.as_deref() == Some(name.as_str()) {
-                    self.ctx.database = None;
-                }
-                Ok(ok(n as u64))
+                self.drop_database(name, *if_exists).await
             }
-            Statement::CreateTable(ct) => {
-                let db = match &ct.name.database {
-                    Some(d) => d.clone(),
-                    None => self.ctx.database.clone().ok_or_else(Error::no_db)?,
-                };
-                if is_system_db(&db) {
-                    return Err(self.grants.database_denied(&db));
-                }
-                let expanded;
-                let ct = match &ct.select {
-                    Some(q) => {
-                        expanded = self.columns_of_query(ct, q)?;
-                        &expanded
-                    }
-                    None => &**ct,
-                };
-                if ct.temporary {
-                    self.refuse_temporary_generated(ct)?;
-                    // No implicit commit, as in MySQL.
-                    self.create_temporary(ct, db)?;
-                    return self.fill_from_query(ct).await;
-                }
-                self.commit().await?;
-                if !self.engine.catalog.database_exists(&db) {
-                    return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
-                }
-                if self.engine.catalog.table(&db, &ct.name.name).is_some() {
-                    if ct.if_not_exists {
-                        self.ctx
-                            .warnings
-                            .push((1050, format!("Table '{}' already exists", ct.name.name)));
-                        return Ok(ok(0));
-                    }
-                    return Err(Error::new(
-                        Code::TableExists,
-                        format!("Table '{}' already exists", ct.name.name),
-                    ));
-                }
-                let def = match &ct.like {
-                    Some(other) => {
-                        let b = self.binder();
-                        let src = b.table(other)?.def();
-                        let mut d = (*src).clone();
-                        d.name = ct.name.name.clone();
-                        d.database = db.clone();
-                        d
-                    }
-                    None => crate::plan::ddl::table_def(&db, ct)?,
-                };
-                self.create_with_foreign_keys(def, ct).await?;
-                self.fill_from_query(ct).await
-            }
+            Statement::CreateTable(ct) => self.create_table(ct).await,
             Statement::DropTable {
                 tables,
                 if_exists,
                 temporary,
-            } => {
-                if !temporary {
-                    self.commit().await?;
-                }
-                // All or nothing, as MySQL 8: every table is found (and
-                // locked) before the first is dropped.
-                let (mut missing, mut temps, mut found) = (Vec::new(), Vec::new(), Vec::new());
-                for t in tables {
-                    if self.temporary_table(t).is_some() {
-                        temps.push(t);
-                        continue;
-                    }
-                    if *temporary {
-                        missing.push(self.qualified(t));
-                        continue;
-                    }
-                    match self.table_for_ddl(t).await {
-                        Ok(held) => found.push(held),
-                        Err(e) if e.code == Code::NoSuchTable => missing.push(format!(
-                            "{}.{}",
-                            t.database
-                                .clone()
-                                .or(self.ctx.database.clone())
-                                .unwrap_or_default(),
-                            t.name
-                        )),
-                        Err(e) => return Err(e),
-                    }
-                }
-                if !missing.is_empty() && !if_exists {
-                    return Err(Error::new(
-                        Code::BadTable,
-                        format!("Unknown table '{}'", missing.join(",")),
-                    ));
-                }
-                let dropped: Vec<_> = found.iter().map(|(t, _)| t.clone()).collect();
-                self.check_drop_parents(&dropped)?;
-                for t in temps {
-                    self.drop_temporary(t);
-                }
-                for (table, _ddl) in found {
-                    self.engine.drop_table(&table).await?;
-                }
-                // IF EXISTS: a note per missing table, as in MySQL.
-                for name in missing {
-                    let note = (Code::BadTable.number(), format!("Unknown table '{name}'"));
-                    self.ctx.warnings.push(note);
-                }
-                Ok(ok(0))
-            }
-            Statement::Truncate { table } => {
-                self.commit().await?;
-                if let Some(t) = self.temporary_table(table) {
-                    t.clear();
-                    return Ok(ok(0));
-                }
-                let (t, _ddl) = self.table_for_ddl(table).await?;
-                self.check_truncate(&t)?;
-                self.engine.truncate_table(&t).await?;
-                Ok(ok(0))
-            }
+            } => self.drop_tables(tables, *if_exists, *temporary).await,
+            Statement::Truncate { table } => self.truncate(table).await,
             Statement::CreateIndex {
                 name,
                 table,
@@ -1370,55 +1182,14 @@ impl Session {
                 online,
                 comment,
             } => {
-                self.commit().await?;
-                let note = comment.as_deref().unwrap_or_default();
-                if let Some(t) = self.temporary_table(table) {
-                    self.check_index_comment(name, note)?;
-                    self.create_index(&t, Some(name.clone()), columns, *unique)
-                        .await?;
-                    self.set_index_comment(&t, name, note).await?;
-                    return Ok(ok(0));
-                }
-                if !online_alter::index_in_place(online)? {
-                    let add = parser::AlterAction::AddIndex {
-                        name: Some(name.clone()),
-                        columns: columns.clone(),
-                        unique: *unique,
-                        comment: comment.clone(),
-                    };
-                    self.alter_table(table, &[add], online).await?;
-                    return Ok(ok(0));
-                }
-                let (t, _ddl) = self.table_for_ddl(table).await?;
-                self.check_index_comment(name, note)?;
-                self.create_index(&t, Some(name.clone()), columns, *unique)
-                    .await?;
-                self.set_index_comment(&t, name, note).await?;
-                Ok(ok(0))
+                self.create_index_statement(name, table, columns, *unique, online, comment)
+                    .await
             }
             Statement::DropIndex {
                 name,
                 table,
                 online,
-            } => {
-                self.commit().await?;
-                if let Some(t) = self.temporary_table(table) {
-                    self.engine.drop_index(&t, name).await?;
-                    self.set_index_comment(&t, name, "").await?;
-                    return Ok(ok(0));
-                }
-                online_alter::choose(online, online_alter::Change::Metadata)?;
-                let (t, _ddl) = self.table_for_ddl(table).await?;
-                let old = t.def();
-                let mut new = (*old).clone();
-                new.indexes.retain(|i| !i.name.eq_ignore_ascii_case(name));
-                let own = self.engine.catalog.foreign_keys(t.id);
-                let refs = self.referencing_others(&old, t.id);
-                self.check_alter(&old, &new, &own, &refs, &[])?;
-                self.engine.drop_index(&t, name).await?;
-                self.set_index_comment(&t, name, "").await?;
-                Ok(ok(0))
-            }
+            } => self.drop_index_statement(name, table, online).await,
             Statement::AlterTable {
                 table,
                 actions,
@@ -1449,37 +1220,7 @@ impl Session {
             Statement::Kill {
                 connection_id,
                 query_only,
-            } => {
-                let id = match connection_id {
-                    parser::Expr::Literal(v) => v.to_i64().unwrap_or(-1),
-                    parser::Expr::Param(i) => params.get(*i).and_then(|v| v.to_i64()).unwrap_or(-1),
-                    _ => -1,
-                };
-                let target = self.server.processes.lock().get(&(id as u64)).cloned();
-                match target {
-                    Some(p)
-                        if *p.user.lock() != self.grants.user
-                            && !self.grants.has_global(lockstep_accounts::Privs::SUPER) =>
-                    {
-                        Err(Error::new(
-                            Code::KillDenied,
-                            format!("You are not owner of thread {id}"),
-                        ))
-                    }
-                    Some(p) => {
-                        p.kill_query.store(true, Ordering::Relaxed);
-                        if !query_only {
-                            p.kill_connection.store(true, Ordering::Relaxed);
-                        }
-                        p.kill_notify.notify_one();
-                        Ok(ok(0))
-                    }
-                    None => Err(Error::new(
-                        Code::NoSuchThread,
-                        format!("Unknown thread id: {id}"),
-                    )),
-                }
-            }
+            } => self.kill(connection_id, *query_only, params),
             Statement::CreateUser { .. }
             | Statement::DropUser { .. }
             | Statement::AlterUser { .. }
@@ -1504,9 +1245,54 @@ impl Session {
             Statement::FlushTablesLock { tables, export } => {
                 self.flush_read_lock(tables, *export).await
             }
+            Statement::TableMaintenance {
+                op: parser::Maintenance::Check,
+                tables,
+            } => self.check_tables(tables).await,
             Statement::TableMaintenance { op, tables } => Ok(self.maintain_tables(*op, tables)),
             Statement::Replica(r) => self.replica_statement(r).await,
         }
+    }
+
+    /// SELECT, INSERT, UPDATE, DELETE: locks and plan, then the executor
+    /// with the statement's deadline and lock-wait policy.
+    async fn run_query(
+        &mut self,
+        stmt: &Statement,
+        params: &[Value],
+        plan: Option<&Bound>,
+        may_stream: bool,
+    ) -> R<Response> {
+        if !matches!(stmt, Statement::Select(_)) {
+            if let Err(e) = self.refuse_writes() {
+                if !self.in_transaction() {
+                    // The statement was the next transaction.
+                    self.apply_next_isolation();
+                }
+                return Err(e);
+            }
+        }
+        let own = self.lock_plan(stmt, plan).await?;
+        let plan = own
+            .as_ref()
+            .or(plan)
+            .expect("lock_plan binds when no plan is given");
+        self.check_safe_update(plan)?;
+        self.ctx.interrupt.deadline = self.deadline(stmt);
+        self.stream_this = may_stream && matches!(stmt, Statement::Select(_));
+        self.calc_found_this = matches!(stmt, Statement::Select(q) if q.calc_found_rows);
+        self.txn.lock_wait = match stmt {
+            Statement::Select(q) => match q.lock_wait {
+                parser::LockWaitClause::Wait => LockWaitPolicy::Wait,
+                parser::LockWaitClause::NoWait => LockWaitPolicy::NoWait,
+                parser::LockWaitClause::SkipLocked => LockWaitPolicy::SkipLocked,
+            },
+            _ => LockWaitPolicy::Wait,
+        };
+        let r = self.run_dml(plan, params).await;
+        self.txn.lock_wait = LockWaitPolicy::Wait;
+        self.ctx.interrupt.deadline = None;
+        r
     }
 
     /// Resolves `name` and takes it exclusive for DDL; resolves again if
@@ -1710,6 +1496,7 @@ impl Session {
             M::Analyze => "analyze",
             M::Optimize => "optimize",
             M::Repair => "repair",
+            M::Check => "check",
         };
         let mut out = Vec::new();
         for name in tables {
@@ -2152,6 +1939,11 @@ impl Session {
                         self.max_execution_ms = ms as u64;
                         self.ctx.session_vars.insert(name, Value::Int(ms));
                     }
+                    "auto_increment_increment" | "auto_increment_offset" if !default => {
+                        let warnings = &mut self.ctx.warnings;
+                        let n = ranged_setting(&name, &value, (1, 65535), warnings)?;
+                        self.ctx.session_vars.insert(name, Value::Int(n));
+                    }
                     "sql_notes" => {
                         self.sql_notes = default || bool_setting(&name, &value)?;
                         self.ctx
@@ -2253,6 +2045,11 @@ impl Session {
             "foreign_key_checks" => {
                 let on = bool_setting(name, &v)?;
                 self.server.globals.set(name, Value::Int(on as i64))
+            }
+            "auto_increment_increment" | "auto_increment_offset" => {
+                let mut warnings = Vec::new();
+                let n = ranged_setting(name, &v, (1, 65535), &mut warnings)?;
+                self.server.globals.set(name, Value::Int(n))
             }
             "lockstep_throttle_limit" => {
                 let n = v.to_i64().unwrap_or(0).max(0) as usize;
@@ -2598,445 +2395,6 @@ impl Session {
         })
     }
 
-    /// SHOW, with its WHERE (if any) applied to the rows it lists.
-    fn show(&mut self, show: &Show) -> R<Response> {
-        let shown = self.show_rows(show)?;
-        let Some(condition) = show_where(show) else {
-            return Ok(shown);
-        };
-        match shown {
-            Response::Rows(rs) => crate::session::infoschema::filter_rows(self, rs, condition),
-            ok => Ok(ok),
-        }
-    }
-
-    fn show_rows(&mut self, show: &Show) -> R<Response> {
-        let filter = |name: &str, f: &Option<ShowFilter>| -> bool {
-            match f {
-                Some(ShowFilter::Like(p)) => like_ci(name, p),
-                _ => true,
-            }
-        };
-        match show {
-            Show::Databases { filter: f } => {
-                let mut dbs = vec![
-                    "information_schema".to_string(),
-                    "mysql".into(),
-                    "performance_schema".into(),
-                    "sys".into(),
-                ];
-                dbs.extend(self.engine.catalog.databases());
-                dbs.sort();
-                let r = dbs
-                    .into_iter()
-                    .filter(|d| filter(d, f) && self.grants.sees_database(d))
-                    .map(|d| vec![Value::str(&d)])
-                    .collect();
-                let header = match f {
-                    Some(ShowFilter::Like(p)) => format!("Database ({p})"),
-                    _ => "Database".to_string(),
-                };
-                Ok(rows(&[&header], r))
-            }
-            Show::Tables {
-                database,
-                full,
-                filter: f,
-            } => {
-                let db = database
-                    .clone()
-                    .or(self.ctx.database.clone())
-                    .ok_or_else(Error::no_db)?;
-                if !self.engine.catalog.database_exists(&db) && !is_system_db(&db) {
-                    return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
-                }
-                let name = format!("Tables_in_{db}");
-                let catalog = &self.engine.catalog;
-                let mut names: Vec<(String, &str)> = catalog
-                    .tables(&db)
-                    .iter()
-                    .map(|t| (t.def().name.clone(), "BASE TABLE"))
-                    .chain(catalog.views(&db).iter().map(|v| (v.name.clone(), "VIEW")))
-                    .collect();
-                names.sort();
-                let r: Vec<Vec<Value>> = names
-                    .into_iter()
-                    .filter(|(n, _)| filter(n, f) && self.grants.sees_table(&db, n))
-                    .map(|(n, kind)| {
-                        if *full {
-                            vec![Value::str(&n), Value::str(kind)]
-                        } else {
-                            vec![Value::str(&n)]
-                        }
-                    })
-                    .collect();
-                if *full {
-                    Ok(rows(&[&name, "Table_type"], r))
-                } else {
-                    Ok(rows(&[&name], r))
-                }
-            }
-            Show::Columns {
-                table,
-                full,
-                filter: f,
-            } => {
-                if let Some(view) = self.binder().view(table) {
-                    return self.describe_view(&view, *full, f);
-                }
-                let t = self.binder().table(table)?;
-                let def = t.def();
-                let notes = self.comments_of(&t);
-                let gen_cols = self.engine.catalog.generated(t.id);
-                let mut r = Vec::new();
-                for (i, c) in def.visible_columns() {
-                    if !filter(&c.name, f) {
-                        continue;
-                    }
-                    let key =
-                        if def.has_declared_primary_key() && def.indexes[0].columns.contains(&i) {
-                            "PRI"
-                        } else if def
-                            .indexes
-                            .iter()
-                            .skip(1)
-                            .any(|x| x.unique && x.columns.first() == Some(&i))
-                        {
-                            "UNI"
-                        } else if def
-                            .indexes
-                            .iter()
-                            .skip(1)
-                            .any(|x| x.columns.first() == Some(&i))
-                        {
-                            "MUL"
-                        } else {
-                            ""
-                        };
-                    let default = if c.default_now {
-                        Value::str("CURRENT_TIMESTAMP")
-                    } else {
-                        c.default
-                            .as_ref()
-                            .map(|d| Value::str(&d.to_string()))
-                            .unwrap_or(Value::Null)
-                    };
-                    let extra = if let Some(g) = generated::extra(&gen_cols, &c.name) {
-                        g
-                    } else if c.auto_increment {
-                        "auto_increment"
-                    } else if c.default_now {
-                        "DEFAULT_GENERATED"
-                    } else {
-                        ""
-                    };
-                    let col = (c.name.as_str(), c.data_type, c.nullable);
-                    let mut row = column_row(col, key, default, extra, *full);
-                    if *full {
-                        row.pop();
-                        row.push(Value::str(notes.of_column(&c.name)));
-                    }
-                    r.push(row);
-                }
-                Ok(columns_result(*full, r))
-            }
-            Show::Index { table } => {
-                let t = self.binder().table(table)?;
-                let def = t.def();
-                let notes = self.comments_of(&t);
-                let mut r = Vec::new();
-                for (n, ix) in def.indexes.iter().enumerate() {
-                    if n == 0 && !def.has_declared_primary_key() {
-                        continue;
-                    }
-                    for (seq, &c) in ix.columns.iter().enumerate() {
-                        r.push(vec![
-                            Value::str(&def.name),
-                            Value::Int(if ix.unique { 0 } else { 1 }),
-                            Value::str(&ix.name),
-                            Value::Int(seq as i64 + 1),
-                            Value::str(&def.columns[c].name),
-                            Value::str("A"),
-                            Value::Int(t.approximate_rows() as i64),
-                            Value::Null,
-                            Value::Null,
-                            Value::str(if def.columns[c].nullable { "YES" } else { "" }),
-                            Value::str("BTREE"),
-                            Value::str(""),
-                            Value::str(notes.of_index(&ix.name)),
-                            Value::str("YES"),
-                            Value::Null,
-                        ]);
-                    }
-                }
-                Ok(rows(
-                    &[
-                        "Table",
-                        "Non_unique",
-                        "Key_name",
-                        "Seq_in_index",
-                        "Column_name",
-                        "Collation",
-                        "Cardinality",
-                        "Sub_part",
-                        "Packed",
-                        "Null",
-                        "Index_type",
-                        "Comment",
-                        "Index_comment",
-                        "Visible",
-                        "Expression",
-                    ],
-                    r,
-                ))
-            }
-            Show::CreateView { view } => self.show_create_view(&*self.view_named(view)?),
-            Show::CreateTable { table } => {
-                if let Some(view) = self.binder().view(table) {
-                    return self.show_create_view(&view);
-                }
-                let t = self.binder().table(table)?;
-                let def = t.def();
-                let mut text = crate::plan::ddl::show_create_table(
-                    &def,
-                    t.auto_increment.load(Ordering::Relaxed),
-                );
-                text = comments::add_to_create(text, &def, &self.comments_of(&t));
-                if t.temporary {
-                    text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
-                } else {
-                    let fks = self.engine.catalog.foreign_keys(t.id);
-                    text = crate::plan::foreign::add_to_create(text, &fks, &def.database);
-                    let checks = self.engine.catalog.checks(t.id);
-                    text = checks::add_to_create(text, &checks);
-                    let gen_cols = self.engine.catalog.generated(t.id);
-                    text = generated::add_to_create(text, &def, &gen_cols);
-                }
-                Ok(rows(
-                    &["Table", "Create Table"],
-                    vec![vec![Value::str(&def.name), Value::str(&text)]],
-                ))
-            }
-            Show::CreateDatabase { name } => {
-                if !self.grants.sees_database(name) {
-                    return Err(self.grants.database_denied(name));
-                }
-                if !self.engine.catalog.database_exists(name) {
-                    return Err(Error::new(
-                        Code::BadDb,
-                        format!("Unknown database '{name}'"),
-                    ));
-                }
-                let quoted = crate::plan::ddl::quote_ident(name);
-                let text = format!("CREATE DATABASE {quoted} /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci */");
-                Ok(rows(
-                    &["Database", "Create Database"],
-                    vec![vec![Value::str(name), Value::str(&text)]],
-                ))
-            }
-            Show::Variables { scope, filter: f } => {
-                let mut r = Vec::new();
-                for (name, global) in self.server.globals.all() {
-                    let v = if *scope == AstScope::Global {
-                        system_var(&self.server, &self.ctx, true, &name).unwrap_or(global)
-                    } else {
-                        system_var(&self.server, &self.ctx, false, &name).unwrap_or(global)
-                    };
-                    let keep = match f {
-                        Some(ShowFilter::Like(p)) => like_ci(&name, p),
-                        Some(ShowFilter::Where(_)) => true, // applied by `show`
-                        None => true,
-                    };
-                    if keep {
-                        let text = match v.to_i64() {
-                            Some(n) if is_boolean_var(&name) => {
-                                (if n != 0 { "ON" } else { "OFF" }).to_string()
-                            }
-                            _ => v.to_string(),
-                        };
-                        r.push(vec![Value::str(&name), Value::str(&text)]);
-                    }
-                }
-                Ok(rows(&["Variable_name", "Value"], r))
-            }
-            Show::Status { filter: f, scope } => {
-                let stats = self.status_values(*scope == AstScope::Global);
-                let r = stats
-                    .into_iter()
-                    .filter(|(n, _)| filter(n, f))
-                    .map(|(n, v)| vec![Value::str(n), Value::str(&v)])
-                    .collect();
-                Ok(rows(&["Variable_name", "Value"], r))
-            }
-            Show::ProcessList { full } => {
-                // Without PROCESS a user sees only its own threads.
-                let all = self.grants.has_global(lockstep_accounts::Privs::PROCESS);
-                let procs: Vec<Arc<ProcessInfo>> = self
-                    .server
-                    .processes
-                    .lock()
-                    .values()
-                    .filter(|p| all || *p.user.lock() == self.grants.user)
-                    .cloned()
-                    .collect();
-                let mut r: Vec<Vec<Value>> = procs
-                    .iter()
-                    .map(|p| {
-                        let info = p.info.lock().clone().map(|s| {
-                            if *full {
-                                s
-                            } else {
-                                s.chars().take(100).collect()
-                            }
-                        });
-                        vec![
-                            Value::UInt(p.id),
-                            Value::str(&p.user.lock()),
-                            Value::str(&p.host),
-                            p.database
-                                .lock()
-                                .clone()
-                                .map(|d| Value::str(&d))
-                                .unwrap_or(Value::Null),
-                            Value::str(*p.command.lock()),
-                            Value::Int(p.since.lock().elapsed().as_secs() as i64),
-                            Value::str(""),
-                            info.map(|s| Value::str(&s)).unwrap_or(Value::Null),
-                        ]
-                    })
-                    .collect();
-                r.sort_by(|a, b| a[0].sort_cmp(&b[0]));
-                Ok(rows(
-                    &[
-                        "Id", "User", "Host", "db", "Command", "Time", "State", "Info",
-                    ],
-                    r,
-                ))
-            }
-            Show::Diagnostics {
-                errors,
-                count,
-                limit,
-            } => Ok(show_diagnostics(
-                &self.ctx.warnings,
-                *errors,
-                *count,
-                *limit,
-            )),
-            Show::Engines => Ok(rows(
-                &[
-                    "Engine",
-                    "Support",
-                    "Comment",
-                    "Transactions",
-                    "XA",
-                    "Savepoints",
-                ],
-                vec![vec![
-                    Value::str("InnoDB"),
-                    Value::str("DEFAULT"),
-                    Value::str("lockstep MVCC engine"),
-                    Value::str("YES"),
-                    Value::str("NO"),
-                    Value::str("NO"),
-                ]],
-            )),
-            Show::Plugins => Ok(plugins()),
-            Show::Collation { .. } => Ok(rows(
-                &[
-                    "Collation",
-                    "Charset",
-                    "Id",
-                    "Default",
-                    "Compiled",
-                    "Sortlen",
-                    "Pad_attribute",
-                ],
-                vec![vec![
-                    Value::str("utf8mb4_0900_ai_ci"),
-                    Value::str("utf8mb4"),
-                    Value::Int(255),
-                    Value::str("Yes"),
-                    Value::str("Yes"),
-                    Value::Int(0),
-                    Value::str("NO PAD"),
-                ]],
-            )),
-            Show::CharacterSet { .. } => Ok(rows(
-                &["Charset", "Description", "Default collation", "Maxlen"],
-                vec![vec![
-                    Value::str("utf8mb4"),
-                    Value::str("UTF-8 Unicode"),
-                    Value::str("utf8mb4_0900_ai_ci"),
-                    Value::Int(4),
-                ]],
-            )),
-            Show::TableStatus {
-                database,
-                filter: f,
-            } => {
-                let db = database
-                    .clone()
-                    .or(self.ctx.database.clone())
-                    .ok_or_else(Error::no_db)?;
-                let r = self
-                    .engine
-                    .catalog
-                    .tables(&db)
-                    .iter()
-                    .filter(|t| filter(&t.def().name, f))
-                    .map(|t| comments::table_status_row(t, &self.comments_of(t)))
-                    .collect();
-                Ok(rows(&comments::TABLE_STATUS, r))
-            }
-            Show::Grants { user } => {
-                let account = match user {
-                    None => self.grants.account.clone(),
-                    Some(u) => self.engine.accounts.get(&u.user, &u.host).ok_or_else(|| {
-                        Error::new(
-                            Code::NonexistingGrant,
-                            format!(
-                                "There is no such grant defined for user '{}' on host '{}'",
-                                u.user, u.host
-                            ),
-                        )
-                    })?,
-                };
-                let title = format!("Grants for {}@{}", account.user, account.host);
-                let lines = crate::session::privileges::show_grants(&account)
-                    .into_iter()
-                    .map(|l| vec![Value::str(&l)])
-                    .collect();
-                Ok(rows(&[title.as_str()], lines))
-            }
-            Show::EngineStatus => Ok(rows(&["Type", "Name", "Status"], vec![])),
-            Show::MasterStatus => Ok(rows(
-                &[
-                    "File",
-                    "Position",
-                    "Binlog_Do_DB",
-                    "Binlog_Ignore_DB",
-                    "Executed_Gtid_Set",
-                ],
-                vec![vec![
-                    Value::str(binlog_status::FILE_NAME),
-                    Value::UInt(binlog_status::stream_end(&self.engine)?),
-                    Value::str(""),
-                    Value::str(""),
-                    Value::str(&self.engine.gtid_executed()),
-                ]],
-            )),
-            Show::BinaryLogs => Ok(rows(
-                &["Log_name", "File_size", "Encrypted"],
-                vec![vec![
-                    Value::str(binlog_status::FILE_NAME),
-                    Value::UInt(binlog_status::stream_end(&self.engine)?),
-                    Value::str("No"),
-                ]],
-            )),
-        }
-    }
-
     pub fn field_list(&mut self, table: &str) -> R<Vec<Column>> {
         let name = parser::ObjectName {
             database: None,
@@ -3215,6 +2573,14 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
         // list when a SELECT starts, but @@warning_count reports it).
         "warning_count" => return Ok(Value::Int(ctx.previous_warnings as i64)),
         "identity" | "last_insert_id" => return Ok(Value::UInt(ctx.last_insert_id)),
+        // All data lives in memory under the server's budget: that budget
+        // is what InnoDB's buffer pool size tells a tool.
+        "innodb_buffer_pool_size" => {
+            let budget = server.globals.get("lockstep_memory_budget");
+            let bytes = budget.and_then(|v| v.to_i64()).filter(|n| *n > 0);
+            let bytes = bytes.unwrap_or(lockstep_types::memory::default_budget() as i64);
+            return Ok(Value::Int(bytes));
+        }
         "pseudo_thread_id" if !global && !ctx.session_vars.contains_key(&name) => {
             return Ok(Value::UInt(ctx.connection_id))
         }

@@ -285,9 +285,13 @@ impl Grants {
                 .try_for_each(|t| on_table(Privs::DROP, "DROP", t)),
             Statement::Truncate { table } => on_table(Privs::DROP, "DROP", table),
             // As MySQL: SELECT and INSERT on each table.
-            Statement::TableMaintenance { tables, .. } => tables.iter().try_for_each(|t| {
+            Statement::TableMaintenance { tables, op } => tables.iter().try_for_each(|t| {
                 on_table(Privs::SELECT, "SELECT", t)?;
-                on_table(Privs::INSERT, "INSERT", t)
+                // CHECK TABLE only reads (MySQL: any privilege on the table).
+                match op {
+                    crate::parser::Maintenance::Check => Ok(()),
+                    _ => on_table(Privs::INSERT, "INSERT", t),
+                }
             }),
             Statement::CreateIndex { table, .. } | Statement::DropIndex { table, .. } => {
                 on_table(Privs::INDEX, "INDEX", table)

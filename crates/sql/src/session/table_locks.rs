@@ -46,7 +46,7 @@ struct Named {
     write: bool,
 }
 
-struct Hold {
+pub(super) struct Hold {
     table: Arc<Table>,
     write: bool,
 }
@@ -339,6 +339,19 @@ impl Session {
             self.engine.rollback(&mut self.txn);
         }
         r
+    }
+
+    /// Keeps writers of `t` out, as LOCK TABLES t READ does (CHECK TABLE):
+    /// None under LOCK TABLES, whose locks cover `t` already (else 1100).
+    pub(super) async fn hold_for_read(&self, t: &Arc<Table>) -> R<Option<Hold>> {
+        if let Some(covered) = self.table_locks.cover(std::slice::from_ref(t)) {
+            return covered.map(|()| None);
+        }
+        if let Some(h) = try_hold(t, false, false) {
+            return Ok(Some(h));
+        }
+        let deadline = Instant::now() + self.mdl_timeout();
+        wait_hold(t.clone(), false, deadline).await.map(Some)
     }
 
     /// lock_wait_timeout of the session.

@@ -81,7 +81,7 @@ pub fn session_read_only(name: &str) -> Error {
 
 pub fn read_only(name: &str) -> Error {
     Error::new(
-        Code::SpecificAccessDenied,
+        Code::IncorrectGlobalLocalVar,
         format!("Variable '{name}' is a read only variable"),
     )
 }

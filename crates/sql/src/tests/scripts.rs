@@ -250,6 +250,7 @@ scripts!(
     generated_columns,
     driver_fidelity,
     subquery_semijoin,
+    auto_increment,
 );
 
 /// A script file nobody listed above would never run.
