@@ -33,8 +33,10 @@ pub(crate) struct Entry {
 #[derive(Default)]
 pub(crate) struct Graph {
     pub(crate) waits: IdMap<Entry>,
-    /// holder → txns waiting for a lock it holds (for CATS weights).
-    holds_rev: IdMap<Vec<TxnId>>,
+    /// holder → txns waiting for a lock it holds (for CATS weights). A set:
+    /// a hot row's holder has every waiter of its queue here, and each of
+    /// them leaves when the holder changes.
+    holds_rev: IdMap<IdSet>,
 }
 
 /// What a latch holder collects to act on after releasing its latches.
@@ -60,22 +62,30 @@ impl Graph {
     }
 
     /// Replace the out-edges of `txn`; true if an edge was added that was
-    /// not there before (only then can a new cycle have formed).
+    /// not there before and leads to a waiting transaction: only then can
+    /// a new cycle have formed. An edge to a transaction that waits for
+    /// nothing closes no cycle now; if that transaction waits later, the
+    /// search from it finds the cycle. (When a lock is granted, every
+    /// waiter behind it gains an edge to the new holder, which no longer
+    /// waits: searching from each of them made a release cost O(waiters²).)
     pub(crate) fn set_blockers(&mut self, txn: TxnId, new: Vec<(TxnId, bool)>) -> bool {
-        let Some(e) = self.waits.get_mut(&txn) else {
+        let Some(e) = self.waits.get(&txn) else {
             return false;
         };
-        let added = new.iter().any(|b| !e.blockers.contains(b));
+        let gained = |b: &(TxnId, bool)| !e.blockers.contains(b);
+        let added = new.iter().any(gained);
+        let closes = new
+            .iter()
+            .any(|b| gained(b) && self.waits.contains_key(&b.0));
         if !added && new.len() == e.blockers.len() {
             return false;
         }
+        let e = self.waits.get_mut(&txn).expect("found above");
         let old = std::mem::replace(&mut e.blockers, new);
         for (b, held) in old {
             if held {
                 if let Some(v) = self.holds_rev.get_mut(&b) {
-                    if let Some(p) = v.iter().position(|&x| x == txn) {
-                        v.swap_remove(p);
-                    }
+                    v.remove(&txn);
                     if v.is_empty() {
                         self.holds_rev.remove(&b);
                     }
@@ -85,10 +95,10 @@ impl Graph {
         let e = &self.waits[&txn];
         for &(b, held) in &e.blockers {
             if held {
-                self.holds_rev.entry(b).or_default().push(txn);
+                self.holds_rev.entry(b).or_default().insert(txn);
             }
         }
-        added
+        closes
     }
 
     /// Remove the entry of `txn` if it belongs to `node`.

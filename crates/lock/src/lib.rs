@@ -106,6 +106,8 @@ pub struct LockStats {
     /// Requests that had to wait.
     pub waits: u64,
     pub deadlocks: u64,
+    /// Wait-for graph searches: one per wait that may have closed a cycle.
+    pub deadlock_searches: u64,
     pub timeouts: u64,
     pub current_waiters: u64,
 }
@@ -296,6 +298,8 @@ struct Inner {
     policy: AtomicU8,
     waits: AtomicU64,
     deadlocks: AtomicU64,
+    /// Deadlock searches run (each walks the wait-for graph).
+    searches: AtomicU64,
     timeouts: AtomicU64,
 }
 
@@ -431,7 +435,11 @@ impl Inner {
         }
         let mut prefer_victim = false;
         for t in changed {
-            if g.waits.contains_key(&t) && g.resolve(t, prefer, out) {
+            if !g.waits.contains_key(&t) {
+                continue;
+            }
+            self.searches.fetch_add(1, Ordering::Relaxed);
+            if g.resolve(t, prefer, out) {
                 prefer_victim = true;
             }
         }
@@ -542,6 +550,7 @@ impl LockSys {
             policy: AtomicU8::new(0),
             waits: AtomicU64::new(0),
             deadlocks: AtomicU64::new(0),
+            searches: AtomicU64::new(0),
             timeouts: AtomicU64::new(0),
         };
         let s = LockSys {
@@ -721,6 +730,7 @@ impl LockSys {
         LockStats {
             waits: self.inner.waits.load(Ordering::Relaxed),
             deadlocks: self.inner.deadlocks.load(Ordering::Relaxed),
+            deadlock_searches: self.inner.searches.load(Ordering::Relaxed),
             timeouts: self.inner.timeouts.load(Ordering::Relaxed),
             current_waiters: self.inner.graph.lock().waits.len() as u64,
         }

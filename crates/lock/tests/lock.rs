@@ -523,3 +523,25 @@ fn types_are_send_and_sync() {
     check::<LockWait>();
     check::<Acquire>();
 }
+
+/// A hot row: one holder, a long queue of exclusive waiters granted one
+/// after another. Each grant gives every waiter behind it an edge to the
+/// new holder, which waits for nothing and so closes no cycle: the number
+/// of deadlock searches stays linear in the waiters (it was quadratic).
+#[test]
+fn a_long_queue_on_one_row_costs_linear_deadlock_searches() {
+    let ls = sys(GrantPolicy::Fifo);
+    const N: u64 = 400;
+    granted(ls.acquire(1, K, X));
+    let mut waits: Vec<Probe> = (2..=N + 1)
+        .map(|t| Probe::new(ls.acquire(t, K, X)))
+        .collect();
+    let before = ls.stats().deadlock_searches;
+    for (i, w) in waits.iter_mut().enumerate() {
+        ls.release_all(i as u64 + 1, &[K]);
+        assert!(w.poll().is_ready(), "waiter {} granted in turn", i + 1);
+    }
+    let searches = ls.stats().deadlock_searches - before;
+    assert!(searches <= N, "{searches} searches for {N} grants");
+    assert!(ls.stats().deadlock_searches <= 2 * N);
+}
