@@ -80,8 +80,8 @@ def wait_caught_up(source, replicas, timeout=CATCH_UP):
 
 
 def table_digests(server, databases):
-    """{db.table: sha256 of its rows in primary key order} (lockstep has no
-    CHECKSUM TABLE yet)."""
+    """{db.table: (CHECKSUM TABLE, sha256 of its rows in primary key
+    order)}: the server's own checksum and one computed here."""
     out = {}
     c = server.connect()
     try:
@@ -93,7 +93,10 @@ def table_digests(server, databases):
                     h = hashlib.sha256()
                     for row in cur.fetchall():
                         h.update(repr(row).encode())
-                    out[f"{db}.{t}"] = h.hexdigest()
+                    cur.execute(f"CHECKSUM TABLE `{db}`.`{t}`")
+                    (_, checksum), = cur.fetchall()
+                    assert checksum is not None, f"{db}.{t}"
+                    out[f"{db}.{t}"] = (checksum, h.hexdigest())
     finally:
         c.close()
     return out

@@ -341,6 +341,11 @@ pub enum Maintenance {
     Analyze,
     /// CHECK TABLE: verifies the table's indexes against its rows.
     Check,
+    /// CHECKSUM TABLE [QUICK | EXTENDED]: QUICK asks for a live checksum,
+    /// which InnoDB (and lockstep) does not keep: NULL.
+    Checksum {
+        quick: bool,
+    },
     Optimize,
     Repair,
 }

@@ -1082,6 +1082,7 @@ impl<'a> Parser<'a> {
             b"OPTIMIZE" => self.parse_maintenance(Maintenance::Optimize),
             b"REPAIR" => self.parse_maintenance(Maintenance::Repair),
             b"CHECK" => self.parse_maintenance(Maintenance::Check),
+            b"CHECKSUM" => self.parse_checksum(),
             b"LOCK" | b"UNLOCK" | b"FLUSH" => self.parse_lock_family(),
             b"GRANT" => self.parse_grant(),
             b"REVOKE" => self.parse_revoke(),
@@ -1098,9 +1099,9 @@ impl<'a> Parser<'a> {
             b"RENAME" if self.kw_at(1, "TABLE") => self.parse_rename_table(),
             b"CALL" => self.parse_call(),
             b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"LOAD" | b"HANDLER"
-            | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CHECKSUM"
-            | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN"
-            | b"RESTART" | b"VALUES" => {
+            | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CACHE"
+            | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART"
+            | b"VALUES" => {
                 let w = String::from_utf8_lossy(first).into_owned();
                 Err(self.unsupported(&w))
             }
@@ -1177,6 +1178,22 @@ impl<'a> Parser<'a> {
     }
 
     /// Keeps the statement text and skips to its end.
+    /// CHECKSUM TABLE t [, u ...] [QUICK | EXTENDED]
+    fn parse_checksum(&mut self) -> Result<Statement> {
+        self.advance();
+        self.expect_kw("TABLE")?;
+        let mut tables = vec![self.object_name()?];
+        while self.eat(&Tok::Comma) {
+            tables.push(self.object_name()?);
+        }
+        let quick = self.eat_kw("QUICK");
+        if !quick {
+            self.eat_kw("EXTENDED");
+        }
+        let op = Maintenance::Checksum { quick };
+        Ok(Statement::TableMaintenance { op, tables })
+    }
+
     fn parse_maintenance(&mut self, op: Maintenance) -> Result<Statement> {
         self.advance();
         if !self.eat_kw("NO_WRITE_TO_BINLOG") {

@@ -289,7 +289,8 @@ impl Grants {
                 on_table(Privs::SELECT, "SELECT", t)?;
                 // CHECK TABLE only reads (MySQL: any privilege on the table).
                 match op {
-                    crate::parser::Maintenance::Check => Ok(()),
+                    crate::parser::Maintenance::Check
+                    | crate::parser::Maintenance::Checksum { .. } => Ok(()),
                     _ => on_table(Privs::INSERT, "INSERT", t),
                 }
             }),
