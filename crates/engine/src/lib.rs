@@ -32,4 +32,4 @@ pub use lockstep_log::FlushMode;
 pub use mdl::DdlLocks;
 pub use online_alter::{OnlineAlter, UpgradableLock};
 pub use semisync::{OnTimeout, SemiSync, SemiSyncStatus};
-pub use txn::{Isolation, LockWaitPolicy, Savepoint, Txn};
+pub use txn::{Isolation, LockWaitPolicy, Savepoint, Txn, TxnSummary};

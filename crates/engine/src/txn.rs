@@ -74,6 +74,19 @@ pub(crate) struct Mark {
     writeset: usize,
 }
 
+/// A transaction as monitoring sees it (`Txn::summary`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxnSummary {
+    /// None until its first write (a read-only transaction has no id).
+    pub id: Option<TxnId>,
+    /// Tells one transaction of a session from the next.
+    pub generation: u64,
+    pub locks: usize,
+    pub rows_modified: usize,
+    pub tables_in_use: usize,
+    pub tables_written: usize,
+}
+
 pub struct Txn {
     pub isolation: Isolation,
     pub(crate) id: Option<TxnId>,
@@ -171,6 +184,19 @@ impl Txn {
 
     pub fn id(&self) -> Option<TxnId> {
         self.id
+    }
+
+    /// What information_schema.INNODB_TRX shows of it (None: not under
+    /// way, no transaction to show).
+    pub fn summary(&self) -> Option<TxnSummary> {
+        self.under_way().then_some(TxnSummary {
+            id: self.id,
+            generation: self.generation,
+            locks: self.lock_order.len(),
+            rows_modified: self.undo.len(),
+            tables_in_use: self.tables.len(),
+            tables_written: self.written.len(),
+        })
     }
 
     /// Whether the transaction has changed anything.

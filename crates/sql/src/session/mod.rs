@@ -19,6 +19,7 @@ mod explain_analyze;
 mod foreign_keys;
 mod generated;
 pub mod infoschema;
+mod innodb_trx;
 mod kill;
 mod online_alter;
 pub mod privileges;
@@ -99,6 +100,8 @@ pub struct ProcessInfo {
     pub counters: status::Counters,
     /// What the client sent in its handshake (connect_attrs.rs).
     pub connect_attrs: Mutex<Vec<(String, String)>>,
+    /// Its transaction, as INNODB_TRX shows it (innodb_trx.rs).
+    pub trx: innodb_trx::TrxState,
 }
 
 impl Server {
@@ -500,6 +503,7 @@ impl Session {
             kill_notify: tokio::sync::Notify::new(),
             counters: Default::default(),
             connect_attrs: Mutex::new(Vec::new()),
+            trx: Default::default(),
         });
         server
             .processes
@@ -876,6 +880,7 @@ impl Session {
         if self.stream.is_none() {
             self.process.kill_query.store(false, Ordering::Relaxed);
         }
+        self.publish_trx(None);
         r
     }
 
@@ -991,6 +996,7 @@ impl Session {
         self.session_read_only = fresh.session_read_only;
         self.txn_read_only = false;
         self.safe_updates = false;
+        self.publish_trx(None);
         self.max_execution_ms = fresh.max_execution_ms;
         self.lock_wait_timeout = fresh.lock_wait_timeout;
         self.wait_timeout = fresh.wait_timeout;
@@ -2230,6 +2236,7 @@ impl Session {
                     // lets in a transaction that can run, not one more
                     // waiter on the same hot row (8.3.2).
                     self.engine.park(&mut self.txn);
+                    self.publish_trx(Some(Instant::now()));
                     *self.process.command.lock() = "Query";
                     let remaining = deadline.saturating_duration_since(Instant::now());
                     let key = wait.key();

@@ -139,6 +139,7 @@ impl Session {
 
     /// What the end of a COM_QUERY does, done when its streamed result ends.
     pub(super) fn statement_done(&mut self) {
+        self.publish_trx(None);
         *self.process.command.lock() = "Sleep";
         *self.process.info.lock() = None;
         self.process.kill_query.store(false, Ordering::Relaxed);
