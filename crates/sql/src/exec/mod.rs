@@ -60,6 +60,11 @@ pub struct SessionCtx {
     /// How many the statement before the current one left
     /// (@@warning_count).
     pub previous_warnings: usize,
+    /// The entry of `warnings` that is the statement's error, if it failed
+    /// (SHOW WARNINGS lists it with level Error, as MySQL does).
+    pub error_at: Option<usize>,
+    /// Errors the statement before the current one left (@@error_count).
+    pub previous_errors: usize,
     /// Whether expression warnings are errors: an INSERT or UPDATE without
     /// IGNORE (lockstep always runs in MySQL's strict mode).
     pub strict: bool,

@@ -15,6 +15,8 @@ mod comments;
 mod connect_attrs;
 mod ddl;
 mod definer;
+mod diagnostics;
+use diagnostics::warning_level;
 mod explain_analyze;
 mod foreign_keys;
 mod generated;
@@ -522,6 +524,8 @@ impl Session {
             row_count: -1,
             warnings: Vec::new(),
             previous_warnings: 0,
+            error_at: None,
+            previous_errors: 0,
             strict: false,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
@@ -709,15 +713,17 @@ impl Session {
         *self.process.since.lock() = Instant::now();
         let (statements, parse_error) = parser::parse_batch_with(sql, !self.no_backslash_escapes);
         if let Some(early) = single_statement_error(sql, &statements, &parse_error, multi) {
-            return vec![Err(early)];
+            self.begin_diagnostics();
+            let r = Err(early);
+            self.record_error(&r);
+            return vec![r];
         }
         self.drop_stream();
         let mut out = Vec::with_capacity(statements.len() + 1);
         for (i, stmt) in statements.iter().enumerate() {
             self.process.counters.question();
             if !matches!(stmt, Statement::Show(Show::Diagnostics { .. })) {
-                self.ctx.previous_warnings = self.ctx.warnings.len();
-                self.ctx.warnings.clear();
+                self.begin_diagnostics();
             }
             // Only the last result may stream: the next statement would
             // otherwise run before its rows are sent.
@@ -734,6 +740,7 @@ impl Session {
                 _ => self.count_warnings(r),
             };
             let r = self.to_results_charset(r);
+            self.record_error(&r);
             let failed = r.is_err();
             out.push(r);
             if failed {
@@ -843,8 +850,13 @@ impl Session {
         self.drop_stream();
         self.stream_next = !std::mem::take(&mut self.whole_next) && self.stream_results;
         self.process.counters.question();
-        self.ctx.previous_warnings = self.ctx.warnings.len();
-        self.ctx.warnings.clear();
+        self.begin_diagnostics();
+        let r = self.execute_prepared(p, params).await;
+        self.record_error(&r);
+        r
+    }
+
+    async fn execute_prepared(&mut self, p: &mut Prepared, params: &[Value]) -> R<Response> {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         if params.len() != p.shared.params {
             return Err(Error::new(
@@ -2484,47 +2496,6 @@ fn plugins() -> Response {
 /// exist" of IF [NOT] EXISTS statements as notes.
 /// SHOW WARNINGS / SHOW ERRORS (only the Error-level conditions) and their
 /// COUNT(*) forms, which MySQL names after the variable they read.
-fn show_diagnostics(
-    warnings: &[(u16, String)],
-    errors: bool,
-    count: bool,
-    limit: Option<(u64, u64)>,
-) -> Response {
-    let listed = warnings
-        .iter()
-        .filter(|(code, _)| !errors || warning_level(*code) == "Error");
-    if count {
-        let name = if errors {
-            "@@session.error_count"
-        } else {
-            "@@session.warning_count"
-        };
-        return rows(&[name], vec![vec![Value::Int(listed.count() as i64)]]);
-    }
-    let (offset, n) = limit.unwrap_or((0, u64::MAX));
-    let r = listed
-        .skip(offset.min(usize::MAX as u64) as usize)
-        .take(n.min(usize::MAX as u64) as usize)
-        .map(|(code, msg)| {
-            vec![
-                Value::str(warning_level(*code)),
-                Value::Int(*code as i64),
-                Value::str(msg),
-            ]
-        })
-        .collect();
-    rows(&["Level", "Code", "Message"], r)
-}
-
-fn warning_level(code: u16) -> &'static str {
-    match code {
-        1007 | 1008 | 1050 | 1051 | 1305 | 1360 | 3083 | 3084 => "Note",
-        // A statement that goes on past a missing table (CHECKSUM TABLE).
-        1146 => "Error",
-        _ => "Warning",
-    }
-}
-
 /// What a COM_QUERY answers before running anything: a syntax error
 /// (the first statement's, or a second statement without
 /// CLIENT_MULTI_STATEMENTS), or 1065 for an empty text. Text of only
@@ -2587,6 +2558,7 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
         // The count of the statement before this one (MySQL clears the
         // list when a SELECT starts, but @@warning_count reports it).
         "warning_count" => return Ok(Value::Int(ctx.previous_warnings as i64)),
+        "error_count" => return Ok(Value::Int(ctx.previous_errors as i64)),
         "identity" | "last_insert_id" => return Ok(Value::UInt(ctx.last_insert_id)),
         // All data lives in memory under the server's budget: that budget
         // is what InnoDB's buffer pool size tells a tool.

@@ -49,8 +49,9 @@ impl Session {
                 errors,
                 count,
                 limit,
-            } => Ok(show_diagnostics(
+            } => Ok(super::diagnostics::show_diagnostics(
                 &self.ctx.warnings,
+                self.ctx.error_at,
                 *errors,
                 *count,
                 *limit,
