@@ -27,6 +27,8 @@ mod routine;
 mod view;
 #[path = "window.rs"]
 mod window;
+#[path = "lateral.rs"]
+mod lateral;
 
 /// Nesting limit for expressions, subqueries and join groups: deep enough
 /// for any real query, shallow enough that the recursion cannot overflow a
@@ -1691,7 +1693,10 @@ impl<'a> Parser<'a> {
 
     fn parse_table_factor(&mut self) -> Result<TableRef> {
         if self.is_kw("JSON_TABLE") && matches!(self.tok_at(1), Tok::LParen) {
-            return Err(self.unsupported("JSON_TABLE"));
+            return self.json_table_factor();
+        }
+        if self.is_kw("LATERAL") && matches!(self.tok_at(1), Tok::LParen) {
+            return self.lateral_factor();
         }
         if self.is(&Tok::LParen) {
             self.enter()?;
@@ -4913,7 +4918,7 @@ fn single_table(from: &[TableRef]) -> Option<(ObjectName, Option<String>)> {
 fn first_table(from: &[TableRef]) -> Option<ObjectName> {
     from.iter().find_map(|t| match t {
         TableRef::Table { name, .. } => Some(name.clone()),
-        TableRef::Derived { .. } => None,
+        TableRef::Derived { .. } | TableRef::Lateral(_) => None,
         TableRef::Join { left, right, .. } => first_table(std::slice::from_ref(left))
             .or_else(|| first_table(std::slice::from_ref(right))),
     })
