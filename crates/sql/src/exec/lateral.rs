@@ -30,7 +30,12 @@ impl Exec<'_> {
         prefix: &[Value],
     ) -> Result<Rows> {
         let id = Arc::as_ptr(plan) as usize;
-        let key = key_of(prefix, &lateral.refs);
+        let mut key = key_of(prefix, &lateral.refs);
+        for &(depth, col) in &lateral.outer {
+            let row = self.outer.len().checked_sub(depth + 1);
+            let row = row.and_then(|r| self.outer.get(r)).map_or(&[][..], |r| &r[..]);
+            key.extend(key_of(row, &[col]));
+        }
         if let Some(rows) = self.lateral.tables.get(&id).and_then(|t| t.get(&key)) {
             return Ok(rows.clone());
         }

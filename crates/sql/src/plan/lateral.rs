@@ -17,6 +17,9 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub struct Lateral {
     pub refs: Vec<usize>,
+    /// References further out, to the rows enclosing this FROM's query:
+    /// (how many rows above the one before it, column). Part of the key.
+    pub outer: Vec<(usize, usize)>,
 }
 
 impl Binder<'_> {
@@ -36,7 +39,7 @@ impl Binder<'_> {
         };
         self.outer.pop();
         self.correlated = saved;
-        let refs = self.own_refs(mark, at);
+        let (refs, outer) = self.own_refs(mark, at);
         let plan = Arc::new(plan?);
         let names = match l {
             LateralRef::Query { columns, .. } => &columns[..],
@@ -46,7 +49,7 @@ impl Binder<'_> {
         // Even without references to its left: it was bound with them as
         // its enclosing row, so it runs with one (`exec/lateral.rs`).
         if let Source::Derived { lateral, .. } = &mut source {
-            *lateral = Some(Arc::new(Lateral { refs }));
+            *lateral = Some(Arc::new(Lateral { refs, outer }));
         }
         Ok(source)
     }
@@ -54,19 +57,22 @@ impl Binder<'_> {
     /// The columns of scope `at` read since `mark`; references further out
     /// stay logged (an enclosing lateral table's) and make the query
     /// binding this FROM correlated.
-    fn own_refs(&mut self, mark: usize, at: usize) -> Vec<usize> {
+    fn own_refs(&mut self, mark: usize, at: usize) -> (Vec<usize>, Vec<(usize, usize)>) {
         let logged: Vec<(usize, usize)> = self.outer_refs.drain(mark..).collect();
-        let mut refs = Vec::new();
+        let (mut refs, mut outer) = (Vec::new(), Vec::new());
         for (place, col) in logged {
             if place == at {
                 refs.push(col);
             } else if place < at {
                 self.correlated = true;
                 self.outer_refs.push((place, col));
+                outer.push((at - 1 - place, col));
             }
         }
         refs.sort_unstable();
         refs.dedup();
-        refs
+        outer.sort_unstable();
+        outer.dedup();
+        (refs, outer)
     }
 }
