@@ -19,7 +19,7 @@ impl Exec<'_> {
             Value::Bytes(b) => b,
             other => other.to_string().into_bytes(),
         };
-        let doc = parse(&text).map_err(|e| EngineError::Sql(e.in_argument(1, "JSON_TABLE")))?;
+        let doc = parse(&text).map_err(|e| EngineError::Sql(e.in_argument(1, "json_table")))?;
         let mut out = Rows {
             rows: Vec::new(),
             bytes: 0,

@@ -33,7 +33,9 @@ impl Exec<'_> {
         let mut key = key_of(prefix, &lateral.refs);
         for &(depth, col) in &lateral.outer {
             let row = self.outer.len().checked_sub(depth + 1);
-            let row = row.and_then(|r| self.outer.get(r)).map_or(&[][..], |r| &r[..]);
+            let row = row
+                .and_then(|r| self.outer.get(r))
+                .map_or(&[][..], |r| &r[..]);
             key.extend(key_of(row, &[col]));
         }
         if let Some(rows) = self.lateral.tables.get(&id).and_then(|t| t.get(&key)) {

@@ -55,7 +55,10 @@ pub enum JtColumn {
         on_error: JtOn,
     },
     /// `NESTED [PATH] path COLUMNS (...)`.
-    Nested { path: String, columns: Vec<JtColumn> },
+    Nested {
+        path: String,
+        columns: Vec<JtColumn>,
+    },
 }
 
 /// What an ON EMPTY or ON ERROR clause answers.

@@ -19,6 +19,8 @@ mod ddl_options;
 mod foreign;
 #[path = "generated.rs"]
 mod generated;
+#[path = "lateral.rs"]
+mod lateral;
 #[path = "lock_tables.rs"]
 mod lock_tables;
 #[path = "routine.rs"]
@@ -27,8 +29,6 @@ mod routine;
 mod view;
 #[path = "window.rs"]
 mod window;
-#[path = "lateral.rs"]
-mod lateral;
 
 /// Nesting limit for expressions, subqueries and join groups: deep enough
 /// for any real query, shallow enough that the recursion cannot overflow a

@@ -21,6 +21,10 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "json_table.rs"]
+pub mod json_table;
+#[path = "lateral.rs"]
+pub mod lateral;
 #[path = "recursive.rs"]
 mod recursive;
 #[path = "rollup.rs"]
@@ -31,10 +35,6 @@ mod view;
 mod view_filter;
 #[path = "window.rs"]
 pub mod window;
-#[path = "json_table.rs"]
-pub mod json_table;
-#[path = "lateral.rs"]
-pub mod lateral;
 pub use view::{view_invalid, view_query, DefinerRead};
 
 /// One column visible to name resolution.

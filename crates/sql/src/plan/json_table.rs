@@ -70,7 +70,10 @@ impl Binder<'_> {
         let mut out = Vec::new();
         let columns = lay_out(&t.columns, &t.alias, &mut out)?;
         for (i, c) in out.iter().enumerate() {
-            if out[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&c.name)) {
+            if out[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&c.name))
+            {
                 return Err(Error::new(
                     Code::DupFieldName,
                     format!("Duplicate column name '{}'", c.name),
@@ -115,7 +118,11 @@ fn lay_out(cols: &[JtColumn], table: &str, out: &mut Vec<Column>) -> Result<Vec<
                 out.push(column_meta(name, *ty, true));
                 let path = Path::parse(path.as_bytes())?;
                 if *exists {
-                    JtCol::Exists { slot, ty: *ty, path }
+                    JtCol::Exists {
+                        slot,
+                        ty: *ty,
+                        path,
+                    }
                 } else {
                     JtCol::Value(ValueCol {
                         slot,

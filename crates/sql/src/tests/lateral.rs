@@ -33,7 +33,13 @@ fn prepared_parameters_inside_the_lateral_subquery() {
     assert_eq!(rows, want(&[(1, Some(300)), (2, Some(150)), (3, None)]));
     // Executed again with other values: nothing cached across executions.
     let rows = db.execute(None, &mut p, &[Value::Int(0), Value::Int(5)]);
-    let all = [(1, Some(200)), (1, Some(300)), (2, Some(100)), (2, Some(150)), (3, None)];
+    let all = [
+        (1, Some(200)),
+        (1, Some(300)),
+        (2, Some(100)),
+        (2, Some(150)),
+        (3, None),
+    ];
     assert_eq!(rows, want(&all));
 }
 
