@@ -3,7 +3,7 @@
 
 use super::{Parser, Result};
 use crate::parser::ast::*;
-use crate::parser::lateral_ast::{JsonTable, JtColumn, JtOn, LateralRef};
+use crate::parser::lateral_ast::{JsonTable, JtColumn, JtOn, JtPathColumn, LateralRef};
 use crate::parser::lexer::Tok;
 use lockstep_types::error::Code;
 use lockstep_types::Error;
@@ -114,14 +114,14 @@ impl Parser<'_> {
                 return Err(self.error());
             }
         }
-        Ok(JtColumn::Path {
+        Ok(JtColumn::Path(JtPathColumn {
             name,
             ty,
             path,
             exists,
             on_empty,
             on_error,
-        })
+        }))
     }
 
     /// `NULL | ERROR | DEFAULT 'json'` before ON EMPTY / ON ERROR.

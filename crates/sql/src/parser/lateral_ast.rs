@@ -45,20 +45,23 @@ pub struct JsonTable {
 pub enum JtColumn {
     /// `name FOR ORDINALITY`.
     Ordinality(String),
-    /// `name type [EXISTS] PATH path [on empty] [on error]`.
-    Path {
-        name: String,
-        ty: DataType,
-        path: String,
-        exists: bool,
-        on_empty: JtOn,
-        on_error: JtOn,
-    },
+    Path(JtPathColumn),
     /// `NESTED [PATH] path COLUMNS (...)`.
     Nested {
         path: String,
         columns: Vec<JtColumn>,
     },
+}
+
+/// `name type [EXISTS] PATH path [on empty] [on error]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JtPathColumn {
+    pub name: String,
+    pub ty: DataType,
+    pub path: String,
+    pub exists: bool,
+    pub on_empty: JtOn,
+    pub on_error: JtOn,
 }
 
 /// What an ON EMPTY or ON ERROR clause answers.

@@ -107,31 +107,24 @@ fn lay_out(cols: &[JtColumn], table: &str, out: &mut Vec<Column>) -> Result<Vec<
                 out.push(column_meta(name, DataType::Int { unsigned: true }, true));
                 JtCol::Ordinality(slot)
             }
-            JtColumn::Path {
-                name,
-                ty,
-                path,
-                exists,
-                on_empty,
-                on_error,
-            } => {
-                out.push(column_meta(name, *ty, true));
-                let path = Path::parse(path.as_bytes())?;
-                if *exists {
+            JtColumn::Path(c) => {
+                out.push(column_meta(&c.name, c.ty, true));
+                let path = Path::parse(c.path.as_bytes())?;
+                if c.exists {
                     JtCol::Exists {
                         slot,
-                        ty: *ty,
+                        ty: c.ty,
                         path,
                     }
                 } else {
                     JtCol::Value(ValueCol {
                         slot,
-                        name: name.clone(),
+                        name: c.name.clone(),
                         table: table.to_string(),
-                        ty: *ty,
+                        ty: c.ty,
                         path,
-                        on_empty: answer(on_empty, name)?,
-                        on_error: answer(on_error, name)?,
+                        on_empty: answer(&c.on_empty, &c.name)?,
+                        on_error: answer(&c.on_error, &c.name)?,
                     })
                 }
             }
