@@ -1278,7 +1278,11 @@ impl<'a> Binder<'a> {
                     k => (left, right, *k),
                 };
                 let start = scope.columns.len();
-                let l = self.bind_table_ref(first, scope, place)?;
+                let l = self.bind_table_ref(first, scope, place);
+                let l = l.map_err(|e| match swapped {
+                    true => lateral::right_join_error(first, second, e),
+                    false => e,
+                })?;
                 let left_cols = scope.columns.len();
                 let r = self.bind_table_ref(second, scope, place)?;
                 let on = match on {

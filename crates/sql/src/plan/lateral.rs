@@ -6,8 +6,9 @@
 //! reference to them is 1054 as in MySQL.
 
 use super::{Binder, Placement, Scope};
-use crate::parser::LateralRef;
+use crate::parser::{LateralRef, TableRef};
 use crate::plan::Source;
+use lockstep_types::error::Code;
 use lockstep_types::Error;
 use std::sync::Arc;
 
@@ -74,5 +75,38 @@ impl Binder<'_> {
         outer.sort_unstable();
         outer.dedup();
         (refs, outer)
+    }
+}
+
+/// A RIGHT JOIN binds its right operand first: a LATERAL table there that
+/// names a table of the left operand gets MySQL's 3668 instead of 1054.
+pub(super) fn right_join_error(first: &TableRef, left: &TableRef, e: Error) -> Error {
+    let TableRef::Lateral(l) = first else {
+        return e;
+    };
+    let named = e.code == Code::BadField
+        && e.message
+            .strip_prefix("Unknown column '")
+            .and_then(|rest| rest.split_once('.'))
+            .is_some_and(|(qualifier, _)| names_table(left, qualifier));
+    if !named {
+        return e;
+    }
+    Error::new(
+        Code::TableFunctionForbiddenJoin,
+        format!(
+            "INNER or LEFT JOIN must be used for LATERAL references made by '{}'",
+            l.alias()
+        ),
+    )
+}
+
+/// Whether `t` has a table, derived table or alias named `name`.
+fn names_table(t: &TableRef, name: &str) -> bool {
+    match t {
+        TableRef::Table { name: n, alias, .. } => alias.as_deref().unwrap_or(&n.name) == name,
+        TableRef::Derived { alias, .. } => alias == name,
+        TableRef::Lateral(l) => l.alias() == name,
+        TableRef::Join { left, right, .. } => names_table(left, name) || names_table(right, name),
     }
 }
