@@ -20,12 +20,10 @@ impl Parser<'_> {
         let query = self.parse_query()?;
         self.expect(&Tok::RParen)?;
         self.leave();
-        let Some(alias) = self.parse_alias(false)? else {
-            return Err(Error::new(
-                Code::DerivedMustHaveAlias,
-                "Every derived table must have its own alias",
-            ));
-        };
+        let alias = self.required_alias(
+            Code::DerivedMustHaveAlias,
+            "Every derived table must have its own alias",
+        )?;
         let columns = match self.is(&Tok::LParen) {
             true => self.parse_paren_names()?,
             false => Vec::new(),
@@ -48,12 +46,10 @@ impl Parser<'_> {
         let columns = self.jt_columns()?;
         self.expect(&Tok::RParen)?;
         self.leave();
-        let Some(alias) = self.parse_alias(false)? else {
-            return Err(Error::new(
-                Code::TableFunctionMustHaveAlias,
-                "Every table function must have an alias.",
-            ));
-        };
+        let alias = self.required_alias(
+            Code::TableFunctionMustHaveAlias,
+            "Every table function must have an alias.",
+        )?;
         Ok(TableRef::Lateral(Box::new(LateralRef::JsonTable(
             JsonTable {
                 expr,
@@ -62,6 +58,12 @@ impl Parser<'_> {
                 alias,
             },
         ))))
+    }
+
+    /// `[AS] alias`, or error `code` without one.
+    fn required_alias(&mut self, code: Code, message: &str) -> Result<String> {
+        self.parse_alias(false)?
+            .ok_or_else(|| Error::new(code, message))
     }
 
     /// `COLUMNS (column, ...)`.
