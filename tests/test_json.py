@@ -49,7 +49,8 @@ def test_json_errors_have_mysql_codes(cur):
         ("SELECT JSON_EXTRACT('[1]', 'x')", 3143),
         ("SELECT JSON_SET('[1]', '$[*]', 1)", 3149),
         ("SELECT JSON_NO_SUCH_FUNCTION(1)", 1305),
-        ("SELECT * FROM JSON_TABLE('[1]', '$[*]' COLUMNS (x INT PATH '$')) t", 1235),
+        ("SELECT * FROM JSON_TABLE('[1', '$[*]' COLUMNS (x INT PATH '$')) t", 3141),
+        ("SELECT * FROM JSON_TABLE('[[1]]', '$[*]' COLUMNS (x INT PATH '$' ERROR ON ERROR)) t", 3666),
     ]
     for sql, code in cases:
         assert code_of(lambda: cur.execute(sql)) == code, sql

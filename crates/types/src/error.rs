@@ -219,6 +219,12 @@ error_codes! {
     JsonDocumentNullKey = 3158, "22032";
     InvalidJsonPathArrayCell = 3165, "42000";
     JsonUsedAsKey = 3152, "42000";
+    InvalidJsonValueForCast = 3156, "22018";
+    MissingJsonTableValue = 3665, "22035";
+    WrongJsonTableValue = 3666, "2203F";
+    TableFunctionMustHaveAlias = 3667, "42000";
+    TableFunctionForbiddenJoin = 3668, "HY000";
+    JsonTableValueOutOfRange = 3669, "22003";
     BlobCantHaveDefault = 1101, "42000";
     WarnAllowedPacketOverflowed = 1301, "HY000";
     // Foreign keys.

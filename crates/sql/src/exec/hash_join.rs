@@ -187,7 +187,7 @@ impl Exec<'_> {
         let room = self.temp_room();
         let built = match right {
             Source::Table(scan) => self.build_from_table(scan, h, room)?,
-            Source::Derived { plan, offset } => {
+            Source::Derived { plan, offset, .. } => {
                 let rows = self.materialize(plan)?;
                 let width = plan.columns.len();
                 self.build_from_rows(&rows, (*offset, width), h, room)?

@@ -9,7 +9,9 @@ mod generated;
 pub use generated::rebuild_generator;
 pub(crate) mod fk;
 mod hash_join;
+mod json_table;
 pub mod keyset;
+mod lateral;
 mod membership;
 mod multi;
 pub mod profile;
@@ -390,6 +392,8 @@ pub struct Exec<'a> {
     keyed: HashMap<usize, semijoin::State>,
     /// Rows of uncorrelated derived tables, materialized once per statement.
     derived: HashMap<usize, Arc<Vec<Vec<Value>>>>,
+    /// Rows of LATERAL and JSON_TABLE tables by the values they read.
+    lateral: lateral::Cache,
     /// Hash tables of hash joins whose build reads no enclosing row.
     join_tables: HashMap<usize, Arc<hash_join::JoinTable>>,
     /// The previous round's rows of each recursive CTE being evaluated.
@@ -579,6 +583,7 @@ impl<'a> Exec<'a> {
             outer: Vec::new(),
             cache: HashMap::new(),
             derived: HashMap::new(),
+            lateral: lateral::Cache::default(),
             join_tables: HashMap::new(),
             working: HashMap::new(),
             members: HashMap::new(),
@@ -655,6 +660,7 @@ impl<'a> Exec<'a> {
             QueryBody::Select(s) => self.select(s),
             QueryBody::Recursive(r) => self.recursive(r, &plan.columns),
             QueryBody::Working(id) => Ok(self.working_rows(*id)),
+            QueryBody::JsonTable(t) => self.json_table(t),
             QueryBody::Union {
                 left,
                 right,
@@ -991,8 +997,11 @@ impl<'a> Exec<'a> {
                 })?;
                 Ok(more)
             }
-            Source::Derived { plan, .. } => {
-                let rows = self.materialize(plan)?;
+            Source::Derived { plan, lateral, .. } => {
+                let rows = match lateral {
+                    Some(l) => self.lateral_rows(plan, l, prefix)?,
+                    None => self.materialize(plan)?,
+                };
                 let rows = rows.iter().map(|r| {
                     let mut row = prefix.to_vec();
                     row.extend(r.iter().cloned());

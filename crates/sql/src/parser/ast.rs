@@ -706,6 +706,8 @@ pub enum TableRef {
         query: Box<Query>,
         alias: String,
     },
+    /// LATERAL (subquery) or JSON_TABLE: may read the items to its left.
+    Lateral(Box<super::lateral_ast::LateralRef>),
     Join {
         left: Box<TableRef>,
         right: Box<TableRef>,

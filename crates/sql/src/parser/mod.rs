@@ -15,6 +15,7 @@
 //!   `a REGEXP b` is `REGEXP_LIKE(a, b)`.
 
 pub mod ast;
+pub mod lateral_ast;
 pub(crate) mod lexer;
 #[allow(clippy::module_inception)]
 mod parser;
@@ -23,6 +24,7 @@ pub mod routine_ast;
 mod tests;
 
 pub use ast::*;
+pub use lateral_ast::*;
 pub(crate) use parser::{empty_query, empty_select};
 pub use routine_ast::*;
 
@@ -200,6 +202,10 @@ fn visit_table(t: &TableRef, f: &mut dyn FnMut(&Expr)) {
     match t {
         TableRef::Table { .. } => {}
         TableRef::Derived { query, .. } => visit_query(query, f),
+        TableRef::Lateral(l) => match &**l {
+            LateralRef::Query { query, .. } => visit_query(query, f),
+            LateralRef::JsonTable(t) => visit_expr(&t.expr, f),
+        },
         TableRef::Join {
             left, right, on, ..
         } => {

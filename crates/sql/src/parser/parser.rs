@@ -19,6 +19,8 @@ mod ddl_options;
 mod foreign;
 #[path = "generated.rs"]
 mod generated;
+#[path = "lateral.rs"]
+mod lateral;
 #[path = "lock_tables.rs"]
 mod lock_tables;
 #[path = "routine.rs"]
@@ -1708,7 +1710,10 @@ impl<'a> Parser<'a> {
 
     fn parse_table_factor(&mut self) -> Result<TableRef> {
         if self.is_kw("JSON_TABLE") && matches!(self.tok_at(1), Tok::LParen) {
-            return Err(self.unsupported("JSON_TABLE"));
+            return self.json_table_factor();
+        }
+        if self.is_kw("LATERAL") && matches!(self.tok_at(1), Tok::LParen) {
+            return self.lateral_factor();
         }
         if self.is(&Tok::LParen) {
             self.enter()?;
@@ -4930,7 +4935,7 @@ fn single_table(from: &[TableRef]) -> Option<(ObjectName, Option<String>)> {
 fn first_table(from: &[TableRef]) -> Option<ObjectName> {
     from.iter().find_map(|t| match t {
         TableRef::Table { name, .. } => Some(name.clone()),
-        TableRef::Derived { .. } => None,
+        TableRef::Derived { .. } | TableRef::Lateral(_) => None,
         TableRef::Join { left, right, .. } => first_table(std::slice::from_ref(left))
             .or_else(|| first_table(std::slice::from_ref(right))),
     })

@@ -823,6 +823,7 @@ fn join_shape(t: &TableRef) -> String {
             None => name.name.clone(),
         },
         TableRef::Derived { alias, .. } => format!("(derived {alias})"),
+        TableRef::Lateral(l) => format!("(lateral {})", l.alias()),
         TableRef::Join {
             left,
             right,

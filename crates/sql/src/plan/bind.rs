@@ -21,6 +21,10 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "json_table.rs"]
+pub mod json_table;
+#[path = "lateral.rs"]
+pub mod lateral;
 #[path = "recursive.rs"]
 mod recursive;
 #[path = "rollup.rs"]
@@ -179,6 +183,9 @@ pub struct Binder<'a> {
     /// into `stripped` while it is planned keyed (`semijoin`).
     strip_for: Option<usize>,
     stripped: Vec<(BExpr, BExpr)>,
+    /// Every reference to an enclosing scope: (its place in `outer`,
+    /// column), for the keys of LATERAL derived tables (`lateral.rs`).
+    outer_refs: Vec<(usize, usize)>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -339,6 +346,7 @@ impl<'a> Binder<'a> {
             catalog,
             database,
             outer: Vec::new(),
+            outer_refs: Vec::new(),
             correlated: false,
             reads: Vec::new(),
             temporary: None,
@@ -1255,6 +1263,7 @@ impl<'a> Binder<'a> {
                 let plan = Arc::new(self.bind_query(query)?);
                 self.derived(plan, alias.clone(), &[], scope, place)
             }
+            TableRef::Lateral(l) => self.bind_lateral(l, scope, place),
             TableRef::Join {
                 left,
                 right,
@@ -1269,7 +1278,11 @@ impl<'a> Binder<'a> {
                     k => (left, right, *k),
                 };
                 let start = scope.columns.len();
-                let l = self.bind_table_ref(first, scope, place)?;
+                let l = self.bind_table_ref(first, scope, place);
+                let l = l.map_err(|e| match swapped {
+                    true => lateral::right_join_error(first, second, e),
+                    false => e,
+                })?;
                 let left_cols = scope.columns.len();
                 let r = self.bind_table_ref(second, scope, place)?;
                 let on = match on {
@@ -1350,6 +1363,8 @@ impl<'a> Binder<'a> {
                                 depth,
                                 index: c.index,
                             });
+                            let place = self.outer.len() - 1 - depth;
+                            self.outer_refs.push((place, c.index));
                             break;
                         }
                     }
@@ -1635,7 +1650,11 @@ impl<'a> Binder<'a> {
             });
         }
         scope.width += plan.columns.len();
-        Ok(Source::Derived { plan, offset })
+        Ok(Source::Derived {
+            plan,
+            offset,
+            lateral: None,
+        })
     }
 
     fn date_arith(&mut self, subtract: bool, args: &[Expr], scope: &Scope) -> Result<BExpr> {

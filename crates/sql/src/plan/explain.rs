@@ -6,7 +6,7 @@
 
 use crate::expr::BExpr;
 use crate::plan::join_order::access_rows;
-use crate::plan::{QueryBody, Source, TableScan};
+use crate::plan::{QueryBody, QueryPlan, Source, TableScan};
 use lockstep_types::Value;
 
 /// One table's line.
@@ -138,7 +138,27 @@ fn walk(
             }
             walk(right, id, select_type, hash.is_some(), seen, out);
         }
-        Source::Derived { plan, offset } => {
+        Source::Derived { plan, offset, .. } if json_table_alias(plan).is_some() => {
+            let alias = json_table_alias(plan).unwrap_or_default().to_string();
+            let names = plan.columns.iter().map(|c| format!("{alias}.{}", c.name));
+            seen.push((*offset, names.collect()));
+            out.push(Step {
+                id: this,
+                select_type,
+                table: Some(alias),
+                kind: Some("ALL"),
+                key: None,
+                key_len: None,
+                key_ref: None,
+                rows: None,
+                extra: vec!["Table function: json_table; Using temporary"],
+            });
+        }
+        Source::Derived {
+            plan,
+            offset,
+            lateral,
+        } => {
             *id += 1;
             let inner = *id;
             let alias = format!("<derived{inner}>");
@@ -159,8 +179,13 @@ fn walk(
                     Vec::new()
                 },
             });
+            // A lateral table runs again for each row before it.
+            let kind = match lateral {
+                Some(_) => "DEPENDENT DERIVED",
+                None => "DERIVED",
+            };
             if let QueryBody::Select(s) = &plan.body {
-                walk(&s.source, id, "DERIVED", false, &mut Vec::new(), out);
+                walk(&s.source, id, kind, false, &mut Vec::new(), out);
             }
         }
         Source::Dual => out.push(Step {
@@ -177,9 +202,16 @@ fn walk(
     }
 }
 
+fn json_table_alias(plan: &QueryPlan) -> Option<&str> {
+    match &plan.body {
+        QueryBody::JsonTable(t) => Some(&t.alias),
+        _ => None,
+    }
+}
+
 fn has_derived(src: &Source) -> bool {
     match src {
-        Source::Derived { .. } => true,
+        Source::Derived { plan, .. } => json_table_alias(plan).is_none(),
         Source::Join { left, right, .. } => has_derived(left) || has_derived(right),
         _ => false,
     }

@@ -91,7 +91,9 @@ fn walk_source(
                 }
             }
         }
-        Source::Derived { plan, offset } => derived.push((*offset, offset + plan.columns.len())),
+        Source::Derived { plan, offset, .. } => {
+            derived.push((*offset, offset + plan.columns.len()))
+        }
         Source::Join {
             left, right, on, ..
         } => {

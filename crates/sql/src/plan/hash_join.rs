@@ -134,7 +134,11 @@ fn plan_over(right: &Source, conds: Vec<BExpr>) -> Option<HashJoin> {
             }
             (scan.offset, end)
         }
-        Source::Derived { plan, offset } => (*offset, offset + plan.columns.len()),
+        Source::Derived {
+            plan,
+            offset,
+            lateral: None,
+        } => (*offset, offset + plan.columns.len()),
         _ => return None,
     };
     let (mut probe, mut build, mut own) = (Vec::new(), Vec::new(), Vec::new());

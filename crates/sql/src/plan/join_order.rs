@@ -59,7 +59,7 @@ fn span(src: &Source) -> (usize, usize) {
     match src {
         Source::Dual => (0, 0),
         Source::Table(t) => (t.offset, t.offset + t.def.columns.len()),
-        Source::Derived { plan, offset } => (*offset, offset + plan.columns.len()),
+        Source::Derived { plan, offset, .. } => (*offset, offset + plan.columns.len()),
         Source::Join { left, right, .. } => (span(left).0, span(right).1),
     }
 }
@@ -229,6 +229,19 @@ fn leaves(src: &Source, f: &mut dyn FnMut(usize)) {
         }
         Source::Dual => {}
     }
+}
+
+/// The units a LATERAL derived table or JSON_TABLE reads, which must come
+/// before it (a bit each).
+fn lateral_after(src: &Source, units: &[Unit]) -> u64 {
+    let Source::Derived {
+        lateral: Some(l), ..
+    } = src
+    else {
+        return 0;
+    };
+    let units = l.refs.iter().filter_map(|&c| unit_of(units, c));
+    units.fold(0, |m, u| m | bit(u))
 }
 
 fn unit_of(units: &[Unit], col: usize) -> Option<usize> {
@@ -530,9 +543,12 @@ impl Joins {
             .iter()
             .enumerate()
             .map(|(u, unit)| {
-                let Some(o) = &unit.outer else { return 0 };
+                let lateral = lateral_after(&unit.source, &self.units);
+                let Some(o) = &unit.outer else {
+                    return lateral & !bit(u);
+                };
                 let on = o.on.iter().filter_map(|c| refs(c, &self.units));
-                (o.after | on.fold(0, |m, r| m | r)) & !bit(u)
+                (o.after | lateral | on.fold(0, |m, r| m | r)) & !bit(u)
             })
             .collect();
         let inner = [&self.conds[..], &self.derived[..]].concat();

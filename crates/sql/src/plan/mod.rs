@@ -57,6 +57,8 @@ pub enum QueryBody {
     /// The rows the previous iteration of recursive CTE `id` added: where
     /// its recursive query blocks name the CTE itself.
     Working(usize),
+    /// JSON_TABLE's rows (`bind::json_table`, `exec::json_table`).
+    JsonTable(Box<bind::json_table::JsonTablePlan>),
 }
 
 /// WITH RECURSIVE name AS (anchor UNION [ALL] step ...).
@@ -171,6 +173,8 @@ pub enum Source {
     Derived {
         plan: Arc<QueryPlan>,
         offset: usize,
+        /// LATERAL or JSON_TABLE: run per row of the items before it.
+        lateral: Option<Arc<bind::lateral::Lateral>>,
     },
     /// Nested-loop join; the right side's access may use left columns.
     Join {
@@ -324,7 +328,7 @@ fn explain_into(
                 entry.1 += ", hash join";
             }
         }
-        Source::Derived { plan, offset } => {
+        Source::Derived { plan, offset, .. } => {
             let name = "<derived>".to_string();
             seen.push((name.clone(), *offset, offset + plan.columns.len()));
             out.push((name, "materialized".into()));

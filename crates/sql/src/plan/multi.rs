@@ -101,6 +101,9 @@ fn not_a_table(from: &[ast::TableRef], qualifier: &str, what: &str) -> Option<Er
         ast::TableRef::Derived { alias, .. } => {
             (alias == qualifier).then(|| not_updatable(qualifier, what))
         }
+        ast::TableRef::Lateral(l) => {
+            (l.alias() == qualifier).then(|| not_updatable(qualifier, what))
+        }
         ast::TableRef::Join { left, right, .. } => {
             not_a_table(std::slice::from_ref(left), qualifier, what)
                 .or_else(|| not_a_table(std::slice::from_ref(right), qualifier, what))

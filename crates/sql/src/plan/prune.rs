@@ -135,6 +135,10 @@ fn mark_source(src: &Source, mark: &mut dyn FnMut(&BExpr)) {
             mark_source(left, mark);
             mark_source(right, mark);
         }
+        // The columns a LATERAL table reads of the row before it.
+        Source::Derived {
+            lateral: Some(l), ..
+        } => l.refs.iter().for_each(|&i| mark(&BExpr::Column(i))),
         Source::Dual | Source::Derived { .. } => {}
     }
 }

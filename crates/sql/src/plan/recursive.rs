@@ -70,6 +70,8 @@ fn table_refs(t: &TableRef, name: &str, deep: bool) -> usize {
         TableRef::Table { name: n, .. } => usize::from(n.database.is_none() && n.name == name),
         TableRef::Derived { query, .. } if deep => from_refs(query, name, true),
         TableRef::Derived { .. } => 0,
+        TableRef::Lateral(l) if deep => l.query().map_or(0, |q| from_refs(q, name, true)),
+        TableRef::Lateral(_) => 0,
         TableRef::Join { left, right, .. } => {
             table_refs(left, name, deep) + table_refs(right, name, deep)
         }

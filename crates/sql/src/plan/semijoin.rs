@@ -202,6 +202,7 @@ impl Binder<'_> {
             Source::Derived {
                 plan: rows.clone(),
                 offset: 0,
+                lateral: None,
             },
         );
         let filter = inner.filter.take();

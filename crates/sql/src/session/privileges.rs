@@ -515,6 +515,7 @@ fn table_ref(t: &TableRef, out: &mut Vec<ObjectName>) {
     match t {
         TableRef::Table { name, .. } => out.push(name.clone()),
         TableRef::Derived { query, .. } => from_tables(query, out),
+        TableRef::Lateral(l) => l.query().into_iter().for_each(|q| from_tables(q, out)),
         TableRef::Join { left, right, .. } => {
             table_ref(left, out);
             table_ref(right, out);

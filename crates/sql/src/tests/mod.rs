@@ -6,6 +6,7 @@ mod explain_analyze;
 mod generated;
 mod hostile;
 mod json;
+mod lateral;
 mod multi_dml;
 mod numeric;
 mod online_alter;

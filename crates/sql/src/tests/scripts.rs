@@ -251,6 +251,8 @@ scripts!(
     driver_fidelity,
     subquery_semijoin,
     auto_increment,
+    lateral,
+    json_table,
 );
 
 /// A script file nobody listed above would never run.
