@@ -10,6 +10,7 @@ pub mod clustered;
 pub mod comments;
 pub mod foreign;
 pub mod generated;
+pub mod histogram;
 pub mod integrity;
 pub mod placement;
 mod point;
