@@ -29,7 +29,7 @@ pub enum Kind {
 }
 
 /// Values from `lower` to `upper` (equal in a singleton histogram).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bucket {
     pub lower: Value,
     pub upper: Value,
@@ -38,7 +38,7 @@ pub struct Bucket {
     pub distinct: u64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
     pub kind: Kind,
     pub buckets: Vec<Bucket>,
@@ -52,7 +52,7 @@ pub struct Histogram {
 
 /// One column's histogram, by the column's name (as MySQL's dictionary
 /// keys them).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ColumnHistogram {
     pub column: String,
     pub histogram: Histogram,
