@@ -11,6 +11,7 @@ pub mod comments;
 pub mod foreign;
 pub mod generated;
 pub mod histogram;
+pub mod histogram_json;
 pub mod integrity;
 pub mod placement;
 mod point;

@@ -19,6 +19,8 @@ mod ddl_options;
 mod foreign;
 #[path = "generated.rs"]
 mod generated;
+#[path = "histogram.rs"]
+mod histogram;
 #[path = "lock_tables.rs"]
 mod lock_tables;
 #[path = "routine.rs"]
@@ -1188,7 +1190,7 @@ impl<'a> Parser<'a> {
             tables.push(self.object_name()?);
         }
         if op == Maintenance::Analyze && (self.is_kw("UPDATE") || self.is_kw("DROP")) {
-            return Err(self.unsupported("ANALYZE TABLE ... HISTOGRAM"));
+            return self.parse_histogram(tables);
         }
         if op == Maintenance::Check {
             // Each option runs the whole check: it reads only memory.

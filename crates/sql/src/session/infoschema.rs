@@ -303,6 +303,7 @@ fn build(session: &Session) -> Catalog {
     performance_schema(&cat, session);
     crate::session::connect_attrs::tables(&cat, session);
     crate::session::collations::infoschema_tables(&cat);
+    crate::session::histogram::infoschema_table(&cat, session);
     cat.add_database_public("information_schema");
     cat.add_database_public("performance_schema");
     cat

@@ -17,6 +17,7 @@ mod definer;
 mod explain_analyze;
 mod foreign_keys;
 mod generated;
+pub mod histogram;
 pub mod infoschema;
 mod kill;
 mod online_alter;
@@ -1250,6 +1251,11 @@ impl Session {
                 tables,
             } => self.check_tables(tables).await,
             Statement::TableMaintenance { op, tables } => Ok(self.maintain_tables(*op, tables)),
+            Statement::Histogram {
+                tables,
+                columns,
+                buckets,
+            } => self.histogram(tables, columns, *buckets).await,
             Statement::Replica(r) => self.replica_statement(r).await,
         }
     }

@@ -251,6 +251,7 @@ scripts!(
     driver_fidelity,
     subquery_semijoin,
     auto_increment,
+    histogram,
 );
 
 /// A script file nobody listed above would never run.
