@@ -2338,10 +2338,12 @@ impl Session {
             select_type,
             table: Some(table.to_string()),
             kind: Some(kind),
+            possible_keys: Vec::new(),
             key: None,
             key_len: None,
             key_ref: None,
             rows: None,
+            filtered: Some(100.0),
             extra: Vec::new(),
         };
         match &bound.plan {

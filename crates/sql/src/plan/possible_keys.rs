@@ -1,0 +1,74 @@
+//! EXPLAIN's possible_keys: the indexes of a table whose leading column a
+//! condition the table checks could look up (a comparison with a value
+//! known before the table is read, BETWEEN, IN, IS NULL), and those
+//! sharing the leading column of the index its access path uses. Only
+//! the conditions placed on the table count, so a table read first does
+//! not list the indexes a later join condition would reach.
+
+use crate::expr::{BExpr, Func};
+use crate::parser::BinaryOp as B;
+use crate::plan::bind::split_conjuncts;
+use crate::plan::TableScan;
+
+fn strip_fold(e: &BExpr) -> &BExpr {
+    match e {
+        BExpr::Func(Func::FoldCase, args) if args.len() == 1 => &args[0],
+        e => e,
+    }
+}
+
+/// Whether `e` reads a column in [start, end).
+fn reads(e: &BExpr, start: usize, end: usize) -> bool {
+    let mut found = matches!(e, BExpr::Column(i) if (start..end).contains(i));
+    e.for_each_child(&mut |c| found |= reads(c, start, end));
+    found
+}
+
+/// The column of `scan` a conjunct could look up by.
+fn lookup_column(e: &BExpr, scan: &TableScan) -> Option<usize> {
+    let (start, end) = (scan.offset, scan.offset + scan.def.columns.len());
+    let own = |x: &BExpr| match strip_fold(x) {
+        BExpr::Column(i) if (start..end).contains(i) => Some(i - start),
+        _ => None,
+    };
+    let outside = |x: &BExpr| !reads(x, start, end);
+    match e {
+        BExpr::Binary(B::Eq | B::NullSafeEq | B::Lt | B::LtEq | B::Gt | B::GtEq, l, r) => {
+            match (own(l), own(r)) {
+                (Some(c), None) if outside(r) => Some(c),
+                (None, Some(c)) if outside(l) => Some(c),
+                _ => None,
+            }
+        }
+        BExpr::Between {
+            expr,
+            low,
+            high,
+            negated: false,
+        } if outside(low) && outside(high) => own(expr),
+        BExpr::InList {
+            expr,
+            list,
+            negated: false,
+        } if list.iter().all(outside) => own(expr),
+        BExpr::IsNull(x, false) => own(x),
+        _ => None,
+    }
+}
+
+/// The names of the possible keys, comma separated as MySQL prints them.
+pub fn possible_keys(scan: &TableScan) -> Vec<String> {
+    let def = &scan.def;
+    let mut reached = Vec::new();
+    if !scan.access.is_full_scan() {
+        reached.extend(def.indexes[scan.access.index].columns.first().copied());
+    }
+    if let Some(f) = &scan.filter {
+        let conds = split_conjuncts(f);
+        reached.extend(conds.iter().filter_map(|c| lookup_column(c, scan)));
+    }
+    let leads = |ix: &&lockstep_tables::IndexDef| {
+        ix.columns.first().is_some_and(|c| reached.contains(c))
+    };
+    def.indexes.iter().filter(leads).map(|ix| ix.name.clone()).collect()
+}
