@@ -212,6 +212,27 @@ pub fn steps(src: &Source, sorts: bool) -> Vec<Step> {
     out
 }
 
+/// The steps of a SELECT plan. A single table's WHERE stays in the
+/// statement's filter; it is that table's condition for EXPLAIN (Using
+/// where, filtered, possible_keys).
+pub fn select_steps(s: &crate::plan::SelectPlan, sorts: bool) -> Vec<Step> {
+    match (&s.source, &s.filter) {
+        (Source::Table(scan), Some(f)) if scan.filter.is_none() => {
+            let mut own = scan.clone();
+            own.filter = Some(f.clone());
+            // Served conditions still reach their keys.
+            let keys = super::possible_keys::possible_keys(&own);
+            own.filter = super::possible_keys::unserved(scan, f);
+            let mut out = steps(&Source::Table(own), sorts);
+            if let Some(step) = out.first_mut() {
+                step.possible_keys = keys;
+            }
+            out
+        }
+        _ => steps(&s.source, sorts),
+    }
+}
+
 /// MySQL's traditional EXPLAIN columns.
 pub const COLUMNS: [&str; 12] = [
     "id",

@@ -56,6 +56,23 @@ fn lookup_column(e: &BExpr, scan: &TableScan) -> Option<usize> {
     }
 }
 
+/// The conjuncts of `filter` the access path of `scan` does not serve
+/// (a lookup on a key part it uses serves its conjunct): what EXPLAIN
+/// counts as the table's own condition.
+pub fn unserved(scan: &TableScan, filter: &BExpr) -> Option<BExpr> {
+    let access = &scan.access;
+    let used = access.ranges.iter().map(|r| {
+        let bounded = r.lower.is_some() || r.upper.is_some();
+        r.eq.len() + usize::from(bounded)
+    });
+    let used = used.max().unwrap_or(0);
+    let parts = &scan.def.indexes[access.index].columns;
+    let parts = &parts[..used.min(parts.len())];
+    let served = |c: &BExpr| lookup_column(c, scan).is_some_and(|col| parts.contains(&col));
+    let rest = split_conjuncts(filter).into_iter().filter(|c| !served(c));
+    crate::plan::bind::conjoin(rest.collect())
+}
+
 /// The names of the possible keys, comma separated as MySQL prints them.
 pub fn possible_keys(scan: &TableScan) -> Vec<String> {
     let def = &scan.def;

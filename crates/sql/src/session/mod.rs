@@ -2354,7 +2354,7 @@ impl Session {
                         tree.push((String::new(), "order by index".into()));
                     }
                     let sorts = !s.order.is_empty() && !s.ordered_by_index;
-                    steps = ex::steps(&s.source, sorts);
+                    steps = ex::select_steps(s, sorts);
                     let subs = crate::plan::semijoin::select_subqueries(s);
                     tree.extend(crate::plan::semijoin::explain_tree(&subs));
                     crate::plan::semijoin::add_steps(&mut steps, &subs);

@@ -252,6 +252,7 @@ scripts!(
     subquery_semijoin,
     auto_increment,
     histogram,
+    explain_filtered,
 );
 
 /// A script file nobody listed above would never run.
