@@ -88,7 +88,9 @@ impl Catalog {
     /// Every table's histograms (checkpoints).
     pub fn all_histograms(&self) -> Vec<(u32, Vec<ColumnHistogram>)> {
         let tables = self.all_tables();
-        let with = tables.iter().filter_map(|t| Some((t.id, t.histograms()?.to_vec())));
+        let with = tables
+            .iter()
+            .filter_map(|t| Some((t.id, t.histograms()?.to_vec())));
         with.collect()
     }
 
@@ -493,7 +495,10 @@ fn rename_parent(inner: &mut Inner, from: &(String, String), to: (&str, &str)) {
 fn kept_histograms(old: &Table, new: &Table) -> Vec<ColumnHistogram> {
     let (before, after) = (old.def(), new.def());
     let type_of = |def: &TableDef, name: &str| {
-        let found = def.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name));
+        let found = def
+            .columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name));
         found.map(|c| c.data_type)
     };
     let all = old.histograms().map(|h| h.to_vec()).unwrap_or_default();

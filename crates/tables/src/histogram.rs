@@ -222,7 +222,13 @@ impl Histogram {
             (Kind::EquiHeight, true) => b.cumulative - if inclusive { 0.0 } else { point },
             (Kind::EquiHeight, false) => {
                 let within = share * position(&b.lower, &b.upper, probe);
-                start + within + if inclusive { point.min(share - within) } else { 0.0 }
+                start
+                    + within
+                    + if inclusive {
+                        point.min(share - within)
+                    } else {
+                        0.0
+                    }
             }
         }
     }

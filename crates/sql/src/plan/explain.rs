@@ -315,7 +315,11 @@ fn json_table(s: &Step) -> String {
     if let Some(r) = s.rows {
         fields.push(format!("\"rows_examined_per_scan\": {r}"));
     }
-    put(&mut fields, "filtered", s.filtered.map(|f| format!("{f:.2}")));
+    put(
+        &mut fields,
+        "filtered",
+        s.filtered.map(|f| format!("{f:.2}")),
+    );
     format!("{{\"table\": {{{}}}}}", fields.join(", "))
 }
 

@@ -84,8 +84,11 @@ pub fn possible_keys(scan: &TableScan) -> Vec<String> {
         let conds = split_conjuncts(f);
         reached.extend(conds.iter().filter_map(|c| lookup_column(c, scan)));
     }
-    let leads = |ix: &&lockstep_tables::IndexDef| {
-        ix.columns.first().is_some_and(|c| reached.contains(c))
-    };
-    def.indexes.iter().filter(leads).map(|ix| ix.name.clone()).collect()
+    let leads =
+        |ix: &&lockstep_tables::IndexDef| ix.columns.first().is_some_and(|c| reached.contains(c));
+    def.indexes
+        .iter()
+        .filter(leads)
+        .map(|ix| ix.name.clone())
+        .collect()
 }

@@ -71,7 +71,12 @@ fn histogram_of<'a>(
     };
     let pos = i.checked_sub(scan.offset)?;
     let col = scan.def.columns.get(pos)?;
-    if scan.def.indexes.iter().any(|ix| ix.columns.first() == Some(&pos)) {
+    if scan
+        .def
+        .indexes
+        .iter()
+        .any(|ix| ix.columns.first() == Some(&pos))
+    {
         return None;
     }
     let h = all.as_deref()?.iter().find(|h| h.column == col.name)?;
@@ -140,7 +145,11 @@ fn from_histogram(e: &BExpr, scan: &TableScan) -> Option<f64> {
         }
         BExpr::InList { list, negated, .. } => {
             let each: Option<Vec<Value>> = list.iter().map(value).collect();
-            let hit: f64 = each?.iter().filter(|v| !v.is_null()).map(|v| h.equal(v)).sum();
+            let hit: f64 = each?
+                .iter()
+                .filter(|v| !v.is_null())
+                .map(|v| h.equal(v))
+                .sum();
             negate(h, hit.min(h.non_null()), *negated)
         }
         e => {
@@ -162,7 +171,11 @@ fn negate(h: &Histogram, kept: f64, negated: bool) -> f64 {
 fn compare(h: &Histogram, op: B, v: &Value) -> f64 {
     if v.is_null() {
         // Only <=> NULL matches anything: the NULL rows.
-        return if op == B::NullSafeEq { h.null_fraction } else { 0.0 };
+        return if op == B::NullSafeEq {
+            h.null_fraction
+        } else {
+            0.0
+        };
     }
     match op {
         B::Eq | B::NullSafeEq => h.equal(v),
@@ -178,6 +191,9 @@ fn compare(h: &Histogram, op: B, v: &Value) -> f64 {
 /// EXPLAIN's filtered: the percent of the rows an access reads that the
 /// table's remaining conditions keep.
 pub fn filtered(scan: &TableScan) -> f64 {
-    let kept = scan.filter.as_ref().map_or(1.0, |f| estimate(f, Some(scan)));
+    let kept = scan
+        .filter
+        .as_ref()
+        .map_or(1.0, |f| estimate(f, Some(scan)));
     kept * 100.0
 }

@@ -6,8 +6,8 @@
 
 use super::infoschema::table;
 use super::{rows, Session, R};
-use lockstep_engine::catalog::Catalog;
 use crate::parser::ObjectName;
+use lockstep_engine::catalog::Catalog;
 use lockstep_tables::histogram::{ColumnHistogram, Histogram};
 use lockstep_tables::histogram_json::data_type;
 use lockstep_tables::{Table, TableDef};
@@ -22,7 +22,11 @@ const BUILD_MEMORY: usize = 20_000_000;
 
 /// Why a column gets no histogram, in MySQL's words; None when it may.
 fn refusal(def: &TableDef, name: &str) -> Option<String> {
-    let Some(pos) = def.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)) else {
+    let Some(pos) = def
+        .columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(name))
+    else {
         return Some(format!("The column '{name}' does not exist."));
     };
     if data_type(def.columns[pos].data_type).is_none() {
@@ -92,7 +96,10 @@ impl Session {
                 out.push(("Error", why));
                 continue;
             }
-            let pos = def.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name));
+            let pos = def
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name));
             let pos = pos.expect("refusal found the column");
             let sample = t.sample_column(pos, budget);
             let column = def.columns[pos].name.clone();
@@ -101,20 +108,28 @@ impl Session {
                 column,
                 histogram: Histogram::build(sample, buckets, now.clone()),
             });
-            out.push(status(format!("Histogram statistics created for column '{name}'.")));
+            out.push(status(format!(
+                "Histogram statistics created for column '{name}'."
+            )));
         }
         out
     }
 }
 
-fn drop_histograms(names: &[String], kept: &mut Vec<ColumnHistogram>) -> Vec<(&'static str, String)> {
+fn drop_histograms(
+    names: &[String],
+    kept: &mut Vec<ColumnHistogram>,
+) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     for name in names {
         let before = kept.len();
         kept.retain(|h| !h.column.eq_ignore_ascii_case(name));
         out.push(match kept.len() < before {
             true => status(format!("Histogram statistics removed for column '{name}'.")),
-            false => ("Error", format!("No histogram statistics found for column '{name}'.")),
+            false => (
+                "Error",
+                format!("No histogram statistics found for column '{name}'."),
+            ),
         });
     }
     out

@@ -44,7 +44,11 @@ fn histograms_survive_a_restart() {
     };
     assert_eq!(shown(db.rows(sql)), ["c equi-height"]);
     db.reopen();
-    assert_eq!(shown(db.rows(sql)), ["c equi-height"], "replayed from the log");
+    assert_eq!(
+        shown(db.rows(sql)),
+        ["c equi-height"],
+        "replayed from the log"
+    );
     let explained = db.rows("EXPLAIN SELECT * FROM f WHERE c = 4");
     assert_eq!(filtered(&explained), ["25.00"]);
 }
