@@ -125,6 +125,7 @@ pub fn table_step(
 
 fn walk(
     src: &Source,
+    join: &[BExpr],
     id: &mut usize,
     select_type: &'static str,
     hashed: bool,
@@ -134,16 +135,18 @@ fn walk(
     let this = *id;
     match src {
         Source::Table(scan) => {
-            out.push(table_step(scan, hashed, this, select_type, seen));
+            let mut step = table_step(scan, hashed, this, select_type, seen);
+            step.possible_keys = super::possible_keys::possible_keys_in(scan, join);
+            out.push(step);
             seen.push(column_names(scan));
         }
         Source::Join {
             left, right, hash, ..
         } => {
             if !matches!(**left, Source::Dual) {
-                walk(left, id, select_type, false, seen, out);
+                walk(left, join, id, select_type, false, seen, out);
             }
-            walk(right, id, select_type, hash.is_some(), seen, out);
+            walk(right, join, id, select_type, hash.is_some(), seen, out);
         }
         Source::Derived { plan, offset } => {
             *id += 1;
@@ -169,7 +172,17 @@ fn walk(
                 },
             });
             if let QueryBody::Select(s) = &plan.body {
-                walk(&s.source, id, "DERIVED", false, &mut Vec::new(), out);
+                let mut inner = Vec::new();
+                super::possible_keys::join_conditions(&s.source, &mut inner);
+                walk(
+                    &s.source,
+                    &inner,
+                    id,
+                    "DERIVED",
+                    false,
+                    &mut Vec::new(),
+                    out,
+                );
             }
         }
         Source::Dual => out.push(Step {
@@ -205,7 +218,9 @@ pub fn steps(src: &Source, sorts: bool) -> Vec<Step> {
         "SIMPLE"
     };
     let mut out = Vec::new();
-    walk(src, &mut 1, outer, false, &mut Vec::new(), &mut out);
+    let mut join = Vec::new();
+    super::possible_keys::join_conditions(src, &mut join);
+    walk(src, &join, &mut 1, outer, false, &mut Vec::new(), &mut out);
     if let (true, Some(first)) = (sorts, out.first_mut()) {
         first.extra.push("Using filesort");
     }

@@ -1,14 +1,14 @@
 //! EXPLAIN's possible_keys: the indexes of a table whose leading column a
 //! condition the table checks could look up (a comparison with a value
 //! known before the table is read, BETWEEN, IN, IS NULL), and those
-//! sharing the leading column of the index its access path uses. Only
-//! the conditions placed on the table count, so a table read first does
-//! not list the indexes a later join condition would reach.
+//! sharing the leading column of the index its access path uses. In a
+//! join, the conditions of every table count (`join_conditions`), so a
+//! table read first lists the indexes a later join condition reaches.
 
 use crate::expr::{BExpr, Func};
 use crate::parser::BinaryOp as B;
 use crate::plan::bind::split_conjuncts;
-use crate::plan::TableScan;
+use crate::plan::{Source, TableScan};
 
 fn strip_fold(e: &BExpr) -> &BExpr {
     match e {
@@ -56,6 +56,36 @@ fn lookup_column(e: &BExpr, scan: &TableScan) -> Option<usize> {
     }
 }
 
+/// The conditions of a join: each table's filter and each ON, and the
+/// equalities of the key lookups tables make (`key part = value`).
+pub fn join_conditions(src: &Source, out: &mut Vec<BExpr>) {
+    match src {
+        Source::Table(scan) => {
+            out.extend(
+                scan.filter
+                    .as_ref()
+                    .map(split_conjuncts)
+                    .unwrap_or_default(),
+            );
+            let parts = &scan.def.indexes[scan.access.index].columns;
+            for r in &scan.access.ranges {
+                for (&col, e) in parts.iter().zip(&r.eq) {
+                    let col = Box::new(BExpr::Column(scan.offset + col));
+                    out.push(BExpr::Binary(B::Eq, col, Box::new(e.clone())));
+                }
+            }
+        }
+        Source::Join {
+            left, right, on, ..
+        } => {
+            join_conditions(left, out);
+            join_conditions(right, out);
+            out.extend(on.as_ref().map(split_conjuncts).unwrap_or_default());
+        }
+        Source::Derived { .. } | Source::Dual => {}
+    }
+}
+
 /// The conjuncts of `filter` the access path of `scan` does not serve
 /// (a lookup on a key part it uses serves its conjunct): what EXPLAIN
 /// counts as the table's own condition.
@@ -75,8 +105,14 @@ pub fn unserved(scan: &TableScan, filter: &BExpr) -> Option<BExpr> {
 
 /// The names of the possible keys, comma separated as MySQL prints them.
 pub fn possible_keys(scan: &TableScan) -> Vec<String> {
+    possible_keys_in(scan, &[])
+}
+
+/// `possible_keys` with the conditions of the whole join, which reach a
+/// table read before the one that checks them.
+pub fn possible_keys_in(scan: &TableScan, join: &[BExpr]) -> Vec<String> {
     let def = &scan.def;
-    let mut reached = Vec::new();
+    let mut reached: Vec<usize> = join.iter().filter_map(|c| lookup_column(c, scan)).collect();
     if !scan.access.is_full_scan() {
         reached.extend(def.indexes[scan.access.index].columns.first().copied());
     }
