@@ -41,10 +41,10 @@ fn lookup_column(e: &BExpr, scan: &TableScan) -> Option<usize> {
             }
         }
         BExpr::Between {
-            expr,
+            negated: false,
             low,
             high,
-            negated: false,
+            expr,
         } if outside(low) && outside(high) => own(expr),
         BExpr::InList {
             expr,
