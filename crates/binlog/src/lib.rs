@@ -162,6 +162,13 @@ pub enum Event {
         table: u32,
         comments: TableComments,
     },
+    /// A table's column histograms, all of them (ANALYZE TABLE ... UPDATE
+    /// / DROP HISTOGRAM). Added after SetComments: older records still
+    /// decode.
+    SetHistograms {
+        table: u32,
+        histograms: Vec<lockstep_tables::histogram::ColumnHistogram>,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -207,7 +214,8 @@ impl Event {
             | Event::SetForeignKeys { table, .. }
             | Event::SetChecks { table, .. }
             | Event::SetGenerated { table, .. }
-            | Event::SetComments { table, .. } => Some(*table),
+            | Event::SetComments { table, .. }
+            | Event::SetHistograms { table, .. } => Some(*table),
             Event::CreateDatabase { .. }
             | Event::DropDatabase { .. }
             | Event::CreateTable { .. }
@@ -533,6 +541,11 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
             }
             Event::SetComments { table, .. } => {
                 writeln!(s, "### COMMENTS OF {}", tables(*table))
+            }
+            Event::SetHistograms { table, histograms } => {
+                let names: Vec<&str> = histograms.iter().map(|h| h.column.as_str()).collect();
+                let names = names.join(", ");
+                writeln!(s, "### HISTOGRAMS OF {}: {names}", tables(*table))
             }
             Event::PutRoutine { routine } => writeln!(
                 s,

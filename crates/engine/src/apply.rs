@@ -265,6 +265,7 @@ impl Engine {
             | Event::SetChecks { table, .. }
             | Event::SetGenerated { table, .. }
             | Event::SetComments { table, .. }
+            | Event::SetHistograms { table, .. }
                 if record.events.iter().any(|e| match e {
                     Event::CreateTable { def } | Event::AlterTable { def, .. } => def.id == *table,
                     _ => false,

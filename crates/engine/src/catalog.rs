@@ -2,6 +2,7 @@
 //! read latch for a hash probe; DDL (rare) takes the write side briefly.
 
 use lockstep_binlog::{RoutineDef, RoutineKind, ViewDef};
+use lockstep_tables::histogram::ColumnHistogram;
 use lockstep_tables::{
     CheckConstraint, ForeignKey, GeneratedColumn, Table, TableComments, TableDef,
 };
@@ -82,6 +83,15 @@ impl Catalog {
             .collect();
         v.sort_by_key(|t| t.def().name.clone());
         v
+    }
+
+    /// Every table's histograms (checkpoints).
+    pub fn all_histograms(&self) -> Vec<(u32, Vec<ColumnHistogram>)> {
+        let tables = self.all_tables();
+        let with = tables
+            .iter()
+            .filter_map(|t| Some((t.id, t.histograms()?.to_vec())));
+        with.collect()
     }
 
     pub fn all_tables(&self) -> Vec<Arc<Table>> {
@@ -198,6 +208,9 @@ impl Catalog {
             let d = t.def();
             (d.database.clone(), d.name.clone())
         });
+        if let Some(t) = inner.by_id.get(&old) {
+            new.set_histograms(kept_histograms(t, &new));
+        }
         remove_table_locked(&mut inner, old);
         if let Some(fks) = fks {
             inner.foreign.insert(new.id, fks);
@@ -475,6 +488,25 @@ fn rename_parent(inner: &mut Inner, from: &(String, String), to: (&str, &str)) {
             *fks = v.into();
         }
     }
+}
+
+/// The histograms of `old` that still describe a column of its rebuilt
+/// `new` (same name and type); a dropped or retyped column loses its.
+fn kept_histograms(old: &Table, new: &Table) -> Vec<ColumnHistogram> {
+    let (before, after) = (old.def(), new.def());
+    let type_of = |def: &TableDef, name: &str| {
+        let found = def
+            .columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name));
+        found.map(|c| c.data_type)
+    };
+    let all = old.histograms().map(|h| h.to_vec()).unwrap_or_default();
+    let same = |h: &ColumnHistogram| {
+        let was = type_of(&before, &h.column);
+        was.is_some() && was == type_of(&after, &h.column)
+    };
+    all.into_iter().filter(same).collect()
 }
 
 fn remove_table_locked(inner: &mut Inner, id: u32) {

@@ -1699,6 +1699,11 @@ impl Engine {
             Event::SetComments { table, comments } => {
                 self.catalog.set_comments(*table, comments.clone())
             }
+            Event::SetHistograms { table, histograms } => {
+                if let Some(t) = self.catalog.table_by_id(*table) {
+                    t.set_histograms(histograms.clone());
+                }
+            }
             Event::PutView { view } => self.catalog.put_view(view.clone()),
             Event::DropView { database, name } => {
                 self.catalog.remove_view(database, name);
@@ -1800,6 +1805,7 @@ impl Engine {
         );
         out.set_generated(self.catalog.all_generated());
         out.set_comments(self.catalog.all_comments());
+        out.set_histograms(self.catalog.all_histograms());
         let view = self.txn_sys.read_view(None);
         for table in self.catalog.all_tables() {
             out.table(
@@ -1928,6 +1934,11 @@ impl Engine {
                 .auto_increment
                 .store(t.auto_increment, Ordering::SeqCst);
             table.next_row_id.store(t.next_row_id, Ordering::SeqCst);
+        }
+        for (id, histograms) in snap.histograms {
+            if let Some(t) = self.catalog.table_by_id(id) {
+                t.set_histograms(histograms);
+            }
         }
     }
 

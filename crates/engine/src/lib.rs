@@ -14,6 +14,7 @@ pub mod foreign;
 pub mod gap;
 pub mod gates;
 pub mod generated;
+pub mod histograms;
 pub mod mdl;
 pub mod online_alter;
 pub mod routines;

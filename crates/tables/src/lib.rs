@@ -10,6 +10,8 @@ pub mod clustered;
 pub mod comments;
 pub mod foreign;
 pub mod generated;
+pub mod histogram;
+pub mod histogram_json;
 pub mod integrity;
 pub mod placement;
 mod point;

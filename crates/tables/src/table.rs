@@ -141,6 +141,8 @@ pub struct Table {
     stats: RwLock<Option<Arc<TableStats>>>,
     /// A planner is counting them: the others plan with what there is.
     counting: std::sync::atomic::AtomicBool,
+    /// Column histograms (ANALYZE TABLE ... UPDATE HISTOGRAM).
+    pub(crate) histograms: RwLock<Option<Arc<[crate::histogram::ColumnHistogram]>>>,
     /// Keys written while an online ALTER copies the table.
     pub capture: crate::capture::CaptureSlot,
 }
@@ -169,6 +171,7 @@ impl Table {
             temporary: false,
             stats: RwLock::new(None),
             counting: Default::default(),
+            histograms: RwLock::new(None),
             capture: Default::default(),
         }
     }

@@ -190,6 +190,7 @@ pub fn statement(
         Event::SetForeignKeys { .. }
         | Event::SetGenerated { .. }
         | Event::SetComments { .. }
+        | Event::SetHistograms { .. }
         | Event::PutAccount { .. }
         | Event::DropAccount { .. } => return Ok(None),
         _ => return Err("a row event is not DDL".into()),

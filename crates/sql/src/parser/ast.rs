@@ -89,6 +89,15 @@ pub enum Statement {
         op: Maintenance,
         tables: Vec<ObjectName>,
     },
+    /// ANALYZE TABLE t UPDATE HISTOGRAM ON c [, ...] [WITH n BUCKETS] /
+    /// DROP HISTOGRAM ON c [, ...] (session/histogram.rs). MySQL allows
+    /// one table; more are kept to report that as it does.
+    Histogram {
+        tables: Vec<ObjectName>,
+        columns: Vec<String>,
+        /// Buckets to build with; None for DROP HISTOGRAM.
+        buckets: Option<u32>,
+    },
     Use {
         database: String,
     },

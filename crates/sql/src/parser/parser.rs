@@ -21,6 +21,8 @@ mod foreign;
 mod generated;
 #[path = "lateral.rs"]
 mod lateral;
+#[path = "histogram.rs"]
+mod histogram;
 #[path = "lock_tables.rs"]
 mod lock_tables;
 #[path = "routine.rs"]
@@ -1207,7 +1209,7 @@ impl<'a> Parser<'a> {
             tables.push(self.object_name()?);
         }
         if op == Maintenance::Analyze && (self.is_kw("UPDATE") || self.is_kw("DROP")) {
-            return Err(self.unsupported("ANALYZE TABLE ... HISTOGRAM"));
+            return self.parse_histogram(tables);
         }
         if op == Maintenance::Check {
             // Each option runs the whole check: it reads only memory.

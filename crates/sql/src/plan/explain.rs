@@ -17,11 +17,16 @@ pub struct Step {
     pub table: Option<String>,
     /// MySQL's join type: const, eq_ref, ref, range, index, ALL.
     pub kind: Option<&'static str>,
+    /// Indexes a condition could use (`possible_keys.rs`).
+    pub possible_keys: Vec<String>,
     pub key: Option<String>,
     /// Bytes of the key the access uses (MySQL's key_len).
     pub key_len: Option<u64>,
     pub key_ref: Option<String>,
     pub rows: Option<u64>,
+    /// Percent of the rows read that the table's conditions keep
+    /// (`selectivity::filtered`); None for no table.
+    pub filtered: Option<f64>,
     pub extra: Vec<&'static str>,
 }
 
@@ -108,16 +113,19 @@ pub fn table_step(
         select_type,
         table: Some(scan.alias.clone()),
         kind: Some(kind),
+        possible_keys: super::possible_keys::possible_keys(scan),
         key: (kind != "ALL").then(|| index.name.clone()),
         key_len: super::key_len::key_len(def, access),
         key_ref,
         rows: Some(rows),
+        filtered: Some(super::selectivity::filtered(scan)),
         extra,
     }
 }
 
 fn walk(
     src: &Source,
+    join: &[BExpr],
     id: &mut usize,
     select_type: &'static str,
     hashed: bool,
@@ -127,16 +135,18 @@ fn walk(
     let this = *id;
     match src {
         Source::Table(scan) => {
-            out.push(table_step(scan, hashed, this, select_type, seen));
+            let mut step = table_step(scan, hashed, this, select_type, seen);
+            step.possible_keys = super::possible_keys::possible_keys_in(scan, join);
+            out.push(step);
             seen.push(column_names(scan));
         }
         Source::Join {
             left, right, hash, ..
         } => {
             if !matches!(**left, Source::Dual) {
-                walk(left, id, select_type, false, seen, out);
+                walk(left, join, id, select_type, false, seen, out);
             }
-            walk(right, id, select_type, hash.is_some(), seen, out);
+            walk(right, join, id, select_type, hash.is_some(), seen, out);
         }
         Source::Derived { plan, offset, .. } if json_table_alias(plan).is_some() => {
             let alias = json_table_alias(plan).unwrap_or_default().to_string();
@@ -147,10 +157,12 @@ fn walk(
                 select_type,
                 table: Some(alias),
                 kind: Some("ALL"),
+                possible_keys: Vec::new(),
                 key: None,
                 key_len: None,
                 key_ref: None,
                 rows: None,
+                filtered: Some(100.0),
                 extra: vec!["Table function: json_table; Using temporary"],
             });
         }
@@ -169,10 +181,12 @@ fn walk(
                 select_type,
                 table: Some(format!("<derived{inner}>")),
                 kind: Some("ALL"),
+                possible_keys: Vec::new(),
                 key: None,
                 key_len: None,
                 key_ref: None,
                 rows: None,
+                filtered: Some(100.0),
                 extra: if hashed {
                     vec!["Using join buffer (hash join)"]
                 } else {
@@ -185,7 +199,17 @@ fn walk(
                 None => "DERIVED",
             };
             if let QueryBody::Select(s) = &plan.body {
-                walk(&s.source, id, kind, false, &mut Vec::new(), out);
+                let mut inner = Vec::new();
+                super::possible_keys::join_conditions(&s.source, &mut inner);
+                walk(
+                    &s.source,
+                    &inner,
+                    id,
+                    kind,
+                    false,
+                    &mut Vec::new(),
+                    out,
+                );
             }
         }
         Source::Dual => out.push(Step {
@@ -193,10 +217,12 @@ fn walk(
             select_type,
             table: None,
             kind: None,
+            possible_keys: Vec::new(),
             key: None,
             key_len: None,
             key_ref: None,
             rows: None,
+            filtered: None,
             extra: vec!["No tables used"],
         }),
     }
@@ -226,11 +252,34 @@ pub fn steps(src: &Source, sorts: bool) -> Vec<Step> {
         "SIMPLE"
     };
     let mut out = Vec::new();
-    walk(src, &mut 1, outer, false, &mut Vec::new(), &mut out);
+    let mut join = Vec::new();
+    super::possible_keys::join_conditions(src, &mut join);
+    walk(src, &join, &mut 1, outer, false, &mut Vec::new(), &mut out);
     if let (true, Some(first)) = (sorts, out.first_mut()) {
         first.extra.push("Using filesort");
     }
     out
+}
+
+/// The steps of a SELECT plan. A single table's WHERE stays in the
+/// statement's filter; it is that table's condition for EXPLAIN (Using
+/// where, filtered, possible_keys).
+pub fn select_steps(s: &crate::plan::SelectPlan, sorts: bool) -> Vec<Step> {
+    match (&s.source, &s.filter) {
+        (Source::Table(scan), Some(f)) if scan.filter.is_none() => {
+            let mut own = scan.clone();
+            own.filter = Some(f.clone());
+            // Served conditions still reach their keys.
+            let keys = super::possible_keys::possible_keys(&own);
+            own.filter = super::possible_keys::unserved(scan, f);
+            let mut out = steps(&Source::Table(own), sorts);
+            if let Some(step) = out.first_mut() {
+                step.possible_keys = keys;
+            }
+            out
+        }
+        _ => steps(&s.source, sorts),
+    }
 }
 
 /// MySQL's traditional EXPLAIN columns.
@@ -262,16 +311,17 @@ pub fn row(s: &Step) -> Vec<Value> {
         text(&s.table),
         Value::Null,
         s.kind.map_or(Value::Null, Value::str),
-        text(&s.key),
+        match s.possible_keys.is_empty() {
+            true => Value::Null,
+            false => Value::str(&s.possible_keys.join(",")),
+        },
         text(&s.key),
         s.key_len
             .map_or(Value::Null, |n| Value::str(&n.to_string())),
         text(&s.key_ref),
         s.rows.map_or(Value::Null, Value::UInt),
-        match s.table {
-            Some(_) => Value::str("100.00"),
-            None => Value::Null,
-        },
+        s.filtered
+            .map_or(Value::Null, |f| Value::str(&format!("{f:.2}"))),
         text(&extra),
     ]
 }
@@ -291,29 +341,40 @@ fn quoted(s: &str) -> String {
     out
 }
 
+fn put(fields: &mut Vec<String>, k: &str, v: Option<String>) {
+    if let Some(v) = v {
+        fields.push(format!("{}: {}", quoted(k), quoted(&v)));
+    }
+}
+
+/// One table of FORMAT=JSON, its members in MySQL's order.
+fn json_table(s: &Step) -> String {
+    let mut fields = vec![format!("\"select_id\": {}", s.id)];
+    put(&mut fields, "table_name", s.table.clone());
+    put(&mut fields, "access_type", s.kind.map(str::to_string));
+    if !s.possible_keys.is_empty() {
+        let keys: Vec<String> = s.possible_keys.iter().map(|k| quoted(k)).collect();
+        fields.push(format!("\"possible_keys\": [{}]", keys.join(", ")));
+    }
+    put(&mut fields, "key", s.key.clone());
+    put(&mut fields, "key_length", s.key_len.map(|n| n.to_string()));
+    put(&mut fields, "ref", s.key_ref.clone());
+    let extra = (!s.extra.is_empty()).then(|| s.extra.join("; "));
+    put(&mut fields, "extra", extra);
+    if let Some(r) = s.rows {
+        fields.push(format!("\"rows_examined_per_scan\": {r}"));
+    }
+    put(
+        &mut fields,
+        "filtered",
+        s.filtered.map(|f| format!("{f:.2}")),
+    );
+    format!("{{\"table\": {{{}}}}}", fields.join(", "))
+}
+
 /// FORMAT=JSON: a query block with the tables in join order.
 pub fn json(steps: &[Step]) -> String {
-    let tables: Vec<String> = steps
-        .iter()
-        .map(|s| {
-            let mut fields = vec![format!("\"select_id\": {}", s.id)];
-            let mut put = |k: &str, v: &Option<String>| {
-                if let Some(v) = v {
-                    fields.push(format!("{}: {}", quoted(k), quoted(v)));
-                }
-            };
-            put("table_name", &s.table);
-            put("access_type", &s.kind.map(str::to_string));
-            put("key", &s.key);
-            put("key_length", &s.key_len.map(|n| n.to_string()));
-            put("ref", &s.key_ref);
-            put("extra", &(!s.extra.is_empty()).then(|| s.extra.join("; ")));
-            if let Some(r) = s.rows {
-                fields.push(format!("\"rows_examined_per_scan\": {r}"));
-            }
-            format!("{{\"table\": {{{}}}}}", fields.join(", "))
-        })
-        .collect();
+    let tables: Vec<String> = steps.iter().map(json_table).collect();
     format!(
         "{{\"query_block\": {{\"select_id\": 1, \"nested_loop\": [{}]}}}}",
         tables.join(", ")

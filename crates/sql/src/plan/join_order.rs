@@ -16,6 +16,7 @@ use crate::plan::bind::{best_access, best_access_by, choose_accesses, conjoin, s
 use crate::plan::bind::{take_implied_with, Avail};
 use crate::plan::equalities::propagate;
 use crate::plan::hash_join::{self, access_reads_outside};
+use crate::plan::selectivity::estimate;
 use crate::plan::{Access, Source};
 use lockstep_tables::stats::TableStats;
 use lockstep_tables::TableDef;
@@ -317,31 +318,6 @@ pub(crate) fn access_rows(
     total.min(n)
 }
 
-/// The fraction of rows a condition lets through, without statistics:
-/// MySQL's guesses (an equality a tenth, a comparison a third, BETWEEN a
-/// ninth). A join condition is mostly an equality, so a chain of them
-/// keeps row estimates flat instead of growing with every table.
-fn selectivity(e: &BExpr) -> f64 {
-    use crate::parser::BinaryOp as B;
-    match e {
-        BExpr::Binary(B::Eq | B::NullSafeEq, ..) => 0.1,
-        BExpr::Binary(B::Lt | B::LtEq | B::Gt | B::GtEq, ..) => 1.0 / 3.0,
-        BExpr::Between { negated: false, .. } => 1.0 / 9.0,
-        BExpr::InList {
-            list,
-            negated: false,
-            ..
-        } => (0.1 * list.len() as f64).min(0.5),
-        BExpr::IsNull(_, false) => 0.1,
-        BExpr::Binary(B::Or, a, b) => {
-            let (a, b) = (selectivity(a), selectivity(b));
-            (a + b - a * b).min(1.0)
-        }
-        BExpr::Binary(B::And, a, b) => selectivity(a) * selectivity(b),
-        _ => 0.5,
-    }
-}
-
 /// Columns of the key an access path fixes (each condition it serves
 /// filters no further).
 fn key_parts(access: &Access) -> usize {
@@ -374,6 +350,9 @@ struct Search<'a> {
     stats: Vec<Option<Arc<TableStats>>>,
     /// Per condition: the units it reads (None: never placed early).
     refs: Vec<Option<u64>>,
+    /// Per condition: the fraction of rows it keeps (histograms read
+    /// once per search).
+    kept: Vec<f64>,
     /// Per unit: the units that must come before it.
     deps: Vec<u64>,
     /// Estimates by unit and relevant units before it, for the
@@ -411,7 +390,7 @@ impl Search<'_> {
         let n = scan.table.approximate_rows().max(1) as f64;
         let fetched = access_rows(&scan.def, self.stats[u].as_deref(), &access, n);
         let mut kept: Vec<f64> = match &unit.outer {
-            Some(o) => o.on.iter().map(selectivity).collect(),
+            Some(o) => o.on.iter().map(|c| estimate(c, Some(scan))).collect(),
             None => self.checks_at(u, placed),
         };
         // The key serves the most selective conditions (its equalities);
@@ -461,10 +440,10 @@ impl Search<'_> {
     /// joins the units `placed`.
     fn checks_at(&self, u: usize, placed: u64) -> Vec<f64> {
         let with = placed | bit(u);
-        let conds = self.joins.conds.iter().zip(&self.refs);
+        let conds = self.kept.iter().zip(&self.refs);
         conds
             .filter(|(_, m)| m.is_some_and(|m| m & bit(u) != 0 && m & !with == 0))
-            .map(|(c, _)| selectivity(c))
+            .map(|(k, _)| *k)
             .collect()
     }
 
@@ -582,6 +561,7 @@ impl Joins {
                 })
                 .collect(),
             refs: self.conds.iter().map(|c| refs(c, &self.units)).collect(),
+            kept: self.conds.iter().map(|c| self.kept(c)).collect(),
             deps,
             memo: match n <= EXHAUSTIVE {
                 true => vec![None; n << n],
@@ -601,6 +581,18 @@ impl Joins {
             }
         }
         s.best.1
+    }
+
+    /// The fraction of rows condition `c` keeps: from the histograms of
+    /// its table when it reads one base table.
+    fn kept(&self, c: &BExpr) -> f64 {
+        let mask = refs(c, &self.units).unwrap_or(0);
+        let single = mask.count_ones() == 1;
+        let scan = match single.then(|| &self.units[mask.trailing_zeros() as usize].source) {
+            Some(Source::Table(scan)) => Some(scan),
+            _ => None,
+        };
+        estimate(c, scan)
     }
 
     /// The plan of the units in their order (the row layout's): a

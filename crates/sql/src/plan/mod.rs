@@ -16,7 +16,9 @@ pub mod index_hints;
 pub mod join_order;
 pub mod key_len;
 pub mod multi;
+pub mod possible_keys;
 pub mod prune;
+pub mod selectivity;
 pub mod semijoin;
 pub mod view_dml;
 

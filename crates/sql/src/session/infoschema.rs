@@ -304,6 +304,7 @@ fn build(session: &Session) -> Catalog {
     crate::session::connect_attrs::tables(&cat, session);
     crate::session::collations::infoschema_tables(&cat);
     crate::session::innodb_trx::infoschema_table(&cat, session);
+    crate::session::histogram::infoschema_table(&cat, session);
     cat.add_database_public("information_schema");
     cat.add_database_public("performance_schema");
     cat

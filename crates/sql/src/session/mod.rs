@@ -20,6 +20,7 @@ use diagnostics::warning_level;
 mod explain_analyze;
 mod foreign_keys;
 mod generated;
+pub mod histogram;
 pub mod infoschema;
 mod innodb_trx;
 mod kill;
@@ -1273,6 +1274,11 @@ impl Session {
                 tables,
             } => self.checksum_tables(tables, *quick).await,
             Statement::TableMaintenance { op, tables } => Ok(self.maintain_tables(*op, tables)),
+            Statement::Histogram {
+                tables,
+                columns,
+                buckets,
+            } => self.histogram(tables, columns, *buckets).await,
             Statement::Replica(r) => self.replica_statement(r).await,
         }
     }
@@ -2357,10 +2363,12 @@ impl Session {
             select_type,
             table: Some(table.to_string()),
             kind: Some(kind),
+            possible_keys: Vec::new(),
             key: None,
             key_len: None,
             key_ref: None,
             rows: None,
+            filtered: Some(100.0),
             extra: Vec::new(),
         };
         match &bound.plan {
@@ -2371,7 +2379,7 @@ impl Session {
                         tree.push((String::new(), "order by index".into()));
                     }
                     let sorts = !s.order.is_empty() && !s.ordered_by_index;
-                    steps = ex::steps(&s.source, sorts);
+                    steps = ex::select_steps(s, sorts);
                     let subs = crate::plan::semijoin::select_subqueries(s);
                     tree.extend(crate::plan::semijoin::explain_tree(&subs));
                     crate::plan::semijoin::add_steps(&mut steps, &subs);

@@ -285,6 +285,10 @@ impl Grants {
                 .try_for_each(|t| on_table(Privs::DROP, "DROP", t)),
             Statement::Truncate { table } => on_table(Privs::DROP, "DROP", table),
             // As MySQL: SELECT and INSERT on each table.
+            Statement::Histogram { tables, .. } => tables.iter().try_for_each(|t| {
+                on_table(Privs::SELECT, "SELECT", t)?;
+                on_table(Privs::INSERT, "INSERT", t)
+            }),
             Statement::TableMaintenance { tables, op } => tables.iter().try_for_each(|t| {
                 on_table(Privs::SELECT, "SELECT", t)?;
                 // CHECK TABLE only reads (MySQL: any privilege on the table).

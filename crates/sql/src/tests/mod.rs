@@ -4,6 +4,7 @@
 pub(crate) mod db;
 mod explain_analyze;
 mod generated;
+mod histogram;
 mod hostile;
 mod json;
 mod lateral;

@@ -253,6 +253,8 @@ scripts!(
     auto_increment,
     lateral,
     json_table,
+    histogram,
+    explain_filtered,
 );
 
 /// A script file nobody listed above would never run.
