@@ -24,6 +24,7 @@ mod tests;
 
 pub use ast::*;
 pub(crate) use parser::{empty_query, empty_select};
+pub use parser::load_data::{LoadData, LoadFormat, LoadTarget};
 pub use routine_ast::*;
 
 use lockstep_types::Error;

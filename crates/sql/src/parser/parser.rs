@@ -19,6 +19,8 @@ mod ddl_options;
 mod foreign;
 #[path = "generated.rs"]
 mod generated;
+#[path = "load_data.rs"]
+pub mod load_data;
 #[path = "lock_tables.rs"]
 mod lock_tables;
 #[path = "routine.rs"]
@@ -1097,7 +1099,8 @@ impl<'a> Parser<'a> {
             }
             b"RENAME" if self.kw_at(1, "TABLE") => self.parse_rename_table(),
             b"CALL" => self.parse_call(),
-            b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"LOAD" | b"HANDLER"
+            b"LOAD" => self.parse_load(),
+            b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"HANDLER"
             | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CHECKSUM"
             | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN"
             | b"RESTART" | b"VALUES" => {
