@@ -208,3 +208,50 @@ impl Parser<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::parser::{parse, LoadData, LoadTarget, Statement};
+
+    fn load(sql: &str) -> LoadData {
+        match parse(sql).expect("parses").remove(0) {
+            Statement::LoadData(l) => *l,
+            other => panic!("not a load: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_clause() {
+        let l = load(
+            "LOAD DATA LOW_PRIORITY LOCAL INFILE '/f.csv' REPLACE INTO TABLE db.t \
+             CHARACTER SET utf8mb4 COLUMNS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' \
+             ESCAPED BY '' LINES STARTING BY 'x' TERMINATED BY '\\r\\n' IGNORE 2 ROWS \
+             (a, @b, c) SET d = @b + 1, e = NOW()",
+        );
+        assert!(l.local && l.replace && !l.ignore);
+        assert_eq!(l.file, b"/f.csv");
+        assert_eq!(l.table.database.as_deref(), Some("db"));
+        assert_eq!(l.format.field_term, b",");
+        assert_eq!(l.format.enclosed, Some(b'"'));
+        assert!(l.format.optionally);
+        assert_eq!(l.format.escaped, None);
+        assert_eq!(l.format.line_start, b"x");
+        assert_eq!(l.format.line_term, b"\r\n");
+        assert_eq!(l.skip_lines, 2);
+        assert_eq!(l.targets[1], LoadTarget::Var("b".into()));
+        assert_eq!(l.set.len(), 2);
+    }
+
+    #[test]
+    fn defaults_and_refusals() {
+        let l = load("load data infile 'f' ignore into table t");
+        assert!(!l.local && l.ignore);
+        assert_eq!(l.format.field_term, b"\t");
+        assert!(l.targets.is_empty());
+        // Clauses out of MySQL's order, and LOAD XML / INDEX.
+        assert!(parse("LOAD DATA LOCAL INFILE 'f' INTO TABLE t LINES TERMINATED BY 'x' FIELDS TERMINATED BY ','").is_err());
+        assert_eq!(parse("LOAD XML LOCAL INFILE 'f' INTO TABLE t").unwrap_err().number(), 1235);
+        assert_eq!(parse("LOAD DATA LOCAL INFILE 'f' INTO TABLE t FIELDS ENCLOSED BY 'ab'").unwrap_err().number(), 1083);
+        assert!(parse("LOAD DATA LOCAL INFILE f INTO TABLE t").is_err());
+    }
+}
