@@ -1025,11 +1025,7 @@ impl<H: Handler> Session<'_, H> {
         let cmd = match decode_command(payload) {
             Ok(c) => c,
             Err(_) => {
-                self.send_raw_error(
-                    ER_MALFORMED_PACKET,
-                    "HY000",
-                    "Malformed communication packet.",
-                );
+                self.send_malformed();
                 return Ok(Flow::Continue);
             }
         };
@@ -1089,9 +1085,7 @@ impl<H: Handler> Session<'_, H> {
                 flags,
                 params,
                 ..
-            } => {
-                self.execute(stream, statement_id, params, flags).await?
-            }
+            } => self.execute(stream, statement_id, params, flags).await?,
             Command::StmtSendLongData {
                 statement_id,
                 param,

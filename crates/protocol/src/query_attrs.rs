@@ -200,7 +200,15 @@ mod tests {
         q.extend_from_slice(&7u32.to_le_bytes());
         let d = decode_execute(&q, 0, true, 1, &mut bound, &mut []).expect("decodes");
         assert_eq!(d.params, vec![Value::Int(7)]);
-        assert!(decode_execute(&[1], PARAMETER_COUNT_AVAILABLE, true, 2, &mut bound, &mut []).is_err());
+        assert!(decode_execute(
+            &[1],
+            PARAMETER_COUNT_AVAILABLE,
+            true,
+            2,
+            &mut bound,
+            &mut []
+        )
+        .is_err());
         // No parameters, no count: nothing to read.
         let d = decode_execute(&[], 0, true, 0, &mut bound, &mut []).expect("empty");
         assert_eq!(d, Decoded::default());

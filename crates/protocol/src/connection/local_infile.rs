@@ -18,7 +18,11 @@ const LOCAL_INFILE_REQUEST: u8 = 0xFB;
 impl<H: Handler> Session<'_, H> {
     /// COM_QUERY: attributes first for a client with
     /// CLIENT_QUERY_ATTRIBUTES, then the statements.
-    pub(super) async fn query<S>(&mut self, stream: &mut S, body: &[u8]) -> Result<Flow, ProtocolError>
+    pub(super) async fn query<S>(
+        &mut self,
+        stream: &mut S,
+        body: &[u8],
+    ) -> Result<Flow, ProtocolError>
     where
         S: AsyncWrite + Unpin + Send,
     {
@@ -29,11 +33,7 @@ impl<H: Handler> Session<'_, H> {
                     sql
                 }
                 Err(_) => {
-                    self.send_raw_error(
-                        ER_MALFORMED_PACKET,
-                        "HY000",
-                        "Malformed communication packet.",
-                    );
+                    self.send_malformed();
                     return Ok(Flow::Continue);
                 }
             }
@@ -50,6 +50,15 @@ impl<H: Handler> Session<'_, H> {
                 Ok(Flow::Continue)
             }
         }
+    }
+
+    /// 1835, for a command packet that does not decode.
+    pub(super) fn send_malformed(&mut self) {
+        self.send_raw_error(
+            ER_MALFORMED_PACKET,
+            "HY000",
+            "Malformed communication packet.",
+        );
     }
 
     /// A query's results; if the handler now waits for a local file, the

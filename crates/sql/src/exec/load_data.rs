@@ -156,7 +156,12 @@ impl Splitter {
 
     /// A quoted field's value from just after its opening quote; None if
     /// the quote never closes before a terminator (then it is data).
-    fn read_quoted(&self, start: usize, q: u8, last: bool) -> Result<Option<(Field, usize)>, Partial> {
+    fn read_quoted(
+        &self,
+        start: usize,
+        q: u8,
+        last: bool,
+    ) -> Result<Option<(Field, usize)>, Partial> {
         let buf = &self.pending;
         let mut out = Vec::new();
         let mut i = start;
@@ -232,7 +237,8 @@ mod tests {
         let mut s = Splitter::new(format, 1 << 20).expect("format");
         let mut rows = Vec::new();
         for chunk in data.chunks(piece.max(1)) {
-            s.feed(chunk, false, &mut |r| Ok(rows.push(r))).expect("feeds");
+            s.feed(chunk, false, &mut |r| Ok(rows.push(r)))
+                .expect("feeds");
         }
         s.feed(&[], true, &mut |r| Ok(rows.push(r))).expect("ends");
         rows

@@ -89,7 +89,11 @@ pub fn eval_misc(
     let s = text(&v);
     if f == MiscFn::QueryAttribute {
         let found = env.query_attribute(&s);
-        return Ok(if found.is_null() { found } else { Value::Bytes(text(&found)) });
+        return Ok(if found.is_null() {
+            found
+        } else {
+            Value::Bytes(text(&found))
+        });
     }
     Ok(match f {
         MiscFn::Compress => compress(&s, env),

@@ -56,11 +56,8 @@ pub struct LoadData {
 }
 
 impl Parser<'_> {
-    /// LOAD DATA ...; LOAD XML and LOAD INDEX stay unsupported.
+    /// LOAD DATA ... (LOAD XML and LOAD INDEX stay unsupported).
     pub(super) fn parse_load(&mut self) -> Result<Statement> {
-        if !self.kw_at(1, "DATA") {
-            return Err(self.unsupported("LOAD"));
-        }
         self.advance();
         self.advance();
         let _ = self.eat_kw("LOW_PRIORITY") || self.eat_kw("CONCURRENT");
@@ -250,8 +247,18 @@ mod tests {
         assert!(l.targets.is_empty());
         // Clauses out of MySQL's order, and LOAD XML / INDEX.
         assert!(parse("LOAD DATA LOCAL INFILE 'f' INTO TABLE t LINES TERMINATED BY 'x' FIELDS TERMINATED BY ','").is_err());
-        assert_eq!(parse("LOAD XML LOCAL INFILE 'f' INTO TABLE t").unwrap_err().number(), 1235);
-        assert_eq!(parse("LOAD DATA LOCAL INFILE 'f' INTO TABLE t FIELDS ENCLOSED BY 'ab'").unwrap_err().number(), 1083);
+        assert_eq!(
+            parse("LOAD XML LOCAL INFILE 'f' INTO TABLE t")
+                .unwrap_err()
+                .number(),
+            1235
+        );
+        assert_eq!(
+            parse("LOAD DATA LOCAL INFILE 'f' INTO TABLE t FIELDS ENCLOSED BY 'ab'")
+                .unwrap_err()
+                .number(),
+            1083
+        );
         assert!(parse("LOAD DATA LOCAL INFILE f INTO TABLE t").is_err());
     }
 }

@@ -23,8 +23,8 @@ pub mod routine_ast;
 mod tests;
 
 pub use ast::*;
-pub(crate) use parser::{empty_query, empty_select};
 pub use parser::load_data::{LoadData, LoadFormat, LoadTarget};
+pub(crate) use parser::{empty_query, empty_select};
 pub use routine_ast::*;
 
 use lockstep_types::Error;

@@ -1099,8 +1099,8 @@ impl<'a> Parser<'a> {
             }
             b"RENAME" if self.kw_at(1, "TABLE") => self.parse_rename_table(),
             b"CALL" => self.parse_call(),
-            b"LOAD" => self.parse_load(),
-            b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"HANDLER"
+            b"LOAD" if self.kw_at(1, "DATA") => self.parse_load(),
+            b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"LOAD" | b"HANDLER"
             | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CHECKSUM"
             | b"CACHE" | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN"
             | b"RESTART" | b"VALUES" => {

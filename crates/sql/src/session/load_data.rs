@@ -83,7 +83,10 @@ impl Session {
             }
         }
         let targets = self.load_targets(load)?;
-        self.grants.check(&insert_of(load, Vec::new(), Vec::new()), self.ctx.database.as_deref())?;
+        self.grants.check(
+            &insert_of(load, Vec::new(), Vec::new()),
+            self.ctx.database.as_deref(),
+        )?;
         let max_row = self.ctx.memory.statement.max(1 << 16);
         let splitter = Splitter::new(load.format.clone(), max_row)?;
         let savepoint = if self.in_transaction() {
@@ -114,7 +117,10 @@ impl Session {
     fn load_targets(&self, load: &LoadData) -> R<Vec<LoadTarget>> {
         let table = self.binder().table(&load.table)?;
         let def = table.def();
-        let has = |n: &str| def.visible_columns().any(|(_, c)| c.name.eq_ignore_ascii_case(n));
+        let has = |n: &str| {
+            def.visible_columns()
+                .any(|(_, c)| c.name.eq_ignore_ascii_case(n))
+        };
         for t in &load.targets {
             if let LoadTarget::Column(n) = t {
                 if !has(n) {
@@ -190,7 +196,11 @@ impl Session {
         let row_no = p.records;
         let strict = !p.load.ignore;
         if fields.len() < p.targets.len() {
-            self.load_warning(strict, Code::WarnTooFewRecords, format!("Row {row_no} doesn't contain data for all columns"))?;
+            self.load_warning(
+                strict,
+                Code::WarnTooFewRecords,
+                format!("Row {row_no} doesn't contain data for all columns"),
+            )?;
         } else if fields.len() > p.targets.len() {
             self.load_warning(strict, Code::WarnTooManyRecords, format!("Row {row_no} was truncated; it contained more data than there were input columns"))?;
         }
@@ -258,7 +268,10 @@ impl Session {
     pub async fn infile_end(&mut self) -> Vec<R<Response>> {
         self.feed_load(&[], true).await;
         let Some(p) = self.load_data.pending.take() else {
-            return vec![Err(Error::new(Code::UnknownError, "no LOAD DATA is pending"))];
+            return vec![Err(Error::new(
+                Code::UnknownError,
+                "no LOAD DATA is pending",
+            ))];
         };
         let p = *p;
         let r = self.finish_load(&p).await;
@@ -309,7 +322,12 @@ impl Session {
 
     /// The statements of the COM_QUERY after the load, as `query` runs
     /// them (another LOAD DATA LOCAL among them pends in turn).
-    async fn run_rest(&mut self, rest: Vec<Statement>, parse_error: Option<Error>, out: &mut Vec<R<Response>>) {
+    async fn run_rest(
+        &mut self,
+        rest: Vec<Statement>,
+        parse_error: Option<Error>,
+        out: &mut Vec<R<Response>>,
+    ) {
         for (i, stmt) in rest.iter().enumerate() {
             self.process.counters.question();
             self.ctx.previous_warnings = self.ctx.warnings.len();
@@ -350,7 +368,9 @@ fn column_list(p: &Pending) -> Vec<String> {
         LoadTarget::Column(c) => Some(c.clone()),
         LoadTarget::Var(_) => None,
     });
-    named.chain(p.load.set.iter().map(|(c, _)| c.clone())).collect()
+    named
+        .chain(p.load.set.iter().map(|(c, _)| c.clone()))
+        .collect()
 }
 
 fn insert_of(load: &LoadData, columns: Vec<String>, rows: Vec<Vec<Expr>>) -> Statement {
