@@ -61,12 +61,18 @@ pub fn decode_execute(
     bound: &mut Bound,
     long_data: &mut [Option<Vec<u8>>],
 ) -> Result<Decoded> {
-    let counted = attributes && flags & PARAMETER_COUNT_AVAILABLE != 0;
-    if num_params == 0 && !counted {
+    // A block exists when the statement has parameters or the flag says
+    // attributes follow; with CLIENT_QUERY_ATTRIBUTES it always starts
+    // with the count (MySQL's COM_STMT_EXECUTE layout).
+    if num_params == 0 && !(attributes && flags & PARAMETER_COUNT_AVAILABLE != 0) {
         return Ok(Decoded::default());
     }
     let mut c = Cursor::new(data);
-    let count = if counted { lenenc(&mut c)? } else { num_params };
+    let count = if attributes {
+        lenenc(&mut c)?
+    } else {
+        num_params
+    };
     if count < num_params {
         return Err(Malformed("fewer parameters than the statement has"));
     }
@@ -194,12 +200,19 @@ mod tests {
         assert_eq!(d.params, vec![Value::str("p1")]);
         assert_eq!(d.attributes.len(), 2);
         assert_eq!(d.attributes[0], (b"k".to_vec(), Value::str("v")));
-        // Without the count flag the block is the statement's alone.
-        let mut q = vec![0, 1, types::LONG, 0];
+        // Parameters and no attributes: the count is there, the flag not
+        // (Connector/Python), names are empty.
+        let mut q = vec![1, 0, 1, types::LONG, 0];
         put_lenenc_bytes(&mut q, b"");
         q.extend_from_slice(&7u32.to_le_bytes());
         let d = decode_execute(&q, 0, true, 1, &mut bound, &mut []).expect("decodes");
         assert_eq!(d.params, vec![Value::Int(7)]);
+        assert!(d.attributes.is_empty());
+        // Without CLIENT_QUERY_ATTRIBUTES: no count, no names.
+        let mut r = vec![0, 1, types::LONG, 0];
+        r.extend_from_slice(&8u32.to_le_bytes());
+        let d = decode_execute(&r, 0, false, 1, &mut bound, &mut []).expect("decodes");
+        assert_eq!(d.params, vec![Value::Int(8)]);
         assert!(decode_execute(
             &[1],
             PARAMETER_COUNT_AVAILABLE,
