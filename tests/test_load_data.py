@@ -141,6 +141,11 @@ def test_query_attributes(server, db):
                     "mysql_query_attribute_string('n'), mysql_query_attribute_string('zz')")
         assert cur.fetchall() == [("hello", "42", None)]
         cur.clear_attributes()
+        import datetime
+        cur.add_attribute("when", datetime.datetime(2021, 3, 11, 19, 27, 30))
+        cur.execute("SELECT mysql_query_attribute_string('when')")
+        assert cur.fetchall() == [("2021-03-11 19:27:30.000000",)]
+        cur.clear_attributes()
         cur.execute("SELECT mysql_query_attribute_string('a')")
         assert cur.fetchall() == [(None,)]
         prep = c.cursor(prepared=True)

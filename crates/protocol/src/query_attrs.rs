@@ -137,13 +137,31 @@ fn decode_block(
         };
         let name = bound.names.get(i).filter(|n| !n.is_empty());
         if let Some(name) = name {
-            out.attributes.push((name.clone(), value.clone()));
+            out.attributes.push((name.clone(), attribute_value(&value)));
         }
         if i < num_params {
             out.params.push(value);
         }
     }
     Ok(out)
+}
+
+/// An attribute as mysql_query_attribute_string() shows it: temporal
+/// values with six fractional digits, as MySQL's component prints them.
+fn attribute_value(v: &Value) -> Value {
+    match v {
+        Value::DateTime(dt) => {
+            let d = dt.date;
+            Value::Bytes(
+                format!(
+                    "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:06}",
+                    d.year, d.month, d.day, dt.hour, dt.minute, dt.second, dt.micro
+                )
+                .into_bytes(),
+            )
+        }
+        _ => v.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -200,6 +218,13 @@ mod tests {
         assert_eq!(d.params, vec![Value::str("p1")]);
         assert_eq!(d.attributes.len(), 2);
         assert_eq!(d.attributes[0], (b"k".to_vec(), Value::str("v")));
+        // A DATETIME attribute shows its microseconds, even when zero.
+        let mut t = vec![1, 0, 1, types::DATETIME, 0];
+        put_lenenc_bytes(&mut t, b"when");
+        t.extend_from_slice(&[7, 0xE5, 0x07, 3, 11, 19, 27, 30]);
+        let d = decode_execute(&t, PARAMETER_COUNT_AVAILABLE, true, 0, &mut bound, &mut [])
+            .expect("decodes");
+        assert_eq!(d.attributes[0].1, Value::str("2021-03-11 19:27:30.000000"));
         // Parameters and no attributes: the count is there, the flag not
         // (Connector/Python), names are empty.
         let mut q = vec![1, 0, 1, types::LONG, 0];
