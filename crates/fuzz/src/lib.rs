@@ -53,9 +53,18 @@ pub fn serve_bytes(client: &[u8]) {
 /// A HandshakeResponse41 for user root (the mock accepts any password),
 /// framed with sequence id 1.
 pub fn login_packet(deprecate_eof: bool) -> Vec<u8> {
+    login_packet_with(deprecate_eof, false)
+}
+
+/// `login_packet`, with CLIENT_QUERY_ATTRIBUTES when `attributes` (every
+/// COM_QUERY then starts with an attribute block).
+pub fn login_packet_with(deprecate_eof: bool, attributes: bool) -> Vec<u8> {
     let mut capabilities = SERVER_CAPABILITIES;
     if !deprecate_eof {
         capabilities &= !caps::DEPRECATE_EOF;
+    }
+    if !attributes {
+        capabilities &= !caps::QUERY_ATTRIBUTES;
     }
     let mut p = Vec::new();
     wire::put_u32(&mut p, capabilities);

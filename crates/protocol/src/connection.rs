@@ -3,7 +3,10 @@
 //! response with a single flush.
 
 use crate::charset::ResultCharset;
-use crate::command::{self, decode_command, decode_execute_params, Command, ParamType};
+use crate::command::{self, decode_command, Command};
+use crate::query_attrs;
+
+mod local_infile;
 use crate::compress::{CompressState, Io};
 use crate::handshake::{self, caps, ClientHello};
 use crate::packet::{PacketReader, PacketWriter};
@@ -45,7 +48,8 @@ struct Stmt<T> {
     /// The handler's side of the statement (`Handler::Statement`).
     handler: T,
     num_params: usize,
-    types: Vec<ParamType>,
+    /// Parameter types (and query attribute names) of the last execute.
+    bound: query_attrs::Bound,
     long_data: Vec<Option<Vec<u8>>>,
     /// A SEND_LONG_DATA failure has no reply; it is reported at execute.
     long_data_error: Option<Error>,
@@ -155,6 +159,8 @@ impl<T> Stmt<T> {
 enum Flow {
     Continue,
     Quit,
+    /// A LOCAL INFILE request was sent: the file's packets come next.
+    LocalInfile,
 }
 
 /// Why the command loop ended without an error.
@@ -687,6 +693,10 @@ impl<H: Handler> Session<'_, H> {
                 }
                 _ => self.dispatch(payload, stream).await?,
             };
+            let mut flow = flow;
+            while matches!(flow, Flow::LocalInfile) {
+                flow = self.local_infile(stream, reader).await?;
+            }
             self.writer.flush(stream).await?;
             let sent = self.writer.take_sent();
             self.handler.traffic(received, sent);
@@ -1015,11 +1025,7 @@ impl<H: Handler> Session<'_, H> {
         let cmd = match decode_command(payload) {
             Ok(c) => c,
             Err(_) => {
-                self.send_raw_error(
-                    ER_MALFORMED_PACKET,
-                    "HY000",
-                    "Malformed communication packet.",
-                );
+                self.send_malformed();
                 return Ok(Flow::Continue);
             }
         };
@@ -1034,13 +1040,9 @@ impl<H: Handler> Session<'_, H> {
                 let r = utf8(db).and_then(|db| self.handler.init_db(db));
                 self.send_unit(r);
             }
-            Command::Query(sql) => match self.handler.statement_text(sql) {
-                Ok(sql) => {
-                    let results = self.handler.query(&sql, self.multi_statements).await;
-                    self.send_results(stream, results).await?;
-                }
-                Err(e) => self.send_error(&e),
-            },
+            Command::Query(body) => {
+                return self.query(stream, body).await;
+            }
             Command::FieldList { table, wildcard } => {
                 let r = utf8(table).and_then(|t| {
                     let w = utf8(wildcard)?;
@@ -1083,10 +1085,7 @@ impl<H: Handler> Session<'_, H> {
                 flags,
                 params,
                 ..
-            } => {
-                let cursor = flags & CURSOR_TYPE_READ_ONLY != 0;
-                self.execute(stream, statement_id, params, cursor).await?
-            }
+            } => self.execute(stream, statement_id, params, flags).await?,
             Command::StmtSendLongData {
                 statement_id,
                 param,
@@ -1407,7 +1406,7 @@ impl<H: Handler> Session<'_, H> {
             Stmt {
                 handler: statement,
                 num_params: info.params.len(),
-                types: Vec::new(),
+                bound: Default::default(),
                 long_data: vec![None; info.params.len()],
                 long_data_error: None,
                 defs: None,
@@ -1421,11 +1420,12 @@ impl<H: Handler> Session<'_, H> {
         stream: &mut S,
         id: u32,
         params: &[u8],
-        cursor: bool,
+        flags: u8,
     ) -> Result<(), ProtocolError>
     where
         S: AsyncWrite + Unpin + Send,
     {
+        let cursor = flags & CURSOR_TYPE_READ_ONLY != 0;
         let Some(stmt) = self.stmts.get_mut(&id) else {
             self.send_error(&unknown_stmt(id, "mysqld_stmt_execute"));
             return Ok(());
@@ -1437,15 +1437,22 @@ impl<H: Handler> Session<'_, H> {
             self.send_error(&e);
             return Ok(());
         }
-        let decoded = decode_execute_params(
+        let decoded = query_attrs::decode_execute(
             params,
+            flags,
+            self.caps & caps::QUERY_ATTRIBUTES != 0,
             stmt.num_params,
-            &mut stmt.types,
+            &mut stmt.bound,
             &mut stmt.long_data,
         );
         stmt.clear_long_data();
         let mut values = match decoded {
-            Ok(v) => v,
+            Ok(d) => {
+                if self.caps & caps::QUERY_ATTRIBUTES != 0 {
+                    self.handler.query_attributes(d.attributes);
+                }
+                d.params
+            }
             Err(_) => {
                 self.send_error(&Error::new(
                     Code::WrongArguments,
@@ -1456,7 +1463,7 @@ impl<H: Handler> Session<'_, H> {
         };
         // Text parameters are in character_set_client, as a COM_QUERY is;
         // BLOB-typed ones are bytes.
-        for (v, ty) in values.iter_mut().zip(&stmt.types) {
+        for (v, ty) in values.iter_mut().zip(&stmt.bound.types) {
             if let lockstep_types::Value::Bytes(b) = v {
                 if command::is_text_param(ty.type_code) && !b.is_ascii() {
                     self.handler.param_text(b);

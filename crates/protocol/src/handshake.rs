@@ -37,9 +37,8 @@ pub mod caps {
 }
 
 /// What lockstep offers (SSL is added when TLS is configured). Not offered:
-/// ZSTD_COMPRESSION, LOCAL_FILES, SESSION_TRACK, QUERY_ATTRIBUTES,
-/// OPTIONAL_RESULTSET_METADATA (each would change packet formats we do not
-/// implement).
+/// ZSTD_COMPRESSION, SESSION_TRACK, OPTIONAL_RESULTSET_METADATA (each would
+/// change packet formats we do not implement).
 pub const SERVER_CAPABILITIES: u32 = caps::LONG_PASSWORD
     | caps::COMPRESS
     | caps::FOUND_ROWS
@@ -58,7 +57,9 @@ pub const SERVER_CAPABILITIES: u32 = caps::LONG_PASSWORD
     | caps::PLUGIN_AUTH
     | caps::CONNECT_ATTRS
     | caps::PLUGIN_AUTH_LENENC_CLIENT_DATA
-    | caps::DEPRECATE_EOF;
+    | caps::DEPRECATE_EOF
+    | caps::LOCAL_FILES
+    | caps::QUERY_ATTRIBUTES;
 
 /// utf8mb4_0900_ai_ci, MySQL 8's default collation.
 pub const UTF8MB4_COLLATION: u8 = 255;

@@ -34,6 +34,7 @@ mod error;
 pub mod handshake;
 pub mod native_password;
 pub mod packet;
+pub mod query_attrs;
 pub mod resultset;
 mod transport;
 pub mod wire;
@@ -145,6 +146,24 @@ pub trait Handler: Send {
         _rows: &mut Vec<Vec<Value>>,
     ) -> impl Future<Output = Result<Option<u16>, Error>> + Send {
         async { Ok(Some(0)) }
+    }
+    /// The query attributes (CLIENT_QUERY_ATTRIBUTES) of the COM_QUERY or
+    /// COM_STMT_EXECUTE about to run (empty: none); called before each
+    /// one by a client that negotiated them.
+    fn query_attributes(&mut self, _attributes: Vec<query_attrs::Attribute>) {}
+    /// Asked after `query`: the file name of a LOAD DATA LOCAL INFILE the
+    /// handler waits for (the results so far came before it). The
+    /// connection sends the request, hands each packet of the file to
+    /// `infile_data`, then calls `infile_end` for the statement's result
+    /// and those of the statements after it.
+    fn local_infile(&mut self) -> Option<Vec<u8>> {
+        None
+    }
+    fn infile_data(&mut self, _data: &[u8]) -> impl Future<Output = ()> + Send {
+        async {}
+    }
+    fn infile_end(&mut self) -> impl Future<Output = Vec<Result<Response, Error>>> + Send {
+        async { Vec::new() }
     }
     /// The next `execute` opens a cursor: its rows are wanted whole.
     fn want_whole_result(&mut self) {}

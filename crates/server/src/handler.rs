@@ -161,6 +161,7 @@ impl Connection {
         self.session.tls = hs.tls.cloned();
         self.session.compressed = hs.capabilities & caps::COMPRESS != 0;
         self.session.ctx.client_found_rows = hs.capabilities & caps::FOUND_ROWS != 0;
+        self.session.load_data.client_local_files = hs.capabilities & caps::LOCAL_FILES != 0;
         self.session.login(account, hs.user, &host);
         *self.session.process.connect_attrs.lock() = hs.connect_attrs.to_vec();
         self.session.set_handshake_collation(hs.collation);
@@ -200,6 +201,22 @@ impl Handler for Connection {
 
     async fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Response, Error>> {
         self.session.query(sql, multi).await
+    }
+
+    fn query_attributes(&mut self, attributes: Vec<lockstep_protocol::query_attrs::Attribute>) {
+        self.session.ctx.query_attributes = attributes;
+    }
+
+    fn local_infile(&mut self) -> Option<Vec<u8>> {
+        self.session.local_infile()
+    }
+
+    async fn infile_data(&mut self, data: &[u8]) {
+        self.session.infile_data(data).await
+    }
+
+    async fn infile_end(&mut self) -> Vec<Result<Response, Error>> {
+        self.session.infile_end().await
     }
 
     type Statement = Prepared;

@@ -58,6 +58,8 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("have_ssl", s("DISABLED"), ReadOnly),
             ("hostname", s("localhost"), ReadOnly),
             ("init_connect", s(""), Global),
+            ("local_infile", i(0), Global),
+            ("secure_file_priv", Value::Null, ReadOnly),
             // InnoDB's names for what lockstep does (tools read them):
             // auto-increment values from an atomic counter without a table
             // lock (2, interleaved), waits-for deadlock detection, strict

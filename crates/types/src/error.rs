@@ -136,6 +136,12 @@ error_codes! {
     WarnDataOutOfRange = 1264, "22003";
     TruncatedWrongValue = 1292, "22007";
     OptionPrevents = 1290, "HY000";
+    WrongFieldTerminators = 1083, "42000";
+    WarnTooFewRecords = 1261, "01000";
+    WarnTooManyRecords = 1262, "01000";
+    WarnNullToNotnull = 1263, "22004";
+    ClientLocalFilesDisabled = 3948, "42000";
+    UnsupportedPs = 1295, "HY000";
     QueryInterrupted = 1317, "70100";
     NoDefaultForField = 1364, "HY000";
     DivisionByZero = 1365, "22012";

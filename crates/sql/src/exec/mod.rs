@@ -12,6 +12,7 @@ mod hash_join;
 mod json_table;
 pub mod keyset;
 mod lateral;
+pub mod load_data;
 mod membership;
 mod multi;
 pub mod profile;
@@ -52,6 +53,8 @@ pub struct SessionCtx {
     /// The authenticated account, `user@host-pattern` (CURRENT_USER()).
     pub current_user: String,
     pub user_vars: HashMap<String, Value>,
+    /// The current statement's query attributes (name, value).
+    pub query_attributes: Vec<(Vec<u8>, Value)>,
     pub last_insert_id: u64,
     pub found_rows: u64,
     /// The client asked for CLIENT_FOUND_ROWS: UPDATE reports the rows it
@@ -300,6 +303,10 @@ macro_rules! session_env_methods {
         }
         fn user_var(&self, name: &str) -> Value {
             self.ctx.user_vars.get(name).cloned().unwrap_or(Value::Null)
+        }
+        fn query_attribute(&self, name: &[u8]) -> Value {
+            let found = self.ctx.query_attributes.iter().find(|(n, _)| n == name);
+            found.map_or(Value::Null, |(_, v)| v.clone())
         }
         fn system_var(&self, global: bool, name: &str) -> std::result::Result<Value, Error> {
             (self.ctx.system_var.clone())(self.ctx, global, name)

@@ -2,7 +2,8 @@
 //! NAME_CONST, COMPRESS/UNCOMPRESS/UNCOMPRESSED_LENGTH (MySQL's format: a
 //! 4-byte little-endian length, then a zlib stream), LOAD_FILE (always
 //! NULL: lockstep reads no server files for clients, as MySQL does when
-//! secure_file_priv forbids it), PS_CURRENT_THREAD_ID, and the functions
+//! secure_file_priv forbids it), PS_CURRENT_THREAD_ID,
+//! MYSQL_QUERY_ATTRIBUTE_STRING (the statement's query attributes), and the functions
 //! refused with 1235 (AES_ENCRYPT/AES_DECRYPT, STATEMENT_DIGEST,
 //! STATEMENT_DIGEST_TEXT, ICU_VERSION).
 
@@ -20,6 +21,8 @@ pub enum MiscFn {
     UncompressedLength,
     LoadFile,
     PsCurrentThreadId,
+    /// mysql_query_attribute_string(name): a query attribute as a string.
+    QueryAttribute,
     /// Functions lockstep recognises but refuses (1235), by name.
     Refused(&'static str),
 }
@@ -35,6 +38,7 @@ impl MiscFn {
             "UNCOMPRESSED_LENGTH" => UncompressedLength,
             "LOAD_FILE" => LoadFile,
             "PS_CURRENT_THREAD_ID" => PsCurrentThreadId,
+            "MYSQL_QUERY_ATTRIBUTE_STRING" => QueryAttribute,
             "AES_ENCRYPT" => Refused("AES_ENCRYPT"),
             "AES_DECRYPT" => Refused("AES_DECRYPT"),
             "STATEMENT_DIGEST" => Refused("STATEMENT_DIGEST"),
@@ -83,6 +87,14 @@ pub fn eval_misc(
         return Ok(Value::Null);
     }
     let s = text(&v);
+    if f == MiscFn::QueryAttribute {
+        let found = env.query_attribute(&s);
+        return Ok(if found.is_null() {
+            found
+        } else {
+            Value::Bytes(text(&found))
+        });
+    }
     Ok(match f {
         MiscFn::Compress => compress(&s, env),
         MiscFn::Uncompress => uncompress(&s, env)?,

@@ -415,6 +415,10 @@ impl Func {
 pub trait Env {
     fn param(&self, i: usize) -> Result<Value, Error>;
     fn user_var(&self, name: &str) -> Value;
+    /// mysql_query_attribute_string(name)'s value (NULL: not sent).
+    fn query_attribute(&self, _name: &[u8]) -> Value {
+        Value::Null
+    }
     fn system_var(&self, global: bool, name: &str) -> Result<Value, Error>;
     fn outer(&self, depth: usize, index: usize) -> Value;
     fn database(&self) -> Option<String>;

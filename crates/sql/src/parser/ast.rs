@@ -182,6 +182,8 @@ pub enum Statement {
     /// LOCK TABLES t [AS a] READ [LOCAL] | [LOW_PRIORITY] WRITE, ...
     LockTables(Vec<LockTable>),
     UnlockTables,
+    /// LOAD DATA [LOCAL] INFILE (parser/load_data.rs).
+    LoadData(Box<super::LoadData>),
     /// FLUSH TABLES [t, ...] WITH READ LOCK, or FOR EXPORT (`export`).
     FlushTablesLock {
         tables: Vec<ObjectName>,

@@ -25,6 +25,7 @@ mod tests;
 
 pub use ast::*;
 pub use lateral_ast::*;
+pub use parser::load_data::{LoadData, LoadFormat, LoadTarget};
 pub(crate) use parser::{empty_query, empty_select};
 pub use routine_ast::*;
 

@@ -23,6 +23,8 @@ mod generated;
 mod lateral;
 #[path = "histogram.rs"]
 mod histogram;
+#[path = "load_data.rs"]
+pub mod load_data;
 #[path = "lock_tables.rs"]
 mod lock_tables;
 #[path = "routine.rs"]
@@ -1102,6 +1104,7 @@ impl<'a> Parser<'a> {
             }
             b"RENAME" if self.kw_at(1, "TABLE") => self.parse_rename_table(),
             b"CALL" => self.parse_call(),
+            b"LOAD" if self.kw_at(1, "DATA") => self.parse_load(),
             b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"LOAD" | b"HANDLER"
             | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CACHE"
             | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART"

@@ -380,6 +380,11 @@ impl Body<'_, '_> {
             b"SIGNAL" | b"RESIGNAL" => self.signal_stmt(word == b"RESIGNAL"),
             b"SELECT" => self.select_stmt(),
             b"DECLARE" => Err(self.p.error()),
+            // Its file comes over the connection, after the statement.
+            b"LOAD" if self.p.kw_at(1, "DATA") => Err(lockstep_types::Error::new(
+                lockstep_types::error::Code::SpBadstatement,
+                "LOAD DATA is not allowed in stored procedures",
+            )),
             _ => Ok(SpStmt::Sql(Box::new(self.p.parse_statement()?))),
         }
     }

@@ -24,6 +24,7 @@ pub mod histogram;
 pub mod infoschema;
 mod innodb_trx;
 mod kill;
+pub mod load_data;
 mod online_alter;
 pub mod privileges;
 pub mod replication;
@@ -215,6 +216,8 @@ pub struct Session {
     txn: Txn,
     /// BEGIN was given (or autocommit is off and work was done).
     explicit: bool,
+    /// LOAD DATA LOCAL: the client's capability and a load in progress.
+    pub load_data: load_data::LoadState,
     autocommit: bool,
     isolation: Isolation,
     /// SET TRANSACTION (no scope): the next transaction's level only.
@@ -519,6 +522,7 @@ impl Session {
             user: format!("{user}@{host}"),
             current_user: format!("{user}@{host}"),
             user_vars: HashMap::new(),
+            query_attributes: Vec::new(),
             last_insert_id: 0,
             found_rows: 0,
             client_found_rows: false,
@@ -548,6 +552,7 @@ impl Session {
             ctx,
             process,
             explicit: false,
+            load_data: Default::default(),
             autocommit,
             isolation,
             next_isolation: None,
@@ -731,6 +736,9 @@ impl Session {
             self.stream_next =
                 self.stream_results && i + 1 == statements.len() && parse_error.is_none();
             let r = self.run(stmt, &[], None).await;
+            if self.load_pending(&statements[i + 1..], &parse_error) {
+                return out;
+            }
             // A CALL's result sets come before its own reply.
             out.extend(self.call_results.drain(..).map(Ok));
             // SHOW WARNINGS lists the warnings; its own reply reports none
@@ -784,6 +792,7 @@ impl Session {
                     ));
                 }
                 let statement = statements.remove(0);
+                load_data::refuse_prepare(&statement)?;
                 let s = Arc::new(SharedStatement {
                     params: parser::param_count(&statement),
                     plan: self.bind(&statement).ok().flatten(),
@@ -1262,6 +1271,7 @@ impl Session {
             Statement::Ignored(text) => ignored(text).map(|()| ok(0)),
             Statement::LockTables(items) => self.lock_tables(items).await,
             Statement::UnlockTables => self.unlock_tables().await,
+            Statement::LoadData(l) => self.start_load(l).await,
             Statement::FlushTablesLock { tables, export } => {
                 self.flush_read_lock(tables, *export).await
             }
