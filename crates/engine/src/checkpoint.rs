@@ -10,7 +10,7 @@
 //! may not be in it; replaying them is harmless because row events carry
 //! full images applied by primary key (5.15).
 
-use lockstep_accounts::Account;
+use lockstep_accounts::{Account, AccountRoles, AuthId};
 use lockstep_binlog::{GtidSet, RoutineDef, ViewDef};
 use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, Row, TableComments, TableDef};
 use lockstep_types::Value;
@@ -19,6 +19,8 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+// 12: as 11, with every account's role side (roles granted, default
+// roles, lock) after the comments, as (account, roles) pairs.
 // 11: as 10, with every table's comments after the generated columns,
 // as (table id, comments) pairs. 10: as 09, with every table's generated columns after the CHECK
 // constraints, as (table id, columns) pairs. 09: as 08, with the stored programs (procedures, functions, triggers)
@@ -31,7 +33,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT11";
+const MAGIC: &[u8; 8] = b"LSCKPT12";
+const MAGIC_11: &[u8; 8] = b"LSCKPT11";
 const MAGIC_10: &[u8; 8] = b"LSCKPT10";
 const MAGIC_09: &[u8; 8] = b"LSCKPT09";
 const MAGIC_08: &[u8; 8] = b"LSCKPT08";
@@ -67,6 +70,8 @@ pub struct Snapshot {
     pub comments: Vec<(u32, TableComments)>,
     /// Stored programs (none before format 09).
     pub routines: Vec<RoutineDef>,
+    /// Accounts' role sides (none before format 12).
+    pub roles: Vec<(AuthId, AccountRoles)>,
 }
 
 pub struct TableSnapshot {
@@ -187,6 +192,8 @@ pub struct SnapshotWriter {
     generated: Vec<(u32, Vec<GeneratedColumn>)>,
     /// Written after the generated columns.
     comments: Vec<(u32, TableComments)>,
+    /// Written after the comments.
+    roles: Vec<(AuthId, AccountRoles)>,
 }
 
 fn encode_err(e: bincode::Error) -> std::io::Error {
@@ -222,6 +229,7 @@ impl SnapshotWriter {
             checks: Vec::new(),
             generated: Vec::new(),
             comments: Vec::new(),
+            roles: Vec::new(),
         };
         // Past the CRC (length and CRC are filled in by `finish`); from here
         // on, an error drops `w`, which removes the temp file.
@@ -285,6 +293,11 @@ impl SnapshotWriter {
         self.comments = comments;
     }
 
+    /// The accounts' role sides to write after the comments.
+    pub fn set_roles(&mut self, roles: Vec<(AuthId, AccountRoles)>) {
+        self.roles = roles;
+    }
+
     /// Ends the table list, writes the CHECK constraints and generated
     /// columns, fills in the
     /// body's length and CRC, and makes the file durable under its final
@@ -297,6 +310,8 @@ impl SnapshotWriter {
         self.put(&generated)?;
         let comments = std::mem::take(&mut self.comments);
         self.put(&comments)?;
+        let roles = std::mem::take(&mut self.roles);
+        self.put(&roles)?;
         self.out.flush()?;
         let body = self.out.get_mut();
         let (len, crc) = (body.len, body.hasher.clone().finalize());
@@ -391,7 +406,8 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         return read_03(&header[8..], file);
     }
     let format = match &header[..8] {
-        m if m == MAGIC => Format::V11,
+        m if m == MAGIC => Format::V12,
+        m if m == MAGIC_11 => Format::V11,
         m if m == MAGIC_10 => Format::V10,
         m if m == MAGIC_09 => Format::V09,
         m if m == MAGIC_08 => Format::V08,
@@ -431,6 +447,7 @@ enum Format {
     V09,
     V10,
     V11,
+    V12,
 }
 
 /// Reads the stream: rows are stored images from 05 (before, bincode
@@ -456,6 +473,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
         checks: Vec::new(),
         generated: Vec::new(),
         comments: Vec::new(),
+        roles: Vec::new(),
     };
     if gtids {
         snap.gtids = get(r)?;
@@ -514,6 +532,9 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
     if format >= Format::V11 {
         snap.comments = get(r)?;
     }
+    if format >= Format::V12 {
+        snap.roles = get(r)?;
+    }
     Ok(snap)
 }
 
@@ -540,6 +561,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
         generated: Vec::new(),
         comments: Vec::new(),
         routines: Vec::new(),
+        roles: Vec::new(),
         tables: old
             .tables
             .into_iter()
@@ -640,6 +662,14 @@ mod tests {
                 table: String::new(),
                 created: 5,
             }],
+            roles: vec![(
+                ("u".into(), "%".into()),
+                AccountRoles {
+                    locked: false,
+                    granted: [(("r".into(), "%".into()), true)].into(),
+                    defaults: vec![("r".into(), "%".into())],
+                },
+            )],
         }
     }
 
@@ -669,6 +699,7 @@ mod tests {
         w.set_checks(snap.checks.clone());
         w.set_generated(snap.generated.clone());
         w.set_comments(snap.comments.clone());
+        w.set_roles(snap.roles.clone());
         w.finish().expect("finish")
     }
 
@@ -676,6 +707,7 @@ mod tests {
         assert_eq!((a.start_lsn, a.next_gno), (b.start_lsn, b.next_gno));
         assert_eq!(a.databases, b.databases);
         assert_eq!(a.views, b.views);
+        assert_eq!(a.roles, b.roles);
         assert_eq!(a.routines, b.routines);
         assert_eq!(a.generated, b.generated);
         assert_eq!(a.comments, b.comments);
@@ -879,6 +911,7 @@ mod tests {
             generated: Vec::new(),
             comments: Vec::new(),
             routines: Vec::new(),
+            roles: Vec::new(),
             tables,
             ..*snap
         }
@@ -922,6 +955,7 @@ mod tests {
     fn format_08_is_still_read() {
         let dir = temp_dir("v08");
         let mut snap = snapshot();
+        snap.roles.clear();
         snap.routines.clear();
         snap.generated.clear();
         snap.comments.clear();
@@ -949,13 +983,14 @@ mod tests {
     fn format_09_is_still_read() {
         let dir = temp_dir("v09");
         let mut snap = snapshot();
+        snap.roles.clear();
         snap.generated.clear();
         snap.comments.clear();
         let path = write(&dir, &snap);
         let file = std::fs::read(&path).expect("read");
         // 09 is 10 without the (here empty: its length only) list of
         // generated columns at the end, nor 11's (empty) comments after it.
-        let body = &file[20..file.len() - 16];
+        let body = &file[20..file.len() - 24];
         std::fs::remove_file(&path).expect("remove");
         let path = write_old(&dir, MAGIC_09, body, snap.start_lsn);
         let back = read(&path).expect("format 09");
@@ -968,17 +1003,37 @@ mod tests {
     fn format_10_is_still_read() {
         let dir = temp_dir("v10");
         let mut snap = snapshot();
+        snap.roles.clear();
         snap.comments.clear();
         let path = write(&dir, &snap);
         let file = std::fs::read(&path).expect("read");
         // 10 is 11 without the (here empty: its length only) list of
-        // comments at the end.
-        let body = &file[20..file.len() - 8];
+        // comments at the end, nor 12's (empty) roles after it.
+        let body = &file[20..file.len() - 16];
         std::fs::remove_file(&path).expect("remove");
         let path = write_old(&dir, MAGIC_10, body, snap.start_lsn);
         let back = read(&path).expect("format 10");
         assert_eq!(back.generated, snap.generated);
         assert!(back.comments.is_empty());
+        same(&back, &snap);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn format_11_is_still_read() {
+        let dir = temp_dir("v11");
+        let mut snap = snapshot();
+        snap.roles.clear();
+        let path = write(&dir, &snap);
+        let file = std::fs::read(&path).expect("read");
+        // 11 is 12 without the (here empty: its length only) list of
+        // role sides at the end.
+        let body = &file[20..file.len() - 8];
+        std::fs::remove_file(&path).expect("remove");
+        let path = write_old(&dir, MAGIC_11, body, snap.start_lsn);
+        let back = read(&path).expect("format 11");
+        assert_eq!(back.comments, snap.comments);
+        assert!(back.roles.is_empty());
         same(&back, &snap);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -191,7 +191,8 @@ pub fn statement(
         | Event::SetGenerated { .. }
         | Event::SetComments { .. }
         | Event::PutAccount { .. }
-        | Event::DropAccount { .. } => return Ok(None),
+        | Event::DropAccount { .. }
+        | Event::PutRoles { .. } => return Ok(None),
         _ => return Err("a row event is not DDL".into()),
     }))
 }
