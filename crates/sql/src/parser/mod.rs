@@ -18,12 +18,14 @@ pub mod ast;
 pub(crate) mod lexer;
 #[allow(clippy::module_inception)]
 mod parser;
+pub mod role_ast;
 pub mod routine_ast;
 #[cfg(test)]
 mod tests;
 
 pub use ast::*;
 pub(crate) use parser::{empty_query, empty_select};
+pub use role_ast::*;
 pub use routine_ast::*;
 
 use lockstep_types::Error;

@@ -302,6 +302,7 @@ fn build(session: &Session) -> Catalog {
     crate::session::routines::infoschema_tables(&cat, session);
     performance_schema(&cat, session);
     crate::session::connect_attrs::tables(&cat, session);
+    crate::session::roles::infoschema_tables(&cat, session);
     crate::session::collations::infoschema_tables(&cat);
     cat.add_database_public("information_schema");
     cat.add_database_public("performance_schema");
