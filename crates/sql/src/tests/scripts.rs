@@ -171,14 +171,10 @@ fn run_script(name: &str) {
         let results = match step.session {
             1 => db.run_all(None, step.sql),
             n => {
-                if !others.contains_key(&n) {
-                    let s = match step.login {
-                        Some(user) => crate::tests::views::login(&mut db, n, user),
-                        None => db.session(n),
-                    };
-                    others.insert(n, s);
-                }
-                let s = others.get_mut(&n).expect("opened above");
+                let s = others.entry(n).or_insert_with(|| match step.login {
+                    Some(user) => crate::tests::views::login(&mut db, n, user),
+                    None => db.session(n),
+                });
                 db.run_all(Some(s), step.sql)
             }
         };
