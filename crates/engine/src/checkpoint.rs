@@ -999,42 +999,35 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    #[test]
-    fn format_10_is_still_read() {
-        let dir = temp_dir("v10");
-        let mut snap = snapshot();
-        snap.roles.clear();
-        snap.comments.clear();
-        let path = write(&dir, &snap);
+    /// `snap` written, then rewritten under an older `magic` without the
+    /// `empty_lists` (each its length only) the newer formats end with,
+    /// and read back.
+    fn read_as_older(dir: &Path, snap: &Snapshot, magic: &[u8; 8], empty_lists: usize) -> Snapshot {
+        let path = write(dir, snap);
         let file = std::fs::read(&path).expect("read");
-        // 10 is 11 without the (here empty: its length only) list of
-        // comments at the end, nor 12's (empty) roles after it.
-        let body = &file[20..file.len() - 16];
+        let body = &file[20..file.len() - 8 * empty_lists];
         std::fs::remove_file(&path).expect("remove");
-        let path = write_old(&dir, MAGIC_10, body, snap.start_lsn);
-        let back = read(&path).expect("format 10");
-        assert_eq!(back.generated, snap.generated);
-        assert!(back.comments.is_empty());
-        same(&back, &snap);
-        let _ = std::fs::remove_dir_all(&dir);
+        let path = write_old(dir, magic, body, snap.start_lsn);
+        read(&path).expect("an older format")
     }
 
     #[test]
-    fn format_11_is_still_read() {
-        let dir = temp_dir("v11");
-        let mut snap = snapshot();
-        snap.roles.clear();
-        let path = write(&dir, &snap);
-        let file = std::fs::read(&path).expect("read");
-        // 11 is 12 without the (here empty: its length only) list of
-        // role sides at the end.
-        let body = &file[20..file.len() - 8];
-        std::fs::remove_file(&path).expect("remove");
-        let path = write_old(&dir, MAGIC_11, body, snap.start_lsn);
-        let back = read(&path).expect("format 11");
-        assert_eq!(back.comments, snap.comments);
-        assert!(back.roles.is_empty());
-        same(&back, &snap);
+    fn formats_10_and_11_are_still_read() {
+        let dir = temp_dir("v10-11");
+        // 10 is 11 without the comments at the end; 11 is 12 without the
+        // role sides after them (both here empty: their lengths only).
+        for (magic, empty_lists) in [(MAGIC_10, 2), (MAGIC_11, 1)] {
+            let mut snap = snapshot();
+            snap.roles.clear();
+            if magic == MAGIC_10 {
+                snap.comments.clear();
+            }
+            let back = read_as_older(&dir, &snap, magic, empty_lists);
+            assert_eq!(back.generated, snap.generated);
+            assert_eq!(back.comments, snap.comments);
+            assert!(back.roles.is_empty());
+            same(&back, &snap);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -71,7 +71,7 @@ impl Parser<'_> {
     pub(super) fn parse_set_role(&mut self) -> Result<Statement> {
         if self.eat_kw("DEFAULT") {
             self.expect_kw("ROLE")?;
-            let spec = self.role_spec(false)?;
+            let spec = self.default_role_spec()?;
             self.expect_kw("TO")?;
             let users = self.role_names()?;
             return self.role_end(Statement::Role(RoleStmt::SetDefault { spec, users }));
@@ -99,7 +99,7 @@ impl Parser<'_> {
         }
         self.advance();
         self.advance();
-        let spec = self.role_spec(false)?;
+        let spec = self.default_role_spec()?;
         self.role_end(Statement::Role(RoleStmt::SetDefault {
             spec,
             users: vec![user],
@@ -111,6 +111,14 @@ impl Parser<'_> {
     pub(super) fn parse_show_grants_using(&mut self, user: UserName) -> Result<Statement> {
         let using = self.role_names()?;
         self.role_end(Statement::Role(RoleStmt::ShowGrants { user, using }))
+    }
+
+    /// What SET DEFAULT ROLE takes: NONE | ALL | r, ... (no EXCEPT).
+    fn default_role_spec(&mut self) -> Result<RoleSpec> {
+        match self.role_spec(false)? {
+            RoleSpec::All { except } if !except.is_empty() => Err(self.error()),
+            spec => Ok(spec),
+        }
     }
 
     /// DEFAULT (only where `default_ok`) | NONE | ALL [EXCEPT r, ...] | r, ...

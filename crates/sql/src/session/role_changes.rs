@@ -267,6 +267,34 @@ fn revoke(accounts: &Accounts, roles: &[UserName], from: &[UserName]) -> R<Vec<A
     Ok(out)
 }
 
+/// The roles `spec` names for `holder`, each once: a named role must be
+/// granted to it (or mandatory), else 3530.
+pub(crate) fn resolve(accounts: &Accounts, spec: &RoleSpec, holder: &AuthId) -> R<Vec<AuthId>> {
+    let grantable = accounts.grantable_roles(holder);
+    Ok(match spec {
+        RoleSpec::None => Vec::new(),
+        RoleSpec::Default => accounts.roles_of(holder).defaults.clone(),
+        RoleSpec::All { except } => {
+            let except: Vec<AuthId> = except.iter().map(id).collect();
+            let mut all = grantable.into_keys().collect::<Vec<_>>();
+            all.retain(|r| !except.contains(r));
+            all
+        }
+        RoleSpec::List(names) => {
+            let mut list: Vec<AuthId> = Vec::new();
+            for r in names.iter().map(id) {
+                if !grantable.contains_key(&r) {
+                    return Err(not_granted(&r, holder));
+                }
+                if !list.contains(&r) {
+                    list.push(r);
+                }
+            }
+            list
+        }
+    })
+}
+
 /// SET DEFAULT ROLE / ALTER USER ... DEFAULT ROLE: the roles must be
 /// granted (or mandatory); setting another account's needs CREATE USER
 /// (checked by the caller).
@@ -277,24 +305,7 @@ fn set_default(accounts: &Accounts, spec: &RoleSpec, users: &[UserName]) -> R<Ve
         if accounts.get(&holder.0, &holder.1).is_none() {
             return Err(unknown(&holder));
         }
-        let grantable = accounts.grantable_roles(&holder);
-        let list: Vec<AuthId> = match spec {
-            RoleSpec::None => Vec::new(),
-            RoleSpec::All { .. } => grantable.keys().cloned().collect(),
-            RoleSpec::List(names) => {
-                let mut list: Vec<AuthId> = Vec::new();
-                for r in names.iter().map(id) {
-                    if !grantable.contains_key(&r) {
-                        return Err(not_granted(&r, &holder));
-                    }
-                    if !list.contains(&r) {
-                        list.push(r);
-                    }
-                }
-                list
-            }
-            RoleSpec::Default => return Err(Error::internal("DEFAULT is no default role")),
-        };
+        let list = resolve(accounts, spec, &holder)?;
         edits.side(&holder).defaults = list;
     }
     let mut out = Vec::new();

@@ -147,31 +147,7 @@ impl Session {
         self.grants.refresh(&self.engine.accounts);
         let accounts = &self.engine.accounts;
         let own = self.grants.account.key();
-        let grantable = accounts.grantable_roles(&own);
-        let roles: Vec<AuthId> = match spec {
-            RoleSpec::None => Vec::new(),
-            RoleSpec::Default => accounts.roles_of(&own).defaults.clone(),
-            RoleSpec::All { except } => {
-                let except: Vec<AuthId> = except.iter().map(id).collect();
-                grantable
-                    .keys()
-                    .filter(|r| !except.contains(r))
-                    .cloned()
-                    .collect()
-            }
-            RoleSpec::List(names) => {
-                let mut list: Vec<AuthId> = Vec::new();
-                for r in names.iter().map(id) {
-                    if !grantable.contains_key(&r) {
-                        return Err(not_granted(&r, &own));
-                    }
-                    if !list.contains(&r) {
-                        list.push(r);
-                    }
-                }
-                list
-            }
-        };
+        let roles = role_changes::resolve(accounts, spec, &own)?;
         self.activate(roles);
         Ok(())
     }
@@ -263,18 +239,18 @@ pub(crate) fn grants_response(own: &Account, lines: Vec<String>) -> Response {
     rows(&[title.as_str()], lines)
 }
 
-/// information_schema.APPLICABLE_ROLES and ENABLED_ROLES of a session.
-pub(super) fn infoschema_tables(cat: &lockstep_engine::catalog::Catalog, session: &Session) {
-    use lockstep_types::DataType;
-    let accounts = &session.engine.accounts;
-    let own = session.grants.account.key();
-    let defaults = accounts.roles_of(&own).defaults.clone();
+fn yes(b: bool) -> Value {
+    Value::str(if b { "YES" } else { "NO" })
+}
+
+/// APPLICABLE_ROLES: the roles granted to the account, and to those
+/// roles, transitively, each with the grantee it is granted to.
+fn applicable_rows(accounts: &Accounts, own: &AuthId) -> Vec<Vec<Value>> {
+    let defaults = accounts.roles_of(own).defaults.clone();
     let required = accounts.mandatory();
-    let yes = |b: bool| Value::str(if b { "YES" } else { "NO" });
     let s = |x: &str| Value::str(x);
-    // Applicable: granted to the account, and to those roles, transitively.
     let mut applicable = Vec::new();
-    let mut todo: Vec<(AuthId, bool)> = accounts.grantable_roles(&own).into_iter().collect();
+    let mut todo: Vec<(AuthId, bool)> = accounts.grantable_roles(own).into_iter().collect();
     let mut seen = std::collections::BTreeSet::new();
     let mut grantee = vec![own.clone(); todo.len()];
     while let (Some((role, admin)), Some(by)) = (todo.pop(), grantee.pop()) {
@@ -297,6 +273,18 @@ pub(super) fn infoschema_tables(cat: &lockstep_engine::catalog::Catalog, session
             grantee.push(role.clone());
         }
     }
+    applicable
+}
+
+/// information_schema.APPLICABLE_ROLES and ENABLED_ROLES of a session.
+pub(super) fn infoschema_tables(cat: &lockstep_engine::catalog::Catalog, session: &Session) {
+    use lockstep_types::DataType;
+    let accounts = &session.engine.accounts;
+    let own = session.grants.account.key();
+    let applicable = applicable_rows(accounts, &own);
+    let defaults = accounts.roles_of(&own).defaults.clone();
+    let required = accounts.mandatory();
+    let s = |x: &str| Value::str(x);
     let vc = DataType::VarChar { len: 255 };
     let cols = [
         "USER",
