@@ -162,3 +162,33 @@ def test_roles_survive_restart(server_factory, crash):
     assert run(a, "SELECT CURRENT_ROLE()") == (("NONE",),)
     assert code_of(lambda: run(a, "SELECT COUNT(*) FROM app.t")) == 1142
     a.close()
+
+
+def test_prepared_statements_see_the_active_roles(server, db, names):
+    """Binary-protocol statements: privileges are checked at EXECUTE with
+    the roles active then."""
+    import mysql.connector
+
+    role, user = names("rp", "u")
+    server.sql(f"CREATE TABLE `{db}`.t (id INT PRIMARY KEY)")
+    server.sql(f"INSERT INTO `{db}`.t VALUES (7)")
+    server.sql(f"CREATE ROLE `{role}`")
+    server.sql(f"GRANT SELECT ON `{db}`.t TO `{role}`")
+    server.sql(f"CREATE USER `{user}` IDENTIFIED WITH mysql_native_password BY 'pw'")
+    server.sql(f"GRANT `{role}` TO `{user}`")
+    cnx = mysql.connector.connect(host="127.0.0.1", port=server.port, user=user,
+                                  password="pw", connection_timeout=10)
+    try:
+        cur = cnx.cursor(prepared=True)
+        cur.execute("SET ROLE ALL")
+        cur.execute(f"SELECT id FROM `{db}`.t WHERE id = ?", (7,))
+        assert cur.fetchall() == [(7,)]
+        cur.execute("SELECT CURRENT_ROLE()")
+        assert cur.fetchall() == [(f"`{role}`@`%`",)]
+        server.sql(f"REVOKE `{role}` FROM `{user}`")
+        with pytest.raises(mysql.connector.Error) as e:
+            cur.execute(f"SELECT id FROM `{db}`.t WHERE id = ?", (7,))
+            cur.fetchall()
+        assert e.value.errno == 1142
+    finally:
+        cnx.close()
