@@ -13,6 +13,9 @@ use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+pub mod roles;
+pub use roles::{AccountRoles, AuthId};
+
 /// A set of privileges (MySQL's static privileges), one bit each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Privs(pub u32);
@@ -62,6 +65,8 @@ privileges! {
     EVENT = 25, "EVENT", G | D;
     TRIGGER = 26, "TRIGGER", G | D | T;
     CREATE_TABLESPACE = 27, "CREATE TABLESPACE", G;
+    CREATE_ROLE = 28, "CREATE ROLE", G;
+    DROP_ROLE = 29, "DROP ROLE", G;
     GRANT_OPTION = 31, "GRANT OPTION", G | D | T;
 }
 
@@ -298,6 +303,10 @@ pub struct Accounts {
     stored: RwLock<BTreeMap<(String, String), Arc<Account>>>,
     builtin: RwLock<Option<Arc<Account>>>,
     version: AtomicU64,
+    /// Role grants, default roles and locks by account (roles.rs).
+    roles: RwLock<BTreeMap<AuthId, Arc<AccountRoles>>>,
+    /// The global mandatory_roles, granted to every account.
+    mandatory: RwLock<Vec<AuthId>>,
 }
 
 impl Accounts {
@@ -367,9 +376,9 @@ impl Accounts {
 
     /// Removes an account; the engine's counterpart of `put`.
     pub fn remove(&self, user: &str, host: &str) {
-        self.stored
-            .write()
-            .remove(&(user.to_string(), host.to_string()));
+        let key = (user.to_string(), host.to_string());
+        self.stored.write().remove(&key);
+        self.roles.write().remove(&key);
         self.version.fetch_add(1, Ordering::AcqRel);
     }
 }

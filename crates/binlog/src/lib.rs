@@ -12,7 +12,7 @@ pub mod writeset;
 pub use routine::{RoutineDef, RoutineKind};
 pub use view::{CheckOption, ViewDef};
 
-use lockstep_accounts::Account;
+use lockstep_accounts::{Account, AccountRoles};
 use lockstep_tables::{
     CheckConstraint, ForeignKey, GeneratedColumn, IndexDef, TableComments, TableDef,
 };
@@ -169,6 +169,15 @@ pub enum Event {
         table: u32,
         histograms: Vec<lockstep_tables::histogram::ColumnHistogram>,
     },
+    /// CREATE ROLE / GRANT role / SET DEFAULT ROLE: an account's whole role
+    /// side (roles granted to it, default roles, lock), so replaying it
+    /// twice changes nothing. Added after SetHistograms: older records still
+    /// decode.
+    PutRoles {
+        user: String,
+        host: String,
+        roles: AccountRoles,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -221,6 +230,7 @@ impl Event {
             | Event::CreateTable { .. }
             | Event::PutAccount { .. }
             | Event::DropAccount { .. }
+            | Event::PutRoles { .. }
             | Event::PutView { .. }
             | Event::DropView { .. }
             | Event::PutRoutine { .. }
@@ -488,6 +498,13 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
                 account.credential.plugin()
             ),
             Event::DropAccount { user, host } => writeln!(s, "### DROP USER '{user}'@'{host}'"),
+            Event::PutRoles { user, host, roles } => writeln!(
+                s,
+                "### ROLES OF '{user}'@'{host}' ({} granted, {} default{})",
+                roles.granted.len(),
+                roles.defaults.len(),
+                if roles.locked { ", locked" } else { "" }
+            ),
             Event::AlterTable { table, def, .. } => writeln!(
                 s,
                 "### ALTER TABLE {} -> `{}`.`{}` ({} columns) /* table#{} */",

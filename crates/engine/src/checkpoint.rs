@@ -10,7 +10,7 @@
 //! may not be in it; replaying them is harmless because row events carry
 //! full images applied by primary key (5.15).
 
-use lockstep_accounts::Account;
+use lockstep_accounts::{Account, AccountRoles, AuthId};
 use lockstep_binlog::{GtidSet, RoutineDef, ViewDef};
 use lockstep_tables::histogram::ColumnHistogram;
 use lockstep_tables::{CheckConstraint, ForeignKey, GeneratedColumn, Row, TableComments, TableDef};
@@ -20,6 +20,8 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+// 13: as 12, with every account's role side (roles granted, default
+// roles, lock) after the histograms, as (account, roles) pairs.
 // 12: as 11, with every table's column histograms after the comments,
 // as (table id, histograms) pairs. 11: as 10, with every table's comments after the generated columns,
 // as (table id, comments) pairs. 10: as 09, with every table's generated columns after the CHECK
@@ -33,7 +35,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT12";
+const MAGIC: &[u8; 8] = b"LSCKPT13";
+const MAGIC_12: &[u8; 8] = b"LSCKPT12";
 const MAGIC_11: &[u8; 8] = b"LSCKPT11";
 const MAGIC_10: &[u8; 8] = b"LSCKPT10";
 const MAGIC_09: &[u8; 8] = b"LSCKPT09";
@@ -72,6 +75,8 @@ pub struct Snapshot {
     pub histograms: Vec<(u32, Vec<ColumnHistogram>)>,
     /// Stored programs (none before format 09).
     pub routines: Vec<RoutineDef>,
+    /// Accounts' role sides (none before format 13).
+    pub roles: Vec<(AuthId, AccountRoles)>,
 }
 
 pub struct TableSnapshot {
@@ -194,6 +199,8 @@ pub struct SnapshotWriter {
     comments: Vec<(u32, TableComments)>,
     /// Written after the comments.
     histograms: Vec<(u32, Vec<ColumnHistogram>)>,
+    /// Written after the histograms.
+    roles: Vec<(AuthId, AccountRoles)>,
 }
 
 fn encode_err(e: bincode::Error) -> std::io::Error {
@@ -230,6 +237,7 @@ impl SnapshotWriter {
             generated: Vec::new(),
             comments: Vec::new(),
             histograms: Vec::new(),
+            roles: Vec::new(),
         };
         // Past the CRC (length and CRC are filled in by `finish`); from here
         // on, an error drops `w`, which removes the temp file.
@@ -298,6 +306,11 @@ impl SnapshotWriter {
         self.histograms = histograms;
     }
 
+    /// The accounts' role sides to write after the histograms.
+    pub fn set_roles(&mut self, roles: Vec<(AuthId, AccountRoles)>) {
+        self.roles = roles;
+    }
+
     /// Ends the table list, writes the CHECK constraints and generated
     /// columns, fills in the
     /// body's length and CRC, and makes the file durable under its final
@@ -312,6 +325,8 @@ impl SnapshotWriter {
         self.put(&comments)?;
         let histograms = std::mem::take(&mut self.histograms);
         self.put(&histograms)?;
+        let roles = std::mem::take(&mut self.roles);
+        self.put(&roles)?;
         self.out.flush()?;
         let body = self.out.get_mut();
         let (len, crc) = (body.len, body.hasher.clone().finalize());
@@ -406,7 +421,8 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         return read_03(&header[8..], file);
     }
     let format = match &header[..8] {
-        m if m == MAGIC => Format::V12,
+        m if m == MAGIC => Format::V13,
+        m if m == MAGIC_12 => Format::V12,
         m if m == MAGIC_11 => Format::V11,
         m if m == MAGIC_10 => Format::V10,
         m if m == MAGIC_09 => Format::V09,
@@ -448,6 +464,7 @@ enum Format {
     V10,
     V11,
     V12,
+    V13,
 }
 
 /// Reads the stream: rows are stored images from 05 (before, bincode
@@ -474,6 +491,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
         generated: Vec::new(),
         comments: Vec::new(),
         histograms: Vec::new(),
+        roles: Vec::new(),
     };
     if gtids {
         snap.gtids = get(r)?;
@@ -535,6 +553,9 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
     if format >= Format::V12 {
         snap.histograms = get(r)?;
     }
+    if format >= Format::V13 {
+        snap.roles = get(r)?;
+    }
     Ok(snap)
 }
 
@@ -562,6 +583,7 @@ fn read_03(header: &[u8], mut file: impl Read) -> Result<Snapshot, String> {
         comments: Vec::new(),
         histograms: Vec::new(),
         routines: Vec::new(),
+        roles: Vec::new(),
         tables: old
             .tables
             .into_iter()
@@ -663,6 +685,14 @@ mod tests {
                 table: String::new(),
                 created: 5,
             }],
+            roles: vec![(
+                ("u".into(), "%".into()),
+                AccountRoles {
+                    locked: false,
+                    granted: [(("r".into(), "%".into()), true)].into(),
+                    defaults: vec![("r".into(), "%".into())],
+                },
+            )],
         }
     }
 
@@ -692,6 +722,7 @@ mod tests {
         w.set_checks(snap.checks.clone());
         w.set_generated(snap.generated.clone());
         w.set_comments(snap.comments.clone());
+        w.set_roles(snap.roles.clone());
         w.finish().expect("finish")
     }
 
@@ -699,6 +730,7 @@ mod tests {
         assert_eq!((a.start_lsn, a.next_gno), (b.start_lsn, b.next_gno));
         assert_eq!(a.databases, b.databases);
         assert_eq!(a.views, b.views);
+        assert_eq!(a.roles, b.roles);
         assert_eq!(a.routines, b.routines);
         assert_eq!(a.generated, b.generated);
         assert_eq!(a.comments, b.comments);
@@ -903,6 +935,7 @@ mod tests {
             comments: Vec::new(),
             histograms: Vec::new(),
             routines: Vec::new(),
+            roles: Vec::new(),
             tables,
             ..*snap
         }
@@ -946,6 +979,7 @@ mod tests {
     fn format_08_is_still_read() {
         let dir = temp_dir("v08");
         let mut snap = snapshot();
+        snap.roles.clear();
         snap.routines.clear();
         snap.generated.clear();
         snap.comments.clear();
@@ -973,14 +1007,15 @@ mod tests {
     fn format_09_is_still_read() {
         let dir = temp_dir("v09");
         let mut snap = snapshot();
+        snap.roles.clear();
         snap.generated.clear();
         snap.comments.clear();
         let path = write(&dir, &snap);
         let file = std::fs::read(&path).expect("read");
         // 09 is 10 without the (here empty: its length only) list of
         // generated columns at the end, nor 11's (empty) comments after it,
-        // nor 12's (empty) histograms.
-        let body = &file[20..file.len() - 24];
+        // nor 12's (empty) histograms, nor 13's (empty) role sides.
+        let body = &file[20..file.len() - 32];
         std::fs::remove_file(&path).expect("remove");
         let path = write_old(&dir, MAGIC_09, body, snap.start_lsn);
         let back = read(&path).expect("format 09");
@@ -989,39 +1024,41 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    #[test]
-    fn format_10_is_still_read() {
-        let dir = temp_dir("v10");
-        let mut snap = snapshot();
-        snap.comments.clear();
-        let path = write(&dir, &snap);
+    /// `snap` written, then rewritten under an older `magic` without the
+    /// `empty_lists` (each its length only) the newer formats end with,
+    /// and read back.
+    fn read_as_older(dir: &Path, snap: &Snapshot, magic: &[u8; 8], empty_lists: usize) -> Snapshot {
+        let path = write(dir, snap);
         let file = std::fs::read(&path).expect("read");
-        // 10 is 11 without the (here empty: its length only) list of
-        // comments at the end (nor 12's empty histograms).
-        let body = &file[20..file.len() - 16];
+        let body = &file[20..file.len() - 8 * empty_lists];
         std::fs::remove_file(&path).expect("remove");
-        let path = write_old(&dir, MAGIC_10, body, snap.start_lsn);
-        let back = read(&path).expect("format 10");
-        assert_eq!(back.generated, snap.generated);
-        assert!(back.comments.is_empty());
-        same(&back, &snap);
-        let _ = std::fs::remove_dir_all(&dir);
+        let path = write_old(dir, magic, body, snap.start_lsn);
+        read(&path).expect("an older format")
     }
 
     #[test]
-    fn format_11_is_still_read() {
-        let dir = temp_dir("v11");
-        let snap = snapshot();
-        let path = write(&dir, &snap);
-        let file = std::fs::read(&path).expect("read");
-        // 11 is 12 without the (here empty) histograms at the end.
-        let body = &file[20..file.len() - 8];
-        std::fs::remove_file(&path).expect("remove");
-        let path = write_old(&dir, MAGIC_11, body, snap.start_lsn);
-        let back = read(&path).expect("format 11");
-        assert_eq!(back.comments, snap.comments);
-        assert!(back.histograms.is_empty());
-        same(&back, &snap);
+    fn formats_10_to_12_are_still_read() {
+        let dir = temp_dir("v10-12");
+        // 10 is 11 without the comments at the end, 11 is 12 without the
+        // histograms after them, 12 is 13 without the role sides after
+        // those (all here empty: their lengths only).
+        for (magic, empty_lists) in [(MAGIC_10, 3), (MAGIC_11, 2), (MAGIC_12, 1)] {
+            let mut snap = snapshot();
+            snap.roles.clear();
+            if magic != MAGIC_12 {
+                snap.histograms.clear();
+            }
+            if magic == MAGIC_10 {
+                snap.comments.clear();
+            }
+            let back = read_as_older(&dir, &snap, magic, empty_lists);
+            assert_eq!(back.generated, snap.generated);
+            assert_eq!(back.comments, snap.comments);
+            assert_eq!(back.histograms.len(), snap.histograms.len());
+            assert!(back.roles.is_empty());
+            same(&back, &snap);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
+
 }

@@ -8,7 +8,7 @@ use crate::durability::{CommitPoint, Durability, DurabilityError, LocalDurabilit
 use crate::gap::{Entries, Step};
 use crate::semisync::SemiSync;
 use crate::txn::{Isolation, LockWaitPolicy, Txn, Undo};
-use lockstep_accounts::{Account, Accounts};
+use lockstep_accounts::{Account, AccountRoles, Accounts};
 use lockstep_binlog::writeset::WritesetHistory;
 use lockstep_binlog::{Event, Gtid, GtidSet, RowEvent, TxnRecord, FORMAT_VERSION};
 use lockstep_lock::{Acquire, GrantPolicy, LockConfig, LockKey, LockMode, LockSys, LockWait};
@@ -160,7 +160,16 @@ impl Drop for InFlight<'_> {
 /// One change of `Engine::change_accounts`.
 pub enum AccountChange {
     Put(Account),
-    Drop { user: String, host: String },
+    Drop {
+        user: String,
+        host: String,
+    },
+    /// An account's role side (lockstep_accounts::roles).
+    Roles {
+        user: String,
+        host: String,
+        roles: AccountRoles,
+    },
 }
 
 /// The conflicting row found by an insert.
@@ -1351,6 +1360,11 @@ impl Engine {
                     user: user.clone(),
                     host: host.clone(),
                 },
+                AccountChange::Roles { user, host, roles } => Event::PutRoles {
+                    user: user.clone(),
+                    host: host.clone(),
+                    roles: roles.clone(),
+                },
             })
             .collect();
         let _in_flight = self.log_events(events).await?;
@@ -1359,6 +1373,9 @@ impl Engine {
             match c {
                 AccountChange::Put(account) => self.accounts.put(account),
                 AccountChange::Drop { user, host } => self.accounts.remove(&user, &host),
+                AccountChange::Roles { user, host, roles } => {
+                    self.accounts.put_roles((user, host), roles)
+                }
             }
         }
         Ok(n)
@@ -1678,6 +1695,9 @@ impl Engine {
             }
             Event::PutAccount { account } => self.accounts.put(account.clone()),
             Event::DropAccount { user, host } => self.accounts.remove(user, host),
+            Event::PutRoles { user, host, roles } => self
+                .accounts
+                .put_roles((user.clone(), host.clone()), roles.clone()),
             Event::AlterTable {
                 table,
                 def,
@@ -1806,6 +1826,13 @@ impl Engine {
         out.set_generated(self.catalog.all_generated());
         out.set_comments(self.catalog.all_comments());
         out.set_histograms(self.catalog.all_histograms());
+        out.set_roles(
+            self.accounts
+                .all_roles()
+                .into_iter()
+                .map(|(id, r)| (id, (*r).clone()))
+                .collect(),
+        );
         let view = self.txn_sys.read_view(None);
         for table in self.catalog.all_tables() {
             out.table(
@@ -1903,6 +1930,9 @@ impl Engine {
     fn load_snapshot(&self, snap: crate::checkpoint::Snapshot) {
         for account in snap.accounts {
             self.accounts.put(account);
+        }
+        for (id, roles) in snap.roles {
+            self.accounts.put_roles(id, roles);
         }
         for db in &snap.databases {
             self.catalog.add_database(db);

@@ -152,6 +152,17 @@ impl Connection {
             Ok(Auth::FullAuthRequired) => return Ok(Auth::FullAuthRequired),
             Ok(Auth::Accepted) => {}
         }
+        // A role (CREATE ROLE) is a locked account: it cannot log in.
+        let engine = &self.server.engine;
+        if engine.accounts.is_locked(&account.user, &account.host) {
+            return Err(Error::new(
+                Code::AccountHasBeenLocked,
+                format!(
+                    "Access denied for user '{}'@'{}'. Account is locked.",
+                    account.user, account.host
+                ),
+            ));
+        }
         if let Some((live, max)) = &self.admission {
             let admin = account.global.contains(lockstep_accounts::Privs::SUPER);
             if live.load(Ordering::SeqCst) > *max && !admin {

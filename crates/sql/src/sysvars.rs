@@ -32,6 +32,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
     use VarScope::*;
     let i = Value::Int;
     vec![
+            ("activate_all_roles_on_login", i(0), Global),
             ("autocommit", i(1), Both),
             ("auto_increment_increment", i(1), Both),
             ("auto_increment_offset", i(1), Both),
@@ -94,6 +95,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("performance_schema", i(0), ReadOnly),
             ("port", i(3306), ReadOnly),
             ("back_log", i(1040), ReadOnly),
+            ("mandatory_roles", s(""), Global),
             ("protocol_version", i(10), ReadOnly),
             // The session's own connection id (read as such in system_var).
             ("pseudo_thread_id", i(0), Both),

@@ -171,6 +171,11 @@ error_codes! {
     NonexistingTableGrant = 1147, "42000";
     WrongUsage = 1221, "HY000";
     OperationFailed = 1396, "HY000";
+    AccountHasBeenLocked = 3118, "HY000";
+    UnknownAuthid = 3523, "HY000";
+    RoleNotGranted = 3530, "HY000";
+    MandatoryRole = 3628, "HY000";
+    RoleGrantedToItself = 4027, "HY000";
     CantCreateUserWithGrant = 1410, "42000";
     PluginIsNotLoaded = 1524, "HY000";
     SecureTransportRequired = 3159, "HY000";

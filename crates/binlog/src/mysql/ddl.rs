@@ -192,7 +192,8 @@ pub fn statement(
         | Event::SetComments { .. }
         | Event::SetHistograms { .. }
         | Event::PutAccount { .. }
-        | Event::DropAccount { .. } => return Ok(None),
+        | Event::DropAccount { .. }
+        | Event::PutRoles { .. } => return Ok(None),
         _ => return Err("a row event is not DDL".into()),
     }))
 }

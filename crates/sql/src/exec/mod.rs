@@ -342,6 +342,10 @@ macro_rules! session_env_methods {
         fn current_user(&self) -> String {
             self.ctx.current_user.clone()
         }
+        fn current_role(&self) -> String {
+            let roles = self.ctx.grants.as_ref().map(|g| g.roles.as_slice());
+            crate::session::current_role(roles.unwrap_or_default())
+        }
         fn interrupted(&self) -> bool {
             self.ctx.interrupt.check().is_err()
         }

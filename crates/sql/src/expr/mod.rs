@@ -181,6 +181,8 @@ pub enum Func {
     User,
     /// The account the session authenticated as (user@host pattern).
     CurrentUser,
+    /// The session's active roles (session/roles.rs).
+    CurrentRole,
     Concat,
     ConcatWs,
     Length,
@@ -283,8 +285,8 @@ impl Func {
         use Func::*;
         const ANY: usize = usize::MAX;
         match self {
-            Database | Version | ConnectionId | CurDate | User | CurrentUser | FoundRows
-            | RowCount | ReleaseAllLocks => (0, 0),
+            Database | Version | ConnectionId | CurDate | User | CurrentUser | CurrentRole
+            | FoundRows | RowCount | ReleaseAllLocks => (0, 0),
             ReleaseLock | IsFreeLock | IsUsedLock | DatePart(_) | Unhex => (1, 1),
             GetLock | DateDiff | DateFormat | StrToDate | MakeDate | Sha2 => (2, 2),
             Time | Sha1 => (1, 1),
@@ -327,6 +329,7 @@ impl Func {
             "UNIX_TIMESTAMP" => Func::UnixTimestamp,
             "USER" | "SESSION_USER" | "SYSTEM_USER" => Func::User,
             "CURRENT_USER" => Func::CurrentUser,
+            "CURRENT_ROLE" => Func::CurrentRole,
             "CONCAT" => Func::Concat,
             "CONCAT_WS" => Func::ConcatWs,
             "LENGTH" | "OCTET_LENGTH" => Func::Length,
@@ -432,6 +435,10 @@ pub trait Env {
     /// client's address).
     fn current_user(&self) -> String {
         self.user()
+    }
+    /// CURRENT_ROLE(): the active roles, or NONE.
+    fn current_role(&self) -> String {
+        "NONE".into()
     }
     /// The server's user-level locks (GET_LOCK and friends).
     fn user_locks(&self) -> Option<&crate::expr::user_locks::UserLocks> {
@@ -1350,6 +1357,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         },
         Func::User => Value::str(&env.user()),
         Func::CurrentUser => Value::str(&env.current_user()),
+        Func::CurrentRole => Value::str(&env.current_role()),
         Func::FoundRows => Value::UInt(env.found_rows()),
         Func::RowCount => Value::Int(env.row_count()),
         Func::ReleaseAllLocks => match env.user_locks() {

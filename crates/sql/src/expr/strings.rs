@@ -650,7 +650,10 @@ fn coercibility(e: &BExpr) -> i64 {
         BExpr::Literal(Value::Bytes(_)) => 4,
         BExpr::Literal(_) => 5,
         BExpr::Column(_) | BExpr::Outer { .. } | BExpr::UserVar(_) | BExpr::Param(_) => 2,
-        BExpr::Func(Func::User | Func::CurrentUser | Func::Database | Func::Version, _) => 3,
+        BExpr::Func(
+            Func::User | Func::CurrentUser | Func::CurrentRole | Func::Database | Func::Version,
+            _,
+        ) => 3,
         BExpr::SystemVar { .. } => 3,
         BExpr::Func(_, args) => args.first().map_or(4, coercibility),
         _ => 4,

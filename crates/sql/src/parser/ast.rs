@@ -148,6 +148,8 @@ pub enum Statement {
         if_exists: bool,
         users: Vec<UserSpec>,
     },
+    /// CREATE/DROP ROLE, GRANT/REVOKE of roles, SET [DEFAULT] ROLE.
+    Role(super::role_ast::RoleStmt),
     /// SET PASSWORD [FOR u] = 'pw' (None: the current user).
     SetPassword {
         user: Option<UserName>,

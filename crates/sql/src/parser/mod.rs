@@ -19,6 +19,7 @@ pub mod lateral_ast;
 pub(crate) mod lexer;
 #[allow(clippy::module_inception)]
 mod parser;
+pub mod role_ast;
 pub mod routine_ast;
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,7 @@ pub use ast::*;
 pub use lateral_ast::*;
 pub use parser::load_data::{LoadData, LoadFormat, LoadTarget};
 pub(crate) use parser::{empty_query, empty_select};
+pub use role_ast::*;
 pub use routine_ast::*;
 
 use lockstep_types::Error;

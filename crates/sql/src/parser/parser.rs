@@ -27,6 +27,8 @@ mod histogram;
 pub mod load_data;
 #[path = "lock_tables.rs"]
 mod lock_tables;
+#[path = "roles.rs"]
+mod roles;
 #[path = "routine.rs"]
 mod routine;
 #[path = "view.rs"]
@@ -3163,6 +3165,7 @@ impl<'a> Parser<'a> {
                     comment,
                 })
             }
+            b"ROLE" => self.parse_create_role(),
             b"USER" => {
                 self.advance();
                 let if_not_exists = self.if_not_exists()?;
@@ -3877,6 +3880,7 @@ impl<'a> Parser<'a> {
                     online,
                 })
             }
+            b"ROLE" => self.parse_drop_role(),
             b"USER" => {
                 self.advance();
                 let if_exists = self.if_exists()?;
@@ -3899,6 +3903,9 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         self.advance();
         if self.eat_kw("USER") {
+            if let Some(s) = self.parse_alter_user_default_role()? {
+                return Ok(s);
+            }
             let if_exists = self.if_exists()?;
             let users = self.user_specs()?;
             return Ok(Statement::AlterUser { if_exists, users });
@@ -4255,8 +4262,10 @@ impl<'a> Parser<'a> {
             let password = self.string_literal()?;
             return Ok(Statement::SetPassword { user, password });
         }
-        if self.is_any_kw(&["ROLE", "RESOURCE"]) || (self.is_kw("DEFAULT") && self.kw_at(1, "ROLE"))
-        {
+        if self.is_kw("ROLE") || (self.is_kw("DEFAULT") && self.kw_at(1, "ROLE")) {
+            return self.parse_set_role();
+        }
+        if self.is_kw("RESOURCE") {
             return Err(self.unsupported(&format!("SET {}", self.text_at(0).to_ascii_uppercase())));
         }
         let mut list = Vec::new();
@@ -4596,7 +4605,10 @@ impl<'a> Parser<'a> {
                     None
                 };
                 if self.eat_kw("USING") {
-                    return Err(self.unsupported("roles"));
+                    let Some(user) = user else {
+                        return Err(self.unsupported("SHOW GRANTS FOR CURRENT_USER USING"));
+                    };
+                    return self.parse_show_grants_using(user);
                 }
                 Show::Grants { user }
             }
@@ -4795,6 +4807,10 @@ impl Parser<'_> {
             users.iter_mut().for_each(|u| u.require_ssl = Some(ssl));
         }
         if self.is_any_kw(ACCOUNT_OPTIONS) {
+            // Skipped, but a DEFAULT ROLE here would set something.
+            if (0..64).any(|n| self.kw_at(n, "DEFAULT") && self.kw_at(n + 1, "ROLE")) {
+                return Err(self.unsupported("DEFAULT ROLE with other account options"));
+            }
             while !self.at_end() {
                 self.advance();
             }
@@ -4869,9 +4885,12 @@ impl Parser<'_> {
 
     fn parse_grant(&mut self) -> Result<Statement> {
         self.advance();
+        if self.names_roles("TO") {
+            return self.parse_grant_roles();
+        }
         let privileges = self.priv_list()?;
         if !self.eat_kw("ON") {
-            return Err(self.unsupported("GRANT of roles"));
+            return Err(self.error());
         }
         let level = self.grant_level()?;
         self.expect_kw("TO")?;
@@ -4892,6 +4911,9 @@ impl Parser<'_> {
 
     fn parse_revoke(&mut self) -> Result<Statement> {
         self.advance();
+        if self.names_roles("FROM") {
+            return self.parse_revoke_roles();
+        }
         let privileges = self.priv_list()?;
         let level = if self.eat_kw("ON") {
             Some(self.grant_level()?)

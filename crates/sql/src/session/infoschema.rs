@@ -302,6 +302,7 @@ fn build(session: &Session) -> Catalog {
     crate::session::routines::infoschema_tables(&cat, session);
     performance_schema(&cat, session);
     crate::session::connect_attrs::tables(&cat, session);
+    crate::session::roles::infoschema_tables(&cat, session);
     crate::session::collations::infoschema_tables(&cat);
     crate::session::innodb_trx::infoschema_table(&cat, session);
     crate::session::histogram::infoschema_table(&cat, session);

@@ -28,6 +28,8 @@ pub mod load_data;
 mod online_alter;
 pub mod privileges;
 pub mod replication;
+mod role_changes;
+mod roles;
 mod routines;
 mod semisync;
 mod show;
@@ -38,6 +40,7 @@ mod table_locks;
 mod transaction;
 mod wire_charset;
 pub(crate) use definer::definer_grants;
+pub(crate) use roles::current_role;
 pub(crate) use routines::trigger_columns;
 pub mod statements;
 pub mod users;
@@ -626,6 +629,7 @@ impl Session {
         self.ctx.current_user = format!("{}@{}", account.user, account.host);
         self.grants = Grants::new(account, version, user, client_host);
         self.ctx.grants = Some(Arc::new(self.grants.clone()));
+        self.activate_login_roles();
         self.ctx.user = format!("{user}@{client_host}");
         *self.process.user.lock() = user.to_string();
     }
@@ -1132,6 +1136,7 @@ impl Session {
         self.process.counters.statement(stmt);
         // One atomic load unless an account changed; nothing else for root.
         self.grants.refresh(&self.engine.accounts);
+        self.sync_active_roles();
         self.grants.check(stmt, self.ctx.database.as_deref())?;
         self.check_function_execute(stmt)?;
         self.refuse_read_only(stmt)?;
@@ -1268,6 +1273,7 @@ impl Session {
                 .await?;
                 Ok(ok(0))
             }
+            Statement::Role(r) => self.run_role(r).await,
             Statement::Ignored(text) => ignored(text).map(|()| ok(0)),
             Statement::LockTables(items) => self.lock_tables(items).await,
             Statement::UnlockTables => self.unlock_tables().await,
@@ -2082,6 +2088,7 @@ impl Session {
             n if n.starts_with("rpl_semi_sync_") || n == "lockstep_semi_sync_on_timeout" => {
                 self.set_semisync(name, v)
             }
+            "mandatory_roles" | "activate_all_roles_on_login" => self.set_role_variable(name, v),
             "foreign_key_checks" => {
                 let on = bool_setting(name, &v)?;
                 self.server.globals.set(name, Value::Int(on as i64))

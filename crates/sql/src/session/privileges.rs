@@ -20,7 +20,10 @@ use std::sync::Arc;
 /// A session's view of its account.
 #[derive(Clone)]
 pub struct Grants {
+    /// The account with its active roles' privileges added (roles.rs).
     pub account: Arc<Account>,
+    /// The session's active roles (SET ROLE), kept while still granted.
+    pub roles: Vec<lockstep_accounts::AuthId>,
     version: u64,
     /// Every global privilege: nothing to check.
     superuser: bool,
@@ -34,6 +37,7 @@ impl Grants {
         Grants {
             superuser: account.global.contains(Privs::all_at(Level::Global)),
             account,
+            roles: Vec::new(),
             version,
             user: user.to_string(),
             client_host: client_host.to_string(),
@@ -55,10 +59,23 @@ impl Grants {
             return;
         }
         let (user, host) = (&self.account.user, &self.account.host);
-        let account = accounts
+        let own = accounts
             .get(user, host)
             .unwrap_or_else(|| Arc::new(Account::new(user, host, self.account.credential.clone())));
+        let roles = crate::session::roles::still_active(accounts, &own, &self.roles);
+        let account = match roles.is_empty() {
+            true => own,
+            false => Arc::new(accounts.with_roles(&own, &roles)),
+        };
         *self = Grants::new(account, v, &self.user.clone(), &self.client_host.clone());
+        self.roles = roles;
+    }
+
+    /// Activates `roles` (SET ROLE, login): privileges are recomputed.
+    pub fn set_roles(&mut self, accounts: &Accounts, roles: Vec<lockstep_accounts::AuthId>) {
+        self.roles = roles;
+        self.version = u64::MAX;
+        self.refresh(accounts);
     }
 
     pub fn superuser(&self) -> bool {

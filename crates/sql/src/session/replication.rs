@@ -147,6 +147,10 @@ fn writes(stmt: &Statement, temp: &dyn Fn(&ObjectName) -> bool) -> bool {
         | Statement::Grant { .. }
         | Statement::Revoke { .. }
         | Statement::RenameTable { .. } => true,
+        Statement::Role(r) => !matches!(
+            r,
+            crate::parser::RoleStmt::Set(_) | crate::parser::RoleStmt::ShowGrants { .. }
+        ),
         other => super::changes_schema(other),
     }
 }

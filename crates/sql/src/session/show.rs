@@ -390,9 +390,21 @@ impl Session {
 
     /// SHOW GRANTS [FOR user].
     fn show_grants(&self, user: &Option<UserName>) -> R<Response> {
+        let accounts = &self.engine.accounts;
+        // The current user's grants show its active roles' privileges too.
+        let mine = |u: &UserName| (u.user.clone(), u.host.clone()) == self.grants.account.key();
+        let using = match user {
+            Some(u) if !mine(u) => Vec::new(),
+            _ => self.grants.roles.clone(),
+        };
         let account = match user {
-            None => self.grants.account.clone(),
-            Some(u) => self.engine.accounts.get(&u.user, &u.host).ok_or_else(|| {
+            None => {
+                let (u, h) = self.grants.account.key();
+                accounts
+                    .get(&u, &h)
+                    .unwrap_or_else(|| self.grants.account.clone())
+            }
+            Some(u) => accounts.get(&u.user, &u.host).ok_or_else(|| {
                 Error::new(
                     Code::NonexistingGrant,
                     format!(
@@ -402,12 +414,8 @@ impl Session {
                 )
             })?,
         };
-        let title = format!("Grants for {}@{}", account.user, account.host);
-        let lines = crate::session::privileges::show_grants(&account)
-            .into_iter()
-            .map(|l| vec![Value::str(&l)])
-            .collect();
-        Ok(rows(&[title.as_str()], lines))
+        let lines = crate::session::roles::grant_lines(accounts, &account, &using);
+        Ok(crate::session::roles::grants_response(&account, lines))
     }
 
     /// SHOW MASTER STATUS / SHOW BINARY LOG STATUS: one file, the stream.

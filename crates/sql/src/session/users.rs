@@ -123,6 +123,10 @@ fn changes(
                     host: n.host.clone(),
                 });
             }
+            // Grants of the dropped accounts as roles go with them.
+            let gone = users.iter().map(crate::session::role_changes::id).collect();
+            let unlinked = crate::session::role_changes::unlink(accounts, &gone);
+            out.splice(0..0, unlinked);
         }
         Statement::AlterUser { if_exists, users } => {
             for spec in users {

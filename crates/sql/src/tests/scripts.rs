@@ -13,7 +13,7 @@
 //! ```
 //!
 //! `>` runs in session 1, `@N>` in session N (opened on first use, in
-//! database `d`). A result set prints its column names, then its rows in
+//! database `d`); `@N:user>` opens session N logged in as `'user'@'%'`. A result set prints its column names, then its rows in
 //! the order they came (scripts say ORDER BY); an OK prints `ok` with the
 //! rows affected, the info text and the warning count when there are any;
 //! an error prints its number, SQLSTATE and message. The expected output
@@ -77,6 +77,8 @@ fn render_lines(result: Result<Response, Error>) -> Vec<String> {
 struct Step<'a> {
     comments: Vec<&'a str>,
     session: u64,
+    /// `@N:user>`: the account session N logs in as when it opens.
+    login: Option<&'a str>,
     sql: &'a str,
     expected: Vec<&'a str>,
 }
@@ -86,11 +88,12 @@ fn parse(text: &str) -> Result<Vec<Step<'_>>, String> {
     let mut comments = Vec::new();
     let mut in_output = false;
     for (n, line) in text.lines().enumerate() {
-        if let Some((session, sql)) = statement(line) {
+        if let Some((session, login, sql)) = statement(line) {
             let comments = std::mem::take(&mut comments);
             steps.push(Step {
                 comments,
                 session,
+                login,
                 sql,
                 expected: Vec::new(),
             });
@@ -115,13 +118,17 @@ fn parse(text: &str) -> Result<Vec<Step<'_>>, String> {
     Ok(steps)
 }
 
-/// `> sql` (session 1) or `@N> sql`.
-fn statement(line: &str) -> Option<(u64, &str)> {
+/// `> sql` (session 1), `@N> sql` or `@N:user> sql`.
+fn statement(line: &str) -> Option<(u64, Option<&str>, &str)> {
     if let Some(sql) = line.strip_prefix("> ") {
-        return Some((1, sql));
+        return Some((1, None, sql));
     }
     let (n, sql) = line.strip_prefix('@')?.split_once("> ")?;
-    Some((n.parse().ok()?, sql))
+    let (n, login) = match n.split_once(':') {
+        Some((n, user)) => (n, Some(user)),
+        None => (n, None),
+    };
+    Some((n.parse().ok()?, login, sql))
 }
 
 fn write_back(steps: &[Step], actual: &[Vec<String>]) -> String {
@@ -130,9 +137,10 @@ fn write_back(steps: &[Step], actual: &[Vec<String>]) -> String {
         for c in &step.comments {
             out += &format!("{c}\n");
         }
-        let prefix = match step.session {
-            1 => ">".to_string(),
-            n => format!("@{n}>"),
+        let prefix = match (step.session, step.login) {
+            (1, _) => ">".to_string(),
+            (n, Some(user)) => format!("@{n}:{user}>"),
+            (n, None) => format!("@{n}>"),
         };
         out += &format!("{prefix} {}\n", step.sql);
         for l in lines {
@@ -148,6 +156,14 @@ fn run_script(name: &str) {
     let text = std::fs::read_to_string(&path).expect("script reads");
     let steps = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut db = Db::new(&format!("script-{name}"));
+    if steps.iter().any(|s| s.login.is_some()) {
+        // The built-in root, as the server installs it: root sessions keep
+        // their rights once other accounts exist.
+        use lockstep_accounts::{Account, Credential, Level, Privs};
+        let mut root = Account::new("root", "%", Credential::Native([0; 20]));
+        root.global = Privs::all_at(Level::Global) | Privs::GRANT_OPTION;
+        db.server.engine.accounts.set_builtin(root);
+    }
     let mut others: BTreeMap<u64, Session> = BTreeMap::new();
     let mut actual = Vec::new();
     let mut failures = Vec::new();
@@ -155,7 +171,10 @@ fn run_script(name: &str) {
         let results = match step.session {
             1 => db.run_all(None, step.sql),
             n => {
-                let s = others.entry(n).or_insert_with(|| db.session(n));
+                let s = others.entry(n).or_insert_with(|| match step.login {
+                    Some(user) => crate::tests::views::login(&mut db, n, user),
+                    None => db.session(n),
+                });
                 db.run_all(Some(s), step.sql)
             }
         };
@@ -255,6 +274,7 @@ scripts!(
     json_table,
     histogram,
     explain_filtered,
+    roles,
 );
 
 /// A script file nobody listed above would never run.
