@@ -19,7 +19,8 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-// 11: as 10, with every table's comments after the generated columns,
+// 12: as 11; column types may be ENUM/SET with their member lists (new
+// DataType variants, so 11 readers must not meet them). 11: as 10, with every table's comments after the generated columns,
 // as (table id, comments) pairs. 10: as 09, with every table's generated columns after the CHECK
 // constraints, as (table id, columns) pairs. 09: as 08, with the stored programs (procedures, functions, triggers)
 // after the views, and every table's CHECK constraints after the table
@@ -31,7 +32,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT11";
+const MAGIC: &[u8; 8] = b"LSCKPT12";
+const MAGIC_11: &[u8; 8] = b"LSCKPT11";
 const MAGIC_10: &[u8; 8] = b"LSCKPT10";
 const MAGIC_09: &[u8; 8] = b"LSCKPT09";
 const MAGIC_08: &[u8; 8] = b"LSCKPT08";
@@ -391,7 +393,7 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         return read_03(&header[8..], file);
     }
     let format = match &header[..8] {
-        m if m == MAGIC => Format::V11,
+        m if m == MAGIC || m == MAGIC_11 => Format::V11,
         m if m == MAGIC_10 => Format::V10,
         m if m == MAGIC_09 => Format::V09,
         m if m == MAGIC_08 => Format::V08,
@@ -980,6 +982,35 @@ mod tests {
         assert_eq!(back.generated, snap.generated);
         assert!(back.comments.is_empty());
         same(&back, &snap);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn enum_members_round_trip_and_format_11_is_still_read() {
+        use lockstep_types::enumset::Members;
+        let dir = temp_dir("v12");
+        let mut snap = snapshot();
+        let members = Members::intern(vec!["a".into(), "it's".into()]).expect("intern");
+        snap.tables[0].def.columns.push(lockstep_tables::ColumnDef {
+            name: "e".into(),
+            data_type: lockstep_types::DataType::EnumOf { members },
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            default_now: false,
+            on_update_now: false,
+        });
+        let path = write(&dir, &snap);
+        let back = read(&path).expect("format 12");
+        assert_eq!(back.tables[0].def.columns, snap.tables[0].def.columns);
+        // 11 is 12 without ENUM/SET member lists.
+        snap.tables[0].def.columns.clear();
+        std::fs::remove_file(&path).expect("remove");
+        let file = std::fs::read(write(&dir, &snap)).expect("read");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = write_old(&dir, MAGIC_11, &file[20..], snap.start_lsn);
+        same(&read(&path).expect("format 11"), &snap);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,6 +1,6 @@
 //! TABLE_MAP and WRITE/UPDATE/DELETE_ROWS v2 events, and each column
-//! type's row-image encoding. ENUM and SET (whose member lists lockstep
-//! does not keep: its catalog declares them varchar) go out as VARCHAR;
+//! type's row-image encoding. ENUM and SET go out as VARCHAR holding
+//! their text (not yet as MySQL's ENUM/SET index and bitmask);
 //! JSON as MYSQL_TYPE_JSON in MySQL's binary form (`json`).
 
 use lockstep_tables::TableDef;
@@ -72,6 +72,10 @@ pub fn column_type(dt: DataType) -> ColumnType {
         DataType::Char { len } => string_type(len.saturating_mul(4), UTF8MB4),
         DataType::Binary { len } => string_type(len, BINARY),
         DataType::VarChar { len } | DataType::Enum { len } | DataType::Set { len } => {
+            varchar_type(len.saturating_mul(4), UTF8MB4)
+        }
+        DataType::EnumOf { .. } | DataType::SetOf { .. } => {
+            let len = dt.max_bytes().unwrap_or(65_535);
             varchar_type(len.saturating_mul(4), UTF8MB4)
         }
         DataType::VarBinary { len } => varchar_type(len, BINARY),

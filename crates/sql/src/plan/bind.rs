@@ -709,6 +709,7 @@ impl<'a> Binder<'a> {
                 .map(|(e, d)| {
                     let text = infer(&e, &types).0.is_string();
                     let e = crate::expr::json::bind::sort_key(e, &types);
+                    let e = crate::enumset::sort_key(e, &types);
                     (crate::expr::collate_key(e, text), d)
                 })
                 .collect();
@@ -741,6 +742,7 @@ impl<'a> Binder<'a> {
                 let b = self.bind_expr(e, &scope)?;
                 let text = infer(&b, &types).0.is_string();
                 let b = crate::expr::json::bind::sort_key(b, &types);
+                let b = crate::enumset::sort_key(b, &types);
                 order.push((crate::expr::collate_key(b, text), o.desc));
             }
         }
@@ -1394,6 +1396,7 @@ impl<'a> Binder<'a> {
                     _ => {}
                 }
                 let (l, r) = (self.bind_expr(left, scope)?, self.bind_expr(right, scope)?);
+                let (l, r) = crate::enumset::binary(*op, l, r, &scope.types);
                 crate::expr::json::bind::binary(*op, l, r, &scope.types)
             }
             Expr::IsNull { expr, negated } => {
@@ -1980,6 +1983,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::Clock(x) => (x.result_type(args), true),
                 Func::Misc(x) => (x.result_type(), true),
                 Func::JsonTyped => (DataType::Json, first.1),
+                Func::EnumNumber(..) => (DataType::BigInt { unsigned: true }, first.1),
                 Func::BoolTyped => first,
                 Func::Database | Func::User | Func::CurrentUser => (vc(64), true),
                 Func::Version => (vc(64), false),
@@ -2997,6 +3001,7 @@ impl Binder<'_> {
             let b = self.bind_expr(&o.expr, scope)?;
             let text = infer(&b, &scope.types).0.is_string();
             let b = crate::expr::json::bind::sort_key(b, &scope.types);
+            let b = crate::enumset::sort_key(b, &scope.types);
             order.push((crate::expr::collate_key(b, text), o.desc));
         }
         let limit = limit

@@ -1,0 +1,102 @@
+//! ENUM and SET columns in statements.
+//!
+//! Storage stays text: a value is stored as its member's defined spelling
+//! (a SET as its members in definition order, joined by ','), so reads,
+//! string comparisons, LIKE, CONCAT and index lookups by string need
+//! nothing special, and MIN()/MAX() compare the text as MySQL's manual
+//! says they do. Where MySQL uses the number behind the value (1-based
+//! member index for ENUM, bitmask for SET) the binder wraps the column in
+//! `Func::EnumNumber`: ORDER BY keys, arithmetic (`col + 0`) and
+//! comparisons with a number (`col = 2`). See lockstep_types::enumset for
+//! the member lists themselves.
+
+use crate::expr::{BExpr, Func};
+use crate::parser::BinaryOp;
+use crate::plan::bind::infer;
+use lockstep_types::enumset::{self, Members};
+use lockstep_types::{DataType, Error, Value};
+
+/// The column type of `ENUM(names)` / `SET(names)` for column `col`.
+pub fn data_type(names: Vec<String>, set: bool, col: &str) -> Result<DataType, Error> {
+    let names = enumset::check_definition(names, set, col)?;
+    let members = Members::intern(names)?;
+    Ok(match set {
+        true => DataType::SetOf { members },
+        false => DataType::EnumOf { members },
+    })
+}
+
+/// `v` stored in an ENUM/SET column: a member (by name, or by number if
+/// no member has that name, as MySQL reads '3'), else error 1265.
+pub fn store(v: &Value, members: Members, set: bool, column: &str) -> Result<Value, Error> {
+    let stored = match set {
+        true => enumset::store_set(v, members, column),
+        false => enumset::store_enum(v, members, column),
+    };
+    let stored = match (stored, v) {
+        (Err(e), Value::Bytes(b)) => {
+            match std::str::from_utf8(b).map(|s| s.trim().parse::<u64>()) {
+                Ok(Ok(n)) => store(&Value::UInt(n), members, set, column),
+                _ => Err(e),
+            }
+        }
+        (s, _) => s.map(|s| Value::Bytes(s.into_bytes())),
+    }?;
+    debug_assert!(matches!(stored, Value::Bytes(_)));
+    Ok(stored)
+}
+
+/// The implicit default of a NOT NULL column declared without one: an
+/// ENUM's first member (other types have none).
+pub fn implicit_default(ty: DataType) -> Option<Value> {
+    match ty.members() {
+        Some((m, false)) => m.name(1).map(Value::str),
+        _ => None,
+    }
+}
+
+/// The number behind a stored value (`Func::EnumNumber`): member index
+/// (0 for '' or an unknown value) or SET bitmask; NULL stays NULL.
+pub fn number(v: &Value, members: Members, set: bool) -> Value {
+    match v {
+        Value::Null => Value::Null,
+        Value::Bytes(b) if set => Value::UInt(members.mask_of(b)),
+        Value::Bytes(b) => Value::UInt(members.index_of(b).unwrap_or(0) as u64),
+        other => other.clone(),
+    }
+}
+
+/// `e` as its number where `e` is an ENUM/SET value, else unchanged.
+fn as_number(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+    match infer(&e, types).0.members() {
+        Some((m, set)) => BExpr::Func(Func::EnumNumber(m, set), vec![e]),
+        None => e,
+    }
+}
+
+/// An ORDER BY key: ENUM and SET values sort by their numbers.
+pub fn sort_key(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+    as_number(e, types)
+}
+
+/// A binary operation: arithmetic on an ENUM/SET value uses its number,
+/// and so does a comparison with a number (with a string: the text).
+pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> (BExpr, BExpr) {
+    use BinaryOp::*;
+    let numeric = |e: &BExpr| {
+        let t = infer(e, types).0;
+        !t.is_string() && t != DataType::Null && t != DataType::Json
+    };
+    match op {
+        Plus | Minus | Multiply | Divide | IntDivide | Modulo | BitAnd | BitOr | BitXor
+        | ShiftLeft | ShiftRight => (as_number(l, types), as_number(r, types)),
+        Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq => {
+            let (ln, rn) = (numeric(&l), numeric(&r));
+            (
+                if rn { as_number(l, types) } else { l },
+                if ln { as_number(r, types) } else { r },
+            )
+        }
+        _ => (l, r),
+    }
+}
