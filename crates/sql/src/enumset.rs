@@ -10,7 +10,7 @@
 //! comparisons with a number (`col = 2`). See lockstep_types::enumset for
 //! the member lists themselves.
 
-use crate::expr::{BExpr, Func};
+use crate::expr::{eval, BExpr, Env, Func};
 use crate::parser::BinaryOp;
 use crate::plan::bind::infer;
 use lockstep_types::enumset::{self, Members};
@@ -66,12 +66,44 @@ pub fn number(v: &Value, members: Members, set: bool) -> Value {
     }
 }
 
-/// `e` as its number where `e` is an ENUM/SET value, else unchanged.
-fn as_number(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+/// `Func::EnumNumber(m, set)`: the number of its first argument; with a
+/// second (a parameter or variable compared with it, whose type is only
+/// known now), the number only if that is a number, else the text.
+pub fn eval_number(
+    m: Members,
+    set: bool,
+    args: &[BExpr],
+    row: &[Value],
+    env: &mut dyn Env,
+) -> Result<Value, Error> {
+    let v = eval(&args[0], row, env)?;
+    if let Some(other) = args.get(1) {
+        if matches!(eval(other, row, env)?, Value::Bytes(_) | Value::Null) {
+            return Ok(v);
+        }
+    }
+    Ok(number(&v, m, set))
+}
+
+/// `e` as its number where `e` is an ENUM/SET value, else unchanged;
+/// `against`: decide when evaluated, by that value's type.
+fn as_number_with(e: BExpr, against: Option<&BExpr>, types: &[(DataType, bool)]) -> BExpr {
     match infer(&e, types).0.members() {
-        Some((m, set)) => BExpr::Func(Func::EnumNumber(m, set), vec![e]),
+        Some((m, set)) => BExpr::Func(
+            Func::EnumNumber(m, set),
+            std::iter::once(e).chain(against.cloned()).collect(),
+        ),
         None => e,
     }
+}
+
+fn as_number(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+    as_number_with(e, None, types)
+}
+
+/// A value whose type the binder cannot know.
+fn untyped(e: &BExpr) -> bool {
+    matches!(e, BExpr::Param(_) | BExpr::UserVar(_))
 }
 
 /// An ORDER BY key: ENUM and SET values sort by their numbers.
@@ -91,11 +123,13 @@ pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> (
         Plus | Minus | Multiply | Divide | IntDivide | Modulo | BitAnd | BitOr | BitXor
         | ShiftLeft | ShiftRight => (as_number(l, types), as_number(r, types)),
         Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq => {
-            let (ln, rn) = (numeric(&l), numeric(&r));
-            (
-                if rn { as_number(l, types) } else { l },
-                if ln { as_number(r, types) } else { r },
-            )
+            let side = |e: BExpr, other: &BExpr| match (numeric(other), untyped(other)) {
+                (_, true) => as_number_with(e, Some(other), types),
+                (true, false) => as_number(e, types),
+                _ => e,
+            };
+            let l2 = side(l.clone(), &r);
+            (l2, side(r, &l))
         }
         _ => (l, r),
     }

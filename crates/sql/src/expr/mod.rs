@@ -297,7 +297,8 @@ impl Func {
             LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
             | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | Exp | Ln
-            | Log2 | Log10 | EnumNumber(..) => (1, 1),
+            | Log2 | Log10 => (1, 1),
+            EnumNumber(..) => (1, 2),
             // TRIM(s) or, from the parser, TRIM(mode, remstr, s).
             Trim => (1, 3),
             Round | Log => (1, 2),
@@ -1302,9 +1303,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         }
         Func::FoldCase => return Ok(fold_case(arg(args, 0, row, env)?)),
         Func::Json(jf) => return json::funcs::eval_json(jf, args, row, env),
-        Func::EnumNumber(m, set) => {
-            return Ok(crate::enumset::number(&arg(args, 0, row, env)?, m, set))
-        }
+        Func::EnumNumber(m, set) => return crate::enumset::eval_number(m, set, args, row, env),
         Func::JsonTyped | Func::BoolTyped => return arg(args, 0, row, env),
         Func::Str(x) => return strings::eval_str(x, args, row, env),
         Func::Math(x) => return math::eval_math(x, args, row, env),
