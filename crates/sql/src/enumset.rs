@@ -134,3 +134,20 @@ pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> (
         _ => (l, r),
     }
 }
+
+/// An aggregate's argument: SUM, AVG, the BIT_ and statistics functions
+/// of an ENUM/SET value use its number (MIN, MAX, COUNT, GROUP_CONCAT
+/// the text).
+pub fn aggregate_arg(
+    func: crate::plan::AggFunc,
+    arg: Option<BExpr>,
+    types: &[(DataType, bool)],
+) -> Option<BExpr> {
+    use crate::plan::AggFunc::*;
+    match func {
+        Sum | Avg | BitAnd | BitOr | BitXor | StdPop | StdSamp | VarPop | VarSamp => {
+            arg.map(|a| as_number(a, types))
+        }
+        _ => arg,
+    }
+}

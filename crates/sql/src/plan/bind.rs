@@ -1048,6 +1048,7 @@ impl<'a> Binder<'a> {
                         _ => Some(BExpr::Row(bound)),
                     }
                 };
+                let arg = crate::enumset::aggregate_arg(func, arg, &scope.types);
                 let arg_ty = arg
                     .as_ref()
                     .map(|a| infer(a, &scope.types))
