@@ -101,6 +101,41 @@ fn as_number(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
     as_number_with(e, None, types)
 }
 
+/// `Func::EnumText(m, set)`: a number as the member text it stands for,
+/// or bytes no stored value holds where it names none (ENUM index 0 too:
+/// strict mode never stores the '' error value); text and NULL unchanged.
+pub fn text_of(v: Value, m: Members, set: bool) -> Value {
+    const NOTHING: &[u8] = &[0xFF]; // not UTF-8: never a member's text
+    let n = match &v {
+        Value::Null | Value::Bytes(_) => return v,
+        Value::Int(i) => u64::try_from(*i).ok(),
+        Value::UInt(u) => Some(*u),
+        other => other
+            .to_decimal()
+            .filter(|d| d.trunc() == *d)
+            .and_then(|d| {
+                lockstep_types::Value::Decimal(d)
+                    .to_i64()
+                    .and_then(|i| u64::try_from(i).ok())
+            }),
+    };
+    let text = match (n, set) {
+        (Some(n), false) => usize::try_from(n)
+            .ok()
+            .and_then(|n| m.name(n))
+            .map(str::to_string),
+        (Some(n), true) if m.len() >= 64 || n >> m.len() == 0 => Some(m.set_text(n)),
+        _ => None,
+    };
+    Value::Bytes(text.map_or(NOTHING.to_vec(), String::into_bytes))
+}
+
+/// Whether `e` is of a numeric (or temporal) type: compared as a number.
+fn numeric(e: &BExpr, types: &[(DataType, bool)]) -> bool {
+    let t = infer(e, types).0;
+    !t.is_string() && t != DataType::Null && t != DataType::Json
+}
+
 /// A value whose type the binder cannot know.
 fn untyped(e: &BExpr) -> bool {
     matches!(e, BExpr::Param(_) | BExpr::UserVar(_))
@@ -111,14 +146,43 @@ pub fn sort_key(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
     as_number(e, types)
 }
 
+/// `x IN (list)` with an ENUM/SET `x`: numbers in the list (and values
+/// typed only when run) as the member text they name, as for `=`.
+pub fn in_list(x: &BExpr, list: Vec<BExpr>, types: &[(DataType, bool)]) -> Vec<BExpr> {
+    let Some((m, set)) = infer(x, types).0.members() else {
+        return list;
+    };
+    let numeric = |e: &BExpr| numeric(e, types);
+    list.into_iter()
+        .map(|e| match numeric(&e) || untyped(&e) {
+            true => BExpr::Func(Func::EnumText(m, set), vec![e]),
+            false => e,
+        })
+        .collect()
+}
+
 /// A binary operation: arithmetic on an ENUM/SET value uses its number,
 /// and so does a comparison with a number (with a string: the text).
 pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> (BExpr, BExpr) {
     use BinaryOp::*;
-    let numeric = |e: &BExpr| {
-        let t = infer(e, types).0;
-        !t.is_string() && t != DataType::Null && t != DataType::Json
-    };
+    let numeric = |e: &BExpr| numeric(e, types);
+    if op == Eq {
+        // Equality with a number (or a value typed only when run): the
+        // member text it names, so that an index on the column serves.
+        let text = |col: &BExpr, other: BExpr| match infer(col, types).0.members() {
+            Some((m, set)) if numeric(&other) || untyped(&other) => {
+                Ok(BExpr::Func(Func::EnumText(m, set), vec![other]))
+            }
+            _ => Err(other),
+        };
+        match text(&l, r) {
+            Ok(r) => return (l, r),
+            Err(r) => match text(&r, l) {
+                Ok(l) => return (l, r),
+                Err(l) => return (l, r),
+            },
+        }
+    }
     match op {
         Plus | Minus | Multiply | Divide | IntDivide | Modulo | BitAnd | BitOr | BitXor
         | ShiftLeft | ShiftRight => (as_number(l, types), as_number(r, types)),

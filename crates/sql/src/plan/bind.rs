@@ -1445,6 +1445,7 @@ impl<'a> Binder<'a> {
                     .iter()
                     .map(|x| self.bind_expr(x, scope))
                     .collect::<Result<_>>()?;
+                let list = crate::enumset::in_list(&expr, list, &scope.types);
                 let json = crate::expr::json::bind::in_list(&expr, &list, *negated, &scope.types);
                 json.unwrap_or(BExpr::InList {
                     expr: Box::new(expr),
@@ -1985,6 +1986,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::Misc(x) => (x.result_type(), true),
                 Func::JsonTyped => (DataType::Json, first.1),
                 Func::EnumNumber(..) => (DataType::BigInt { unsigned: true }, first.1),
+                Func::EnumText(..) => (DataType::VarChar { len: 255 }, first.1),
                 Func::BoolTyped => first,
                 Func::Database | Func::User | Func::CurrentUser => (vc(64), true),
                 Func::Version => (vc(64), false),
