@@ -2,13 +2,19 @@
 //!
 //! Storage stays text: a value is stored as its member's defined spelling
 //! (a SET as its members in definition order, joined by ','), so reads,
-//! string comparisons, LIKE, CONCAT and index lookups by string need
-//! nothing special, and MIN()/MAX() compare the text as MySQL's manual
-//! says they do. Where MySQL uses the number behind the value (1-based
-//! member index for ENUM, bitmask for SET) the binder wraps the column in
-//! `Func::EnumNumber`: ORDER BY keys, arithmetic (`col + 0`) and
-//! comparisons with a number (`col = 2`). See lockstep_types::enumset for
-//! the member lists themselves.
+//! string comparisons, LIKE, CONCAT, FIND_IN_SET and index lookups by
+//! string need nothing special, and MIN()/MAX() compare the text as
+//! MySQL's manual says they do. Where MySQL uses the number behind the
+//! value (1-based member index for ENUM, bitmask for SET) the binder wraps
+//! the column in `Func::EnumNumber`: ORDER BY keys, arithmetic (`col + 0`),
+//! SUM/AVG/BIT_*, and ordering comparisons with a number (`col < 2`).
+//! Equality with a number (`col = 2`, `col IN (1, 3)`, `col = ?`) instead
+//! turns the number into the member text it names (`Func::EnumText`), so
+//! that an index on the column still serves the lookup. An index orders
+//! the text, so ORDER BY an ENUM is always sorted, never read in index
+//! order. One case text cannot tell apart: a SET with '' as a member
+//! holding only that member reads back as the empty set.
+//! See lockstep_types::enumset for the member lists themselves.
 
 use crate::expr::{eval, BExpr, Env, Func};
 use crate::parser::BinaryOp;
