@@ -110,6 +110,12 @@ def same(name, got, text):
         return got.encode() == text
     if kind == "DOUBLE":
         return float(got) == float(text)
+    if kind in ("ENUM", "SET"):
+        # go-mysql gives the member index / bitmask, as a MySQL source sends.
+        members = dict(COLUMNS)[name].split("(")[1].rstrip(")").replace("'", "").split(",")
+        if kind == "ENUM":
+            return got == members.index(text) + 1
+        return got == sum(1 << members.index(m) for m in text.split(",") if m)
     if kind in INTS:
         return int(got) == int(text)
     return str(got) == text

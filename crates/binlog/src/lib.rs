@@ -19,8 +19,12 @@ use lockstep_tables::{
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 
-/// 2: DECIMAL values are a 256-bit mantissa and a scale (65 digits).
-pub const FORMAT_VERSION: u8 = 2;
+/// 3: column types may be ENUM/SET with their members (DataType::EnumOf,
+/// SetOf); otherwise as 2, which is still read. 2: DECIMAL values are a
+/// 256-bit mantissa and a scale (65 digits).
+pub const FORMAT_VERSION: u8 = 3;
+/// The oldest record format still read (its encoding is a subset of 3's).
+pub const OLDEST_FORMAT_VERSION: u8 = 2;
 
 /// One committed transaction (or DDL statement) in the log.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -246,7 +250,7 @@ impl TxnRecord {
 
     pub fn decode(bytes: &[u8]) -> Result<TxnRecord, String> {
         let record: TxnRecord = bincode::deserialize(bytes).map_err(|e| e.to_string())?;
-        if record.version != FORMAT_VERSION {
+        if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&record.version) {
             return Err(format!("unknown record format {}", record.version));
         }
         Ok(record)
@@ -262,7 +266,8 @@ impl TxnRecord {
     /// The GTID of an encoded record, read without decoding its events
     /// (None: too short or another format).
     pub fn peek_gtid(bytes: &[u8]) -> Option<Gtid> {
-        if bytes.len() < SEQUENCE_OFFSET + 8 || bytes[0] != FORMAT_VERSION {
+        let known = (OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(bytes.first()?);
+        if bytes.len() < SEQUENCE_OFFSET + 8 || !known {
             return None;
         }
         let server_uuid = bytes[1..GNO_OFFSET].try_into().ok()?;

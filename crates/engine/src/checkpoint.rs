@@ -20,6 +20,8 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+// 14: as 13; column types may be ENUM/SET with their member lists (new
+// DataType variants, so 13 readers must not meet them).
 // 13: as 12, with every account's role side (roles granted, default
 // roles, lock) after the histograms, as (account, roles) pairs.
 // 12: as 11, with every table's column histograms after the comments,
@@ -35,7 +37,8 @@ use std::path::{Path, PathBuf};
 // stored image (`tables::Row`) behind its length, written and read back
 // without decoding a value. Still read: 04 (the same stream with rows as
 // bincode values) and 03 (one bincode blob after a length and CRC).
-const MAGIC: &[u8; 8] = b"LSCKPT13";
+const MAGIC: &[u8; 8] = b"LSCKPT14";
+const MAGIC_13: &[u8; 8] = b"LSCKPT13";
 const MAGIC_12: &[u8; 8] = b"LSCKPT12";
 const MAGIC_11: &[u8; 8] = b"LSCKPT11";
 const MAGIC_10: &[u8; 8] = b"LSCKPT10";
@@ -421,7 +424,7 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
         return read_03(&header[8..], file);
     }
     let format = match &header[..8] {
-        m if m == MAGIC => Format::V13,
+        m if m == MAGIC || m == MAGIC_13 => Format::V13,
         m if m == MAGIC_12 => Format::V12,
         m if m == MAGIC_11 => Format::V11,
         m if m == MAGIC_10 => Format::V10,
@@ -1061,4 +1064,32 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    #[test]
+    fn enum_members_round_trip_and_format_13_is_still_read() {
+        use lockstep_types::enumset::Members;
+        let dir = temp_dir("v14");
+        let mut snap = snapshot();
+        let members = Members::intern(vec!["a".into(), "it's".into()]).expect("intern");
+        snap.tables[0].def.columns.push(lockstep_tables::ColumnDef {
+            name: "e".into(),
+            data_type: lockstep_types::DataType::EnumOf { members },
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            default_now: false,
+            on_update_now: false,
+        });
+        let path = write(&dir, &snap);
+        let back = read(&path).expect("format 14");
+        assert_eq!(back.tables[0].def.columns, snap.tables[0].def.columns);
+        // 13 is 14 without ENUM/SET member lists.
+        snap.tables[0].def.columns.clear();
+        std::fs::remove_file(&path).expect("remove");
+        let file = std::fs::read(write(&dir, &snap)).expect("read");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = write_old(&dir, MAGIC_13, &file[20..], snap.start_lsn);
+        same(&read(&path).expect("format 13"), &snap);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -139,6 +139,8 @@ pub fn column_meta(dt: DataType) -> ColumnMeta {
         DataType::Bit { width } => binary(types::BIT, width as u32, UNSIGNED_FLAG),
         DataType::Enum { len } => text(types::STRING, len, ENUM_FLAG),
         DataType::Set { len } => text(types::STRING, len, SET_FLAG),
+        DataType::EnumOf { members } => text(types::STRING, members.width(false), ENUM_FLAG),
+        DataType::SetOf { members } => text(types::STRING, members.width(true), SET_FLAG),
         DataType::Json => binary(types::JSON, u32::MAX, BLOB_FLAG),
         DataType::Time { fsp } => ColumnMeta {
             decimals: fsp.min(6),

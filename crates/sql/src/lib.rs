@@ -15,6 +15,7 @@
 //! A bound expression may hold a subquery, so `expr` names the plan type
 //! of one (`expr::SubqueryRef`); that is the one reference upward.
 
+pub mod enumset;
 pub mod exec;
 pub mod expr;
 pub mod parser;

@@ -29,9 +29,15 @@ pub fn data_type(t: DataType) -> Option<&'static str> {
         T::Date => "date",
         T::DateTime { .. } | T::Timestamp { .. } => "datetime",
         T::Time { .. } => "time",
-        T::Char { .. } | T::VarChar { .. } | T::Text { .. } | T::Enum { .. } | T::Set { .. } => {
-            "string"
-        }
+        // ENUM/SET values are kept as their text (MySQL: "enum"/"set" with
+        // the member numbers).
+        T::Char { .. }
+        | T::VarChar { .. }
+        | T::Text { .. }
+        | T::Enum { .. }
+        | T::Set { .. }
+        | T::EnumOf { .. }
+        | T::SetOf { .. } => "string",
         T::Binary { .. } | T::VarBinary { .. } | T::Blob { .. } => "string",
         T::Json | T::Null => return None,
     })

@@ -1,5 +1,6 @@
 //! Column data types as MySQL declares them.
 
+use crate::enumset::Members;
 use std::fmt;
 
 /// A column's declared type. Integer widths keep their MySQL name so that
@@ -69,8 +70,8 @@ pub enum DataType {
     Bit {
         width: u8,
     },
-    /// ENUM/SET: text of at most `len` characters. The member lists are
-    /// not kept (a catalog change), so values are not checked against them.
+    /// ENUM/SET as catalogs before `EnumOf`/`SetOf` kept them: text of at
+    /// most `len` characters, not checked against members.
     Enum {
         len: u32,
     },
@@ -79,6 +80,13 @@ pub enum DataType {
     },
     /// JSON: text, not checked.
     Json,
+    /// ENUM / SET with their member lists (see `enumset`).
+    EnumOf {
+        members: Members,
+    },
+    SetOf {
+        members: Members,
+    },
 }
 
 impl DataType {
@@ -114,7 +122,18 @@ impl DataType {
                 | DataType::Text { .. }
                 | DataType::Enum { .. }
                 | DataType::Set { .. }
+                | DataType::EnumOf { .. }
+                | DataType::SetOf { .. }
         )
+    }
+
+    /// An ENUM's or SET's members, and whether it is a SET.
+    pub fn members(self) -> Option<(Members, bool)> {
+        match self {
+            DataType::EnumOf { members } => Some((members, false)),
+            DataType::SetOf { members } => Some((members, true)),
+            _ => None,
+        }
     }
 
     pub fn is_binary(self) -> bool {
@@ -152,6 +171,8 @@ impl DataType {
             | DataType::VarBinary { len } => Some(len),
             DataType::Text { max_len } | DataType::Blob { max_len } => Some(max_len),
             DataType::Enum { len } | DataType::Set { len } => Some(len),
+            DataType::EnumOf { members } => Some(members.width(false)),
+            DataType::SetOf { members } => Some(members.width(true)),
             DataType::Json => Some(u32::MAX),
             _ => None,
         }
@@ -198,6 +219,8 @@ impl fmt::Display for DataType {
             DataType::Bit { width } => write!(f, "bit({width})"),
             // Without the members, the closest type that re-creates.
             DataType::Enum { len } | DataType::Set { len } => write!(f, "varchar({len})"),
+            DataType::EnumOf { members } => write!(f, "enum({})", members.quoted()),
+            DataType::SetOf { members } => write!(f, "set({})", members.quoted()),
             DataType::Json => write!(f, "json"),
         }
     }

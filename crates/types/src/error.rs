@@ -66,6 +66,10 @@ error_codes! {
     CantRemoveAllFields = 1090, "42000";
     InvalidUseOfNull = 1138, "22004";
     WarnDataTruncated = 1265, "01000";
+    TooBigSet = 1097, "HY000";
+    DuplicatedValueInType = 1291, "HY000";
+    IllegalValueForType = 1367, "22007";
+    InvalidDefault = 1067, "42000";
     NoSuchThread = 1094, "HY000";
     UnknownError = 1105, "HY000";
     UnknownTable = 1109, "42S02";

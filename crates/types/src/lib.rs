@@ -3,6 +3,7 @@
 
 pub mod datatype;
 pub mod decimal;
+pub mod enumset;
 pub mod error;
 pub mod memory;
 pub mod names;

@@ -1,9 +1,13 @@
 //! TABLE_MAP and WRITE/UPDATE/DELETE_ROWS v2 events, and each column
-//! type's row-image encoding. ENUM and SET (whose member lists lockstep
-//! does not keep: its catalog declares them varchar) go out as VARCHAR;
+//! type's row-image encoding. ENUM and SET go out as MySQL sends them:
+//! MYSQL_TYPE_STRING whose metadata names the real type (247/248) and
+//! the pack length, values as member index / bitmask, the member lists in
+//! the optional metadata; columns of catalogs older than the member lists
+//! as VARCHAR;
 //! JSON as MYSQL_TYPE_JSON in MySQL's binary form (`json`).
 
 use lockstep_tables::TableDef;
+use lockstep_types::enumset::Members;
 use lockstep_types::{DataType, Value};
 
 use super::put_packed;
@@ -24,6 +28,8 @@ const T_TIMESTAMP2: u8 = 17;
 const T_DATETIME2: u8 = 18;
 const T_TIME2: u8 = 19;
 const T_JSON: u8 = 245;
+const T_ENUM: u8 = 247;
+const T_SET: u8 = 248;
 const T_BLOB: u8 = 252;
 const T_STRING: u8 = 254;
 /// utf8mb4_0900_ai_ci and binary.
@@ -73,6 +79,15 @@ pub fn column_type(dt: DataType) -> ColumnType {
         DataType::Binary { len } => string_type(len, BINARY),
         DataType::VarChar { len } | DataType::Enum { len } | DataType::Set { len } => {
             varchar_type(len.saturating_mul(4), UTF8MB4)
+        }
+        // Pack lengths: 1 or 2 bytes of index, 1..8 bytes of bitmask.
+        DataType::EnumOf { members } => (
+            T_STRING,
+            vec![T_ENUM, 1 + u8::from(members.len() > 255)],
+            None,
+        ),
+        DataType::SetOf { members } => {
+            (T_STRING, vec![T_SET, members.len().div_ceil(8) as u8], None)
         }
         DataType::VarBinary { len } => varchar_type(len, BINARY),
         DataType::Text { max_len } => (T_BLOB, vec![blob_len_bytes(max_len)], Some(UTF8MB4)),
@@ -204,6 +219,13 @@ fn optional_metadata(o: &mut Vec<u8>, def: &TableDef, cols: &[usize], types: &[C
         names.extend_from_slice(n);
     }
     tlv(o, 4, &names);
+    let enum_sets = member_lists(types);
+    for (kind, set) in [(5, true), (6, false)] {
+        let lists: Vec<_> = enum_sets.iter().filter(|(_, s)| *s == set).collect();
+        if !lists.is_empty() {
+            tlv(o, kind, &str_values(lists.iter().map(|(m, _)| *m)));
+        }
+    }
     if def.hidden_row_id.is_none() {
         if let Some(pk) = def.indexes.first() {
             let mut keys = Vec::new();
@@ -214,6 +236,29 @@ fn optional_metadata(o: &mut Vec<u8>, def: &TableDef, cols: &[usize], types: &[C
             tlv(o, 8, &keys);
         }
     }
+    if !enum_sets.is_empty() {
+        let mut cs = Vec::new();
+        put_packed(&mut cs, UTF8MB4);
+        tlv(o, 10, &cs); // ENUM_AND_SET_DEFAULT_CHARSET
+    }
+}
+
+/// The ENUM and SET columns' members, in column order (whether a SET).
+fn member_lists(types: &[ColumnType]) -> Vec<(Members, bool)> {
+    types.iter().filter_map(|t| t.dt.members()).collect()
+}
+
+/// SET_STR_VALUE / ENUM_STR_VALUE: per column, the count and each member.
+fn str_values(lists: impl Iterator<Item = Members>) -> Vec<u8> {
+    let mut o = Vec::new();
+    for m in lists {
+        put_packed(&mut o, m.len() as u64);
+        for name in m.names() {
+            put_packed(&mut o, name.len() as u64);
+            o.extend_from_slice(name.as_bytes());
+        }
+    }
+    o
 }
 
 /// A rows event's body: `images` are (before, after) pairs for updates,
@@ -277,6 +322,7 @@ pub fn put_value(o: &mut Vec<u8>, t: &ColumnType, v: &Value) {
             put_len(o, b.len(), string_len_bytes(max));
             o.extend_from_slice(&b);
         }
+        T_STRING if matches!(t.meta[0], T_ENUM | T_SET) => put_enum_set(o, t, v),
         T_STRING => {
             let b = bytes_of(v);
             let max = ((((t.meta[0] as u32) << 4) & 0x300) ^ 0x300) + t.meta[1] as u32;
@@ -300,6 +346,16 @@ pub fn put_value(o: &mut Vec<u8>, t: &ColumnType, v: &Value) {
         }
         _ => super::rows_time::put_temporal(o, t, v),
     }
+}
+
+/// An ENUM's member index or a SET's bitmask, in the pack length.
+fn put_enum_set(o: &mut Vec<u8>, t: &ColumnType, v: &Value) {
+    let n = match t.dt.members() {
+        Some((m, true)) => m.mask_of(&bytes_of(v)),
+        Some((m, false)) => m.index_of(&bytes_of(v)).unwrap_or(0) as u64,
+        None => 0,
+    };
+    o.extend_from_slice(&n.to_le_bytes()[..t.meta[1] as usize]);
 }
 
 fn put_len(o: &mut Vec<u8>, len: usize, n: usize) {

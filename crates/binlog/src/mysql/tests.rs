@@ -143,3 +143,23 @@ fn negative_time_with_fraction_as_mysql_stores_it() {
         [0x7f, 0xff, 0xff, 0x00]
     );
 }
+
+#[test]
+fn enum_and_set_travel_as_index_and_bitmask() {
+    use lockstep_types::enumset::Members;
+    let names = |n: usize| (0..n).map(|i| format!("m{i}")).collect::<Vec<_>>();
+    let small = Members::intern(names(3)).expect("intern");
+    let wide = Members::intern(names(300)).expect("intern");
+    let e = DataType::EnumOf { members: small };
+    assert_eq!(column_type(e).code, 254);
+    assert_eq!(column_type(e).meta, [247, 1]);
+    assert_eq!(encode(e, Value::str("m2")), [3]);
+    let w = DataType::EnumOf { members: wide };
+    assert_eq!(column_type(w).meta, [247, 2]);
+    assert_eq!(encode(w, Value::str("m299")), 300u16.to_le_bytes());
+    let s = DataType::SetOf {
+        members: Members::intern(names(9)).expect("intern"),
+    };
+    assert_eq!(column_type(s).meta, [248, 2]);
+    assert_eq!(encode(s, Value::str("m0,m8")), [1, 1]);
+}

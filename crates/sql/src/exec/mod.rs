@@ -1680,7 +1680,9 @@ impl<'a> Exec<'a> {
                             format!("Column '{}' cannot be null", c.name),
                         )));
                     }
-                    if c.default.is_none() && !c.default_now {
+                    if let Some(first) = crate::enumset::implicit_default(c.data_type) {
+                        row[i] = first;
+                    } else if c.default.is_none() && !c.default_now {
                         return Err(EngineError::Sql(Error::new(
                             Code::NoDefaultForField,
                             format!("Field '{}' doesn't have a default value", c.name),

@@ -171,6 +171,10 @@ impl BExpr {
 /// Scalar functions lockstep implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
+    /// An ENUM's member index or a SET's bitmask (see enumset.rs).
+    EnumNumber(lockstep_types::enumset::Members, bool),
+    /// A number compared for equality with an ENUM/SET: the text it names.
+    EnumText(lockstep_types::enumset::Members, bool),
     Database,
     Version,
     ConnectionId,
@@ -297,7 +301,8 @@ impl Func {
             LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
             | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | Exp | Ln
-            | Log2 | Log10 => (1, 1),
+            | Log2 | Log10 | EnumText(..) => (1, 1),
+            EnumNumber(..) => (1, 2),
             // TRIM(s) or, from the parser, TRIM(mode, remstr, s).
             Trim => (1, 3),
             Round | Log => (1, 2),
@@ -1311,6 +1316,10 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         }
         Func::FoldCase => return Ok(fold_case(arg(args, 0, row, env)?)),
         Func::Json(jf) => return json::funcs::eval_json(jf, args, row, env),
+        Func::EnumNumber(m, set) => return crate::enumset::eval_number(m, set, args, row, env),
+        Func::EnumText(m, set) => {
+            return Ok(crate::enumset::text_of(arg(args, 0, row, env)?, m, set))
+        }
         Func::JsonTyped | Func::BoolTyped => return arg(args, 0, row, env),
         Func::Str(x) => return strings::eval_str(x, args, row, env),
         Func::Math(x) => return math::eval_math(x, args, row, env),
@@ -1667,6 +1676,8 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         | Func::If
         | Func::IfNull
         | Func::Json(_)
+        | Func::EnumNumber(..)
+        | Func::EnumText(..)
         | Func::JsonTyped
         | Func::BoolTyped
         | Func::Str(_)
@@ -2028,6 +2039,9 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
             ),
         )
     };
+    if let Some((members, set)) = ty.members() {
+        return crate::enumset::store(&v, members, set, column);
+    }
     match ty {
         DataType::Json => return json::store(&v, column),
         DataType::Year => return store_year(&v, column),

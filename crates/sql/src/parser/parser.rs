@@ -3608,8 +3608,7 @@ impl<'a> Parser<'a> {
         Ok(n as u32)
     }
 
-    /// Column types. ENUM/SET keep only their width (longest member for
-    /// ENUM, all members joined by ',' for SET), not their members.
+    /// Column types. ENUM/SET keep their members (see `enumset`).
     fn parse_data_type(&mut self, col: &str) -> Result<DataType> {
         let mut buf = [0u8; 32];
         let up = self.upper_word(0, &mut buf).to_vec();
@@ -3777,31 +3776,13 @@ impl<'a> Parser<'a> {
             }
             b"ENUM" | b"SET" => {
                 self.expect(&Tok::LParen)?;
-                let mut longest = 0usize;
-                let mut total = 0usize;
-                let mut count = 0usize;
-                loop {
-                    let m = self.string_literal()?;
-                    let chars = m.chars().count();
-                    longest = longest.max(chars);
-                    total += chars;
-                    count += 1;
-                    if !self.eat(&Tok::Comma) {
-                        break;
-                    }
+                let mut names = vec![self.string_literal()?];
+                while self.eat(&Tok::Comma) {
+                    names.push(self.string_literal()?);
                 }
                 self.expect(&Tok::RParen)?;
                 self.skip_charset_attrs()?;
-                let len = if up.as_slice() == b"ENUM" {
-                    longest
-                } else {
-                    total + count - 1
-                };
-                let len = len.clamp(1, 65535) as u32;
-                match up.as_slice() {
-                    b"ENUM" => DataType::Enum { len },
-                    _ => DataType::Set { len },
-                }
+                crate::enumset::data_type(names, up.as_slice() == b"SET", col)?
             }
             b"JSON" => DataType::Json,
             b"BIT" => {

@@ -717,6 +717,7 @@ impl<'a> Binder<'a> {
                 .map(|(e, d)| {
                     let text = infer(&e, &types).0.is_string();
                     let e = crate::expr::json::bind::sort_key(e, &types);
+                    let e = crate::enumset::sort_key(e, &types);
                     (crate::expr::collate_key(e, text), d)
                 })
                 .collect();
@@ -749,6 +750,7 @@ impl<'a> Binder<'a> {
                 let b = self.bind_expr(e, &scope)?;
                 let text = infer(&b, &types).0.is_string();
                 let b = crate::expr::json::bind::sort_key(b, &types);
+                let b = crate::enumset::sort_key(b, &types);
                 order.push((crate::expr::collate_key(b, text), o.desc));
             }
         }
@@ -1054,6 +1056,7 @@ impl<'a> Binder<'a> {
                         _ => Some(BExpr::Row(bound)),
                     }
                 };
+                let arg = crate::enumset::aggregate_arg(func, arg, &scope.types);
                 let arg_ty = arg
                     .as_ref()
                     .map(|a| infer(a, &scope.types))
@@ -1409,6 +1412,7 @@ impl<'a> Binder<'a> {
                     _ => {}
                 }
                 let (l, r) = (self.bind_expr(left, scope)?, self.bind_expr(right, scope)?);
+                let (l, r) = crate::enumset::binary(*op, l, r, &scope.types);
                 crate::expr::json::bind::binary(*op, l, r, &scope.types)
             }
             Expr::IsNull { expr, negated } => {
@@ -1456,6 +1460,7 @@ impl<'a> Binder<'a> {
                     .iter()
                     .map(|x| self.bind_expr(x, scope))
                     .collect::<Result<_>>()?;
+                let list = crate::enumset::in_list(&expr, list, &scope.types);
                 let json = crate::expr::json::bind::in_list(&expr, &list, *negated, &scope.types);
                 json.unwrap_or(BExpr::InList {
                     expr: Box::new(expr),
@@ -1999,6 +2004,8 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::Clock(x) => (x.result_type(args), true),
                 Func::Misc(x) => (x.result_type(), true),
                 Func::JsonTyped => (DataType::Json, first.1),
+                Func::EnumNumber(..) => (DataType::BigInt { unsigned: true }, first.1),
+                Func::EnumText(..) => (DataType::VarChar { len: 255 }, first.1),
                 Func::BoolTyped => first,
                 Func::Database | Func::User | Func::CurrentUser => (vc(64), true),
                 Func::Version => (vc(64), false),
@@ -3016,6 +3023,7 @@ impl Binder<'_> {
             let b = self.bind_expr(&o.expr, scope)?;
             let text = infer(&b, &scope.types).0.is_string();
             let b = crate::expr::json::bind::sort_key(b, &scope.types);
+            let b = crate::enumset::sort_key(b, &scope.types);
             order.push((crate::expr::collate_key(b, text), o.desc));
         }
         let limit = limit

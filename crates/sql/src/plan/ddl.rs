@@ -19,7 +19,7 @@ pub(crate) fn literal_default(spec: &ColumnSpec) -> Result<(Option<Value>, bool)
             if v.is_null() {
                 if spec.not_null || spec.primary_key {
                     return Err(Error::new(
-                        Code::WrongArguments,
+                        Code::InvalidDefault,
                         format!("Invalid default value for '{}'", spec.name),
                     ));
                 }
@@ -28,7 +28,7 @@ pub(crate) fn literal_default(spec: &ColumnSpec) -> Result<(Option<Value>, bool)
             let v =
                 crate::expr::store_value(v.clone(), spec.data_type, &spec.name).map_err(|_| {
                     Error::new(
-                        Code::WrongArguments,
+                        Code::InvalidDefault,
                         format!("Invalid default value for '{}'", spec.name),
                     )
                 })?;

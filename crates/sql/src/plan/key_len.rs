@@ -26,6 +26,9 @@ pub fn part_len(col: &ColumnDef) -> u64 {
         DataType::MediumInt { .. } | DataType::Date => 3,
         DataType::Int { .. } | DataType::Float => 4,
         DataType::BigInt { .. } | DataType::Double | DataType::Set { .. } => 8,
+        // MySQL's pack lengths: 1 or 2 bytes of index, 1..8 of bitmask.
+        DataType::EnumOf { members } => 1 + u64::from(members.len() > 255),
+        DataType::SetOf { members } => (members.len() as u64).div_ceil(8).max(1),
         DataType::Decimal { precision, scale } => {
             let (p, s) = (u64::from(precision), u64::from(scale));
             decimal_digits(p - s.min(p)) + decimal_digits(s)

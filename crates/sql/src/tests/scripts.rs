@@ -246,6 +246,7 @@ scripts!(
     index_hints,
     explain,
     json,
+    enum_set,
     foreign_keys,
     window,
     rollup,

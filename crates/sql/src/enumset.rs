@@ -1,0 +1,223 @@
+//! ENUM and SET columns in statements.
+//!
+//! Storage stays text: a value is stored as its member's defined spelling
+//! (a SET as its members in definition order, joined by ','), so reads,
+//! string comparisons, LIKE, CONCAT, FIND_IN_SET and index lookups by
+//! string need nothing special, and MIN()/MAX() compare the text as
+//! MySQL's manual says they do. Where MySQL uses the number behind the
+//! value (1-based member index for ENUM, bitmask for SET) the binder wraps
+//! the column in `Func::EnumNumber`: ORDER BY keys, arithmetic (`col + 0`),
+//! SUM/AVG/BIT_*, and ordering comparisons with a number (`col < 2`).
+//! Equality with a number (`col = 2`, `col IN (1, 3)`, `col = ?`) instead
+//! turns the number into the member text it names (`Func::EnumText`), so
+//! that an index on the column still serves the lookup. An index orders
+//! the text, so ORDER BY an ENUM is always sorted, never read in index
+//! order. One case text cannot tell apart: a SET with '' as a member
+//! holding only that member reads back as the empty set.
+//! See lockstep_types::enumset for the member lists themselves.
+
+use crate::expr::{eval, BExpr, Env, Func};
+use crate::parser::BinaryOp;
+use crate::plan::bind::infer;
+use lockstep_types::enumset::{self, Members};
+use lockstep_types::{DataType, Error, Value};
+
+/// The column type of `ENUM(names)` / `SET(names)` for column `col`.
+pub fn data_type(names: Vec<String>, set: bool, col: &str) -> Result<DataType, Error> {
+    let names = enumset::check_definition(names, set, col)?;
+    let members = Members::intern(names)?;
+    Ok(match set {
+        true => DataType::SetOf { members },
+        false => DataType::EnumOf { members },
+    })
+}
+
+/// `v` stored in an ENUM/SET column: a member (by name, or by number if
+/// no member has that name, as MySQL reads '3'), else error 1265.
+pub fn store(v: &Value, members: Members, set: bool, column: &str) -> Result<Value, Error> {
+    let stored = match set {
+        true => enumset::store_set(v, members, column),
+        false => enumset::store_enum(v, members, column),
+    };
+    let stored = match (stored, v) {
+        (Err(e), Value::Bytes(b)) => {
+            match std::str::from_utf8(b).map(|s| s.trim().parse::<u64>()) {
+                Ok(Ok(n)) => store(&Value::UInt(n), members, set, column),
+                _ => Err(e),
+            }
+        }
+        (s, _) => s.map(|s| Value::Bytes(s.into_bytes())),
+    }?;
+    debug_assert!(matches!(stored, Value::Bytes(_)));
+    Ok(stored)
+}
+
+/// The implicit default of a NOT NULL column declared without one: an
+/// ENUM's first member (other types have none).
+pub fn implicit_default(ty: DataType) -> Option<Value> {
+    match ty.members() {
+        Some((m, false)) => m.name(1).map(Value::str),
+        _ => None,
+    }
+}
+
+/// The number behind a stored value (`Func::EnumNumber`): member index
+/// (0 for '' or an unknown value) or SET bitmask; NULL stays NULL.
+pub fn number(v: &Value, members: Members, set: bool) -> Value {
+    match v {
+        Value::Null => Value::Null,
+        Value::Bytes(b) if set => Value::UInt(members.mask_of(b)),
+        Value::Bytes(b) => Value::UInt(members.index_of(b).unwrap_or(0) as u64),
+        other => other.clone(),
+    }
+}
+
+/// `Func::EnumNumber(m, set)`: the number of its first argument; with a
+/// second (a parameter or variable compared with it, whose type is only
+/// known now), the number only if that is a number, else the text.
+pub fn eval_number(
+    m: Members,
+    set: bool,
+    args: &[BExpr],
+    row: &[Value],
+    env: &mut dyn Env,
+) -> Result<Value, Error> {
+    let v = eval(&args[0], row, env)?;
+    if let Some(other) = args.get(1) {
+        if matches!(eval(other, row, env)?, Value::Bytes(_) | Value::Null) {
+            return Ok(v);
+        }
+    }
+    Ok(number(&v, m, set))
+}
+
+/// `e` as its number where `e` is an ENUM/SET value, else unchanged;
+/// `against`: decide when evaluated, by that value's type.
+fn as_number_with(e: BExpr, against: Option<&BExpr>, types: &[(DataType, bool)]) -> BExpr {
+    match infer(&e, types).0.members() {
+        Some((m, set)) => BExpr::Func(
+            Func::EnumNumber(m, set),
+            std::iter::once(e).chain(against.cloned()).collect(),
+        ),
+        None => e,
+    }
+}
+
+fn as_number(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+    as_number_with(e, None, types)
+}
+
+/// `Func::EnumText(m, set)`: a number as the member text it stands for,
+/// or bytes no stored value holds where it names none (ENUM index 0 too:
+/// strict mode never stores the '' error value); text and NULL unchanged.
+pub fn text_of(v: Value, m: Members, set: bool) -> Value {
+    const NOTHING: &[u8] = &[0xFF]; // not UTF-8: never a member's text
+    let n = match &v {
+        Value::Null | Value::Bytes(_) => return v,
+        Value::Int(i) => u64::try_from(*i).ok(),
+        Value::UInt(u) => Some(*u),
+        other => other
+            .to_decimal()
+            .filter(|d| d.trunc() == *d)
+            .and_then(|d| {
+                lockstep_types::Value::Decimal(d)
+                    .to_i64()
+                    .and_then(|i| u64::try_from(i).ok())
+            }),
+    };
+    let text = match (n, set) {
+        (Some(n), false) => usize::try_from(n)
+            .ok()
+            .and_then(|n| m.name(n))
+            .map(str::to_string),
+        (Some(n), true) if m.len() >= 64 || n >> m.len() == 0 => Some(m.set_text(n)),
+        _ => None,
+    };
+    Value::Bytes(text.map_or(NOTHING.to_vec(), String::into_bytes))
+}
+
+/// Whether `e` is of a numeric (or temporal) type: compared as a number.
+fn numeric(e: &BExpr, types: &[(DataType, bool)]) -> bool {
+    let t = infer(e, types).0;
+    !t.is_string() && t != DataType::Null && t != DataType::Json
+}
+
+/// A value whose type the binder cannot know.
+fn untyped(e: &BExpr) -> bool {
+    matches!(e, BExpr::Param(_) | BExpr::UserVar(_))
+}
+
+/// An ORDER BY key: ENUM and SET values sort by their numbers.
+pub fn sort_key(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+    as_number(e, types)
+}
+
+/// `x IN (list)` with an ENUM/SET `x`: numbers in the list (and values
+/// typed only when run) as the member text they name, as for `=`.
+pub fn in_list(x: &BExpr, list: Vec<BExpr>, types: &[(DataType, bool)]) -> Vec<BExpr> {
+    let Some((m, set)) = infer(x, types).0.members() else {
+        return list;
+    };
+    let numeric = |e: &BExpr| numeric(e, types);
+    list.into_iter()
+        .map(|e| match numeric(&e) || untyped(&e) {
+            true => BExpr::Func(Func::EnumText(m, set), vec![e]),
+            false => e,
+        })
+        .collect()
+}
+
+/// A binary operation: arithmetic on an ENUM/SET value uses its number,
+/// and so does a comparison with a number (with a string: the text).
+pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> (BExpr, BExpr) {
+    use BinaryOp::*;
+    let numeric = |e: &BExpr| numeric(e, types);
+    if op == Eq {
+        // Equality with a number (or a value typed only when run): the
+        // member text it names, so that an index on the column serves.
+        let text = |col: &BExpr, other: BExpr| match infer(col, types).0.members() {
+            Some((m, set)) if numeric(&other) || untyped(&other) => {
+                Ok(BExpr::Func(Func::EnumText(m, set), vec![other]))
+            }
+            _ => Err(other),
+        };
+        match text(&l, r) {
+            Ok(r) => return (l, r),
+            Err(r) => match text(&r, l) {
+                Ok(l) => return (l, r),
+                Err(l) => return (l, r),
+            },
+        }
+    }
+    match op {
+        Plus | Minus | Multiply | Divide | IntDivide | Modulo | BitAnd | BitOr | BitXor
+        | ShiftLeft | ShiftRight => (as_number(l, types), as_number(r, types)),
+        Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq => {
+            let side = |e: BExpr, other: &BExpr| match (numeric(other), untyped(other)) {
+                (_, true) => as_number_with(e, Some(other), types),
+                (true, false) => as_number(e, types),
+                _ => e,
+            };
+            let l2 = side(l.clone(), &r);
+            (l2, side(r, &l))
+        }
+        _ => (l, r),
+    }
+}
+
+/// An aggregate's argument: SUM, AVG, the BIT_ and statistics functions
+/// of an ENUM/SET value use its number (MIN, MAX, COUNT, GROUP_CONCAT
+/// the text).
+pub fn aggregate_arg(
+    func: crate::plan::AggFunc,
+    arg: Option<BExpr>,
+    types: &[(DataType, bool)],
+) -> Option<BExpr> {
+    use crate::plan::AggFunc::*;
+    match func {
+        Sum | Avg | BitAnd | BitOr | BitXor | StdPop | StdSamp | VarPop | VarSamp => {
+            arg.map(|a| as_number(a, types))
+        }
+        _ => arg,
+    }
+}
