@@ -19,10 +19,10 @@ mod ddl_options;
 mod foreign;
 #[path = "generated.rs"]
 mod generated;
-#[path = "lateral.rs"]
-mod lateral;
 #[path = "histogram.rs"]
 mod histogram;
+#[path = "lateral.rs"]
+mod lateral;
 #[path = "load_data.rs"]
 pub mod load_data;
 #[path = "lock_tables.rs"]

@@ -201,15 +201,7 @@ fn walk(
             if let QueryBody::Select(s) = &plan.body {
                 let mut inner = Vec::new();
                 super::possible_keys::join_conditions(&s.source, &mut inner);
-                walk(
-                    &s.source,
-                    &inner,
-                    id,
-                    kind,
-                    false,
-                    &mut Vec::new(),
-                    out,
-                );
+                walk(&s.source, &inner, id, kind, false, &mut Vec::new(), out);
             }
         }
         Source::Dual => out.push(Step {
