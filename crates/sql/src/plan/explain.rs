@@ -30,6 +30,26 @@ pub struct Step {
     pub extra: Vec<&'static str>,
 }
 
+impl Step {
+    /// A whole read of a table with no key (a derived table, a table
+    /// function, an information_schema table).
+    pub fn full_scan(id: usize, select_type: &'static str, table: String) -> Step {
+        Step {
+            id,
+            select_type,
+            table: Some(table),
+            kind: Some("ALL"),
+            possible_keys: Vec::new(),
+            key: None,
+            key_len: None,
+            key_ref: None,
+            rows: None,
+            filtered: Some(100.0),
+            extra: Vec::new(),
+        }
+    }
+}
+
 fn reads_columns(e: &BExpr) -> bool {
     let mut found = matches!(e, BExpr::Column(_));
     e.for_each_child(&mut |c| found |= reads_columns(c));
@@ -153,17 +173,8 @@ fn walk(
             let names = plan.columns.iter().map(|c| format!("{alias}.{}", c.name));
             seen.push((*offset, names.collect()));
             out.push(Step {
-                id: this,
-                select_type,
-                table: Some(alias),
-                kind: Some("ALL"),
-                possible_keys: Vec::new(),
-                key: None,
-                key_len: None,
-                key_ref: None,
-                rows: None,
-                filtered: Some(100.0),
                 extra: vec!["Table function: json_table; Using temporary"],
+                ..Step::full_scan(this, select_type, alias)
             });
         }
         Source::Derived {
@@ -177,21 +188,11 @@ fn walk(
             let names = plan.columns.iter().map(|c| format!("{alias}.{}", c.name));
             seen.push((*offset, names.collect()));
             out.push(Step {
-                id: this,
-                select_type,
-                table: Some(format!("<derived{inner}>")),
-                kind: Some("ALL"),
-                possible_keys: Vec::new(),
-                key: None,
-                key_len: None,
-                key_ref: None,
-                rows: None,
-                filtered: Some(100.0),
-                extra: if hashed {
-                    vec!["Using join buffer (hash join)"]
-                } else {
-                    Vec::new()
+                extra: match hashed {
+                    true => vec!["Using join buffer (hash join)"],
+                    false => Vec::new(),
                 },
+                ..Step::full_scan(this, select_type, format!("<derived{inner}>"))
             });
             // A lateral table runs again for each row before it.
             let kind = match lateral {

@@ -2376,17 +2376,8 @@ impl Session {
         let mut tree = Vec::new();
         let mut steps = Vec::new();
         let one = |select_type, table: &str, kind| Step {
-            id: 1,
-            select_type,
-            table: Some(table.to_string()),
             kind: Some(kind),
-            possible_keys: Vec::new(),
-            key: None,
-            key_len: None,
-            key_ref: None,
-            rows: None,
-            filtered: Some(100.0),
-            extra: Vec::new(),
+            ..Step::full_scan(1, select_type, table.to_string())
         };
         match &bound.plan {
             Plan::Query(q) => {
