@@ -2473,7 +2473,7 @@ impl AggState {
                 if self.count == 0 {
                     Value::Null
                 } else {
-                    Value::Bytes(self.parts.join(&b","[..]))
+                    Value::Bytes(self.parts.join(&call.separator[..]))
                 }
             }
             AggFunc::BitAnd => Value::UInt(self.bits.unwrap_or(u64::MAX)),

@@ -2580,14 +2580,16 @@ impl<'a> Parser<'a> {
     }
 
     /// GROUP_CONCAT(exprs) keeps its expressions as arguments (the values
-    /// concatenated per row); its ORDER BY is parsed and dropped. A
-    /// separator other than ',' yields `GROUP_CONCAT_SEPARATOR(sep, exprs..)`
-    /// so that a binder unaware of separators fails loudly instead of
-    /// silently using ','.
+    /// concatenated per row). A separator other than ',' yields
+    /// `GROUP_CONCAT_SEPARATOR(sep, exprs..)` so that a binder unaware of
+    /// separators fails loudly instead of silently using ','. An ORDER BY
+    /// inside is refused (1235) until the executor orders the parts.
     fn parse_group_concat(&mut self) -> Result<Expr> {
         let distinct = self.eat_kw("DISTINCT");
         let exprs = self.parse_expr_list()?;
-        self.parse_order_by()?;
+        if self.is_kw("ORDER") {
+            return Err(self.unsupported("ORDER BY in GROUP_CONCAT"));
+        }
         let sep = if self.eat_kw("SEPARATOR") {
             Some(self.string_literal()?)
         } else {
