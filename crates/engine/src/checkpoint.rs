@@ -440,7 +440,13 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
     let crc = u32::from_le_bytes(header[16..].try_into().expect("4 bytes"));
     // Checksummed below the buffer: the CRC sees large blocks.
     let mut body = BufReader::with_capacity(1 << 20, Crc::new(file.take(len)));
-    let parsed = read_body(&mut body, format);
+    let parsed = read_body(
+        &mut Bounded {
+            inner: &mut body,
+            limit: len,
+        },
+        format,
+    );
     // Whatever the parse met, the CRC covers the whole body: a flipped byte
     // is reported as such, not as whatever it made the decoder see.
     let drained = std::io::copy(&mut body, &mut std::io::sink());
@@ -453,6 +459,18 @@ pub fn read(path: &Path) -> Result<Snapshot, String> {
     }
     drained.map_err(|e| e.to_string())?;
     parsed.map_err(|e| format!("damaged body: {e}"))
+}
+
+/// A checkpoint body's reader and its length, the bound on any one value.
+struct Bounded<R> {
+    inner: R,
+    limit: u64,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf)
+    }
 }
 
 /// The streamed formats still read, oldest first.
@@ -474,11 +492,19 @@ enum Format {
 /// values); the GTID set follows next_gno from 06; each table's foreign
 /// keys follow its definition from 07; the views follow the accounts
 /// from 08.
-fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
+fn read_body<R: Read>(r: &mut Bounded<R>, format: Format) -> bincode::Result<Snapshot> {
     let (images, gtids) = (format >= Format::V05, format >= Format::V06);
     let views = format >= Format::V08;
-    fn get<T: serde::de::DeserializeOwned>(r: &mut impl Read) -> bincode::Result<T> {
-        bincode::deserialize_from(r)
+    /// No length the decoder meets may ask for more than the body holds:
+    /// a flipped byte in a length must fail the parse (then the CRC), not
+    /// allocate exabytes and abort the process.
+    fn get<T: serde::de::DeserializeOwned, R: Read>(r: &mut Bounded<R>) -> bincode::Result<T> {
+        use bincode::Options;
+        let options = bincode::DefaultOptions::new()
+            .with_fixint_encoding()
+            .allow_trailing_bytes()
+            .with_limit(r.limit);
+        options.deserialize_from(&mut r.inner)
     }
     let mut snap = Snapshot {
         start_lsn: get(r)?,
@@ -510,7 +536,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
     if format >= Format::V09 {
         snap.routines = get(r)?;
     }
-    while get::<u8>(r)? == MORE {
+    while get::<u8, _>(r)? == MORE {
         let def = get(r)?;
         let mut t = TableSnapshot {
             def,
@@ -524,11 +550,11 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
             rows: Vec::new(),
         };
         let mut buf = Vec::new();
-        while get::<u8>(r)? == MORE {
+        while get::<u8, _>(r)? == MORE {
             let row = if images {
                 // A length is not trusted before the CRC is checked (after
                 // the parse): `take` reads no further than the body does.
-                let len = get::<u32>(r)? as u64;
+                let len = get::<u32, _>(r)? as u64;
                 buf.clear();
                 r.take(len).read_to_end(&mut buf)?;
                 (buf.len() as u64 == len)
@@ -538,7 +564,7 @@ fn read_body(r: &mut impl Read, format: Format) -> bincode::Result<Snapshot> {
                         Box::new(bincode::ErrorKind::Custom("damaged row image".into()))
                     })?
             } else {
-                Row::new(&get::<Vec<Value>>(r)?)
+                Row::new(&get::<Vec<Value>, _>(r)?)
             };
             t.rows.push(row);
         }
