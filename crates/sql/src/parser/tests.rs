@@ -337,7 +337,10 @@ fn expressions() {
         ("substr(a, 1, 2)", "SUBSTRING(a 1 2)"),
         ("EXTRACT(YEAR FROM d)", "EXTRACT('YEAR' d)"),
         ("POSITION('b' IN a)", "POSITION('b' a)"),
-        ("GROUP_CONCAT(a ORDER BY a DESC)", "GROUP_CONCAT(a)"),
+        (
+            "GROUP_CONCAT(a ORDER BY a DESC)",
+            "ERR This version of lockstep doesn't yet support 'ORDER BY in GROUP_CONCAT'",
+        ),
         (
             "GROUP_CONCAT(DISTINCT a, b SEPARATOR ',')",
             "GROUP_CONCAT(DISTINCT a b)",
