@@ -10,11 +10,14 @@ use lockstep_engine::catalog::Catalog;
 use lockstep_engine::TxnSummary;
 use lockstep_types::{DataType, Value};
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-/// What a session last published about its transaction.
+/// What a session last published about its transaction; `shown` says
+/// whether the slot holds one, so an autocommit statement outside any
+/// transaction (the common case) skips the mutex.
 #[derive(Default)]
-pub struct TrxState(Mutex<Option<Published>>);
+pub struct TrxState(Mutex<Option<Published>>, AtomicBool);
 
 struct Published {
     summary: TxnSummary,
@@ -29,8 +32,14 @@ impl Session {
     /// Publishes the transaction as it stands (`waiting`: it is about to
     /// sleep on a row lock, or None).
     pub(super) fn publish_trx(&self, waiting: Option<Instant>) {
+        let summary = self.txn.summary();
+        let shown = &self.process.trx.1;
+        if summary.is_none() && !shown.load(Ordering::Relaxed) {
+            return;
+        }
         let mut slot = self.process.trx.0.lock();
-        let Some(summary) = self.txn.summary() else {
+        shown.store(summary.is_some(), Ordering::Relaxed);
+        let Some(summary) = summary else {
             *slot = None;
             return;
         };
