@@ -558,11 +558,15 @@ def parse_args():
     ap.add_argument("--name", default="replication", help="report file names: DATE-COMMIT-NAME.*")
     ap.add_argument("--out", default=os.path.join(compare.REPO, "bench", "results"))
     args = ap.parse_args()
+
+    def ints(s):  # an empty list skips that sweep (--threads "" for TPC-C only)
+        return [int(t) for t in s.split(",") if t.strip()]
+
     args.lockstep_bin = os.path.abspath(args.lockstep_bin)  # servers run in their own dirs
     args.bench_bin = os.path.abspath(args.bench_bin)
-    args.threads = [int(t) for t in args.threads.split(",")]
-    args.semisync_threads = [int(t) for t in args.semisync_threads.split(",")]
-    args.tpcc_terminals = [int(t) for t in args.tpcc_terminals.split(",")]
+    args.threads = ints(args.threads)
+    args.semisync_threads = ints(args.semisync_threads)
+    args.tpcc_terminals = ints(args.tpcc_terminals)
     if args.tpcc and not os.access(args.bench_bin, os.X_OK):
         ap.error(f"{args.bench_bin} is not an executable (cargo build --release -p lockstep-workload)")
     args.systems = [k for k in args.systems.split(",") if k in KINDS]

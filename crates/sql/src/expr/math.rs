@@ -3,9 +3,14 @@
 //! helpers UUID_SHORT, UUID_TO_BIN, BIN_TO_UUID, IS_UUID and RANDOM_BYTES,
 //! as MySQL 8 computes them (a domain error is NULL; COT(0) is 1690).
 
-use super::{text, BExpr, Env};
+use super::{
+    call_text, count_arg, divide, finite, logarithm, out_of_range, rand_f64, round_value, text,
+    BExpr, Env, Func,
+};
+use crate::parser::BinaryOp;
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
+use std::cmp::Ordering as CmpOrdering;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -277,4 +282,89 @@ fn random_bytes(v: &Value) -> Result<Value, Error> {
         filled += got as usize;
     }
     Ok(Value::Bytes(buf))
+}
+
+/// The arithmetic functions that are plain `Func` variants (the older set;
+/// newer ones are `Func::Math`), over evaluated arguments.
+pub(super) fn eval_basic(
+    f: Func,
+    vals: &[Value],
+    env: &mut dyn Env,
+) -> Result<Option<Value>, Error> {
+    let any_null = vals.iter().any(Value::is_null);
+    let n = |i: usize| vals.get(i).map(count_arg).unwrap_or(0);
+    Ok(Some(match f {
+        Func::Abs => match &vals[0] {
+            Value::Int(i) => Value::Int(
+                i.checked_abs()
+                    .ok_or_else(|| out_of_range("BIGINT", &call_text("abs", vals)))?,
+            ),
+            Value::Decimal(d) => Value::Decimal(d.abs()),
+            Value::UInt(u) => Value::UInt(*u),
+            v => Value::Double(v.to_f64().unwrap_or(0.0).abs()),
+        },
+        Func::Sign => Value::Int(match vals[0].to_f64().unwrap_or(0.0) {
+            x if x > 0.0 => 1,
+            x if x < 0.0 => -1,
+            _ => 0,
+        }),
+        Func::Ceil | Func::Floor => match &vals[0] {
+            Value::Int(_) | Value::UInt(_) => vals[0].clone(),
+            Value::Decimal(d) => {
+                let r = if f == Func::Ceil { d.ceil() } else { d.floor() };
+                // Past BIGINT the result stays DECIMAL, as MySQL types it.
+                r.to_i64().map(Value::Int).unwrap_or(Value::Decimal(r))
+            }
+            v => {
+                let x = v.to_f64().unwrap_or(0.0);
+                Value::Double(if f == Func::Ceil { x.ceil() } else { x.floor() })
+            }
+        },
+        Func::Round | Func::Truncate => {
+            let places = if vals.len() > 1 { n(1) } else { 0 };
+            round_value(&vals[0], places, f == Func::Truncate, vals)?
+        }
+        Func::Mod => divide(BinaryOp::Modulo, vals[0].clone(), vals[1].clone(), env)?,
+        Func::Greatest | Func::Least => {
+            if any_null {
+                return Ok(Some(Value::Null));
+            }
+            let mut best = vals[0].clone();
+            for v in &vals[1..] {
+                let o = v.sort_cmp(&best);
+                if (f == Func::Greatest && o == CmpOrdering::Greater)
+                    || (f == Func::Least && o == CmpOrdering::Less)
+                {
+                    best = v.clone();
+                }
+            }
+            best
+        }
+        Func::NullIf => {
+            if vals[0].sql_cmp(&vals[1]) == Some(CmpOrdering::Equal) {
+                Value::Null
+            } else {
+                vals[0].clone()
+            }
+        }
+        Func::Rand => Value::Double(rand_f64()),
+        Func::Sqrt => {
+            let x = vals[0].to_f64().unwrap_or(0.0);
+            if x < 0.0 {
+                Value::Null
+            } else {
+                Value::Double(x.sqrt())
+            }
+        }
+        Func::Pow => {
+            let (x, y) = (
+                vals[0].to_f64().unwrap_or(0.0),
+                vals[1].to_f64().unwrap_or(0.0),
+            );
+            finite(x.powf(y), "pow", vals)?
+        }
+        Func::Exp => finite(vals[0].to_f64().unwrap_or(0.0).exp(), "exp", vals)?,
+        Func::Ln | Func::Log | Func::Log2 | Func::Log10 => logarithm(f, vals, env)?,
+        _ => return Ok(None),
+    }))
 }

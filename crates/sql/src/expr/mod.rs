@@ -10,6 +10,7 @@ pub mod math;
 pub mod misc;
 pub mod network;
 pub mod regexp;
+mod session_fns;
 pub mod strings;
 pub mod timefns;
 pub mod user_locks;
@@ -1345,348 +1346,60 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
     for a in args {
         vals.push(eval(a, row, env)?);
     }
-    let any_null = vals.iter().any(|v| v.is_null());
-    let s = |i: usize| vals.get(i).map(text).unwrap_or_default();
+    if let Some(v) = session_fns::eval_session(f, &vals, env)? {
+        return Ok(v);
+    }
+    // The rest give NULL for a NULL argument, but for these.
+    let null_aware = matches!(
+        f,
+        Func::ConcatWs | Func::Greatest | Func::Least | Func::Rand | Func::NullIf
+    );
+    if !null_aware && vals.iter().any(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    if let Some(v) = strings::eval_basic(f, &vals, env)? {
+        return Ok(v);
+    }
+    if let Some(v) = math::eval_basic(f, &vals, env)? {
+        return Ok(v);
+    }
+    if let Some(v) = timefns::eval_basic(f, &vals)? {
+        return Ok(v);
+    }
     let n = |i: usize| vals.get(i).map(count_arg).unwrap_or(0);
     Ok(match f {
-        Func::Database => env
-            .database()
-            .map(|d| Value::str(&d))
-            .unwrap_or(Value::Null),
-        Func::Version => env.system_var(false, "version")?,
-        Func::ConnectionId => Value::UInt(env.connection_id()),
-        Func::LastInsertId => Value::UInt(env.last_insert_id()),
-        Func::Now => Value::DateTime(DateTime::now().truncate(n(0).clamp(0, 6) as u8)),
-        Func::CurDate => Value::Date(DateTime::now().date),
-        Func::UnixTimestamp => match vals.first() {
-            None => Value::Int(DateTime::now().to_unix_micros() / 1_000_000),
-            Some(v) => to_datetime(v)
-                .map(|d| Value::Int(d.to_unix_micros() / 1_000_000))
-                .unwrap_or(Value::Null),
-        },
-        Func::User => Value::str(&env.user()),
-        Func::CurrentUser => Value::str(&env.current_user()),
-        Func::CurrentRole => Value::str(&env.current_role()),
-        Func::FoundRows => Value::UInt(env.found_rows()),
-        Func::RowCount => Value::Int(env.row_count()),
-        Func::ReleaseAllLocks => match env.user_locks() {
-            Some(locks) => Value::Int(locks.release_all(env.connection_id()) as i64),
-            None => Value::Int(0),
-        },
-        Func::GetLock | Func::ReleaseLock | Func::IsFreeLock | Func::IsUsedLock => {
-            user_lock(f, &vals, env)?
-        }
-        Func::Uuid => Value::str(&uuid_v1()),
-        _ if any_null
-            && !matches!(
-                f,
-                Func::ConcatWs | Func::Greatest | Func::Least | Func::Rand | Func::NullIf
-            ) =>
-        {
-            Value::Null
-        }
-        Func::Concat => {
-            let parts: Vec<Vec<u8>> = vals.iter().map(text).collect();
-            if !result_fits(parts.iter().map(Vec::len).sum(), env) {
-                return Ok(Value::Null);
-            }
-            Value::Bytes(parts.concat())
-        }
-        Func::ConcatWs => {
-            if vals.first().is_none_or(|v| v.is_null()) {
-                return Ok(Value::Null);
-            }
-            let sep = s(0);
-            let parts: Vec<Vec<u8>> = vals[1..]
-                .iter()
-                .filter(|v| !v.is_null())
-                .map(text)
-                .collect();
-            let len = parts.iter().map(|p| p.len() + sep.len()).sum();
-            if !result_fits(len, env) {
-                return Ok(Value::Null);
-            }
-            Value::Bytes(parts.join(&sep[..]))
-        }
-        Func::Length => Value::Int(s(0).len() as i64),
-        Func::CharLength => Value::Int(String::from_utf8_lossy(&s(0)).chars().count() as i64),
-        Func::Lower => Value::str(&String::from_utf8_lossy(&s(0)).to_lowercase()),
-        Func::Upper => Value::str(&String::from_utf8_lossy(&s(0)).to_uppercase()),
-        Func::Substring => {
-            let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
-            let len = chars.len() as i64;
-            let pos = n(1);
-            let start = if pos > 0 {
-                pos - 1
-            } else if pos < 0 {
-                len + pos
-            } else {
-                return Ok(Value::str(""));
-            };
-            if start < 0 || start >= len {
-                return Ok(Value::str(""));
-            }
-            let count = if vals.len() > 2 { n(2).max(0) } else { len };
-            // A count near i64::MAX must not wrap past the end.
-            let end = start.saturating_add(count).min(len);
-            Value::str(
-                &chars[start as usize..end as usize]
-                    .iter()
-                    .collect::<String>(),
-            )
-        }
-        Func::Trim => {
-            Value::str(String::from_utf8_lossy(&s(vals.len().saturating_sub(1))).trim_matches(' '))
-        }
-        Func::Ltrim => Value::str(String::from_utf8_lossy(&s(0)).trim_start_matches(' ')),
-        Func::Rtrim => Value::str(String::from_utf8_lossy(&s(0)).trim_end_matches(' ')),
-        Func::Replace => {
-            let (a, b, c) = (String::from_utf8_lossy(&s(0)).into_owned(), s(1), s(2));
-            let from = String::from_utf8_lossy(&b).into_owned();
-            if from.is_empty() {
-                Value::str(&a)
-            } else {
-                let grows = a.matches(from.as_str()).count().saturating_mul(c.len());
-                if !result_fits(a.len().saturating_add(grows), env) {
-                    return Ok(Value::Null);
-                }
-                Value::str(&a.replace(&from, &String::from_utf8_lossy(&c)))
-            }
-        }
-        Func::Left | Func::Right => {
-            let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
-            let k = (n(1).max(0) as usize).min(chars.len());
-            let slice = if f == Func::Left {
-                &chars[..k]
-            } else {
-                &chars[chars.len() - k..]
-            };
-            Value::str(&slice.iter().collect::<String>())
-        }
-        Func::Lpad | Func::Rpad => {
-            let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
-            // MySQL: a negative length gives NULL.
-            let Ok(want) = usize::try_from(n(1)) else {
-                return Ok(Value::Null);
-            };
-            let pad: Vec<char> = String::from_utf8_lossy(&s(2)).chars().collect();
-            if want <= chars.len() {
-                Value::str(&chars[..want].iter().collect::<String>())
-            } else if pad.is_empty() || !result_fits(want.saturating_mul(4), env) {
-                Value::Null
-            } else {
-                let fill: String = pad.iter().cycle().take(want - chars.len()).collect();
-                let body: String = chars.iter().collect();
-                Value::str(&if f == Func::Lpad {
-                    fill + &body
-                } else {
-                    body + &fill
-                })
-            }
-        }
-        Func::Repeat | Func::Space => {
-            // MySQL: a count below 1 gives ''; a result longer than
-            // max_allowed_packet gives NULL.
-            let (unit, count) = if f == Func::Space {
-                (vec![b' '], n(0))
-            } else {
-                (s(0), n(1))
-            };
-            let count = count.max(0) as usize;
-            if !result_fits(unit.len().saturating_mul(count), env) {
-                return Ok(Value::Null);
-            }
-            Value::Bytes(unit.repeat(count))
-        }
-        Func::Abs => match &vals[0] {
-            Value::Int(i) => Value::Int(
-                i.checked_abs()
-                    .ok_or_else(|| out_of_range("BIGINT", &call_text("abs", &vals)))?,
-            ),
-            Value::Decimal(d) => Value::Decimal(d.abs()),
-            Value::UInt(u) => Value::UInt(*u),
-            v => Value::Double(v.to_f64().unwrap_or(0.0).abs()),
-        },
-        Func::Sign => Value::Int(match vals[0].to_f64().unwrap_or(0.0) {
-            x if x > 0.0 => 1,
-            x if x < 0.0 => -1,
-            _ => 0,
-        }),
-        Func::Ceil | Func::Floor => match &vals[0] {
-            Value::Int(_) | Value::UInt(_) => vals[0].clone(),
-            Value::Decimal(d) => {
-                let r = if f == Func::Ceil { d.ceil() } else { d.floor() };
-                // Past BIGINT the result stays DECIMAL, as MySQL types it.
-                r.to_i64().map(Value::Int).unwrap_or(Value::Decimal(r))
-            }
-            v => {
-                let x = v.to_f64().unwrap_or(0.0);
-                Value::Double(if f == Func::Ceil { x.ceil() } else { x.floor() })
-            }
-        },
-        Func::Round | Func::Truncate => {
-            let places = if vals.len() > 1 { n(1) } else { 0 };
-            round_value(&vals[0], places, f == Func::Truncate, &vals)?
-        }
-        Func::Mod => divide(BinaryOp::Modulo, vals[0].clone(), vals[1].clone(), env)?,
-        Func::Greatest | Func::Least => {
-            if any_null {
-                return Ok(Value::Null);
-            }
-            let mut best = vals[0].clone();
-            for v in &vals[1..] {
-                let o = v.sort_cmp(&best);
-                if (f == Func::Greatest && o == Ordering::Greater)
-                    || (f == Func::Least && o == Ordering::Less)
-                {
-                    best = v.clone();
-                }
-            }
-            best
-        }
-        Func::NullIf => {
-            if vals[0].sql_cmp(&vals[1]) == Some(Ordering::Equal) {
-                Value::Null
-            } else {
-                vals[0].clone()
-            }
-        }
-        Func::Rand => Value::Double(rand_f64()),
-        Func::Sqrt => {
-            let x = vals[0].to_f64().unwrap_or(0.0);
-            if x < 0.0 {
-                Value::Null
-            } else {
-                Value::Double(x.sqrt())
-            }
-        }
-        Func::Pow => {
-            let (x, y) = (
-                vals[0].to_f64().unwrap_or(0.0),
-                vals[1].to_f64().unwrap_or(0.0),
-            );
-            finite(x.powf(y), "pow", &vals)?
-        }
-        Func::Exp => finite(vals[0].to_f64().unwrap_or(0.0).exp(), "exp", &vals)?,
-        Func::Ln | Func::Log | Func::Log2 | Func::Log10 => logarithm(f, &vals, env)?,
-        Func::Date => to_datetime(&vals[0])
-            .map(|d| Value::Date(d.date))
-            .unwrap_or(Value::Null),
-        Func::Year => to_datetime(&vals[0])
-            .map(|d| Value::Int(d.date.year as i64))
-            .unwrap_or(Value::Null),
-        Func::Month => to_datetime(&vals[0])
-            .map(|d| Value::Int(d.date.month as i64))
-            .unwrap_or(Value::Null),
-        Func::Day => to_datetime(&vals[0])
-            .map(|d| Value::Int(d.date.day as i64))
-            .unwrap_or(Value::Null),
-        Func::MakeDate => make_date(n(0), n(1)),
-        Func::Time => match to_time(&vals[0]) {
-            Some(t) => Value::Bytes(t.format(if t.micro > 0 { 6 } else { 0 }).into_bytes()),
-            None => Value::Null,
-        },
-        Func::CurTime => {
-            // CURTIME(fsp): fractional digits of the current time.
-            let fsp = if vals.is_empty() {
-                0
-            } else {
-                n(0).clamp(0, 6) as u8
-            };
-            let now = DateTime::now().truncate(fsp);
-            let t = lockstep_types::Time {
-                negative: false,
-                hour: now.hour as u32,
-                minute: now.minute,
-                second: now.second,
-                micro: now.micro,
-            };
-            Value::Bytes(t.format(fsp).into_bytes())
-        }
         Func::Sha1 => {
             use sha1::Digest;
             Value::Bytes(hex_lower(&sha1::Sha1::digest(text(&vals[0]))))
         }
         Func::Sha2 => sha2_hex(&text(&vals[0]), n(1)),
         Func::WaitForExecutedGtidSet => gtid_wait::wait_for_executed(&vals, env)?,
-        Func::Sleep => {
-            // Bounded: each call sleeps at most 5 s (once per row it is
-            // evaluated for, as in MySQL), in slices, so that KILL QUERY
-            // or max_execution_time ends it early with 1, as in MySQL.
-            let total = std::time::Duration::from_millis(
-                (vals[0].to_f64().unwrap_or(0.0).clamp(0.0, 5.0) * 1000.0) as u64,
-            );
-            let end = std::time::Instant::now() + total;
-            loop {
-                if env.interrupted() {
-                    break Value::Int(1);
-                }
-                let left = end.saturating_duration_since(std::time::Instant::now());
-                if left.is_zero() {
-                    break Value::Int(0);
-                }
-                blocking_sleep(left.min(std::time::Duration::from_millis(10)));
-            }
-        }
-        Func::Hex => match &vals[0] {
-            Value::Int(i) => Value::str(&format!("{:X}", *i as u64)),
-            Value::UInt(u) => Value::str(&format!("{u:X}")),
-            // Numbers are rounded to an integer first (as MySQL's HEX does).
-            Value::Double(_) | Value::Decimal(_) => {
-                // MySQL rounds half away from zero; past the 64-bit range
-                // it prints all ones.
-                let f = vals[0].to_f64().unwrap_or(0.0);
-                let bits = if f <= i64::MIN as f64 || f >= u64::MAX as f64 {
-                    u64::MAX
-                } else if f < 0.0 {
-                    f.round() as i64 as u64
-                } else {
-                    f.round() as u64
-                };
-                Value::str(&format!("{bits:X}"))
-            }
-            v => {
-                let bytes = text(v);
-                if !result_fits(bytes.len().saturating_mul(2), env) {
-                    return Ok(Value::Null);
-                }
-                Value::Bytes(hex_upper(&bytes))
-            }
-        },
+        Func::Sleep => sleep(&vals[0], env),
         Func::FoldCase => fold_case(vals.first().cloned().unwrap_or(Value::Null)),
-        Func::DateAdd
-        | Func::TimestampDiff
-        | Func::DateDiff
-        | Func::DateFormat
-        | Func::StrToDate
-        | Func::FromUnixtime
-        | Func::DatePart(_) => date_function(f, &vals),
-        Func::Unhex => unhex(&s(0)),
-        Func::SubstringIndex => substring_index(&s(0), &s(1), n(2)),
-        Func::Instr => {
-            let (h, needle) = (s(0), s(1));
-            let pos = h
-                .windows(needle.len().max(1))
-                .position(|w| w == &needle[..])
-                .map(|p| p + 1)
-                .unwrap_or(0);
-            Value::Int(if needle.is_empty() { 1 } else { pos as i64 })
-        }
-        Func::Coalesce
-        | Func::If
-        | Func::IfNull
-        | Func::Json(_)
-        | Func::EnumNumber(..)
-        | Func::EnumText(..)
-        | Func::JsonTyped
-        | Func::BoolTyped
-        | Func::Str(_)
-        | Func::Math(_)
-        | Func::Net(_)
-        | Func::Regexp(_)
-        | Func::Clock(_)
-        | Func::Misc(_) => unreachable!("handled above"),
+        // Every function is routed above; a new one without an evaluator
+        // is a bug, reported as an error rather than a panic.
+        other => return Err(Error::internal(format!("no evaluator for {other:?}"))),
     })
+}
+
+/// SLEEP(n): bounded, each call sleeps at most 5 s (once per row it is
+/// evaluated for, as in MySQL), in slices, so that KILL QUERY or
+/// max_execution_time ends it early with 1, as in MySQL.
+fn sleep(seconds: &Value, env: &mut dyn Env) -> Value {
+    let total = std::time::Duration::from_millis(
+        (seconds.to_f64().unwrap_or(0.0).clamp(0.0, 5.0) * 1000.0) as u64,
+    );
+    let end = std::time::Instant::now() + total;
+    loop {
+        if env.interrupted() {
+            break Value::Int(1);
+        }
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break Value::Int(0);
+        }
+        blocking_sleep(left.min(std::time::Duration::from_millis(10)));
+    }
 }
 
 /// Whether a string result of `len` bytes may be built: as MySQL, one longer

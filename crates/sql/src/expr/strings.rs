@@ -5,7 +5,9 @@
 //! MySQL 8 computes them. Text compares under the default collation
 //! (utf8mb4_0900_ai_ci: case- and accent-insensitive).
 
-use super::{eval, result_fits, text, BExpr, Env};
+use super::{
+    count_arg, eval, hex_upper, result_fits, substring_index, text, unhex, BExpr, Env, Func,
+};
 use lockstep_types::error::Code;
 use lockstep_types::value::fold_ci;
 use lockstep_types::{DataType, Error, Value};
@@ -658,4 +660,167 @@ fn coercibility(e: &BExpr) -> i64 {
         BExpr::Func(_, args) => args.first().map_or(4, coercibility),
         _ => 4,
     }
+}
+
+/// The string functions that are plain `Func` variants (the older set;
+/// newer ones are `Func::Str`), over evaluated, non-NULL-checked arguments.
+pub(super) fn eval_basic(
+    f: Func,
+    vals: &[Value],
+    env: &mut dyn Env,
+) -> Result<Option<Value>, Error> {
+    let s = |i: usize| vals.get(i).map(text).unwrap_or_default();
+    let n = |i: usize| vals.get(i).map(count_arg).unwrap_or(0);
+    Ok(Some(match f {
+        Func::Concat => {
+            let parts: Vec<Vec<u8>> = vals.iter().map(text).collect();
+            if !result_fits(parts.iter().map(Vec::len).sum(), env) {
+                return Ok(Some(Value::Null));
+            }
+            Value::Bytes(parts.concat())
+        }
+        Func::ConcatWs => {
+            if vals.first().is_none_or(|v| v.is_null()) {
+                return Ok(Some(Value::Null));
+            }
+            let sep = s(0);
+            let parts: Vec<Vec<u8>> = vals[1..]
+                .iter()
+                .filter(|v| !v.is_null())
+                .map(text)
+                .collect();
+            let len = parts.iter().map(|p| p.len() + sep.len()).sum();
+            if !result_fits(len, env) {
+                return Ok(Some(Value::Null));
+            }
+            Value::Bytes(parts.join(&sep[..]))
+        }
+        Func::Length => Value::Int(s(0).len() as i64),
+        Func::CharLength => Value::Int(String::from_utf8_lossy(&s(0)).chars().count() as i64),
+        Func::Lower => Value::str(&String::from_utf8_lossy(&s(0)).to_lowercase()),
+        Func::Upper => Value::str(&String::from_utf8_lossy(&s(0)).to_uppercase()),
+        Func::Substring => {
+            let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
+            let len = chars.len() as i64;
+            let pos = n(1);
+            let start = if pos > 0 {
+                pos - 1
+            } else if pos < 0 {
+                len + pos
+            } else {
+                return Ok(Some(Value::str("")));
+            };
+            if start < 0 || start >= len {
+                return Ok(Some(Value::str("")));
+            }
+            let count = if vals.len() > 2 { n(2).max(0) } else { len };
+            // A count near i64::MAX must not wrap past the end.
+            let end = start.saturating_add(count).min(len);
+            Value::str(
+                &chars[start as usize..end as usize]
+                    .iter()
+                    .collect::<String>(),
+            )
+        }
+        Func::Trim => {
+            Value::str(String::from_utf8_lossy(&s(vals.len().saturating_sub(1))).trim_matches(' '))
+        }
+        Func::Ltrim => Value::str(String::from_utf8_lossy(&s(0)).trim_start_matches(' ')),
+        Func::Rtrim => Value::str(String::from_utf8_lossy(&s(0)).trim_end_matches(' ')),
+        Func::Replace => {
+            let (a, b, c) = (String::from_utf8_lossy(&s(0)).into_owned(), s(1), s(2));
+            let from = String::from_utf8_lossy(&b).into_owned();
+            if from.is_empty() {
+                Value::str(&a)
+            } else {
+                let grows = a.matches(from.as_str()).count().saturating_mul(c.len());
+                if !result_fits(a.len().saturating_add(grows), env) {
+                    return Ok(Some(Value::Null));
+                }
+                Value::str(&a.replace(&from, &String::from_utf8_lossy(&c)))
+            }
+        }
+        Func::Left | Func::Right => {
+            let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
+            let k = (n(1).max(0) as usize).min(chars.len());
+            let slice = if f == Func::Left {
+                &chars[..k]
+            } else {
+                &chars[chars.len() - k..]
+            };
+            Value::str(&slice.iter().collect::<String>())
+        }
+        Func::Lpad | Func::Rpad => {
+            let chars: Vec<char> = String::from_utf8_lossy(&s(0)).chars().collect();
+            // MySQL: a negative length gives NULL.
+            let Ok(want) = usize::try_from(n(1)) else {
+                return Ok(Some(Value::Null));
+            };
+            let pad: Vec<char> = String::from_utf8_lossy(&s(2)).chars().collect();
+            if want <= chars.len() {
+                Value::str(&chars[..want].iter().collect::<String>())
+            } else if pad.is_empty() || !result_fits(want.saturating_mul(4), env) {
+                Value::Null
+            } else {
+                let fill: String = pad.iter().cycle().take(want - chars.len()).collect();
+                let body: String = chars.iter().collect();
+                Value::str(&if f == Func::Lpad {
+                    fill + &body
+                } else {
+                    body + &fill
+                })
+            }
+        }
+        Func::Repeat | Func::Space => {
+            // MySQL: a count below 1 gives ''; a result longer than
+            // max_allowed_packet gives NULL.
+            let (unit, count) = if f == Func::Space {
+                (vec![b' '], n(0))
+            } else {
+                (s(0), n(1))
+            };
+            let count = count.max(0) as usize;
+            if !result_fits(unit.len().saturating_mul(count), env) {
+                return Ok(Some(Value::Null));
+            }
+            Value::Bytes(unit.repeat(count))
+        }
+        Func::Hex => match &vals[0] {
+            Value::Int(i) => Value::str(&format!("{:X}", *i as u64)),
+            Value::UInt(u) => Value::str(&format!("{u:X}")),
+            // Numbers are rounded to an integer first (as MySQL's HEX does).
+            Value::Double(_) | Value::Decimal(_) => {
+                // MySQL rounds half away from zero; past the 64-bit range
+                // it prints all ones.
+                let f = vals[0].to_f64().unwrap_or(0.0);
+                let bits = if f <= i64::MIN as f64 || f >= u64::MAX as f64 {
+                    u64::MAX
+                } else if f < 0.0 {
+                    f.round() as i64 as u64
+                } else {
+                    f.round() as u64
+                };
+                Value::str(&format!("{bits:X}"))
+            }
+            v => {
+                let bytes = text(v);
+                if !result_fits(bytes.len().saturating_mul(2), env) {
+                    return Ok(Some(Value::Null));
+                }
+                Value::Bytes(hex_upper(&bytes))
+            }
+        },
+        Func::Unhex => unhex(&s(0)),
+        Func::SubstringIndex => substring_index(&s(0), &s(1), n(2)),
+        Func::Instr => {
+            let (h, needle) = (s(0), s(1));
+            let pos = h
+                .windows(needle.len().max(1))
+                .position(|w| w == &needle[..])
+                .map(|p| p + 1)
+                .unwrap_or(0);
+            Value::Int(if needle.is_empty() { 1 } else { pos as i64 })
+        }
+        _ => return Ok(None),
+    }))
 }

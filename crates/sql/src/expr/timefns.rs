@@ -6,7 +6,7 @@
 //! not a date warns 1292 and gives NULL.
 
 use super::datetime::date_arg;
-use super::{text, to_time, BExpr, Env};
+use super::{count_arg, date_function, make_date, text, to_datetime, to_time, BExpr, Env, Func};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Date, DateTime, Error, Time, Value};
 
@@ -563,4 +563,54 @@ fn get_format(kind: &[u8], standard: &[u8]) -> Value {
         _ => return Value::Null,
     };
     Value::str(f)
+}
+
+/// The date and time functions that are plain `Func` variants (the older
+/// set; newer ones are `Func::Clock`), over evaluated, non-NULL arguments.
+pub(super) fn eval_basic(f: Func, vals: &[Value]) -> Result<Option<Value>, Error> {
+    let n = |i: usize| vals.get(i).map(count_arg).unwrap_or(0);
+    Ok(Some(match f {
+        Func::Date => to_datetime(&vals[0])
+            .map(|d| Value::Date(d.date))
+            .unwrap_or(Value::Null),
+        Func::Year => to_datetime(&vals[0])
+            .map(|d| Value::Int(d.date.year as i64))
+            .unwrap_or(Value::Null),
+        Func::Month => to_datetime(&vals[0])
+            .map(|d| Value::Int(d.date.month as i64))
+            .unwrap_or(Value::Null),
+        Func::Day => to_datetime(&vals[0])
+            .map(|d| Value::Int(d.date.day as i64))
+            .unwrap_or(Value::Null),
+        Func::MakeDate => make_date(n(0), n(1)),
+        Func::Time => match to_time(&vals[0]) {
+            Some(t) => Value::Bytes(t.format(if t.micro > 0 { 6 } else { 0 }).into_bytes()),
+            None => Value::Null,
+        },
+        Func::CurTime => {
+            // CURTIME(fsp): fractional digits of the current time.
+            let fsp = if vals.is_empty() {
+                0
+            } else {
+                n(0).clamp(0, 6) as u8
+            };
+            let now = DateTime::now().truncate(fsp);
+            let t = lockstep_types::Time {
+                negative: false,
+                hour: now.hour as u32,
+                minute: now.minute,
+                second: now.second,
+                micro: now.micro,
+            };
+            Value::Bytes(t.format(fsp).into_bytes())
+        }
+        Func::DateAdd
+        | Func::TimestampDiff
+        | Func::DateDiff
+        | Func::DateFormat
+        | Func::StrToDate
+        | Func::FromUnixtime
+        | Func::DatePart(_) => date_function(f, vals),
+        _ => return Ok(None),
+    }))
 }

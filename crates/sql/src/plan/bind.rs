@@ -25,6 +25,8 @@ type Result<T> = std::result::Result<T, Error>;
 pub mod json_table;
 #[path = "lateral.rs"]
 pub mod lateral;
+#[path = "bind_operators.rs"]
+mod operators;
 #[path = "recursive.rs"]
 mod recursive;
 #[path = "rollup.rs"]
@@ -1358,32 +1360,7 @@ impl<'a> Binder<'a> {
                 if let Some(c) = scope.resolve(table.as_deref(), name)? {
                     BExpr::Column(c.index)
                 } else {
-                    // Correlated reference to an enclosing query.
-                    let mut found = None;
-                    for (depth, outer) in self.outer.iter().rev().enumerate() {
-                        if let Some(c) = outer.resolve(table.as_deref(), name)? {
-                            found = Some(BExpr::Outer {
-                                depth,
-                                index: c.index,
-                            });
-                            let place = self.outer.len() - 1 - depth;
-                            self.outer_refs.push((place, c.index));
-                            break;
-                        }
-                    }
-                    match found {
-                        Some(b) => {
-                            self.correlated = true;
-                            b
-                        }
-                        None => {
-                            let full = match table {
-                                Some(t) => format!("{t}.{name}"),
-                                None => name.clone(),
-                            };
-                            return Err(Error::bad_field(&full, self.clause));
-                        }
-                    }
+                    self.bind_outer_column(table.as_deref(), name)?
                 }
             }
             Expr::Param(i) => match self.params.get(*i) {
@@ -1431,65 +1408,12 @@ impl<'a> Binder<'a> {
                 expr,
                 list,
                 negated,
-            } => {
-                if let Expr::Row(cols) = &**expr {
-                    // (a, b) IN ((1, 2), (3, 4)): OR of row equalities.
-                    let mut any: Option<BExpr> = None;
-                    for item in list {
-                        let Expr::Row(vals) = item else {
-                            return Err(Error::new(
-                                Code::OperandColumns,
-                                "Operand should contain 2 column(s)",
-                            ));
-                        };
-                        let eq = self.row_comparison(BinaryOp::Eq, cols, vals, scope)?;
-                        any = Some(match any {
-                            None => eq,
-                            Some(p) => BExpr::Binary(BinaryOp::Or, Box::new(p), Box::new(eq)),
-                        });
-                    }
-                    let any = any.unwrap_or(BExpr::Literal(Value::Int(0)));
-                    return Ok(if *negated {
-                        BExpr::Unary(ast::UnaryOp::Not, Box::new(any))
-                    } else {
-                        any
-                    });
-                }
-                let expr = self.bind_expr(expr, scope)?;
-                let list: Vec<BExpr> = list
-                    .iter()
-                    .map(|x| self.bind_expr(x, scope))
-                    .collect::<Result<_>>()?;
-                let list = crate::enumset::in_list(&expr, list, &scope.types);
-                let json = crate::expr::json::bind::in_list(&expr, &list, *negated, &scope.types);
-                json.unwrap_or(BExpr::InList {
-                    expr: Box::new(expr),
-                    list,
-                    negated: *negated,
-                })
-            }
+            } => self.bind_in_list(expr, list, *negated, scope)?,
             Expr::InSubquery {
                 expr,
                 query,
                 negated,
-            } => {
-                if matches!(**expr, Expr::Row(_)) {
-                    return Err(Error::unsupported("(a, b) IN (subquery)"));
-                }
-                let query = self.subquery(query, scope)?;
-                if query.columns.len() != 1 {
-                    return Err(Error::new(
-                        Code::OperandColumns,
-                        "Operand should contain 1 column(s)",
-                    ));
-                }
-                BExpr::InSubquery {
-                    expr: Box::new(self.bind_expr(expr, scope)?),
-                    query,
-                    negated: *negated,
-                    fold: false,
-                }
-            }
+            } => self.bind_in_subquery(expr, query, *negated, scope)?,
             Expr::Between {
                 expr,
                 low,
@@ -1506,27 +1430,7 @@ impl<'a> Binder<'a> {
                 pattern,
                 escape,
                 negated,
-            } => {
-                let escape = match escape.as_deref() {
-                    Some(Expr::Literal(Value::Bytes(b))) if b.len() == 1 => b[0],
-                    // ESCAPE '' (and NO_BACKSLASH_ESCAPES): no escape
-                    // character; 0xFF never occurs in utf8mb4 text.
-                    Some(Expr::Literal(Value::Bytes(b))) if b.is_empty() => 0xFF,
-                    None => b'\\',
-                    Some(_) => {
-                        return Err(Error::new(
-                            Code::WrongArguments,
-                            "Incorrect arguments to ESCAPE",
-                        ))
-                    }
-                };
-                BExpr::Like {
-                    expr: Box::new(self.bind_expr(expr, scope)?),
-                    pattern: Box::new(self.bind_expr(pattern, scope)?),
-                    escape,
-                    negated: *negated,
-                }
-            }
+            } => self.bind_like(expr, pattern, escape.as_deref(), *negated, scope)?,
             Expr::Exists { query, negated } => BExpr::Exists {
                 query: self.subquery(query, scope)?,
                 negated: *negated,
@@ -1541,46 +1445,7 @@ impl<'a> Binder<'a> {
                 }
                 BExpr::Subquery(q)
             }
-            Expr::Function { name, args, .. } => {
-                if is_aggregate_name(name) {
-                    return Err(Error::new(
-                        Code::WrongArguments,
-                        format!("Invalid use of group function {name}"),
-                    ));
-                }
-                if name == "GROUPING" {
-                    // Only over the rows of GROUP BY ... WITH ROLLUP.
-                    return Err(Error::new(
-                        Code::InvalidGroupFuncUse,
-                        "Invalid use of group function",
-                    ));
-                }
-                if name == "TIMESTAMPDIFF" || name == "TIMESTAMPADD" {
-                    return self.timestamp_function(name, args, scope);
-                }
-                if name == "VALUES" {
-                    return self.values_of(args, scope);
-                }
-                if name == "DATE_ADD"
-                    || name == "DATE_SUB"
-                    || name == "ADDDATE"
-                    || name == "SUBDATE"
-                {
-                    return self.date_arith(
-                        name.starts_with("DATE_SUB") || name == "SUBDATE",
-                        args,
-                        scope,
-                    );
-                }
-                let bound = args
-                    .iter()
-                    .map(|a| self.bind_expr(a, scope))
-                    .collect::<Result<Vec<_>>>()?;
-                if let Some(jf) = JsonFn::lookup(name) {
-                    return crate::expr::json::bind::call(jf, name, bound, &scope.types);
-                }
-                self.function(name, bound)?
-            }
+            Expr::Function { name, args, .. } => self.bind_call(name, args, scope)?,
             Expr::Case {
                 operand,
                 branches,
