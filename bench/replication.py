@@ -492,7 +492,7 @@ def report_lines(results, args, meta, stem):
          f"Machine: {meta['cpu']}, {meta['cores']} cores, {meta['mem_gb']} GB, kernel "
          f"{meta['kernel']}; MariaDB {meta['mariadb_version']}; {meta['sysbench_version']}. "
          "The cores are shared by both primaries, both replicas and sysbench (the idle pair "
-         "keeps running), and other builds ran on the machine: the numbers are noisy.", "",
+         "keeps running): the numbers are noisy; see docs/performance.md for whether other work ran.", "",
          f"Load: sysbench oltp_write_only, {args.tables} tables x {args.table_size} rows, "
          f"{args.time} s per step, on the primary; the replica applies in parallel "
          f"(MariaDB: slave_parallel_mode=optimistic, {args.parallel_threads} threads). "
@@ -511,8 +511,9 @@ def report_lines(results, args, meta, stem):
          "catch-up < 1 s (a step meeting both is marked balanced). \"At least\" when every "
          "step was balanced (the replica followed the primary's peak).", ""]
     L += balanced_lines(results, "async") + balanced_lines(results, "tpcc")
-    L += ["", "## sysbench oltp_write_only, asynchronous", ""]
-    L += table(results, "async", args.threads)
+    if args.threads:
+        L += ["", "## sysbench oltp_write_only, asynchronous", ""]
+        L += table(results, "async", args.threads)
     if args.tpcc:
         L += ["", "## TPC-C (our driver, 1 warehouse), asynchronous", "",
               "Threads are terminals; throughput counts commits that write (GTIDs), the "
@@ -525,7 +526,7 @@ def report_lines(results, args, meta, stem):
               "or not during the step.", ""]
         L += table(results, "semisync", args.semisync_threads)
     L += ["", "## Throughput and lag over time", ""]
-    L += [f"![{k}]({stem}-{k}.svg)" for k in KINDS if (k, "async") in results]
+    L += [f"![{k}]({stem}-{k}.svg)" for k in KINDS if any(kk == k for kk, _ in results)]
     return L
 
 
