@@ -182,6 +182,14 @@ pub enum Event {
         host: String,
         roles: AccountRoles,
     },
+    /// The table's next AUTO_INCREMENT value (CREATE TABLE ...
+    /// AUTO_INCREMENT=n, ALTER TABLE ... AUTO_INCREMENT=n), already raised
+    /// past the largest value in use. Added after PutRoles: older records
+    /// still decode.
+    SetAutoIncrement {
+        table: u32,
+        next: u64,
+    },
 }
 
 /// Where a column of an altered table takes its existing rows' values.
@@ -228,7 +236,8 @@ impl Event {
             | Event::SetChecks { table, .. }
             | Event::SetGenerated { table, .. }
             | Event::SetComments { table, .. }
-            | Event::SetHistograms { table, .. } => Some(*table),
+            | Event::SetHistograms { table, .. }
+            | Event::SetAutoIncrement { table, .. } => Some(*table),
             Event::CreateDatabase { .. }
             | Event::DropDatabase { .. }
             | Event::CreateTable { .. }
@@ -563,6 +572,9 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
             }
             Event::SetComments { table, .. } => {
                 writeln!(s, "### COMMENTS OF {}", tables(*table))
+            }
+            Event::SetAutoIncrement { table, next } => {
+                writeln!(s, "### AUTO_INCREMENT OF {} = {next}", tables(*table))
             }
             Event::SetHistograms { table, histograms } => {
                 let names: Vec<&str> = histograms.iter().map(|h| h.column.as_str()).collect();

@@ -266,6 +266,7 @@ impl Engine {
             | Event::SetGenerated { table, .. }
             | Event::SetComments { table, .. }
             | Event::SetHistograms { table, .. }
+            | Event::SetAutoIncrement { table, .. }
                 if record.events.iter().any(|e| match e {
                     Event::CreateTable { def } | Event::AlterTable { def, .. } => def.id == *table,
                     _ => false,

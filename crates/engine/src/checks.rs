@@ -25,6 +25,7 @@ impl Engine {
             checks,
             generated,
             comments: Default::default(),
+            auto_increment: None,
         };
         self.create_table_with(def, extras).await
     }

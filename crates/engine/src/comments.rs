@@ -19,11 +19,13 @@ pub struct TableExtras {
     pub checks: Vec<CheckConstraint>,
     pub generated: Vec<GeneratedColumn>,
     pub comments: TableComments,
+    /// AUTO_INCREMENT=n among the table options.
+    pub auto_increment: Option<u64>,
 }
 
 impl Engine {
-    /// CREATE TABLE with its constraints, generated columns and comments,
-    /// all in one logged record.
+    /// CREATE TABLE with its constraints, generated columns, comments and
+    /// AUTO_INCREMENT start, all in one logged record.
     pub async fn create_table_with(
         &self,
         def: TableDef,
@@ -34,9 +36,10 @@ impl Engine {
             checks,
             generated,
             comments,
+            auto_increment,
         } = extras;
         let plain = foreign_keys.is_empty() && checks.is_empty() && generated.is_empty();
-        if plain && comments.is_empty() {
+        if plain && comments.is_empty() && auto_increment.is_none() {
             return self.create_table(def).await;
         }
         let def = self.prepare_create(def)?;
@@ -65,9 +68,16 @@ impl Engine {
                 comments,
             });
         }
+        let next = auto_increment.map(|n| n.max(1));
+        if let Some(next) = next {
+            events.push(Event::SetAutoIncrement { table: id, next });
+        }
         self.ddl_version.fetch_add(1, Ordering::SeqCst);
         let _in_flight = self.log_events(events).await?;
         let t = self.catalog.add_table(def);
+        if let Some(next) = next {
+            t.auto_increment.store(next, Ordering::SeqCst);
+        }
         self.catalog.set_foreign_keys(t.id, foreign_keys);
         self.catalog.set_checks(t.id, checks);
         self.catalog.set_generated(t.id, generated);

@@ -1724,6 +1724,11 @@ impl Engine {
                     t.set_histograms(histograms.clone());
                 }
             }
+            Event::SetAutoIncrement { table, next } => {
+                if let Some(t) = self.catalog.table_by_id(*table) {
+                    t.auto_increment.store(*next, Ordering::SeqCst);
+                }
+            }
             Event::PutView { view } => self.catalog.put_view(view.clone()),
             Event::DropView { database, name } => {
                 self.catalog.remove_view(database, name);

@@ -4,6 +4,7 @@
 
 pub mod alter;
 pub mod apply;
+pub mod auto_increment;
 pub mod catalog;
 pub mod checkpoint;
 pub mod checks;

@@ -78,6 +78,7 @@ error_codes! {
     WrongValueCountOnRow = 1136, "21S01";
     TableAccessDenied = 1142, "42000";
     NoSuchTable = 1146, "42S02";
+    UnknownStorageEngine = 1286, "42000";
     NetPacketTooLarge = 1153, "08S01";
     NetReadInterrupted = 1159, "08S01";
     PrimaryCantHaveNull = 1171, "42000";

@@ -186,6 +186,11 @@ pub fn statement(
             database.clone(),
             format!("DROP VIEW {}.{}", q(database), q(name)),
         ),
+        Event::SetAutoIncrement { table, next } => {
+            let d = t(*table)?;
+            let sql = format!("ALTER TABLE {} AUTO_INCREMENT={next}", qualified(&d));
+            (d.database.clone(), sql)
+        }
         // Foreign keys: logged with the CREATE/ALTER that made them.
         Event::SetForeignKeys { .. }
         | Event::SetGenerated { .. }

@@ -318,6 +318,8 @@ pub enum AlterAction {
         comment: Option<String>,
     },
     /// The table option COMMENT [=] 'text': only the comment changes.
+    /// AUTO_INCREMENT [=] n: the table's next generated value.
+    AutoIncrement(u64),
     TableComment {
         comment: String,
     },
@@ -829,6 +831,10 @@ pub struct CreateTable {
     pub comment: Option<String>,
     /// COMMENT 'text' of the PRIMARY KEY (...) clause.
     pub primary_comment: Option<String>,
+    /// The table option AUTO_INCREMENT [=] n: the first value generated.
+    pub auto_increment: Option<u64>,
+    /// The table option ENGINE [=] name, as written.
+    pub engine: Option<String>,
 }
 
 /// `[CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]`.

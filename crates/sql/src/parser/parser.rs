@@ -3136,7 +3136,8 @@ impl<'a> Parser<'a> {
                 self.advance();
                 let if_not_exists = self.if_not_exists()?;
                 let name = self.ident()?;
-                if self.skip_options()?.is_some() {
+                let options = self.table_options()?;
+                if options.comment.is_some() || options.auto_increment.is_some() {
                     return Err(self.error());
                 }
                 Ok(Statement::CreateDatabase {
@@ -3253,10 +3254,11 @@ impl<'a> Parser<'a> {
     }
 
     /// Table/database options: `[DEFAULT] name [=] value [,] ...`: the
-    /// last COMMENT's text (the rest are dropped). Stops at the end of the
-    /// statement.
-    fn skip_options(&mut self) -> Result<Option<String>> {
-        let mut comment = None;
+    /// last COMMENT, AUTO_INCREMENT and ENGINE; the storage options of the
+    /// others (ROW_FORMAT, KEY_BLOCK_SIZE, STATS_*, ...) have no meaning
+    /// here and are dropped. Stops at the end of the statement.
+    fn table_options(&mut self) -> Result<TableOptions> {
+        let mut options = TableOptions::default();
         while !self.at_end() {
             self.eat(&Tok::Comma);
             self.eat_kw("DEFAULT");
@@ -3272,7 +3274,17 @@ impl<'a> Parser<'a> {
             }
             if self.eat_kw("COMMENT") {
                 self.eat_eq();
-                comment = Some(self.string_literal()?);
+                options.comment = Some(self.string_literal()?);
+                continue;
+            }
+            if self.eat_kw("AUTO_INCREMENT") {
+                self.eat_eq();
+                options.auto_increment = Some(self.parse_u64()?);
+                continue;
+            }
+            if self.eat_kw("ENGINE") {
+                self.eat_eq();
+                options.engine = Some(self.ident_any()?);
                 continue;
             }
             // Two-word option names.
@@ -3303,7 +3315,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.error()),
             }
         }
-        Ok(comment)
+        Ok(options)
     }
 
     fn parse_create_table(&mut self) -> Result<Statement> {
@@ -3322,6 +3334,8 @@ impl<'a> Parser<'a> {
             checks: Vec::new(),
             comment: None,
             primary_comment: None,
+            auto_increment: None,
+            engine: None,
         };
         if self.eat_kw("LIKE") {
             ct.like = Some(self.object_name()?);
@@ -3350,7 +3364,10 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(&Tok::RParen)?;
-        ct.comment = self.skip_options()?;
+        let options = self.table_options()?;
+        ct.comment = options.comment;
+        ct.auto_increment = options.auto_increment;
+        ct.engine = options.engine;
         let pk_count = ct.columns.iter().filter(|c| c.primary_key).count()
             + usize::from(ct.primary_key.is_some());
         if pk_count > 1 {
@@ -3945,6 +3962,11 @@ impl<'a> Parser<'a> {
                 if !engine.eq_ignore_ascii_case("InnoDB") {
                     return Err(self.unsupported(&format!("ENGINE={engine}")));
                 }
+            }
+            b"AUTO_INCREMENT" => {
+                self.advance();
+                self.eat_eq();
+                actions.push(AlterAction::AutoIncrement(self.parse_u64()?));
             }
             b"CONVERT" => {
                 self.advance();
@@ -4949,4 +4971,12 @@ fn first_table(from: &[TableRef]) -> Option<ObjectName> {
         TableRef::Join { left, right, .. } => first_table(std::slice::from_ref(left))
             .or_else(|| first_table(std::slice::from_ref(right))),
     })
+}
+
+/// The table options `table_options` keeps.
+#[derive(Default)]
+struct TableOptions {
+    comment: Option<String>,
+    auto_increment: Option<u64>,
+    engine: Option<String>,
 }

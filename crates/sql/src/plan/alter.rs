@@ -172,6 +172,10 @@ impl<'a> Work<'a> {
             }
             // Comments are the session's (`session::comments`).
             AlterAction::TableComment { .. } => Ok(()),
+            // Alone it needs no rebuild (`session::auto_increment`).
+            AlterAction::AutoIncrement(_) => Err(Error::unsupported(
+                "ALTER TABLE AUTO_INCREMENT with other changes",
+            )),
             AlterAction::DropPrimaryKey => self.drop_primary(),
             // Run on their own by session::foreign_keys (no rebuild).
             AlterAction::AddForeignKey(_) | AlterAction::DropForeignKey { .. } => Err(

@@ -26,6 +26,9 @@ impl Session {
         actions: &[AlterAction],
         online: &DdlOptions,
     ) -> R<()> {
+        if self.alter_auto_increment(name, actions, online).await? {
+            return Ok(());
+        }
         let (t, mut lock) = self.table_for_online_ddl(name).await?;
         let actions = &self.resolve_drop_constraint(&t, actions)?;
         let only_constraints = !actions.is_empty()

@@ -40,6 +40,7 @@ impl Session {
         if is_system_db(&db) {
             return Err(self.grants.database_denied(&db));
         }
+        self.check_engine(ct.engine.as_deref(), &ct.name.name)?;
         let expanded;
         let ct = match &ct.select {
             Some(q) => {

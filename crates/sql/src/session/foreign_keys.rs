@@ -71,6 +71,7 @@ impl Session {
             checks,
             comments,
             generated,
+            auto_increment: ct.auto_increment,
             ..TableExtras::default()
         };
         if ct.foreign_keys.is_empty() {

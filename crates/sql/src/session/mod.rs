@@ -4,6 +4,7 @@
 //! commits in autocommit mode.
 
 mod alter;
+mod auto_increment;
 mod binlog_status;
 pub mod charset;
 mod check_table;
@@ -1637,6 +1638,9 @@ impl Session {
         def.id = self.engine.catalog.allocate_table_id();
         self.temp_comments.insert(def.id, comments);
         let table = Arc::new(lockstep_tables::Table::new_temporary(def));
+        if let Some(n) = ct.auto_increment {
+            table.auto_increment.store(n.max(1), Ordering::SeqCst);
+        }
         self.temp_tables.insert(key, table);
         self.engine.ddl_version.fetch_add(1, Ordering::SeqCst);
         Ok(())
