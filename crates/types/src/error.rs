@@ -395,6 +395,16 @@ impl Error {
         )
     }
 
+    /// 1290 for statements that read or write server files (LOAD DATA
+    /// INFILE, SELECT ... INTO OUTFILE / DUMPFILE): lockstep touches no
+    /// server files for clients, as MySQL with secure_file_priv NULL.
+    pub fn secure_file_priv() -> Self {
+        Error::new(
+            Code::OptionPrevents,
+            "The MySQL server is running with the --secure-file-priv option so it cannot execute this statement",
+        )
+    }
+
     pub fn internal(what: impl fmt::Display) -> Self {
         Error::new(Code::UnknownError, what.to_string())
     }

@@ -919,7 +919,7 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         self.pos = at + 1;
         if self.is_kw("OUTFILE") || self.is_kw("DUMPFILE") {
-            return Err(self.unsupported("SELECT ... INTO OUTFILE"));
+            return Err(Error::secure_file_priv());
         }
         let mut vars = Vec::new();
         loop {

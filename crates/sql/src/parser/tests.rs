@@ -1619,11 +1619,17 @@ fn transactions_and_misc() {
         "SELECT LAG(a) IGNORE NULLS OVER () FROM t",
         "SELECT SUM(a) OVER (ROWS CURRENT ROW EXCLUDE TIES) FROM t",
         "SELECT COUNT(DISTINCT a) OVER () FROM t",
-        "SELECT a INTO OUTFILE '/tmp/x' FROM t",
         "SELECT a FROM t WHERE a > ANY (SELECT b FROM u)",
         "SELECT @a := 1",
     ] {
         assert_eq!(err(sql).code, Code::NotSupportedYet, "{sql}");
+    }
+    // Server files are never written (secure_file_priv NULL).
+    for sql in [
+        "SELECT a INTO OUTFILE '/tmp/x' FROM t",
+        "SELECT a FROM t INTO DUMPFILE '/tmp/x'",
+    ] {
+        assert_eq!(err(sql).code, Code::OptionPrevents, "{sql}");
     }
     // TABLE t is SELECT * FROM t
     let s = select("TABLE t");

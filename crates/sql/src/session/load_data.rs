@@ -59,10 +59,7 @@ impl Session {
     /// LOAD DATA: checked, then pending until the file has been read.
     pub(super) async fn start_load(&mut self, load: &LoadData) -> R<Response> {
         if !load.local {
-            return Err(Error::new(
-                Code::OptionPrevents,
-                "The MySQL server is running with the --secure-file-priv option so it cannot execute this statement",
-            ));
+            return Err(Error::secure_file_priv());
         }
         let enabled = self
             .server
