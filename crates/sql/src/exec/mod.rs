@@ -6,6 +6,7 @@
 mod auto_increment;
 mod check;
 mod generated;
+mod group_concat;
 pub use generated::rebuild_generator;
 pub(crate) mod fk;
 mod hash_join;
@@ -949,7 +950,10 @@ impl<'a> Exec<'a> {
                 self.charge_temp(grown)?;
             }
         }
-        Ok(fold.finish())
+        let mut cut = self.concat_cut();
+        let rows = fold.finish(&mut cut);
+        self.report_cut(cut);
+        Ok(rows)
     }
 
     /// Rows of a source that pass `filter`, combined across joins (at most
@@ -1969,7 +1973,7 @@ impl<'p> Fold<'p> {
     }
 
     /// Each group's values followed by its aggregates.
-    fn finish(mut self) -> Vec<Vec<Value>> {
+    fn finish(mut self, cut: &mut group_concat::Cut) -> Vec<Vec<Value>> {
         if self.groups.is_empty() && self.agg.group_by.is_empty() {
             // No rows: one group all the same (COUNT(*) = 0, SUM = NULL).
             self.groups.push((
@@ -1982,7 +1986,12 @@ impl<'p> Fold<'p> {
             .into_iter()
             .map(|(mut g, states)| {
                 for (state, call) in states.into_iter().zip(calls) {
-                    g.push(state.finish(call));
+                    g.push(match call.func {
+                        AggFunc::GroupConcat => {
+                            group_concat::finish(call, state.parts, state.keyed, cut)
+                        }
+                        _ => state.finish(call),
+                    });
                 }
                 g
             })
@@ -2034,6 +2043,8 @@ struct AggState {
     mean: f64,
     m2: f64,
     parts: Vec<Vec<u8>>,
+    /// GROUP_CONCAT(.. ORDER BY ..)'s parts with their keys.
+    keyed: Vec<group_concat::Keyed>,
     seen: Option<KeySet>,
 }
 
@@ -2047,7 +2058,10 @@ impl AggState {
                 (v, n, None)
             }
             AggInput::Row(vals) => {
-                let n = vals.iter().any(|x| x.is_null());
+                // A NULL ORDER BY key of GROUP_CONCAT keeps the row.
+                let n = group_concat::values(call, &vals)
+                    .iter()
+                    .any(|x| x.is_null());
                 let concat = Value::Bytes(
                     vals.iter()
                         .flat_map(|x| x.to_text().unwrap_or_default())
@@ -2074,6 +2088,8 @@ impl AggState {
         let mut grown = 0;
         if call.distinct {
             let vals = row_vals.as_deref().unwrap_or(std::slice::from_ref(&v));
+            // DISTINCT compares the values, not GROUP_CONCAT's keys.
+            let vals = group_concat::values(call, vals);
             let seen = self.seen.get_or_insert_with(KeySet::default);
             match seen.insert_with(|key| collation_key(vals, &call.text, key)) {
                 (_, Some(key_bytes)) => grown += key_bytes,
@@ -2118,9 +2134,14 @@ impl AggState {
                 }
             }
             AggFunc::GroupConcat => {
-                let part = v.to_text().unwrap_or_default();
+                let (part, keys) = group_concat::part(call, &v, row_vals.as_deref());
                 grown += part.len() + std::mem::size_of::<Vec<u8>>();
-                self.parts.push(part);
+                if call.order.is_empty() {
+                    self.parts.push(part);
+                } else {
+                    grown += row_bytes(&keys);
+                    self.keyed.push((keys, part));
+                }
             }
             AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
                 let x = v.to_i64().unwrap_or(0) as u64;
@@ -2163,6 +2184,7 @@ impl AggState {
             mean: self.mean,
             m2: self.m2,
             parts: Vec::new(),
+            keyed: Vec::new(),
             seen: None,
         }
         .finish(call)
@@ -2197,11 +2219,8 @@ impl AggState {
             },
             AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => self.best.unwrap_or(Value::Null),
             AggFunc::GroupConcat => {
-                if self.count == 0 {
-                    Value::Null
-                } else {
-                    Value::Bytes(self.parts.join(&call.separator[..]))
-                }
+                let mut uncut = group_concat::Cut::new(usize::MAX);
+                group_concat::finish(call, self.parts, self.keyed, &mut uncut)
             }
             AggFunc::BitAnd => Value::UInt(self.bits.unwrap_or(u64::MAX)),
             AggFunc::BitOr | AggFunc::BitXor => Value::UInt(self.bits.unwrap_or(0)),

@@ -2583,19 +2583,33 @@ impl<'a> Parser<'a> {
     /// concatenated per row). A separator other than ',' yields
     /// `GROUP_CONCAT_SEPARATOR(sep, exprs..)` so that a binder unaware of
     /// separators fails loudly instead of silently using ','. An ORDER BY
-    /// inside is refused (1235) until the executor orders the parts.
+    /// yields `GROUP_CONCAT_ORDERED(sep, dirs, exprs.., keys..)`, dirs a
+    /// string of one 'A' or 'D' per key.
     fn parse_group_concat(&mut self) -> Result<Expr> {
         let distinct = self.eat_kw("DISTINCT");
         let exprs = self.parse_expr_list()?;
-        if self.is_kw("ORDER") {
-            return Err(self.unsupported("ORDER BY in GROUP_CONCAT"));
-        }
+        let order = self.parse_order_by()?;
         let sep = if self.eat_kw("SEPARATOR") {
             Some(self.string_literal()?)
         } else {
             None
         };
         self.expect(&Tok::RParen)?;
+        if !order.is_empty() {
+            let dirs = order.iter().map(|o| if o.desc { 'D' } else { 'A' });
+            let mut args = vec![
+                str_lit(sep.as_deref().unwrap_or(",")),
+                str_lit(&dirs.collect::<String>()),
+            ];
+            args.extend(exprs);
+            args.extend(order.into_iter().map(|o| o.expr));
+            return Ok(Expr::Function {
+                name: "GROUP_CONCAT_ORDERED".to_string(),
+                args,
+                distinct,
+                star: false,
+            });
+        }
         let (name, args) = match sep {
             Some(sep) if sep != "," => {
                 let mut args = Vec::with_capacity(exprs.len() + 1);

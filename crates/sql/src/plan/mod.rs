@@ -139,6 +139,9 @@ pub struct AggCall {
     pub text: Vec<bool>,
     /// GROUP_CONCAT's separator.
     pub separator: Vec<u8>,
+    /// GROUP_CONCAT's ORDER BY: per key, descending. The keys are the
+    /// last `order.len()` items of the argument row, after the values.
+    pub order: Vec<bool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

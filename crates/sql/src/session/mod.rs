@@ -1556,6 +1556,11 @@ impl Session {
                     Value::str(text),
                 ]
             };
+            if let Some(text) = self.not_base_table(name) {
+                out.push(row("Error", &text));
+                out.push(row("status", "Operation failed"));
+                continue;
+            }
             match (binder.table(name), op) {
                 (Ok(_), M::Repair) => out.push(row(
                     "note",

@@ -276,6 +276,8 @@ scripts!(
     histogram,
     explain_filtered,
     roles,
+    group_concat_order,
+    check_view,
 );
 
 /// A script file nobody listed above would never run.
