@@ -1995,6 +1995,11 @@ impl Session {
                         let n = ranged_setting(&name, &value, (1, 65535), warnings)?;
                         self.ctx.session_vars.insert(name, Value::Int(n));
                     }
+                    "group_concat_max_len" if !default => {
+                        let warnings = &mut self.ctx.warnings;
+                        let n = ranged_setting(&name, &value, (4, i64::MAX), warnings)?;
+                        self.ctx.session_vars.insert(name, Value::Int(n));
+                    }
                     "sql_notes" => {
                         self.sql_notes = default || bool_setting(&name, &value)?;
                         self.ctx
@@ -2101,6 +2106,10 @@ impl Session {
             "auto_increment_increment" | "auto_increment_offset" => {
                 let mut warnings = Vec::new();
                 let n = ranged_setting(name, &v, (1, 65535), &mut warnings)?;
+                self.server.globals.set(name, Value::Int(n))
+            }
+            "group_concat_max_len" => {
+                let n = ranged_setting(name, &v, (4, i64::MAX), &mut Vec::new())?;
                 self.server.globals.set(name, Value::Int(n))
             }
             "lockstep_throttle_limit" => {
