@@ -21,6 +21,8 @@ mod foreign;
 mod generated;
 #[path = "histogram.rs"]
 mod histogram;
+#[path = "json_bool.rs"]
+mod json_bool;
 #[path = "lateral.rs"]
 mod lateral;
 #[path = "load_data.rs"]
@@ -1880,6 +1882,7 @@ impl<'a> Parser<'a> {
     /// at least as tightly as `min`.
     fn parse_binary(&mut self, min: u8) -> Result<Expr> {
         self.enter()?;
+        let start = self.pos;
         let mut left = self.parse_unary()?;
         loop {
             if min <= P_CMP && self.is_kw("IS") {
@@ -1943,12 +1946,19 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.link()?;
+            let op_at = self.pos;
             self.advance();
             if prec == P_CMP && self.is_any_kw(&["ANY", "ALL", "SOME"]) {
                 return Err(self.unsupported("ANY/ALL/SOME subquery comparison"));
             }
+            let right_at = self.pos;
             let right = self.parse_binary(prec + 1)?;
-            let (left_arg, right) = hex_operands(op, left, right);
+            let (mut left_arg, mut right) = hex_operands(op, left, right);
+            if prec == P_CMP {
+                // A JSON side compares TRUE/FALSE as JSON booleans.
+                left_arg = self.bool_keyword(start, op_at, left_arg);
+                right = self.bool_keyword(right_at, self.pos, right);
+            }
             left = Expr::Binary {
                 op,
                 left: boxed(left_arg),
@@ -2526,7 +2536,10 @@ impl<'a> Parser<'a> {
                     } else {
                         self.eat_kw("ALL");
                     }
-                    args = self.parse_expr_list()?;
+                    args = match name.starts_with("JSON_") {
+                        true => self.parse_json_args()?,
+                        false => self.parse_expr_list()?,
+                    };
                 }
                 self.expect(&Tok::RParen)?;
                 self.window_tail(Expr::Function {

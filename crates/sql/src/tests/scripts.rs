@@ -278,6 +278,7 @@ scripts!(
     roles,
     group_concat_order,
     check_view,
+    json_bool,
 );
 
 /// A script file nobody listed above would never run.
