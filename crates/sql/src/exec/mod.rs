@@ -2119,7 +2119,9 @@ impl AggState {
                 let replace = match &self.best {
                     None => true,
                     Some(b) => {
-                        let o = v.sort_cmp(b);
+                        // Text compares under its collation, as MySQL does.
+                        let folded = call.text.first() == Some(&true);
+                        let o = crate::expr::collated_sort_cmp(&v, b, folded);
                         (call.func == AggFunc::Min && o == Ordering::Less)
                             || (call.func == AggFunc::Max && o == Ordering::Greater)
                     }

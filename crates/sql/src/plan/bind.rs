@@ -1100,9 +1100,9 @@ impl<'a> Binder<'a> {
                 let text = match &arg {
                     Some(BExpr::Row(items)) => items
                         .iter()
-                        .map(|i| infer(i, &scope.types).0.is_string())
+                        .map(|i| compares_folded(infer(i, &scope.types).0))
                         .collect(),
-                    Some(_) => vec![arg_ty.0.is_string()],
+                    Some(_) => vec![compares_folded(arg_ty.0)],
                     None => Vec::new(),
                 };
                 let call = AggCall {

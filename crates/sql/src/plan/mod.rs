@@ -144,6 +144,12 @@ pub struct AggCall {
     pub order: Vec<bool>,
 }
 
+/// Whether values of type `t` compare under the default (case-folding)
+/// collation: text, but not binary strings, which compare byte by byte.
+pub fn compares_folded(t: lockstep_types::DataType) -> bool {
+    t.is_string() && !t.is_binary()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AggFunc {
     CountStar,

@@ -1038,7 +1038,7 @@ fn window_aggregate(
     if star && func != AggFunc::CountStar {
         return Err(Error::parse(format!("{name}(*")));
     }
-    let text = vec![at.is_string()];
+    let text = vec![super::compares_folded(at)];
     Ok((
         AggCall {
             func,

@@ -279,6 +279,7 @@ scripts!(
     group_concat_order,
     check_view,
     json_bool,
+    min_max_collation,
 );
 
 /// A script file nobody listed above would never run.
