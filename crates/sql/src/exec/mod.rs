@@ -21,6 +21,7 @@ pub mod profile;
 mod recursive;
 mod rollup;
 mod routine;
+mod row_number;
 mod semijoin;
 mod setop;
 pub mod stream;
@@ -59,6 +60,9 @@ pub struct SessionCtx {
     pub query_attributes: Vec<(Vec<u8>, Value)>,
     pub last_insert_id: u64,
     pub found_rows: u64,
+    /// Rows an earlier part of the statement wrote (LOAD DATA inserts in
+    /// batches): INSERT numbers its rows from here in "at row N".
+    pub rows_before: u64,
     /// The client asked for CLIENT_FOUND_ROWS: UPDATE reports the rows it
     /// matched as affected, not only those it changed.
     pub client_found_rows: bool,
@@ -1449,7 +1453,7 @@ impl<'a> Exec<'a> {
         let chain = fk::Chain::top(Some(p.table.id));
         let (mut matched, mut changed) = (0, 0);
         let triggers = self.triggers_for(&p.table, crate::parser::TriggerEvent::Update)?;
-        for (pk, old) in rows {
+        for (n, (pk, old)) in rows.into_iter().enumerate() {
             // A new version is new data (the old one stays for readers).
             lockstep_types::memory::check_data(&p.def.name).map_err(EngineError::Sql)?;
             // A cascade of an earlier row may have changed or deleted it.
@@ -1462,10 +1466,13 @@ impl<'a> Exec<'a> {
             };
             matched += 1;
             let mut new = old.clone();
-            for (col, e) in &p.assignments {
-                let v = self.eval(e, &new)?;
-                new[*col] = assigned(v, &p.def.columns[*col])?;
-            }
+            self.for_row(n as u64 + 1, |x| {
+                for (col, e) in &p.assignments {
+                    let v = x.eval(e, &new)?;
+                    new[*col] = assigned(v, &p.def.columns[*col])?;
+                }
+                Ok(())
+            })?;
             if !triggers.is_empty() {
                 self.fire(&triggers, true, Some(&mut new), Some(&old))?;
                 for (v, c) in new.iter_mut().zip(&p.def.columns) {

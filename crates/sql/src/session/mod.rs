@@ -528,6 +528,7 @@ impl Session {
             query_attributes: Vec::new(),
             last_insert_id: 0,
             found_rows: 0,
+            rows_before: 0,
             client_found_rows: false,
             row_count: -1,
             warnings: Vec::new(),

@@ -280,6 +280,7 @@ scripts!(
     check_view,
     json_bool,
     min_max_collation,
+    row_numbers,
 );
 
 /// A script file nobody listed above would never run.
