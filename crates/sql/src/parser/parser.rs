@@ -33,6 +33,8 @@ mod lock_tables;
 mod roles;
 #[path = "routine.rs"]
 mod routine;
+#[path = "values.rs"]
+mod values;
 #[path = "view.rs"]
 mod view;
 #[path = "window.rs"]
@@ -971,6 +973,7 @@ impl<'a> Parser<'a> {
                     None => Statement::Select(Box::new(q)),
                 })
             }
+            b"VALUES" => Ok(Statement::Select(Box::new(self.parse_query()?))),
             b"INSERT" => self.parse_insert(false),
             b"REPLACE" => self.parse_insert(true),
             b"UPDATE" => self.parse_update(),
@@ -1111,8 +1114,7 @@ impl<'a> Parser<'a> {
             b"LOAD" if self.kw_at(1, "DATA") => self.parse_load(),
             b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"LOAD" | b"HANDLER"
             | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CACHE"
-            | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART"
-            | b"VALUES" => {
+            | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART" => {
                 let w = String::from_utf8_lossy(first).into_owned();
                 Err(self.unsupported(&w))
             }
@@ -1328,6 +1330,9 @@ impl<'a> Parser<'a> {
         }
         if self.is_kw("WITH") {
             return self.parse_with_query();
+        }
+        if self.is_kw("VALUES") {
+            return self.parse_values_rows();
         }
         Ok(empty_query(QueryBody::Select(Box::new(
             self.parse_select()?,
@@ -1714,7 +1719,7 @@ impl<'a> Parser<'a> {
         while self.tok_at(n) == &Tok::LParen {
             n += 1;
         }
-        n > 0 && (self.kw_at(n, "SELECT") || self.kw_at(n, "WITH"))
+        n > 0 && (self.kw_at(n, "SELECT") || self.kw_at(n, "WITH") || self.kw_at(n, "VALUES"))
     }
 
     fn parse_table_factor(&mut self) -> Result<TableRef> {
@@ -1728,7 +1733,7 @@ impl<'a> Parser<'a> {
             self.enter()?;
             let r = if self.paren_starts_query() {
                 self.advance();
-                let q = self.parse_query()?;
+                let mut q = self.parse_query()?;
                 self.expect(&Tok::RParen)?;
                 let alias = match self.parse_alias(false)? {
                     Some(a) => a,
@@ -1739,6 +1744,10 @@ impl<'a> Parser<'a> {
                         ))
                     }
                 };
+                if self.is(&Tok::LParen) {
+                    let names = self.parse_paren_names()?;
+                    values::rename_columns(&mut q, names)?;
+                }
                 TableRef::Derived {
                     query: Box::new(q),
                     alias,

@@ -281,6 +281,7 @@ scripts!(
     json_bool,
     min_max_collation,
     row_numbers,
+    values_rows,
 );
 
 /// A script file nobody listed above would never run.
