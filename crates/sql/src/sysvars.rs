@@ -54,6 +54,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("datadir", s(""), ReadOnly),
             ("default_storage_engine", s("InnoDB"), Both),
             ("foreign_key_checks", i(1), Both),
+            ("group_concat_max_len", i(1024), Both),
             ("gtid_mode", s("ON"), ReadOnly),
             ("enforce_gtid_consistency", s("ON"), ReadOnly),
             ("have_ssl", s("DISABLED"), ReadOnly),

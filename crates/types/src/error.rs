@@ -142,6 +142,7 @@ error_codes! {
     TruncatedWrongValue = 1292, "22007";
     OptionPrevents = 1290, "HY000";
     WrongFieldTerminators = 1083, "42000";
+    CutValueGroupConcat = 1260, "HY000";
     WarnTooFewRecords = 1261, "01000";
     WarnTooManyRecords = 1262, "01000";
     WarnNullToNotnull = 1263, "22004";

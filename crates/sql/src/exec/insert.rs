@@ -40,10 +40,12 @@ impl Exec<'_> {
         let ins = self.inserting(p)?;
         let mut affected = 0u64;
         let mut first_auto: Option<u64> = None;
-        for vals in source_rows {
+        for (n, vals) in source_rows.into_iter().enumerate() {
             let def = &ins.schema.def;
             lockstep_types::memory::check_data(&def.name).map_err(EngineError::Sql)?;
-            let Some(row) = self.complete_row(p, &ins, vals, &mut first_auto)? else {
+            let first = self.ctx.rows_before + n as u64 + 1;
+            let row = self.for_row(first, |x| x.complete_row(p, &ins, vals, &mut first_auto))?;
+            let Some(row) = row else {
                 continue;
             };
             affected += self.write_row(p, &ins, row)?;

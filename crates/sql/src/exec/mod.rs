@@ -6,6 +6,7 @@
 mod auto_increment;
 mod check;
 mod generated;
+mod group_concat;
 pub use generated::rebuild_generator;
 pub(crate) mod fk;
 mod hash_join;
@@ -20,6 +21,7 @@ pub mod profile;
 mod recursive;
 mod rollup;
 mod routine;
+mod row_number;
 mod semijoin;
 mod setop;
 pub mod stream;
@@ -58,6 +60,9 @@ pub struct SessionCtx {
     pub query_attributes: Vec<(Vec<u8>, Value)>,
     pub last_insert_id: u64,
     pub found_rows: u64,
+    /// Rows an earlier part of the statement wrote (LOAD DATA inserts in
+    /// batches): INSERT numbers its rows from here in "at row N".
+    pub rows_before: u64,
     /// The client asked for CLIENT_FOUND_ROWS: UPDATE reports the rows it
     /// matched as affected, not only those it changed.
     pub client_found_rows: bool,
@@ -949,7 +954,10 @@ impl<'a> Exec<'a> {
                 self.charge_temp(grown)?;
             }
         }
-        Ok(fold.finish())
+        let mut cut = self.concat_cut();
+        let rows = fold.finish(&mut cut);
+        self.report_cut(cut);
+        Ok(rows)
     }
 
     /// Rows of a source that pass `filter`, combined across joins (at most
@@ -1445,7 +1453,7 @@ impl<'a> Exec<'a> {
         let chain = fk::Chain::top(Some(p.table.id));
         let (mut matched, mut changed) = (0, 0);
         let triggers = self.triggers_for(&p.table, crate::parser::TriggerEvent::Update)?;
-        for (pk, old) in rows {
+        for (n, (pk, old)) in rows.into_iter().enumerate() {
             // A new version is new data (the old one stays for readers).
             lockstep_types::memory::check_data(&p.def.name).map_err(EngineError::Sql)?;
             // A cascade of an earlier row may have changed or deleted it.
@@ -1458,10 +1466,13 @@ impl<'a> Exec<'a> {
             };
             matched += 1;
             let mut new = old.clone();
-            for (col, e) in &p.assignments {
-                let v = self.eval(e, &new)?;
-                new[*col] = assigned(v, &p.def.columns[*col])?;
-            }
+            self.for_row(n as u64 + 1, |x| {
+                for (col, e) in &p.assignments {
+                    let v = x.eval(e, &new)?;
+                    new[*col] = assigned(v, &p.def.columns[*col])?;
+                }
+                Ok(())
+            })?;
             if !triggers.is_empty() {
                 self.fire(&triggers, true, Some(&mut new), Some(&old))?;
                 for (v, c) in new.iter_mut().zip(&p.def.columns) {
@@ -1969,7 +1980,7 @@ impl<'p> Fold<'p> {
     }
 
     /// Each group's values followed by its aggregates.
-    fn finish(mut self) -> Vec<Vec<Value>> {
+    fn finish(mut self, cut: &mut group_concat::Cut) -> Vec<Vec<Value>> {
         if self.groups.is_empty() && self.agg.group_by.is_empty() {
             // No rows: one group all the same (COUNT(*) = 0, SUM = NULL).
             self.groups.push((
@@ -1982,7 +1993,12 @@ impl<'p> Fold<'p> {
             .into_iter()
             .map(|(mut g, states)| {
                 for (state, call) in states.into_iter().zip(calls) {
-                    g.push(state.finish(call));
+                    g.push(match call.func {
+                        AggFunc::GroupConcat => {
+                            group_concat::finish(call, state.parts, state.keyed, cut)
+                        }
+                        _ => state.finish(call),
+                    });
                 }
                 g
             })
@@ -2034,6 +2050,8 @@ struct AggState {
     mean: f64,
     m2: f64,
     parts: Vec<Vec<u8>>,
+    /// GROUP_CONCAT(.. ORDER BY ..)'s parts with their keys.
+    keyed: Vec<group_concat::Keyed>,
     seen: Option<KeySet>,
 }
 
@@ -2047,7 +2065,10 @@ impl AggState {
                 (v, n, None)
             }
             AggInput::Row(vals) => {
-                let n = vals.iter().any(|x| x.is_null());
+                // A NULL ORDER BY key of GROUP_CONCAT keeps the row.
+                let n = group_concat::values(call, &vals)
+                    .iter()
+                    .any(|x| x.is_null());
                 let concat = Value::Bytes(
                     vals.iter()
                         .flat_map(|x| x.to_text().unwrap_or_default())
@@ -2074,6 +2095,8 @@ impl AggState {
         let mut grown = 0;
         if call.distinct {
             let vals = row_vals.as_deref().unwrap_or(std::slice::from_ref(&v));
+            // DISTINCT compares the values, not GROUP_CONCAT's keys.
+            let vals = group_concat::values(call, vals);
             let seen = self.seen.get_or_insert_with(KeySet::default);
             match seen.insert_with(|key| collation_key(vals, &call.text, key)) {
                 (_, Some(key_bytes)) => grown += key_bytes,
@@ -2103,7 +2126,9 @@ impl AggState {
                 let replace = match &self.best {
                     None => true,
                     Some(b) => {
-                        let o = v.sort_cmp(b);
+                        // Text compares under its collation, as MySQL does.
+                        let folded = call.text.first() == Some(&true);
+                        let o = crate::expr::collated_sort_cmp(&v, b, folded);
                         (call.func == AggFunc::Min && o == Ordering::Less)
                             || (call.func == AggFunc::Max && o == Ordering::Greater)
                     }
@@ -2118,9 +2143,14 @@ impl AggState {
                 }
             }
             AggFunc::GroupConcat => {
-                let part = v.to_text().unwrap_or_default();
+                let (part, keys) = group_concat::part(call, &v, row_vals.as_deref());
                 grown += part.len() + std::mem::size_of::<Vec<u8>>();
-                self.parts.push(part);
+                if call.order.is_empty() {
+                    self.parts.push(part);
+                } else {
+                    grown += row_bytes(&keys);
+                    self.keyed.push((keys, part));
+                }
             }
             AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
                 let x = v.to_i64().unwrap_or(0) as u64;
@@ -2163,6 +2193,7 @@ impl AggState {
             mean: self.mean,
             m2: self.m2,
             parts: Vec::new(),
+            keyed: Vec::new(),
             seen: None,
         }
         .finish(call)
@@ -2197,11 +2228,8 @@ impl AggState {
             },
             AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => self.best.unwrap_or(Value::Null),
             AggFunc::GroupConcat => {
-                if self.count == 0 {
-                    Value::Null
-                } else {
-                    Value::Bytes(self.parts.join(&call.separator[..]))
-                }
+                let mut uncut = group_concat::Cut::new(usize::MAX);
+                group_concat::finish(call, self.parts, self.keyed, &mut uncut)
             }
             AggFunc::BitAnd => Value::UInt(self.bits.unwrap_or(u64::MAX)),
             AggFunc::BitOr | AggFunc::BitXor => Value::UInt(self.bits.unwrap_or(0)),

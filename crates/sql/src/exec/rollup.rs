@@ -54,12 +54,14 @@ impl super::Exec<'_> {
             }
         }
         let mut rows = Vec::new();
+        let mut cut = self.concat_cut();
         for (keep, fold) in levels.folds.into_iter().enumerate() {
-            for mut r in fold.finish() {
+            for mut r in fold.finish(&mut cut) {
                 r[level] = Value::Int(keep as i64);
                 rows.push(r);
             }
         }
+        self.report_cut(cut);
         rows.sort_by(|a, b| rollup_order(a, b, level, &agg.group_text));
         Ok(rows)
     }

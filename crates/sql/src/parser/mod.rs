@@ -9,7 +9,8 @@
 //! - `TRIM` is `TRIM(s)` or `TRIM(mode, remstr, s)` with mode the string
 //!   'BOTH' / 'LEADING' / 'TRAILING'.
 //! - `GROUP_CONCAT(.. SEPARATOR s)` with s other than ',' becomes
-//!   `GROUP_CONCAT_SEPARATOR(s, exprs..)`.
+//!   `GROUP_CONCAT_SEPARATOR(s, exprs..)`; with an ORDER BY inside,
+//!   `GROUP_CONCAT_ORDERED(s, dirs, exprs.., keys..)` (dirs: 'A'/'D' a key).
 //! - `SUBSTR`/`MID` are `SUBSTRING`; `EXTRACT(unit FROM d)` is
 //!   `EXTRACT('UNIT', d)`; `POSITION(a IN b)` is `POSITION(a, b)`;
 //!   `a REGEXP b` is `REGEXP_LIKE(a, b)`.

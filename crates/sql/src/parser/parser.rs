@@ -21,6 +21,8 @@ mod foreign;
 mod generated;
 #[path = "histogram.rs"]
 mod histogram;
+#[path = "json_bool.rs"]
+mod json_bool;
 #[path = "lateral.rs"]
 mod lateral;
 #[path = "load_data.rs"]
@@ -31,6 +33,8 @@ mod lock_tables;
 mod roles;
 #[path = "routine.rs"]
 mod routine;
+#[path = "values.rs"]
+mod values;
 #[path = "view.rs"]
 mod view;
 #[path = "window.rs"]
@@ -969,6 +973,7 @@ impl<'a> Parser<'a> {
                     None => Statement::Select(Box::new(q)),
                 })
             }
+            b"VALUES" => Ok(Statement::Select(Box::new(self.parse_query()?))),
             b"INSERT" => self.parse_insert(false),
             b"REPLACE" => self.parse_insert(true),
             b"UPDATE" => self.parse_update(),
@@ -1109,8 +1114,7 @@ impl<'a> Parser<'a> {
             b"LOAD" if self.kw_at(1, "DATA") => self.parse_load(),
             b"XA" | b"RENAME" | b"PREPARE" | b"EXECUTE" | b"DEALLOCATE" | b"LOAD" | b"HANDLER"
             | b"RESET" | b"PURGE" | b"INSTALL" | b"UNINSTALL" | b"IMPORT" | b"CACHE"
-            | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART"
-            | b"VALUES" => {
+            | b"SIGNAL" | b"RESIGNAL" | b"GET" | b"CLONE" | b"HELP" | b"SHUTDOWN" | b"RESTART" => {
                 let w = String::from_utf8_lossy(first).into_owned();
                 Err(self.unsupported(&w))
             }
@@ -1326,6 +1330,9 @@ impl<'a> Parser<'a> {
         }
         if self.is_kw("WITH") {
             return self.parse_with_query();
+        }
+        if self.is_kw("VALUES") {
+            return self.parse_values_rows();
         }
         Ok(empty_query(QueryBody::Select(Box::new(
             self.parse_select()?,
@@ -1712,7 +1719,7 @@ impl<'a> Parser<'a> {
         while self.tok_at(n) == &Tok::LParen {
             n += 1;
         }
-        n > 0 && (self.kw_at(n, "SELECT") || self.kw_at(n, "WITH"))
+        n > 0 && (self.kw_at(n, "SELECT") || self.kw_at(n, "WITH") || self.kw_at(n, "VALUES"))
     }
 
     fn parse_table_factor(&mut self) -> Result<TableRef> {
@@ -1726,7 +1733,7 @@ impl<'a> Parser<'a> {
             self.enter()?;
             let r = if self.paren_starts_query() {
                 self.advance();
-                let q = self.parse_query()?;
+                let mut q = self.parse_query()?;
                 self.expect(&Tok::RParen)?;
                 let alias = match self.parse_alias(false)? {
                     Some(a) => a,
@@ -1737,6 +1744,10 @@ impl<'a> Parser<'a> {
                         ))
                     }
                 };
+                if self.is(&Tok::LParen) {
+                    let names = self.parse_paren_names()?;
+                    values::rename_columns(&mut q, names)?;
+                }
                 TableRef::Derived {
                     query: Box::new(q),
                     alias,
@@ -1880,6 +1891,7 @@ impl<'a> Parser<'a> {
     /// at least as tightly as `min`.
     fn parse_binary(&mut self, min: u8) -> Result<Expr> {
         self.enter()?;
+        let start = self.pos;
         let mut left = self.parse_unary()?;
         loop {
             if min <= P_CMP && self.is_kw("IS") {
@@ -1943,12 +1955,19 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.link()?;
+            let op_at = self.pos;
             self.advance();
             if prec == P_CMP && self.is_any_kw(&["ANY", "ALL", "SOME"]) {
                 return Err(self.unsupported("ANY/ALL/SOME subquery comparison"));
             }
+            let right_at = self.pos;
             let right = self.parse_binary(prec + 1)?;
-            let (left_arg, right) = hex_operands(op, left, right);
+            let (mut left_arg, mut right) = hex_operands(op, left, right);
+            if prec == P_CMP {
+                // A JSON side compares TRUE/FALSE as JSON booleans.
+                left_arg = self.bool_keyword(start, op_at, left_arg);
+                right = self.bool_keyword(right_at, self.pos, right);
+            }
             left = Expr::Binary {
                 op,
                 left: boxed(left_arg),
@@ -2526,7 +2545,10 @@ impl<'a> Parser<'a> {
                     } else {
                         self.eat_kw("ALL");
                     }
-                    args = self.parse_expr_list()?;
+                    args = match name.starts_with("JSON_") {
+                        true => self.parse_json_args()?,
+                        false => self.parse_expr_list()?,
+                    };
                 }
                 self.expect(&Tok::RParen)?;
                 self.window_tail(Expr::Function {
@@ -2583,19 +2605,33 @@ impl<'a> Parser<'a> {
     /// concatenated per row). A separator other than ',' yields
     /// `GROUP_CONCAT_SEPARATOR(sep, exprs..)` so that a binder unaware of
     /// separators fails loudly instead of silently using ','. An ORDER BY
-    /// inside is refused (1235) until the executor orders the parts.
+    /// yields `GROUP_CONCAT_ORDERED(sep, dirs, exprs.., keys..)`, dirs a
+    /// string of one 'A' or 'D' per key.
     fn parse_group_concat(&mut self) -> Result<Expr> {
         let distinct = self.eat_kw("DISTINCT");
         let exprs = self.parse_expr_list()?;
-        if self.is_kw("ORDER") {
-            return Err(self.unsupported("ORDER BY in GROUP_CONCAT"));
-        }
+        let order = self.parse_order_by()?;
         let sep = if self.eat_kw("SEPARATOR") {
             Some(self.string_literal()?)
         } else {
             None
         };
         self.expect(&Tok::RParen)?;
+        if !order.is_empty() {
+            let dirs = order.iter().map(|o| if o.desc { 'D' } else { 'A' });
+            let mut args = vec![
+                str_lit(sep.as_deref().unwrap_or(",")),
+                str_lit(&dirs.collect::<String>()),
+            ];
+            args.extend(exprs);
+            args.extend(order.into_iter().map(|o| o.expr));
+            return Ok(Expr::Function {
+                name: "GROUP_CONCAT_ORDERED".to_string(),
+                args,
+                distinct,
+                star: false,
+            });
+        }
         let (name, args) = match sep {
             Some(sep) if sep != "," => {
                 let mut args = Vec::with_capacity(exprs.len() + 1);

@@ -339,7 +339,7 @@ fn expressions() {
         ("POSITION('b' IN a)", "POSITION('b' a)"),
         (
             "GROUP_CONCAT(a ORDER BY a DESC)",
-            "ERR This version of lockstep doesn't yet support 'ORDER BY in GROUP_CONCAT'",
+            "GROUP_CONCAT_ORDERED(',' 'D' a a)",
         ),
         (
             "GROUP_CONCAT(DISTINCT a, b SEPARATOR ',')",

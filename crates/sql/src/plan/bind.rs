@@ -21,6 +21,8 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "group_concat.rs"]
+mod group_concat;
 #[path = "json_table.rs"]
 pub mod json_table;
 #[path = "lateral.rs"]
@@ -199,6 +201,7 @@ pub fn is_aggregate_name(name: &str) -> bool {
             name,
             "GROUP_CONCAT"
                 | "GROUP_CONCAT_SEPARATOR"
+                | "GROUP_CONCAT_ORDERED"
                 | "ANY_VALUE"
                 | "JSON_ARRAYAGG"
                 | "JSON_OBJECTAGG"
@@ -1013,7 +1016,9 @@ impl<'a> Binder<'a> {
                     ("AVG", _) => AggFunc::Avg,
                     ("MIN", _) => AggFunc::Min,
                     ("MAX", _) => AggFunc::Max,
-                    ("GROUP_CONCAT", _) | ("GROUP_CONCAT_SEPARATOR", _) => AggFunc::GroupConcat,
+                    ("GROUP_CONCAT" | "GROUP_CONCAT_SEPARATOR" | "GROUP_CONCAT_ORDERED", _) => {
+                        AggFunc::GroupConcat
+                    }
                     ("BIT_AND", _) => AggFunc::BitAnd,
                     ("BIT_OR", _) => AggFunc::BitOr,
                     ("BIT_XOR", _) => AggFunc::BitXor,
@@ -1021,12 +1026,20 @@ impl<'a> Binder<'a> {
                     ("JSON_OBJECTAGG", _) => AggFunc::JsonObjectAgg,
                     (other, _) => variance_func(other).unwrap_or(AggFunc::AnyValue),
                 };
+                let ordered = match name.as_str() {
+                    "GROUP_CONCAT_ORDERED" => Some(group_concat::split(args)?),
+                    _ => None,
+                };
                 let (separator, args) = match (name.as_str(), args.split_first()) {
                     ("GROUP_CONCAT_SEPARATOR", Some((Expr::Literal(Value::Bytes(sep)), rest))) => {
                         (sep.clone(), rest)
                     }
-                    _ => (b",".to_vec(), &args[..]),
+                    _ => match &ordered {
+                        Some(o) => (o.separator.clone(), &o.args[..]),
+                        None => (b",".to_vec(), &args[..]),
+                    },
                 };
+                let order = ordered.as_ref().map(|o| o.desc.clone()).unwrap_or_default();
                 let arg = if *star {
                     None
                 } else {
@@ -1050,6 +1063,11 @@ impl<'a> Binder<'a> {
                             .into_iter()
                             .map(|a| crate::expr::json::bind::mark(a, &scope.types))
                             .collect();
+                    }
+                    let keys = bound.len() - order.len();
+                    for k in &mut bound[keys..] {
+                        let b = std::mem::replace(k, BExpr::Literal(Value::Null));
+                        *k = group_concat::sort_key(b, &scope.types);
                     }
                     match bound.len() {
                         0 => return Err(Error::parse(format!("{name}()"))),
@@ -1082,9 +1100,9 @@ impl<'a> Binder<'a> {
                 let text = match &arg {
                     Some(BExpr::Row(items)) => items
                         .iter()
-                        .map(|i| infer(i, &scope.types).0.is_string())
+                        .map(|i| compares_folded(infer(i, &scope.types).0))
                         .collect(),
-                    Some(_) => vec![arg_ty.0.is_string()],
+                    Some(_) => vec![compares_folded(arg_ty.0)],
                     None => Vec::new(),
                 };
                 let call = AggCall {
@@ -1093,6 +1111,7 @@ impl<'a> Binder<'a> {
                     distinct: *distinct,
                     text,
                     separator,
+                    order,
                 };
                 ctx.calls.push(call);
                 ctx.call_types.push(ty);
@@ -1119,6 +1138,7 @@ impl<'a> Binder<'a> {
                     distinct: false,
                     text: Vec::new(),
                     separator: Vec::new(),
+                    order: Vec::new(),
                 });
                 ctx.call_types.push(ty);
                 Ok(BExpr::Column(ngroups + ctx.calls.len() - 1))

@@ -139,6 +139,15 @@ pub struct AggCall {
     pub text: Vec<bool>,
     /// GROUP_CONCAT's separator.
     pub separator: Vec<u8>,
+    /// GROUP_CONCAT's ORDER BY: per key, descending. The keys are the
+    /// last `order.len()` items of the argument row, after the values.
+    pub order: Vec<bool>,
+}
+
+/// Whether values of type `t` compare under the default (case-folding)
+/// collation: text, but not binary strings, which compare byte by byte.
+pub fn compares_folded(t: lockstep_types::DataType) -> bool {
+    t.is_string() && !t.is_binary()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -135,6 +135,22 @@ impl Binder<'_> {
         plan
     }
 
+    /// CHECK TABLE of a view: why its definition no longer resolves (a
+    /// table, column or function it names is gone), or None.
+    pub fn check_view(&mut self, view: &Arc<ViewDef>) -> Option<Error> {
+        let query = match view_query(view) {
+            Ok(q) => q,
+            Err(e) => return Some(e),
+        };
+        match self.bind_view_query(view, &query) {
+            Err(e) => Some(e),
+            Ok(p) if !view.columns.is_empty() && p.columns.len() != view.columns.len() => {
+                Some(view_invalid(&view.database, &view.name))
+            }
+            Ok(_) => None,
+        }
+    }
+
     /// The columns a view yields (DESCRIBE, information_schema).
     pub fn view_columns(
         &mut self,

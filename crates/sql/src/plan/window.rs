@@ -298,6 +298,7 @@ pub(super) fn reserve_slot(ctx: &mut super::AggContext, ty: (DataType, bool)) ->
         distinct: false,
         text: Vec::new(),
         separator: Vec::new(),
+        order: Vec::new(),
     });
     ctx.call_types.push(ty);
     ctx.group_ast.len() + ctx.calls.len() - 1
@@ -1037,7 +1038,7 @@ fn window_aggregate(
     if star && func != AggFunc::CountStar {
         return Err(Error::parse(format!("{name}(*")));
     }
-    let text = vec![at.is_string()];
+    let text = vec![super::compares_folded(at)];
     Ok((
         AggCall {
             func,
@@ -1045,6 +1046,7 @@ fn window_aggregate(
             distinct: false,
             text,
             separator: Vec::new(),
+            order: Vec::new(),
         },
         ty,
     ))

@@ -22,7 +22,9 @@ impl Session {
         let mut out = Vec::new();
         for name in tables {
             let shown = Value::str(&self.qualified(name));
-            let sum = match quick {
+            // A view has no rows of its own: NULL, as MySQL gives.
+            let view = self.temporary_table(name).is_none() && self.binder().view(name).is_some();
+            let sum = match quick || view {
                 // No live checksum is kept (InnoDB: NULL too).
                 true => Ok(Value::Null),
                 false => self.checksum_one(name).map(Value::UInt),

@@ -251,9 +251,13 @@ impl Session {
         }
         let rows = std::mem::take(&mut p.batch);
         p.batch_bytes = 0;
+        // "at row N" counts the file's records, not the batch's rows.
+        self.ctx.rows_before = p.records - rows.len() as u64;
         let columns = column_list(p);
         let insert = insert_of(&p.load, columns, rows);
-        match Box::pin(self.run(&insert, &[], None)).await {
+        let done = Box::pin(self.run(&insert, &[], None)).await;
+        self.ctx.rows_before = 0;
+        match done {
             Ok(Response::Ok(info)) => p.affected += info.affected_rows,
             Ok(_) => {}
             Err(e) => p.error = Some(e),

@@ -529,6 +529,7 @@ impl Session {
             query_attributes: Vec::new(),
             last_insert_id: 0,
             found_rows: 0,
+            rows_before: 0,
             client_found_rows: false,
             row_count: -1,
             warnings: Vec::new(),
@@ -1557,6 +1558,11 @@ impl Session {
                     Value::str(text),
                 ]
             };
+            if let Some(text) = self.not_base_table(name) {
+                out.push(row("Error", &text));
+                out.push(row("status", "Operation failed"));
+                continue;
+            }
             match (binder.table(name), op) {
                 (Ok(_), M::Repair) => out.push(row(
                     "note",
@@ -1994,6 +2000,11 @@ impl Session {
                         let n = ranged_setting(&name, &value, (1, 65535), warnings)?;
                         self.ctx.session_vars.insert(name, Value::Int(n));
                     }
+                    "group_concat_max_len" if !default => {
+                        let warnings = &mut self.ctx.warnings;
+                        let n = ranged_setting(&name, &value, (4, i64::MAX), warnings)?;
+                        self.ctx.session_vars.insert(name, Value::Int(n));
+                    }
                     "sql_notes" => {
                         self.sql_notes = default || bool_setting(&name, &value)?;
                         self.ctx
@@ -2100,6 +2111,10 @@ impl Session {
             "auto_increment_increment" | "auto_increment_offset" => {
                 let mut warnings = Vec::new();
                 let n = ranged_setting(name, &v, (1, 65535), &mut warnings)?;
+                self.server.globals.set(name, Value::Int(n))
+            }
+            "group_concat_max_len" => {
+                let n = ranged_setting(name, &v, (4, i64::MAX), &mut Vec::new())?;
                 self.server.globals.set(name, Value::Int(n))
             }
             "lockstep_throttle_limit" => {

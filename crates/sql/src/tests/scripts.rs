@@ -276,6 +276,12 @@ scripts!(
     histogram,
     explain_filtered,
     roles,
+    group_concat_order,
+    check_view,
+    json_bool,
+    min_max_collation,
+    row_numbers,
+    values_rows,
 );
 
 /// A script file nobody listed above would never run.

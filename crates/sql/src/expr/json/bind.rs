@@ -71,6 +71,8 @@ pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> B
     use BinaryOp::*;
     let compares = matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq);
     if !compares || !(is_json(&l, types) || is_json(&r, types)) {
+        // TRUE/FALSE compared with no JSON side: the integers again.
+        let (l, r) = (plain_bool(l), plain_bool(r));
         return BExpr::Binary(op, Box::new(l), Box::new(r));
     }
     let cmp = BExpr::Func(
@@ -82,6 +84,19 @@ pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> B
         Box::new(cmp),
         Box::new(BExpr::Literal(lockstep_types::Value::Int(0))),
     )
+}
+
+/// The parser's boolean form of TRUE/FALSE (`1 IS TRUE`, see
+/// parser/json_bool.rs) as the plain integer.
+fn plain_bool(e: BExpr) -> BExpr {
+    match e {
+        BExpr::IsBool {
+            expr,
+            value: true,
+            negated: false,
+        } if matches!(*expr, BExpr::Literal(lockstep_types::Value::Int(0 | 1))) => *expr,
+        e => e,
+    }
 }
 
 /// The operand of CAST(x AS type): a JSON value cast to a number or a
