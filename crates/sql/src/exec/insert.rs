@@ -29,6 +29,9 @@ struct Inserting<'a> {
     auto_step: auto_increment::Step,
     fk: bool,
     chain: fk::Chain,
+    /// NULL given for a NOT NULL column becomes the implicit default
+    /// outside strict mode: under IGNORE, or in a multi-row INSERT.
+    lenient_null: bool,
     /// The table's generated columns, bound once per statement.
     generated: Arc<Bound>,
 }
@@ -37,7 +40,8 @@ impl Exec<'_> {
     /// Returns (affected rows, first generated AUTO_INCREMENT value).
     pub fn insert(&mut self, p: &InsertPlan) -> Result<(u64, Option<u64>)> {
         let source_rows = self.insert_source(p)?;
-        let ins = self.inserting(p)?;
+        let mut ins = self.inserting(p)?;
+        ins.lenient_null = p.ignore || source_rows.len() > 1;
         let mut affected = 0u64;
         let mut first_auto: Option<u64> = None;
         for (n, vals) in source_rows.into_iter().enumerate() {
@@ -113,6 +117,7 @@ impl Exec<'_> {
             auto_step,
             fk: self.fk_active(),
             chain: fk::Chain::top(Some(p.table.id)),
+            lenient_null: false,
             generated: self.generated_of(&p.table)?,
         })
     }
@@ -198,12 +203,8 @@ impl Exec<'_> {
             row[i] = Value::UInt(p.table.next_row_id.fetch_add(1, SeqCst));
         } else if row[i].is_null() && !c.nullable {
             if given {
-                return Err(EngineError::Sql(Error::new(
-                    Code::BadNull,
-                    format!("Column '{}' cannot be null", c.name),
-                )));
-            }
-            if let Some(first) = crate::enumset::implicit_default(c.data_type) {
+                row[i] = self.null_into_not_null(c, ins.lenient_null)?;
+            } else if let Some(first) = crate::enumset::implicit_default(c.data_type) {
                 row[i] = first;
             } else if c.default.is_none() && !c.default_now {
                 return Err(EngineError::Sql(Error::new(
@@ -213,7 +214,7 @@ impl Exec<'_> {
             }
         }
         let v = std::mem::take(&mut row[i]);
-        row[i] = store_value(v, c.data_type, &c.name)?;
+        row[i] = self.store_column(v, c)?;
         Ok(())
     }
 
@@ -309,7 +310,7 @@ impl Exec<'_> {
             ctx_row.extend(row.iter().cloned());
             let v = self.eval(e, &ctx_row)?;
             let c = &def.columns[*col];
-            new[*col] = store_value(check_null(v, c)?, c.data_type, &c.name)?;
+            new[*col] = self.assign_column(v, c)?;
         }
         if !ins.other.before.is_empty() {
             let old = dup.row.to_vec();

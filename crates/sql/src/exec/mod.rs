@@ -14,6 +14,7 @@ mod insert;
 mod json_table;
 pub mod keyset;
 mod lateral;
+mod lenient;
 pub mod load_data;
 mod membership;
 mod multi;
@@ -77,7 +78,8 @@ pub struct SessionCtx {
     /// Errors the statement before the current one left (@@error_count).
     pub previous_errors: usize,
     /// Whether expression warnings are errors: an INSERT or UPDATE without
-    /// IGNORE (lockstep always runs in MySQL's strict mode).
+    /// IGNORE under a strict sql_mode. Off, values that do not fit their
+    /// columns are adjusted with a warning (`lenient.rs`).
     pub strict: bool,
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
@@ -1469,7 +1471,7 @@ impl<'a> Exec<'a> {
             self.for_row(n as u64 + 1, |x| {
                 for (col, e) in &p.assignments {
                     let v = x.eval(e, &new)?;
-                    new[*col] = assigned(v, &p.def.columns[*col])?;
+                    new[*col] = x.assign_column(v, &p.def.columns[*col])?;
                 }
                 Ok(())
             })?;
@@ -1585,12 +1587,6 @@ impl<'a> Exec<'a> {
             None => Ok(()),
         }
     }
-}
-
-/// A value assigned to column `c`, as stored.
-fn assigned(v: Value, c: &lockstep_tables::ColumnDef) -> Result<Value> {
-    let v = check_null(v, c)?;
-    Ok(store_value(v, c.data_type, &c.name)?)
 }
 
 fn check_null(v: Value, c: &lockstep_tables::ColumnDef) -> std::result::Result<Value, Error> {

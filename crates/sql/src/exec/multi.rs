@@ -3,7 +3,7 @@
 //! each target row is then changed once, with the values of the first
 //! joined row that matched it, as MySQL does.
 
-use super::{assigned, fk, row_bytes, Exec, Result};
+use super::{fk, row_bytes, Exec, Result};
 use crate::plan::multi::{MultiPlan, MultiTarget};
 use lockstep_engine::Error as EngineError;
 use lockstep_types::Value;
@@ -81,7 +81,7 @@ impl Exec<'_> {
             matched += 1;
             let mut new = old.clone();
             for (col, v) in values {
-                new[col] = assigned(v, &t.def.columns[col])?;
+                new[col] = self.assign_column(v, &t.def.columns[col])?;
             }
             let set = |i: usize| t.assignments.iter().any(|(col, _)| *col == i);
             if self.update_row(&t.table, &pk, old, new, &set, fk.then_some(&chain))? {

@@ -6,6 +6,7 @@
 pub mod datetime;
 mod gtid_wait;
 pub mod json;
+pub mod lenient;
 pub mod math;
 pub mod misc;
 pub mod network;

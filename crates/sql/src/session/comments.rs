@@ -38,7 +38,7 @@ impl Of {
 
 impl Session {
     /// Whether sql_mode has STRICT_TRANS_TABLES or STRICT_ALL_TABLES.
-    fn strict_mode(&self) -> bool {
+    pub(super) fn strict_mode(&self) -> bool {
         match system_var(&self.server, &self.ctx, false, "sql_mode") {
             Ok(Value::Bytes(m)) => m
                 .split(|&c| c == b',')

@@ -2193,12 +2193,14 @@ impl Session {
             self.engine.admit(&mut self.txn).await;
         }
         let deadline = Instant::now() + self.lock_wait_timeout;
+        // As MySQL: errors in what a write stores, or warnings when
+        // sql_mode is not strict or the statement says IGNORE.
         self.ctx.strict = match &plan.plan {
             Plan::Insert(p) => !p.ignore,
             Plan::Update(_) => true,
             Plan::Multi(m) => !m.delete,
             _ => false,
-        };
+        } && self.strict_mode();
         // A statement run again after a lock wait warns again.
         let warnings_before = self.ctx.warnings.len();
         let calc_found = std::mem::take(&mut self.calc_found_this);
@@ -2258,26 +2260,13 @@ impl Session {
                         })
                     }),
                     Plan::Update(p) => exec.update(p).map(|(matched, changed)| {
-                        Response::Ok(OkInfo {
-                            affected_rows: if found_rows { matched } else { changed },
-                            last_insert_id: 0,
-                            warnings: 0,
-                            info: format!(
-                                "Rows matched: {matched}  Changed: {changed}  Warnings: 0"
-                            ),
-                        })
+                        let warnings = exec.ctx.warnings.len();
+                        updated(matched, changed, found_rows, warnings)
                     }),
                     Plan::Delete(p) => exec.delete(p).map(ok),
                     Plan::Multi(p) => exec.multi(p).map(|(matched, changed)| match p.delete {
                         true => ok(changed),
-                        false => Response::Ok(OkInfo {
-                            affected_rows: if found_rows { matched } else { changed },
-                            last_insert_id: 0,
-                            warnings: 0,
-                            info: format!(
-                                "Rows matched: {matched}  Changed: {changed}  Warnings: 0"
-                            ),
-                        }),
+                        false => updated(matched, changed, found_rows, exec.ctx.warnings.len()),
                     }),
                 }
             };
@@ -2654,4 +2643,16 @@ fn changes_schema(stmt: &Statement) -> bool {
         | Statement::DropView { .. } => true,
         _ => false,
     }
+}
+
+/// The OK of an UPDATE: affected rows are the changed ones, or the
+/// matched ones when the client asked for CLIENT_FOUND_ROWS; the info text
+/// counts the warnings as MySQL's does.
+fn updated(matched: u64, changed: u64, found_rows: bool, warnings: usize) -> Response {
+    Response::Ok(OkInfo {
+        affected_rows: if found_rows { matched } else { changed },
+        last_insert_id: 0,
+        warnings: warnings.min(u16::MAX as usize) as u16,
+        info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: {warnings}"),
+    })
 }

@@ -282,6 +282,7 @@ scripts!(
     min_max_collation,
     row_numbers,
     values_rows,
+    sql_mode_lenient,
 );
 
 /// A script file nobody listed above would never run.

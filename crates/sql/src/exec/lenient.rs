@@ -1,0 +1,58 @@
+//! Writes outside strict mode: the statement's values that do not fit
+//! their columns are adjusted with a warning (`expr::lenient`) when
+//! `SessionCtx::strict` is off, i.e. under INSERT IGNORE or an sql_mode
+//! without STRICT_TRANS_TABLES / STRICT_ALL_TABLES, as in MySQL.
+
+use super::{Exec, Result, MAX_WARNINGS};
+use crate::expr::lenient::{implicit_default, store_adjusted};
+use crate::expr::store_value;
+use lockstep_engine::Error as EngineError;
+use lockstep_tables::ColumnDef;
+use lockstep_types::error::Code;
+use lockstep_types::{Error, Value};
+
+impl Exec<'_> {
+    /// `v` as column `c` stores it: adjusted with a warning outside
+    /// strict mode, else as strict mode has it (an error when it does not
+    /// fit).
+    pub(super) fn store_column(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
+        if self.ctx.strict {
+            return Ok(store_value(v, c.data_type, &c.name)?);
+        }
+        let (v, warning) = store_adjusted(v, c.data_type, &c.name)?;
+        if let Some(w) = warning {
+            self.push_warning(w);
+        }
+        Ok(v)
+    }
+
+    /// NULL written to NOT NULL column `c`: 1048, or outside strict mode
+    /// when `lenient` (the caller knows: MySQL still refuses it for a
+    /// single-row INSERT) the type's implicit default with warning 1048.
+    pub(super) fn null_into_not_null(&mut self, c: &ColumnDef, lenient: bool) -> Result<Value> {
+        let error = Error::new(Code::BadNull, format!("Column '{}' cannot be null", c.name));
+        if self.ctx.strict || !lenient {
+            return Err(EngineError::Sql(error));
+        }
+        let Some(v) = implicit_default(c.data_type) else {
+            return Err(EngineError::Sql(error));
+        };
+        self.push_warning((error.code.number(), error.message));
+        Ok(v)
+    }
+
+    /// A value assigned by UPDATE (SET c = v) to column `c`.
+    pub(super) fn assign_column(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
+        let v = match v.is_null() && !c.nullable && !c.auto_increment {
+            true => self.null_into_not_null(c, true)?,
+            false => v,
+        };
+        self.store_column(v, c)
+    }
+
+    fn push_warning(&mut self, w: (u16, String)) {
+        if self.ctx.warnings.len() < MAX_WARNINGS {
+            self.ctx.warnings.push(w);
+        }
+    }
+}
