@@ -184,7 +184,8 @@ fn walk(
         } => {
             *id += 1;
             let inner = *id;
-            let alias = format!("<derived{inner}>");
+            let nest = super::semijoin_nest::nest_name(plan);
+            let alias = nest.map_or_else(|| format!("<derived{inner}>"), str::to_string);
             let names = plan.columns.iter().map(|c| format!("{alias}.{}", c.name));
             seen.push((*offset, names.collect()));
             out.push(Step {
@@ -192,12 +193,13 @@ fn walk(
                     true => vec!["Using join buffer (hash join)"],
                     false => Vec::new(),
                 },
-                ..Step::full_scan(this, select_type, format!("<derived{inner}>"))
+                ..Step::full_scan(this, select_type, alias)
             });
             // A lateral table runs again for each row before it.
-            let kind = match lateral {
-                Some(_) => "DEPENDENT DERIVED",
-                None => "DERIVED",
+            let kind = match (lateral, nest) {
+                (_, Some(_)) => "MATERIALIZED",
+                (Some(_), None) => "DEPENDENT DERIVED",
+                (None, None) => "DERIVED",
             };
             if let QueryBody::Select(s) = &plan.body {
                 let mut inner = Vec::new();
@@ -230,7 +232,9 @@ fn json_table_alias(plan: &QueryPlan) -> Option<&str> {
 
 fn has_derived(src: &Source) -> bool {
     match src {
-        Source::Derived { plan, .. } => json_table_alias(plan).is_none(),
+        Source::Derived { plan, .. } => {
+            json_table_alias(plan).is_none() && super::semijoin_nest::nest_name(plan).is_none()
+        }
         Source::Join { left, right, .. } => has_derived(left) || has_derived(right),
         _ => false,
     }
