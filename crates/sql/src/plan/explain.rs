@@ -186,7 +186,11 @@ fn walk(
             let inner = *id;
             let nest = super::semijoin_nest::nest_name(plan);
             let alias = nest.map_or_else(|| format!("<derived{inner}>"), str::to_string);
-            let names = plan.columns.iter().map(|c| format!("{alias}.{}", c.name));
+            let names = plan.columns.iter().map(|c| match nest {
+                // A nest's key columns are named `<subqueryN>.col` already.
+                Some(_) => c.name.clone(),
+                None => format!("{alias}.{}", c.name),
+            });
             seen.push((*offset, names.collect()));
             out.push(Step {
                 extra: match hashed {
@@ -205,6 +209,9 @@ fn walk(
                 let mut inner = Vec::new();
                 super::possible_keys::join_conditions(&s.source, &mut inner);
                 walk(&s.source, &inner, id, kind, false, &mut Vec::new(), out);
+            }
+            if nest.is_some() {
+                *id = this; // the tables after a nest are of the same block
             }
         }
         Source::Dual => out.push(Step {

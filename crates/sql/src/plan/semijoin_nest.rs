@@ -35,8 +35,17 @@ fn alias(n: usize) -> String {
     format!("<subquery{n}>")
 }
 
-fn key_name(n: usize, i: usize) -> String {
-    format!("<subquery{n}>.{i}")
+/// The name of a nest's key column: the inner column's when the key is
+/// one (as MySQL's EXPLAIN shows `<subquery2>.col`), else its position.
+fn key_name(n: usize, i: usize, inner: &Expr, taken: &[String]) -> String {
+    let name = match inner {
+        Expr::Column { name, .. } => format!("<subquery{n}>.{name}"),
+        _ => format!("<subquery{n}>.{i}"),
+    };
+    match taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) {
+        true => format!("<subquery{n}>.{i}"),
+        false => name,
+    }
 }
 
 /// The nest a derived table is, by its columns' names: its alias.
@@ -200,14 +209,15 @@ impl Binder<'_> {
             return None; // an uncorrelated EXISTS: a constant
         }
         let name = alias(n);
-        let projection = pairs
-            .iter()
-            .enumerate()
-            .map(|(i, (e, _))| SelectItem::Expr {
-                expr: e.clone(),
-                alias: Some(key_name(n, i)),
-                name: None,
-            });
+        let mut keys: Vec<String> = Vec::new();
+        for (i, (e, _)) in pairs.iter().enumerate() {
+            keys.push(key_name(n, i, e, &keys));
+        }
+        let projection = pairs.iter().zip(&keys).map(|((e, _), k)| SelectItem::Expr {
+            expr: e.clone(),
+            alias: Some(k.clone()),
+            name: None,
+        });
         let body = ast::Select {
             distinct: true,
             projection: projection.collect(),
@@ -232,13 +242,13 @@ impl Binder<'_> {
         };
         let joins = pairs
             .into_iter()
-            .enumerate()
-            .map(|(i, (_, outer))| Expr::Binary {
+            .zip(keys)
+            .map(|((_, outer), key)| Expr::Binary {
                 op: BinaryOp::Eq,
                 left: Box::new(outer),
                 right: Box::new(Expr::Column {
                     table: Some(name.clone()),
-                    name: key_name(n, i),
+                    name: key,
                 }),
             });
         let joins = joins.collect();
