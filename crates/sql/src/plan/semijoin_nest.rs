@@ -61,7 +61,7 @@ pub fn hidden(qualifier: &str) -> bool {
 }
 
 /// The AND-ed conjuncts of a WHERE.
-fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
+fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::Binary {
             op: BinaryOp::And,
@@ -71,7 +71,21 @@ fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
             conjuncts(left, out);
             conjuncts(right, out);
         }
-        other => out.push(other.clone()),
+        other => out.push(other),
+    }
+}
+
+/// Whether a WHERE has a conjunct a nest could come from (checked before
+/// anything is copied: most statements have none).
+fn has_candidate(e: &Expr) -> bool {
+    match e {
+        Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+        } => has_candidate(left) || has_candidate(right),
+        Expr::InSubquery { negated, .. } | Expr::Exists { negated, .. } => !negated,
+        _ => false,
     }
 }
 
@@ -200,9 +214,9 @@ impl Binder<'_> {
             conjuncts(w, &mut all);
         }
         for c in all {
-            match key_pair(&c, &inner) {
+            match key_pair(c, &inner) {
                 Some(p) => pairs.push(p),
-                None => rest.push(c),
+                None => rest.push(c.clone()),
             }
         }
         if pairs.is_empty() {
@@ -269,7 +283,7 @@ impl Binder<'_> {
         let mut from = s.from.clone();
         let mut nests = 0;
         for c in all {
-            let nest = match &c {
+            let nest = match c {
                 _ if nests == MAX_NESTS => None,
                 Expr::InSubquery {
                     expr,
@@ -288,7 +302,7 @@ impl Binder<'_> {
                     from.push(n.table);
                     kept.extend(n.joins);
                 }
-                None => kept.push(c),
+                None => kept.push(c.clone()),
             }
         }
         (nests > 0).then(|| ast::Select {
@@ -302,7 +316,8 @@ impl Binder<'_> {
     /// the join order drives lookups from every nest; None: bind it as
     /// written (the binder's state is as before).
     pub(crate) fn bind_flattened(&mut self, s: &ast::Select, q: &ast::Query) -> Option<QueryPlan> {
-        if s.straight_join || s.selection.is_none() || self.is_stripping(s) {
+        let candidate = s.selection.as_ref().is_some_and(has_candidate);
+        if !candidate || s.straight_join || self.is_stripping(s) {
             return None;
         }
         let flat = self.flattened(s)?;
