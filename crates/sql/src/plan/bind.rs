@@ -34,7 +34,7 @@ mod rollup;
 #[path = "view.rs"]
 mod view;
 #[path = "view_filter.rs"]
-mod view_filter;
+pub(crate) mod view_filter;
 #[path = "window.rs"]
 pub mod window;
 pub use view::{view_invalid, view_query, DefinerRead};

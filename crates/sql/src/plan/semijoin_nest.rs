@@ -24,6 +24,7 @@
 //! string collation or a float conversion could not promise.
 
 use crate::parser::ast::{self, BinaryOp, Expr, SelectItem, TableRef};
+use crate::plan::bind::view_filter::split_and as conjuncts;
 use crate::plan::bind::{contains_aggregate, Binder};
 use crate::plan::{QueryBody, QueryPlan, Source};
 
@@ -58,21 +59,6 @@ pub fn nest_name(plan: &QueryPlan) -> Option<&str> {
 /// Whether a scope column belongs to a nest (never listed by `*`).
 pub fn hidden(qualifier: &str) -> bool {
     qualifier.starts_with("<subquery") && qualifier.ends_with('>')
-}
-
-/// The AND-ed conjuncts of a WHERE.
-fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match e {
-        Expr::Binary {
-            op: BinaryOp::And,
-            left,
-            right,
-        } => {
-            conjuncts(left, out);
-            conjuncts(right, out);
-        }
-        other => out.push(other),
-    }
 }
 
 /// Whether a WHERE has a conjunct a nest could come from (checked before
