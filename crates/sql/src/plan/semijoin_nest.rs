@@ -182,7 +182,7 @@ impl Binder<'_> {
         if !plain
             || s.projection
                 .iter()
-                .any(|p| matches!(p, SelectItem::Expr { expr, .. } if contains_aggregate(expr)))
+                .any(|p| matches!(p, SelectItem::Expr { expr, .. } if contains_aggregate(expr) || crate::plan::bind::window::has_window(expr)))
         {
             return None;
         }
@@ -303,7 +303,9 @@ impl Binder<'_> {
     /// written (the binder's state is as before).
     pub(crate) fn bind_flattened(&mut self, s: &ast::Select, q: &ast::Query) -> Option<QueryPlan> {
         let candidate = s.selection.as_ref().is_some_and(has_candidate);
-        if !candidate || s.straight_join || self.is_stripping(s) {
+        // A locking read keeps its subquery as written (its rows are not
+        // locked either way, but the plan stays the one it was tuned on).
+        if !candidate || s.straight_join || q.lock.is_some() || self.is_stripping(s) {
             return None;
         }
         let flat = self.flattened(s)?;
