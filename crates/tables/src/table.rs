@@ -282,6 +282,16 @@ impl Table {
         }
     }
 
+    /// Distinct values of the first `columns` key columns of index
+    /// `index` as last counted (MySQL's CARDINALITY), else the rows.
+    pub fn cardinality(&self, index: usize, columns: usize) -> u64 {
+        let counted = self.stats().and_then(|s| {
+            let ix = s.indexes.get(index)?;
+            ix.distinct.get(columns.checked_sub(1)?).copied()
+        });
+        counted.unwrap_or(self.approximate_rows() as u64)
+    }
+
     /// Whether this table is past `SYNC_LIMIT` rows (where a query never
     /// counts it) and its counts are missing or a tenth off its rows.
     pub fn stats_need_background_count(&self) -> bool {

@@ -72,12 +72,15 @@ fn statistics_of_a_large_table_follow_in_the_background() {
         stale > 1000,
         "a query does not count a large table itself: {stale}"
     );
+    let card = "SELECT CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_NAME = 't' AND INDEX_NAME = 'by_g'";
+    assert_eq!(db.rows(card), vec![vec![Value::UInt(2)]], "the old count");
     engine.start_stats_refresh();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while table.stats_need_background_count() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     assert!(!table.stats_need_background_count(), "recounted in time");
+    assert_eq!(db.rows(card), vec![vec![Value::UInt(1024)]]);
     let fresh = explain_rows(&mut db);
     assert!((100..=160).contains(&fresh), "counted again: {fresh}");
 }
