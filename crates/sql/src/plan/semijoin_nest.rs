@@ -168,24 +168,7 @@ impl Binder<'_> {
 
     /// The nest subquery `q` becomes (`key`: an IN's left operand).
     fn nest_of(&self, key: Option<&Expr>, q: &ast::Query, n: usize) -> Option<Nest> {
-        let ast::QueryBody::Select(s) = &q.body else {
-            return None;
-        };
-        let plain = q.with.is_empty()
-            && q.limit.is_none()
-            && q.offset.is_none()
-            && q.lock.is_none()
-            && s.group_by.is_empty()
-            && s.having.is_none()
-            && s.windows.is_empty()
-            && !s.from.is_empty();
-        if !plain
-            || s.projection
-                .iter()
-                .any(|p| matches!(p, SelectItem::Expr { expr, .. } if contains_aggregate(expr) || crate::plan::bind::window::has_window(expr)))
-        {
-            return None;
-        }
+        let s = plain_select(q)?;
         let inner = self.inner_tables(&s.from)?;
         let mut pairs: Vec<(Expr, Expr)> = Vec::new();
         if let Some(outer) = key {
@@ -218,28 +201,7 @@ impl Binder<'_> {
             alias: Some(k.clone()),
             name: None,
         });
-        let body = ast::Select {
-            distinct: true,
-            projection: projection.collect(),
-            from: s.from.clone(),
-            selection: and_all(rest),
-            group_by: Vec::new(),
-            having: None,
-            straight_join: false,
-            rollup: false,
-            windows: Vec::new(),
-        };
-        let query = ast::Query {
-            body: ast::QueryBody::Select(Box::new(body)),
-            max_execution_time: None,
-            calc_found_rows: false,
-            lock_wait: q.lock_wait,
-            with: Vec::new(),
-            order_by: Vec::new(),
-            limit: None,
-            offset: None,
-            lock: None,
-        };
+        let query = nest_query(projection.collect(), s, and_all(rest), q.lock_wait);
         let joins = pairs
             .into_iter()
             .zip(keys)
@@ -317,6 +279,60 @@ impl Binder<'_> {
                 None
             }
         }
+    }
+}
+
+/// The SELECT of a subquery a nest may come from: one block with no
+/// aggregate, GROUP BY, HAVING, window, LIMIT, WITH or locking clause.
+fn plain_select(q: &ast::Query) -> Option<&ast::Select> {
+    let ast::QueryBody::Select(s) = &q.body else {
+        return None;
+    };
+    let plain = q.with.is_empty()
+        && q.limit.is_none()
+        && q.offset.is_none()
+        && q.lock.is_none()
+        && s.group_by.is_empty()
+        && s.having.is_none()
+        && s.windows.is_empty()
+        && !s.from.is_empty();
+    let computed = |p: &SelectItem| match p {
+        SelectItem::Expr { expr, .. } => {
+            contains_aggregate(expr) || crate::plan::bind::window::has_window(expr)
+        }
+        _ => false,
+    };
+    (plain && !s.projection.iter().any(computed)).then_some(s)
+}
+
+/// `SELECT DISTINCT keys FROM (the subquery's FROM) WHERE rest`.
+fn nest_query(
+    projection: Vec<SelectItem>,
+    s: &ast::Select,
+    selection: Option<Expr>,
+    lock_wait: ast::LockWaitClause,
+) -> ast::Query {
+    let body = ast::Select {
+        distinct: true,
+        projection,
+        from: s.from.clone(),
+        selection,
+        group_by: Vec::new(),
+        having: None,
+        straight_join: false,
+        rollup: false,
+        windows: Vec::new(),
+    };
+    ast::Query {
+        body: ast::QueryBody::Select(Box::new(body)),
+        max_execution_time: None,
+        calc_found_rows: false,
+        lock_wait,
+        with: Vec::new(),
+        order_by: Vec::new(),
+        limit: None,
+        offset: None,
+        lock: None,
     }
 }
 
