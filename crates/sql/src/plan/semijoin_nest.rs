@@ -312,28 +312,12 @@ fn nest_query(
     selection: Option<Expr>,
     lock_wait: ast::LockWaitClause,
 ) -> ast::Query {
-    let body = ast::Select {
-        distinct: true,
-        projection,
-        from: s.from.clone(),
-        selection,
-        group_by: Vec::new(),
-        having: None,
-        straight_join: false,
-        rollup: false,
-        windows: Vec::new(),
-    };
-    ast::Query {
-        body: ast::QueryBody::Select(Box::new(body)),
-        max_execution_time: None,
-        calc_found_rows: false,
-        lock_wait,
-        with: Vec::new(),
-        order_by: Vec::new(),
-        limit: None,
-        offset: None,
-        lock: None,
+    let mut q = ast::Query::plain(projection, s.from.clone(), selection);
+    if let ast::QueryBody::Select(body) = &mut q.body {
+        body.distinct = true;
     }
+    q.lock_wait = lock_wait;
+    q
 }
 
 /// The equality `inner = outer` (either way round) of a subquery's WHERE
