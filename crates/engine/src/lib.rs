@@ -20,6 +20,7 @@ pub mod mdl;
 pub mod online_alter;
 pub mod routines;
 pub mod semisync;
+pub mod stats_refresh;
 pub mod txn;
 pub mod views;
 

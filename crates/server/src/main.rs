@@ -354,6 +354,7 @@ fn serve(cfg: Config) -> Result<(), String> {
     // Checkpoint whenever 256 MiB of log accumulated (5.14).
     engine.start_checkpointer(256 << 20);
     engine.start_purge();
+    engine.start_stats_refresh();
 
     let workers = runtimes(&cfg)?;
     let handles: Vec<Worker> = workers

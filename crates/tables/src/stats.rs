@@ -8,8 +8,9 @@
 //!
 //! Counts go stale as rows change. `Table::stats` recounts a table that
 //! grew or shrank by a tenth since it was counted, as InnoDB's automatic
-//! recalculation does; tables past `SYNC_LIMIT` rows are counted only by
-//! ANALYZE TABLE, so no query waits on a long scan.
+//! recalculation does; tables past `SYNC_LIMIT` rows are counted by the
+//! engine's statistics thread (engine/src/stats_refresh.rs) or ANALYZE
+//! TABLE, so no query waits on a long scan.
 
 use lockstep_types::value::key_column_end;
 

@@ -262,8 +262,9 @@ impl Table {
     }
 
     /// The index statistics for planning: counted again when the table
-    /// changed by a tenth since (a small table at once, a large one only
-    /// by ANALYZE TABLE, whose older counts are still returned).
+    /// changed by a tenth since (a small table at once; a large one by the
+    /// engine's statistics thread or ANALYZE TABLE, its older counts
+    /// returned meanwhile).
     pub fn stats(&self) -> Option<Arc<TableStats>> {
         let rows = self.approximate_rows();
         let current = self.stats.read().clone();
@@ -279,6 +280,36 @@ impl Table {
                 Some(counted)
             }
         }
+    }
+
+    /// Distinct values of the first `columns` key columns of index
+    /// `index` as last counted (MySQL's CARDINALITY), else the rows.
+    pub fn cardinality(&self, index: usize, columns: usize) -> u64 {
+        let counted = self.stats().and_then(|s| {
+            let ix = s.indexes.get(index)?;
+            ix.distinct.get(columns.checked_sub(1)?).copied()
+        });
+        counted.unwrap_or(self.approximate_rows() as u64)
+    }
+
+    /// Whether this table is past `SYNC_LIMIT` rows (where a query never
+    /// counts it) and its counts are missing or a tenth off its rows.
+    pub fn stats_need_background_count(&self) -> bool {
+        let rows = self.approximate_rows();
+        if rows <= SYNC_LIMIT || self.temporary {
+            return false;
+        }
+        !self.stats.read().as_ref().is_some_and(|s| s.fresh(rows))
+    }
+
+    /// Counts the statistics for the background thread, unless a count of
+    /// this table is already running.
+    pub fn count_stats_in_background(&self) {
+        if self.counting.swap(true, Ordering::Acquire) {
+            return;
+        }
+        self.analyze();
+        self.counting.store(false, Ordering::Release);
     }
 
     /// Appends a version to the record at `key`, creating the record if

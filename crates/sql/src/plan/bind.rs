@@ -36,7 +36,7 @@ mod rollup;
 #[path = "view.rs"]
 mod view;
 #[path = "view_filter.rs"]
-mod view_filter;
+pub(crate) mod view_filter;
 #[path = "window.rs"]
 pub mod window;
 pub use view::{view_invalid, view_query, DefinerRead};
@@ -396,6 +396,46 @@ impl<'a> Binder<'a> {
         (plan, std::mem::replace(&mut self.stripped, enclosing))
     }
 
+    /// Whether block `s` is being planned keyed (`semijoin`).
+    pub(crate) fn is_stripping(&self, s: &ast::Select) -> bool {
+        self.strip_for == Some(s as *const ast::Select as usize)
+    }
+
+    /// Block `s` bound as written (`semijoin_nest` binds a rewritten one).
+    pub(crate) fn bind_select_flat(
+        &mut self,
+        s: &ast::Select,
+        q: &ast::Query,
+    ) -> Result<QueryPlan> {
+        self.bind_select_clauses(s, q)
+    }
+
+    /// What binding a block adds to the binder, to undo a trial binding.
+    pub(crate) fn mark(&self) -> [usize; 5] {
+        let c = usize::from(self.correlated);
+        let (r, d, v, o) = (
+            self.reads.len(),
+            self.definer_reads.len(),
+            self.view_tables.len(),
+            self.outer_refs.len(),
+        );
+        [r, d, v, o, c]
+    }
+
+    pub(crate) fn rewind(&mut self, [r, d, v, o, c]: [usize; 5]) {
+        self.reads.truncate(r);
+        self.definer_reads.truncate(d);
+        self.view_tables.truncate(v);
+        self.outer_refs.truncate(o);
+        self.correlated = c != 0;
+    }
+
+    /// The base table `name` means, if it is one (not a view or CTE).
+    pub(crate) fn base_table(&self, name: &ast::ObjectName) -> Option<Arc<Table>> {
+        let cte = name.database.is_none() && self.ctes.iter().any(|c| c.name == name.name);
+        (!cte).then(|| self.table(name).ok()).flatten()
+    }
+
     /// The WHERE of block `s`, without its key equalities when it is being
     /// planned keyed; `before` says whether its FROM reads an enclosing row.
     fn strip_keys(
@@ -559,6 +599,10 @@ impl<'a> Binder<'a> {
 
     fn bind_select(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
         let outer_clause = self.clause;
+        if let Some(plan) = self.bind_flattened(s, q) {
+            self.clause = outer_clause;
+            return Ok(plan);
+        }
         let plan = self.bind_select_clauses(s, q);
         self.clause = outer_clause;
         plan
@@ -589,7 +633,9 @@ impl<'a> Binder<'a> {
                     if scope.columns.is_empty() {
                         return Err(Error::new(Code::NoDb, "No tables used"));
                     }
-                    for c in scope.columns.iter().filter(|c| !c.merged) {
+                    let listed =
+                        |c: &&ScopeColumn| !c.merged && !semijoin_nest::hidden(&c.qualifier);
+                    for c in scope.columns.iter().filter(listed) {
                         items.push((
                             Expr::Column {
                                 table: Some(c.qualifier.clone()),

@@ -184,25 +184,34 @@ fn walk(
         } => {
             *id += 1;
             let inner = *id;
-            let alias = format!("<derived{inner}>");
-            let names = plan.columns.iter().map(|c| format!("{alias}.{}", c.name));
+            let nest = super::semijoin_nest::nest_name(plan);
+            let alias = nest.map_or_else(|| format!("<derived{inner}>"), str::to_string);
+            let names = plan.columns.iter().map(|c| match nest {
+                // A nest's key columns are named `<subqueryN>.col` already.
+                Some(_) => c.name.clone(),
+                None => format!("{alias}.{}", c.name),
+            });
             seen.push((*offset, names.collect()));
             out.push(Step {
                 extra: match hashed {
                     true => vec!["Using join buffer (hash join)"],
                     false => Vec::new(),
                 },
-                ..Step::full_scan(this, select_type, format!("<derived{inner}>"))
+                ..Step::full_scan(this, select_type, alias)
             });
             // A lateral table runs again for each row before it.
-            let kind = match lateral {
-                Some(_) => "DEPENDENT DERIVED",
-                None => "DERIVED",
+            let kind = match (lateral, nest) {
+                (_, Some(_)) => "MATERIALIZED",
+                (Some(_), None) => "DEPENDENT DERIVED",
+                (None, None) => "DERIVED",
             };
             if let QueryBody::Select(s) = &plan.body {
                 let mut inner = Vec::new();
                 super::possible_keys::join_conditions(&s.source, &mut inner);
                 walk(&s.source, &inner, id, kind, false, &mut Vec::new(), out);
+            }
+            if nest.is_some() {
+                *id = this; // the tables after a nest are of the same block
             }
         }
         Source::Dual => out.push(Step {
@@ -230,7 +239,9 @@ fn json_table_alias(plan: &QueryPlan) -> Option<&str> {
 
 fn has_derived(src: &Source) -> bool {
     match src {
-        Source::Derived { plan, .. } => json_table_alias(plan).is_none(),
+        Source::Derived { plan, .. } => {
+            json_table_alias(plan).is_none() && super::semijoin_nest::nest_name(plan).is_none()
+        }
         Source::Join { left, right, .. } => has_derived(left) || has_derived(right),
         _ => false,
     }

@@ -383,7 +383,9 @@ impl Search<'_> {
         let units = &self.joins.units;
         let unit = &units[u];
         let Source::Table(scan) = &unit.source else {
-            return OPAQUE;
+            // A semi-join nest: before or after the tables it joins.
+            let nest = crate::plan::semijoin_nest::step(&unit.source, placed != 0);
+            return nest.map_or(OPAQUE, |(cost, rows, once)| Step { cost, rows, once });
         };
         let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
         let access = best_access_by(scan, &self.usable[u], &avail as Avail);
@@ -544,7 +546,13 @@ impl Joins {
             .iter()
             .enumerate()
             .map(|(u, conds)| {
+                // A nest's estimate depends on whether its partners came
+                // first: the units its join conditions read.
+                let nest = matches!(&self.units[u].source, Source::Derived { plan, .. }
+                    if crate::plan::semijoin_nest::nest_name(plan).is_some());
+                let conds = if nest { &self.conds } else { conds };
                 let reads = conds.iter().map(|c| refs(c, &self.units).unwrap_or(0));
+                let reads = reads.filter(|r| !nest || r & bit(u) != 0);
                 reads.fold(0, |m, r| m | r) & !bit(u)
             })
             .collect();

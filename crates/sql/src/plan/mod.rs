@@ -20,6 +20,7 @@ pub mod possible_keys;
 pub mod prune;
 pub mod selectivity;
 pub mod semijoin;
+pub mod semijoin_nest;
 pub mod view_dml;
 
 use crate::expr::BExpr;
@@ -340,9 +341,11 @@ fn explain_into(
             }
         }
         Source::Derived { plan, offset, .. } => {
-            let name = "<derived>".to_string();
+            let nest = semijoin_nest::nest_name(plan);
+            let name = nest.unwrap_or("<derived>").to_string();
             seen.push((name.clone(), *offset, offset + plan.columns.len()));
-            out.push((name, "materialized".into()));
+            let how = nest.map_or("materialized", |_| semijoin_nest::describe());
+            out.push((name, how.into()));
             // How the derived table (a view, a CTE) reads its own tables.
             if let QueryBody::Select(s) = &plan.body {
                 let mut inner = Vec::new();

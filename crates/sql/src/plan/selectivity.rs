@@ -41,6 +41,8 @@ fn guess(e: &BExpr) -> f64 {
             ..
         } => (0.1 * list.len() as f64).min(0.5),
         BExpr::IsNull(_, false) => 0.1,
+        // MySQL's guesses for `<>` and IS NOT NULL: most rows pass.
+        BExpr::Binary(B::NotEq, ..) | BExpr::IsNull(_, true) => 0.9,
         _ => 0.5,
     }
 }

@@ -287,7 +287,7 @@ fn mark_needed(src: &mut Source, keys: &[BExpr]) {
 }
 
 /// Rows a source reads per execution, by its access paths.
-fn rows_read(src: &Source) -> f64 {
+pub(crate) fn rows_read(src: &Source) -> f64 {
     match src {
         Source::Table(scan) => {
             let n = scan.table.approximate_rows().max(1) as f64;

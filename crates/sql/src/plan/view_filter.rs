@@ -57,7 +57,7 @@ pub fn push_into(view: &mut ast::Query, outer: &Expr, alias: &str, columns: &[St
     }
 }
 
-fn split_and<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+pub(crate) fn split_and<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::Binary {
             op: BinaryOp::And,

@@ -178,6 +178,7 @@ fn build(session: &Session) -> Catalog {
                         s(&ix.name),
                         Value::Int(seq as i64 + 1),
                         s(&def.columns[c].name),
+                        Value::UInt(t.cardinality(n, seq + 1)),
                         s(notes.of_index(&ix.name)),
                     ]);
                 }
@@ -242,6 +243,7 @@ fn build(session: &Session) -> Catalog {
             ("INDEX_NAME", vc),
             ("SEQ_IN_INDEX", big),
             ("COLUMN_NAME", vc),
+            ("CARDINALITY", big),
             ("INDEX_COMMENT", vc),
         ],
         stats,

@@ -218,7 +218,7 @@ impl Session {
                     Value::Int(seq as i64 + 1),
                     Value::str(&def.columns[c].name),
                     Value::str("A"),
-                    Value::Int(t.approximate_rows() as i64),
+                    Value::Int(t.cardinality(n, seq + 1) as i64),
                     Value::Null,
                     Value::Null,
                     Value::str(if def.columns[c].nullable { "YES" } else { "" }),

@@ -158,6 +158,11 @@ fn subqueries() {
 }
 
 #[test]
+fn semijoin_nest() {
+    run_topic("semijoin_nest");
+}
+
+#[test]
 fn join_order() {
     run_topic("join_order");
 }
