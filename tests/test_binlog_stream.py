@@ -245,3 +245,31 @@ def test_show_master_status_position_resumes_the_stream(node):
             for r in e.rows]
     assert rows == [2]
     assert events[-1].packet.log_pos == node.sql("SHOW MASTER STATUS")[0][1]
+
+
+def test_histogram_statements_go_out_as_query_events(node):
+    """MySQL logs ANALYZE TABLE ... UPDATE / DROP HISTOGRAM as the
+    statement (a replica builds the histogram from its own rows): lockstep
+    writes the same QUERY events from its logged histogram sets."""
+    _replication()
+    from pymysqlreplication.event import QueryEvent
+    node.sql("CREATE DATABASE IF NOT EXISTS cdc")
+    node.sql("CREATE TABLE cdc.hist (id INT PRIMARY KEY, a INT, b VARCHAR(10))")
+    node.sql("INSERT INTO cdc.hist VALUES (1, 1, 'x'), (2, 2, 'y'), (3, 2, NULL)")
+    since = gtid_executed(node)
+    node.sql("ANALYZE TABLE cdc.hist UPDATE HISTOGRAM ON a, b WITH 8 BUCKETS")
+    node.sql("ANALYZE TABLE cdc.hist UPDATE HISTOGRAM ON b")
+    node.sql("ANALYZE TABLE cdc.hist DROP HISTOGRAM ON a")
+    events = read_events(node, since)
+    queries = [(e.schema.decode() if isinstance(e.schema, bytes) else e.schema, e.query)
+               for e in events if isinstance(e, QueryEvent)]
+    t = "ANALYZE TABLE `cdc`.`hist`"
+    assert queries == [
+        ("cdc", f"{t} UPDATE HISTOGRAM ON `a`, `b` WITH 8 BUCKETS"),
+        ("cdc", f"{t} UPDATE HISTOGRAM ON `b` WITH 100 BUCKETS"),
+        ("cdc", f"{t} DROP HISTOGRAM ON `a`"),
+    ]
+    # The statements run as written (here on the source itself).
+    node.sql(queries[0][1])
+    assert len(node.sql("SELECT * FROM information_schema.COLUMN_STATISTICS "
+                        "WHERE TABLE_NAME = 'hist'")) == 2

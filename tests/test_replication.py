@@ -15,6 +15,7 @@ kill cycles instead of 3. LOCKSTEP_REPL_PORT_BASE fixes the ports.
 """
 
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -454,3 +455,34 @@ def test_source_killed_under_load(replication_servers):
     assert stats["commits"] > 0
     bank.verify()
     assert_same_data(source, [replica], ["bank"])
+
+
+def column_histograms(server, db):
+    return {(r[0], r[1]): json.loads(r[2])["histogram-type"]
+            for r in server.sql("SELECT TABLE_NAME, COLUMN_NAME, HISTOGRAM FROM "
+                                "information_schema.COLUMN_STATISTICS WHERE SCHEMA_NAME = "
+                                f"'{db}' ORDER BY 1, 2")}
+
+
+def test_histograms_replicate(replication_servers):
+    """ANALYZE TABLE ... UPDATE / DROP HISTOGRAM on the source reach the
+    replica: its COLUMN_STATISTICS shows what the source's does."""
+    source, replica = replication_servers(2)
+    setup_source(source)
+    start_replica(replica, source)
+    source.sql("CREATE DATABASE h")
+    source.sql("CREATE TABLE h.t (id INT PRIMARY KEY, grp INT, name VARCHAR(20))")
+    source.sql("INSERT INTO h.t VALUES " +
+               ", ".join(f"({i}, {i % 5}, 'n{i % 300}')" for i in range(1000)))
+    source.sql("ANALYZE TABLE h.t UPDATE HISTOGRAM ON grp, name WITH 16 BUCKETS")
+    want = {("t", "grp"): "singleton", ("t", "name"): "equi-height"}
+    assert column_histograms(source, "h") == want
+    wait_caught_up(source, [replica])
+    assert column_histograms(replica, "h") == want
+    source.sql("ANALYZE TABLE h.t DROP HISTOGRAM ON grp")
+    wait_caught_up(source, [replica])
+    assert column_histograms(replica, "h") == {("t", "name"): "equi-height"}
+    source.sql("ANALYZE TABLE h.t DROP HISTOGRAM ON name")
+    wait_caught_up(source, [replica])
+    assert column_histograms(replica, "h") == {}
+    assert replica_status(replica)["Last_SQL_Errno"] == 0
