@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from cdc_support import node_fixture
+from cdc_support import maven_classpath, node_fixture
 from lockstep_server import REPO, TARGET
 
 pytestmark = [
@@ -27,19 +27,8 @@ node = node_fixture("cdcdbz")
 
 @pytest.fixture(scope="module")
 def classpath(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dbz")
-    lib, classes = out / "lib", out / "classes"
-    r = subprocess.run(["mvn", "-q", "-B", "-f", os.path.join(SRC, "pom.xml"),
-                        "dependency:copy-dependencies", f"-DoutputDirectory={lib}"],
-                       capture_output=True, text=True, timeout=900)
-    if r.returncode != 0:
-        pytest.skip(f"Debezium's jars could not be fetched: {(r.stdout + r.stderr)[-500:]}")
-    cp = f"{lib}/*"
-    r = subprocess.run(["javac", "-cp", cp, "-d", str(classes),
-                        os.path.join(SRC, "src", "CdcDebezium.java")],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return f"{classes}:{cp}"
+    return maven_classpath(tmp_path_factory.mktemp("dbz"), SRC,
+                           [os.path.join("src", "CdcDebezium.java")], "Debezium")
 
 
 def dumping(node):

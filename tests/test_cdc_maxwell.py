@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from cdc_support import node_fixture
+from cdc_support import maven_classpath, node_fixture
 from lockstep_server import REPO, TARGET
 
 pytestmark = [
@@ -35,20 +35,9 @@ node = node_fixture("cdcmaxwell")
 
 @pytest.fixture(scope="module")
 def classpath(tmp_path_factory):
-    out = tmp_path_factory.mktemp("maxwell")
-    lib, classes = out / "lib", out / "classes"
-    r = subprocess.run(["mvn", "-q", "-B", "-f", os.path.join(SRC, "pom.xml"),
-                        "dependency:copy-dependencies", f"-DoutputDirectory={lib}"],
-                       capture_output=True, text=True, timeout=900)
-    if r.returncode != 0:
-        pytest.skip(f"Maxwell's jars could not be fetched: {(r.stdout + r.stderr)[-500:]}")
     # Maxwell 1.22.6 names a Nashorn class that JDK 15+ lacks (see the stub).
-    stub = os.path.join(SRC, "src", "jdk", "nashorn", "api", "scripting",
-                        "ScriptObjectMirror.java")
-    r = subprocess.run(["javac", "-d", str(classes), stub],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return f"{classes}:{lib}/*"
+    stub = os.path.join("src", "jdk", "nashorn", "api", "scripting", "ScriptObjectMirror.java")
+    return maven_classpath(tmp_path_factory.mktemp("maxwell"), SRC, [stub], "Maxwell")
 
 
 class Maxwell:

@@ -15,7 +15,6 @@ kill cycles instead of 3. LOCKSTEP_REPL_PORT_BASE fixes the ports.
 """
 
 import collections
-import glob
 import hashlib
 import json
 import os
@@ -30,7 +29,8 @@ import pymysql
 import pytest
 
 from bank import Bank
-from lockstep_server import BENCH, HOST, QUICK, TARGET, code_of, lockstep_binary, require_bench
+from lockstep_server import BENCH, HOST, QUICK, TARGET, code_of, require_bench
+from logfiles import binlog_text
 
 pytestmark = pytest.mark.skipif(TARGET != "lockstep",
                                 reason="lockstep replicas (the lockstep-native stream)")
@@ -327,19 +327,6 @@ def test_replica_killed_again_and_again(replication_servers):
     assert_each_gtid_logged_once(source, replica)
 
 
-def logged_gnos(datadir, uuid):
-    """The gnos of `uuid` in a stopped server's log, in log order."""
-    gnos = []
-    for seg in sorted(glob.glob(f"{datadir}/log/*")):
-        if seg.endswith(".tmp") or seg.endswith("LOCK"):
-            continue
-        r = subprocess.run([lockstep_binary(), "binlog", seg], capture_output=True,
-                           text=True, timeout=120)
-        assert r.returncode == 0, r.stderr
-        gnos += [int(g) for g in re.findall(rf"#GTID {uuid}:(\d+)", r.stdout)]
-    return gnos
-
-
 def assert_each_gtid_logged_once(source, replica):
     """Counted from the replica's own log after the kill cycles: every
     source transaction it holds was applied (logged) exactly once, with no
@@ -348,7 +335,7 @@ def assert_each_gtid_logged_once(source, replica):
     uuid = source.sql("SELECT @@server_uuid")[0][0]
     newest = int(source.sql("SELECT @@gtid_executed")[0][0].split("-")[-1])
     replica.kill()  # keep the log as it is (a clean stop checkpoints)
-    gnos = logged_gnos(replica.datadir, uuid)
+    gnos = [int(g) for g in re.findall(rf"#GTID {uuid}:(\d+)", binlog_text(replica.datadir))]
     replica.start()
     assert gnos, "the replica's log holds none of the source's transactions"
     dup = sorted(g for g, n in collections.Counter(gnos).items() if n > 1)
