@@ -16,7 +16,14 @@ import subprocess
 
 import pytest
 
-from lockstep_server import Server, free_port
+from lockstep_server import TARGET, Server, free_port
+
+# The Java CDC tools' tests: lockstep's stream, Maven and a JDK.
+JAVA_TOOL = [
+    pytest.mark.skipif(TARGET != "lockstep", reason="lockstep's stream"),
+    pytest.mark.skipif(not (shutil.which("mvn") and shutil.which("javac")),
+                       reason="no Maven or JDK"),
+]
 
 SYSTEM = "/usr/share/mysql/charsets"
 

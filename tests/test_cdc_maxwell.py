@@ -12,21 +12,16 @@ import decimal
 import json
 import os
 import queue
-import shutil
 import subprocess
 import threading
 import time
 
 import pytest
 
-from cdc_support import maven_classpath, node_fixture
-from lockstep_server import REPO, TARGET
+from cdc_support import JAVA_TOOL, maven_classpath, node_fixture
+from lockstep_server import REPO
 
-pytestmark = [
-    pytest.mark.skipif(TARGET != "lockstep", reason="lockstep's stream"),
-    pytest.mark.skipif(not (shutil.which("mvn") and shutil.which("javac")),
-                       reason="no Maven or JDK"),
-]
+pytestmark = JAVA_TOOL
 
 SRC = os.path.join(REPO, "tests", "cdc", "maxwell")
 
