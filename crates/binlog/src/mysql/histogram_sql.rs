@@ -76,3 +76,80 @@ pub fn known(after: &[ColumnHistogram]) -> Known {
 
 /// Per table id: what the stream has seen.
 pub type Seen = HashMap<u32, Known>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockstep_tables::histogram::{Histogram, Kind};
+    use lockstep_tables::ColumnDef;
+    use lockstep_types::DataType;
+
+    fn def() -> TableDef {
+        let col = |name: &str| ColumnDef {
+            name: name.into(),
+            data_type: DataType::Int { unsigned: false },
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            default_now: false,
+            on_update_now: false,
+        };
+        TableDef {
+            id: 7,
+            database: "d".into(),
+            name: "t`x".into(),
+            columns: vec![col("a"), col("b"), col("c")],
+            indexes: Vec::new(),
+            hidden_row_id: None,
+        }
+    }
+
+    fn hist(column: &str, buckets: u32, at: &str) -> ColumnHistogram {
+        ColumnHistogram {
+            column: column.into(),
+            histogram: Histogram {
+                kind: Kind::Singleton,
+                buckets: Vec::new(),
+                null_fraction: 0.0,
+                sampling_rate: 1.0,
+                buckets_specified: buckets,
+                last_updated: at.into(),
+            },
+        }
+    }
+
+    #[test]
+    fn statements_lead_from_the_known_set_to_the_new_one() {
+        let t = "ANALYZE TABLE `d`.`t``x`";
+        let after = [hist("a", 8, "1"), hist("b", 8, "1"), hist("c", 100, "1")];
+        assert_eq!(
+            statements(&def(), &Some(Vec::new()), &after),
+            vec![
+                format!("{t} UPDATE HISTOGRAM ON `a`, `b` WITH 8 BUCKETS"),
+                format!("{t} UPDATE HISTOGRAM ON `c` WITH 100 BUCKETS"),
+            ]
+        );
+        // b rebuilt, c dropped, a unchanged.
+        let now = [hist("a", 8, "1"), hist("b", 8, "2")];
+        assert_eq!(
+            statements(&def(), &known(&after), &now),
+            vec![
+                format!("{t} UPDATE HISTOGRAM ON `b` WITH 8 BUCKETS"),
+                format!("{t} DROP HISTOGRAM ON `c`"),
+            ]
+        );
+        assert!(statements(&def(), &known(&now), &now).is_empty());
+    }
+
+    #[test]
+    fn an_unknown_start_drops_every_other_column() {
+        let got = statements(&def(), &None, &[hist("b", 4, "1")]);
+        assert_eq!(
+            got,
+            vec![
+                "ANALYZE TABLE `d`.`t``x` UPDATE HISTOGRAM ON `b` WITH 4 BUCKETS".to_string(),
+                "ANALYZE TABLE `d`.`t``x` DROP HISTOGRAM ON `a`, `c`".to_string(),
+            ]
+        );
+    }
+}
