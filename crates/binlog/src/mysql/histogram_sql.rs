@@ -85,15 +85,7 @@ mod tests {
     use lockstep_types::DataType;
 
     fn def() -> TableDef {
-        let col = |name: &str| ColumnDef {
-            name: name.into(),
-            data_type: DataType::Int { unsigned: false },
-            nullable: true,
-            default: None,
-            auto_increment: false,
-            default_now: false,
-            on_update_now: false,
-        };
+        let col = |name: &str| ColumnDef::plain(name, DataType::Int { unsigned: false });
         TableDef {
             id: 7,
             database: "d".into(),
