@@ -1,5 +1,6 @@
 """Shared by the CDC tests (test_binlog_types, test_cdc_go,
-test_mariadb_replica): a module-scoped lockstep node, and MariaDB's
+test_mariadb_replica, the Java ones): a module-scoped lockstep node,
+the jars and classes of a Java CDC tool, and MariaDB's
 character sets with MySQL 8's default collation.
 
 MariaDB 10.11's tools know no collation id 255 (utf8mb4_0900_ai_ci,
@@ -11,10 +12,18 @@ directory: this one adds id 255 under that name, for mariadb-binlog
 
 import os
 import shutil
+import subprocess
 
 import pytest
 
-from lockstep_server import Server, free_port
+from lockstep_server import TARGET, Server, free_port
+
+# The Java CDC tools' tests: lockstep's stream, Maven and a JDK.
+JAVA_TOOL = [
+    pytest.mark.skipif(TARGET != "lockstep", reason="lockstep's stream"),
+    pytest.mark.skipif(not (shutil.which("mvn") and shutil.which("javac")),
+                       reason="no Maven or JDK"),
+]
 
 SYSTEM = "/usr/share/mysql/charsets"
 
@@ -56,3 +65,22 @@ def node_fixture(name):
         yield s
         s.cleanup()
     return node
+
+
+def maven_classpath(out, src, sources, what):
+    """Fetches the jars `src`/pom.xml names into `out`/lib (Maven, at test
+    time: nothing is vendored; the test is skipped when they cannot be
+    fetched), compiles `sources` (paths under `src`) into `out`/classes,
+    and returns the classpath of both."""
+    lib, classes = out / "lib", out / "classes"
+    r = subprocess.run(["mvn", "-q", "-B", "-f", os.path.join(src, "pom.xml"),
+                        "dependency:copy-dependencies", f"-DoutputDirectory={lib}"],
+                       capture_output=True, text=True, timeout=900)
+    if r.returncode != 0:
+        pytest.skip(f"{what}'s jars could not be fetched: {(r.stdout + r.stderr)[-500:]}")
+    cp = f"{lib}/*"
+    r = subprocess.run(["javac", "-cp", cp, "-d", str(classes),
+                        *[os.path.join(src, f) for f in sources]],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return f"{classes}:{cp}"

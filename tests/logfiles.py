@@ -21,6 +21,19 @@ def segments(datadir):
     return sorted(glob.glob(os.path.join(datadir, "log", "log-*.seg")))
 
 
+def binlog_text(datadir):
+    """What `lockstep binlog` prints for each log segment, oldest first."""
+    import subprocess
+    from lockstep_server import lockstep_binary
+    out = ""
+    for seg in segments(datadir):
+        r = subprocess.run([lockstep_binary(), "binlog", seg], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out += r.stdout
+    return out
+
+
 def checkpoints(datadir):
     """Checkpoint paths, oldest first."""
     return sorted(glob.glob(os.path.join(datadir, "checkpoint-*.snap")))

@@ -1,26 +1,18 @@
 """`lockstep binlog` on a real data directory: what it prints, and that DDL
 is a barrier in the dependency order a parallel replica follows."""
 
-import glob
 import re
-import subprocess
 
 import pytest
 
-from lockstep_server import TARGET, lockstep_binary
+from lockstep_server import TARGET
+from logfiles import binlog_text
 
 pytestmark = pytest.mark.skipif(TARGET != "lockstep", reason="lockstep's log")
 
 
 def transactions(datadir):
-    out = ""
-    for seg in sorted(glob.glob(f"{datadir}/log/*")):
-        if seg.endswith(".tmp") or seg.endswith("LOCK"):
-            continue
-        r = subprocess.run([lockstep_binary(), "binlog", seg], capture_output=True,
-                           text=True, timeout=60)
-        assert r.returncode == 0, r.stderr
-        out += r.stdout
+    out = binlog_text(datadir)
     found = re.findall(r"#GTID \S+:(\d+)\s+last_committed=(\d+)\s+sequence_number=(\d+)", out)
     return [tuple(map(int, t)) for t in found], out
 

@@ -5,20 +5,15 @@ insert, update and delete events carry the values SELECT shows."""
 
 import json
 import os
-import shutil
 import subprocess
 import time
 
 import pytest
 
-from cdc_support import node_fixture
-from lockstep_server import REPO, TARGET
+from cdc_support import JAVA_TOOL, maven_classpath, node_fixture
+from lockstep_server import REPO
 
-pytestmark = [
-    pytest.mark.skipif(TARGET != "lockstep", reason="lockstep's stream"),
-    pytest.mark.skipif(not (shutil.which("mvn") and shutil.which("javac")),
-                       reason="no Maven or JDK"),
-]
+pytestmark = JAVA_TOOL
 
 SRC = os.path.join(REPO, "tests", "cdc", "debezium")
 
@@ -27,19 +22,8 @@ node = node_fixture("cdcdbz")
 
 @pytest.fixture(scope="module")
 def classpath(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dbz")
-    lib, classes = out / "lib", out / "classes"
-    r = subprocess.run(["mvn", "-q", "-B", "-f", os.path.join(SRC, "pom.xml"),
-                        "dependency:copy-dependencies", f"-DoutputDirectory={lib}"],
-                       capture_output=True, text=True, timeout=900)
-    if r.returncode != 0:
-        pytest.skip(f"Debezium's jars could not be fetched: {(r.stdout + r.stderr)[-500:]}")
-    cp = f"{lib}/*"
-    r = subprocess.run(["javac", "-cp", cp, "-d", str(classes),
-                        os.path.join(SRC, "src", "CdcDebezium.java")],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return f"{classes}:{cp}"
+    return maven_classpath(tmp_path_factory.mktemp("dbz"), SRC,
+                           [os.path.join("src", "CdcDebezium.java")], "Debezium")
 
 
 def dumping(node):

@@ -14,8 +14,11 @@ Every wait is bounded. LOCKSTEP_SUITE=full (or LOCKSTEP_FULL=1) runs 20
 kill cycles instead of 3. LOCKSTEP_REPL_PORT_BASE fixes the ports.
 """
 
+import collections
 import hashlib
+import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -26,7 +29,8 @@ import pymysql
 import pytest
 
 from bank import Bank
-from lockstep_server import HOST, QUICK, TARGET, code_of
+from lockstep_server import BENCH, HOST, QUICK, TARGET, code_of, require_bench
+from logfiles import binlog_text
 
 pytestmark = pytest.mark.skipif(TARGET != "lockstep",
                                 reason="lockstep replicas (the lockstep-native stream)")
@@ -263,6 +267,30 @@ def test_two_replicas_converge_under_load(replication_servers):
     assert code_of(lambda: r2.sql("INSERT INTO ins.log VALUES (-1, 'x', 0)")) == 1290
 
 
+def tpcc(server, *args, timeout=900):
+    require_bench()
+    cmd = [BENCH, "tpcc", args[0], f"--host={HOST}", f"--port={server.port}", "--user=root",
+           "--password=", "--database=tpcc", *args[1:]]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, f"$ {' '.join(cmd)}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    return r.stdout
+
+
+def test_two_replicas_converge_under_tpcc(replication_servers):
+    """Our TPC-C driver (1 warehouse, 4 terminals) on the source while two
+    replicas follow: the same rows, CHECKSUM TABLE and gtid_executed on all
+    three, and the driver's consistency check passes on each replica."""
+    source, r1, r2 = replication_servers(3, replica_args=["--super-read-only"])
+    setup_source(source)
+    for r in (r1, r2):
+        start_replica(r, source)
+    tpcc(source, "load", "--warehouses=1")
+    tpcc(source, "run", "--terminals=4", "--duration=8", "--grace=60", timeout=400)
+    assert_same_data(source, [r1, r2], ["tpcc"])
+    for r in (r1, r2):
+        assert "OK" in tpcc(r, "check", timeout=300)
+
+
 def bank_pair(replication_servers):
     """A source, its replica, and a bank on the source."""
     source, replica = replication_servers(2)
@@ -296,6 +324,23 @@ def test_replica_killed_again_and_again(replication_servers):
     assert stats["commits"] > 0
     bank.verify()
     assert_same_data(source, [replica], ["bank"])
+    assert_each_gtid_logged_once(source, replica)
+
+
+def assert_each_gtid_logged_once(source, replica):
+    """Counted from the replica's own log after the kill cycles: every
+    source transaction it holds was applied (logged) exactly once, with no
+    gap up to the source's newest (a checkpoint may have removed a prefix,
+    which gtid_executed, equal on both, still covers)."""
+    uuid = source.sql("SELECT @@server_uuid")[0][0]
+    newest = int(source.sql("SELECT @@gtid_executed")[0][0].split("-")[-1])
+    replica.kill()  # keep the log as it is (a clean stop checkpoints)
+    gnos = [int(g) for g in re.findall(rf"#GTID {uuid}:(\d+)", binlog_text(replica.datadir))]
+    replica.start()
+    assert gnos, "the replica's log holds none of the source's transactions"
+    dup = sorted(g for g, n in collections.Counter(gnos).items() if n > 1)
+    assert not dup, f"applied twice: {dup[:10]}"
+    assert sorted(gnos) == list(range(min(gnos), newest + 1)), "a GTID is missing"
 
 
 def test_administration(replication_servers):
@@ -454,3 +499,34 @@ def test_source_killed_under_load(replication_servers):
     assert stats["commits"] > 0
     bank.verify()
     assert_same_data(source, [replica], ["bank"])
+
+
+def column_histograms(server, db):
+    return {(r[0], r[1]): json.loads(r[2])["histogram-type"]
+            for r in server.sql("SELECT TABLE_NAME, COLUMN_NAME, HISTOGRAM FROM "
+                                "information_schema.COLUMN_STATISTICS WHERE SCHEMA_NAME = "
+                                f"'{db}' ORDER BY 1, 2")}
+
+
+def test_histograms_replicate(replication_servers):
+    """ANALYZE TABLE ... UPDATE / DROP HISTOGRAM on the source reach the
+    replica: its COLUMN_STATISTICS shows what the source's does."""
+    source, replica = replication_servers(2)
+    setup_source(source)
+    start_replica(replica, source)
+    source.sql("CREATE DATABASE h")
+    source.sql("CREATE TABLE h.t (id INT PRIMARY KEY, grp INT, name VARCHAR(20))")
+    source.sql("INSERT INTO h.t VALUES " +
+               ", ".join(f"({i}, {i % 5}, 'n{i % 300}')" for i in range(1000)))
+    source.sql("ANALYZE TABLE h.t UPDATE HISTOGRAM ON grp, name WITH 16 BUCKETS")
+    want = {("t", "grp"): "singleton", ("t", "name"): "equi-height"}
+    assert column_histograms(source, "h") == want
+    wait_caught_up(source, [replica])
+    assert column_histograms(replica, "h") == want
+    source.sql("ANALYZE TABLE h.t DROP HISTOGRAM ON grp")
+    wait_caught_up(source, [replica])
+    assert column_histograms(replica, "h") == {("t", "name"): "equi-height"}
+    source.sql("ANALYZE TABLE h.t DROP HISTOGRAM ON name")
+    wait_caught_up(source, [replica])
+    assert column_histograms(replica, "h") == {}
+    assert replica_status(replica)["Last_SQL_Errno"] == 0

@@ -18,6 +18,22 @@ pub struct ColumnDef {
     pub on_update_now: bool,
 }
 
+impl ColumnDef {
+    /// A nullable column of `data_type` with no default and no
+    /// attributes (a plain `name type` in CREATE TABLE).
+    pub fn plain(name: &str, data_type: DataType) -> ColumnDef {
+        ColumnDef {
+            name: name.into(),
+            data_type,
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            default_now: false,
+            on_update_now: false,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IndexDef {
     pub name: String,
@@ -145,15 +161,7 @@ mod tests {
     use super::*;
 
     fn column(name: &str, data_type: DataType) -> ColumnDef {
-        ColumnDef {
-            name: name.into(),
-            data_type,
-            nullable: true,
-            default: None,
-            auto_increment: false,
-            default_now: false,
-            on_update_now: false,
-        }
+        ColumnDef::plain(name, data_type)
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! `ddl`. Byte layouts follow the MySQL internals documentation.
 
 pub mod ddl;
+pub mod histogram_sql;
 pub mod json;
 pub mod rows;
 mod rows_time;

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::{ddl, rows, Header};
+use super::{ddl, histogram_sql, rows, Header};
 use crate::mysql;
 use crate::{Event, GtidSet, TxnRecord};
 use lockstep_tables::TableDef;
@@ -21,6 +21,8 @@ const ROWS_EVENT_BYTES: usize = 8192;
 
 pub struct Translator {
     tables: HashMap<u32, TableDef>,
+    /// Histograms as the stream last saw them (absent: unknown).
+    histograms: histogram_sql::Seen,
     pub pos: u64,
     server_id: u32,
 }
@@ -54,6 +56,7 @@ impl Translator {
     pub fn new(tables: &[std::sync::Arc<lockstep_tables::Table>], server_id: u32) -> Translator {
         Translator {
             tables: tables.iter().map(|t| (t.id, (*t.def()).clone())).collect(),
+            histograms: HashMap::new(),
             pos: FIRST_POS,
             server_id,
         }
@@ -92,9 +95,7 @@ impl Translator {
         let mut body = Vec::new();
         let has_rows = r.events.iter().any(Event::is_row_event);
         for e in r.events.iter().filter(|e| !e.is_row_event()) {
-            let tables = &self.tables;
-            let stmt = ddl::statement(e, &|id| tables.get(&id).cloned())?;
-            if let Some((db, sql)) = stmt {
+            for (db, sql) in self.ddl_statements(e)? {
                 body.push((
                     header(mysql::QUERY, ts, self.server_id),
                     mysql::query_body(&db, &sql),
@@ -204,18 +205,48 @@ impl Translator {
         Ok(())
     }
 
+    /// (default database, statement) of each QUERY event a DDL event
+    /// becomes: histograms as MySQL logs them (the replica builds its own
+    /// from its rows), the rest from `ddl`.
+    fn ddl_statements(&self, e: &Event) -> Result<Vec<(String, String)>, String> {
+        if let Event::SetHistograms { table, histograms } = e {
+            let def = self
+                .tables
+                .get(table)
+                .ok_or_else(|| format!("table #{table} is not known to the stream"))?;
+            let before = self.histograms.get(table).cloned().flatten();
+            let sqls = histogram_sql::statements(def, &before, histograms);
+            return Ok(sqls
+                .into_iter()
+                .map(|s| (def.database.clone(), s))
+                .collect());
+        }
+        let tables = &self.tables;
+        let stmt = ddl::statement(e, &|id| tables.get(&id).cloned())?;
+        Ok(stmt.into_iter().collect())
+    }
+
     /// Keeps the definitions in step with the DDL just translated.
     fn apply_ddl(&mut self, e: &Event) {
         match e {
             Event::CreateTable { def } => {
                 self.tables.insert(def.id, def.clone());
+                self.histograms.insert(def.id, Some(Vec::new()));
             }
             Event::DropTable { table } => {
                 self.tables.remove(table);
+                self.histograms.remove(table);
             }
             Event::AlterTable { table, def, .. } => {
                 self.tables.remove(table);
                 self.tables.insert(def.id, def.clone());
+                if let Some(h) = self.histograms.remove(table) {
+                    self.histograms.insert(def.id, h);
+                }
+            }
+            Event::SetHistograms { table, histograms } => {
+                self.histograms
+                    .insert(*table, histogram_sql::known(histograms));
             }
             Event::RenameTable {
                 table,

@@ -151,7 +151,13 @@ fn build(session: &Session) -> Catalog {
                         .map(|d| s(&d.to_string()))
                         .unwrap_or(Value::Null),
                     s(if c.nullable { "YES" } else { "NO" }),
-                    s(c.data_type.to_string().split('(').next().unwrap_or("")),
+                    // MySQL's DATA_TYPE is the bare name: `int` for
+                    // `int unsigned`, `decimal` for `decimal(10,2) unsigned`.
+                    s(c.data_type
+                        .to_string()
+                        .split(['(', ' '])
+                        .next()
+                        .unwrap_or("")),
                     s(&c.data_type.to_string()),
                     s(key),
                     s(if c.auto_increment {
@@ -646,10 +652,11 @@ pub fn query(session: &mut Session, q: &Query) -> Result<Response, Error> {
 }
 
 fn qualify(q: &Query) -> Query {
-    let mut q = q.clone();
-    if let crate::parser::QueryBody::Select(s) = &mut q.body {
-        for t in &mut s.from {
-            if let crate::parser::TableRef::Table { name, .. } = t {
+    use crate::parser::TableRef;
+    // Tables joined with JOIN ... ON sit inside Join nodes.
+    fn table(t: &mut TableRef) {
+        match t {
+            TableRef::Table { name, .. } => {
                 if let Some(d) = name.database.as_mut() {
                     if crate::session::is_system_db(d) {
                         *d = d.to_ascii_lowercase();
@@ -657,7 +664,16 @@ fn qualify(q: &Query) -> Query {
                 }
                 name.name = name.name.to_ascii_uppercase();
             }
+            TableRef::Join { left, right, .. } => {
+                table(left);
+                table(right);
+            }
+            _ => {}
         }
+    }
+    let mut q = q.clone();
+    if let crate::parser::QueryBody::Select(s) = &mut q.body {
+        s.from.iter_mut().for_each(table);
     }
     q
 }

@@ -457,6 +457,9 @@ fn is_boolean_var(name: &str) -> bool {
             | "innodb_deadlock_detect"
             | "innodb_read_only"
             | "innodb_strict_mode"
+            | "innodb_rollback_on_timeout"
+            | "read_only"
+            | "super_read_only"
     )
 }
 
@@ -1112,18 +1115,24 @@ impl Session {
     /// Queries on information_schema/performance_schema tables we do not
     /// store: answered by `information_schema`.
     fn system_query(&self, q: &parser::Query) -> bool {
-        if let parser::QueryBody::Select(s) = &q.body {
-            for t in &s.from {
-                if let parser::TableRef::Table { name, .. } = t {
-                    if name.database.as_deref().is_some_and(is_system_db)
-                        || self.ctx.database.as_deref().is_some_and(is_system_db)
-                    {
-                        return true;
-                    }
+        // JOIN ... ON nests the tables (Maxwell joins TABLES with
+        // COLLATION_CHARACTER_SET_APPLICABILITY).
+        fn names_system(t: &parser::TableRef, default_system: bool) -> bool {
+            match t {
+                parser::TableRef::Table { name, .. } => {
+                    default_system || name.database.as_deref().is_some_and(is_system_db)
                 }
+                parser::TableRef::Join { left, right, .. } => {
+                    names_system(left, default_system) || names_system(right, default_system)
+                }
+                _ => false,
             }
         }
-        false
+        let default_system = self.ctx.database.as_deref().is_some_and(is_system_db);
+        match &q.body {
+            parser::QueryBody::Select(s) => s.from.iter().any(|t| names_system(t, default_system)),
+            _ => false,
+        }
     }
 
     // ---------- statement dispatch ----------
