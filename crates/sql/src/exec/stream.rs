@@ -6,9 +6,17 @@
 //! key), under the statement's read view, so a result of any size holds
 //! one batch in memory instead of the whole set (and is not limited by
 //! `query_memory_limit`).
+//!
+//! Any other SELECT whose rows are final once projected (a join, several
+//! ranges, or an ORDER BY that needs a sort; no group, DISTINCT, window or
+//! subquery) goes through a file sort on its first batch (exec/filesort.rs:
+//! past sort_buffer_size, runs spill to disk), and its batches are read
+//! from the sort's merge: it holds a sort buffer, not its result.
 
+use super::filesort::Sorted;
 use super::{
-    Bounds, Exec, KeyRanges, Project, QueryBody, QueryPlan, Result, RowSink, SelectPlan, Source,
+    row_bytes, Bounds, Exec, KeyRanges, Project, QueryBody, QueryPlan, Result, RowSink, SelectPlan,
+    Source,
 };
 use crate::expr::BExpr;
 use lockstep_types::Value;
@@ -29,12 +37,42 @@ pub struct ScanCursor {
     pub done: bool,
     /// Rows produced so far (FOUND_ROWS()).
     pub sent: u64,
+    /// A spilled stream: the sorted rows still to send.
+    sorted: Option<Sorted>,
 }
 
-/// Whether `plan` can be streamed: one table read through one index range
-/// at most, every row final as the scan meets it. A secondary index's
-/// columns must be decoded, since the resume point is built from them.
+/// Whether `plan` can be streamed: by resuming a scan, or from a sort.
 pub fn streamable(plan: &QueryPlan) -> bool {
+    scans(plan) || spills(plan)
+}
+
+/// Whether `plan`'s rows are final once projected, so that they can be
+/// streamed from a file sort: a table or a join, no group, HAVING,
+/// window, DISTINCT, locking read or subquery.
+fn spills(plan: &QueryPlan) -> bool {
+    let QueryBody::Select(p) = &plan.body else {
+        return false;
+    };
+    matches!(p.source, Source::Table(_) | Source::Join { .. })
+        && p.aggregate.is_none()
+        && p.having.is_none()
+        && p.window.is_none()
+        && !p.distinct
+        && !p.first_row_only
+        && p.lock.is_none()
+        && !p
+            .projection
+            .iter()
+            .chain(&p.filter)
+            .chain(p.order.iter().map(|(e, _)| e))
+            .any(BExpr::has_subquery)
+}
+
+/// Whether `plan` can be streamed by resuming its scan: one table read
+/// through one index range at most, every row final as the scan meets it.
+/// A secondary index's columns must be decoded, since the resume point is
+/// built from them.
+fn scans(plan: &QueryPlan) -> bool {
     let QueryBody::Select(p) = &plan.body else {
         return false;
     };
@@ -76,6 +114,9 @@ impl Exec<'_> {
         let QueryBody::Select(p) = &plan.body else {
             unreachable!("streamable plans are single selects")
         };
+        if !scans(plan) {
+            return self.spilled_batch(p, cursor, max_bytes);
+        }
         let Source::Table(scan) = &p.source else {
             unreachable!("streamable plans read one table")
         };
@@ -128,6 +169,68 @@ impl Exec<'_> {
         cursor.done = !full || cursor.wanted == Some(0);
         cursor.after = (!cursor.done).then_some(last);
         Ok(rows)
+    }
+
+    /// The next rows of a stream read from a file sort; the first batch
+    /// runs the whole query into the sort.
+    fn spilled_batch(
+        &mut self,
+        p: &SelectPlan,
+        cursor: &mut ScanCursor,
+        max_bytes: usize,
+    ) -> Result<Vec<Vec<Value>>> {
+        if cursor.sorted.is_none() {
+            self.open_sorted(p, cursor)?;
+        }
+        let sorted = cursor.sorted.as_mut().expect("opened above");
+        let mut ended = false;
+        while cursor.skip > 0 && !ended {
+            ended = sorted.next()?.is_none();
+            cursor.skip -= 1;
+        }
+        let mut rows = Vec::new();
+        let mut bytes = 0;
+        while !ended && cursor.wanted != Some(0) && bytes < max_bytes {
+            let Some((row, _)) = sorted.next()? else {
+                ended = true;
+                break;
+            };
+            bytes += row_bytes(&row);
+            rows.push(row);
+            if let Some(w) = &mut cursor.wanted {
+                *w -= 1;
+            }
+        }
+        cursor.sent += rows.len() as u64;
+        cursor.done = ended || cursor.wanted == Some(0);
+        if cursor.done {
+            cursor.sorted = None; // its run files go with it
+        }
+        Ok(rows)
+    }
+
+    /// The first batch of a spilled stream: every row into the sort.
+    fn open_sorted(&mut self, p: &SelectPlan, cursor: &mut ScanCursor) -> Result<()> {
+        cursor.skip = match &p.offset {
+            Some(e) => super::row_count(&self.eval(e, &[])?),
+            None => 0,
+        };
+        cursor.wanted = match &p.limit {
+            Some(e) => Some(super::row_count(&self.eval(e, &[])?)),
+            None => None,
+        };
+        let mut project = Project::new(p, None);
+        project.sorter = Some(self.file_sort(p, false)?);
+        if p.order.is_empty() || p.ordered_by_index {
+            // No sort: the production stops at the rows wanted.
+            project.limit = cursor.wanted.map(|w| w.saturating_add(cursor.skip));
+        }
+        if cursor.wanted != Some(0) {
+            self.produce(&p.source, &[], &p.filter, p.lock, &mut project)?;
+        }
+        let sort = project.sorter.take().expect("set above");
+        cursor.sorted = Some(sort.finish()?);
+        Ok(())
     }
 
     /// The first batch: the scan's key range, LIMIT and OFFSET.
