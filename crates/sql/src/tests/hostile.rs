@@ -20,7 +20,9 @@ fn memory_limits_fail_with_mysql_errors() {
     // does not spill.
     let sorted = db.rows("SELECT s, id FROM big ORDER BY s DESC");
     assert_eq!(sorted.len(), 5000);
-    assert!(sorted.windows(2).all(|w| w[0][0].sort_cmp(&w[1][0]).is_ge()));
+    assert!(sorted
+        .windows(2)
+        .all(|w| w[0][0].sort_cmp(&w[1][0]).is_ge()));
     assert_eq!(db.err("UPDATE big SET k = 0 ORDER BY s LIMIT 1"), 1038);
     assert_eq!(db.err("SELECT s, COUNT(*) FROM big GROUP BY s"), 1114);
     assert_eq!(db.err("SELECT DISTINCT s FROM big"), 1114);

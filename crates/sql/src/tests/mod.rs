@@ -14,6 +14,7 @@ mod online_alter;
 mod order;
 mod planner;
 mod scripts;
+mod sort_cost;
 mod stream;
 mod temporary;
 mod transaction;
