@@ -38,6 +38,14 @@ def rows(conn, sql):
         return cur.fetchall()
 
 
+def start_clients(read, n):
+    """n threads running read(), started."""
+    threads = [threading.Thread(target=read) for _ in range(n)]
+    for t in threads:
+        t.start()
+    return threads
+
+
 def expected(ids):
     return [(i, f"{PAD}{i}", i % 7) for i in ids]
 
@@ -161,10 +169,7 @@ def test_many_clients_stream_the_same_table_at_once(server, big):
         except Exception as e:  # reported below
             errors.append(e)
 
-    threads = [threading.Thread(target=read) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
+    for t in start_clients(read, 6):
         t.join(timeout=120)
     assert not errors
 
@@ -289,9 +294,7 @@ def test_six_clients_sort_a_large_table_at_once_within_bounded_memory(server, wi
         except Exception as e:  # reported below
             errors.append(e)
 
-    threads = [threading.Thread(target=read) for _ in range(6)]
-    for t in threads:
-        t.start()
+    threads = start_clients(read, 6)
     while any(t.is_alive() for t in threads):
         peak.append(rss_kib(server))
         time.sleep(0.05)

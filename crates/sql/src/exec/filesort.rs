@@ -117,14 +117,7 @@ impl Exec<'_> {
         if counting {
             self.found_total = Some(sort.total);
         }
-        let skip = match &p.offset {
-            Some(e) => super::row_count(&self.eval(e, &[])?),
-            None => 0,
-        };
-        let wanted = match &p.limit {
-            Some(e) => Some(super::row_count(&self.eval(e, &[])?)),
-            None => None,
-        };
+        let (skip, wanted) = self.offset_and_limit(p)?;
         let mut sorted = sort.finish()?;
         for _ in 0..skip {
             if sorted.next()?.is_none() {

@@ -46,15 +46,19 @@ pub fn streamable(plan: &QueryPlan) -> bool {
     scans(plan) || spills(plan)
 }
 
-/// Whether `plan`'s rows are final once projected, so that they can be
-/// streamed from a file sort: a table or a join, no group, HAVING,
-/// window, DISTINCT, locking read or subquery.
+/// Whether `plan`'s rows can be streamed from a file sort: a table or a
+/// join whose rows are final once projected.
 fn spills(plan: &QueryPlan) -> bool {
     let QueryBody::Select(p) = &plan.body else {
         return false;
     };
-    matches!(p.source, Source::Table(_) | Source::Join { .. })
-        && p.aggregate.is_none()
+    matches!(p.source, Source::Table(_) | Source::Join { .. }) && final_rows(p)
+}
+
+/// Whether each row of `p` is final once projected: no group, HAVING,
+/// window, DISTINCT, locking read or subquery.
+fn final_rows(p: &SelectPlan) -> bool {
+    p.aggregate.is_none()
         && p.having.is_none()
         && p.window.is_none()
         && !p.distinct
@@ -79,25 +83,13 @@ fn scans(plan: &QueryPlan) -> bool {
     let Source::Table(scan) = &p.source else {
         return false;
     };
-    let exprs = || {
-        p.projection
-            .iter()
-            .chain(&p.filter)
-            .chain(&scan.filter)
-            .chain(p.order.iter().map(|(e, _)| e))
-    };
     let index = &scan.def.indexes[scan.access.index];
     let decoded = |n: &Vec<bool>| index.columns.iter().all(|&c| n.get(c) != Some(&false));
     (scan.access.index == 0 || scan.needed.as_ref().is_none_or(decoded))
         && scan.access.ranges.len() <= 1
-        && p.aggregate.is_none()
-        && p.having.is_none()
-        && p.window.is_none()
-        && !p.distinct
-        && !p.first_row_only
-        && p.lock.is_none()
+        && final_rows(p)
         && (p.order.is_empty() || p.ordered_by_index)
-        && !exprs().any(BExpr::has_subquery)
+        && !scan.filter.as_ref().is_some_and(BExpr::has_subquery)
 }
 
 impl Exec<'_> {
@@ -211,14 +203,7 @@ impl Exec<'_> {
 
     /// The first batch of a spilled stream: every row into the sort.
     fn open_sorted(&mut self, p: &SelectPlan, cursor: &mut ScanCursor) -> Result<()> {
-        cursor.skip = match &p.offset {
-            Some(e) => super::row_count(&self.eval(e, &[])?),
-            None => 0,
-        };
-        cursor.wanted = match &p.limit {
-            Some(e) => Some(super::row_count(&self.eval(e, &[])?)),
-            None => None,
-        };
+        (cursor.skip, cursor.wanted) = self.offset_and_limit(p)?;
         let mut project = Project::new(p, None);
         project.sorter = Some(self.file_sort(p, false)?);
         if p.order.is_empty() || p.ordered_by_index {
@@ -233,6 +218,19 @@ impl Exec<'_> {
         Ok(())
     }
 
+    /// Rows to skip (OFFSET) and to send (LIMIT; None: all) of `p`.
+    pub(super) fn offset_and_limit(&mut self, p: &SelectPlan) -> Result<(usize, Option<usize>)> {
+        let skip = match &p.offset {
+            Some(e) => super::row_count(&self.eval(e, &[])?),
+            None => 0,
+        };
+        let wanted = match &p.limit {
+            Some(e) => Some(super::row_count(&self.eval(e, &[])?)),
+            None => None,
+        };
+        Ok((skip, wanted))
+    }
+
     /// The first batch: the scan's key range, LIMIT and OFFSET.
     fn open_cursor(&mut self, p: &SelectPlan, cursor: &mut ScanCursor) -> Result<()> {
         let Source::Table(scan) = &p.source else {
@@ -240,14 +238,7 @@ impl Exec<'_> {
         };
         let mut widened = false;
         let (mut bounds, exact) = self.key_bounds(&scan.def, &scan.access, &[], &mut widened)?;
-        cursor.skip = match &p.offset {
-            Some(e) => super::row_count(&self.eval(e, &[])?),
-            None => 0,
-        };
-        cursor.wanted = match &p.limit {
-            Some(e) => Some(super::row_count(&self.eval(e, &[])?)),
-            None => None,
-        };
+        (cursor.skip, cursor.wanted) = self.offset_and_limit(p)?;
         cursor.range = match bounds.len() {
             0 => {
                 cursor.wanted = Some(0); // an empty range: no rows
