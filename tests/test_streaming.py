@@ -302,3 +302,16 @@ def test_six_clients_sort_a_large_table_at_once_within_bounded_memory(server, wi
     # pymysql reads each whole result client-side; the server holds a
     # sort buffer and a batch per client, not 6 x 30 MB.
     assert max(peak) - before < 60_000, (before, max(peak))
+
+
+def test_a_prepared_statement_spills_and_streams_its_sort(server, wide):
+    cnx = mysql.connector.connect(host="127.0.0.1", port=server.port, user="root",
+                                  password="", database=wide)
+    plain = cnx.cursor()
+    plain.execute("SET SESSION sort_buffer_size = 262144, query_memory_limit = 2000000")
+    cur = cnx.cursor(prepared=True)
+    cur.execute("SELECT id FROM w WHERE id >= ? ORDER BY s LIMIT ? OFFSET 10", (100, 90_000))
+    got = [r[0] for r in cur.fetchall()]
+    assert got == sorted(range(100, 100_000), key=lambda i: (i * 7919) % 100_000)[10:90_010]
+    cnx.close()
+    assert tmp_files(server) == []
