@@ -331,6 +331,9 @@ fn serve(cfg: Config) -> Result<(), String> {
     if let Some(uuid) = &cfg.server_uuid {
         replica::seed_server_uuid(&cfg.datadir, uuid)?;
     }
+    // Sort runs a crash left behind (they are unlinked once created, so
+    // only one caught between creation and unlink can remain).
+    lockstep_sql::exec::filesort::clear_tmp(&cfg.datadir);
     let started = std::time::Instant::now();
     let engine = Engine::open(ecfg)?;
     // Recovery loads whatever the data is: a restart is never refused for

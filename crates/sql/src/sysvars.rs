@@ -10,6 +10,10 @@ pub const DEFAULT_SORT: usize = 256 << 20;
 pub const DEFAULT_TEMP_TABLE: usize = 256 << 20;
 /// query_memory_limit: all rows one statement buffers.
 pub const DEFAULT_STATEMENT: usize = 1 << 30;
+/// max_tmp_session_space_usage: bytes of sort runs one statement may
+/// write (MariaDB's default is 1 TiB; 16 GiB bounds a runaway sort well
+/// before it fills a typical data disk).
+pub const DEFAULT_TMP_DISK: usize = 16 << 30;
 
 /// Whether a variable may be set per session, globally, or both.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -115,6 +119,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("lockstep_semi_sync_on_timeout", s("ASYNC"), Global),
             ("super_read_only", i(0), Global),
             ("sort_buffer_size", i(DEFAULT_SORT as i64), Both),
+            ("max_tmp_session_space_usage", i(DEFAULT_TMP_DISK as i64), Both),
             ("server_uuid", s(""), ReadOnly),
             ("gtid_executed", s(""), ReadOnly),
             ("gtid_purged", s(""), ReadOnly),

@@ -5,6 +5,7 @@
 
 mod auto_increment;
 mod check;
+pub mod filesort;
 mod generated;
 mod group_concat;
 pub use generated::rebuild_generator;
@@ -30,7 +31,7 @@ mod trigger;
 mod window;
 
 use crate::exec::keyset::KeySet;
-use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, Func, SubqueryRef};
+use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, SubqueryRef};
 use crate::parser::JoinKind;
 use crate::plan::*;
 use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
@@ -190,13 +191,15 @@ impl SessionCtx {
 }
 
 /// Bytes one statement may hold in memory, under the names MySQL users
-/// know. lockstep never spills to disk, so these are hard caps: a statement
-/// that needs more fails with MySQL's error instead of growing until the
-/// server is killed for running out of memory.
+/// know. They are hard caps: a statement that needs more fails with
+/// MySQL's error instead of growing until the server is killed for running
+/// out of memory; only an ORDER BY's sort spills to disk past its buffer
+/// (exec/filesort.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryLimits {
     /// `sort_buffer_size`: rows held by an ORDER BY that no index serves
-    /// (1038 ER_OUT_OF_SORTMEMORY).
+    /// before they spill to disk (1038 ER_OUT_OF_SORTMEMORY where a sort
+    /// cannot spill: DISTINCT, UNION, window functions).
     pub sort: usize,
     /// min(`tmp_table_size`, `max_heap_table_size`): GROUP BY groups,
     /// DISTINCT and UNION sets, derived tables, materialized subquery
@@ -205,6 +208,9 @@ pub struct MemoryLimits {
     /// `query_memory_limit`: every row a statement buffers, scans, joins
     /// and its result included (1041 ER_OUT_OF_RESOURCES).
     pub statement: usize,
+    /// `max_tmp_session_space_usage`: bytes a statement's sort runs may
+    /// take on disk (1114 ER_RECORD_FILE_FULL).
+    pub disk: usize,
 }
 
 impl MemoryLimits {
@@ -219,6 +225,7 @@ impl Default for MemoryLimits {
             sort: Self::DEFAULT_SORT,
             temp_table: Self::DEFAULT_TEMP_TABLE,
             statement: Self::DEFAULT_STATEMENT,
+            disk: crate::sysvars::DEFAULT_TMP_DISK,
         }
     }
 }
@@ -790,6 +797,10 @@ impl<'a> Exec<'a> {
         let sort_limit =
             (!p.order.is_empty() && !p.ordered_by_index).then_some(self.ctx.memory.sort);
         let mut project = Project::new(p, sort_limit);
+        if sort_limit.is_some() && !p.distinct {
+            // Past sort_buffer_size, sorted runs go to disk (filesort.rs).
+            project.sorter = Some(self.file_sort(p, counting)?);
+        }
         // Stop scanning early where LIMIT allows it: nothing filters or
         // reorders the rows after the scan (and no count of them is asked).
         let early = if !counting
@@ -837,30 +848,12 @@ impl<'a> Exec<'a> {
                 self.charge(bytes)?;
             }
         }
+        if let Some(sort) = project.sorter.take() {
+            return self.sorted_rows(p, sort, counting);
+        }
         let mut out = project.out;
-        // Per ORDER BY key: where its value is (projected item, or its place
-        // among the stored keys), whether it is folded, descending.
-        let keys: Vec<(SortKey, bool)> = match sort_limit {
-            Some(_) => {
-                let mut stored = 0;
-                p.order
-                    .iter()
-                    .zip(&p.order_from)
-                    .map(|((e, desc), from)| {
-                        let at = match from {
-                            Some(j) => SortKey::Projected {
-                                item: *j,
-                                folded: matches!(e, BExpr::Func(Func::FoldCase, _)),
-                            },
-                            None => {
-                                stored += 1;
-                                SortKey::Stored(stored - 1)
-                            }
-                        };
-                        (at, *desc)
-                    })
-                    .collect()
-            }
+        let keys = match sort_limit {
+            Some(_) => filesort::sort_keys(p),
             None => Vec::new(),
         };
         if p.distinct && sort_limit.is_some() && sort_groups_duplicates(&keys, &p.text_columns) {
@@ -1828,6 +1821,8 @@ struct Project<'p> {
     sort_limit: Option<usize>,
     /// Rows wanted, as a row sink.
     limit: Option<usize>,
+    /// Rows go to this sort instead of `out` (which stays empty).
+    sorter: Option<filesort::FileSort>,
 }
 
 impl<'p> Project<'p> {
@@ -1839,6 +1834,7 @@ impl<'p> Project<'p> {
             bytes: 0,
             sort_limit,
             limit: None,
+            sorter: None,
         }
     }
 
@@ -1869,6 +1865,11 @@ impl<'p> Project<'p> {
             }
         }
         let bytes = row_bytes(&proj) + row_bytes(&keys);
+        if let Some(sort) = &mut self.sorter {
+            // Held by the sort, bounded by sort_buffer_size, not charged.
+            sort.push((proj, keys), bytes)?;
+            return Ok(0);
+        }
         self.bytes += bytes;
         if self.sort_limit.is_some_and(|l| self.bytes > l) {
             return Err(out_of_sort_memory());
@@ -1882,7 +1883,8 @@ impl RowSink for Project<'_> {
     fn push(&mut self, env: &mut ScanEnv, mut row: SourceRow) -> Result<bool> {
         let bytes = self.add(env, &mut row)?;
         env.charge(bytes)?;
-        Ok(self.limit.is_none_or(|l| self.out.len() < l))
+        let held = self.sorter.as_ref().map_or(self.out.len(), |s| s.total);
+        Ok(self.limit.is_none_or(|l| held < l))
     }
 }
 

@@ -6,9 +6,17 @@
 //! key), under the statement's read view, so a result of any size holds
 //! one batch in memory instead of the whole set (and is not limited by
 //! `query_memory_limit`).
+//!
+//! Any other SELECT whose rows are final once projected (a join, several
+//! ranges, or an ORDER BY that needs a sort; no group, DISTINCT, window or
+//! subquery) goes through a file sort on its first batch (exec/filesort.rs:
+//! past sort_buffer_size, runs spill to disk), and its batches are read
+//! from the sort's merge: it holds a sort buffer, not its result.
 
+use super::filesort::Sorted;
 use super::{
-    Bounds, Exec, KeyRanges, Project, QueryBody, QueryPlan, Result, RowSink, SelectPlan, Source,
+    row_bytes, Bounds, Exec, KeyRanges, Project, QueryBody, QueryPlan, Result, RowSink, SelectPlan,
+    Source,
 };
 use crate::expr::BExpr;
 use lockstep_types::Value;
@@ -29,37 +37,59 @@ pub struct ScanCursor {
     pub done: bool,
     /// Rows produced so far (FOUND_ROWS()).
     pub sent: u64,
+    /// A spilled stream: the sorted rows still to send.
+    sorted: Option<Sorted>,
 }
 
-/// Whether `plan` can be streamed: one table read through one index range
-/// at most, every row final as the scan meets it. A secondary index's
-/// columns must be decoded, since the resume point is built from them.
+/// Whether `plan` can be streamed: by resuming a scan, or from a sort.
 pub fn streamable(plan: &QueryPlan) -> bool {
+    scans(plan) || spills(plan)
+}
+
+/// Whether `plan`'s rows can be streamed from a file sort: a table or a
+/// join whose rows are final once projected.
+fn spills(plan: &QueryPlan) -> bool {
+    let QueryBody::Select(p) = &plan.body else {
+        return false;
+    };
+    matches!(p.source, Source::Table(_) | Source::Join { .. }) && final_rows(p)
+}
+
+/// Whether each row of `p` is final once projected: no group, HAVING,
+/// window, DISTINCT, locking read or subquery.
+fn final_rows(p: &SelectPlan) -> bool {
+    p.aggregate.is_none()
+        && p.having.is_none()
+        && p.window.is_none()
+        && !p.distinct
+        && !p.first_row_only
+        && p.lock.is_none()
+        && !p
+            .projection
+            .iter()
+            .chain(&p.filter)
+            .chain(p.order.iter().map(|(e, _)| e))
+            .any(BExpr::has_subquery)
+}
+
+/// Whether `plan` can be streamed by resuming its scan: one table read
+/// through one index range at most, every row final as the scan meets it.
+/// A secondary index's columns must be decoded, since the resume point is
+/// built from them.
+fn scans(plan: &QueryPlan) -> bool {
     let QueryBody::Select(p) = &plan.body else {
         return false;
     };
     let Source::Table(scan) = &p.source else {
         return false;
     };
-    let exprs = || {
-        p.projection
-            .iter()
-            .chain(&p.filter)
-            .chain(&scan.filter)
-            .chain(p.order.iter().map(|(e, _)| e))
-    };
     let index = &scan.def.indexes[scan.access.index];
     let decoded = |n: &Vec<bool>| index.columns.iter().all(|&c| n.get(c) != Some(&false));
     (scan.access.index == 0 || scan.needed.as_ref().is_none_or(decoded))
         && scan.access.ranges.len() <= 1
-        && p.aggregate.is_none()
-        && p.having.is_none()
-        && p.window.is_none()
-        && !p.distinct
-        && !p.first_row_only
-        && p.lock.is_none()
+        && final_rows(p)
         && (p.order.is_empty() || p.ordered_by_index)
-        && !exprs().any(BExpr::has_subquery)
+        && !scan.filter.as_ref().is_some_and(BExpr::has_subquery)
 }
 
 impl Exec<'_> {
@@ -76,6 +106,9 @@ impl Exec<'_> {
         let QueryBody::Select(p) = &plan.body else {
             unreachable!("streamable plans are single selects")
         };
+        if !scans(plan) {
+            return self.spilled_batch(p, cursor, max_bytes);
+        }
         let Source::Table(scan) = &p.source else {
             unreachable!("streamable plans read one table")
         };
@@ -130,6 +163,74 @@ impl Exec<'_> {
         Ok(rows)
     }
 
+    /// The next rows of a stream read from a file sort; the first batch
+    /// runs the whole query into the sort.
+    fn spilled_batch(
+        &mut self,
+        p: &SelectPlan,
+        cursor: &mut ScanCursor,
+        max_bytes: usize,
+    ) -> Result<Vec<Vec<Value>>> {
+        if cursor.sorted.is_none() {
+            self.open_sorted(p, cursor)?;
+        }
+        let sorted = cursor.sorted.as_mut().expect("opened above");
+        let mut ended = false;
+        while cursor.skip > 0 && !ended {
+            ended = sorted.next()?.is_none();
+            cursor.skip -= 1;
+        }
+        let mut rows = Vec::new();
+        let mut bytes = 0;
+        while !ended && cursor.wanted != Some(0) && bytes < max_bytes {
+            let Some((row, _)) = sorted.next()? else {
+                ended = true;
+                break;
+            };
+            bytes += row_bytes(&row);
+            rows.push(row);
+            if let Some(w) = &mut cursor.wanted {
+                *w -= 1;
+            }
+        }
+        cursor.sent += rows.len() as u64;
+        cursor.done = ended || cursor.wanted == Some(0);
+        if cursor.done {
+            cursor.sorted = None; // its run files go with it
+        }
+        Ok(rows)
+    }
+
+    /// The first batch of a spilled stream: every row into the sort.
+    fn open_sorted(&mut self, p: &SelectPlan, cursor: &mut ScanCursor) -> Result<()> {
+        (cursor.skip, cursor.wanted) = self.offset_and_limit(p)?;
+        let mut project = Project::new(p, None);
+        project.sorter = Some(self.file_sort(p, false)?);
+        if p.order.is_empty() || p.ordered_by_index {
+            // No sort: the production stops at the rows wanted.
+            project.limit = cursor.wanted.map(|w| w.saturating_add(cursor.skip));
+        }
+        if cursor.wanted != Some(0) {
+            self.produce(&p.source, &[], &p.filter, p.lock, &mut project)?;
+        }
+        let sort = project.sorter.take().expect("set above");
+        cursor.sorted = Some(sort.finish()?);
+        Ok(())
+    }
+
+    /// Rows to skip (OFFSET) and to send (LIMIT; None: all) of `p`.
+    pub(super) fn offset_and_limit(&mut self, p: &SelectPlan) -> Result<(usize, Option<usize>)> {
+        let skip = match &p.offset {
+            Some(e) => super::row_count(&self.eval(e, &[])?),
+            None => 0,
+        };
+        let wanted = match &p.limit {
+            Some(e) => Some(super::row_count(&self.eval(e, &[])?)),
+            None => None,
+        };
+        Ok((skip, wanted))
+    }
+
     /// The first batch: the scan's key range, LIMIT and OFFSET.
     fn open_cursor(&mut self, p: &SelectPlan, cursor: &mut ScanCursor) -> Result<()> {
         let Source::Table(scan) = &p.source else {
@@ -137,14 +238,7 @@ impl Exec<'_> {
         };
         let mut widened = false;
         let (mut bounds, exact) = self.key_bounds(&scan.def, &scan.access, &[], &mut widened)?;
-        cursor.skip = match &p.offset {
-            Some(e) => super::row_count(&self.eval(e, &[])?),
-            None => 0,
-        };
-        cursor.wanted = match &p.limit {
-            Some(e) => Some(super::row_count(&self.eval(e, &[])?)),
-            None => None,
-        };
+        (cursor.skip, cursor.wanted) = self.offset_and_limit(p)?;
         cursor.range = match bounds.len() {
             0 => {
                 cursor.wanted = Some(0); // an empty range: no rows

@@ -296,7 +296,11 @@ type R<T> = std::result::Result<T, Error>;
 /// The settings behind [`MemoryLimits`] (a pattern for `match`).
 macro_rules! memory_vars {
     () => {
-        "sort_buffer_size" | "tmp_table_size" | "max_heap_table_size" | "query_memory_limit"
+        "sort_buffer_size"
+            | "tmp_table_size"
+            | "max_heap_table_size"
+            | "query_memory_limit"
+            | "max_tmp_session_space_usage"
     };
 }
 
@@ -619,6 +623,7 @@ impl Session {
             sort: get("sort_buffer_size"),
             temp_table: get("tmp_table_size").min(get("max_heap_table_size")),
             statement: get("query_memory_limit"),
+            disk: get("max_tmp_session_space_usage"),
         };
     }
 

@@ -15,6 +15,7 @@ mod order;
 mod planner;
 mod scripts;
 mod semijoin_nest;
+mod sort_cost;
 mod stream;
 mod temporary;
 mod transaction;
