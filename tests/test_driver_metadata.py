@@ -4,6 +4,7 @@ warning counts as MySQL 8 sends them (project issue "Driver fidelity")."""
 import datetime
 from decimal import Decimal
 
+import pymysql
 import pytest
 from pymysql.constants import CLIENT, FIELD_TYPE, FLAG
 
@@ -287,3 +288,42 @@ def test_show_warnings_reply_reports_no_warnings(cur):
     cur.execute("SHOW WARNINGS")
     assert len(cur.fetchall()) == 1
     assert cur._result.warning_count == 0
+
+
+# ---- user variables, placeholders, multi-statement prepare -----------------
+
+def test_user_variable_column_typed_after_its_value(connect):
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("SET @i = 2, @d = 1.5, @f = 1e0, @s = 'x', @u = 18446744073709551615")
+        cur.execute("SELECT @i, @d, @f, @s, @u, @never")
+        assert cur.fetchall() == ((2, Decimal("1.5"), 1.0, "x", 18446744073709551615, None),)
+        types = [d[1] for d in cur.description]
+        assert types[:3] == [FIELD_TYPE.LONGLONG, FIELD_TYPE.NEWDECIMAL, FIELD_TYPE.DOUBLE]
+        assert types[4] == FIELD_TYPE.LONGLONG
+        assert c._result.fields[4].flags & FLAG.UNSIGNED
+        # Retyped when the variable changes type.
+        cur.execute("SET @i = 'now text'")
+        cur.execute("SELECT @i")
+        assert cur.fetchall() == (("now text",),)
+        assert cur.description[0][1] == FIELD_TYPE.VAR_STRING
+    stmt = mysql_binary.prepare(c, "SELECT @u")
+    assert stmt.columns[0].type_code == FIELD_TYPE.LONGLONG
+
+
+def test_prepared_placeholder_column_is_not_null(connect):
+    stmt = mysql_binary.prepare(connect(), "SELECT ?")
+    assert stmt.columns[0].flags & FLAG.NOT_NULL
+
+
+@pytest.mark.parametrize("sql, near", [("SELECT 1; SELECT 2", "SELECT 2"),
+                                       ("SELECT 1;;  DO 2;", "DO 2;")])
+def test_prepare_of_two_statements_is_a_syntax_error(connect, sql, near):
+    c = connect()
+    with pytest.raises(pymysql.err.ProgrammingError) as e:
+        mysql_binary.prepare(c, sql)
+    assert e.value.args[0] == 1064
+    assert f"near '{near}' at line 1" in e.value.args[1]
+    # A trailing ';' is allowed.
+    stmt = mysql_binary.prepare(c, "SELECT 1;")
+    assert mysql_binary.execute(stmt) == [(1,)]

@@ -164,6 +164,7 @@ fn build(session: &Session) -> Catalog {
                 row.extend(column_details(c.data_type));
                 row[COLUMN_COMMENT] = s(notes.of_column(&c.name));
                 super::generated::fill_columns_row(row, &generated, &c.name);
+                row.extend(super::infoschema_meta::columns_extra(c.data_type));
             }
             for (n, ix) in def.indexes.iter().enumerate() {
                 if n == 0 && !def.has_declared_primary_key() {
@@ -180,6 +181,13 @@ fn build(session: &Session) -> Catalog {
                         s(&def.columns[c].name),
                         s(notes.of_index(&ix.name)),
                     ]);
+                    let rows = t.approximate_rows() as u64;
+                    let extra = super::infoschema_meta::statistics_extra(
+                        &db,
+                        def.columns[c].nullable,
+                        rows,
+                    );
+                    stats.last_mut().expect("just pushed").extend(extra);
                 }
             }
         }
@@ -227,7 +235,10 @@ fn build(session: &Session) -> Catalog {
             ("PRIVILEGES", vc),
             ("COLUMN_COMMENT", vc),
             ("GENERATION_EXPRESSION", vc),
-        ],
+        ]
+        .into_iter()
+        .chain(super::infoschema_meta::COLUMNS_EXTRA)
+        .collect::<Vec<_>>(),
         columns,
     );
     table(
@@ -243,7 +254,10 @@ fn build(session: &Session) -> Catalog {
             ("SEQ_IN_INDEX", big),
             ("COLUMN_NAME", vc),
             ("INDEX_COMMENT", vc),
-        ],
+        ]
+        .into_iter()
+        .chain(super::infoschema_meta::STATISTICS_EXTRA)
+        .collect::<Vec<_>>(),
         stats,
     );
     let all_threads = grants.has_global(lockstep_accounts::Privs::PROCESS);
@@ -301,6 +315,8 @@ fn build(session: &Session) -> Catalog {
     constraints(&cat, session);
     crate::session::routines::infoschema_tables(&cat, session);
     performance_schema(&cat, session);
+    super::infoschema_meta::performance_schema_tables(&cat);
+    super::privilege_tables::add_tables(&cat, session);
     crate::session::connect_attrs::tables(&cat, session);
     crate::session::roles::infoschema_tables(&cat, session);
     crate::session::collations::infoschema_tables(&cat);
@@ -386,10 +402,7 @@ fn column_details(t: DataType) -> Vec<Value> {
         DataType::Double => (Some(22), None),
         _ => (None, None),
     };
-    let fsp = match t {
-        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Some(fsp as u64),
-        _ => None,
-    };
+    let fsp = super::infoschema_meta::datetime_precision(t);
     let text = t.is_string() && !t.is_binary();
     let charset = |v: &str| if text { Value::str(v) } else { Value::Null };
     vec![
@@ -646,18 +659,44 @@ pub fn query(session: &mut Session, q: &Query) -> Result<Response, Error> {
 fn qualify(q: &Query) -> Query {
     let mut q = q.clone();
     if let crate::parser::QueryBody::Select(s) = &mut q.body {
-        for t in &mut s.from {
-            if let crate::parser::TableRef::Table { name, .. } = t {
-                if let Some(d) = name.database.as_mut() {
-                    if crate::session::is_system_db(d) {
-                        *d = d.to_ascii_lowercase();
-                    }
-                }
-                name.name = name.name.to_ascii_uppercase();
-            }
-        }
+        s.from.iter_mut().for_each(qualify_ref);
     }
     q
+}
+
+/// Whether a FROM item names a system table (a join: either side), or any
+/// table when the session's database is a system one.
+pub(super) fn names_system_table(t: &crate::parser::TableRef, in_system: bool) -> bool {
+    use crate::parser::TableRef;
+    match t {
+        TableRef::Table { name, .. } => {
+            in_system || name.database.as_deref().is_some_and(super::is_system_db)
+        }
+        TableRef::Join { left, right, .. } => {
+            names_system_table(left, in_system) || names_system_table(right, in_system)
+        }
+        _ => false,
+    }
+}
+
+/// A system table's name as the scratch catalog spells it, inside joins too.
+fn qualify_ref(t: &mut crate::parser::TableRef) {
+    use crate::parser::TableRef;
+    match t {
+        TableRef::Table { name, .. } => {
+            if let Some(d) = name.database.as_mut() {
+                if crate::session::is_system_db(d) {
+                    *d = d.to_ascii_lowercase();
+                }
+            }
+            name.name = name.name.to_ascii_uppercase();
+        }
+        TableRef::Join { left, right, .. } => {
+            qualify_ref(left);
+            qualify_ref(right);
+        }
+        _ => {}
+    }
 }
 
 /// The rows of a SHOW result for which `condition` (SHOW ... WHERE) is

@@ -22,6 +22,8 @@ mod foreign_keys;
 mod generated;
 pub mod histogram;
 pub mod infoschema;
+mod infoschema_meta;
+mod privilege_tables;
 mod innodb_trx;
 mod kill;
 pub mod load_data;
@@ -788,14 +790,7 @@ impl Session {
         let shared = match cached {
             Some(s) => s,
             None => {
-                let mut statements = parser::parse_with(sql, !self.no_backslash_escapes)?;
-                if statements.len() != 1 {
-                    return Err(Error::new(
-                        Code::UnknownError,
-                        "This command is not supported in the prepared statement protocol yet",
-                    ));
-                }
-                let statement = statements.remove(0);
+                let statement = parser::parse_one_with(sql, !self.no_backslash_escapes)?;
                 load_data::refuse_prepare(&statement)?;
                 let s = Arc::new(SharedStatement {
                     params: parser::param_count(&statement),
@@ -1111,15 +1106,11 @@ impl Session {
     /// store: answered by `information_schema`.
     fn system_query(&self, q: &parser::Query) -> bool {
         if let parser::QueryBody::Select(s) = &q.body {
-            for t in &s.from {
-                if let parser::TableRef::Table { name, .. } = t {
-                    if name.database.as_deref().is_some_and(is_system_db)
-                        || self.ctx.database.as_deref().is_some_and(is_system_db)
-                    {
-                        return true;
-                    }
-                }
-            }
+            let in_system = self.ctx.database.as_deref().is_some_and(is_system_db);
+            return s
+                .from
+                .iter()
+                .any(|t| infoschema::names_system_table(t, in_system));
         }
         false
     }
@@ -1719,6 +1710,7 @@ impl Session {
             .with_temporary(&self.temp_tables)
             .with_full_group_by(self.full_group_by());
         b.locals = self.routine_locals.clone();
+        b.user_vars = Some(&self.ctx.user_vars);
         b
     }
 
