@@ -149,6 +149,54 @@ def test_compressed_protocol_connector_python_asyncio(server, db):
     assert len(second) == 1 and second[0][0] == "abc" and second[0][2] is None
 
 
+def test_compressed_asyncio_many_commands(server, db):
+    # Short replies (OK packets, two-packet results) go uncompressed one
+    # packet per frame: several in one frame desynchronized the asyncio
+    # reader (zlib "incorrect header check", lost connections, hangs).
+    pytest.importorskip("mysql.connector")
+    aio = pytest.importorskip("mysql.connector.aio")
+
+    async def run():
+        c = await aio.connect(host="127.0.0.1", port=server.port, user="root", password="",
+                              database=db, compress=True, ssl_disabled=True)
+        try:
+            cur = await c.cursor()
+            got = []
+            for q in ["SET @a = 1", "SELECT @a", "DO 1", "SELECT REPEAT('x', 3000)",
+                      "SELECT 1 UNION SELECT 2", "SHOW VARIABLES LIKE 'autocommit'"]:
+                await cur.execute(q)
+                got.append(await cur.fetchall() if cur.description else None)
+            await c.cmd_ping()
+            await c.cmd_init_db(db)
+            return got
+        finally:
+            await c.close()
+
+    got = asyncio.run(asyncio.wait_for(run(), 20))
+    assert got[1] == [(1,)] and got[3] == [("x" * 3000,)] and got[4] == [(1,), (2,)]
+
+
+def test_execute_of_only_nulls_without_types(connect):
+    # Connector/J's setNull on a first execute sends no parameter types
+    # (new-params-bound 0); MySQL decodes the NULLs all the same.
+    c = connect()
+    stmt = mysql_binary.prepare(c, "SELECT ?, ? IS NULL")
+    payload = struct.pack("<IBI", stmt.stmt_id, 0, 1) + bytes([0b11, 0])
+    c._execute_command(mysql_binary.COM_STMT_EXECUTE, payload)
+    c._read_packet()
+    mysql_binary._read_defs(c, 2)
+    row = c._read_packet()
+    assert row.read_uint8() == 0 and row.read(1)[0] & 0b100, "first column NULL"
+    assert row.read_uint8() == 1
+    assert c._read_packet().is_eof_packet()
+    # A non-NULL value without a type is still refused.
+    payload = struct.pack("<IBI", stmt.stmt_id, 0, 1) + bytes([0b10, 0])
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        c._execute_command(mysql_binary.COM_STMT_EXECUTE, payload)
+        c._read_packet()
+    assert e.value.args[0] == 1210
+
+
 # ---- COM_CHANGE_USER ------------------------------------------------------
 
 def change_user(conn, user, password, database=None):
