@@ -168,12 +168,16 @@ def test_compressed_asyncio_many_commands(server, db):
                 got.append(await cur.fetchall() if cur.description else None)
             await c.cmd_ping()
             await c.cmd_init_db(db)
+            for on in [False, True]:  # hung before the fix
+                await c.set_autocommit(on)
+                got.append(await c.get_autocommit())
             return got
         finally:
             await c.close()
 
     got = asyncio.run(asyncio.wait_for(run(), 20))
     assert got[1] == [(1,)] and got[3] == [("x" * 3000,)] and got[4] == [(1,), (2,)]
+    assert got[-2:] == [False, True]
 
 
 def test_execute_of_only_nulls_without_types(connect):
