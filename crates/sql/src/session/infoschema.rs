@@ -391,17 +391,8 @@ fn column_details(t: DataType) -> Vec<Value> {
     } else {
         None
     };
-    let (precision, scale) = match t {
-        DataType::Decimal { precision, scale } => (Some(precision as u64), Some(scale as u64)),
-        DataType::TinyInt { .. } => (Some(3), Some(0)),
-        DataType::SmallInt { .. } => (Some(5), Some(0)),
-        DataType::MediumInt { .. } => (Some(7), Some(0)),
-        DataType::Int { .. } => (Some(10), Some(0)),
-        DataType::BigInt { unsigned } => (Some(if unsigned { 20 } else { 19 }), Some(0)),
-        DataType::Float => (Some(12), None),
-        DataType::Double => (Some(22), None),
-        _ => (None, None),
-    };
+    let (precision, scale) = super::infoschema_meta::numeric(t);
+    let scale = scale.map(|s| s as u64);
     let fsp = super::infoschema_meta::datetime_precision(t);
     let text = t.is_string() && !t.is_binary();
     let charset = |v: &str| if text { Value::str(v) } else { Value::Null };

@@ -115,7 +115,7 @@ pub(super) fn type_values(t: Option<DataType>) -> Vec<Value> {
 }
 
 /// NUMERIC_PRECISION and NUMERIC_SCALE as MySQL 8 reports them.
-fn numeric(t: DataType) -> (Option<u64>, Option<i64>) {
+pub(super) fn numeric(t: DataType) -> (Option<u64>, Option<i64>) {
     match t {
         DataType::Decimal { precision, scale } => (Some(precision as u64), Some(scale as i64)),
         DataType::TinyInt { .. } => (Some(3), Some(0)),
@@ -125,7 +125,6 @@ fn numeric(t: DataType) -> (Option<u64>, Option<i64>) {
         DataType::BigInt { unsigned } => (Some(if unsigned { 20 } else { 19 }), Some(0)),
         DataType::Float => (Some(12), None),
         DataType::Double => (Some(22), None),
-        DataType::Bit { width } => (Some(width as u64), None),
         _ => (None, None),
     }
 }

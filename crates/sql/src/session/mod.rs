@@ -24,6 +24,7 @@ pub mod histogram;
 pub mod infoschema;
 mod infoschema_meta;
 mod privilege_tables;
+mod time_zone;
 mod innodb_trx;
 mod kill;
 pub mod load_data;
@@ -2057,6 +2058,12 @@ impl Session {
                         }
                         self.refresh_memory_limits();
                     }
+                    "time_zone" => {
+                        if !default {
+                            let tz = time_zone::canonical(&value)?;
+                            self.ctx.session_vars.insert(name, tz);
+                        }
+                    }
                     "sql_mode" => {
                         if !default {
                             let mode = sql_mode::canonical(&value)?;
@@ -2148,6 +2155,7 @@ impl Session {
                 self.server.globals.set(name, Value::Int(bytes))
             }
             "sql_mode" => self.server.globals.set(name, sql_mode::canonical(&v)?),
+            "time_zone" => self.server.globals.set(name, time_zone::canonical(&v)?),
             _ => self.server.globals.set(name, v),
         }
     }
