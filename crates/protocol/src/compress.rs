@@ -98,7 +98,10 @@ fn unpack(raw: &[u8], out: &mut Vec<u8>) -> io::Result<Option<(usize, u8)>> {
 /// Appends `data` to `out` as compressed packets numbered from `seq`.
 fn pack(data: &[u8], seq: &mut u8, out: &mut Vec<u8>) {
     for chunk in data.chunks(MAX_CHUNK) {
-        match (chunk.len() >= MIN_COMPRESS).then(|| deflate(chunk)).flatten() {
+        match (chunk.len() >= MIN_COMPRESS)
+            .then(|| deflate(chunk))
+            .flatten()
+        {
             Some(z) => put_frame(&z, chunk.len(), seq, out),
             // Sent as they are, one MySQL packet per frame, as MySQL does:
             // Connector/Python's asyncio reader takes an uncompressed frame
@@ -349,7 +352,15 @@ mod tests {
         let mut wire = Vec::new();
         pack(&data, &mut seq, &mut wire);
         assert_eq!(seq, 3);
-        assert_eq!(wire, [frame(0, &ok, 0), frame(1, &two[..5], 0), frame(2, &two[5..], 0)].concat());
+        assert_eq!(
+            wire,
+            [
+                frame(0, &ok, 0),
+                frame(1, &two[..5], 0),
+                frame(2, &two[5..], 0)
+            ]
+            .concat()
+        );
         assert_eq!(read_all(wire).await.expect("unpacks").0, data);
         // Bytes that are not whole packets stay one frame.
         assert_eq!(packets(&[9, 0, 0, 0, 1]), vec![&[9u8, 0, 0, 0, 1][..]]);

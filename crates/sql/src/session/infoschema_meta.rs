@@ -32,7 +32,10 @@ pub(super) fn octet_length(t: DataType) -> Value {
 
 /// The COLUMNS columns appended after GENERATION_EXPRESSION.
 pub(super) const COLUMNS_EXTRA: [(&str, DataType); 2] = [
-    ("CHARACTER_OCTET_LENGTH", DataType::BigInt { unsigned: true }),
+    (
+        "CHARACTER_OCTET_LENGTH",
+        DataType::BigInt { unsigned: true },
+    ),
     ("SRS_ID", DataType::Int { unsigned: true }),
 ];
 
@@ -76,8 +79,14 @@ pub(super) fn statistics_extra(db: &str, nullable: bool, rows: u64) -> Vec<Value
 /// The type columns MySQL 8's ROUTINES and PARAMETERS carry, appended
 /// after their existing columns.
 pub(super) const TYPE_COLUMNS: [(&str, DataType); 7] = [
-    ("CHARACTER_MAXIMUM_LENGTH", DataType::BigInt { unsigned: false }),
-    ("CHARACTER_OCTET_LENGTH", DataType::BigInt { unsigned: false }),
+    (
+        "CHARACTER_MAXIMUM_LENGTH",
+        DataType::BigInt { unsigned: false },
+    ),
+    (
+        "CHARACTER_OCTET_LENGTH",
+        DataType::BigInt { unsigned: false },
+    ),
     ("NUMERIC_PRECISION", DataType::Int { unsigned: true }),
     ("NUMERIC_SCALE", DataType::Int { unsigned: false }),
     ("DATETIME_PRECISION", DataType::Int { unsigned: true }),
@@ -157,7 +166,14 @@ pub(super) fn performance_schema_tables(cat: &Catalog) {
         ("FIRST_ERROR_SEEN", ts),
         ("LAST_ERROR_SEEN", ts),
     ]);
-    super::infoschema::table_in(cat, "performance_schema", 95, "HOST_CACHE", &cols, Vec::new());
+    super::infoschema::table_in(
+        cat,
+        "performance_schema",
+        95,
+        "HOST_CACHE",
+        &cols,
+        Vec::new(),
+    );
 }
 
 const HOST_CACHE_COUNTERS: [&str; 22] = [
@@ -199,8 +215,14 @@ mod tests {
     #[test]
     fn octets_of_strings_and_binaries() {
         assert_eq!(octet_length(DataType::VarChar { len: 20 }), Value::UInt(80));
-        assert_eq!(octet_length(DataType::VarBinary { len: 20 }), Value::UInt(20));
-        assert_eq!(octet_length(DataType::Text { max_len: 65535 }), Value::UInt(65535));
+        assert_eq!(
+            octet_length(DataType::VarBinary { len: 20 }),
+            Value::UInt(20)
+        );
+        assert_eq!(
+            octet_length(DataType::Text { max_len: 65535 }),
+            Value::UInt(65535)
+        );
         assert_eq!(octet_length(DataType::Int { unsigned: false }), Value::Null);
     }
 

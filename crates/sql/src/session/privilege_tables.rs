@@ -22,13 +22,18 @@ fn names(p: Privs) -> Vec<&'static str> {
 }
 
 fn grants(a: &Account) -> impl Iterator<Item = (&str, &str, Privs)> {
-    a.tables.iter().map(|((db, t), p)| (db.as_str(), t.as_str(), *p))
+    a.tables
+        .iter()
+        .map(|((db, t), p)| (db.as_str(), t.as_str(), *p))
 }
 
 pub(super) fn add_tables(cat: &Catalog, session: &Session) {
     let s = Value::str;
     // As in MySQL: a user sees its own grants, or all with SELECT on mysql.
-    let all = session.grants.account.has_on_database(Privs::SELECT, "mysql");
+    let all = session
+        .grants
+        .account
+        .has_on_database(Privs::SELECT, "mysql");
     let own = session.grants.account.key();
     let accounts = session.engine().accounts.all();
     let (mut schema_rows, mut mysql_rows) = (Vec::new(), Vec::new());
@@ -48,9 +53,20 @@ pub(super) fn add_tables(cat: &Catalog, session: &Session) {
             if !all && a.key() != own {
                 continue;
             }
-            let grantable = if p.0 & Privs::GRANT_OPTION.0 != 0 { "YES" } else { "NO" };
+            let grantable = if p.0 & Privs::GRANT_OPTION.0 != 0 {
+                "YES"
+            } else {
+                "NO"
+            };
             for name in names(p) {
-                schema_rows.push(vec![s(&grantee), s("def"), s(db), s(t), s(name), s(grantable)]);
+                schema_rows.push(vec![
+                    s(&grantee),
+                    s("def"),
+                    s(db),
+                    s(t),
+                    s(name),
+                    s(grantable),
+                ]);
             }
         }
     }
@@ -68,10 +84,19 @@ fn mysql_tables(cat: &Catalog, rows: Vec<Vec<Value>>) {
     let text = DataType::VarChar { len: 1024 };
     let key = [("Host", VC), ("Db", VC), ("User", VC), ("Table_name", VC)];
     let mut cols = key.to_vec();
-    cols.extend([("Grantor", VC), ("Timestamp", ts), ("Table_priv", text), ("Column_priv", text)]);
+    cols.extend([
+        ("Grantor", VC),
+        ("Timestamp", ts),
+        ("Table_priv", text),
+        ("Column_priv", text),
+    ]);
     table_in(cat, "mysql", 98, "TABLES_PRIV", &cols, rows);
     let mut cols = key.to_vec();
-    cols.extend([("Column_name", VC), ("Timestamp", ts), ("Column_priv", text)]);
+    cols.extend([
+        ("Column_name", VC),
+        ("Timestamp", ts),
+        ("Column_priv", text),
+    ]);
     table_in(cat, "mysql", 99, "COLUMNS_PRIV", &cols, Vec::new());
     cat.add_database_public("mysql");
 }

@@ -70,7 +70,9 @@ pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
             s(SQL_MODE),
             s(&cr.comment),
             s(&format!("{}@{}", def.definer.0, def.definer.1)),
-            s(returns.as_deref().map_or("", |r| r.split('(').next().unwrap_or(r))),
+            s(returns
+                .as_deref()
+                .map_or("", |r| r.split('(').next().unwrap_or(r))),
         ]);
         let row = routines.last_mut().expect("just pushed");
         row.extend(super::super::infoschema_meta::type_values(cr.returns));
@@ -139,7 +141,13 @@ pub(super) fn trigger_rows(session: &Session) -> Vec<Vec<Value>> {
     rows
 }
 
-fn param_row(def: &RoutineDef, pos: usize, mode: Option<&str>, name: &str, t: DataType) -> Vec<Value> {
+fn param_row(
+    def: &RoutineDef,
+    pos: usize,
+    mode: Option<&str>,
+    name: &str,
+    t: DataType,
+) -> Vec<Value> {
     let ty = t.to_string();
     let mut row = vec![
         s("def"),

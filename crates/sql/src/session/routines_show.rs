@@ -23,7 +23,11 @@ fn filtered(name: &str, filter: &Option<ShowFilter>) -> R<bool> {
 impl Session {
     /// SHOW ... STATUS / TRIGGERS WHERE: the condition over the listed
     /// rows, as for the other SHOW statements.
-    pub(super) fn with_where(&mut self, shown: R<Response>, filter: &Option<ShowFilter>) -> R<Response> {
+    pub(super) fn with_where(
+        &mut self,
+        shown: R<Response>,
+        filter: &Option<ShowFilter>,
+    ) -> R<Response> {
         match (filter, shown?) {
             (Some(ShowFilter::Where(c)), Response::Rows(rs)) => {
                 crate::session::infoschema::filter_rows(self, rs, c)

@@ -42,7 +42,9 @@ fn offset_minutes(s: &str) -> Option<i32> {
         return None;
     }
     let total = sign * (h * 60 + m);
-    (-(13 * 60 + 59)..=14 * 60).contains(&total).then_some(total)
+    (-(13 * 60 + 59)..=14 * 60)
+        .contains(&total)
+        .then_some(total)
 }
 
 fn format_offset(minutes: i32) -> String {
@@ -66,13 +68,26 @@ mod tests {
             ("+14:00", "+14:00"),
             ("-00:30", "-00:30"),
         ] {
-            assert_eq!(canonical(&Value::str(given)).ok(), Some(Value::str(stored)), "{given}");
+            assert_eq!(
+                canonical(&Value::str(given)).ok(),
+                Some(Value::str(stored)),
+                "{given}"
+            );
         }
     }
 
     #[test]
     fn names_and_bad_offsets_are_1298() {
-        for bad in ["UTC", "Europe/Paris", "+14:01", "-14:00", "+05:60", "05:00", "+:00", ""] {
+        for bad in [
+            "UTC",
+            "Europe/Paris",
+            "+14:01",
+            "-14:00",
+            "+05:60",
+            "05:00",
+            "+:00",
+            "",
+        ] {
             let e = canonical(&Value::str(bad)).expect_err(bad);
             assert_eq!(e.code, Code::UnknownTimeZone, "{bad}");
         }
