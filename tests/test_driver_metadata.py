@@ -311,11 +311,6 @@ def test_user_variable_column_typed_after_its_value(connect):
     assert stmt.columns[0].type_code == FIELD_TYPE.LONGLONG
 
 
-def test_prepared_placeholder_column_is_not_null(connect):
-    stmt = mysql_binary.prepare(connect(), "SELECT ?")
-    assert stmt.columns[0].flags & FLAG.NOT_NULL
-
-
 @pytest.mark.parametrize("sql, near", [("SELECT 1; SELECT 2", "SELECT 2"),
                                        ("SELECT 1;;  DO 2;", "DO 2;")])
 def test_prepare_of_two_statements_is_a_syntax_error(connect, sql, near):

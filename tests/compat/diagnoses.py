@@ -60,7 +60,8 @@ RULES = [
     ("connector-python", r"connection_attributes", r"IndexError", "b",
      "performance_schema.session_connect_attrs missing (connection attributes not visible)"),
     ("connector-python", r"test_cmd_stmt_execute", r"Tuples differ", "b",
-     "prepared statement column metadata: parameter column `SELECT ?` lacks NOT_NULL (MySQL sets it)"),
+     "prepared `SELECT ?` executed with a value: its column is flagged NOT NULL (typed from the "
+     "bound literal); MySQL 8.0.22+ sends it nullable with no flags"),
     ("connector-python", r"", r"Tuples differ: \('latin", "b", B_NAMES),
     ("connector-python", r"test_binary_charset|Bug499362", r"", "b", B_NAMES),
     ("connector-python", r"raise_on_warning|_fetch_warnings|MySQLCursorTests\.test_execute$|"
@@ -129,6 +130,14 @@ B_COMPRESS = ("compressed protocol framing differs from MySQL: uncompressed fram
 COMPRESS_SYMPTOM = r"zlib\.error|TestHung|Lost connection|unpack requires|3910157"
 
 
+# The MariaDB side of the 2026-11-27 compressed run hit its 1200 s limit
+# (hung asyncio tests) before this module; these tests, which feed
+# uncompressed bytes to a compressed connection through dummy sockets, were
+# run against MariaDB by hand with compress=True: all fail there too.
+CHECKED_BY_HAND = (r"test_aio_connection\.MySQLConnectionAioTests\."
+                   r"(test__|test_cmd_(debug|init_db|ping|query|statistics|stmt_)|test_get_row)")
+
+
 def _compress(suite, message, on_mariadb):
     """Failures of the compressed run that come from the framing itself."""
     if not suite.endswith("-compress") or not re.search(COMPRESS_SYMPTOM, message):
@@ -139,6 +148,8 @@ def _compress(suite, message, on_mariadb):
 
 
 def classify(suite, name, message, on_mariadb):
+    if suite.endswith("-compress") and on_mariadb in (None, "?") and re.search(CHECKED_BY_HAND, name):
+        on_mariadb = "fail"
     hit = _compress(suite, message, on_mariadb)
     if hit:
         return hit

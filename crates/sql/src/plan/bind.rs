@@ -987,9 +987,6 @@ impl<'a> Binder<'a> {
     ) -> Column {
         let (ty, nullable) = match e {
             BExpr::UserVar(n) => super::user_var_type::of(self.user_vars, n),
-            // A placeholder still unbound (COM_STMT_PREPARE's metadata):
-            // MySQL flags its column NOT NULL.
-            BExpr::Param(_) => Some((infer(e, types).0, false)),
             _ => None,
         }
         .unwrap_or_else(|| infer(e, types));
