@@ -4,6 +4,7 @@ warning counts as MySQL 8 sends them (project issue "Driver fidelity")."""
 import datetime
 from decimal import Decimal
 
+import pymysql
 import pytest
 from pymysql.constants import CLIENT, FIELD_TYPE, FLAG
 
@@ -287,3 +288,110 @@ def test_show_warnings_reply_reports_no_warnings(cur):
     cur.execute("SHOW WARNINGS")
     assert len(cur.fetchall()) == 1
     assert cur._result.warning_count == 0
+
+
+# ---- user variables, placeholders, multi-statement prepare -----------------
+
+def test_user_variable_column_typed_after_its_value(connect):
+    c = connect()
+    with c.cursor() as cur:
+        cur.execute("SET @i = 2, @d = 1.5, @f = 1e0, @s = 'x', @u = 18446744073709551615")
+        cur.execute("SELECT @i, @d, @f, @s, @u, @never")
+        assert cur.fetchall() == ((2, Decimal("1.5"), 1.0, "x", 18446744073709551615, None),)
+        types = [d[1] for d in cur.description]
+        assert types[:3] == [FIELD_TYPE.LONGLONG, FIELD_TYPE.NEWDECIMAL, FIELD_TYPE.DOUBLE]
+        assert types[4] == FIELD_TYPE.LONGLONG
+        assert c._result.fields[4].flags & FLAG.UNSIGNED
+        # Retyped when the variable changes type.
+        cur.execute("SET @i = 'now text'")
+        cur.execute("SELECT @i")
+        assert cur.fetchall() == (("now text",),)
+        assert cur.description[0][1] == FIELD_TYPE.VAR_STRING
+    stmt = mysql_binary.prepare(c, "SELECT @u")
+    assert stmt.columns[0].type_code == FIELD_TYPE.LONGLONG
+
+
+@pytest.mark.parametrize("sql, near", [("SELECT 1; SELECT 2", "SELECT 2"),
+                                       ("SELECT 1;;  DO 2;", "DO 2;")])
+def test_prepare_of_two_statements_is_a_syntax_error(connect, sql, near):
+    c = connect()
+    with pytest.raises(pymysql.err.ProgrammingError) as e:
+        mysql_binary.prepare(c, sql)
+    assert e.value.args[0] == 1064
+    assert f"near '{near}' at line 1" in e.value.args[1]
+    # A trailing ';' is allowed.
+    stmt = mysql_binary.prepare(c, "SELECT 1;")
+    assert mysql_binary.execute(stmt) == [(1,)]
+
+
+# ---- information_schema / mysql tables drivers' metadata calls read -------
+
+def test_information_schema_type_columns(cur, db):
+    cur.execute("CREATE TABLE it (id INT PRIMARY KEY, v VARCHAR(20), t TIME(3), "
+                "b VARBINARY(8), KEY (v))")
+    cur.execute("SELECT COLUMN_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, "
+                "DATETIME_PRECISION FROM information_schema.COLUMNS "
+                f"WHERE TABLE_SCHEMA = '{db}' AND TABLE_NAME = 'it' ORDER BY ORDINAL_POSITION")
+    assert cur.fetchall() == (("id", None, None, None), ("v", 20, 80, None),
+                              ("t", None, None, 3), ("b", 8, 8, None))
+    cur.execute("SELECT INDEX_NAME, COLUMN_NAME, COLLATION, NULLABLE, INDEX_TYPE, IS_VISIBLE, "
+                "INDEX_SCHEMA FROM information_schema.STATISTICS "
+                f"WHERE TABLE_SCHEMA = '{db}' AND TABLE_NAME = 'it' ORDER BY INDEX_NAME")
+    assert cur.fetchall() == (("PRIMARY", "id", "A", "", "BTREE", "YES", db),
+                              ("v", "v", "A", "YES", "BTREE", "YES", db))
+
+
+def test_information_schema_routine_type_columns(cur, db):
+    cur.execute("CREATE PROCEDURE ip(IN a DATETIME(2), OUT b VARCHAR(10)) BEGIN SET b = 'x'; END")
+    cur.execute("CREATE FUNCTION ifn(a INT) RETURNS DECIMAL(10,2) DETERMINISTIC RETURN a")
+    cur.execute("SELECT SPECIFIC_NAME, ORDINAL_POSITION, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, "
+                "CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, "
+                "CHARACTER_SET_NAME FROM information_schema.PARAMETERS "
+                f"WHERE SPECIFIC_SCHEMA = '{db}' ORDER BY SPECIFIC_NAME, ORDINAL_POSITION")
+    assert cur.fetchall() == (
+        ("ifn", 0, "decimal", None, None, 10, 2, None, None),
+        ("ifn", 1, "int", None, None, 10, 0, None, None),
+        ("ip", 1, "datetime", None, None, None, None, 2, None),
+        ("ip", 2, "varchar", 10, 40, None, None, None, "utf8mb4"))
+    cur.execute("SELECT ROUTINE_NAME, DATA_TYPE, NUMERIC_PRECISION, DATETIME_PRECISION "
+                f"FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = '{db}' "
+                "ORDER BY ROUTINE_NAME")
+    assert cur.fetchall() == (("ifn", "decimal", 10, None), ("ip", "", None, None))
+    cur.execute(f"SHOW PROCEDURE STATUS WHERE Db = '{db}' AND Name LIKE 'i%'")
+    assert [r[1] for r in cur.fetchall()] == ["ip"]
+    cur.execute(f"SHOW FUNCTION STATUS WHERE Db = '{db}' AND Name = 'nope'")
+    assert cur.fetchall() == ()
+
+
+def test_system_tables_join(cur, db):
+    # Connector/J's getImportedKeys joins KEY_COLUMN_USAGE and TABLE_CONSTRAINTS.
+    cur.execute("CREATE TABLE jp (id INT PRIMARY KEY)")
+    cur.execute("CREATE TABLE jc (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES jp (id))")
+    cur.execute("SELECT A.COLUMN_NAME, A.REFERENCED_TABLE_NAME FROM "
+                "INFORMATION_SCHEMA.KEY_COLUMN_USAGE A JOIN INFORMATION_SCHEMA.TABLE_CONSTRAINTS B "
+                "USING (TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME) "
+                f"WHERE B.CONSTRAINT_TYPE = 'FOREIGN KEY' AND A.TABLE_SCHEMA = '{db}'")
+    assert cur.fetchall() == (("p", "jp"),)
+
+
+def test_table_privileges_and_host_cache(cur, db):
+    cur.execute("CREATE TABLE pt (id INT)")
+    cur.execute("DROP USER IF EXISTS 'tp'@'%'")
+    cur.execute("CREATE USER 'tp'@'%'")
+    try:
+        cur.execute(f"GRANT SELECT, INSERT ON {db}.pt TO 'tp'@'%'")
+        cur.execute("SELECT GRANTEE, TABLE_NAME, PRIVILEGE_TYPE, IS_GRANTABLE FROM "
+                    f"information_schema.TABLE_PRIVILEGES WHERE TABLE_SCHEMA = '{db}' "
+                    "ORDER BY PRIVILEGE_TYPE")
+        assert cur.fetchall() == (("'tp'@'%'", "pt", "INSERT", "NO"),
+                                  ("'tp'@'%'", "pt", "SELECT", "NO"))
+        cur.execute(f"SELECT host, user, table_name, table_priv FROM mysql.tables_priv "
+                    f"WHERE db = '{db}'")
+        assert cur.fetchall() == (("%", "tp", "pt", "SELECT,INSERT"),)
+        cur.execute("SELECT COUNT(*) FROM information_schema.COLUMN_PRIVILEGES")
+        assert cur.fetchall() == ((0,),)
+    finally:
+        cur.execute("DROP USER 'tp'@'%'")
+    cur.execute("SELECT COUNT(*) FROM performance_schema.host_cache")
+    assert cur.fetchall() == ((0,),)
+    cur.execute("TRUNCATE TABLE performance_schema.host_cache")

@@ -125,10 +125,8 @@ def test_compressed_protocol_connector_python(server, db):
         c.close()
 
 
-def test_compressed_protocol_connector_python_asyncio(server, db):
-    # The asyncio reader takes an uncompressed frame as one packet: a small
-    # result set (several packets, ~56 bytes) must go compressed, as MySQL's
-    # zlib at its default level sends it. It hung with the fastest level.
+def run_compressed_aio(server, db, body):
+    """body(connection) on a compressed Connector/Python asyncio connection."""
     pytest.importorskip("mysql.connector")
     aio = pytest.importorskip("mysql.connector.aio")
 
@@ -136,17 +134,84 @@ def test_compressed_protocol_connector_python_asyncio(server, db):
         c = await aio.connect(host="127.0.0.1", port=server.port, user="root", password="",
                               database=db, compress=True, ssl_disabled=True)
         try:
-            cur = await c.cursor()
-            await cur.execute("SELECT 1")
-            first = await cur.fetchall()
-            await cur.execute("SELECT 'abc', 2.5, NULL")
-            return first, await cur.fetchall()
+            return await body(c)
         finally:
             await c.close()
 
-    first, second = asyncio.run(asyncio.wait_for(run(), 20))
+    return asyncio.run(asyncio.wait_for(run(), 20))
+
+
+def test_compressed_protocol_connector_python_asyncio(server, db):
+    # The asyncio reader takes an uncompressed frame as one packet: a small
+    # result set (several packets, ~56 bytes) must go compressed, as MySQL's
+    # zlib at its default level sends it. It hung with the fastest level.
+    async def body(c):
+        cur = await c.cursor()
+        await cur.execute("SELECT 1")
+        first = await cur.fetchall()
+        await cur.execute("SELECT 'abc', 2.5, NULL")
+        return first, await cur.fetchall()
+
+    first, second = run_compressed_aio(server, db, body)
     assert first == [(1,)]
     assert len(second) == 1 and second[0][0] == "abc" and second[0][2] is None
+
+
+def test_compressed_asyncio_many_commands(server, db):
+    # Short replies (OK packets, two-packet results) go uncompressed one
+    # packet per frame: several in one frame desynchronized the asyncio
+    # reader (zlib "incorrect header check", lost connections, hangs).
+    async def body(c):
+        cur = await c.cursor()
+        got = []
+        for q in ["SET @a = 1", "SELECT @a", "DO 1", "SELECT REPEAT('x', 3000)",
+                  "SELECT 1 UNION SELECT 2", "SHOW VARIABLES LIKE 'autocommit'"]:
+            await cur.execute(q)
+            got.append(await cur.fetchall() if cur.description else None)
+        await c.cmd_ping()
+        await c.cmd_init_db(db)
+        for on in [False, True]:  # hung before the fix
+            await c.set_autocommit(on)
+            got.append(await c.get_autocommit())
+        return got
+
+    got = run_compressed_aio(server, db, body)
+    assert got[1] == [(1,)] and got[3] == [("x" * 3000,)] and got[4] == [(1,), (2,)]
+    assert got[-2:] == [False, True]
+
+
+def test_execute_of_only_nulls_without_types(connect):
+    # Connector/J's setNull on a first execute sends no parameter types
+    # (new-params-bound 0); MySQL decodes the NULLs all the same.
+    c = connect()
+    stmt = mysql_binary.prepare(c, "SELECT ?, ? IS NULL")
+    payload = struct.pack("<IBI", stmt.stmt_id, 0, 1) + bytes([0b11, 0])
+    c._execute_command(mysql_binary.COM_STMT_EXECUTE, payload)
+    c._read_packet()
+    mysql_binary._read_defs(c, 2)
+    row = c._read_packet()
+    assert row.read_uint8() == 0 and row.read(1)[0] & 0b100, "first column NULL"
+    assert row.read_uint8() == 1
+    assert c._read_packet().is_eof_packet()
+    # A non-NULL value without a type is still refused.
+    payload = struct.pack("<IBI", stmt.stmt_id, 0, 1) + bytes([0b10, 0])
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        c._execute_command(mysql_binary.COM_STMT_EXECUTE, payload)
+        c._read_packet()
+    assert e.value.args[0] == 1210
+
+
+def test_time_zone_values(cur):
+    # Without time zone tables MySQL takes only SYSTEM and UTC offsets.
+    cur.execute("SET time_zone = '+5:00'")
+    cur.execute("SELECT @@time_zone")
+    assert cur.fetchall() == (("+05:00",),)
+    for bad in ["UTC", "Europe/Paris", "+14:01", "05:00"]:
+        assert code_of(lambda: cur.execute(f"SET time_zone = '{bad}'")) == 1298
+    assert code_of(lambda: cur.execute("SET GLOBAL time_zone = 'Nowhere/X'")) == 1298
+    cur.execute("SET time_zone = 'system'")
+    cur.execute("SELECT @@session.time_zone")
+    assert cur.fetchall() == (("SYSTEM",),)
 
 
 # ---- COM_CHANGE_USER ------------------------------------------------------

@@ -8,7 +8,6 @@ Run by pyunit_wrap.py in the sdist's top directory:
 """
 
 import os
-import re
 import sys
 import unittest
 
@@ -57,28 +56,14 @@ def setup(host, port, compress):
     tests.MYSQL_VERSION_TXT = ".".join(map(str, srv.version))
 
 
-def _without_asyncio(suite):
-    """Drop asyncio test classes living in sync modules (test_bugs' *_async)."""
-    out = unittest.TestSuite()
-    for t in suite:
-        if isinstance(t, unittest.TestSuite):
-            out.addTest(_without_asyncio(t))
-        elif not re.search(r"_async|Aio", type(t).__name__):
-            out.addTest(t)
-    return out
-
 
 def main():
     host, port = sys.argv[1], int(sys.argv[2])
     setup(host, port, "--compress" in sys.argv)
     names = [mod for _, mod, _ in tests.get_test_modules() if not mod.startswith(EXCLUDE)]
-    if "--compress" in sys.argv:
-        # asyncio + compression hangs on lockstep at the first query (see
-        # docs/compatibility.md); 60 s per hung test would eat the suite's time.
-        names = [n for n in names if "aio" not in n]
+    # The asyncio modules run with compression too since the compressed
+    # framing fix (crates/protocol/src/compress.rs); every test is bounded.
     suite = unittest.defaultTestLoader.loadTestsFromNames(names)
-    if "--compress" in sys.argv:
-        suite = _without_asyncio(suite)
     ok = unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful()
     sys.exit(0 if ok else 1)
 

@@ -40,6 +40,9 @@ RULES = [
     ("*", r"", r"support 'character set (\w+) for a connection'", "b",
      "character set {0} not supported for a connection"),
     ("*", r"", r"Unknown system variable '(\w+)'", "b", "system variable @@{0} missing"),
+    ("connector-python", r"test_expression_as_column_without_alias", r"global_status", "b",
+     "a system table read only inside a subquery (none in the outer FROM) is not found: "
+     "the query is not answered from the system-table catalog"),
     ("*", r"", r"Table 'performance_schema\.(\w+)' doesn't exist", "b",
      "performance_schema.{0} missing"),
     ("*", r"", r"Unknown column '(TABLE_COMMENT|COLLATION)'", "b",
@@ -57,7 +60,8 @@ RULES = [
     ("connector-python", r"connection_attributes", r"IndexError", "b",
      "performance_schema.session_connect_attrs missing (connection attributes not visible)"),
     ("connector-python", r"test_cmd_stmt_execute", r"Tuples differ", "b",
-     "prepared statement column metadata: parameter column `SELECT ?` lacks NOT_NULL (MySQL sets it)"),
+     "prepared `SELECT ?` executed with a value: its column is flagged NOT NULL (typed from the "
+     "bound literal); MySQL 8.0.22+ sends it nullable with no flags"),
     ("connector-python", r"", r"Tuples differ: \('latin", "b", B_NAMES),
     ("connector-python", r"test_binary_charset|Bug499362", r"", "b", B_NAMES),
     ("connector-python", r"raise_on_warning|_fetch_warnings|MySQLCursorTests\.test_execute$|"
@@ -113,16 +117,25 @@ RULES = [
      "the suite creates its tables ENGINE=MyISAM, where MySQL ignores foreign keys; "
      "lockstep makes every table InnoDB and enforces them, so the fixture's DELETE of a "
      "self-referencing table fails (1451, as on InnoDB) and the next insert collides"),
+    ("*", r"", r"doesn't yet support '([^']+)'", "b", "{0} unsupported (1235)"),
     ("sqlalchemy", r"JSONTest.*boolean", r"", "b",
      "TRUE/FALSE are the integers 1/0 in a JSON comparison (MySQL compares them as JSON "
      "true/false: JSON_EXTRACT(doc, '$.k') = TRUE)"),
 ]
 
 
-B_COMPRESS = ("compressed protocol framing differs from MySQL: frames of 50+ bytes sent "
-              "uncompressed, several packets each; Connector/Python's reader then fails to "
-              "inflate, loses the connection or (asyncio) hangs")
+B_COMPRESS = ("compressed protocol framing differs from MySQL: uncompressed frames with "
+              "several packets each; Connector/Python's reader then fails to inflate, loses "
+              "the connection or (asyncio) hangs (fixed: one packet per uncompressed frame)")
 COMPRESS_SYMPTOM = r"zlib\.error|TestHung|Lost connection|unpack requires|3910157"
+
+
+# The MariaDB side of the 2026-11-27 compressed run hit its 1200 s limit
+# (hung asyncio tests) before this module; these tests, which feed
+# uncompressed bytes to a compressed connection through dummy sockets, were
+# run against MariaDB by hand with compress=True: all fail there too.
+CHECKED_BY_HAND = (r"test_aio_connection\.MySQLConnectionAioTests\."
+                   r"(test__|test_cmd_(debug|init_db|ping|query|statistics|stmt_)|test_get_row)")
 
 
 def _compress(suite, message, on_mariadb):
@@ -135,6 +148,8 @@ def _compress(suite, message, on_mariadb):
 
 
 def classify(suite, name, message, on_mariadb):
+    if suite.endswith("-compress") and on_mariadb in (None, "?") and re.search(CHECKED_BY_HAND, name):
+        on_mariadb = "fail"
     hit = _compress(suite, message, on_mariadb)
     if hit:
         return hit

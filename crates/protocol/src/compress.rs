@@ -98,19 +98,46 @@ fn unpack(raw: &[u8], out: &mut Vec<u8>) -> io::Result<Option<(usize, u8)>> {
 /// Appends `data` to `out` as compressed packets numbered from `seq`.
 fn pack(data: &[u8], seq: &mut u8, out: &mut Vec<u8>) {
     for chunk in data.chunks(MAX_CHUNK) {
-        let packed = (chunk.len() >= MIN_COMPRESS)
+        match (chunk.len() >= MIN_COMPRESS)
             .then(|| deflate(chunk))
-            .flatten();
-        let (body, plain_len) = match &packed {
-            Some(z) => (&z[..], chunk.len()),
-            None => (chunk, 0),
-        };
-        out.extend_from_slice(&(body.len() as u32).to_le_bytes()[..3]);
-        out.push(*seq);
-        out.extend_from_slice(&(plain_len as u32).to_le_bytes()[..3]);
-        out.extend_from_slice(body);
-        *seq = seq.wrapping_add(1);
+            .flatten()
+        {
+            Some(z) => put_frame(&z, chunk.len(), seq, out),
+            // Sent as they are, one MySQL packet per frame, as MySQL does:
+            // Connector/Python's asyncio reader takes an uncompressed frame
+            // for exactly one packet (several in one desynchronize it).
+            None => {
+                for p in packets(chunk) {
+                    put_frame(p, 0, seq, out);
+                }
+            }
+        }
     }
+}
+
+fn put_frame(body: &[u8], plain_len: usize, seq: &mut u8, out: &mut Vec<u8>) {
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes()[..3]);
+    out.push(*seq);
+    out.extend_from_slice(&(plain_len as u32).to_le_bytes()[..3]);
+    out.extend_from_slice(body);
+    *seq = seq.wrapping_add(1);
+}
+
+/// `chunk` cut after each whole MySQL packet (4-byte header, payload); a
+/// cut-off packet at the end (or bytes that are no packets) stays one
+/// piece. An empty chunk is one empty piece.
+fn packets(chunk: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = chunk;
+    while rest.len() >= 4 && 4 + len3(rest) < rest.len() {
+        let (p, tail) = rest.split_at(4 + len3(rest));
+        out.push(p);
+        rest = tail;
+    }
+    if !rest.is_empty() || out.is_empty() {
+        out.push(rest);
+    }
+    out
 }
 
 /// `chunk` zlib-compressed, if that makes it smaller. zlib's default level,
@@ -311,6 +338,33 @@ mod tests {
         assert_eq!(data.len(), 56);
         let z = deflate(&data).expect("56 bytes of a result set shrink");
         assert!(z.len() < data.len());
+    }
+
+    /// Short replies go uncompressed one packet per frame (an OK, then a
+    /// two-packet result is three frames), and unpack to the same bytes.
+    #[tokio::test]
+    async fn uncompressed_frames_hold_one_packet_each() {
+        let ok = [7, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0];
+        let two = [1, 0, 0, 1, 1, 2, 0, 0, 2, 1, b'1'];
+        let mut data = ok.to_vec();
+        data.extend_from_slice(&two);
+        let mut seq = 0;
+        let mut wire = Vec::new();
+        pack(&data, &mut seq, &mut wire);
+        assert_eq!(seq, 3);
+        assert_eq!(
+            wire,
+            [
+                frame(0, &ok, 0),
+                frame(1, &two[..5], 0),
+                frame(2, &two[5..], 0)
+            ]
+            .concat()
+        );
+        assert_eq!(read_all(wire).await.expect("unpacks").0, data);
+        // Bytes that are not whole packets stay one frame.
+        assert_eq!(packets(&[9, 0, 0, 0, 1]), vec![&[9u8, 0, 0, 0, 1][..]]);
+        assert_eq!(packets(&[]), vec![&[][..]]);
     }
 
     #[tokio::test]

@@ -120,17 +120,31 @@ fn decode_block(
         }
         *bound = Bound { types, names };
     }
-    if bound.types.len() != count {
+    let is_null = |i: usize| null_bitmap[i / 8] & (1 << (i % 8)) != 0;
+    // Types are needed only to decode values: a block of NULLs may come
+    // without them (Connector/J's setNull on a first execute), as MySQL
+    // accepts. They are not kept for later executes.
+    let all_null;
+    let types = if bound.types.len() == count {
+        &bound.types[..]
+    } else if (0..count).all(is_null) {
+        let null = ParamType {
+            type_code: crate::resultset::types::NULL,
+            unsigned: false,
+        };
+        all_null = vec![null; count];
+        &all_null[..]
+    } else {
         return Err(Malformed("parameter types were never bound"));
-    }
+    };
     let mut out = Decoded {
         params: Vec::with_capacity(num_params),
         attributes: Vec::new(),
     };
-    for (i, ty) in bound.types.iter().enumerate() {
+    for (i, ty) in types.iter().enumerate() {
         let value = if let Some(long) = long_data.get_mut(i).and_then(Option::take) {
             Value::Bytes(long)
-        } else if null_bitmap[i / 8] & (1 << (i % 8)) != 0 {
+        } else if is_null(i) {
             Value::Null
         } else {
             decode_binary_value(c, *ty)?
@@ -187,6 +201,21 @@ mod tests {
             put_lenenc_bytes(&mut b, v.as_bytes());
         }
         b
+    }
+
+    /// NULL parameters need no types (Connector/J sends none for setNull
+    /// on a first execute); other values do.
+    #[test]
+    fn nulls_without_types_decode() {
+        let mut bound = Bound::default();
+        let mut long: Vec<Option<Vec<u8>>> = vec![None; 3];
+        let d = decode_execute(&[3, 0b111, 0], 8, true, 3, &mut bound, &mut long).expect("nulls");
+        assert_eq!(d.params, vec![Value::Null; 3]);
+        assert!(bound.types.is_empty(), "no types kept");
+        let e = decode_execute(&[3, 0b011, 0], 8, true, 3, &mut bound, &mut long);
+        assert!(e.is_err(), "a value without a type");
+        let d = decode_execute(&[0b11, 0], 0, false, 2, &mut bound, &mut long[..2]).expect("nulls");
+        assert_eq!(d.params.len(), 2);
     }
 
     #[test]

@@ -119,6 +119,7 @@ error_codes! {
     TooBigScale = 1425, "42000";
     TooBigPrecision = 1426, "42000";
     MBiggerThanD = 1427, "42000";
+    UnknownTimeZone = 1298, "HY000";
     SpBadstatement = 1314, "0A000";
     CommitNotAllowedInSfOrTrg = 1422, "HY000";
     StmtNotAllowedInSfOrTrg = 1336, "0A000";

@@ -48,6 +48,28 @@ pub fn parse_with(sql: &str, escapes: bool) -> Result<Vec<Statement>, Error> {
     p.parse_all()
 }
 
+/// The one statement of a COM_STMT_PREPARE text (a trailing ';' is
+/// allowed): a second statement is MySQL's 1064 at its start, none 1065.
+pub fn parse_one_with(sql: &str, escapes: bool) -> Result<Statement, Error> {
+    let mut statements = parse_with(sql, escapes)?;
+    match statements.len() {
+        1 => return Ok(statements.remove(0)),
+        0 => {
+            return Err(Error::new(
+                lockstep_types::error::Code::EmptyQuery,
+                "Query was empty",
+            ))
+        }
+        _ => {}
+    }
+    let toks = lexer::tokenize_with(sql, escapes)?;
+    let second = toks
+        .windows(2)
+        .find(|w| matches!(w[0].tok, lexer::Tok::Semi) && !matches!(w[1].tok, lexer::Tok::Semi))
+        .map_or(sql.len(), |w| w[1].start);
+    Err(lexer::syntax_error(sql, second))
+}
+
 /// Parses a multi-statement batch up to its first syntax error: the
 /// statements before it and the error. A batch runs statement by
 /// statement, so a bad statement must not stop the ones before it. No

@@ -183,6 +183,8 @@ pub struct Binder<'a> {
     /// A stored program's local variables (and a trigger's `new.col` /
     /// `old.col`): they resolve before columns, as in MySQL.
     pub locals: Vec<(String, Value)>,
+    /// The session's user variables, to type `SELECT @v` (user_var_type.rs).
+    pub user_vars: Option<&'a std::collections::HashMap<String, Value>>,
     /// The query block (by address) whose WHERE loses its key equalities
     /// into `stripped` while it is planned keyed (`semijoin`).
     strip_for: Option<usize>,
@@ -367,6 +369,7 @@ impl<'a> Binder<'a> {
             working: Vec::new(),
             view_filter: None,
             locals: Vec::new(),
+            user_vars: None,
             strip_for: None,
             stripped: Vec::new(),
         }
@@ -1031,7 +1034,11 @@ impl<'a> Binder<'a> {
         types: &[(DataType, bool)],
         origin: Option<&ScopeColumn>,
     ) -> Column {
-        let (ty, nullable) = infer(e, types);
+        let (ty, nullable) = match e {
+            BExpr::UserVar(n) => super::user_var_type::of(self.user_vars, n),
+            _ => None,
+        }
+        .unwrap_or_else(|| infer(e, types));
         let mut c = column_meta(name, ty, nullable);
         if let (Some(o), BExpr::Column(_)) = (origin, e) {
             c.table = o.qualifier.clone();

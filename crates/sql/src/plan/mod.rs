@@ -21,6 +21,7 @@ pub mod prune;
 pub mod selectivity;
 pub mod semijoin;
 pub mod semijoin_nest;
+pub mod user_var_type;
 pub mod view_dml;
 
 use crate::expr::BExpr;

@@ -143,6 +143,9 @@ impl Session {
             t.clear();
             return Ok(ok(0));
         }
+        if super::infoschema_meta::is_host_cache(table, self.ctx.database.as_deref()) {
+            return Ok(ok(0));
+        }
         let (t, _ddl) = self.table_for_ddl(table).await?;
         self.check_truncate(&t)?;
         self.engine.truncate_table(&t).await?;

@@ -170,6 +170,7 @@ fn build(session: &Session) -> Catalog {
                 row.extend(column_details(c.data_type));
                 row[COLUMN_COMMENT] = s(notes.of_column(&c.name));
                 super::generated::fill_columns_row(row, &generated, &c.name);
+                row.extend(super::infoschema_meta::columns_extra(c.data_type));
             }
             for (n, ix) in def.indexes.iter().enumerate() {
                 if n == 0 && !def.has_declared_primary_key() {
@@ -187,6 +188,13 @@ fn build(session: &Session) -> Catalog {
                         Value::UInt(t.cardinality(n, seq + 1)),
                         s(notes.of_index(&ix.name)),
                     ]);
+                    let rows = t.approximate_rows() as u64;
+                    let extra = super::infoschema_meta::statistics_extra(
+                        &db,
+                        def.columns[c].nullable,
+                        rows,
+                    );
+                    stats.last_mut().expect("just pushed").extend(extra);
                 }
             }
         }
@@ -234,7 +242,10 @@ fn build(session: &Session) -> Catalog {
             ("PRIVILEGES", vc),
             ("COLUMN_COMMENT", vc),
             ("GENERATION_EXPRESSION", vc),
-        ],
+        ]
+        .into_iter()
+        .chain(super::infoschema_meta::COLUMNS_EXTRA)
+        .collect::<Vec<_>>(),
         columns,
     );
     table(
@@ -251,7 +262,10 @@ fn build(session: &Session) -> Catalog {
             ("COLUMN_NAME", vc),
             ("CARDINALITY", big),
             ("INDEX_COMMENT", vc),
-        ],
+        ]
+        .into_iter()
+        .chain(super::infoschema_meta::STATISTICS_EXTRA)
+        .collect::<Vec<_>>(),
         stats,
     );
     let all_threads = grants.has_global(lockstep_accounts::Privs::PROCESS);
@@ -309,6 +323,8 @@ fn build(session: &Session) -> Catalog {
     constraints(&cat, session);
     crate::session::routines::infoschema_tables(&cat, session);
     performance_schema(&cat, session);
+    super::infoschema_meta::performance_schema_tables(&cat);
+    super::privilege_tables::add_tables(&cat, session);
     crate::session::connect_attrs::tables(&cat, session);
     crate::session::roles::infoschema_tables(&cat, session);
     crate::session::collations::infoschema_tables(&cat);
@@ -383,21 +399,9 @@ fn column_details(t: DataType) -> Vec<Value> {
     } else {
         None
     };
-    let (precision, scale) = match t {
-        DataType::Decimal { precision, scale } => (Some(precision as u64), Some(scale as u64)),
-        DataType::TinyInt { .. } => (Some(3), Some(0)),
-        DataType::SmallInt { .. } => (Some(5), Some(0)),
-        DataType::MediumInt { .. } => (Some(7), Some(0)),
-        DataType::Int { .. } => (Some(10), Some(0)),
-        DataType::BigInt { unsigned } => (Some(if unsigned { 20 } else { 19 }), Some(0)),
-        DataType::Float => (Some(12), None),
-        DataType::Double => (Some(22), None),
-        _ => (None, None),
-    };
-    let fsp = match t {
-        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Some(fsp as u64),
-        _ => None,
-    };
+    let (precision, scale) = super::infoschema_meta::numeric(t);
+    let scale = scale.map(|s| s as u64);
+    let fsp = super::infoschema_meta::datetime_precision(t);
     let text = t.is_string() && !t.is_binary();
     let charset = |v: &str| if text { Value::str(v) } else { Value::Null };
     vec![
@@ -652,30 +656,46 @@ pub fn query(session: &mut Session, q: &Query) -> Result<Response, Error> {
 }
 
 fn qualify(q: &Query) -> Query {
-    use crate::parser::TableRef;
-    // Tables joined with JOIN ... ON sit inside Join nodes.
-    fn table(t: &mut TableRef) {
-        match t {
-            TableRef::Table { name, .. } => {
-                if let Some(d) = name.database.as_mut() {
-                    if crate::session::is_system_db(d) {
-                        *d = d.to_ascii_lowercase();
-                    }
-                }
-                name.name = name.name.to_ascii_uppercase();
-            }
-            TableRef::Join { left, right, .. } => {
-                table(left);
-                table(right);
-            }
-            _ => {}
-        }
-    }
     let mut q = q.clone();
     if let crate::parser::QueryBody::Select(s) = &mut q.body {
-        s.from.iter_mut().for_each(table);
+        s.from.iter_mut().for_each(qualify_ref);
     }
     q
+}
+
+/// Whether a FROM item names a system table (a join: either side), or any
+/// table when the session's database is a system one.
+pub(super) fn names_system_table(t: &crate::parser::TableRef, in_system: bool) -> bool {
+    use crate::parser::TableRef;
+    match t {
+        TableRef::Table { name, .. } => {
+            in_system || name.database.as_deref().is_some_and(super::is_system_db)
+        }
+        TableRef::Join { left, right, .. } => {
+            names_system_table(left, in_system) || names_system_table(right, in_system)
+        }
+        _ => false,
+    }
+}
+
+/// A system table's name as the scratch catalog spells it, inside joins too.
+fn qualify_ref(t: &mut crate::parser::TableRef) {
+    use crate::parser::TableRef;
+    match t {
+        TableRef::Table { name, .. } => {
+            if let Some(d) = name.database.as_mut() {
+                if crate::session::is_system_db(d) {
+                    *d = d.to_ascii_lowercase();
+                }
+            }
+            name.name = name.name.to_ascii_uppercase();
+        }
+        TableRef::Join { left, right, .. } => {
+            qualify_ref(left);
+            qualify_ref(right);
+        }
+        _ => {}
+    }
 }
 
 /// The rows of a SHOW result for which `condition` (SHOW ... WHERE) is

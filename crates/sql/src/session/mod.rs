@@ -23,10 +23,12 @@ mod foreign_keys;
 mod generated;
 pub mod histogram;
 pub mod infoschema;
+mod infoschema_meta;
 mod innodb_trx;
 mod kill;
 pub mod load_data;
 mod online_alter;
+mod privilege_tables;
 pub mod privileges;
 pub mod replication;
 mod role_changes;
@@ -38,6 +40,7 @@ mod sql_mode;
 pub mod status;
 mod stream;
 mod table_locks;
+mod time_zone;
 mod transaction;
 mod wire_charset;
 pub(crate) use definer::definer_grants;
@@ -798,14 +801,7 @@ impl Session {
         let shared = match cached {
             Some(s) => s,
             None => {
-                let mut statements = parser::parse_with(sql, !self.no_backslash_escapes)?;
-                if statements.len() != 1 {
-                    return Err(Error::new(
-                        Code::UnknownError,
-                        "This command is not supported in the prepared statement protocol yet",
-                    ));
-                }
-                let statement = statements.remove(0);
+                let statement = parser::parse_one_with(sql, !self.no_backslash_escapes)?;
                 load_data::refuse_prepare(&statement)?;
                 let s = Arc::new(SharedStatement {
                     params: parser::param_count(&statement),
@@ -1121,21 +1117,13 @@ impl Session {
     /// store: answered by `information_schema`.
     fn system_query(&self, q: &parser::Query) -> bool {
         // JOIN ... ON nests the tables (Maxwell joins TABLES with
-        // COLLATION_CHARACTER_SET_APPLICABILITY).
-        fn names_system(t: &parser::TableRef, default_system: bool) -> bool {
-            match t {
-                parser::TableRef::Table { name, .. } => {
-                    default_system || name.database.as_deref().is_some_and(is_system_db)
-                }
-                parser::TableRef::Join { left, right, .. } => {
-                    names_system(left, default_system) || names_system(right, default_system)
-                }
-                _ => false,
-            }
-        }
-        let default_system = self.ctx.database.as_deref().is_some_and(is_system_db);
+        // COLLATION_CHARACTER_SET_APPLICABILITY; Connector/J joins too).
+        let in_system = self.ctx.database.as_deref().is_some_and(is_system_db);
         match &q.body {
-            parser::QueryBody::Select(s) => s.from.iter().any(|t| names_system(t, default_system)),
+            parser::QueryBody::Select(s) => s
+                .from
+                .iter()
+                .any(|t| infoschema::names_system_table(t, in_system)),
             _ => false,
         }
     }
@@ -1743,6 +1731,7 @@ impl Session {
             .with_temporary(&self.temp_tables)
             .with_full_group_by(self.full_group_by());
         b.locals = self.routine_locals.clone();
+        b.user_vars = Some(&self.ctx.user_vars);
         b
     }
 
@@ -2094,6 +2083,12 @@ impl Session {
                         }
                         self.refresh_memory_limits();
                     }
+                    "time_zone" => {
+                        if !default {
+                            let tz = time_zone::canonical(&value)?;
+                            self.ctx.session_vars.insert(name, tz);
+                        }
+                    }
                     "sql_mode" => {
                         if !default {
                             let mode = sql_mode::canonical(&value)?;
@@ -2189,6 +2184,7 @@ impl Session {
                 self.server.globals.set(name, Value::Int(bytes))
             }
             "sql_mode" => self.server.globals.set(name, sql_mode::canonical(&v)?),
+            "time_zone" => self.server.globals.set(name, time_zone::canonical(&v)?),
             _ => self.server.globals.set(name, v),
         }
     }

@@ -63,10 +63,12 @@ impl Session {
             }
             RoutineStatement::ShowCreate { kind, name } => self.show_create_routine(*kind, name),
             RoutineStatement::ShowStatus { kind, filter } => {
-                self.show_routine_status(*kind, filter)
+                let shown = self.show_routine_status(*kind, filter);
+                self.with_where(shown, filter)
             }
             RoutineStatement::ShowTriggers { database, filter } => {
-                self.show_triggers(database.as_deref(), filter)
+                let shown = self.show_triggers(database.as_deref(), filter);
+                self.with_where(shown, filter)
             }
         }
     }

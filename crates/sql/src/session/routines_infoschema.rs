@@ -70,8 +70,13 @@ pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
             s(SQL_MODE),
             s(&cr.comment),
             s(&format!("{}@{}", def.definer.0, def.definer.1)),
+            s(returns
+                .as_deref()
+                .map_or("", |r| r.split('(').next().unwrap_or(r))),
         ]);
-        if let Some(r) = &returns {
+        let row = routines.last_mut().expect("just pushed");
+        row.extend(super::super::infoschema_meta::type_values(cr.returns));
+        if let Some(r) = cr.returns {
             params.push(param_row(&def, 0, None, "", r));
         }
         for (i, p) in cr.params.iter().enumerate() {
@@ -80,8 +85,7 @@ pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
                 ParamMode::Out => "OUT",
                 ParamMode::InOut => "INOUT",
             };
-            let ty = p.data_type.to_string();
-            params.push(param_row(&def, i + 1, Some(mode), &p.name, &ty));
+            params.push(param_row(&def, i + 1, Some(mode), &p.name, p.data_type));
         }
     }
     add(cat, routines, params, trigger_rows(session));
@@ -137,18 +141,27 @@ pub(super) fn trigger_rows(session: &Session) -> Vec<Vec<Value>> {
     rows
 }
 
-fn param_row(def: &RoutineDef, pos: usize, mode: Option<&str>, name: &str, ty: &str) -> Vec<Value> {
-    vec![
+fn param_row(
+    def: &RoutineDef,
+    pos: usize,
+    mode: Option<&str>,
+    name: &str,
+    t: DataType,
+) -> Vec<Value> {
+    let ty = t.to_string();
+    let mut row = vec![
         s("def"),
         s(&def.database),
         s(&def.name),
         Value::Int(pos as i64),
         mode.map_or(Value::Null, s),
         if pos == 0 { Value::Null } else { s(name) },
-        s(ty.split('(').next().unwrap_or(ty).to_lowercase().as_str()),
+        s(ty.split('(').next().unwrap_or(&ty).to_lowercase().as_str()),
         s(&ty.to_lowercase()),
         s(def.kind.keyword()),
-    ]
+    ];
+    row.extend(super::super::infoschema_meta::type_values(Some(t)));
+    row
 }
 
 /// The body: the text after the parameters and characteristics (a
@@ -195,7 +208,11 @@ fn add(
             ("SQL_MODE", text),
             ("ROUTINE_COMMENT", text),
             ("DEFINER", vc),
-        ],
+            ("DATA_TYPE", vc),
+        ]
+        .into_iter()
+        .chain(super::super::infoschema_meta::TYPE_COLUMNS)
+        .collect::<Vec<_>>(),
         routines,
     );
     table(
@@ -212,7 +229,10 @@ fn add(
             ("DATA_TYPE", vc),
             ("DTD_IDENTIFIER", text),
             ("ROUTINE_TYPE", vc),
-        ],
+        ]
+        .into_iter()
+        .chain(super::super::infoschema_meta::TYPE_COLUMNS)
+        .collect::<Vec<_>>(),
         params,
     );
     table(

@@ -15,11 +15,27 @@ fn filtered(name: &str, filter: &Option<ShowFilter>) -> R<bool> {
     match filter {
         None => Ok(true),
         Some(ShowFilter::Like(p)) => Ok(like_ci(name, p)),
-        Some(ShowFilter::Where(_)) => Err(Error::unsupported("SHOW ... STATUS WHERE")),
+        // Applied to the listed rows afterwards (`with_where`).
+        Some(ShowFilter::Where(_)) => Ok(true),
     }
 }
 
 impl Session {
+    /// SHOW ... STATUS / TRIGGERS WHERE: the condition over the listed
+    /// rows, as for the other SHOW statements.
+    pub(super) fn with_where(
+        &mut self,
+        shown: R<Response>,
+        filter: &Option<ShowFilter>,
+    ) -> R<Response> {
+        match (filter, shown?) {
+            (Some(ShowFilter::Where(c)), Response::Rows(rs)) => {
+                crate::session::infoschema::filter_rows(self, rs, c)
+            }
+            (_, r) => Ok(r),
+        }
+    }
+
     pub(super) fn show_create_routine(&self, kind: RoutineKind, name: &ObjectName) -> R<Response> {
         let db = match &name.database {
             Some(d) => d.clone(),
