@@ -188,12 +188,8 @@ fn build(session: &Session) -> Catalog {
                         Value::UInt(t.cardinality(n, seq + 1)),
                         s(notes.of_index(&ix.name)),
                     ]);
-                    let rows = t.approximate_rows() as u64;
-                    let extra = super::infoschema_meta::statistics_extra(
-                        &db,
-                        def.columns[c].nullable,
-                        rows,
-                    );
+                    let nullable = def.columns[c].nullable;
+                    let extra = super::infoschema_meta::statistics_extra(&db, nullable);
                     stats.last_mut().expect("just pushed").extend(extra);
                 }
             }

@@ -46,10 +46,9 @@ pub(super) fn columns_extra(t: DataType) -> [Value; 2] {
 const VC: DataType = DataType::VarChar { len: 64 };
 
 /// The STATISTICS columns appended after INDEX_COMMENT.
-pub(super) const STATISTICS_EXTRA: [(&str, DataType); 10] = [
+pub(super) const STATISTICS_EXTRA: [(&str, DataType); 9] = [
     ("INDEX_SCHEMA", VC),
     ("COLLATION", VC),
-    ("CARDINALITY", DataType::BigInt { unsigned: false }),
     ("SUB_PART", DataType::BigInt { unsigned: false }),
     ("PACKED", VC),
     ("NULLABLE", VC),
@@ -60,12 +59,12 @@ pub(super) const STATISTICS_EXTRA: [(&str, DataType); 10] = [
 ];
 
 /// One index column's STATISTICS extras: ascending B-tree order
-/// (COLLATION 'A'), `rows` as the cardinality estimate.
-pub(super) fn statistics_extra(db: &str, nullable: bool, rows: u64) -> Vec<Value> {
+/// (COLLATION 'A'); CARDINALITY is among the first columns, from the
+/// index statistics.
+pub(super) fn statistics_extra(db: &str, nullable: bool) -> Vec<Value> {
     vec![
         Value::str(db),
         Value::str("A"),
-        Value::Int(rows as i64),
         Value::Null,
         Value::Null,
         Value::str(if nullable { "YES" } else { "" }),
