@@ -188,6 +188,8 @@ pub struct Binder<'a> {
     /// The query block (by address) whose WHERE loses its key equalities
     /// into `stripped` while it is planned keyed (`semijoin`).
     strip_for: Option<usize>,
+    /// Trial bindings of flattened blocks under way (`semijoin_nest`).
+    pub(crate) flatten_trials: usize,
     stripped: Vec<(BExpr, BExpr)>,
     /// Every reference to an enclosing scope: (its place in `outer`,
     /// column), for the keys of LATERAL derived tables (`lateral.rs`).
@@ -371,6 +373,7 @@ impl<'a> Binder<'a> {
             locals: Vec::new(),
             user_vars: None,
             strip_for: None,
+            flatten_trials: 0,
             stripped: Vec::new(),
         }
     }

@@ -31,6 +31,10 @@ use crate::plan::{QueryBody, QueryPlan, Source};
 /// Subqueries flattened in one query block at the most.
 const MAX_NESTS: usize = 4;
 
+/// Blocks nested deeper than this are not tried flattened (each trial
+/// that fails binds its subqueries a second time).
+const MAX_NESTING: usize = 4;
+
 /// The alias of nest `n` and the name of its `i`-th key column.
 fn alias(n: usize) -> String {
     format!("<subquery{n}>")
@@ -267,12 +271,18 @@ impl Binder<'_> {
         let candidate = s.selection.as_ref().is_some_and(has_candidate);
         // A locking read keeps its subquery as written (its rows are not
         // locked either way, but the plan stays the one it was tuned on).
-        if !candidate || s.straight_join || q.lock.is_some() || self.is_stripping(s) {
+        // A failed trial binds the block again, subqueries included: past
+        // a few levels of nesting that doubling would be exponential.
+        let too_deep = self.outer_depth() > MAX_NESTING || self.flatten_trials >= MAX_NESTING;
+        if !candidate || too_deep || s.straight_join || q.lock.is_some() || self.is_stripping(s) {
             return None;
         }
         let flat = self.flattened(s)?;
         let mark = self.mark();
-        match self.bind_select_flat(&flat, q) {
+        self.flatten_trials += 1;
+        let trial = self.bind_select_flat(&flat, q);
+        self.flatten_trials -= 1;
+        match trial {
             Ok(plan) if drives_lookups(&plan) => Some(plan),
             _ => {
                 self.rewind(mark);

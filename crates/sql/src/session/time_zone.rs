@@ -2,6 +2,10 @@
 //! (lockstep has none): 'SYSTEM' and UTC offsets '[+|-]h:mm' from -13:59
 //! to +14:00. Anything else, named zones included, is 1298 as in MySQL.
 //! Offsets are stored as MySQL shows them ('+05:00').
+//!
+//! lockstep's clock and TIMESTAMP values are UTC, and nothing converts
+//! them to another zone yet, so an offset other than zero is refused
+//! (1235) rather than accepted and ignored.
 
 use lockstep_types::error::Code;
 use lockstep_types::{Error, Value};
@@ -19,9 +23,13 @@ pub fn canonical(v: &Value) -> Result<Value, Error> {
     if shown.eq_ignore_ascii_case("SYSTEM") {
         return Ok(Value::str("SYSTEM"));
     }
-    offset_minutes(&shown)
-        .map(|m| Value::str(&format_offset(m)))
-        .ok_or_else(|| unknown(&shown))
+    match offset_minutes(&shown) {
+        None => Err(unknown(&shown)),
+        Some(0) => Ok(Value::str(&format_offset(0))),
+        Some(_) => Err(Error::unsupported(
+            "time_zone other than UTC (SYSTEM or +00:00): TIMESTAMP values are not converted",
+        )),
+    }
 }
 
 /// '[+|-]h:mm' as minutes east of UTC, in MySQL's range.
@@ -58,21 +66,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn offsets_and_system_are_accepted() {
+    fn utc_offsets_and_system_are_accepted() {
         for (given, stored) in [
             ("SYSTEM", "SYSTEM"),
             ("system", "SYSTEM"),
-            ("+05:00", "+05:00"),
-            ("+5:00", "+05:00"),
-            ("-13:59", "-13:59"),
-            ("+14:00", "+14:00"),
-            ("-00:30", "-00:30"),
+            ("+00:00", "+00:00"),
+            ("-0:00", "+00:00"),
         ] {
             assert_eq!(
                 canonical(&Value::str(given)).ok(),
                 Some(Value::str(stored)),
                 "{given}"
             );
+        }
+    }
+
+    #[test]
+    fn other_offsets_are_refused_until_timestamps_convert() {
+        for given in ["+05:00", "+5:00", "-13:59", "+14:00", "-00:30"] {
+            let e = canonical(&Value::str(given)).expect_err(given);
+            assert_eq!(e.code, Code::NotSupportedYet, "{given}");
         }
     }
 
