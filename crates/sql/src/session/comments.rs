@@ -4,7 +4,7 @@
 //! CREATE TABLE, SHOW FULL COLUMNS, SHOW INDEX, SHOW TABLE STATUS and
 //! information_schema.
 
-use super::{system_var, Session, R};
+use super::{Session, R};
 use crate::parser::{AlterAction, CreateTable};
 use crate::plan::alter::Altered;
 use crate::plan::ddl::quote_ident;
@@ -37,16 +37,6 @@ impl Of {
 }
 
 impl Session {
-    /// Whether sql_mode has STRICT_TRANS_TABLES or STRICT_ALL_TABLES.
-    pub(super) fn strict_mode(&self) -> bool {
-        match system_var(&self.server, &self.ctx, false, "sql_mode") {
-            Ok(Value::Bytes(m)) => m
-                .split(|&c| c == b',')
-                .any(|x| x.trim_ascii().to_ascii_uppercase().starts_with(b"STRICT_")),
-            _ => false,
-        }
-    }
-
     /// `text` as a comment of `name`: longer than MySQL's limit is its
     /// error under strict mode, else cut to the limit with that warning.
     fn fit(&mut self, text: &str, of: Of, name: &str) -> R<String> {
@@ -55,7 +45,7 @@ impl Session {
             return Ok(text.to_string());
         }
         let message = format!("Comment for {what} '{name}' is too long (max = {max})");
-        if self.strict_mode() {
+        if self.strict_sql_mode {
             return Err(Error::new(code, message));
         }
         self.ctx.warnings.push((code.number(), message));

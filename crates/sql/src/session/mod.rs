@@ -244,6 +244,9 @@ pub struct Session {
     sql_notes: bool,
     /// sql_mode has NO_BACKSLASH_ESCAPES (`refresh_sql_mode`).
     no_backslash_escapes: bool,
+    /// sql_mode has STRICT_TRANS_TABLES or STRICT_ALL_TABLES
+    /// (`refresh_sql_mode`): writes fail instead of adjusting values.
+    strict_sql_mode: bool,
     /// `result_charset`, kept until a SET or a reset may change it.
     result_charset: Option<lockstep_protocol::charset::ResultCharset>,
     next_statement_id: u32,
@@ -578,6 +581,7 @@ impl Session {
             max_execution_ms,
             sql_notes: true,
             no_backslash_escapes: false,
+            strict_sql_mode: true,
             result_charset: None,
             next_statement_id: 1,
             lock_wait_timeout: Duration::from_secs(lock_wait.max(0) as u64),
@@ -609,8 +613,10 @@ impl Session {
 
     /// Caches what the lexer and the status flags need of sql_mode.
     fn refresh_sql_mode(&mut self) {
-        let mode = system_var(&self.server, &self.ctx, false, "sql_mode");
-        self.no_backslash_escapes = mode.is_ok_and(|m| sql_mode::has(&m, "NO_BACKSLASH_ESCAPES"));
+        let mode = system_var(&self.server, &self.ctx, false, "sql_mode").ok();
+        let has = |name| mode.as_ref().is_some_and(|m| sql_mode::has(m, name));
+        self.no_backslash_escapes = has("NO_BACKSLASH_ESCAPES");
+        self.strict_sql_mode = has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES");
     }
 
     /// Caches the memory limits of the session's settings in `ctx`, so
@@ -1015,6 +1021,7 @@ impl Session {
         self.ctx.warnings.clear();
         self.ctx.previous_warnings = 0;
         self.refresh_memory_limits();
+        self.refresh_sql_mode();
         let fresh = Session::new(
             self.server.clone(),
             self.ctx.connection_id,
@@ -2210,7 +2217,7 @@ impl Session {
             Plan::Update(_) => true,
             Plan::Multi(m) => !m.delete,
             _ => false,
-        } && self.strict_mode();
+        } && self.strict_sql_mode;
         // A statement run again after a lock wait warns again.
         let warnings_before = self.ctx.warnings.len();
         let calc_found = std::mem::take(&mut self.calc_found_this);
