@@ -39,12 +39,9 @@ pub fn store_adjusted(
         _ => e.message.clone(),
     };
     // The prefix of a non-number may itself be out of range: clip it.
-    let (stored, _) = match store_value(adjusted.clone(), ty, column) {
-        Ok(s) => (s, None::<Warning>),
-        Err(e2) => {
-            let clipped = adjust(&adjusted, ty, &e2).ok_or(e)?;
-            (store_value(clipped, ty, column)?, None)
-        }
+    let stored = match store_value(adjusted.clone(), ty, column) {
+        Ok(s) => s,
+        Err(e2) => store_value(adjust(&adjusted, ty, &e2).ok_or(e)?, ty, column)?,
     };
     Ok((stored, Some((code, message))))
 }
@@ -94,14 +91,13 @@ fn clip(v: &Value, ty: DataType) -> Option<Value> {
     let text = format!(
         "{}{}.{}",
         if negative { "-" } else { "" },
-        "9".repeat(int_digits.max(1)),
+        if int_digits == 0 {
+            "0".to_string()
+        } else {
+            "9".repeat(int_digits)
+        },
         "9".repeat(scale as usize)
     );
-    let text = if int_digits == 0 {
-        text.replacen('9', "0", 1)
-    } else {
-        text
-    };
     text.parse::<Decimal>().ok().map(Value::Decimal)
 }
 
