@@ -1908,21 +1908,31 @@ impl Engine {
 
     /// Starts the purge thread (stops when the engine is dropped).
     pub fn start_purge(self: &Arc<Self>) {
+        self.spawn_background("purge", |engine| {
+            // Small batches: purge work is spread out, not bursty (9.5.4).
+            let n = engine.purge(4096);
+            std::time::Duration::from_millis(if n == 4096 { 1 } else { 50 })
+        });
+    }
+
+    /// Runs `step` on a thread named `name` until the engine is dropped,
+    /// resting for as long as each step says. The thread holds the engine
+    /// only while a step runs.
+    pub(crate) fn spawn_background(
+        self: &Arc<Self>,
+        name: &str,
+        step: impl Fn(&Engine) -> std::time::Duration + Send + 'static,
+    ) {
         let weak = Arc::downgrade(self);
         std::thread::Builder::new()
-            .name("purge".into())
+            .name(name.into())
             .spawn(move || loop {
                 let Some(engine) = weak.upgrade() else { return };
-                // Small batches: purge work is spread out, not bursty (9.5.4).
-                let n = engine.purge(4096);
+                let rest = step(&engine);
                 drop(engine);
-                std::thread::sleep(std::time::Duration::from_millis(if n == 4096 {
-                    1
-                } else {
-                    50
-                }));
+                std::thread::sleep(rest);
             })
-            .expect("spawning the purge thread");
+            .expect("spawning a background thread");
     }
 
     /// Log bytes written since the newest checkpoint.

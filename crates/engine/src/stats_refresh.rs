@@ -20,19 +20,10 @@ const REST_FACTOR: u32 = 4;
 impl Engine {
     /// Starts the statistics thread (stops when the engine is dropped).
     pub fn start_stats_refresh(self: &Arc<Self>) {
-        let weak = Arc::downgrade(self);
-        std::thread::Builder::new()
-            .name("stats".into())
-            .spawn(move || loop {
-                let Some(engine) = weak.upgrade() else { return };
-                let took = engine.refresh_one_stale();
-                drop(engine);
-                std::thread::sleep(match took {
-                    Some(t) => (t * REST_FACTOR).max(Duration::from_millis(10)),
-                    None => IDLE,
-                });
-            })
-            .expect("spawning the statistics thread");
+        self.spawn_background("stats", |engine| match engine.refresh_one_stale() {
+            Some(took) => (took * REST_FACTOR).max(Duration::from_millis(10)),
+            None => IDLE,
+        });
     }
 
     /// Recounts the first large table whose statistics are stale; how
