@@ -627,7 +627,7 @@ impl Engine {
                 // Without gap locks, rows that exist for nobody are skipped;
                 // with them they are locked too: their key is part of the
                 // range the transaction has read.
-                if !cursor.next_key && record.latest().and_then(|v| v.row).is_none() {
+                if !cursor.next_key && self.settled_out(txn, record, |row| row.is_some()) {
                     continue;
                 }
                 if !self.lock_row(txn, lock_key(table.id, 0, key), mode)? {
@@ -643,6 +643,26 @@ impl Engine {
                 return Ok(());
             }
         }
+    }
+
+    /// Whether a locking read without gap locks may pass `record` without
+    /// locking it: its newest version does not `qualify` (deleted, or moved
+    /// off the key being read) and is settled, written by this transaction
+    /// or a finished one. A version of a running transaction may still roll
+    /// back, so the reader waits for its lock and looks again (as InnoDB
+    /// locks a delete-marked record before skipping it); passing it let an
+    /// FK cascade miss a child whose delete was then undone.
+    fn settled_out(
+        &self,
+        txn: &Txn,
+        record: &lockstep_tables::Record,
+        qualifies: impl Fn(Option<&Row>) -> bool,
+    ) -> bool {
+        let Some(latest) = record.latest() else {
+            return true;
+        };
+        !qualifies(latest.row.as_ref())
+            && (Some(latest.txn) == txn.id || !self.txn_sys.is_active(latest.txn))
     }
 
     /// Visits rows through secondary index `index` with index keys in
@@ -694,12 +714,11 @@ impl Engine {
                 let row = match locking {
                     None => record.read(|w| txn.sees(w)),
                     Some(mode) => {
-                        if !cursor.next_key {
-                            let latest = record.latest().and_then(|v| v.row);
-                            match latest {
-                                Some(r) if schema.def.index_key(index, &r) == index_key => {}
-                                _ => continue,
-                            }
+                        let qualifies = |row: Option<&Row>| {
+                            row.is_some_and(|r| schema.def.index_key(index, r) == index_key)
+                        };
+                        if !cursor.next_key && self.settled_out(txn, &record, qualifies) {
+                            continue;
                         }
                         if !self.lock_row(txn, lock_key(table.id, 0, pk), mode)? {
                             continue;
