@@ -119,6 +119,47 @@ pub fn selects_param(stmt: &Statement) -> bool {
     matches!(stmt, Statement::Select(q) if query(q))
 }
 
+/// Whether `pred` holds for a base table the query names anywhere: FROM
+/// items and joins, derived tables, UNION branches, WITH clauses and
+/// subqueries in any expression. Stops looking once it does.
+pub fn names_table(q: &Query, pred: &mut dyn FnMut(&ObjectName) -> bool) -> bool {
+    let mut found = from_names(q, pred);
+    if !found {
+        visit_query(q, &mut |e| {
+            if let Expr::Subquery(q)
+            | Expr::Exists { query: q, .. }
+            | Expr::InSubquery { query: q, .. } = e
+            {
+                found = found || from_names(q, pred);
+            }
+        });
+    }
+    found
+}
+
+/// `names_table` over one query's FROM tables (derived tables, unions and
+/// WITH included, subqueries in expressions not).
+fn from_names(q: &Query, pred: &mut dyn FnMut(&ObjectName) -> bool) -> bool {
+    fn table(t: &TableRef, pred: &mut dyn FnMut(&ObjectName) -> bool) -> bool {
+        match t {
+            TableRef::Table { name, .. } => pred(name),
+            TableRef::Derived { query, .. } => from_names(query, pred),
+            TableRef::Lateral(l) => match &**l {
+                LateralRef::Query { query, .. } => from_names(query, pred),
+                LateralRef::JsonTable(_) => false,
+            },
+            TableRef::Join { left, right, .. } => table(left, pred) || table(right, pred),
+        }
+    }
+    q.with.iter().any(|c| from_names(&c.query, pred))
+        || match &q.body {
+            QueryBody::Select(s) => s.from.iter().any(|t| table(t, pred)),
+            QueryBody::Union { left, right, .. } => {
+                from_names(left, pred) || from_names(right, pred)
+            }
+        }
+}
+
 /// Calls `f` on every expression of the statement, subqueries included.
 pub fn visit_statement(stmt: &Statement, f: &mut dyn FnMut(&Expr)) {
     match stmt {

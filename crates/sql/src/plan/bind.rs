@@ -491,11 +491,17 @@ impl<'a> Binder<'a> {
             Some(d) => d.clone(),
             None => self.database.clone().ok_or_else(Error::no_db)?,
         };
-        if let Some(t) = self
-            .temporary
-            .and_then(|m| m.get(&(db.clone(), name.name.clone())))
-        {
-            return Ok(t.clone());
+        if let Some(temporary) = self.temporary {
+            // The system schemas' tables, built for a query that reads
+            // them, are named in any case (see session/infoschema.rs).
+            let key = if lockstep_engine::catalog::is_system_schema(&db) {
+                (db.to_ascii_lowercase(), name.name.to_ascii_uppercase())
+            } else {
+                (db.clone(), name.name.clone())
+            };
+            if let Some(t) = temporary.get(&key) {
+                return Ok(t.clone());
+            }
         }
         match self.catalog.table(&db, &name.name) {
             Some(t) => Ok(t),

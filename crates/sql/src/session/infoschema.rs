@@ -633,65 +633,23 @@ fn performance_schema(cat: &Catalog, session: &Session) {
 /// Runs a query whose tables live in information_schema.
 pub fn query(session: &mut Session, q: &Query) -> Result<Response, Error> {
     let cat = build(session);
-    // Unqualified names: the session's system schema if it is in one.
-    let db = session
-        .database()
-        .filter(|d| crate::session::is_system_db(d))
-        .map_or("information_schema".to_string(), str::to_ascii_lowercase);
-    let mut binder = Binder::new(&cat, Some(db));
-    // Unqualified names in a session whose database is not a system one
-    // were routed here because a table named a system database.
-    let q = qualify(q);
-    let plan = binder.bind_query(&q)?;
+    // The system tables join the session's temporary tables, so a query
+    // may read them beside its own tables, in subqueries too; names
+    // resolve as MySQL's do (unqualified ones in the session's database).
+    let mut tables = session.temp_tables.clone();
+    for db in cat.databases() {
+        for t in cat.tables(&db) {
+            let name = t.def().name.clone();
+            tables.insert((db.clone(), name), t);
+        }
+    }
+    let plan = session.binder().with_temporary(&tables).bind_query(q)?;
     let rows = run_scratch(session, &plan)?;
     Ok(Response::Rows(ResultSet {
         columns: plan.columns.clone(),
         rows,
         warnings: 0,
     }))
-}
-
-fn qualify(q: &Query) -> Query {
-    let mut q = q.clone();
-    if let crate::parser::QueryBody::Select(s) = &mut q.body {
-        s.from.iter_mut().for_each(qualify_ref);
-    }
-    q
-}
-
-/// Whether a FROM item names a system table (a join: either side), or any
-/// table when the session's database is a system one.
-pub(super) fn names_system_table(t: &crate::parser::TableRef, in_system: bool) -> bool {
-    use crate::parser::TableRef;
-    match t {
-        TableRef::Table { name, .. } => {
-            in_system || name.database.as_deref().is_some_and(super::is_system_db)
-        }
-        TableRef::Join { left, right, .. } => {
-            names_system_table(left, in_system) || names_system_table(right, in_system)
-        }
-        _ => false,
-    }
-}
-
-/// A system table's name as the scratch catalog spells it, inside joins too.
-fn qualify_ref(t: &mut crate::parser::TableRef) {
-    use crate::parser::TableRef;
-    match t {
-        TableRef::Table { name, .. } => {
-            if let Some(d) = name.database.as_mut() {
-                if crate::session::is_system_db(d) {
-                    *d = d.to_ascii_lowercase();
-                }
-            }
-            name.name = name.name.to_ascii_uppercase();
-        }
-        TableRef::Join { left, right, .. } => {
-            qualify_ref(left);
-            qualify_ref(right);
-        }
-        _ => {}
-    }
 }
 
 /// The rows of a SHOW result for which `condition` (SHOW ... WHERE) is

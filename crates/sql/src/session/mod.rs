@@ -1120,19 +1120,14 @@ impl Session {
         Ok(Some(bound))
     }
 
-    /// Queries on information_schema/performance_schema tables we do not
-    /// store: answered by `information_schema`.
+    /// Queries that read a table of a system schema (information_schema,
+    /// performance_schema, mysql, sys) anywhere, subqueries included:
+    /// answered by `infoschema`, which builds those tables for the query.
     fn system_query(&self, q: &parser::Query) -> bool {
-        // JOIN ... ON nests the tables (Maxwell joins TABLES with
-        // COLLATION_CHARACTER_SET_APPLICABILITY; Connector/J joins too).
         let in_system = self.ctx.database.as_deref().is_some_and(is_system_db);
-        match &q.body {
-            parser::QueryBody::Select(s) => s
-                .from
-                .iter()
-                .any(|t| infoschema::names_system_table(t, in_system)),
-            _ => false,
-        }
+        parser::names_table(q, &mut |name| {
+            name.database.as_deref().map_or(in_system, is_system_db)
+        })
     }
 
     // ---------- statement dispatch ----------
@@ -1733,7 +1728,7 @@ impl Session {
     }
 
     /// A binder for this session: its database and temporary tables.
-    fn binder(&self) -> Binder<'_> {
+    pub(super) fn binder(&self) -> Binder<'_> {
         let mut b = Binder::new(&self.engine.catalog, self.ctx.database.clone())
             .with_temporary(&self.temp_tables)
             .with_full_group_by(self.full_group_by());
