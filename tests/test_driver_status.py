@@ -5,6 +5,8 @@ each client sent in its handshake."""
 
 import mysql.connector
 import pymysql
+import socket
+import time
 
 from lockstep_server import HOST
 
@@ -70,6 +72,38 @@ def test_global_counters_add_up_sessions(connect, server):
     watcher.execute("SELECT VARIABLE_VALUE FROM performance_schema.global_status "
                     "WHERE VARIABLE_NAME = 'Com_select'")
     assert int(watcher.fetchone()[0]) >= int(after["Com_select"])
+
+
+def test_aborted_clients_counts_connections_gone_without_quit(connect, server):
+    watcher = connect().cursor()
+
+    def aborted():
+        watcher.execute("SHOW GLOBAL STATUS LIKE 'Aborted_clients'")
+        return int(watcher.fetchone()[1])
+
+    def settled(want):
+        # The server notices a dropped socket on its next read.
+        deadline = time.monotonic() + 10
+        while aborted() != want and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return aborted()
+
+    before = aborted()
+    polite = connect()
+    polite.cursor().execute("SELECT 1")
+    polite.close()  # COM_QUIT
+    rude = connect()
+    rude.cursor().execute("SELECT 1")
+    # The client dies without COM_QUIT (the socket's file object would keep
+    # a plain close() from reaching the server).
+    rude._sock.shutdown(socket.SHUT_RDWR)
+    assert settled(before + 1) == before + 1
+    killed = connect()
+    killed_id = killed.thread_id()
+    watcher.execute(f"KILL {killed_id}")
+    assert settled(before + 2) == before + 2
+    time.sleep(0.3)
+    assert aborted() == before + 2, "a clean COM_QUIT is not counted"
 
 
 def test_session_connect_attrs(server, db):

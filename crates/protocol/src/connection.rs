@@ -170,6 +170,14 @@ enum Exit {
     Relocate,
 }
 
+/// Waits for a kill signal; never ends without one.
+async fn killed(signal: Option<&tokio::sync::Notify>) {
+    match signal {
+        Some(n) => n.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// How [`serve_relocatable`] and [`Parked::resume`] end.
 pub enum Served<H: Handler, S> {
     /// The connection is over (the handler has been told, the stream shut).
@@ -563,6 +571,7 @@ impl<H: Handler> Session<'_, H> {
         let wait_timer = tokio::time::sleep_until(far);
         tokio::pin!(idle_timer);
         tokio::pin!(wait_timer);
+        let kill = self.handler.kill_signal();
         loop {
             // Only between commands, with no read in flight: the reader
             // keeps any bytes of the next command already received.
@@ -614,6 +623,11 @@ impl<H: Handler> Session<'_, H> {
                         biased;
                         r = &mut read => break Ok(r),
                         _ = &mut shutdown => return Ok(Exit::Done),
+                        _ = killed(kill.as_deref()) => {
+                            if self.handler.should_close() {
+                                return Ok(Exit::Done);
+                            }
+                        }
                         _ = &mut wait_timer => {
                             if tokio::time::Instant::now() >= wait_at {
                                 break Err(());
@@ -1030,7 +1044,10 @@ impl<H: Handler> Session<'_, H> {
             }
         };
         match cmd {
-            Command::Quit => return Ok(Flow::Quit),
+            Command::Quit => {
+                self.handler.quit();
+                return Ok(Flow::Quit);
+            }
             Command::Ping => self.send_ok(&OkInfo::default(), 0),
             Command::RegisterReplica(body) => {
                 let r = self.handler.register_replica(body);

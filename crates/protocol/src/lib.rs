@@ -198,8 +198,16 @@ pub trait Handler: Send {
     fn should_close(&self) -> bool {
         false
     }
+    /// Notified when the connection is killed: its wait for the next
+    /// command ends then (asked once per command loop).
+    fn kill_signal(&self) -> Option<std::sync::Arc<tokio::sync::Notify>> {
+        None
+    }
     /// Called once when the connection ends for any reason (roll back open work).
     fn disconnect(&mut self) {}
+    /// The client said goodbye (COM_QUIT) before the connection ends: a
+    /// connection that ends without it was aborted (Aborted_clients).
+    fn quit(&mut self) {}
     /// Asked between commands by [`serve_relocatable`]: true lifts the
     /// connection off its task (`Served::Relocate`) so that it can go on
     /// on another runtime. Only plain TCP connections move; TLS ones stay.

@@ -43,6 +43,11 @@ pub struct Connection {
     /// Set when the server shuts down: a binlog dump, which never waits
     /// for a command, ends on it.
     pub server_stopping: Option<tokio::sync::watch::Receiver<bool>>,
+    /// The login succeeded / the client sent COM_QUIT: a logged-in
+    /// connection that ends without saying goodbye counts in
+    /// Aborted_clients (client gone, wait_timeout, KILL).
+    logged_in: bool,
+    quit: bool,
 }
 
 impl Connection {
@@ -61,6 +66,8 @@ impl Connection {
             crowded_at: None,
             admission: None,
             server_stopping: None,
+            logged_in: false,
+            quit: false,
         }
     }
 
@@ -196,8 +203,10 @@ impl Handler for Connection {
         if !matches!(r, Ok(Auth::FullAuthRequired)) {
             self.server.counters.connection();
         }
-        if r.is_err() {
-            self.server.counters.aborted_connect();
+        match r {
+            Ok(Auth::Accepted) => self.logged_in = true,
+            Ok(Auth::FullAuthRequired) => {}
+            Err(_) => self.server.counters.aborted_connect(),
         }
         r
     }
@@ -309,7 +318,18 @@ impl Handler for Connection {
     }
 
     fn disconnect(&mut self) {
+        if self.logged_in && !self.quit {
+            self.server.counters.aborted_client();
+        }
         self.session.disconnect();
+    }
+
+    fn quit(&mut self) {
+        self.quit = true;
+    }
+
+    fn kill_signal(&self) -> Option<std::sync::Arc<tokio::sync::Notify>> {
+        Some(self.session.process.idle_kill.clone())
     }
 
     fn idle_after(&self) -> Option<std::time::Duration> {

@@ -38,6 +38,7 @@ impl Session {
         p.kill_query.store(true, Ordering::Relaxed);
         if !query_only {
             p.kill_connection.store(true, Ordering::Relaxed);
+            p.idle_kill.notify_one();
         }
         p.kill_notify.notify_one();
         Ok(ok(0))

@@ -107,6 +107,9 @@ pub struct ProcessInfo {
     pub kill_connection: AtomicBool,
     /// Wakes a statement waiting for a row lock when it is killed.
     pub kill_notify: tokio::sync::Notify,
+    /// Wakes the connection waiting for its next command when it is
+    /// killed, so that an idle connection closes at once, as in MySQL.
+    pub idle_kill: Arc<tokio::sync::Notify>,
     /// The session's status counters (written by it alone).
     pub counters: status::Counters,
     /// What the client sent in its handshake (connect_attrs.rs).
@@ -524,6 +527,7 @@ impl Session {
             kill_query: Arc::new(AtomicBool::new(false)),
             kill_connection: AtomicBool::new(false),
             kill_notify: tokio::sync::Notify::new(),
+            idle_kill: Default::default(),
             counters: Default::default(),
             connect_attrs: Mutex::new(Vec::new()),
             trx: Default::default(),

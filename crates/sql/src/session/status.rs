@@ -80,6 +80,7 @@ pub struct ServerCounters {
     retired: [AtomicU64; N],
     connections: AtomicU64,
     aborted_connects: AtomicU64,
+    aborted_clients: AtomicU64,
 }
 
 impl ServerCounters {
@@ -91,6 +92,11 @@ impl ServerCounters {
     /// A login failed (Aborted_connects).
     pub fn aborted_connect(&self) {
         self.aborted_connects.fetch_add(1, Relaxed);
+    }
+
+    /// A logged-in client went away without COM_QUIT (Aborted_clients).
+    pub fn aborted_client(&self) {
+        self.aborted_clients.fetch_add(1, Relaxed);
     }
 
     /// A session ends: its counts stay in the global totals.
@@ -145,6 +151,10 @@ pub fn values(server: &Server, own: &ProcessInfo, global: bool) -> Vec<(&'static
         (
             "Aborted_connects",
             c.aborted_connects.load(Relaxed).to_string(),
+        ),
+        (
+            "Aborted_clients",
+            c.aborted_clients.load(Relaxed).to_string(),
         ),
     ]);
     v
