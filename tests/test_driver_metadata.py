@@ -50,6 +50,9 @@ def test_select_param_is_typed_after_the_bound_value(connect, value, type_code):
     stmt = mysql_binary.prepare(c, "SELECT ?")
     assert mysql_binary.execute(stmt, value) == [(value,)]
     assert stmt.result_columns[0].type_code == type_code
+    # Nullable whatever the value: the next execute may bind NULL (MySQL
+    # 8.0.22+).
+    assert not stmt.result_columns[0].flags & FLAG.NOT_NULL
 
 
 def test_select_param_retyped_on_each_execute(connect):

@@ -800,7 +800,11 @@ impl<'a> Binder<'a> {
             window = self.windows_over_rows(&wins, &s.windows, &scope, &mut types, exprs)?;
             for ((_, name, origin), e) in items.iter().zip(&shown) {
                 let b = collated(self.bind_expr(e, &scope)?, &types);
-                columns.push(self.meta(name, &b, &types, *origin));
+                let mut column = self.meta(name, &b, &types, *origin);
+                // `SELECT ?` is typed after its bound value but may be NULL
+                // on the next execute: MySQL 8.0.22+ sends it nullable.
+                column.nullable |= matches!(e, Expr::Param(_));
+                columns.push(column);
                 projection.push(b);
             }
             self.clause = "having clause";
