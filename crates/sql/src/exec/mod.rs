@@ -11,6 +11,7 @@ mod group_concat;
 pub use generated::rebuild_generator;
 pub(crate) mod fk;
 mod hash_join;
+mod ignore;
 mod insert;
 mod json_table;
 pub mod keyset;
@@ -1460,30 +1461,49 @@ impl<'a> Exec<'a> {
                 false => old,
             };
             matched += 1;
-            let mut new = old.clone();
-            self.for_row(n as u64 + 1, |x| {
-                for (col, e) in &p.assignments {
-                    let v = x.eval(e, &new)?;
-                    new[*col] = x.assign_column(v, &p.def.columns[*col])?;
-                }
-                Ok(())
-            })?;
-            if !triggers.is_empty() {
-                self.fire(&triggers, true, Some(&mut new), Some(&old))?;
-                for (v, c) in new.iter_mut().zip(&p.def.columns) {
-                    *v = check_null(std::mem::take(v), c)?;
-                }
-            }
-            let kept = (!triggers.after.is_empty()).then(|| (new.clone(), old.clone()));
-            let assigned = |i: usize| p.assignments.iter().any(|(col, _)| *col == i);
-            if self.update_row(&p.table, &pk, old, new, &assigned, fk.then_some(&chain))? {
+            let chain = fk.then_some(&chain);
+            let one = |x: &mut Self| x.update_one(p, &triggers, n as u64 + 1, &pk, old, chain);
+            if self.or_skip(p.ignore, one)? == Some(true) {
                 changed += 1;
-                if let Some((mut new, old)) = kept {
-                    self.fire(&triggers, false, Some(&mut new), Some(&old))?;
-                }
             }
         }
         Ok((matched, changed))
+    }
+
+    /// UPDATE of one row (the `at`th): assignments, triggers, the write.
+    /// Returns whether the row changed.
+    fn update_one(
+        &mut self,
+        p: &ModifyPlan,
+        triggers: &trigger::Triggers,
+        at: u64,
+        pk: &[u8],
+        old: Vec<Value>,
+        fk: Option<&fk::Chain>,
+    ) -> Result<bool> {
+        let mut new = old.clone();
+        self.for_row(at, |x| {
+            for (col, e) in &p.assignments {
+                let v = x.eval(e, &new)?;
+                new[*col] = x.assign_column(v, &p.def.columns[*col])?;
+            }
+            Ok(())
+        })?;
+        if !triggers.is_empty() {
+            self.fire(triggers, true, Some(&mut new), Some(&old))?;
+            for (v, c) in new.iter_mut().zip(&p.def.columns) {
+                *v = check_null(std::mem::take(v), c)?;
+            }
+        }
+        let kept = (!triggers.after.is_empty()).then(|| (new.clone(), old.clone()));
+        let assigned = |i: usize| p.assignments.iter().any(|(col, _)| *col == i);
+        if !self.update_row(&p.table, pk, old, new, &assigned, fk)? {
+            return Ok(false);
+        }
+        if let Some((mut new, old)) = kept {
+            self.fire(triggers, false, Some(&mut new), Some(&old))?;
+        }
+        Ok(true)
     }
 
     /// Writes `new` over the row `old` of `table` (primary key `pk`) unless
@@ -1555,10 +1575,15 @@ impl<'a> Exec<'a> {
                 },
                 false => old,
             };
-            self.fire(&triggers, true, None, Some(&old))?;
-            self.delete_row(&p.table, &pk, &old, fk.then_some(&chain))?;
-            n += 1;
-            self.fire(&triggers, false, None, Some(&old))?;
+            let chain = fk.then_some(&chain);
+            let one = |x: &mut Self| {
+                x.fire(&triggers, true, None, Some(&old))?;
+                x.delete_row(&p.table, &pk, &old, chain)?;
+                x.fire(&triggers, false, None, Some(&old))
+            };
+            if self.or_skip(p.ignore, one)?.is_some() {
+                n += 1;
+            }
         }
         Ok(n)
     }

@@ -2214,8 +2214,8 @@ impl Session {
         // sql_mode is not strict or the statement says IGNORE.
         self.ctx.strict = match &plan.plan {
             Plan::Insert(p) => !p.ignore,
-            Plan::Update(_) => true,
-            Plan::Multi(m) => !m.delete,
+            Plan::Update(p) => !p.ignore,
+            Plan::Multi(m) => !m.delete && !m.ignore,
             _ => false,
         } && self.strict_sql_mode;
         // A statement run again after a lock wait warns again.

@@ -283,6 +283,7 @@ scripts!(
     row_numbers,
     values_rows,
     sql_mode_lenient,
+    update_ignore,
 );
 
 /// A script file nobody listed above would never run.
