@@ -123,9 +123,11 @@ impl Value {
                 ..Default::default()
             }),
             (Date(_) | DateTime(_), Bytes(s)) => {
+                // A stored '2024-00-10' (sql_mode without NO_ZERO_IN_DATE)
+                // equals its text.
                 let parsed = std::str::from_utf8(s)
                     .ok()
-                    .and_then(crate::DateTime::parse)?;
+                    .and_then(crate::DateTime::parse_with_zero_parts)?;
                 self.sql_cmp(&DateTime(parsed))?
             }
             (Bytes(_), Date(_) | DateTime(_)) => other.sql_cmp(self)?.reverse(),

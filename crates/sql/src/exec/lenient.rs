@@ -5,7 +5,7 @@
 
 use super::{Exec, Result, MAX_WARNINGS};
 use crate::expr::lenient::{implicit_default, store_adjusted};
-use crate::expr::store_value;
+use crate::expr::{store_value, zero_date};
 use lockstep_engine::Error as EngineError;
 use lockstep_tables::ColumnDef;
 use lockstep_types::error::Code;
@@ -16,6 +16,15 @@ impl Exec<'_> {
     /// strict mode, else as strict mode has it (an error when it does not
     /// fit).
     pub(super) fn store_column(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
+        if zero_date::is_date_type(c.data_type) {
+            let (dates, strict) = (self.ctx.dates, self.ctx.strict);
+            if let Some((v, w)) = zero_date::store(&v, c.data_type, &c.name, dates, strict)? {
+                if let Some(w) = w {
+                    self.push_warning(w);
+                }
+                return Ok(v);
+            }
+        }
         if self.ctx.strict {
             return Ok(store_value(v, c.data_type, &c.name)?);
         }

@@ -83,6 +83,8 @@ pub struct SessionCtx {
     /// IGNORE under a strict sql_mode. Off, values that do not fit their
     /// columns are adjusted with a warning (`lenient.rs`).
     pub strict: bool,
+    /// sql_mode's NO_ZERO_DATE and NO_ZERO_IN_DATE (`expr::zero_date`).
+    pub dates: crate::expr::zero_date::DateMode,
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
@@ -370,6 +372,9 @@ macro_rules! session_env_methods {
         }
         fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
             self.ctx.warn(w)
+        }
+        fn dates(&self) -> crate::expr::zero_date::DateMode {
+            self.ctx.dates
         }
     };
 }

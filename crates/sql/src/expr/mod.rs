@@ -16,6 +16,7 @@ pub mod strings;
 pub mod timefns;
 pub mod user_locks;
 pub mod wellformed;
+pub mod zero_date;
 
 use crate::parser::{BinaryOp, CastType, UnaryOp};
 use lockstep_types::error::Code;
@@ -487,6 +488,10 @@ pub trait Env {
     /// Records a warning for SHOW WARNINGS; an error instead where the
     /// statement is strict (an INSERT or UPDATE in strict mode).
     fn warn(&mut self, w: Error) -> Result<(), Error>;
+    /// The zero-date rules of sql_mode (CAST follows them).
+    fn dates(&self) -> zero_date::DateMode {
+        zero_date::DateMode::default()
+    }
 }
 
 pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
@@ -1078,14 +1083,8 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
         CastType::Decimal { precision, scale } => {
             Value::Decimal(cast_decimal(&v, precision, scale, env)?)
         }
-        CastType::Date => match to_datetime(&v) {
-            Some(dt) => Value::Date(dt.date),
-            None => Value::Null,
-        },
-        CastType::DateTime { fsp } => match to_datetime(&v) {
-            Some(dt) => Value::DateTime(dt.truncate(fsp)),
-            None => Value::Null,
-        },
+        CastType::Date => zero_date::cast(&v, DataType::Date, env)?,
+        CastType::DateTime { fsp } => zero_date::cast(&v, DataType::DateTime { fsp }, env)?,
         CastType::Time { fsp } => match to_time(&v) {
             Some(t) => Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()),
             None => Value::Null,
@@ -1840,10 +1839,14 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
                 f
             })
         }
-        DataType::Date => Value::Date(to_datetime(&v).ok_or_else(|| bad_date(&v, column))?.date),
+        DataType::Date => Value::Date(
+            to_datetime(&v)
+                .ok_or_else(|| zero_date::incorrect(&v, ty, column))?
+                .date,
+        ),
         DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(
             to_datetime(&v)
-                .ok_or_else(|| bad_date(&v, column))?
+                .ok_or_else(|| zero_date::incorrect(&v, ty, column))?
                 .truncate(fsp),
         ),
         _ => {
@@ -1949,13 +1952,6 @@ fn bad_time(v: &Value, column: &str) -> Error {
     )
 }
 
-fn bad_date(v: &Value, column: &str) -> Error {
-    Error::new(
-        Code::TruncatedWrongValue,
-        format!("Incorrect datetime value: '{v}' for column '{column}' at row 1"),
-    )
-}
-
 fn type_word(ty: DataType) -> &'static str {
     if ty.is_integer() {
         "integer"
@@ -2019,7 +2015,9 @@ pub fn key_value(v: &Value, ty: DataType) -> Option<Value> {
         },
         DataType::DateTime { .. } | DataType::Timestamp { .. } => match v {
             Value::DateTime(_) => Some(v.clone()),
-            Value::Bytes(b) => DateTime::parse(std::str::from_utf8(b).ok()?).map(Value::DateTime),
+            Value::Bytes(b) => {
+                DateTime::parse_with_zero_parts(std::str::from_utf8(b).ok()?).map(Value::DateTime)
+            }
             _ => None,
         },
         _ => match v {

@@ -550,6 +550,7 @@ impl Session {
             error_at: None,
             previous_errors: 0,
             strict: false,
+            dates: Default::default(),
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
             }),
@@ -617,6 +618,10 @@ impl Session {
         let has = |name| mode.as_ref().is_some_and(|m| sql_mode::has(m, name));
         self.no_backslash_escapes = has("NO_BACKSLASH_ESCAPES");
         self.strict_sql_mode = has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES");
+        self.ctx.dates = crate::expr::zero_date::DateMode {
+            no_zero_date: has("NO_ZERO_DATE"),
+            no_zero_in_date: has("NO_ZERO_IN_DATE"),
+        };
     }
 
     /// Caches the memory limits of the session's settings in `ctx`, so

@@ -284,6 +284,7 @@ scripts!(
     values_rows,
     sql_mode_lenient,
     update_ignore,
+    zero_dates,
 );
 
 /// A script file nobody listed above would never run.
