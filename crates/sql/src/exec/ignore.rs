@@ -36,7 +36,9 @@ impl Exec<'_> {
         match f(self) {
             Err(EngineError::Sql(e)) if skips_row(&e) => {
                 self.engine.rollback_to(self.txn, sp);
-                self.ctx.warnings.push((e.code.number(), e.message));
+                self.ctx
+                    .warnings
+                    .push(crate::exec::Condition::warning(e.code.number(), e.message));
                 Ok(None)
             }
             r => r.map(Some),

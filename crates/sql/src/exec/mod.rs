@@ -70,7 +70,7 @@ pub struct SessionCtx {
     /// matched as affected, not only those it changed.
     pub client_found_rows: bool,
     pub row_count: i64,
-    pub warnings: Vec<(u16, String)>,
+    pub warnings: Vec<Condition>,
     /// How many the statement before the current one left
     /// (@@warning_count).
     pub previous_warnings: usize,
@@ -175,6 +175,42 @@ fn peer_gone(fd: std::os::fd::RawFd) -> bool {
     }
 }
 
+/// A warning or note a statement raised, as SHOW WARNINGS lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    pub code: u16,
+    pub message: String,
+    /// Level Note whatever the code (a code's usual level is
+    /// `session::diagnostics::warning_level`): 1265 is a Warning when text
+    /// is cut but a Note when a DECIMAL is rounded.
+    pub note: bool,
+}
+
+impl Condition {
+    /// A condition at its code's usual level.
+    pub fn warning(code: u16, message: String) -> Condition {
+        Condition {
+            code,
+            message,
+            note: false,
+        }
+    }
+
+    pub fn note(code: u16, message: String) -> Condition {
+        Condition {
+            code,
+            message,
+            note: true,
+        }
+    }
+}
+
+impl From<(u16, String)> for Condition {
+    fn from((code, message): (u16, String)) -> Condition {
+        Condition::warning(code, message)
+    }
+}
+
 /// Most warnings a statement keeps (MySQL's default max_error_count): a
 /// warning per row of a large scan must not grow without bound.
 const MAX_WARNINGS: usize = 1024;
@@ -187,7 +223,8 @@ impl SessionCtx {
             return Err(w);
         }
         if self.warnings.len() < MAX_WARNINGS {
-            self.warnings.push((w.number(), w.message));
+            self.warnings
+                .push(crate::exec::Condition::warning(w.number(), w.message));
         }
         Ok(())
     }

@@ -346,11 +346,12 @@ fn ranged_setting(
     name: &str,
     v: &Value,
     (lo, hi): (i64, i64),
-    warnings: &mut Vec<(u16, String)>,
+    warnings: &mut Vec<crate::exec::Condition>,
 ) -> R<i64> {
     let n = int_setting(name, v)?;
     if !(lo..=hi).contains(&n) {
-        warnings.push((1292, format!("Truncated incorrect {name} value: '{v}'")));
+        let message = format!("Truncated incorrect {name} value: '{v}'");
+        warnings.push(crate::exec::Condition::warning(1292, message));
     }
     Ok(n.clamp(lo, hi))
 }
@@ -947,7 +948,7 @@ impl Session {
             ));
         }
         let Some(row) = rows.into_iter().next() else {
-            self.ctx.warnings.push((
+            self.ctx.warnings.push(crate::exec::Condition::warning(
                 1329,
                 "No data - zero rows fetched, selected, or processed".into(),
             ));
@@ -979,7 +980,7 @@ impl Session {
             // sql_notes=0: notes are not recorded, as in MySQL.
             self.ctx
                 .warnings
-                .retain(|(c, _)| warning_level(*c) != "Note");
+                .retain(|c| !c.note && warning_level(c.code) != "Note");
         }
         let n = u16::try_from(self.ctx.warnings.len()).unwrap_or(u16::MAX);
         match r {
@@ -1637,7 +1638,9 @@ impl Session {
         if self.temp_tables.contains_key(&key) {
             if ct.if_not_exists {
                 let note = format!("Table '{}' already exists", ct.name.name);
-                self.ctx.warnings.push((1050, note));
+                self.ctx
+                    .warnings
+                    .push(crate::exec::Condition::warning(1050, note));
                 return Ok(());
             }
             return Err(Error::new(

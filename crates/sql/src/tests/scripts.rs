@@ -285,6 +285,7 @@ scripts!(
     sql_mode_lenient,
     update_ignore,
     zero_dates,
+    decimal_rounding,
 );
 
 /// A script file nobody listed above would never run.
