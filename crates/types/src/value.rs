@@ -288,6 +288,18 @@ pub fn format_double(d: f64) -> String {
     }
 }
 
+/// A FLOAT's text as MySQL prints it: the single-precision value to at
+/// most 6 significant digits (FLT_DIG: 1.1 rather than 1.100000023841858,
+/// 123457000 for 123456789), in `format_double`'s notation.
+pub fn format_float(d: f64) -> String {
+    let f = d as f32;
+    if !f.is_finite() {
+        return "NULL".into();
+    }
+    let six = format!("{f:.5e}").parse::<f64>().unwrap_or(f64::from(f));
+    format_double(six)
+}
+
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
         self.sort_cmp(other) == Ordering::Equal && self.is_null() == other.is_null()
@@ -616,5 +628,28 @@ mod fold_tests {
         assert!(matches!(fold_ci(b"A"), Cow::Owned(_)));
         assert!(matches!(fold_ci("é".as_bytes()), Cow::Owned(_)));
         assert!(matches!(fold_ci(b""), Cow::Borrowed(_)));
+    }
+}
+
+#[cfg(test)]
+mod float_text_tests {
+    use super::format_float;
+
+    #[test]
+    fn a_float_prints_six_significant_digits_of_its_single_precision_value() {
+        let cases = [
+            (1.1, "1.1"),
+            (123456789.0, "123457000"),
+            (0.1234567, "0.123457"),
+            (3.4e38, "3.4e38"),
+            (-2.5, "-2.5"),
+            (1234567.0, "1234570"),
+            (0.0, "0"),
+            (1e15, "1e15"),
+            (0.00001234, "0.00001234"),
+        ];
+        for (v, text) in cases {
+            assert_eq!(format_float(v), text, "{v}");
+        }
     }
 }
