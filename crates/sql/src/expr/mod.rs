@@ -1085,13 +1085,38 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
         }
         CastType::Date => zero_date::cast(&v, DataType::Date, env)?,
         CastType::DateTime { fsp } => zero_date::cast(&v, DataType::DateTime { fsp }, env)?,
-        CastType::Time { fsp } => match to_time(&v) {
+        CastType::Time { fsp } => match cast_time(&v, env)? {
             Some(t) => Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()),
             None => Value::Null,
         },
         // The binder calls json::funcs for CAST AS JSON.
         CastType::Json => Value::Bytes(text(&v)),
     })
+}
+
+/// CAST(v AS TIME): text that is no time but starts with digits is read
+/// as far as they go ('0000-00-00' is 00:00:00, '12abc' 00:00:12) with
+/// warning 1292, as MySQL; other text is NULL with 1292.
+fn cast_time(v: &Value, env: &mut dyn Env) -> Result<Option<lockstep_types::Time>, Error> {
+    if let Some(t) = to_time(v) {
+        return Ok(Some(t));
+    }
+    let Value::Bytes(b) = v else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(b);
+    let trimmed = text.trim_start();
+    let end = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let prefix = Some(&trimmed[..end]).filter(|p| !p.is_empty());
+    let t = prefix.and_then(lockstep_types::Time::parse);
+    let message = match t {
+        Some(_) => format!("Truncated incorrect time value: '{text}'"),
+        None => format!("Incorrect time value: '{text}'"),
+    };
+    env.warn(Error::new(Code::TruncatedWrongValue, message))?;
+    Ok(t)
 }
 
 /// A value read as a TIME: a DATETIME's time of day, a DATE's midnight,

@@ -293,6 +293,7 @@ scripts!(
     zero_dates,
     decimal_rounding,
     float_text,
+    time_cast,
 );
 
 /// A script file nobody listed above would never run.
