@@ -4,7 +4,7 @@
 use crate::charset::ResultCharset;
 use crate::wire::{self, NULL_MARKER};
 use crate::{Column, OkInfo};
-use lockstep_types::value::format_double;
+use lockstep_types::value::{format_double, format_float};
 use lockstep_types::{DataType, Date, DateTime, Decimal, Time, Value};
 use std::io::Write;
 
@@ -288,17 +288,7 @@ fn put_decimal(out: &mut Vec<u8>, mut d: Decimal, scale: u8) {
 
 fn put_float(out: &mut Vec<u8>, d: f64, single: bool) {
     if single {
-        // FLOAT columns print the shortest form that round-trips as f32.
-        let f = d as f32;
-        if !f.is_finite() {
-            out.extend_from_slice(b"NULL");
-        } else if f == 0.0 {
-            out.push(b'0');
-        } else if (1e-15..1e15).contains(&f.abs()) {
-            let _ = write!(out, "{f}");
-        } else {
-            let _ = write!(out, "{f:e}");
-        }
+        out.extend_from_slice(format_float(d).as_bytes());
     } else {
         out.extend_from_slice(format_double(d).as_bytes());
     }

@@ -71,6 +71,26 @@ impl Date {
         }
     }
 
+    /// A date whose month or day may be 0 ('2024-00-10', MySQL's zero in
+    /// a date), which an sql_mode without NO_ZERO_IN_DATE stores.
+    pub fn with_zero_parts(year: u16, month: u8, day: u8) -> Option<Date> {
+        let last = match month {
+            0 => 31,
+            m => days_in_month(year, m),
+        };
+        (year <= 9999 && month <= 12 && day <= last).then_some(Date { year, month, day })
+    }
+
+    /// 0000-00-00.
+    pub fn is_zero(self) -> bool {
+        self == Date::default()
+    }
+
+    /// A month or day of 0 in a date that is not the zero date.
+    pub fn has_zero_part(self) -> bool {
+        !self.is_zero() && (self.month == 0 || self.day == 0)
+    }
+
     /// Days since 1970-01-01 (civil calendar, proleptic Gregorian).
     pub fn to_days(self) -> i64 {
         let (y, m, d) = (self.year as i64, self.month as i64, self.day as i64);
@@ -140,6 +160,20 @@ impl DateTime {
 
     /// Parses 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS[.ffffff]' (also with 'T').
     pub fn parse(s: &str) -> Option<DateTime> {
+        Self::parse_with(s, Date::new)
+    }
+
+    /// `parse`, also taking a month or day of 0 ('2024-00-10').
+    pub fn parse_with_zero_parts(s: &str) -> Option<DateTime> {
+        Self::parse_with(s, Date::with_zero_parts)
+    }
+
+    /// The zero date at midnight ('0000-00-00 00:00:00').
+    pub fn is_zero(&self) -> bool {
+        *self == DateTime::default()
+    }
+
+    fn parse_with(s: &str, date: fn(u16, u8, u8) -> Option<Date>) -> Option<DateTime> {
         let s = s.trim();
         let (date_part, time_part) = match s.find([' ', 'T']) {
             Some(i) => (&s[..i], Some(s[i + 1..].trim())),
@@ -152,7 +186,7 @@ impl DateTime {
         if it.next().is_some() {
             return None;
         }
-        let date = Date::new(year, month, day)?;
+        let date = date(year, month, day)?;
         let mut dt = DateTime {
             date,
             ..Default::default()
@@ -374,6 +408,11 @@ mod tests {
         assert_eq!(dt.format(0), "2024-02-29 13:05:09");
         assert_eq!(dt.format(3), "2024-02-29 13:05:09.250");
         assert!(DateTime::parse("2023-02-29").is_none());
+        assert!(DateTime::parse("2024-00-10").is_none());
+        let zero_part = DateTime::parse_with_zero_parts("2024-00-10 01:02:03");
+        assert!(zero_part.is_some_and(|d| d.date.has_zero_part() && d.hour == 1));
+        assert!(DateTime::parse_with_zero_parts("2024-02-30").is_none());
+        assert!(DateTime::parse("0000-00-00 00:00:00").is_some_and(|d| d.is_zero()));
         assert_eq!(DateTime::from_unix_micros(dt.to_unix_micros()), dt);
     }
 }

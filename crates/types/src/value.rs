@@ -123,9 +123,11 @@ impl Value {
                 ..Default::default()
             }),
             (Date(_) | DateTime(_), Bytes(s)) => {
+                // A stored '2024-00-10' (sql_mode without NO_ZERO_IN_DATE)
+                // equals its text.
                 let parsed = std::str::from_utf8(s)
                     .ok()
-                    .and_then(crate::DateTime::parse)?;
+                    .and_then(crate::DateTime::parse_with_zero_parts)?;
                 self.sql_cmp(&DateTime(parsed))?
             }
             (Bytes(_), Date(_) | DateTime(_)) => other.sql_cmp(self)?.reverse(),
@@ -284,6 +286,18 @@ pub fn format_double(d: f64) -> String {
     } else {
         format!("{d:e}")
     }
+}
+
+/// A FLOAT's text as MySQL prints it: the single-precision value to at
+/// most 6 significant digits (FLT_DIG: 1.1 rather than 1.100000023841858,
+/// 123457000 for 123456789), in `format_double`'s notation.
+pub fn format_float(d: f64) -> String {
+    let f = d as f32;
+    if !f.is_finite() {
+        return "NULL".into();
+    }
+    let six = format!("{f:.5e}").parse::<f64>().unwrap_or(f64::from(f));
+    format_double(six)
 }
 
 impl PartialEq for Value {
@@ -614,5 +628,28 @@ mod fold_tests {
         assert!(matches!(fold_ci(b"A"), Cow::Owned(_)));
         assert!(matches!(fold_ci("é".as_bytes()), Cow::Owned(_)));
         assert!(matches!(fold_ci(b""), Cow::Borrowed(_)));
+    }
+}
+
+#[cfg(test)]
+mod float_text_tests {
+    use super::format_float;
+
+    #[test]
+    fn a_float_prints_six_significant_digits_of_its_single_precision_value() {
+        let cases = [
+            (1.1, "1.1"),
+            (123456789.0, "123457000"),
+            (0.1234567, "0.123457"),
+            (3.4e38, "3.4e38"),
+            (-2.5, "-2.5"),
+            (1234567.0, "1234570"),
+            (0.0, "0"),
+            (1e15, "1e15"),
+            (0.00001234, "0.00001234"),
+        ];
+        for (v, text) in cases {
+            assert_eq!(format_float(v), text, "{v}");
+        }
     }
 }

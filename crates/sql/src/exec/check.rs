@@ -37,7 +37,9 @@ impl Exec<'_> {
                 if !ignore {
                     return Err(EngineError::Sql(e));
                 }
-                self.ctx.warnings.push((e.code.number(), e.message));
+                self.ctx
+                    .warnings
+                    .push(crate::exec::Condition::warning(e.code.number(), e.message));
                 return Ok(false);
             }
         }
@@ -90,7 +92,9 @@ impl Exec<'_> {
                 if !ignore {
                     return Err(EngineError::Sql(e));
                 }
-                self.ctx.warnings.push((e.code.number(), e.message));
+                self.ctx
+                    .warnings
+                    .push(crate::exec::Condition::warning(e.code.number(), e.message));
                 return Ok(false);
             }
         }

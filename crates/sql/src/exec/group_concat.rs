@@ -121,7 +121,9 @@ impl super::Exec<'_> {
     pub(super) fn report_cut(&mut self, cut: Cut) {
         for w in cut.warnings {
             if self.ctx.warnings.len() < super::MAX_WARNINGS {
-                self.ctx.warnings.push((w.number(), w.message));
+                self.ctx
+                    .warnings
+                    .push(crate::exec::Condition::warning(w.number(), w.message));
             }
         }
     }

@@ -166,7 +166,9 @@ impl Exec<'_> {
             // IGNORE skips the row with a warning: checked before it is
             // written.
             if let Err(EngineError::Sql(e)) = self.fk_check_parents(&p.table, &row, None) {
-                self.ctx.warnings.push((e.code.number(), e.message));
+                self.ctx
+                    .warnings
+                    .push(crate::exec::Condition::warning(e.code.number(), e.message));
                 return Ok(None);
             }
         }
@@ -239,7 +241,7 @@ impl Exec<'_> {
         } else if !p.on_duplicate.is_empty() {
             self.upsert_row(p, ins, &row, dup)
         } else if p.ignore {
-            self.ctx.warnings.push((
+            self.ctx.warnings.push(crate::exec::Condition::warning(
                 1062,
                 format!("Duplicate entry '{}' for key '{}'", dup.key_text, dup.index),
             ));

@@ -3,27 +3,44 @@
 //! `SessionCtx::strict` is off, i.e. under INSERT IGNORE or an sql_mode
 //! without STRICT_TRANS_TABLES / STRICT_ALL_TABLES, as in MySQL.
 
-use super::{Exec, Result, MAX_WARNINGS};
+use super::{Condition, Exec, Result, MAX_WARNINGS};
 use crate::expr::lenient::{implicit_default, store_adjusted};
-use crate::expr::store_value;
+use crate::expr::{store_value, zero_date};
 use lockstep_engine::Error as EngineError;
 use lockstep_tables::ColumnDef;
 use lockstep_types::error::Code;
-use lockstep_types::{Error, Value};
+use lockstep_types::{DataType, Decimal, Error, Value};
 
 impl Exec<'_> {
     /// `v` as column `c` stores it: adjusted with a warning outside
     /// strict mode, else as strict mode has it (an error when it does not
     /// fit).
     pub(super) fn store_column(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
-        if self.ctx.strict {
-            return Ok(store_value(v, c.data_type, &c.name)?);
+        if zero_date::is_date_type(c.data_type) {
+            let (dates, strict) = (self.ctx.dates, self.ctx.strict);
+            if let Some((v, w)) = zero_date::store(&v, c.data_type, &c.name, dates, strict)? {
+                if let Some(w) = w {
+                    self.push_warning(w);
+                }
+                return Ok(v);
+            }
         }
-        let (v, warning) = store_adjusted(v, c.data_type, &c.name)?;
-        if let Some(w) = warning {
-            self.push_warning(w);
+        let given = decimal_given(&v, c.data_type);
+        let (stored, warning) = match self.ctx.strict {
+            true => (store_value(v, c.data_type, &c.name)?, None),
+            false => store_adjusted(v, c.data_type, &c.name)?,
+        };
+        match (warning, given, &stored) {
+            (Some(w), _, _) => self.push_warning(w),
+            // As MySQL: a DECIMAL rounded to the column's scale is a note,
+            // in strict mode too.
+            (None, Some(given), Value::Decimal(d)) if given != *d => {
+                let message = format!("Data truncated for column '{}' at row 1", c.name);
+                self.push_warning(Condition::note(1265, message));
+            }
+            _ => {}
         }
-        Ok(v)
+        Ok(stored)
     }
 
     /// NULL written to NOT NULL column `c`: 1048, or outside strict mode
@@ -50,9 +67,22 @@ impl Exec<'_> {
         self.store_column(v, c)
     }
 
-    fn push_warning(&mut self, w: (u16, String)) {
+    fn push_warning(&mut self, w: impl Into<Condition>) {
         if self.ctx.warnings.len() < MAX_WARNINGS {
-            self.ctx.warnings.push(w);
+            self.ctx.warnings.push(w.into());
         }
+    }
+}
+
+/// The number a value for a DECIMAL column of type `ty` is, before it is
+/// rounded to the column's scale (None: not such a column, or not a
+/// number).
+fn decimal_given(v: &Value, ty: DataType) -> Option<Decimal> {
+    if !matches!(ty, DataType::Decimal { .. }) {
+        return None;
+    }
+    match v {
+        Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
+        other => other.to_decimal(),
     }
 }

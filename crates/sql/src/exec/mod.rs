@@ -11,6 +11,7 @@ mod group_concat;
 pub use generated::rebuild_generator;
 pub(crate) mod fk;
 mod hash_join;
+mod ignore;
 mod insert;
 mod json_table;
 pub mod keyset;
@@ -69,7 +70,7 @@ pub struct SessionCtx {
     /// matched as affected, not only those it changed.
     pub client_found_rows: bool,
     pub row_count: i64,
-    pub warnings: Vec<(u16, String)>,
+    pub warnings: Vec<Condition>,
     /// How many the statement before the current one left
     /// (@@warning_count).
     pub previous_warnings: usize,
@@ -82,6 +83,8 @@ pub struct SessionCtx {
     /// IGNORE under a strict sql_mode. Off, values that do not fit their
     /// columns are adjusted with a warning (`lenient.rs`).
     pub strict: bool,
+    /// sql_mode's NO_ZERO_DATE and NO_ZERO_IN_DATE (`expr::zero_date`).
+    pub dates: crate::expr::zero_date::DateMode,
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
@@ -172,6 +175,42 @@ fn peer_gone(fd: std::os::fd::RawFd) -> bool {
     }
 }
 
+/// A warning or note a statement raised, as SHOW WARNINGS lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    pub code: u16,
+    pub message: String,
+    /// Level Note whatever the code (a code's usual level is
+    /// `session::diagnostics::warning_level`): 1265 is a Warning when text
+    /// is cut but a Note when a DECIMAL is rounded.
+    pub note: bool,
+}
+
+impl Condition {
+    /// A condition at its code's usual level.
+    pub fn warning(code: u16, message: String) -> Condition {
+        Condition {
+            code,
+            message,
+            note: false,
+        }
+    }
+
+    pub fn note(code: u16, message: String) -> Condition {
+        Condition {
+            code,
+            message,
+            note: true,
+        }
+    }
+}
+
+impl From<(u16, String)> for Condition {
+    fn from((code, message): (u16, String)) -> Condition {
+        Condition::warning(code, message)
+    }
+}
+
 /// Most warnings a statement keeps (MySQL's default max_error_count): a
 /// warning per row of a large scan must not grow without bound.
 const MAX_WARNINGS: usize = 1024;
@@ -184,7 +223,8 @@ impl SessionCtx {
             return Err(w);
         }
         if self.warnings.len() < MAX_WARNINGS {
-            self.warnings.push((w.number(), w.message));
+            self.warnings
+                .push(crate::exec::Condition::warning(w.number(), w.message));
         }
         Ok(())
     }
@@ -369,6 +409,9 @@ macro_rules! session_env_methods {
         }
         fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
             self.ctx.warn(w)
+        }
+        fn dates(&self) -> crate::expr::zero_date::DateMode {
+            self.ctx.dates
         }
     };
 }
@@ -1460,30 +1503,49 @@ impl<'a> Exec<'a> {
                 false => old,
             };
             matched += 1;
-            let mut new = old.clone();
-            self.for_row(n as u64 + 1, |x| {
-                for (col, e) in &p.assignments {
-                    let v = x.eval(e, &new)?;
-                    new[*col] = x.assign_column(v, &p.def.columns[*col])?;
-                }
-                Ok(())
-            })?;
-            if !triggers.is_empty() {
-                self.fire(&triggers, true, Some(&mut new), Some(&old))?;
-                for (v, c) in new.iter_mut().zip(&p.def.columns) {
-                    *v = check_null(std::mem::take(v), c)?;
-                }
-            }
-            let kept = (!triggers.after.is_empty()).then(|| (new.clone(), old.clone()));
-            let assigned = |i: usize| p.assignments.iter().any(|(col, _)| *col == i);
-            if self.update_row(&p.table, &pk, old, new, &assigned, fk.then_some(&chain))? {
+            let chain = fk.then_some(&chain);
+            let one = |x: &mut Self| x.update_one(p, &triggers, n as u64 + 1, &pk, old, chain);
+            if self.or_skip(p.ignore, one)? == Some(true) {
                 changed += 1;
-                if let Some((mut new, old)) = kept {
-                    self.fire(&triggers, false, Some(&mut new), Some(&old))?;
-                }
             }
         }
         Ok((matched, changed))
+    }
+
+    /// UPDATE of one row (the `at`th): assignments, triggers, the write.
+    /// Returns whether the row changed.
+    fn update_one(
+        &mut self,
+        p: &ModifyPlan,
+        triggers: &trigger::Triggers,
+        at: u64,
+        pk: &[u8],
+        old: Vec<Value>,
+        fk: Option<&fk::Chain>,
+    ) -> Result<bool> {
+        let mut new = old.clone();
+        self.for_row(at, |x| {
+            for (col, e) in &p.assignments {
+                let v = x.eval(e, &new)?;
+                new[*col] = x.assign_column(v, &p.def.columns[*col])?;
+            }
+            Ok(())
+        })?;
+        if !triggers.is_empty() {
+            self.fire(triggers, true, Some(&mut new), Some(&old))?;
+            for (v, c) in new.iter_mut().zip(&p.def.columns) {
+                *v = check_null(std::mem::take(v), c)?;
+            }
+        }
+        let kept = (!triggers.after.is_empty()).then(|| (new.clone(), old.clone()));
+        let assigned = |i: usize| p.assignments.iter().any(|(col, _)| *col == i);
+        if !self.update_row(&p.table, pk, old, new, &assigned, fk)? {
+            return Ok(false);
+        }
+        if let Some((mut new, old)) = kept {
+            self.fire(triggers, false, Some(&mut new), Some(&old))?;
+        }
+        Ok(true)
     }
 
     /// Writes `new` over the row `old` of `table` (primary key `pk`) unless
@@ -1555,10 +1617,15 @@ impl<'a> Exec<'a> {
                 },
                 false => old,
             };
-            self.fire(&triggers, true, None, Some(&old))?;
-            self.delete_row(&p.table, &pk, &old, fk.then_some(&chain))?;
-            n += 1;
-            self.fire(&triggers, false, None, Some(&old))?;
+            let chain = fk.then_some(&chain);
+            let one = |x: &mut Self| {
+                x.fire(&triggers, true, None, Some(&old))?;
+                x.delete_row(&p.table, &pk, &old, chain)?;
+                x.fire(&triggers, false, None, Some(&old))
+            };
+            if self.or_skip(p.ignore, one)?.is_some() {
+                n += 1;
+            }
         }
         Ok(n)
     }

@@ -30,8 +30,8 @@ impl Exec<'_> {
         let (mut matched, mut changed) = (0, 0);
         for (t, rows) in p.targets.iter().zip(changes) {
             let (m, c) = match p.delete {
-                true => self.multi_delete(t, rows)?,
-                false => self.multi_update(t, rows)?,
+                true => self.multi_delete(t, rows, p.ignore)?,
+                false => self.multi_update(t, rows, p.ignore)?,
             };
             matched += m;
             changed += c;
@@ -67,11 +67,16 @@ impl Exec<'_> {
         Ok(out)
     }
 
-    fn multi_update(&mut self, t: &MultiTarget, rows: Vec<Change>) -> Result<(u64, u64)> {
+    fn multi_update(
+        &mut self,
+        t: &MultiTarget,
+        rows: Vec<Change>,
+        ignore: bool,
+    ) -> Result<(u64, u64)> {
         let chain = fk::Chain::top(Some(t.table.id));
         let fk = self.fk_active();
         let (mut matched, mut changed) = (0, 0);
-        for (pk, values) in rows {
+        for (n, (pk, values)) in rows.into_iter().enumerate() {
             lockstep_types::memory::check_data(&t.def.name).map_err(EngineError::Sql)?;
             // The current version: an earlier change (another alias of the
             // table, a cascade) may have changed or deleted it.
@@ -79,19 +84,30 @@ impl Exec<'_> {
                 continue;
             };
             matched += 1;
-            let mut new = old.clone();
-            for (col, v) in values {
-                new[col] = self.assign_column(v, &t.def.columns[col])?;
-            }
-            let set = |i: usize| t.assignments.iter().any(|(col, _)| *col == i);
-            if self.update_row(&t.table, &pk, old, new, &set, fk.then_some(&chain))? {
+            let one = |x: &mut Self| {
+                let mut new = old.clone();
+                x.for_row(n as u64 + 1, |x| {
+                    for (col, v) in values {
+                        new[col] = x.assign_column(v, &t.def.columns[col])?;
+                    }
+                    Ok(())
+                })?;
+                let set = |i: usize| t.assignments.iter().any(|(col, _)| *col == i);
+                x.update_row(&t.table, &pk, old, new, &set, fk.then_some(&chain))
+            };
+            if self.or_skip(ignore, one)? == Some(true) {
                 changed += 1;
             }
         }
         Ok((matched, changed))
     }
 
-    fn multi_delete(&mut self, t: &MultiTarget, rows: Vec<Change>) -> Result<(u64, u64)> {
+    fn multi_delete(
+        &mut self,
+        t: &MultiTarget,
+        rows: Vec<Change>,
+        ignore: bool,
+    ) -> Result<(u64, u64)> {
         let chain = fk::Chain::top(None);
         let fk = self.fk_active();
         let mut n = 0;
@@ -99,8 +115,10 @@ impl Exec<'_> {
             let Some(old) = self.fk_current(&t.table, &pk)? else {
                 continue;
             };
-            self.delete_row(&t.table, &pk, &old, fk.then_some(&chain))?;
-            n += 1;
+            let one = |x: &mut Self| x.delete_row(&t.table, &pk, &old, fk.then_some(&chain));
+            if self.or_skip(ignore, one)?.is_some() {
+                n += 1;
+            }
         }
         Ok((n, n))
     }

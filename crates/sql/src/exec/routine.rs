@@ -157,7 +157,10 @@ impl Runner for ExecRunner<'_, '_> {
     }
 
     fn warn(&mut self, e: Error) {
-        self.exec.ctx.warnings.push((e.number(), e.message));
+        self.exec
+            .ctx
+            .warnings
+            .push(crate::exec::Condition::warning(e.number(), e.message));
     }
 
     fn check(&self) -> Result<(), Error> {

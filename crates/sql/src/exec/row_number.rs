@@ -26,8 +26,8 @@ impl super::Exec<'_> {
     ) -> Result<T> {
         let mark = self.ctx.warnings.len();
         let out = f(self);
-        for (_, msg) in self.ctx.warnings.iter_mut().skip(mark) {
-            renumber(msg, n);
+        for c in self.ctx.warnings.iter_mut().skip(mark) {
+            renumber(&mut c.message, n);
         }
         out.map_err(|e| match e {
             EngineError::Sql(mut e) => {

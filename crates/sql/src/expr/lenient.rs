@@ -5,8 +5,8 @@
 //! (1265), a number out of range is clipped to the type's limit (1264),
 //! text that is not a number keeps its numeric prefix (1265) or is 0
 //! (1366), and NULL in a NOT NULL column is the type's implicit default
-//! (1048). Values MySQL would make zero dates, and ENUM/SET non-members,
-//! stay errors: lockstep stores no zero dates and no '' ENUM value.
+//! (1048), text that is no date the zero date (1265, `zero_date`).
+//! ENUM/SET non-members stay errors: lockstep stores no '' ENUM value.
 
 use super::store_value;
 use lockstep_types::error::Code;
@@ -31,7 +31,7 @@ pub fn store_adjusted(
     };
     let code = match e.code {
         Code::TruncatedWrongValueForField if !numeric_prefix(&v).is_empty() => 1265,
-        Code::DataTooLong => 1265,
+        Code::DataTooLong | Code::TruncatedWrongValue => 1265,
         c => c.number(),
     };
     let message = match code {
@@ -55,6 +55,9 @@ fn adjust(v: &Value, ty: DataType, e: &Error) -> Option<Value> {
             Some(Value::str(&text.chars().take(max).collect::<String>()))
         }
         Code::WarnDataOutOfRange => clip(v, ty),
+        Code::TruncatedWrongValue if super::zero_date::is_date_type(ty) => {
+            Some(super::zero_date::zero(ty))
+        }
         Code::TruncatedWrongValueForField if is_number(ty) => {
             let prefix = numeric_prefix(v);
             Some(Value::str(if prefix.is_empty() { "0" } else { &prefix }))
@@ -192,7 +195,9 @@ mod tests {
     }
 
     #[test]
-    fn dates_stay_errors() {
-        assert!(store_adjusted(Value::str("nope"), DataType::Date, "c").is_err());
+    fn text_that_is_no_date_is_the_zero_date() {
+        let zero = ("0000-00-00".into(), Some(1265));
+        assert_eq!(adjusted(Value::str("nope"), DataType::Date), zero);
+        assert!(store_adjusted(Value::str("nope"), DataType::Time { fsp: 0 }, "c").is_err());
     }
 }

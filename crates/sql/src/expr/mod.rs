@@ -16,6 +16,7 @@ pub mod strings;
 pub mod timefns;
 pub mod user_locks;
 pub mod wellformed;
+pub mod zero_date;
 
 use crate::parser::{BinaryOp, CastType, UnaryOp};
 use lockstep_types::error::Code;
@@ -487,6 +488,10 @@ pub trait Env {
     /// Records a warning for SHOW WARNINGS; an error instead where the
     /// statement is strict (an INSERT or UPDATE in strict mode).
     fn warn(&mut self, w: Error) -> Result<(), Error>;
+    /// The zero-date rules of sql_mode (CAST follows them).
+    fn dates(&self) -> zero_date::DateMode {
+        zero_date::DateMode::default()
+    }
 }
 
 pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
@@ -1078,21 +1083,40 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
         CastType::Decimal { precision, scale } => {
             Value::Decimal(cast_decimal(&v, precision, scale, env)?)
         }
-        CastType::Date => match to_datetime(&v) {
-            Some(dt) => Value::Date(dt.date),
-            None => Value::Null,
-        },
-        CastType::DateTime { fsp } => match to_datetime(&v) {
-            Some(dt) => Value::DateTime(dt.truncate(fsp)),
-            None => Value::Null,
-        },
-        CastType::Time { fsp } => match to_time(&v) {
+        CastType::Date => zero_date::cast(&v, DataType::Date, env)?,
+        CastType::DateTime { fsp } => zero_date::cast(&v, DataType::DateTime { fsp }, env)?,
+        CastType::Time { fsp } => match cast_time(&v, env)? {
             Some(t) => Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()),
             None => Value::Null,
         },
         // The binder calls json::funcs for CAST AS JSON.
         CastType::Json => Value::Bytes(text(&v)),
     })
+}
+
+/// CAST(v AS TIME): text that is no time but starts with digits is read
+/// as far as they go ('0000-00-00' is 00:00:00, '12abc' 00:00:12) with
+/// warning 1292, as MySQL; other text is NULL with 1292.
+fn cast_time(v: &Value, env: &mut dyn Env) -> Result<Option<lockstep_types::Time>, Error> {
+    if let Some(t) = to_time(v) {
+        return Ok(Some(t));
+    }
+    let Value::Bytes(b) = v else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(b);
+    let trimmed = text.trim_start();
+    let end = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let prefix = Some(&trimmed[..end]).filter(|p| !p.is_empty());
+    let t = prefix.and_then(lockstep_types::Time::parse);
+    let message = match t {
+        Some(_) => format!("Truncated incorrect time value: '{text}'"),
+        None => format!("Incorrect time value: '{text}'"),
+    };
+    env.warn(Error::new(Code::TruncatedWrongValue, message))?;
+    Ok(t)
 }
 
 /// A value read as a TIME: a DATETIME's time of day, a DATE's midnight,
@@ -1840,10 +1864,14 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
                 f
             })
         }
-        DataType::Date => Value::Date(to_datetime(&v).ok_or_else(|| bad_date(&v, column))?.date),
+        DataType::Date => Value::Date(
+            to_datetime(&v)
+                .ok_or_else(|| zero_date::incorrect(&v, ty, column))?
+                .date,
+        ),
         DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(
             to_datetime(&v)
-                .ok_or_else(|| bad_date(&v, column))?
+                .ok_or_else(|| zero_date::incorrect(&v, ty, column))?
                 .truncate(fsp),
         ),
         _ => {
@@ -1949,13 +1977,6 @@ fn bad_time(v: &Value, column: &str) -> Error {
     )
 }
 
-fn bad_date(v: &Value, column: &str) -> Error {
-    Error::new(
-        Code::TruncatedWrongValue,
-        format!("Incorrect datetime value: '{v}' for column '{column}' at row 1"),
-    )
-}
-
 fn type_word(ty: DataType) -> &'static str {
     if ty.is_integer() {
         "integer"
@@ -2019,7 +2040,9 @@ pub fn key_value(v: &Value, ty: DataType) -> Option<Value> {
         },
         DataType::DateTime { .. } | DataType::Timestamp { .. } => match v {
             Value::DateTime(_) => Some(v.clone()),
-            Value::Bytes(b) => DateTime::parse(std::str::from_utf8(b).ok()?).map(Value::DateTime),
+            Value::Bytes(b) => {
+                DateTime::parse_with_zero_parts(std::str::from_utf8(b).ok()?).map(Value::DateTime)
+            }
             _ => None,
         },
         _ => match v {

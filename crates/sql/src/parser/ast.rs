@@ -785,6 +785,10 @@ pub struct Update {
     pub limit: Option<Expr>,
     /// Multi-table form; `table` is then its first base table.
     pub multi: Option<Box<MultiTable>>,
+    /// UPDATE IGNORE: a row's duplicate key or foreign key error is a
+    /// warning and the row stays; values are adjusted as outside strict
+    /// mode.
+    pub ignore: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -796,6 +800,9 @@ pub struct Delete {
     pub limit: Option<Expr>,
     /// Multi-table form; `table` is then its first target.
     pub multi: Option<Box<MultiTable>>,
+    /// DELETE IGNORE: a row whose deletion a foreign key refuses stays,
+    /// with a warning.
+    pub ignore: bool,
 }
 
 /// The tables of a multi-table UPDATE or DELETE.

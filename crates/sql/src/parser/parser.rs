@@ -3002,8 +3002,7 @@ impl<'a> Parser<'a> {
 
     fn parse_update(&mut self) -> Result<Statement> {
         self.advance();
-        // IGNORE is accepted; the AST has no flag for it yet.
-        while self.eat_kw("LOW_PRIORITY") || self.eat_kw("IGNORE") {}
+        let ignore = self.modifiers(&["LOW_PRIORITY"]);
         let mut from = vec![self.parse_table_ref()?];
         while self.eat(&Tok::Comma) {
             self.link()?;
@@ -3054,17 +3053,32 @@ impl<'a> Parser<'a> {
             order_by,
             limit,
             multi,
+            ignore,
         })))
+    }
+
+    /// The modifiers after UPDATE or DELETE, in any order: `others` are
+    /// hints without effect here (LOW_PRIORITY waits for no table lock in
+    /// InnoDB either); returns whether IGNORE was among them.
+    fn modifiers(&mut self, others: &[&str]) -> bool {
+        let mut ignore = false;
+        loop {
+            if self.eat_kw("IGNORE") {
+                ignore = true;
+            } else if !others.iter().any(|k| self.eat_kw(k)) {
+                return ignore;
+            }
+        }
     }
 
     fn parse_delete(&mut self) -> Result<Statement> {
         self.advance();
-        while self.eat_kw("LOW_PRIORITY") || self.eat_kw("QUICK") || self.eat_kw("IGNORE") {}
+        let ignore = self.modifiers(&["LOW_PRIORITY", "QUICK"]);
         if !self.eat_kw("FROM") {
             // DELETE t1[.*], t2 FROM table_references
             let targets = self.parse_delete_targets()?;
             self.expect_kw("FROM")?;
-            return self.parse_multi_delete(targets);
+            return self.parse_multi_delete(targets, ignore);
         }
         // DELETE FROM t1[.*], t2 USING table_references: told by a USING
         // before the WHERE (names are taken out of their tokens as they are
@@ -3072,7 +3086,7 @@ impl<'a> Parser<'a> {
         if self.using_before_where() {
             let targets = self.parse_delete_targets()?;
             self.expect_kw("USING")?;
-            return self.parse_multi_delete(targets);
+            return self.parse_multi_delete(targets, ignore);
         }
         let table = self.object_name()?;
         let alias = self.parse_alias(false)?;
@@ -3093,6 +3107,7 @@ impl<'a> Parser<'a> {
             order_by,
             limit,
             multi: None,
+            ignore,
         })))
     }
 
@@ -3137,7 +3152,7 @@ impl<'a> Parser<'a> {
 
     /// The table references and WHERE of a multi-table DELETE (it takes
     /// no ORDER BY or LIMIT: MySQL's grammar has none there).
-    fn parse_multi_delete(&mut self, targets: Vec<ObjectName>) -> Result<Statement> {
+    fn parse_multi_delete(&mut self, targets: Vec<ObjectName>, ignore: bool) -> Result<Statement> {
         let mut from = vec![self.parse_table_ref()?];
         while self.eat(&Tok::Comma) {
             self.link()?;
@@ -3156,6 +3171,7 @@ impl<'a> Parser<'a> {
             order_by: Vec::new(),
             limit: None,
             multi: Some(Box::new(MultiTable { from, targets })),
+            ignore,
         })))
     }
 

@@ -2925,7 +2925,7 @@ impl Binder<'_> {
             };
             assignments.push((pos, b));
         }
-        self.bind_modify(
+        let plan = self.bind_modify(
             table,
             def,
             &scope,
@@ -2933,7 +2933,11 @@ impl Binder<'_> {
             &u.order_by,
             &u.limit,
             assignments,
-        )
+        )?;
+        Ok(ModifyPlan {
+            ignore: u.ignore,
+            ..plan
+        })
     }
 
     pub fn bind_delete(&mut self, d: &ast::Delete) -> Result<ModifyPlan> {
@@ -2941,7 +2945,7 @@ impl Binder<'_> {
         let def = table.def();
         let qualifier = d.alias.clone().unwrap_or_else(|| d.table.name.clone());
         let scope = table_scope(&def, &qualifier);
-        self.bind_modify(
+        let plan = self.bind_modify(
             table,
             def,
             &scope,
@@ -2949,7 +2953,11 @@ impl Binder<'_> {
             &d.order_by,
             &d.limit,
             Vec::new(),
-        )
+        )?;
+        Ok(ModifyPlan {
+            ignore: d.ignore,
+            ..plan
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -3006,6 +3014,7 @@ impl Binder<'_> {
             ordered_by_index,
             limit,
             assignments,
+            ignore: false,
         })
     }
 }

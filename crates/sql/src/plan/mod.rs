@@ -395,6 +395,9 @@ pub struct ModifyPlan {
     pub limit: Option<BExpr>,
     /// For UPDATE: (column, value over the old row).
     pub assignments: Vec<(usize, BExpr)>,
+    /// UPDATE IGNORE / DELETE IGNORE: a row that fails on a key is
+    /// skipped with a warning (`Exec::or_skip`).
+    pub ignore: bool,
 }
 
 #[derive(Debug)]

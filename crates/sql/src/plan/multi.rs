@@ -23,6 +23,8 @@ pub struct MultiPlan {
     pub targets: Vec<MultiTarget>,
     /// DELETE (else UPDATE).
     pub delete: bool,
+    /// UPDATE IGNORE / DELETE IGNORE (`Exec::or_skip`).
+    pub ignore: bool,
     /// Some table of the join is read by a full scan (sql_safe_updates
     /// refuses the statement, as MySQL does).
     pub full_scan: bool,
@@ -172,7 +174,7 @@ impl Binder<'_> {
             };
             targets[t].assignments.push((pos, n));
         }
-        finish(query, targets, false)
+        finish(query, targets, false, u.ignore)
     }
 
     pub fn bind_multi_delete(&mut self, d: &ast::Delete, m: &MultiTable) -> Result<MultiPlan> {
@@ -199,7 +201,7 @@ impl Binder<'_> {
                 targets.push(target(s));
             }
         }
-        finish(query, targets, true)
+        finish(query, targets, true, d.ignore)
     }
 }
 
@@ -216,7 +218,12 @@ fn target(s: &TableScan) -> MultiTarget {
 
 /// Appends each target's stored row to the select list and prunes again
 /// (the key columns must be read).
-fn finish(mut query: QueryPlan, mut targets: Vec<MultiTarget>, delete: bool) -> Result<MultiPlan> {
+fn finish(
+    mut query: QueryPlan,
+    mut targets: Vec<MultiTarget>,
+    delete: bool,
+    ignore: bool,
+) -> Result<MultiPlan> {
     let select = select_mut(&mut query)?;
     let mut found = Vec::new();
     scans(&mut select.source, &mut found);
@@ -234,6 +241,7 @@ fn finish(mut query: QueryPlan, mut targets: Vec<MultiTarget>, delete: bool) -> 
         query,
         targets,
         delete,
+        ignore,
         full_scan,
     })
 }

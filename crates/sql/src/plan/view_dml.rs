@@ -136,6 +136,7 @@ impl Binder<'_> {
             order_by: Vec::new(),
             limit: None,
             multi: None,
+            ignore: false,
         }));
         self.shape(&probe, view).is_ok()
     }

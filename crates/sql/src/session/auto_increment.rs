@@ -73,7 +73,9 @@ impl Session {
         }
         if OTHER_ENGINES.iter().any(|e| e.eq_ignore_ascii_case(engine)) {
             let note = format!("Using storage engine InnoDB for table '{table}'");
-            self.ctx.warnings.push((1266, note));
+            self.ctx
+                .warnings
+                .push(crate::exec::Condition::warning(1266, note));
             return Ok(());
         }
         Err(Error::new(

@@ -30,7 +30,9 @@ impl Session {
                 false => self.checksum_one(name).map(Value::UInt),
             };
             let sum = sum.unwrap_or_else(|e| {
-                self.ctx.warnings.push((e.code.number(), e.message));
+                self.ctx
+                    .warnings
+                    .push(crate::exec::Condition::warning(e.code.number(), e.message));
                 Value::Null
             });
             out.push(vec![shown, sum]);

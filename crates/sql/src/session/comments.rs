@@ -48,7 +48,9 @@ impl Session {
         if self.strict_sql_mode {
             return Err(Error::new(code, message));
         }
-        self.ctx.warnings.push((code.number(), message));
+        self.ctx
+            .warnings
+            .push(crate::exec::Condition::warning(code.number(), message));
         Ok(text.chars().take(max).collect())
     }
 

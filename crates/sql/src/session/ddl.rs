@@ -62,7 +62,9 @@ impl Session {
         if self.engine.catalog.table(&db, &ct.name.name).is_some() {
             let text = format!("Table '{}' already exists", ct.name.name);
             if ct.if_not_exists {
-                self.ctx.warnings.push((1050, text));
+                self.ctx
+                    .warnings
+                    .push(crate::exec::Condition::warning(1050, text));
                 return Ok(ok(0));
             }
             return Err(Error::new(Code::TableExists, text));
@@ -132,7 +134,7 @@ impl Session {
         // IF EXISTS: a note per missing table, as in MySQL.
         for name in missing {
             let note = (Code::BadTable.number(), format!("Unknown table '{name}'"));
-            self.ctx.warnings.push(note);
+            self.ctx.warnings.push(note.into());
         }
         Ok(ok(0))
     }

@@ -21,27 +21,31 @@ impl Session {
     pub(super) fn record_error(&mut self, r: &R<Response>) {
         if let Err(e) = r {
             self.ctx.error_at = Some(self.ctx.warnings.len());
-            self.ctx.warnings.push((e.code.number(), e.message.clone()));
+            self.ctx.warnings.push(crate::exec::Condition::warning(
+                e.code.number(),
+                e.message.clone(),
+            ));
         }
     }
 }
 
 /// SHOW WARNINGS / SHOW ERRORS [LIMIT], or SHOW COUNT(*) of either.
 pub(super) fn show_diagnostics(
-    conditions: &[(u16, String)],
+    conditions: &[crate::exec::Condition],
     error_at: Option<usize>,
     errors: bool,
     count: bool,
     limit: Option<(u64, u64)>,
 ) -> Response {
-    let level = |i: usize, code: u16| match Some(i) == error_at {
-        true => "Error",
-        false => warning_level(code),
+    let level = |i: usize, c: &crate::exec::Condition| match (Some(i) == error_at, c.note) {
+        (true, _) => "Error",
+        (false, true) => "Note",
+        (false, false) => warning_level(c.code),
     };
     let listed = conditions
         .iter()
         .enumerate()
-        .filter(|&(i, (code, _))| !errors || level(i, *code) == "Error");
+        .filter(|&(i, c)| !errors || level(i, c) == "Error");
     if count {
         let name = match errors {
             true => "@@session.error_count",
@@ -53,11 +57,11 @@ pub(super) fn show_diagnostics(
     let r = listed
         .skip(offset.min(usize::MAX as u64) as usize)
         .take(n.min(usize::MAX as u64) as usize)
-        .map(|(i, (code, msg))| {
+        .map(|(i, c)| {
             vec![
-                Value::str(level(i, *code)),
-                Value::Int(*code as i64),
-                Value::str(msg),
+                Value::str(level(i, c)),
+                Value::Int(c.code as i64),
+                Value::str(&c.message),
             ]
         })
         .collect();

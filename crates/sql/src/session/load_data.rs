@@ -240,7 +240,9 @@ impl Session {
         if strict {
             return Err(Error::new(code, message));
         }
-        self.ctx.warnings.push((code.number(), message));
+        self.ctx
+            .warnings
+            .push(crate::exec::Condition::warning(code.number(), message));
         Ok(())
     }
 

@@ -349,11 +349,12 @@ fn ranged_setting(
     name: &str,
     v: &Value,
     (lo, hi): (i64, i64),
-    warnings: &mut Vec<(u16, String)>,
+    warnings: &mut Vec<crate::exec::Condition>,
 ) -> R<i64> {
     let n = int_setting(name, v)?;
     if !(lo..=hi).contains(&n) {
-        warnings.push((1292, format!("Truncated incorrect {name} value: '{v}'")));
+        let message = format!("Truncated incorrect {name} value: '{v}'");
+        warnings.push(crate::exec::Condition::warning(1292, message));
     }
     Ok(n.clamp(lo, hi))
 }
@@ -554,6 +555,7 @@ impl Session {
             error_at: None,
             previous_errors: 0,
             strict: false,
+            dates: Default::default(),
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
             }),
@@ -621,6 +623,10 @@ impl Session {
         let has = |name| mode.as_ref().is_some_and(|m| sql_mode::has(m, name));
         self.no_backslash_escapes = has("NO_BACKSLASH_ESCAPES");
         self.strict_sql_mode = has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES");
+        self.ctx.dates = crate::expr::zero_date::DateMode {
+            no_zero_date: has("NO_ZERO_DATE"),
+            no_zero_in_date: has("NO_ZERO_IN_DATE"),
+        };
     }
 
     /// Caches the memory limits of the session's settings in `ctx`, so
@@ -946,7 +952,7 @@ impl Session {
             ));
         }
         let Some(row) = rows.into_iter().next() else {
-            self.ctx.warnings.push((
+            self.ctx.warnings.push(crate::exec::Condition::warning(
                 1329,
                 "No data - zero rows fetched, selected, or processed".into(),
             ));
@@ -978,7 +984,7 @@ impl Session {
             // sql_notes=0: notes are not recorded, as in MySQL.
             self.ctx
                 .warnings
-                .retain(|(c, _)| warning_level(*c) != "Note");
+                .retain(|c| !c.note && warning_level(c.code) != "Note");
         }
         let n = u16::try_from(self.ctx.warnings.len()).unwrap_or(u16::MAX);
         match r {
@@ -1631,7 +1637,9 @@ impl Session {
         if self.temp_tables.contains_key(&key) {
             if ct.if_not_exists {
                 let note = format!("Table '{}' already exists", ct.name.name);
-                self.ctx.warnings.push((1050, note));
+                self.ctx
+                    .warnings
+                    .push(crate::exec::Condition::warning(1050, note));
                 return Ok(());
             }
             return Err(Error::new(
@@ -2213,8 +2221,8 @@ impl Session {
         // sql_mode is not strict or the statement says IGNORE.
         self.ctx.strict = match &plan.plan {
             Plan::Insert(p) => !p.ignore,
-            Plan::Update(_) => true,
-            Plan::Multi(m) => !m.delete,
+            Plan::Update(p) => !p.ignore,
+            Plan::Multi(m) => !m.delete && !m.ignore,
             _ => false,
         } && self.strict_sql_mode;
         // A statement run again after a lock wait warns again.

@@ -203,13 +203,13 @@ impl Session {
             }
             ReplicaStatement::Start => {
                 if !replica.start().await? {
-                    self.ctx.warnings.push(already(3083, "running"));
+                    self.ctx.warnings.push(already(3083, "running").into());
                 }
                 Ok(ok(0))
             }
             ReplicaStatement::Stop => {
                 if !replica.stop().await? {
-                    self.ctx.warnings.push(already(3084, "stopped"));
+                    self.ctx.warnings.push(already(3084, "stopped").into());
                 }
                 Ok(ok(0))
             }

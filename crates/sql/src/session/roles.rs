@@ -92,7 +92,7 @@ impl Session {
                     .engine
                     .change_accounts(|accounts| role_changes::changes(accounts, stmt, &mut notes))
                     .await;
-                self.ctx.warnings.extend(notes);
+                self.ctx.warnings.extend(notes.into_iter().map(Into::into));
                 r.map(|_| ok(0))
             }
         }

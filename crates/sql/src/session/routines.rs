@@ -170,7 +170,7 @@ impl Session {
             if cr.if_not_exists {
                 self.ctx
                     .warnings
-                    .push((Code::SpAlreadyExists.number(), msg));
+                    .push((Code::SpAlreadyExists.number(), msg).into());
                 return Ok(ok(0));
             }
             return Err(Error::new(Code::SpAlreadyExists, msg));
@@ -231,7 +231,7 @@ impl Session {
                 let msg = "Trigger already exists".to_string();
                 self.ctx
                     .warnings
-                    .push((Code::TrgAlreadyExists.number(), msg));
+                    .push((Code::TrgAlreadyExists.number(), msg).into());
                 return Ok(ok(0));
             }
             return Err(Error::new(Code::TrgAlreadyExists, "Trigger already exists"));
@@ -291,7 +291,9 @@ impl Session {
             if !if_exists {
                 return Err(Error::new(code, msg));
             }
-            self.ctx.warnings.push((code.number(), msg));
+            self.ctx
+                .warnings
+                .push(crate::exec::Condition::warning(code.number(), msg));
         }
         Ok(ok(0))
     }
@@ -611,7 +613,10 @@ impl Runner for SessionRunner<'_> {
     }
 
     fn warn(&mut self, e: Error) {
-        self.s.ctx.warnings.push((e.number(), e.message));
+        self.s
+            .ctx
+            .warnings
+            .push(crate::exec::Condition::warning(e.number(), e.message));
     }
 
     fn check(&self) -> Result<(), Error> {

@@ -62,13 +62,13 @@ pub async fn run(
     grants: &Grants,
     db: Option<&str>,
     stmt: &Statement,
-    warnings: &mut Vec<(u16, String)>,
+    warnings: &mut Vec<crate::exec::Condition>,
 ) -> R<()> {
     let mut notes = Vec::new();
     let r = engine
         .change_accounts(|accounts| changes(accounts, grants, db, stmt, &mut notes, engine))
         .await;
-    warnings.extend(notes);
+    warnings.extend(notes.into_iter().map(Into::into));
     r.map(|_| ())
 }
 

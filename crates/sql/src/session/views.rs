@@ -153,7 +153,7 @@ impl Session {
         }
         for name in missing {
             let note = (Code::BadTable.number(), format!("Unknown table '{name}'"));
-            self.ctx.warnings.push(note);
+            self.ctx.warnings.push(note.into());
         }
         Ok(ok(0))
     }

@@ -23,7 +23,8 @@
 use crate::tests::db::Db;
 use crate::Session;
 use lockstep_types::result::Response;
-use lockstep_types::Error;
+use lockstep_types::value::format_float;
+use lockstep_types::{DataType, Error, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -46,7 +47,12 @@ fn render_lines(result: Result<Response, Error>) -> Vec<String> {
             let header = rs.columns.iter().map(|c| c.name.as_str());
             let mut out = vec![header.collect::<Vec<_>>().join(" | ")];
             for row in &rs.rows {
-                let cells: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+                // A FLOAT column prints as the protocol sends it.
+                let cell = |(v, c): (&Value, &lockstep_protocol::Column)| match (v, c.data_type) {
+                    (Value::Double(d), DataType::Float) => format_float(*d),
+                    _ => v.to_string(),
+                };
+                let cells: Vec<String> = row.iter().zip(rs.columns.iter()).map(cell).collect();
                 out.push(cells.join(" | "));
             }
             out
@@ -284,6 +290,11 @@ scripts!(
     values_rows,
     sql_mode_lenient,
     system_tables,
+    update_ignore,
+    zero_dates,
+    decimal_rounding,
+    float_text,
+    time_cast,
 );
 
 /// A script file nobody listed above would never run.
