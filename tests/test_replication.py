@@ -305,11 +305,15 @@ def test_replica_killed_again_and_again(replication_servers):
     source, replica, bank = bank_pair(replication_servers)
     # Paced: a replica applies more slowly than the source commits
     # (docs/architecture.md), and each cycle must catch up under the load.
+    uuid = source.sql("SELECT @@server_uuid")[0][0]
     stop, workers, stats = bank.start_load(threads=2, pause=0.01)
     try:
         for cycle in range(KILL_CYCLES):
             time.sleep(0.5 + (cycle % 3) * 0.4)
             replica.kill()
+            # What it had applied when it died: its log's newest source
+            # GTID (it commits in the source's order, so 1..held).
+            held = max(logged_gnos(replica, uuid), default=None)
             time.sleep(0.2)
             replica.start()  # resumes replicating by itself (replica.conf)
             st = replica_status(replica)
@@ -318,13 +322,169 @@ def test_replica_killed_again_and_again(replication_servers):
             # goes on): a GTID lost in the crash would never arrive.
             wait_caught_up(source, [replica])
             assert replica_status(replica)["Last_SQL_Errno"] == 0
+            # Never more applied since the restart than was missing.
+            applied = sum(w["COUNT_TRANSACTIONS_APPLIED"] for w in by_worker(replica))
+            if held is not None:
+                assert applied <= newest_gno(replica, uuid) - held
     finally:
         Bank.join(stop, workers)
     assert not bank.worker_errors, bank.worker_errors[:5]
     assert stats["commits"] > 0
+    wait_caught_up(source, [replica])
+    newest = newest_gno(source, uuid)
+    # Counted from the applier's statistics: since the last restart the
+    # workers applied exactly the transactions after `held`, each once.
+    assert held is not None, "the replica's log held no source transaction"
+    rows = wait_applied(replica, newest - held)
+    assert_workers_sane(rows, uuid, held, newest)
     bank.verify()
     assert_same_data(source, [replica], ["bank"])
     assert_each_gtid_logged_once(source, replica)
+
+
+def logged_gnos(server, uuid):
+    """The gnos of `uuid`'s transactions in a stopped server's log."""
+    return [int(g) for g in re.findall(rf"#GTID {uuid}:(\d+)", binlog_text(server.datadir))]
+
+
+def newest_gno(server, uuid):
+    """The highest gno of `uuid` in the server's @@gtid_executed."""
+    executed = server.sql("SELECT @@gtid_executed")[0][0].replace("\n", "")
+    for part in executed.split(","):
+        if part.strip().startswith(uuid):
+            return int(re.split(r"[:-]", part.strip())[-1])
+    return 0
+
+
+def by_worker(replica):
+    c = replica.connect()
+    try:
+        with c.cursor(pymysql.cursors.DictCursor) as cur:
+            cur.execute("SELECT * FROM performance_schema.replication_applier_status_by_worker "
+                        "ORDER BY WORKER_ID")
+            return cur.fetchall()
+    finally:
+        c.close()
+
+
+def wait_applied(replica, expected, timeout=10):
+    """by_worker's rows once the workers' applied counts sum to
+    `expected` and none is applying (a worker counts a transaction a
+    moment after it joins @@gtid_executed)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = by_worker(replica)
+        applied = sum(w["COUNT_TRANSACTIONS_APPLIED"] for w in rows)
+        idle = all(w["APPLYING_TRANSACTION"] == "" for w in rows)
+        if (applied == expected and idle) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    skipped = sum(w["COUNT_TRANSACTIONS_SKIPPED"] for w in rows)
+    assert applied == expected, f"applied {applied} (skipped {skipped}), expected {expected}"
+    assert idle, [w["APPLYING_TRANSACTION"] for w in rows]
+    return rows
+
+
+def assert_workers_sane(rows, uuid, held, newest):
+    """Each worker row on its own: ids 1..n, running, no error, a last
+    applied transaction from the range applied, in time order; the
+    newest of them all is the source's newest."""
+    assert [w["WORKER_ID"] for w in rows] == list(range(1, len(rows) + 1))
+    last = []
+    for w in rows:
+        assert w["SERVICE_STATE"] == "ON" and w["LAST_ERROR_NUMBER"] == 0, w
+        assert w["LAST_APPLIED_TRANSACTION_RETRIES_COUNT"] == 0
+        if w["COUNT_TRANSACTIONS_APPLIED"] == 0:
+            assert w["LAST_APPLIED_TRANSACTION"] == "", w
+            continue
+        src, gno = w["LAST_APPLIED_TRANSACTION"].split(":")
+        assert src == uuid and held < int(gno) <= newest, w
+        last.append(int(gno))
+        commit = w["LAST_APPLIED_TRANSACTION_ORIGINAL_COMMIT_TIMESTAMP"]
+        assert commit == w["LAST_APPLIED_TRANSACTION_IMMEDIATE_COMMIT_TIMESTAMP"], w
+        start = w["LAST_APPLIED_TRANSACTION_START_APPLY_TIMESTAMP"]
+        assert commit <= start <= w["LAST_APPLIED_TRANSACTION_END_APPLY_TIMESTAMP"], w
+    assert max(last) == newest, last
+
+
+
+def ps_rows(server, table):
+    c = server.connect()
+    try:
+        with c.cursor(pymysql.cursors.DictCursor) as cur:
+            cur.execute(f"SELECT * FROM performance_schema.{table}")
+            return cur.fetchall()
+    finally:
+        c.close()
+
+
+def test_applier_status_counts_under_load(replication_servers):
+    """performance_schema's replication tables under a parallel load: the
+    workers' applied counts sum to the transactions the replica applied
+    since START REPLICA (it started empty: all of the source's), several
+    workers took part, and the last applied, queued and processed GTIDs
+    are the source's newest."""
+    source, replica = replication_servers(2)
+    setup_source(source)
+    assert not by_worker(replica) and not ps_rows(replica, "replication_connection_status")
+    source.sql("CREATE DATABASE w")
+    source.sql("CREATE TABLE w.t (id INT PRIMARY KEY, v INT)")
+    clients, per_client = 4, 150
+
+    def insert(k):
+        c = source.connect(db="w")
+        try:
+            with c.cursor() as cur:
+                for i in range(per_client):
+                    cur.execute("INSERT INTO t VALUES (%s, %s)", (k * per_client + i, i))
+        finally:
+            c.close()
+
+    threads = [threading.Thread(target=insert, args=(k,), daemon=True) for k in range(clients)]
+    for t in threads:
+        t.start()
+    # Started during the load: a backlog to replay in parallel, then the
+    # rest as it commits.
+    time.sleep(0.3)
+    start_replica(replica, source)
+    for t in threads:
+        t.join(120)
+        assert not t.is_alive()
+    assert source.sql("SELECT COUNT(*) FROM w.t")[0][0] == clients * per_client
+    wait_caught_up(source, [replica])
+    uuid = source.sql("SELECT @@server_uuid")[0][0]
+    newest = newest_gno(source, uuid)
+    rows = wait_applied(replica, newest)
+    assert len(rows) >= 2
+    assert_workers_sane(rows, uuid, 0, newest)
+    busy = [w for w in rows if w["COUNT_TRANSACTIONS_APPLIED"] > 0]
+    assert len(busy) >= 2, "one worker applied everything"
+    assert sum(w["COUNT_TRANSACTIONS_SKIPPED"] for w in rows) == 0
+    conn, = ps_rows(replica, "replication_connection_status")
+    assert conn["SERVICE_STATE"] == "ON" and conn["SOURCE_UUID"] == uuid
+    assert conn["RECEIVED_TRANSACTION_SET"] == replica_status(replica)["Retrieved_Gtid_Set"]
+    assert conn["LAST_QUEUED_TRANSACTION"] == f"{uuid}:{newest}"
+    assert conn["QUEUEING_TRANSACTION"] == "" and conn["LAST_ERROR_NUMBER"] == 0
+    assert (conn["LAST_QUEUED_TRANSACTION_START_QUEUE_TIMESTAMP"]
+            <= conn["LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP"])
+    coord, = ps_rows(replica, "replication_applier_status_by_coordinator")
+    assert coord["SERVICE_STATE"] == "ON"
+    assert coord["LAST_PROCESSED_TRANSACTION"] == f"{uuid}:{newest}"
+    applier, = ps_rows(replica, "replication_applier_status")
+    assert applier["SERVICE_STATE"] == "ON" and applier["COUNT_TRANSACTIONS_RETRIES"] == 0
+    assert applier["REMAINING_DELAY"] is None
+    # Idle, the source sends heartbeats (every 0.5 s), counted here.
+    time.sleep(1.5)
+    conn, = ps_rows(replica, "replication_connection_status")
+    assert conn["COUNT_RECEIVED_HEARTBEATS"] >= 1, conn
+    assert conn["LAST_HEARTBEAT_TIMESTAMP"] >= conn["LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP"]
+    # Stopped: the rows stay, OFF, with their counts.
+    replica.sql("STOP REPLICA")
+    stopped = by_worker(replica)
+    assert {w["SERVICE_STATE"] for w in stopped} == {"OFF"}
+    assert sum(w["COUNT_TRANSACTIONS_APPLIED"] for w in stopped) == newest
+    assert ps_rows(replica, "replication_connection_status")[0]["SERVICE_STATE"] == "OFF"
+    assert ps_rows(replica, "replication_applier_status")[0]["SERVICE_STATE"] == "OFF"
 
 
 def assert_each_gtid_logged_once(source, replica):
@@ -473,6 +633,13 @@ def test_sha2_account_and_applier_error(replication_servers):
     assert "Duplicate entry" in st["Last_SQL_Error"]
     assert st["Seconds_Behind_Source"] is None
     assert st["Replica_IO_Running"] == "Yes"
+    assert st["Last_SQL_Error_Timestamp"] != ""
+    # The worker that stopped on it shows it, and the transaction.
+    failed = [w for w in by_worker(replica) if w["LAST_ERROR_NUMBER"] != 0]
+    assert len(failed) == 1 and failed[0]["LAST_ERROR_NUMBER"] == 1062, failed
+    assert failed[0]["APPLYING_TRANSACTION"] in st["Last_SQL_Error"]
+    coord, = ps_rows(replica, "replication_applier_status_by_coordinator")
+    assert coord["LAST_ERROR_NUMBER"] == 1062 and coord["SERVICE_STATE"] == "OFF"
     # Repaired by hand, START REPLICA goes on from where it stopped.
     replica.sql("DELETE FROM e.t WHERE id = 1")
     replica.sql("START REPLICA")

@@ -284,6 +284,14 @@ impl TxnRecord {
         Some(Gtid { server_uuid, gno })
     }
 
+    /// The source's commit time of an encoded record, without decoding
+    /// its events (a relay log writer reports it per batch).
+    pub fn peek_timestamp_us(bytes: &[u8]) -> Option<u64> {
+        Self::peek_gtid(bytes)?;
+        let at = SEQUENCE_OFFSET + 8;
+        Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
+    }
+
     /// Writes the commit-order fields into an encoded record.
     pub fn patch_order(bytes: &mut [u8], gno: u64, last_committed: u64, sequence_number: u64) {
         bytes[GNO_OFFSET..GNO_OFFSET + 8].copy_from_slice(&gno.to_le_bytes());
@@ -624,6 +632,7 @@ mod tests {
             (42, 40, 42)
         );
         assert_eq!(back.events, r.events);
+        assert_eq!(TxnRecord::peek_timestamp_us(&bytes), Some(5));
     }
 
     #[test]

@@ -14,8 +14,11 @@ use std::time::Duration;
 
 use lockstep_binlog::{Event as LogEvent, TxnRecord};
 use lockstep_client::{Conn, Opts};
-use lockstep_engine::{ApplyOrder, Engine};
+use lockstep_engine::{Applied as Outcome, ApplyOrder, Engine};
 use lockstep_log::{FlushMode, Log, LogConfig, Lsn};
+use lockstep_types::replica_status::{
+    ConnectionStatus, CoordinatorStatus, TaskError, TxnStamp, WorkerStatus,
+};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
@@ -26,23 +29,24 @@ use crate::settings::Settings;
 use crate::source::now_us;
 use crate::wire::{DumpRequest, Event, COM_BINLOG_DUMP_GTID, NATIVE_STREAM};
 
-/// SHOW REPLICA STATUS's live fields.
+/// SHOW REPLICA STATUS's and performance_schema's live fields.
 #[derive(Clone, Debug, Default)]
 pub struct Status {
     pub io_running: bool,
     pub sql_running: bool,
     pub connected: bool,
     pub retrieved: String,
-    pub last_io_errno: u16,
-    pub last_io_error: String,
-    pub last_sql_errno: u16,
-    pub last_sql_error: String,
+    /// The I/O task: its last error, heartbeats, relay appends.
+    pub connection: ConnectionStatus,
+    /// The SQL task: its last error, the last record it queued.
+    pub coordinator: CoordinatorStatus,
+    /// One per worker slot, by id (1..=WORKERS), since START REPLICA.
+    pub workers: Vec<WorkerStatus>,
     /// The source's @@server_id and @@server_uuid, read at connect.
     pub source_server_id: u64,
     pub source_uuid: String,
     /// Source commit time of the newest applied transaction.
     pub applied_source_us: u64,
-    pub applied: u64,
     /// Rpl_semi_sync_replica_status: connected, acknowledging.
     pub semisync: bool,
 }
@@ -159,6 +163,13 @@ impl Replica {
         *self.status.lock() = Status {
             io_running: true,
             sql_running: true,
+            workers: (1..=WORKERS as u64)
+                .map(|id| WorkerStatus {
+                    id,
+                    running: true,
+                    ..WorkerStatus::default()
+                })
+                .collect(),
             ..Status::default()
         };
         let applied: Applied = Arc::default();
@@ -204,6 +215,7 @@ impl Replica {
         st.sql_running = false;
         st.connected = false;
         st.semisync = false;
+        st.workers.iter_mut().for_each(|w| w.running = false);
         was_running
     }
 
@@ -254,12 +266,12 @@ fn note_io_end(status: &Mutex<Status>, r: Result<(), (u16, String)>) -> bool {
     st.connected = false;
     st.semisync = false;
     if let Err((code, msg)) = r {
-        st.last_io_errno = code;
-        st.last_io_error = if code == 1236 {
+        let message = if code == 1236 {
             format!("Got fatal error 1236 from source when reading data from binary log: '{msg}'")
         } else {
             format!("Error connecting to source: {msg}")
         };
+        st.connection.last_error = task_error(code, message);
         if code == 1236 {
             st.io_running = false;
             return false;
@@ -321,8 +333,7 @@ async fn stream_once(rx: &mut Receiver, ctx: &IoCtx) -> Result<(), IoError> {
         st.connected = true;
         st.source_server_id = source_id;
         st.source_uuid = source_uuid;
-        st.last_io_errno = 0;
-        st.last_io_error.clear();
+        st.connection.last_error = TaskError::default();
         st.semisync = semisync;
     }
     // The writing half is kept even without semisync: dropping it would
@@ -383,6 +394,7 @@ async fn append_loop(
 ) -> Result<(), IoError> {
     let relay = &ctx.relay;
     while let Some(first) = packets.recv().await {
+        let received_us = now_us();
         wait_for_room(ctx).await;
         let mut batch = vec![first];
         while batch.len() < 512 {
@@ -392,23 +404,39 @@ async fn append_loop(
             }
         }
         let mut end: Option<Lsn> = None;
+        let mut queueing = None;
+        let mut heartbeats = 0;
         for (p, _permit) in batch {
             let ev = Event::decode(&p?).map_err(|m| (1595, m))?;
+            heartbeats += matches!(ev, Event::Heartbeat { .. }) as u64;
             for action in rx.on_event(ev) {
                 match action {
                     Action::Append(record) => {
                         end = Some(relay.append(&record).map_err(|e| (1595, e.to_string()))?);
+                        queueing = Some(record);
                     }
                     Action::Reconnect(why) => return Err((1595, why)),
                 }
             }
+        }
+        let queued = queueing.map(|r| queued_stamp(&r, received_us, &ctx.status));
+        if heartbeats > 0 {
+            let mut st = ctx.status.lock();
+            st.connection.heartbeats += heartbeats;
+            st.connection.last_heartbeat_us = received_us;
         }
         if let Some(end) = end {
             relay
                 .wait_durable(end)
                 .await
                 .map_err(|e| (1595, e.to_string()))?;
-            ctx.status.lock().retrieved = rx.have().to_string();
+            let mut st = ctx.status.lock();
+            st.retrieved = rx.have().to_string();
+            st.connection.queueing = TxnStamp::default();
+            st.connection.last_queued = TxnStamp {
+                end_us: now_us(),
+                ..queued.unwrap_or_default()
+            };
         }
         if let Some(ack) = rx.ack_due().filter(|_| semisync) {
             replies.send_reply(&ack.encode()).await.map_err(io_err)?;
@@ -417,10 +445,51 @@ async fn append_loop(
     Ok(())
 }
 
+/// The newest record of a relay batch, as it is being written (shown as
+/// the queueing transaction until the batch is durable).
+fn queued_stamp(record: &[u8], received_us: u64, status: &Mutex<Status>) -> TxnStamp {
+    let gtid = TxnRecord::peek_gtid(record);
+    let commit_us = TxnRecord::peek_timestamp_us(record).unwrap_or(0);
+    let mut st = status.lock();
+    let stamp = TxnStamp {
+        gtid: gtid.map(|g| g.to_string()).unwrap_or_default(),
+        original_commit_us: original_commit(gtid, commit_us, &st.source_uuid),
+        immediate_commit_us: commit_us,
+        start_us: received_us,
+        end_us: 0,
+    };
+    st.connection.queueing = stamp.clone();
+    stamp
+}
+
+/// A record's commit time on the server where it first committed: known
+/// when that is the source (a record carries its last commit's time; what
+/// MySQL shows for a source that sends no original time is 0).
+fn original_commit(gtid: Option<lockstep_binlog::Gtid>, commit_us: u64, source_uuid: &str) -> u64 {
+    let source = lockstep_binlog::gtid::parse_uuid(source_uuid);
+    match gtid {
+        Some(g) if Some(g.server_uuid) == source => commit_us,
+        _ => 0,
+    }
+}
+
+fn task_error(number: u16, message: String) -> TaskError {
+    TaskError {
+        number,
+        message,
+        at_us: now_us(),
+    }
+}
+
 /// What a worker reports to the SQL task: it is done (committed,
-/// skipped or failed), with its source commit time.
-enum Report {
-    Done(Ticket, Result<(), SqlErr>, u64),
+/// skipped, failed, or abandoned because the applier is stopping).
+struct Report {
+    t: Ticket,
+    result: Result<Outcome, SqlErr>,
+    abandoned: bool,
+    /// The record's commit time on the source.
+    source_us: u64,
+    slot: usize,
 }
 
 type SqlErr = (u16, String);
@@ -436,9 +505,9 @@ async fn sql_task(
     let r = a.run(&mut stopped).await;
     let mut st = status.lock();
     st.sql_running = false;
+    st.workers.iter_mut().for_each(|w| w.running = false);
     if let Err((code, msg)) = r {
-        st.last_sql_errno = code;
-        st.last_sql_error = msg;
+        st.coordinator.last_error = task_error(code, msg);
     }
 }
 
@@ -453,8 +522,12 @@ struct Applier {
     sched: Scheduler,
     waiting: HashMap<Ticket, TxnRecord>,
     /// Records read from the relay log, not yet scheduled (at most one
-    /// read's worth), with their ends.
+    /// read's worth), with their ends; when that read was.
     unread: VecDeque<(Lsn, Lsn, Vec<u8>)>,
+    read_us: u64,
+    /// Worker slots (indexes into Status::workers) not in use; the
+    /// scheduler runs at most WORKERS records at once.
+    free: Vec<usize>,
     turns: Arc<Turns>,
     /// Relay position and size of each record not yet done, oldest first.
     held: VecDeque<(Ticket, Lsn, usize, bool)>,
@@ -483,6 +556,8 @@ impl Applier {
             sched: Scheduler::new(QUEUE_TXNS, WORKERS),
             waiting: HashMap::new(),
             unread: VecDeque::new(),
+            read_us: 0,
+            free: (0..WORKERS).rev().collect(),
             turns: Arc::new(Turns::new()),
             held: VecDeque::new(),
             held_bytes: 0,
@@ -551,19 +626,39 @@ impl Applier {
             for ((lsn, bytes), end) in batch.records.into_iter().zip(ends) {
                 self.unread.push_back((lsn, end, bytes));
             }
+            self.read_us = now_us();
         }
+        let mut last = None;
         while self.has_room() {
             let Some((lsn, end, bytes)) = self.unread.pop_front() else {
                 break;
             };
             let record = TxnRecord::decode(&bytes).map_err(|e| relay_err(e.to_string()))?;
+            last = Some((record.gtid(), record.timestamp_us));
             let t = self.sched.submit(meta_of(&record));
             self.waiting.insert(t, record);
             self.held.push_back((t, lsn, bytes.len(), false));
             self.held_bytes += bytes.len();
             self.pos = end;
         }
+        if let Some((gtid, commit_us)) = last {
+            self.processed(gtid, commit_us);
+        }
         Ok(())
+    }
+
+    /// The coordinator's last processed transaction: the newest queued for
+    /// a worker (decoded and handed to the scheduler without yielding, so
+    /// none is ever shown as being processed).
+    fn processed(&self, gtid: lockstep_binlog::Gtid, commit_us: u64) {
+        let mut st = self.status.lock();
+        st.coordinator.last_processed = TxnStamp {
+            gtid: gtid.to_string(),
+            original_commit_us: original_commit(Some(gtid), commit_us, &st.source_uuid),
+            immediate_commit_us: commit_us,
+            start_us: self.read_us,
+            end_us: now_us(),
+        };
     }
 
     fn dispatch(&mut self) {
@@ -573,32 +668,34 @@ impl Applier {
                 .waiting
                 .remove(&t)
                 .expect("submitted records wait here");
-            tokio::spawn(worker(
-                self.engine.clone(),
-                t,
-                record,
-                self.turns.clone(),
-                self.report_tx.clone(),
-            ));
+            let slot = self.free.pop().expect("at most WORKERS records run");
+            let w = Worker {
+                engine: self.engine.clone(),
+                status: self.status.clone(),
+                slot,
+                turns: self.turns.clone(),
+                reports: self.report_tx.clone(),
+            };
+            tokio::spawn(w.apply(t, record));
         }
     }
 
+    /// A worker is done. An abandoned record is no error: the applier
+    /// is ending already (stopped, or another worker failed).
     fn on_report(&mut self, r: Report) {
-        match r {
-            Report::Done(t, r, source_us) => {
-                self.sched.done(t);
-                self.in_workers -= 1;
-                match r {
-                    Ok(()) => {
-                        let mut st = self.status.lock();
-                        st.applied += 1;
-                        st.applied_source_us = st.applied_source_us.max(source_us);
-                        drop(st);
-                        self.release(t);
-                    }
-                    Err(e) => self.failed = self.failed.take().or(Some(e)),
-                }
+        self.sched.done(r.t);
+        self.in_workers -= 1;
+        debug_assert!(!self.free.contains(&r.slot), "a slot runs one record");
+        self.free.push(r.slot);
+        match r.result {
+            Ok(_) => {
+                let mut st = self.status.lock();
+                st.applied_source_us = st.applied_source_us.max(r.source_us);
+                drop(st);
+                self.release(r.t);
             }
+            Err(_) if r.abandoned => {}
+            Err(e) => self.failed = self.failed.take().or(Some(e)),
         }
     }
 
@@ -631,40 +728,106 @@ fn meta_of(r: &TxnRecord) -> Meta {
     }
 }
 
-/// Applies one record in its turn; the turns are passed on whatever
-/// happens to it (skipped, failed), unless the applier stops.
-async fn worker(
+/// A task applying one record in worker slot `slot` (0-based; its
+/// replication_applier_status_by_worker row is slot + 1).
+struct Worker {
     engine: Arc<Engine>,
-    t: Ticket,
-    record: TxnRecord,
+    status: Arc<Mutex<Status>>,
+    slot: usize,
     turns: Arc<Turns>,
     reports: mpsc::Sender<Report>,
-) {
-    let mut order = InTurn {
-        t,
-        turns,
-        reserved: false,
-        visible: false,
-    };
-    let r = engine
-        .apply_ordered(&record, &mut order)
-        .await
-        .map(|_| ())
-        .map_err(|e| {
-            let msg = format!(
-                "Worker failed executing transaction '{}': Error {}: {}",
-                record.gtid(),
-                e.number(),
-                e.message
-            );
-            (e.number(), msg)
-        });
-    if r.is_err() {
-        // Nothing after it commits (no gap in the source's order).
-        order.turns.close();
+}
+
+impl Worker {
+    /// Applies one record in its turn; the turns are passed on whatever
+    /// happens to it (skipped, failed), unless the applier stops.
+    async fn apply(self, t: Ticket, record: TxnRecord) {
+        let stamp = self.begin(&record);
+        let mut order = InTurn {
+            t,
+            turns: self.turns.clone(),
+            reserved: false,
+            visible: false,
+            abandoned: false,
+            waited: Duration::ZERO,
+        };
+        let r = apply_record(&self.engine, &record, &mut order).await;
+        if r.is_err() {
+            // Nothing after it commits (no gap in the source's order).
+            order.turns.close();
+        }
+        order.pass_on().await;
+        self.end(stamp, &r, &order);
+        let report = Report {
+            t,
+            result: r,
+            abandoned: order.abandoned,
+            source_us: record.timestamp_us,
+            slot: self.slot,
+        };
+        let _ = self.reports.send(report).await;
     }
-    order.pass_on().await;
-    let _ = reports.send(Report::Done(t, r, record.timestamp_us)).await;
+
+    /// Shows the record as the slot's applying transaction.
+    fn begin(&self, record: &TxnRecord) -> TxnStamp {
+        let gtid = record.gtid();
+        let mut st = self.status.lock();
+        let stamp = TxnStamp {
+            gtid: gtid.to_string(),
+            original_commit_us: original_commit(Some(gtid), record.timestamp_us, &st.source_uuid),
+            immediate_commit_us: record.timestamp_us,
+            start_us: now_us(),
+            end_us: 0,
+        };
+        if let Some(w) = st.workers.get_mut(self.slot) {
+            w.applying = stamp.clone();
+        }
+        stamp
+    }
+
+    /// Counts the outcome in the slot's row. A failed record stays shown
+    /// as applying, as MySQL shows the transaction a worker stopped on;
+    /// an abandoned one is no error of this worker's.
+    fn end(&self, stamp: TxnStamp, r: &Result<Outcome, SqlErr>, order: &InTurn) {
+        let mut st = self.status.lock();
+        let Some(w) = st.workers.get_mut(self.slot) else {
+            return; // a RESET REPLICA dropped the rows meanwhile
+        };
+        w.commit_wait_us += order.waited.as_micros() as u64;
+        match r {
+            Err(_) if order.abandoned => w.applying = TxnStamp::default(),
+            Ok(Outcome::Committed) => {
+                w.applied += 1;
+                w.applying = TxnStamp::default();
+                w.last_applied = TxnStamp {
+                    end_us: now_us(),
+                    ..stamp
+                };
+            }
+            Ok(Outcome::AlreadyExecuted) => {
+                w.skipped += 1;
+                w.applying = TxnStamp::default();
+            }
+            Err((code, msg)) => w.last_error = task_error(*code, msg.clone()),
+        }
+    }
+}
+
+/// `Engine::apply_ordered` with the error as SHOW REPLICA STATUS says it.
+async fn apply_record(
+    engine: &Engine,
+    record: &TxnRecord,
+    order: &mut InTurn,
+) -> Result<Outcome, SqlErr> {
+    engine.apply_ordered(record, order).await.map_err(|e| {
+        let msg = format!(
+            "Worker failed executing transaction '{}': Error {}: {}",
+            record.gtid(),
+            e.number(),
+            e.message
+        );
+        (e.number(), msg)
+    })
 }
 
 /// The applier's commit order, by ticket: `reserve` is the ticket that may
@@ -712,12 +875,15 @@ impl Turns {
     }
 }
 
-/// One worker's place in `Turns`.
+/// One worker's place in `Turns`, how long it waited there, and
+/// whether its turn never came (the applier is stopping).
 struct InTurn {
     t: Ticket,
     turns: Arc<Turns>,
     reserved: bool,
     visible: bool,
+    abandoned: bool,
+    waited: Duration,
 }
 
 impl InTurn {
@@ -738,7 +904,13 @@ impl InTurn {
 
 impl ApplyOrder for InTurn {
     fn commit_turn(&mut self) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
-        Box::pin(self.turns.wait(self.t, |s| s.reserve))
+        Box::pin(async move {
+            let since = std::time::Instant::now();
+            let turn = self.turns.wait(self.t, |s| s.reserve).await;
+            self.waited += since.elapsed();
+            self.abandoned = !turn;
+            turn
+        })
     }
     fn reserved(&mut self) {
         self.reserved = true;
@@ -746,7 +918,9 @@ impl ApplyOrder for InTurn {
     }
     fn visible_turn(&mut self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
         Box::pin(async move {
+            let since = std::time::Instant::now();
             self.turns.wait(self.t, |s| s.visible).await;
+            self.waited += since.elapsed();
         })
     }
     fn visible(&mut self) {

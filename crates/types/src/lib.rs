@@ -8,6 +8,7 @@ pub mod error;
 pub mod memory;
 pub mod names;
 pub mod prefetch;
+pub mod replica_status;
 pub mod result;
 pub mod time;
 pub mod value;

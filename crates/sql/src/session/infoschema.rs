@@ -322,6 +322,7 @@ fn build(session: &Session) -> Catalog {
     super::infoschema_meta::performance_schema_tables(&cat);
     super::privilege_tables::add_tables(&cat, session);
     crate::session::connect_attrs::tables(&cat, session);
+    crate::session::replication_tables::tables(&cat, session);
     crate::session::roles::infoschema_tables(&cat, session);
     crate::session::collations::infoschema_tables(&cat);
     crate::session::innodb_trx::infoschema_table(&cat, session);

@@ -31,6 +31,7 @@ mod online_alter;
 mod privilege_tables;
 pub mod privileges;
 pub mod replication;
+mod replication_tables;
 mod role_changes;
 mod roles;
 mod routines;

@@ -8,6 +8,9 @@ use crate::parser::{ObjectName, ReplicaStatement, Statement};
 use crate::session::privileges::Grants;
 use lockstep_accounts::Privs;
 use lockstep_types::error::Code;
+use lockstep_types::replica_status::{
+    ConnectionStatus, CoordinatorStatus, TaskError, WorkerStatus,
+};
 use lockstep_types::result::Response;
 use lockstep_types::{Error, Value};
 use std::future::Future;
@@ -38,9 +41,12 @@ pub struct ReplicaStatus {
     pub sql_running: bool,
     pub sql_state: String,
     pub seconds_behind: Option<u64>,
-    /// Last_IO_Errno and Last_IO_Error; Last_SQL_* likewise.
-    pub last_io: (u16, String),
-    pub last_sql: (u16, String),
+    /// The I/O task (Last_IO_Errno and the rest of Last_IO_*, received
+    /// transactions and heartbeats), the SQL task (Last_SQL_*) and its
+    /// workers, as performance_schema's replication tables show them.
+    pub connection: ConnectionStatus,
+    pub coordinator: CoordinatorStatus,
+    pub workers: Vec<WorkerStatus>,
     /// The source's @@server_id and @@server_uuid.
     pub source: (u64, String),
     pub retrieved: String,
@@ -338,25 +344,49 @@ fn status_row(s: ReplicaStatus) -> Vec<Value> {
     row.extend([text(s.io_running), yes_no(s.sql_running)]);
     row.extend((0..6).map(|_| text("")));
     // Last_Errno and Last_Error are the SQL thread's, as in MySQL.
-    let (errno, error) = &s.last_sql;
-    row.extend([int(*errno as u64), text(error), int(0), int(0), int(0)]);
+    let (io, sql) = (&s.connection.last_error, &s.coordinator.last_error);
+    row.extend([
+        int(sql.number as u64),
+        text(&sql.message),
+        int(0),
+        int(0),
+        int(0),
+    ]);
     row.extend([text("None"), text(""), int(0)]);
     row.extend([text("No"), text(""), text(""), text(""), text(""), text("")]);
     row.push(s.seconds_behind.map_or(Value::Null, int));
     row.push(text("No"));
-    row.extend([int(s.last_io.0 as u64), text(&s.last_io.1)]);
-    row.extend([int(s.last_sql.0 as u64), text(&s.last_sql.1)]);
+    row.extend([int(io.number as u64), text(&io.message)]);
+    row.extend([int(sql.number as u64), text(&sql.message)]);
     row.extend([text(""), int(s.source.0), text(&s.source.1)]);
     row.extend([text("replica.conf"), int(0), Value::Null]);
     // Source_Retry_Count 0: it retries for ever.
     row.extend([text(&s.sql_state), int(0), text("")]);
-    row.extend([text(""), text(""), text(""), text("")]);
+    row.extend([error_time(io), error_time(sql), text(""), text("")]);
     row.extend([text(&s.retrieved), text(&s.executed)]);
     row.push(int(s.auto_position as u64));
     let public_key = int(s.get_public_key as u64);
     row.extend([text(""), text(""), text(""), text(""), public_key, text("")]);
     debug_assert_eq!(row.len(), COLUMNS.len());
     row
+}
+
+/// Last_*_Error_Timestamp as MySQL writes it (YYMMDD hh:mm:ss), empty
+/// without an error.
+fn error_time(e: &TaskError) -> Value {
+    if e.number == 0 {
+        return Value::str("");
+    }
+    let t = lockstep_types::DateTime::from_unix_micros(e.at_us as i64);
+    Value::str(&format!(
+        "{:02}{:02}{:02} {:02}:{:02}:{:02}",
+        t.date.year % 100,
+        t.date.month,
+        t.date.day,
+        t.hour,
+        t.minute,
+        t.second
+    ))
 }
 
 #[cfg(test)]
