@@ -315,3 +315,83 @@ def test_a_prepared_statement_spills_and_streams_its_sort(server, wide):
     assert got == sorted(range(100, 100_000), key=lambda i: (i * 7919) % 100_000)[10:90_010]
     cnx.close()
     assert tmp_files(server) == []
+
+
+def peak_during(server, run):
+    """run()'s result and the server's RSS growth (KiB) while it ran."""
+    before, peak, done = rss_kib(server), [0], threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], rss_kib(server))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        result = run()
+    finally:
+        done.set()
+        sampler.join()
+    return result, max(peak[0], rss_kib(server)) - before
+
+
+def small_and_large(server, db, sql, small="sort_buffer_size = 32768, join_buffer_size = 4096"):
+    """sql's rows with small buffers (and the RSS growth meanwhile), and with large ones."""
+    conn = server.connect(db=db)
+    rows(conn, f"SET SESSION {small}")
+    got, growth = peak_during(server, lambda: list(rows(conn, sql)))
+    rows(conn, "SET SESSION sort_buffer_size = 268435456, join_buffer_size = 268435456")
+    large = list(rows(conn, sql))
+    conn.close()
+    assert got == large
+    assert tmp_files(server) == []
+    return got, growth
+
+
+def test_a_three_table_join_streams_its_outer_side_in_batches(server, wide):
+    # The outer side of the third table is the first join's 100,000 rows:
+    # read a join_buffer_size batch at a time, it fits a 4 MB statement.
+    sql = ("SELECT a.id, b.s, c.id FROM w a JOIN w b ON b.id = a.id "
+           "JOIN w c ON c.id = b.id + 1 WHERE a.k < 90")
+    capped = "sort_buffer_size = 262144, join_buffer_size = 262144, query_memory_limit = 4000000"
+    got, growth = small_and_large(server, wide, sql, capped)
+    s = lambda i: f"{(i * 7919) % 100_000:06d}{PAD[:250]}"
+    assert sorted(got) == [(i, s(i), i + 1) for i in range(99_999) if i % 100 < 90]
+    # The ~27 MB result went through the sort's runs, not memory.
+    assert growth < 40_000, growth
+    ordered, growth = small_and_large(server, wide, sql + " ORDER BY b.s DESC, a.id")
+    assert [r[0] for r in ordered] == sorted((i for i in range(99_999) if i % 100 < 90),
+                                             key=lambda i: -((i * 7919) % 100_000))
+
+
+def test_distinct_union_and_window_sorts_spill_with_the_same_result(server, wide):
+    key = lambda i: (i * 7919) % 100_000
+    # DISTINCT with ORDER BY: every row through a spilling sort, duplicates
+    # dropped as the merge makes them neighbours.
+    got, growth = small_and_large(server, wide, "SELECT DISTINCT k, s FROM w ORDER BY s DESC, k")
+    assert [r[0] for r in got] == [i % 100 for i in sorted(range(100_000), key=lambda i: -key(i))]
+    # The rows are the result (built whole, ~30 MB): the sort adds a buffer.
+    assert growth < 120_000, growth
+    got, _ = small_and_large(server, wide, "SELECT DISTINCT k FROM w ORDER BY k DESC")
+    assert got == [(k,) for k in range(99, -1, -1)]
+    # UNION ALL and UNION with ORDER BY.
+    union = ("SELECT s, id FROM w WHERE id < 60000 UNION ALL "
+             "SELECT s, id FROM w WHERE id >= 40000 ORDER BY s DESC, id")
+    got, growth = small_and_large(server, wide, union)
+    want = sorted(list(range(60_000)) + list(range(40_000, 100_000)), key=lambda i: (-key(i), i))
+    assert [r[1] for r in got] == want
+    assert growth < 120_000, growth
+    got, _ = small_and_large(server, wide, "SELECT k FROM w UNION SELECT id FROM w WHERE id < 150 "
+                                           "ORDER BY 1 DESC LIMIT 5 OFFSET 2")
+    assert got == [(147,), (146,), (145,), (144,), (143,)]
+    # A window's partitions and order.
+    window = ("SELECT id, ROW_NUMBER() OVER (PARTITION BY k ORDER BY s), "
+              "RANK() OVER (ORDER BY k) FROM w")
+    got, growth = small_and_large(server, wide, window)
+    by_k = {}
+    for i in sorted(range(100_000), key=key):
+        by_k.setdefault(i % 100, []).append(i)
+    number = {i: n + 1 for ids in by_k.values() for n, i in enumerate(ids)}
+    assert sorted(got) == [(i, number[i], (i % 100) * 1000 + 1) for i in range(100_000)]
+    assert growth < 120_000, growth

@@ -67,9 +67,9 @@ pub struct Config {
     pub connect_timeout: u64,
     #[arg(long, default_value_t = 28800)]
     pub wait_timeout: u64,
-    /// Bytes an ORDER BY that no index serves may sort (default for sessions;
-    /// no disk spill: past it the statement fails with 1038).
-    #[arg(long, default_value_t = 256 << 20)]
+    /// Bytes a sort holds in memory before it spills sorted runs to
+    /// `<datadir>/tmp` (default for sessions; MySQL's default).
+    #[arg(long, default_value_t = 256 << 10)]
     pub sort_buffer_size: usize,
     /// With max_heap_table_size (the smaller wins): bytes of one in-memory
     /// temporary table (GROUP BY, DISTINCT, UNION, derived tables,

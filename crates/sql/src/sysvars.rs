@@ -4,8 +4,10 @@
 
 use lockstep_types::Value;
 
-/// sort_buffer_size: bytes an ORDER BY without an index may buffer.
-pub const DEFAULT_SORT: usize = 256 << 20;
+/// sort_buffer_size: bytes a sort holds before it spills (MySQL's default).
+pub const DEFAULT_SORT: usize = 256 << 10;
+/// join_buffer_size: a join's outer rows read at a time (MySQL's default).
+pub const DEFAULT_JOIN: usize = 256 << 10;
 /// tmp_table_size and max_heap_table_size.
 pub const DEFAULT_TEMP_TABLE: usize = 256 << 20;
 /// query_memory_limit: all rows one statement buffers.
@@ -80,6 +82,7 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("innodb_lock_wait_timeout", i(50), Both),
             ("innodb_rollback_on_timeout", i(0), ReadOnly),
             ("interactive_timeout", i(28800), Both),
+            ("join_buffer_size", i(DEFAULT_JOIN as i64), Both),
             ("license", s("Apache-2.0"), ReadOnly),
             ("lock_wait_timeout", i(31536000), Both),
             ("lockstep_grant_policy", s("FIFO"), Global),

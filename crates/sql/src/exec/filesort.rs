@@ -18,7 +18,8 @@
 //! projected values followed by the stored sort keys.
 
 use super::{
-    compare_rows, row_bytes, sort_rows, Exec, Interrupt, ProjectedRow, Result, SelectPlan, SortKey,
+    compare_rows, row_bytes, sort_rows, Exec, Interrupt, ModifyPlan, ProjectedRow, Result,
+    SelectPlan, SortKey,
 };
 use crate::expr::{BExpr, Func};
 use lockstep_engine::Error as EngineError;
@@ -38,6 +39,10 @@ pub(super) const FAN_IN: usize = 32;
 const READ_BUFFER: usize = 32 << 10;
 /// The directory under the data directory that holds run files.
 pub const TMP_DIR: &str = "tmp";
+
+/// Runs written to disk since the process started (tests see whether a
+/// statement spilled).
+pub static RUNS_WRITTEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Empties `<datadir>/tmp` (run files a crash left behind): at startup,
 /// before any statement runs.
@@ -75,7 +80,7 @@ pub(super) fn sort_keys(p: &SelectPlan) -> Vec<(SortKey, bool)> {
 
 impl Exec<'_> {
     /// Where this statement's sorts spill.
-    fn spill_to(&self) -> SpillTo {
+    pub(super) fn spill_to(&self) -> SpillTo {
         SpillTo {
             dir: self.engine.config.datadir.join(TMP_DIR),
             disk: self.ctx.memory.disk as u64,
@@ -106,6 +111,95 @@ impl Exec<'_> {
         ))
     }
 
+    /// A sort of values by `keys` (value number, descending; compared as
+    /// ORDER BY compares values), each with a number saying where it came
+    /// from: the numbers come back in sorted order, ties in the order
+    /// given, at most `keep` of them. Past sort_buffer_size the keys spill
+    /// to disk, so what such a sort holds is the numbers, not the keys.
+    fn sort_numbered(
+        &mut self,
+        keys: &[(usize, bool)],
+        width: usize,
+        rows: impl Iterator<Item = Result<Vec<Value>>>,
+        keep: Option<usize>,
+    ) -> Result<Vec<usize>> {
+        let at = keys
+            .iter()
+            .map(|&(item, desc)| {
+                let at = SortKey::Projected {
+                    item,
+                    folded: false,
+                };
+                (at, desc)
+            })
+            .collect();
+        let limit = self.ctx.memory.sort;
+        let mut sort = FileSort::new(at, width + 1, limit, keep, self.spill_to());
+        for (n, row) in rows.enumerate() {
+            let mut row = row?;
+            debug_assert_eq!(row.len(), width);
+            row.push(Value::UInt(n as u64));
+            let bytes = row_bytes(&row);
+            sort.push((row, Vec::new()), bytes)?;
+        }
+        let mut sorted = sort.finish()?;
+        let mut order = Vec::new();
+        while let Some((row, _)) = sorted.next()? {
+            let n = row.last().and_then(Value::to_i64).unwrap_or(0);
+            self.charge(std::mem::size_of::<usize>())?;
+            order.push(n as usize);
+        }
+        Ok(order)
+    }
+
+    /// A UNION's rows in the order of its ORDER BY (item, descending).
+    pub(super) fn sort_union(
+        &mut self,
+        rows: Vec<Vec<Value>>,
+        order: &[(usize, bool)],
+        keep: Option<usize>,
+    ) -> Result<Vec<Vec<Value>>> {
+        // Only the ordered columns go to the sort; the rows stay.
+        let keyed = rows
+            .iter()
+            .map(|r| Ok(order.iter().map(|(i, _)| r[*i].clone()).collect()));
+        let keys: Vec<(usize, bool)> = order
+            .iter()
+            .enumerate()
+            .map(|(k, (_, d))| (k, *d))
+            .collect();
+        let sorted = self.sort_numbered(&keys, order.len(), keyed, keep)?;
+        Ok(permute(rows, sorted))
+    }
+
+    /// The rows an UPDATE or DELETE acts on, in its ORDER BY's order.
+    pub(super) fn sort_targets(
+        &mut self,
+        p: &ModifyPlan,
+        rows: Vec<Target>,
+    ) -> Result<Vec<Target>> {
+        let mut keyed = Vec::with_capacity(rows.len());
+        for (_, row) in &rows {
+            let mut k = Vec::with_capacity(p.order.len());
+            for (e, _) in &p.order {
+                k.push(self.eval(e, row)?);
+            }
+            keyed.push(k);
+        }
+        let keys: Vec<(usize, bool)> = p
+            .order
+            .iter()
+            .enumerate()
+            .map(|(k, (_, d))| (k, *d))
+            .collect();
+        let keep = match &p.limit {
+            Some(l) => Some(super::row_count(&self.eval(l, &[])?)),
+            None => None,
+        };
+        let sorted = self.sort_numbered(&keys, p.order.len(), keyed.into_iter().map(Ok), keep)?;
+        Ok(permute(rows, sorted))
+    }
+
     /// The result of `p` from its sort: OFFSET and LIMIT applied, each
     /// row charged to the statement as it is held.
     pub(super) fn sorted_rows(
@@ -134,6 +228,19 @@ impl Exec<'_> {
         }
         Ok(rows)
     }
+}
+
+/// A row an UPDATE or DELETE acts on: its primary key and values.
+pub(super) type Target = (Vec<u8>, Vec<Value>);
+
+/// `items` in the order `order` numbers them (a permutation, or its first
+/// part).
+fn permute<T>(items: Vec<T>, order: Vec<usize>) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|n| slots.get_mut(n).and_then(Option::take))
+        .collect()
 }
 
 /// Where and how much a sort may spill.
@@ -349,6 +456,7 @@ impl FileSort {
             start,
             end: file.len,
         });
+        RUNS_WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 

@@ -5,7 +5,7 @@
 //! the right side: slower, never wrong, never an error the nested loop
 //! would not give.
 
-use super::{row_bytes, Collect, Exec, Result, RowSink, SourceRow};
+use super::{row_bytes, Exec, Result};
 use crate::exec::keyset::KeySet;
 use crate::expr::{eval, BExpr};
 use crate::parser::JoinKind;
@@ -179,7 +179,11 @@ impl Exec<'_> {
     /// The hash table of a join's right side, built once per statement
     /// when the build reads nothing of an enclosing row; None when it
     /// outgrows what the statement may still hold.
-    fn join_table(&mut self, right: &Source, h: &HashJoin) -> Result<Option<Arc<JoinTable>>> {
+    pub(super) fn join_table(
+        &mut self,
+        right: &Source,
+        h: &HashJoin,
+    ) -> Result<Option<Arc<JoinTable>>> {
         let key = h as *const HashJoin as usize;
         if let Some(t) = self.join_tables.get(&key) {
             return Ok(Some(t.clone()));
@@ -263,86 +267,43 @@ impl Exec<'_> {
         Ok(Some(table))
     }
 
-    /// The join `src` (which has a hash plan) by hash; None when the
-    /// right side is too large to hold and a nested loop must run.
-    pub(super) fn hash_join(
+    /// One left row's matches by looking them up in the hash table (a
+    /// LEFT JOIN's NULL row when there are none).
+    pub(super) fn probe(
         &mut self,
-        src: &Source,
-        prefix: &[Value],
-        filter: &Option<BExpr>,
-        sink: &mut dyn RowSink,
-    ) -> Result<Option<bool>> {
-        let Source::Join {
-            left,
-            right,
-            kind,
-            on,
-            hash: Some(h),
-        } = src
-        else {
-            return Ok(None);
-        };
-        let Some(table) = self.join_table(right, h)? else {
-            return Ok(None);
-        };
-        let mut lefts = Collect::default();
-        self.produce(left, prefix, &None, None, &mut lefts)?;
-        let more = self.probe_all(lefts.rows, right, *kind, on, (h, &table), filter, sink);
-        if !h.reusable {
-            self.release_temp(table.bytes);
-        }
-        more.map(Some)
-    }
-
-    /// Looks up each left row's matches and passes the joined rows on.
-    #[allow(clippy::too_many_arguments)]
-    fn probe_all(
-        &mut self,
-        lefts: Vec<Vec<Value>>,
+        l: Vec<Value>,
         right: &Source,
         kind: JoinKind,
         on: &Option<BExpr>,
         (h, table): (&HashJoin, &JoinTable),
-        filter: &Option<BExpr>,
-        sink: &mut dyn RowSink,
-    ) -> Result<bool> {
+    ) -> Result<Vec<Vec<Value>>> {
         let own = match right {
-            Source::Table(scan) => scan.filter.clone(),
+            Source::Table(scan) => scan.filter.as_ref(),
             _ => None,
         };
-        let (mut buf, mut probe) = (Vec::new(), Vec::with_capacity(h.probe.len()));
-        for l in lefts {
-            self.ctx.interrupt.check().map_err(EngineError::Sql)?;
-            probe.clear();
-            for e in &h.probe {
-                probe.push(self.eval(e, &l)?);
-            }
-            let mut matched = false;
-            for i in table.candidates(&probe, &mut buf) {
-                let mut row = Vec::with_capacity(l.len() + table.rows[i].len());
-                row.extend_from_slice(&l);
-                row.extend_from_slice(&table.rows[i]);
-                if !(self.truth(&own, &row)? && self.truth(on, &row)?) {
-                    continue;
-                }
-                matched = true;
-                if self.truth(filter, &row)?
-                    && !sink.push(&mut self.scan_env(), SourceRow::Owned(row))?
-                {
-                    return Ok(false);
-                }
-            }
-            if !matched && kind == JoinKind::Left {
-                let mut row = l;
-                row.resize(row.len() + table.width, Value::Null);
-                if self.truth(filter, &row)?
-                    && !sink.push(&mut self.scan_env(), SourceRow::Owned(row))?
-                {
-                    return Ok(false);
-                }
+        let mut probe = Vec::with_capacity(h.probe.len());
+        for e in &h.probe {
+            probe.push(self.eval(e, &l)?);
+        }
+        let mut matched = Vec::new();
+        for i in table.candidates(&probe, &mut Vec::new()) {
+            let mut row = Vec::with_capacity(l.len() + table.rows[i].len());
+            row.extend_from_slice(&l);
+            row.extend_from_slice(&table.rows[i]);
+            let own = match own {
+                Some(f) => self.eval(f, &row)?.truth() == Some(true),
+                None => true,
+            };
+            if own && self.truth(on, &row)? {
+                matched.push(row);
             }
         }
-        Ok(true)
+        if matched.is_empty() && kind == JoinKind::Left {
+            let mut row = l;
+            row.resize(row.len() + table.width, Value::Null);
+            matched.push(row);
+        }
+        Ok(matched)
     }
 }
 

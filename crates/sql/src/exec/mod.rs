@@ -20,6 +20,7 @@ mod lenient;
 pub mod load_data;
 mod membership;
 mod multi;
+mod outer;
 pub mod profile;
 mod recursive;
 mod rollup;
@@ -33,7 +34,6 @@ mod window;
 
 use crate::exec::keyset::KeySet;
 use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, SubqueryRef};
-use crate::parser::JoinKind;
 use crate::plan::*;
 use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
 use lockstep_tables::schema::encode_column_key;
@@ -231,15 +231,15 @@ impl SessionCtx {
 }
 
 /// Bytes one statement may hold in memory, under the names MySQL users
-/// know. They are hard caps: a statement that needs more fails with
-/// MySQL's error instead of growing until the server is killed for running
-/// out of memory; only an ORDER BY's sort spills to disk past its buffer
-/// (exec/filesort.rs).
+/// know. Sorts spill to disk past their buffer (exec/filesort.rs) and a
+/// join reads its outer side in batches (exec/outer.rs); the others are
+/// hard caps: a statement that needs more fails with MySQL's error instead
+/// of growing until the server is killed for running out of memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryLimits {
-    /// `sort_buffer_size`: rows held by an ORDER BY that no index serves
-    /// before they spill to disk (1038 ER_OUT_OF_SORTMEMORY where a sort
-    /// cannot spill: DISTINCT, UNION, window functions).
+    /// `sort_buffer_size`: what a sort holds before it spills to disk
+    /// (ORDER BY, DISTINCT with ORDER BY, UNION's ORDER BY, a window's
+    /// partition and order, UPDATE/DELETE ... ORDER BY).
     pub sort: usize,
     /// min(`tmp_table_size`, `max_heap_table_size`): GROUP BY groups,
     /// DISTINCT and UNION sets, derived tables, materialized subquery
@@ -251,6 +251,8 @@ pub struct MemoryLimits {
     /// `max_tmp_session_space_usage`: bytes a statement's sort runs may
     /// take on disk (1114 ER_RECORD_FILE_FULL).
     pub disk: usize,
+    /// `join_buffer_size`: a join's outer rows read at a time (outer.rs).
+    pub join: usize,
 }
 
 impl MemoryLimits {
@@ -266,6 +268,7 @@ impl Default for MemoryLimits {
             temp_table: Self::DEFAULT_TEMP_TABLE,
             statement: Self::DEFAULT_STATEMENT,
             disk: crate::sysvars::DEFAULT_TMP_DISK,
+            join: crate::sysvars::DEFAULT_JOIN,
         }
     }
 }
@@ -337,13 +340,6 @@ impl MemoryUse {
         }
         self.charge(&ctx.memory, bytes)
     }
-}
-
-fn out_of_sort_memory() -> EngineError {
-    EngineError::Sql(Error::new(
-        Code::OutOfSortMemory,
-        "Out of sort memory, consider increasing server sort buffer size",
-    ))
 }
 
 /// The `Env` methods that only read session state: shared by the scan
@@ -771,17 +767,12 @@ impl<'a> Exec<'a> {
                     rows = kept;
                 }
                 if !order.is_empty() {
-                    let bytes = rows.iter().map(|r| row_bytes(r)).sum();
-                    self.check_sort(bytes)?;
-                    rows.sort_by(|a, b| {
-                        for (i, desc) in order {
-                            let o = a[*i].sort_cmp(&b[*i]);
-                            if o != Ordering::Equal {
-                                return if *desc { o.reverse() } else { o };
-                            }
-                        }
-                        Ordering::Equal
-                    });
+                    // A file sort: past sort_buffer_size its runs spill.
+                    let keep = match counting {
+                        true => None,
+                        false => self.limit_count(limit, offset)?,
+                    };
+                    rows = self.sort_union(rows, order, keep)?;
                 }
                 if counting {
                     self.found_total = Some(rows.len());
@@ -790,14 +781,6 @@ impl<'a> Exec<'a> {
                 Ok(rows)
             }
         }
-    }
-
-    /// A sort of `bytes` must fit in sort_buffer_size.
-    fn check_sort(&self, bytes: usize) -> Result<()> {
-        if bytes > self.ctx.memory.sort {
-            return Err(out_of_sort_memory());
-        }
-        Ok(())
     }
 
     fn apply_limit(
@@ -839,10 +822,18 @@ impl<'a> Exec<'a> {
         // The sort buffer, when no index gives the order.
         let sort_limit =
             (!p.order.is_empty() && !p.ordered_by_index).then_some(self.ctx.memory.sort);
-        let mut project = Project::new(p, sort_limit);
-        if sort_limit.is_some() && !p.distinct {
+        let mut project = Project::new(p);
+        // Whether DISTINCT drops duplicates from the sorted rows (they are
+        // neighbours there) instead of hashing every row as it comes.
+        let keys = filesort::sort_keys(p);
+        let sorted_distinct = p.distinct && sort_groups_duplicates(&keys, &p.text_columns);
+        if sort_limit.is_some() {
             // Past sort_buffer_size, sorted runs go to disk (filesort.rs).
-            project.sorter = Some(self.file_sort(p, counting)?);
+            // With DISTINCT every row is kept: duplicates go after.
+            project.sorter = Some(self.file_sort(p, counting || p.distinct)?);
+            if p.distinct && !sorted_distinct {
+                project.distinct = Some(KeySet::default());
+            }
         }
         // Stop scanning early where LIMIT allows it: nothing filters or
         // reorders the rows after the scan (and no count of them is asked).
@@ -889,38 +880,31 @@ impl<'a> Exec<'a> {
                     Err(e) => return Err(self.pending.take().unwrap_or(e)),
                 };
                 self.charge(bytes)?;
+                if project.distinct_grown > 0 {
+                    self.charge_temp(std::mem::take(&mut project.distinct_grown))?;
+                }
             }
         }
         if let Some(sort) = project.sorter.take() {
+            if sorted_distinct {
+                return self.distinct_from_sort(p, sort, &keys, counting);
+            }
             return self.sorted_rows(p, sort, counting);
         }
+        debug_assert!(sort_limit.is_none(), "sorted rows come from the file sort");
         let mut out = project.out;
-        let keys = match sort_limit {
-            Some(_) => filesort::sort_keys(p),
-            None => Vec::new(),
-        };
-        if p.distinct && sort_limit.is_some() && sort_groups_duplicates(&keys, &p.text_columns) {
-            // Duplicates end up next to each other: sort first, then drop
-            // them run by run instead of hashing every row.
-            let (sorted, ties) = sort_rows(out, &keys, true);
-            out = self.distinct_sorted(sorted, &ties, &p.text_columns)?;
-        } else {
-            if p.distinct {
-                let mut seen = KeySet::default();
-                let mut kept = Vec::with_capacity(out.len());
-                for (proj, keys) in out {
-                    if let (_, Some(grown)) =
-                        seen.insert_with(|key| collation_key(&proj, &p.text_columns, key))
-                    {
-                        self.charge_temp(grown)?;
-                        kept.push((proj, keys));
-                    }
+        if p.distinct {
+            let mut seen = KeySet::default();
+            let mut kept = Vec::with_capacity(out.len());
+            for (proj, keys) in out {
+                if let (_, Some(grown)) =
+                    seen.insert_with(|key| collation_key(&proj, &p.text_columns, key))
+                {
+                    self.charge_temp(grown)?;
+                    kept.push((proj, keys));
                 }
-                out = kept;
             }
-            if sort_limit.is_some() {
-                out = sort_rows(out, &keys, false).0;
-            }
+            out = kept;
         }
         let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(p, _)| p).collect();
         if counting {
@@ -930,25 +914,33 @@ impl<'a> Exec<'a> {
         Ok(rows)
     }
 
-    /// DISTINCT over rows sorted so that duplicates are neighbours:
-    /// `ties[i]` says row i compares equal to row i-1 under the sort. A row
-    /// without a tie is new; within a run of ties the rows are told apart
-    /// by their collation keys (the sort may call rows equal that DISTINCT
-    /// keeps apart, never the other way round). The first of duplicates is
-    /// kept, as the hashing path keeps the first row it meets.
-    fn distinct_sorted(
+    /// DISTINCT over the rows of a sort that puts duplicates next to each
+    /// other (`sort_groups_duplicates`), read from its merge: a row that
+    /// does not tie with the one before it under the sort is new; within a
+    /// run of ties the rows are told apart by their collation keys (the
+    /// sort may call rows equal that DISTINCT keeps apart, never the other
+    /// way round). The first of duplicates is kept, as the hashing path
+    /// keeps the first row it meets (the sort keeps arrival order among
+    /// ties). Then OFFSET and LIMIT.
+    fn distinct_from_sort(
         &mut self,
-        sorted: Vec<ProjectedRow>,
-        ties: &[bool],
-        text: &[bool],
-    ) -> Result<Vec<ProjectedRow>> {
-        debug_assert_eq!(sorted.len(), ties.len());
-        let mut kept: Vec<ProjectedRow> = Vec::with_capacity(sorted.len());
+        p: &SelectPlan,
+        sort: filesort::FileSort,
+        keys: &[(SortKey, bool)],
+        counting: bool,
+    ) -> Result<Vec<Vec<Value>>> {
+        let text = &p.text_columns;
+        let mut sorted = sort.finish()?;
+        let mut kept: Vec<ProjectedRow> = Vec::new();
         // Keys of the current run, built when it gets a second row.
         let mut run: Option<KeySet> = None;
-        for (row, &tie) in sorted.into_iter().zip(ties) {
+        while let Some(row) = sorted.next()? {
+            let tie = kept
+                .last()
+                .is_some_and(|last| compare_rows(last, &row, keys, |_| None) == Ordering::Equal);
             if !tie {
                 run = None;
+                self.charge(row_bytes(&row.0))?;
                 kept.push(row);
                 continue;
             }
@@ -964,10 +956,16 @@ impl<'a> Exec<'a> {
             };
             if let (_, Some(grown)) = set.insert_with(|key| collation_key(&row.0, text, key)) {
                 self.charge_temp(grown)?;
+                self.charge(row_bytes(&row.0))?;
                 kept.push(row);
             }
         }
-        Ok(kept)
+        let mut rows: Vec<Vec<Value>> = kept.into_iter().map(|(p, _)| p).collect();
+        if counting {
+            self.found_total = Some(rows.len());
+        }
+        self.apply_limit(&mut rows, &p.limit, &p.offset)?;
+        Ok(rows)
     }
 
     /// The groups of an aggregate query, each row being its group's values
@@ -1067,54 +1065,14 @@ impl<'a> Exec<'a> {
                 });
                 self.pass_on(rows, filter, sink)
             }
-            Source::Join {
-                left,
-                right,
-                kind,
-                on,
-                hash,
-            } => {
-                if hash.is_some() && lock.is_none() {
-                    if let Some(more) = self.hash_join(src, prefix, filter, sink)? {
-                        return Ok(more);
-                    }
-                }
-                let join = (&**left, &**right, *kind, on);
-                self.nested_loop(join, prefix, filter, lock, sink)
+            Source::Join { .. } => {
+                // The outer side a batch at a time (outer.rs).
+                let mut join = outer::JoinCursor::default();
+                let more = self.join_from(src, prefix, filter, lock, &mut join, sink);
+                self.end_join(src, join);
+                more
             }
         }
-    }
-
-    /// A join as a nested loop: the right side produced once per left row
-    /// (its access may look up the left row's values).
-    fn nested_loop(
-        &mut self,
-        (left, right, kind, on): (&Source, &Source, JoinKind, &Option<BExpr>),
-        prefix: &[Value],
-        filter: &Option<BExpr>,
-        lock: Option<LockMode>,
-        sink: &mut dyn RowSink,
-    ) -> Result<bool> {
-        let mut lefts = Collect::default();
-        self.produce(left, prefix, &None, lock, &mut lefts)?;
-        let right_width = source_width(right);
-        for l in lefts.rows {
-            // Each left row may find nothing on the right.
-            self.ctx.interrupt.check().map_err(EngineError::Sql)?;
-            let mut matched = Collect::default();
-            self.produce(right, &l, on, lock, &mut matched)?;
-            // One left row's matches are released once passed on.
-            self.memory.statement -= matched.bytes;
-            if matched.rows.is_empty() && kind == JoinKind::Left {
-                let mut row = l;
-                row.extend(std::iter::repeat_n(Value::Null, right_width));
-                matched.rows.push(row);
-            }
-            if !self.pass_on(matched.rows, filter, sink)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
     }
 
     /// What the statement may still hold in temporary tables (within its
@@ -1453,27 +1411,7 @@ impl<'a> Exec<'a> {
             kept.push((pk, row));
         }
         if !p.order.is_empty() && !p.ordered_by_index {
-            let mut keyed = Vec::with_capacity(kept.len());
-            let mut sort_bytes = 0;
-            for (pk, row) in kept {
-                let mut keys = Vec::new();
-                for (e, _) in &p.order {
-                    keys.push(self.eval(e, &row)?);
-                }
-                sort_bytes += row_bytes(&keys) + row_bytes(&row) + pk.len();
-                self.check_sort(sort_bytes)?;
-                keyed.push((keys, pk, row));
-            }
-            keyed.sort_by(|a, b| {
-                for (i, (_, desc)) in p.order.iter().enumerate() {
-                    let o = a.0[i].sort_cmp(&b.0[i]);
-                    if o != Ordering::Equal {
-                        return if *desc { o.reverse() } else { o };
-                    }
-                }
-                Ordering::Equal
-            });
-            kept = keyed.into_iter().map(|(_, pk, row)| (pk, row)).collect();
+            kept = self.sort_targets(p, kept)?;
         }
         if let Some(l) = &p.limit {
             let l = row_count(&self.eval(l, &[])?);
@@ -1884,24 +1822,27 @@ struct Project<'p> {
     out: Vec<ProjectedRow>,
     /// Bytes of `out`.
     bytes: usize,
-    /// `out` is a sort buffer of at most this many bytes.
-    sort_limit: Option<usize>,
     /// Rows wanted, as a row sink.
     limit: Option<usize>,
     /// Rows go to this sort instead of `out` (which stays empty).
     sorter: Option<filesort::FileSort>,
+    /// DISTINCT before the sort: the collation keys of the rows passed
+    /// on, and what the set grew by since the caller last charged it.
+    distinct: Option<KeySet>,
+    distinct_grown: usize,
 }
 
 impl<'p> Project<'p> {
-    fn new(plan: &'p SelectPlan, sort_limit: Option<usize>) -> Self {
+    fn new(plan: &'p SelectPlan) -> Self {
         debug_assert_eq!(plan.moves.len(), plan.projection.len(), "plan was pruned");
         Project {
             plan,
             out: Vec::new(),
             bytes: 0,
-            sort_limit,
             limit: None,
             sorter: None,
+            distinct: None,
+            distinct_grown: 0,
         }
     }
 
@@ -1931,6 +1872,12 @@ impl<'p> Project<'p> {
                 *slot = row.take(*c);
             }
         }
+        if let Some(seen) = &mut self.distinct {
+            match seen.insert_with(|key| collation_key(&proj, &p.text_columns, key)) {
+                (_, Some(grown)) => self.distinct_grown += grown,
+                (_, None) => return Ok(0), // a duplicate
+            }
+        }
         let bytes = row_bytes(&proj) + row_bytes(&keys);
         if let Some(sort) = &mut self.sorter {
             // Held by the sort, bounded by sort_buffer_size, not charged.
@@ -1938,9 +1885,6 @@ impl<'p> Project<'p> {
             return Ok(0);
         }
         self.bytes += bytes;
-        if self.sort_limit.is_some_and(|l| self.bytes > l) {
-            return Err(out_of_sort_memory());
-        }
         self.out.push((proj, keys));
         Ok(bytes)
     }
@@ -1950,6 +1894,9 @@ impl RowSink for Project<'_> {
     fn push(&mut self, env: &mut ScanEnv, mut row: SourceRow) -> Result<bool> {
         let bytes = self.add(env, &mut row)?;
         env.charge(bytes)?;
+        if self.distinct_grown > 0 {
+            env.charge_temp(std::mem::take(&mut self.distinct_grown))?;
+        }
         let held = self.sorter.as_ref().map_or(self.out.len(), |s| s.total);
         Ok(self.limit.is_none_or(|l| held < l))
     }

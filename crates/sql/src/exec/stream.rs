@@ -126,7 +126,7 @@ impl Exec<'_> {
             exact,
             widened,
         };
-        let mut project = Project::new(p, None);
+        let mut project = Project::new(p);
         project.limit = cursor.wanted.map(|w| w.saturating_add(cursor.skip));
         // The buffer of the last key is reused from row to row.
         let mut last = cursor.after.take().unwrap_or_default();
@@ -204,7 +204,7 @@ impl Exec<'_> {
     /// The first batch of a spilled stream: every row into the sort.
     fn open_sorted(&mut self, p: &SelectPlan, cursor: &mut ScanCursor) -> Result<()> {
         (cursor.skip, cursor.wanted) = self.offset_and_limit(p)?;
-        let mut project = Project::new(p, None);
+        let mut project = Project::new(p);
         project.sorter = Some(self.file_sort(p, false)?);
         if p.order.is_empty() || p.ordered_by_index {
             // No sort: the production stops at the rows wanted.
@@ -252,7 +252,7 @@ impl Exec<'_> {
 }
 
 /// The range left after the row with primary key `after`.
-fn resume((lo, hi): Bounds, after: Option<&[u8]>, reverse: bool) -> Bounds {
+pub(super) fn resume((lo, hi): Bounds, after: Option<&[u8]>, reverse: bool) -> Bounds {
     match after {
         None => (lo, hi),
         Some(k) if reverse => (lo, Bound::Excluded(k.to_vec())),

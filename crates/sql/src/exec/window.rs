@@ -8,7 +8,8 @@
 //! UNBOUNDED PRECEDING) or shrink (to UNBOUNDED FOLLOWING) fold each row
 //! into an aggregate once; bounded frames fold theirs per row.
 
-use super::{row_bytes, AggInput, AggState, Exec, Result};
+use super::filesort::FileSort;
+use super::{row_bytes, AggInput, AggState, Exec, Result, SortKey};
 use crate::expr::BExpr;
 use crate::plan::bind::window::{
     check_count, check_offset, Bound, WinKind, WindowFunc, WindowPlan, WindowSort,
@@ -25,7 +26,8 @@ struct Partition<'p> {
     /// one past where they end.
     peer_start: Vec<usize>,
     peer_end: Vec<usize>,
-    /// Every row's sort keys (PARTITION BY values, then ORDER BY values).
+    /// Per position, its row's sort keys (PARTITION BY values, then
+    /// ORDER BY values).
     keys: &'p [Vec<Value>],
     /// Where the ORDER BY values start in a key.
     order_at: usize,
@@ -39,7 +41,7 @@ impl<'p> Partition<'p> {
         let n = rows.len();
         let mut peer_start = vec![0; n];
         for i in 1..n {
-            let same = equal(&keys[rows[i - 1]][order_at..], &keys[rows[i]][order_at..]);
+            let same = equal(&keys[i - 1][order_at..], &keys[i][order_at..]);
             peer_start[i] = if same { peer_start[i - 1] } else { i };
         }
         let mut peer_end = vec![n; n];
@@ -65,7 +67,7 @@ impl<'p> Partition<'p> {
 
     /// The first ORDER BY value of position `p`.
     fn key(&self, p: usize) -> &Value {
-        &self.keys[self.rows[p]][self.order_at]
+        &self.keys[p][self.order_at]
     }
 
     /// `key(p)` against `t` in the sort's direction.
@@ -83,20 +85,6 @@ fn equal(a: &[Value], b: &[Value]) -> bool {
     a.iter()
         .zip(b)
         .all(|(x, y)| x.sort_cmp(y) == Ordering::Equal)
-}
-
-/// Partition keys first (ascending: any order groups them), then the
-/// ORDER BY keys in their directions.
-fn compare_keys(a: &[Value], b: &[Value], sort: &WindowSort) -> Ordering {
-    let np = sort.partition.len();
-    for i in 0..a.len() {
-        let o = a[i].sort_cmp(&b[i]);
-        let desc = i >= np && sort.order[i - np].1;
-        if o != Ordering::Equal {
-            return if desc { o.reverse() } else { o };
-        }
-    }
-    Ordering::Equal
 }
 
 impl Exec<'_> {
@@ -126,18 +114,31 @@ impl Exec<'_> {
         Ok(kept)
     }
 
-    /// Sorts the rows once for `sort` and computes `funcs` partition by
-    /// partition.
+    /// Sorts the rows once for `sort` (a file sort: past sort_buffer_size
+    /// its runs spill to disk) and computes `funcs` partition by
+    /// partition, holding one partition's keys at a time.
     fn window_sort(
         &mut self,
         sort: &WindowSort,
         funcs: &[&WindowFunc],
         rows: &mut [Vec<Value>],
     ) -> Result<()> {
-        let mut keys = Vec::with_capacity(rows.len());
-        let mut bytes = 0;
-        for r in rows.iter() {
-            let mut k = Vec::with_capacity(sort.partition.len() + sort.order.len());
+        let np = sort.partition.len();
+        let nk = np + sort.order.len();
+        // Each sorted row is its keys followed by its row number.
+        let keys = (0..nk)
+            .map(|i| {
+                let at = SortKey::Projected {
+                    item: i,
+                    folded: false,
+                };
+                (at, i >= np && sort.order[i - np].1)
+            })
+            .collect();
+        let limit = self.ctx.memory.sort;
+        let mut file = FileSort::new(keys, nk + 1, limit, None, self.spill_to());
+        for (j, r) in rows.iter().enumerate() {
+            let mut k = Vec::with_capacity(nk + 1);
             for e in sort
                 .partition
                 .iter()
@@ -145,36 +146,60 @@ impl Exec<'_> {
             {
                 k.push(self.eval(e, r)?);
             }
-            bytes += row_bytes(&k) + std::mem::size_of::<usize>();
-            self.charge(row_bytes(&k) + std::mem::size_of::<usize>())?;
-            keys.push(k);
+            k.push(Value::UInt(j as u64));
+            let bytes = row_bytes(&k);
+            file.push((k, Vec::new()), bytes)?;
         }
-        self.check_sort(bytes)?;
-        let mut order: Vec<usize> = (0..rows.len()).collect();
-        order.sort_by(|&a, &b| compare_keys(&keys[a], &keys[b], sort));
-        let np = sort.partition.len();
-        let mut start = 0;
-        while start < order.len() {
-            let first = &keys[order[start]][..np];
-            let len = order[start..]
-                .iter()
-                .position(|&j| !equal(&keys[j][..np], first))
-                .unwrap_or(order.len() - start);
-            self.ctx
-                .interrupt
-                .check()
-                .map_err(super::EngineError::Sql)?;
-            let part = Partition::new(&order[start..start + len], &keys, sort);
-            for f in funcs {
-                let values = self.window_values(f, &part, rows)?;
-                debug_assert_eq!(values.len(), part.len());
-                for (&j, v) in part.rows.iter().zip(values) {
-                    rows[j][f.slot] = v;
-                }
+        let mut sorted = file.finish()?;
+        let (mut keys, mut order) = (Vec::new(), Vec::new());
+        let mut bytes = 0;
+        loop {
+            let next = sorted.next()?;
+            let ends = match &next {
+                None => true,
+                Some((k, _)) => keys
+                    .first()
+                    .is_some_and(|f: &Vec<Value>| !equal(&f[..np], &k[..np])),
+            };
+            if ends && !keys.is_empty() {
+                self.window_partition(sort, funcs, rows, (&order, &keys))?;
+                self.memory.statement = self.memory.statement.saturating_sub(bytes);
+                (bytes, keys, order) = (0, Vec::new(), Vec::new());
             }
-            start += len;
+            let Some((mut k, _)) = next else {
+                return Ok(());
+            };
+            let j = k.pop().and_then(|j| j.to_i64()).unwrap_or(0) as usize;
+            debug_assert!(j < rows.len(), "a row number of this sort");
+            // One partition's keys are held at a time.
+            self.charge(row_bytes(&k) + std::mem::size_of::<usize>())?;
+            bytes += row_bytes(&k) + std::mem::size_of::<usize>();
+            keys.push(k);
+            order.push(j);
         }
-        self.memory.statement = self.memory.statement.saturating_sub(bytes);
+    }
+
+    /// Computes `funcs` over one partition: its row numbers in window
+    /// order and their keys.
+    fn window_partition(
+        &mut self,
+        sort: &WindowSort,
+        funcs: &[&WindowFunc],
+        rows: &mut [Vec<Value>],
+        (order, keys): (&[usize], &[Vec<Value>]),
+    ) -> Result<()> {
+        self.ctx
+            .interrupt
+            .check()
+            .map_err(super::EngineError::Sql)?;
+        let part = Partition::new(order, keys, sort);
+        for f in funcs {
+            let values = self.window_values(f, &part, rows)?;
+            debug_assert_eq!(values.len(), part.len());
+            for (&j, v) in part.rows.iter().zip(values) {
+                rows[j][f.slot] = v;
+            }
+        }
         Ok(())
     }
 

@@ -311,6 +311,7 @@ macro_rules! memory_vars {
             | "max_heap_table_size"
             | "query_memory_limit"
             | "max_tmp_session_space_usage"
+            | "join_buffer_size"
     };
 }
 
@@ -644,6 +645,7 @@ impl Session {
             temp_table: get("tmp_table_size").min(get("max_heap_table_size")),
             statement: get("query_memory_limit"),
             disk: get("max_tmp_session_space_usage"),
+            join: get("join_buffer_size"),
         };
     }
 

@@ -16,6 +16,7 @@ mod planner;
 mod scripts;
 mod semijoin_nest;
 mod sort_cost;
+mod spill;
 mod stream;
 mod temporary;
 mod transaction;
