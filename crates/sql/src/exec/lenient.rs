@@ -5,25 +5,58 @@
 
 use super::{Exec, Result, MAX_WARNINGS};
 use crate::expr::lenient::{implicit_default, store_adjusted};
-use crate::expr::store_value;
+use crate::expr::{bad_date, store_value, timestamp_in_range, to_utc};
 use lockstep_engine::Error as EngineError;
 use lockstep_tables::ColumnDef;
 use lockstep_types::error::Code;
-use lockstep_types::{Error, Value};
+use lockstep_types::{DateTime, Error, Value};
 
 impl Exec<'_> {
     /// `v` as column `c` stores it: adjusted with a warning outside
     /// strict mode, else as strict mode has it (an error when it does not
     /// fit).
     pub(super) fn store_column(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
+        let v = if self.ctx.strict {
+            store_value(v, c.data_type, &c.name)?
+        } else {
+            let (v, warning) = store_adjusted(v, c.data_type, &c.name)?;
+            if let Some(w) = warning {
+                self.push_warning(w);
+            }
+            v
+        };
+        self.stored_form(v, c)
+    }
+
+    /// A value of column `c`'s type as the row holds it: a TIMESTAMP
+    /// given in the session time zone is stored in UTC, and must be in the
+    /// type's range of instants (else 1292, or outside strict mode the
+    /// zero value with warning 1264, as in MySQL). Every writer of a
+    /// column value goes through here (`Func::FromUtc` reads it back).
+    pub(super) fn stored_form(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
+        let utc = to_utc(v.clone(), c.data_type, self.ctx.tz_offset);
+        if timestamp_in_range(&utc) {
+            return Ok(utc);
+        }
         if self.ctx.strict {
-            return Ok(store_value(v, c.data_type, &c.name)?);
+            return Err(EngineError::Sql(bad_date(&v, &c.name)));
         }
-        let (v, warning) = store_adjusted(v, c.data_type, &c.name)?;
-        if let Some(w) = warning {
-            self.push_warning(w);
-        }
-        Ok(v)
+        let out_of_range = format!("Out of range value for column '{}' at row 1", c.name);
+        self.push_warning((Code::WarnDataOutOfRange.number(), out_of_range));
+        Ok(Value::DateTime(DateTime::default()))
+    }
+
+    /// CURRENT_TIMESTAMP for column `c` (DEFAULT or ON UPDATE): now in
+    /// the session time zone, stored as the column stores it.
+    pub(super) fn column_now(&mut self, c: &ColumnDef) -> Result<Value> {
+        let now = Value::DateTime(self.now_local());
+        let v = store_value(now, c.data_type, &c.name)?;
+        self.stored_form(v, c)
+    }
+
+    /// The clock in the session time zone.
+    pub(super) fn now_local(&self) -> DateTime {
+        DateTime::now().shifted(self.ctx.tz_offset)
     }
 
     /// NULL written to NOT NULL column `c`: 1048, or outside strict mode

@@ -31,7 +31,9 @@ mod trigger;
 mod window;
 
 use crate::exec::keyset::KeySet;
-use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, SubqueryRef};
+use crate::expr::{
+    collated_sort_cmp, eval, key_value, store_value, to_utc, BExpr, Env, SubqueryRef,
+};
 use crate::parser::JoinKind;
 use crate::plan::*;
 use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
@@ -82,6 +84,9 @@ pub struct SessionCtx {
     /// IGNORE under a strict sql_mode. Off, values that do not fit their
     /// columns are adjusted with a warning (`lenient.rs`).
     pub strict: bool,
+    /// The session time zone's offset east of UTC in seconds (time_zone,
+    /// cached when it is set): TIMESTAMP columns and NOW() use it.
+    pub tz_offset: i64,
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
@@ -369,6 +374,9 @@ macro_rules! session_env_methods {
         }
         fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
             self.ctx.warn(w)
+        }
+        fn tz_offset(&self) -> i64 {
+            self.ctx.tz_offset
         }
     };
 }
@@ -1152,6 +1160,10 @@ impl<'a> Exec<'a> {
         let is_exact = |v: &Value, ty: DataType| {
             ty.is_integer() && matches!(v, Value::Int(_) | Value::UInt(_))
         };
+        // Keys are stored values: a TIMESTAMP bound given in the session
+        // time zone is looked up in UTC.
+        let tz = self.ctx.tz_offset;
+        let key_value = |v: &Value, ty: DataType| key_value(v, ty).map(|k| to_utc(k, ty, tz));
         'ranges: for r in &access.ranges {
             let mut p = Vec::new();
             for (i, e) in r.eq.iter().enumerate() {
@@ -1509,11 +1521,7 @@ impl<'a> Exec<'a> {
         let schema = table.schema();
         for (i, c) in schema.def.columns.iter().enumerate() {
             if c.on_update_now && !assigned(i) {
-                new[i] = store_value(
-                    Value::DateTime(lockstep_types::DateTime::now()),
-                    c.data_type,
-                    &c.name,
-                )?;
+                new[i] = self.column_now(c)?;
             }
         }
         self.generate(table, &mut new)?;

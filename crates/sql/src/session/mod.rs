@@ -40,7 +40,7 @@ mod sql_mode;
 pub mod status;
 mod stream;
 mod table_locks;
-mod time_zone;
+pub(crate) mod time_zone;
 mod transaction;
 mod wire_charset;
 pub(crate) use definer::definer_grants;
@@ -550,6 +550,7 @@ impl Session {
             error_at: None,
             previous_errors: 0,
             strict: false,
+            tz_offset: 0,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
             }),
@@ -607,6 +608,7 @@ impl Session {
         };
         session.refresh_memory_limits();
         session.refresh_sql_mode();
+        session.refresh_time_zone();
         session.inherit_foreign_key_checks();
         session
     }
@@ -617,6 +619,19 @@ impl Session {
         let has = |name| mode.as_ref().is_some_and(|m| sql_mode::has(m, name));
         self.no_backslash_escapes = has("NO_BACKSLASH_ESCAPES");
         self.strict_sql_mode = has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES");
+    }
+
+    /// Caches the session time zone's offset in `ctx` (statements convert
+    /// TIMESTAMP values with it instead of parsing time_zone per row).
+    /// A session without its own value takes the global one as it is now
+    /// and keeps it, as in MySQL: a later SET GLOBAL changes new sessions.
+    fn refresh_time_zone(&mut self) {
+        let Ok(tz) = system_var(&self.server, &self.ctx, false, "time_zone") else {
+            self.ctx.tz_offset = 0;
+            return;
+        };
+        self.ctx.tz_offset = time_zone::offset_seconds(&tz);
+        self.ctx.session_vars.insert("time_zone".into(), tz);
     }
 
     /// Caches the memory limits of the session's settings in `ctx`, so
@@ -1022,6 +1037,7 @@ impl Session {
         self.ctx.previous_warnings = 0;
         self.refresh_memory_limits();
         self.refresh_sql_mode();
+        self.refresh_time_zone();
         let fresh = Session::new(
             self.server.clone(),
             self.ctx.connection_id,
@@ -2095,6 +2111,7 @@ impl Session {
                             let tz = time_zone::canonical(&value)?;
                             self.ctx.session_vars.insert(name, tz);
                         }
+                        self.refresh_time_zone();
                     }
                     "sql_mode" => {
                         if !default {
