@@ -283,6 +283,7 @@ scripts!(
     row_numbers,
     values_rows,
     sql_mode_lenient,
+    time_zone,
 );
 
 /// A script file nobody listed above would never run.
