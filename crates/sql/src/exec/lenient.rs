@@ -9,7 +9,7 @@ use crate::expr::{bad_date, store_value, timestamp_in_range, to_utc};
 use lockstep_engine::Error as EngineError;
 use lockstep_tables::ColumnDef;
 use lockstep_types::error::Code;
-use lockstep_types::{DateTime, Error, Value};
+use lockstep_types::{DataType, DateTime, Error, Value};
 
 impl Exec<'_> {
     /// `v` as column `c` stores it: adjusted with a warning outside
@@ -34,6 +34,9 @@ impl Exec<'_> {
     /// zero value with warning 1264, as in MySQL). Every writer of a
     /// column value goes through here (`Func::FromUtc` reads it back).
     pub(super) fn stored_form(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
+        if !matches!(c.data_type, DataType::Timestamp { .. }) {
+            return Ok(v);
+        }
         let utc = to_utc(v.clone(), c.data_type, self.ctx.tz_offset);
         if timestamp_in_range(&utc) {
             return Ok(utc);
