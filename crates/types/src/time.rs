@@ -151,6 +151,16 @@ impl DateTime {
         DateTime::from_unix_micros(d.as_micros() as i64)
     }
 
+    /// The same instant seen `secs` seconds east (a fixed time zone
+    /// offset). Dates with a zero month or day (0000-00-00 among them)
+    /// are not instants and stay as they are, as in MySQL.
+    pub fn shifted(self, secs: i64) -> DateTime {
+        if secs == 0 || self.date.month == 0 || self.date.day == 0 {
+            return self;
+        }
+        DateTime::from_unix_micros(self.to_unix_micros() + secs * 1_000_000)
+    }
+
     /// Drop fractional digits beyond `fsp`.
     pub fn truncate(mut self, fsp: u8) -> DateTime {
         let div = 10u32.pow(6 - fsp.min(6) as u32);
@@ -414,5 +424,14 @@ mod tests {
         assert!(DateTime::parse_with_zero_parts("2024-02-30").is_none());
         assert!(DateTime::parse("0000-00-00 00:00:00").is_some_and(|d| d.is_zero()));
         assert_eq!(DateTime::from_unix_micros(dt.to_unix_micros()), dt);
+    }
+
+    #[test]
+    fn shifted_crosses_days_and_keeps_zero_dates() {
+        let dt = DateTime::parse("2024-03-01 02:30:00.5").expect("valid datetime");
+        assert_eq!(dt.shifted(-5 * 3600).format(1), "2024-02-29 21:30:00.5");
+        assert_eq!(dt.shifted(-5 * 3600).shifted(5 * 3600), dt);
+        let zero = DateTime::default();
+        assert_eq!(zero.shifted(3600), zero);
     }
 }

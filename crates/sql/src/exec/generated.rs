@@ -54,7 +54,8 @@ impl Exec<'_> {
         debug_assert_eq!(row.len(), schema.def.columns.len(), "a row of the table");
         for (at, e) in bound.iter() {
             let v = self.eval(e, row)?;
-            row[*at] = stored(v, &schema.def.columns[*at]).map_err(EngineError::Sql)?;
+            let c = &schema.def.columns[*at];
+            row[*at] = self.stored_form(stored(v, c).map_err(EngineError::Sql)?, c)?;
         }
         Ok(())
     }

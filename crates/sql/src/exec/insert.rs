@@ -131,11 +131,14 @@ impl Exec<'_> {
         first_auto: &mut Option<u64>,
     ) -> Result<Option<Vec<Value>>> {
         let def = &ins.schema.def;
+        // CURRENT_TIMESTAMP in the session zone (store_column converts a
+        // TIMESTAMP to UTC, as any value given for it).
+        let now = Value::DateTime(self.now_local());
         let mut row: Vec<Value> = def
             .columns
             .iter()
             .map(|c| match c.default_now {
-                true => Value::DateTime(lockstep_types::DateTime::now()),
+                true => now.clone(),
                 false => c.default.clone().unwrap_or(Value::Null),
             })
             .collect();

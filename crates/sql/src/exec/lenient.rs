@@ -5,11 +5,11 @@
 
 use super::{Condition, Exec, Result, MAX_WARNINGS};
 use crate::expr::lenient::{implicit_default, store_adjusted};
-use crate::expr::{store_value, zero_date};
+use crate::expr::{bad_date, store_value, timestamp_in_range, to_utc, zero_date};
 use lockstep_engine::Error as EngineError;
 use lockstep_tables::ColumnDef;
 use lockstep_types::error::Code;
-use lockstep_types::{DataType, Decimal, Error, Value};
+use lockstep_types::{DataType, DateTime, Decimal, Error, Value};
 
 impl Exec<'_> {
     /// `v` as column `c` stores it: adjusted with a warning outside
@@ -40,7 +40,41 @@ impl Exec<'_> {
             }
             _ => {}
         }
-        Ok(stored)
+        self.stored_form(stored, c)
+    }
+
+    /// A value of column `c`'s type as the row holds it: a TIMESTAMP
+    /// given in the session time zone is stored in UTC, and must be in the
+    /// type's range of instants (else 1292, or outside strict mode the
+    /// zero value with warning 1264, as in MySQL). Every writer of a
+    /// column value goes through here (`Func::FromUtc` reads it back).
+    pub(super) fn stored_form(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
+        if !matches!(c.data_type, DataType::Timestamp { .. }) {
+            return Ok(v);
+        }
+        let utc = to_utc(v.clone(), c.data_type, self.ctx.tz_offset);
+        if timestamp_in_range(&utc) {
+            return Ok(utc);
+        }
+        if self.ctx.strict {
+            return Err(EngineError::Sql(bad_date(&v, &c.name)));
+        }
+        let out_of_range = format!("Out of range value for column '{}' at row 1", c.name);
+        self.push_warning((Code::WarnDataOutOfRange.number(), out_of_range));
+        Ok(Value::DateTime(DateTime::default()))
+    }
+
+    /// CURRENT_TIMESTAMP for column `c` (DEFAULT or ON UPDATE): now in
+    /// the session time zone, stored as the column stores it.
+    pub(super) fn column_now(&mut self, c: &ColumnDef) -> Result<Value> {
+        let now = Value::DateTime(self.now_local());
+        let v = store_value(now, c.data_type, &c.name)?;
+        self.stored_form(v, c)
+    }
+
+    /// The clock in the session time zone.
+    pub(super) fn now_local(&self) -> DateTime {
+        DateTime::now().shifted(self.ctx.tz_offset)
     }
 
     /// NULL written to NOT NULL column `c`: 1048, or outside strict mode

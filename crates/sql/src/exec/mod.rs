@@ -33,7 +33,9 @@ mod trigger;
 mod window;
 
 use crate::exec::keyset::KeySet;
-use crate::expr::{collated_sort_cmp, eval, key_value, store_value, BExpr, Env, SubqueryRef};
+use crate::expr::{
+    collated_sort_cmp, eval, key_value, store_value, to_utc, BExpr, Env, SubqueryRef,
+};
 use crate::plan::*;
 use lockstep_engine::{engine::successor_prefix, Engine, Error as EngineError, LockMode, Txn};
 use lockstep_tables::schema::encode_column_key;
@@ -85,6 +87,9 @@ pub struct SessionCtx {
     pub strict: bool,
     /// sql_mode's NO_ZERO_DATE and NO_ZERO_IN_DATE (`expr::zero_date`).
     pub dates: crate::expr::zero_date::DateMode,
+    /// The session time zone's offset east of UTC in seconds (time_zone,
+    /// cached when it is set): TIMESTAMP columns and NOW() use it.
+    pub tz_offset: i64,
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
@@ -408,6 +413,9 @@ macro_rules! session_env_methods {
         }
         fn dates(&self) -> crate::expr::zero_date::DateMode {
             self.ctx.dates
+        }
+        fn tz_offset(&self) -> i64 {
+            self.ctx.tz_offset
         }
     };
 }
@@ -1153,6 +1161,10 @@ impl<'a> Exec<'a> {
         let is_exact = |v: &Value, ty: DataType| {
             ty.is_integer() && matches!(v, Value::Int(_) | Value::UInt(_))
         };
+        // Keys are stored values: a TIMESTAMP bound given in the session
+        // time zone is looked up in UTC.
+        let tz = self.ctx.tz_offset;
+        let key_value = |v: &Value, ty: DataType| key_value(v, ty).map(|k| to_utc(k, ty, tz));
         'ranges: for r in &access.ranges {
             let mut p = Vec::new();
             for (i, e) in r.eq.iter().enumerate() {
@@ -1509,11 +1521,7 @@ impl<'a> Exec<'a> {
         let schema = table.schema();
         for (i, c) in schema.def.columns.iter().enumerate() {
             if c.on_update_now && !assigned(i) {
-                new[i] = store_value(
-                    Value::DateTime(lockstep_types::DateTime::now()),
-                    c.data_type,
-                    &c.name,
-                )?;
+                new[i] = self.column_now(c)?;
             }
         }
         self.generate(table, &mut new)?;

@@ -2,13 +2,14 @@
 //! statement: an error in one fails (and rolls back) the statement.
 
 use super::{Exec, Result};
+use crate::expr::{from_utc, to_utc};
 use crate::parser::TriggerEvent;
 use crate::routine::call::{action_order, trigger_program};
 use crate::routine::run::Frame;
 use crate::routine::Program;
 use lockstep_engine::Error as EngineError;
 use lockstep_tables::Table;
-use lockstep_types::Value;
+use lockstep_types::{DataType, Value};
 use std::sync::Arc;
 
 pub(crate) struct Compiled {
@@ -26,6 +27,9 @@ pub(crate) struct Triggers {
     pub after: Vec<Compiled>,
     /// The table they belong to (id, name): their bodies may not change it.
     table: (u32, String),
+    /// Its TIMESTAMP columns: NEW and OLD show them in the session time
+    /// zone, as expressions read them (the row holds UTC).
+    timestamps: Vec<usize>,
 }
 
 impl Triggers {
@@ -37,8 +41,13 @@ impl Triggers {
 impl Exec<'_> {
     pub(crate) fn triggers_for(&self, table: &Arc<Table>, event: TriggerEvent) -> Result<Triggers> {
         let def = table.def();
+        let timestamps = (def.columns.iter().enumerate())
+            .filter(|(_, c)| matches!(c.data_type, DataType::Timestamp { .. }))
+            .map(|(i, _)| i)
+            .collect();
         let mut out = Triggers {
             table: (table.id, def.name.clone()),
+            timestamps,
             ..Triggers::default()
         };
         let all = self.engine.catalog.triggers(&def.database, &def.name);
@@ -82,7 +91,7 @@ impl Exec<'_> {
             return Ok(());
         }
         IN_USE.with(|u| u.borrow_mut().push(triggers.table.clone()));
-        let r = self.fire_list(list, new, old);
+        let r = self.fire_list(list, &triggers.timestamps, new, old);
         IN_USE.with(|u| u.borrow_mut().pop());
         r
     }
@@ -90,6 +99,7 @@ impl Exec<'_> {
     fn fire_list(
         &mut self,
         list: &[Compiled],
+        timestamps: &[usize],
         new: Option<&mut Vec<Value>>,
         old: Option<&[Value]>,
     ) -> Result<()> {
@@ -106,6 +116,12 @@ impl Exec<'_> {
             Some(r) => slots.extend(r.iter().cloned()),
             None => slots.resize(width * 2, Value::Null),
         }
+        let tz = self.ctx.tz_offset;
+        for &i in timestamps {
+            for at in [i, width + i] {
+                slots[at] = from_utc(std::mem::take(&mut slots[at]), tz);
+            }
+        }
         for t in list {
             let mut frame = Frame::new(&t.program, slots);
             let definer = Some(&t.definer);
@@ -119,6 +135,10 @@ impl Exec<'_> {
         if let Some(new) = new {
             new.clear();
             new.extend(slots.into_iter().take(width));
+            for &i in timestamps {
+                let ty = DataType::Timestamp { fsp: 6 };
+                new[i] = to_utc(std::mem::take(&mut new[i]), ty, tz);
+            }
         }
         Ok(())
     }

@@ -182,8 +182,14 @@ pub enum Func {
     Version,
     ConnectionId,
     LastInsertId,
+    /// NOW() and its synonyms, CURDATE() and CURTIME(): the clock in the
+    /// session time zone.
     Now,
     CurDate,
+    /// UTC_TIMESTAMP(), UTC_DATE(), UTC_TIME(): the clock in UTC.
+    UtcTimestamp,
+    UtcDate,
+    UtcTime,
     UnixTimestamp,
     User,
     /// The account the session authenticated as (user@host pattern).
@@ -269,6 +275,9 @@ pub enum Func {
     /// Case/accent folding inserted by the binder where text is compared
     /// under the default collation.
     FoldCase,
+    /// A base-table TIMESTAMP column's stored UTC value seen in the
+    /// session time zone: the binder wraps every reference to one.
+    FromUtc,
     /// The JSON functions (json/funcs.rs).
     Json(json::funcs::JsonFn),
     /// Markers the binder puts on a JSON function's argument: of JSON
@@ -292,19 +301,19 @@ impl Func {
         use Func::*;
         const ANY: usize = usize::MAX;
         match self {
-            Database | Version | ConnectionId | CurDate | User | CurrentUser | CurrentRole
-            | FoundRows | RowCount | ReleaseAllLocks => (0, 0),
+            Database | Version | ConnectionId | CurDate | UtcDate | User | CurrentUser
+            | CurrentRole | FoundRows | RowCount | ReleaseAllLocks => (0, 0),
             ReleaseLock | IsFreeLock | IsUsedLock | DatePart(_) | Unhex => (1, 1),
             GetLock | DateDiff | DateFormat | StrToDate | MakeDate | Sha2 => (2, 2),
             Time | Sha1 => (1, 1),
-            CurTime => (0, 1),
+            CurTime | UtcTime => (0, 1),
             DateAdd | TimestampDiff | SubstringIndex => (3, 3),
             FromUnixtime | WaitForExecutedGtidSet => (1, 2),
             Uuid => (0, 0),
-            LastInsertId | Now | UnixTimestamp | Rand => (0, 1),
+            LastInsertId | Now | UtcTimestamp | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
-            | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | Exp | Ln
-            | Log2 | Log10 | EnumText(..) => (1, 1),
+            | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | FromUtc | Exp
+            | Ln | Log2 | Log10 | EnumText(..) => (1, 1),
             EnumNumber(..) => (1, 2),
             // TRIM(s) or, from the parser, TRIM(mode, remstr, s).
             Trim => (1, 3),
@@ -331,9 +340,10 @@ impl Func {
             "VERSION" => Func::Version,
             "CONNECTION_ID" => Func::ConnectionId,
             "LAST_INSERT_ID" => Func::LastInsertId,
-            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
-            | "UTC_TIMESTAMP" => Func::Now,
-            "CURDATE" | "CURRENT_DATE" | "UTC_DATE" => Func::CurDate,
+            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE" => Func::Now,
+            "UTC_TIMESTAMP" => Func::UtcTimestamp,
+            "CURDATE" | "CURRENT_DATE" => Func::CurDate,
+            "UTC_DATE" => Func::UtcDate,
             "UNIX_TIMESTAMP" => Func::UnixTimestamp,
             "USER" | "SESSION_USER" | "SYSTEM_USER" => Func::User,
             "CURRENT_USER" => Func::CurrentUser,
@@ -403,7 +413,8 @@ impl Func {
             "INSTR" => Func::Instr,
             "MAKEDATE" => Func::MakeDate,
             "TIME" => Func::Time,
-            "CURTIME" | "CURRENT_TIME" | "UTC_TIME" => Func::CurTime,
+            "CURTIME" | "CURRENT_TIME" => Func::CurTime,
+            "UTC_TIME" => Func::UtcTime,
             "SHA1" | "SHA" => Func::Sha1,
             "SHA2" => Func::Sha2,
             _ => return Func::lookup_more(name),
@@ -439,6 +450,11 @@ pub trait Env {
     fn found_rows(&self) -> u64;
     fn row_count(&self) -> i64;
     fn user(&self) -> String;
+    /// The session time zone, seconds east of UTC (0: UTC, lockstep's
+    /// system zone).
+    fn tz_offset(&self) -> i64 {
+        0
+    }
     /// CURRENT_USER(): the account's user@host (the host pattern, not the
     /// client's address).
     fn current_user(&self) -> String {
@@ -1341,6 +1357,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
             return arg(args, if c.truth() == Some(true) { 1 } else { 2 }, row, env);
         }
         Func::FoldCase => return Ok(fold_case(arg(args, 0, row, env)?)),
+        Func::FromUtc => return Ok(from_utc(arg(args, 0, row, env)?, env.tz_offset())),
         Func::Json(jf) => return json::funcs::eval_json(jf, args, row, env),
         Func::EnumNumber(m, set) => return crate::enumset::eval_number(m, set, args, row, env),
         Func::EnumText(m, set) => {
@@ -1401,6 +1418,10 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         Func::WaitForExecutedGtidSet => gtid_wait::wait_for_executed(&vals, env)?,
         Func::Sleep => sleep(&vals[0], env),
         Func::FoldCase => fold_case(vals.first().cloned().unwrap_or(Value::Null)),
+        Func::FromUtc => from_utc(
+            vals.first().cloned().unwrap_or(Value::Null),
+            env.tz_offset(),
+        ),
         // Every function is routed above; a new one without an evaluator
         // is a bug, reported as an error rather than a panic.
         other => return Err(Error::internal(format!("no evaluator for {other:?}"))),
@@ -1476,10 +1497,6 @@ fn date_function(f: Func, vals: &[Value]) -> Value {
         Func::DateDiff => datetime::datediff(&vals[0], &vals[1]),
         Func::DateFormat => datetime::format(&vals[0], &text(&vals[1])),
         Func::StrToDate => datetime::parse(&text(&vals[0]), &text(&vals[1])),
-        Func::FromUnixtime => match vals.get(1) {
-            Some(fmt) => datetime::format(&datetime::from_unixtime(&vals[0]), &text(fmt)),
-            None => datetime::from_unixtime(&vals[0]),
-        },
         Func::DatePart(i) => datetime::part(DATE_PARTS[i as usize], &vals[0]),
         _ => Value::Null,
     }
@@ -1760,6 +1777,35 @@ fn rand_f64() -> f64 {
     })
 }
 
+/// A stored TIMESTAMP value (UTC) in the zone `offset` seconds east.
+pub fn from_utc(v: Value, offset: i64) -> Value {
+    match v {
+        Value::DateTime(dt) => Value::DateTime(dt.shifted(offset)),
+        v => v,
+    }
+}
+
+/// A TIMESTAMP value given in the zone `offset` seconds east, in UTC as
+/// columns and index keys hold it; anything else unchanged.
+pub fn to_utc(v: Value, ty: DataType, offset: i64) -> Value {
+    match (ty, v) {
+        (DataType::Timestamp { .. }, Value::DateTime(dt)) => Value::DateTime(dt.shifted(-offset)),
+        (_, v) => v,
+    }
+}
+
+/// Whether a TIMESTAMP value in UTC is one the type holds: an instant
+/// from 1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC, or a zero date.
+pub fn timestamp_in_range(utc: &Value) -> bool {
+    const MAX_MICROS: i64 = (i32::MAX as i64 + 1) * 1_000_000;
+    match utc {
+        Value::DateTime(d) if d.date.month != 0 && d.date.day != 0 => {
+            (1_000_000..MAX_MICROS).contains(&d.to_unix_micros())
+        }
+        _ => true,
+    }
+}
+
 /// Converts `v` to a column of type `ty` for storing, as MySQL's strict
 /// mode does: out-of-range numbers and over-long strings are errors.
 pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error> {
@@ -1974,6 +2020,13 @@ fn bad_time(v: &Value, column: &str) -> Error {
     Error::new(
         Code::TruncatedWrongValue,
         format!("Incorrect time value: '{v}' for column '{column}' at row 1"),
+    )
+}
+
+pub(crate) fn bad_date(v: &Value, column: &str) -> Error {
+    Error::new(
+        Code::TruncatedWrongValue,
+        format!("Incorrect datetime value: '{v}' for column '{column}' at row 1"),
     )
 }
 

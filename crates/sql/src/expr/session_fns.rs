@@ -2,10 +2,39 @@
 //! arguments: DATABASE(), USER(), NOW(), LAST_INSERT_ID(), FOUND_ROWS(),
 //! GET_LOCK() and the other user locks, UUID(). They are evaluated before
 //! the NULL-in, NULL-out rule of the other functions applies.
+//!
+//! The clock functions and FROM_UNIXTIME / UNIX_TIMESTAMP(dt) read the
+//! session time zone (`Env::tz_offset`); the UTC_ ones do not.
 
-use super::{count_arg, to_datetime, user_lock, uuid_v1, Env, Func};
-use lockstep_types::time::DateTime;
+use super::{count_arg, datetime, text, to_datetime, user_lock, uuid_v1, Env, Func};
+use lockstep_types::time::{DateTime, Time};
 use lockstep_types::{Error, Value};
+
+/// CURTIME(fsp) / UTC_TIME(fsp): the time of day of `now`.
+fn time_of(now: DateTime, fsp: u8) -> Value {
+    let now = now.truncate(fsp);
+    let t = Time {
+        negative: false,
+        hour: now.hour as u32,
+        minute: now.minute,
+        second: now.second,
+        micro: now.micro,
+    };
+    Value::Bytes(t.format(fsp).into_bytes())
+}
+
+/// FROM_UNIXTIME(secs[, format]) in the session time zone.
+fn from_unixtime(vals: &[Value], offset: i64) -> Value {
+    let d = match datetime::from_unixtime(&vals[0]) {
+        Value::DateTime(d) => Value::DateTime(d.shifted(offset)),
+        other => other,
+    };
+    match vals.get(1) {
+        Some(fmt) if !fmt.is_null() => datetime::format(&d, &text(fmt)),
+        Some(_) => Value::Null,
+        None => d,
+    }
+}
 
 /// The value of a session function, or None when `f` is not one.
 pub(super) fn eval_session(
@@ -14,6 +43,9 @@ pub(super) fn eval_session(
     env: &mut dyn Env,
 ) -> Result<Option<Value>, Error> {
     let n = |i: usize| vals.get(i).map(count_arg).unwrap_or(0);
+    let fsp = || n(0).clamp(0, 6) as u8;
+    let offset = env.tz_offset();
+    let local_now = || DateTime::now().shifted(offset);
     Ok(Some(match f {
         Func::Database => env
             .database()
@@ -22,12 +54,18 @@ pub(super) fn eval_session(
         Func::Version => env.system_var(false, "version")?,
         Func::ConnectionId => Value::UInt(env.connection_id()),
         Func::LastInsertId => Value::UInt(env.last_insert_id()),
-        Func::Now => Value::DateTime(DateTime::now().truncate(n(0).clamp(0, 6) as u8)),
-        Func::CurDate => Value::Date(DateTime::now().date),
+        Func::Now => Value::DateTime(local_now().truncate(fsp())),
+        Func::UtcTimestamp => Value::DateTime(DateTime::now().truncate(fsp())),
+        Func::CurDate => Value::Date(local_now().date),
+        Func::UtcDate => Value::Date(DateTime::now().date),
+        Func::CurTime => time_of(local_now(), fsp()),
+        Func::UtcTime => time_of(DateTime::now(), fsp()),
+        Func::FromUnixtime => from_unixtime(vals, env.tz_offset()),
         Func::UnixTimestamp => match vals.first() {
             None => Value::Int(DateTime::now().to_unix_micros() / 1_000_000),
+            // A date and time in the session zone.
             Some(v) => to_datetime(v)
-                .map(|d| Value::Int(d.to_unix_micros() / 1_000_000))
+                .map(|d| Value::Int(d.shifted(-env.tz_offset()).to_unix_micros() / 1_000_000))
                 .unwrap_or(Value::Null),
         },
         Func::User => Value::str(&env.user()),

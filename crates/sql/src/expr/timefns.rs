@@ -347,29 +347,19 @@ fn extract(unit: &[u8], v: &Value, env: &mut dyn Env) -> Result<Value, Error> {
     Ok(Value::Int(n * sign))
 }
 
-/// A '+hh:mm' / '-hh:mm' offset in seconds; named zones need time zone
-/// tables lockstep does not have ('SYSTEM' is UTC here).
-fn tz_offset(name: &[u8]) -> Option<i64> {
-    let s = std::str::from_utf8(name).ok()?.trim();
-    if s.eq_ignore_ascii_case("SYSTEM") {
-        return Some(0);
-    }
-    let sign = match s.as_bytes().first()? {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let (h, m) = s[1..].split_once(':')?;
-    let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
-    let secs = sign * (h * 3600 + m * 60);
-    (m < 60 && h < 100 && (-13 * 3600 - 59 * 60..=14 * 3600).contains(&secs)).then_some(secs)
+/// A zone CONVERT_TZ names, in seconds east of UTC: offsets and 'SYSTEM'
+/// (UTC); a named zone needs time zone tables lockstep does not have, so
+/// it is None and the result NULL, as in MySQL without them.
+fn zone(v: &Value) -> Option<i64> {
+    let name = String::from_utf8(text(v)).ok()?;
+    crate::session::time_zone::zone_seconds(name.trim())
 }
 
 fn convert_tz(vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
     let Some(d) = date_or_warn(&vals[0], env)? else {
         return Ok(Value::Null);
     };
-    let (Some(from), Some(to)) = (tz_offset(&text(&vals[1])), tz_offset(&text(&vals[2]))) else {
+    let (Some(from), Some(to)) = (zone(&vals[1]), zone(&vals[2])) else {
         return Ok(Value::Null);
     };
     let moved = d.to_unix_micros() + (to - from) * 1_000_000;
@@ -587,29 +577,11 @@ pub(super) fn eval_basic(f: Func, vals: &[Value]) -> Result<Option<Value>, Error
             Some(t) => Value::Bytes(t.format(if t.micro > 0 { 6 } else { 0 }).into_bytes()),
             None => Value::Null,
         },
-        Func::CurTime => {
-            // CURTIME(fsp): fractional digits of the current time.
-            let fsp = if vals.is_empty() {
-                0
-            } else {
-                n(0).clamp(0, 6) as u8
-            };
-            let now = DateTime::now().truncate(fsp);
-            let t = lockstep_types::Time {
-                negative: false,
-                hour: now.hour as u32,
-                minute: now.minute,
-                second: now.second,
-                micro: now.micro,
-            };
-            Value::Bytes(t.format(fsp).into_bytes())
-        }
         Func::DateAdd
         | Func::TimestampDiff
         | Func::DateDiff
         | Func::DateFormat
         | Func::StrToDate
-        | Func::FromUnixtime
         | Func::DatePart(_) => date_function(f, vals),
         _ => return Ok(None),
     }))

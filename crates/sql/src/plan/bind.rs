@@ -56,6 +56,32 @@ pub struct ScopeColumn {
     /// Merged into its twin by USING or NATURAL: reachable only by its
     /// qualified name and by `t.*`.
     pub merged: bool,
+    /// A base-table TIMESTAMP column: the row holds UTC, and a reference
+    /// reads it in the session time zone (`Func::FromUtc`).
+    pub stored_utc: bool,
+}
+
+fn is_timestamp(ty: DataType) -> bool {
+    matches!(ty, DataType::Timestamp { .. })
+}
+
+/// A column reference as expressions read it: a stored TIMESTAMP (UTC)
+/// in the session time zone.
+pub(crate) fn session_time(e: BExpr, stored_utc: bool) -> BExpr {
+    match stored_utc {
+        true => BExpr::Func(Func::FromUtc, vec![e]),
+        false => e,
+    }
+}
+
+/// The column a condition or sort key names, seen through what the binder
+/// wraps around it: collation folding and the session time zone
+/// (both keep the order and equality of index keys).
+pub(crate) fn unwrapped(e: &BExpr) -> &BExpr {
+    match e {
+        BExpr::Func(Func::FoldCase | Func::FromUtc, args) if args.len() == 1 => unwrapped(&args[0]),
+        e => e,
+    }
 }
 
 /// The column-definition flags MySQL derives from a table's keys: every
@@ -1053,7 +1079,7 @@ impl<'a> Binder<'a> {
         }
         .unwrap_or_else(|| infer(e, types));
         let mut c = column_meta(name, ty, nullable);
-        if let (Some(o), BExpr::Column(_)) = (origin, e) {
+        if let (Some(o), BExpr::Column(_)) = (origin, unwrapped(e)) {
             c.table = o.qualifier.clone();
             c.org_table = o.org_table.clone();
             c.org_name = o.name.clone();
@@ -1188,11 +1214,11 @@ impl<'a> Binder<'a> {
                 if let Some(i) = ctx
                     .group_bound
                     .iter()
-                    .position(|g| matches!((g, &b), (BExpr::Column(x), BExpr::Column(y)) if x == y))
+                    .position(|g| matches!((unwrapped(g), unwrapped(&b)), (BExpr::Column(x), BExpr::Column(y)) if x == y))
                 {
                     return Ok(BExpr::Column(i));
                 }
-                if matches!(b, BExpr::Outer { .. }) {
+                if matches!(unwrapped(&b), BExpr::Outer { .. }) {
                     return Ok(b);
                 }
                 self.check_determined(&b, scope, ctx)?;
@@ -1268,7 +1294,7 @@ impl<'a> Binder<'a> {
     /// Under ONLY_FULL_GROUP_BY, a column the GROUP BY does not determine
     /// is an error (1055, or 1140 without GROUP BY).
     fn check_determined(&self, b: &BExpr, scope: &Scope, ctx: &AggContext) -> Result<()> {
-        let (Some(det), BExpr::Column(p)) = (&ctx.determined, b) else {
+        let (Some(det), BExpr::Column(p)) = (&ctx.determined, unwrapped(b)) else {
             return Ok(());
         };
         if det.allows(*p) || ctx.place.1 == 0 {
@@ -1334,6 +1360,7 @@ impl<'a> Binder<'a> {
                         database: def.database.clone(),
                         flags: key_flags(&def, i),
                         merged: false,
+                        stored_utc: is_timestamp(c.data_type),
                     });
                 }
                 scope.width += def.columns.len();
@@ -1444,7 +1471,7 @@ impl<'a> Binder<'a> {
             }
             Expr::Column { table, name } => {
                 if let Some(c) = scope.resolve(table.as_deref(), name)? {
-                    BExpr::Column(c.index)
+                    session_time(BExpr::Column(c.index), c.stored_utc)
                 } else {
                     self.bind_outer_column(table.as_deref(), name)?
                 }
@@ -1603,6 +1630,7 @@ impl<'a> Binder<'a> {
                 database: String::new(),
                 flags: 0,
                 merged: false,
+                stored_utc: false,
             });
         }
         scope.width += plan.columns.len();
@@ -1957,7 +1985,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::JsonTyped => (DataType::Json, first.1),
                 Func::EnumNumber(..) => (DataType::BigInt { unsigned: true }, first.1),
                 Func::EnumText(..) => (DataType::VarChar { len: 255 }, first.1),
-                Func::BoolTyped => first,
+                Func::BoolTyped | Func::FromUtc => first,
                 Func::Database | Func::User | Func::CurrentUser => (vc(64), true),
                 Func::Version => (vc(64), false),
                 Func::ConnectionId | Func::LastInsertId | Func::FoundRows => {
@@ -1980,17 +2008,17 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 | Func::IsFreeLock => (big, true),
                 Func::IsUsedLock => (DataType::BigInt { unsigned: true }, true),
                 // NOW(n): n fractional digits.
-                Func::Now => {
+                Func::Now | Func::UtcTimestamp => {
                     let fsp = match args.first() {
                         Some(BExpr::Literal(v)) => v.to_i64().unwrap_or(0).clamp(0, 6) as u8,
                         _ => 0,
                     };
                     (DataType::DateTime { fsp }, false)
                 }
-                Func::CurDate | Func::Date => (DataType::Date, true),
+                Func::CurDate | Func::UtcDate | Func::Date => (DataType::Date, true),
                 Func::MakeDate => (DataType::Date, true),
                 Func::Time => (DataType::Time { fsp: 6 }, true),
-                Func::CurTime => {
+                Func::CurTime | Func::UtcTime => {
                     let fsp = match args.first() {
                         Some(BExpr::Literal(v)) => v.to_i64().unwrap_or(0).clamp(0, 6) as u8,
                         _ => 0,
@@ -2292,7 +2320,7 @@ fn unfold(e: &BExpr) -> &BExpr {
 }
 
 fn column_of(e: &BExpr, lo: usize, hi: usize) -> Option<usize> {
-    match unfold(e) {
+    match unwrapped(e) {
         BExpr::Column(i) if *i >= lo && *i < hi => Some(*i - lo),
         _ => None,
     }
@@ -2752,6 +2780,7 @@ pub fn table_scope(def: &TableDef, qualifier: &str) -> Scope {
             database: def.database.clone(),
             flags: key_flags(def, i),
             merged: false,
+            stored_utc: is_timestamp(c.data_type),
         });
     }
     scope.width = def.columns.len();
@@ -2887,7 +2916,7 @@ impl Binder<'_> {
             return Err(Error::parse("VALUES("));
         };
         match scope.resolve(Some(NEW_ROW), name)? {
-            Some(c) => Ok(BExpr::Column(c.index)),
+            Some(c) => Ok(session_time(BExpr::Column(c.index), c.stored_utc)),
             None => {
                 self.bind_expr(arg, scope)?;
                 Ok(BExpr::Literal(Value::Null))

@@ -17,10 +17,11 @@ impl Binder<'_> {
         let mut found = None;
         for (depth, outer) in self.outer.iter().rev().enumerate() {
             if let Some(c) = outer.resolve(table, name)? {
-                found = Some(BExpr::Outer {
+                let e = BExpr::Outer {
                     depth,
                     index: c.index,
-                });
+                };
+                found = Some(super::bind::session_time(e, c.stored_utc));
                 let place = self.outer.len() - 1 - depth;
                 self.outer_refs.push((place, c.index));
                 break;

@@ -30,7 +30,7 @@ type Equality = (usize, Option<usize>);
 fn column(e: &BExpr) -> Option<usize> {
     match e {
         BExpr::Column(i) => Some(*i),
-        BExpr::Func(Func::FoldCase, args) if args.len() == 1 => column(&args[0]),
+        BExpr::Func(Func::FoldCase | Func::FromUtc, args) if args.len() == 1 => column(&args[0]),
         _ => None,
     }
 }

@@ -132,7 +132,7 @@ fn outer_to_inner(units: &mut [Unit], conds: &mut Vec<BExpr>) {
 fn rejects_null(c: &BExpr, start: usize, end: usize) -> bool {
     let is_col = |e: &BExpr| {
         let e = match e {
-            BExpr::Func(Func::FoldCase, args) if args.len() == 1 => &args[0],
+            BExpr::Func(Func::FoldCase | Func::FromUtc, args) if args.len() == 1 => &args[0],
             e => e,
         };
         matches!(e, BExpr::Column(i) if (start..end).contains(i))

@@ -5,17 +5,12 @@
 //! join, the conditions of every table count (`join_conditions`), so a
 //! table read first lists the indexes a later join condition reaches.
 
-use crate::expr::{BExpr, Func};
+use crate::expr::BExpr;
 use crate::parser::BinaryOp as B;
 use crate::plan::bind::split_conjuncts;
 use crate::plan::{Source, TableScan};
 
-fn strip_fold(e: &BExpr) -> &BExpr {
-    match e {
-        BExpr::Func(Func::FoldCase, args) if args.len() == 1 => &args[0],
-        e => e,
-    }
-}
+use crate::plan::bind::unwrapped as strip_fold;
 
 /// Whether `e` reads a column in [start, end).
 fn reads(e: &BExpr, start: usize, end: usize) -> bool {

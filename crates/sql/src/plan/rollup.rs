@@ -30,12 +30,13 @@ impl Binder<'_> {
         if let Some(i) = ctx.group_ast.iter().position(|g| g == e) {
             return Some(i);
         }
-        let Ok(BExpr::Column(c)) = self.bind_expr(e, scope) else {
+        let bound = self.bind_expr(e, scope).ok()?;
+        let BExpr::Column(c) = super::bind::unwrapped(&bound) else {
             return None;
         };
         ctx.group_bound
             .iter()
-            .position(|g| matches!(g, BExpr::Column(x) if *x == c))
+            .position(|g| matches!(super::bind::unwrapped(g), BExpr::Column(x) if x == c))
     }
 
     /// GROUPING(e1, ..): per argument (the last the lowest bit), 1 where the

@@ -41,7 +41,7 @@ mod sql_mode;
 pub mod status;
 mod stream;
 mod table_locks;
-mod time_zone;
+pub(crate) mod time_zone;
 mod transaction;
 mod wire_charset;
 pub(crate) use definer::definer_grants;
@@ -558,6 +558,7 @@ impl Session {
             previous_errors: 0,
             strict: false,
             dates: Default::default(),
+            tz_offset: 0,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
             }),
@@ -615,6 +616,7 @@ impl Session {
         };
         session.refresh_memory_limits();
         session.refresh_sql_mode();
+        session.refresh_time_zone();
         session.inherit_foreign_key_checks();
         session
     }
@@ -629,6 +631,19 @@ impl Session {
             no_zero_date: has("NO_ZERO_DATE"),
             no_zero_in_date: has("NO_ZERO_IN_DATE"),
         };
+    }
+
+    /// Caches the session time zone's offset in `ctx` (statements convert
+    /// TIMESTAMP values with it instead of parsing time_zone per row).
+    /// A session without its own value takes the global one as it is now
+    /// and keeps it, as in MySQL: a later SET GLOBAL changes new sessions.
+    fn refresh_time_zone(&mut self) {
+        let Ok(tz) = system_var(&self.server, &self.ctx, false, "time_zone") else {
+            self.ctx.tz_offset = 0;
+            return;
+        };
+        self.ctx.tz_offset = time_zone::offset_seconds(&tz);
+        self.ctx.session_vars.insert("time_zone".into(), tz);
     }
 
     /// Caches the memory limits of the session's settings in `ctx`, so
@@ -1035,6 +1050,7 @@ impl Session {
         self.ctx.previous_warnings = 0;
         self.refresh_memory_limits();
         self.refresh_sql_mode();
+        self.refresh_time_zone();
         let fresh = Session::new(
             self.server.clone(),
             self.ctx.connection_id,
@@ -2105,6 +2121,7 @@ impl Session {
                             let tz = time_zone::canonical(&value)?;
                             self.ctx.session_vars.insert(name, tz);
                         }
+                        self.refresh_time_zone();
                     }
                     "sql_mode" => {
                         if !default {

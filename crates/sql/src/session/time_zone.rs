@@ -1,11 +1,31 @@
-//! SET time_zone: the values MySQL accepts without time zone tables
-//! (lockstep has none): 'SYSTEM' and UTC offsets '[+|-]h:mm' from -13:59
-//! to +14:00. Anything else, named zones included, is 1298 as in MySQL.
-//! Offsets are stored as MySQL shows them ('+05:00').
+//! Session time zones. SET time_zone takes what MySQL accepts without
+//! time zone tables (lockstep has none): 'SYSTEM' and UTC offsets
+//! '[+|-]h:mm' from -13:59 to +14:00. Anything else, named zones
+//! included, is 1298 as in MySQL. Offsets are stored as MySQL shows them
+//! ('+05:00'); a session starts with the global value and a connection
+//! reset returns to it.
 //!
-//! lockstep's clock and TIMESTAMP values are UTC, and nothing converts
-//! them to another zone yet, so an offset other than zero is refused
-//! (1235) rather than accepted and ignored.
+//! lockstep's clock and system zone are UTC, and TIMESTAMP columns hold
+//! UTC. The session's offset (`SessionCtx::tz_offset`, refreshed when
+//! time_zone is set or reset) is applied at two boundaries only: a
+//! TIMESTAMP value is converted to UTC, and checked against the type's
+//! range of instants, where a column stores it (`Exec::stored_form`,
+//! which `store_column`, CURRENT_TIMESTAMP defaults and generated
+//! columns go through), and back to the session zone where an expression
+//! reads the column (the binder wraps each base-table TIMESTAMP column
+//! in `Func::FromUtc`; the planner sees through it, as the order of
+//! instants is the same in any fixed zone). Index keys on TIMESTAMP
+//! columns are UTC, so key bounds computed from session values are
+//! converted too (`Exec::key_bounds`). Rows themselves, and so the
+//! engine, the binlog (TIMESTAMP2 carries UTC seconds, as MySQL's does),
+//! replication and its appliers, only ever see UTC. NOW() and the other
+//! clock functions, FROM_UNIXTIME and UNIX_TIMESTAMP(dt) read the session
+//! zone; the UTC_ functions do not.
+//! Triggers see NEW and OLD in the session zone (`exec::trigger`).
+//!
+//! Not converted (yet): a constant DEFAULT of a TIMESTAMP column is read
+//! in the zone of the INSERT rather than, as in MySQL, of the CREATE
+//! TABLE.
 
 use lockstep_types::error::Code;
 use lockstep_types::{Error, Value};
@@ -25,11 +45,25 @@ pub fn canonical(v: &Value) -> Result<Value, Error> {
     }
     match offset_minutes(&shown) {
         None => Err(unknown(&shown)),
-        Some(0) => Ok(Value::str(&format_offset(0))),
-        Some(_) => Err(Error::unsupported(
-            "time_zone other than UTC (SYSTEM or +00:00): TIMESTAMP values are not converted",
-        )),
+        Some(m) => Ok(Value::str(&format_offset(m))),
     }
+}
+
+/// Seconds east of UTC of a zone as SET time_zone or CONVERT_TZ names
+/// it ('SYSTEM' is UTC); None for a name lockstep does not know.
+pub fn zone_seconds(name: &str) -> Option<i64> {
+    if name.eq_ignore_ascii_case("SYSTEM") {
+        return Some(0);
+    }
+    offset_minutes(name).map(|m| m as i64 * 60)
+}
+
+/// The offset of a stored time_zone value (`canonical` made it).
+pub fn offset_seconds(stored: &Value) -> i64 {
+    let s = stored.to_string();
+    let secs = zone_seconds(&s);
+    debug_assert!(secs.is_some(), "time_zone holds a canonical value: {s}");
+    secs.unwrap_or(0)
 }
 
 /// '[+|-]h:mm' as minutes east of UTC, in MySQL's range.
@@ -82,11 +116,20 @@ mod tests {
     }
 
     #[test]
-    fn other_offsets_are_refused_until_timestamps_convert() {
-        for given in ["+05:00", "+5:00", "-13:59", "+14:00", "-00:30"] {
-            let e = canonical(&Value::str(given)).expect_err(given);
-            assert_eq!(e.code, Code::NotSupportedYet, "{given}");
+    fn offsets_are_stored_as_mysql_shows_them() {
+        for (given, stored, secs) in [
+            ("+05:00", "+05:00", 18000),
+            ("+5:30", "+05:30", 19800),
+            ("-13:59", "-13:59", -50340),
+            ("+14:00", "+14:00", 50400),
+            ("-00:30", "-00:30", -1800),
+        ] {
+            let v = canonical(&Value::str(given)).expect(given);
+            assert_eq!(v, Value::str(stored), "{given}");
+            assert_eq!(offset_seconds(&v), secs, "{given}");
         }
+        assert_eq!(zone_seconds("system"), Some(0));
+        assert_eq!(zone_seconds("Europe/Paris"), None);
     }
 
     #[test]

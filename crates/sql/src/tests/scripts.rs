@@ -295,6 +295,7 @@ scripts!(
     decimal_rounding,
     float_text,
     time_cast,
+    time_zone,
 );
 
 /// A script file nobody listed above would never run.
