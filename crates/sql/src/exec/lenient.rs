@@ -5,7 +5,7 @@
 
 use super::{Condition, Exec, Result, MAX_WARNINGS};
 use crate::expr::lenient::{implicit_default, store_adjusted};
-use crate::expr::{bad_date, store_value, timestamp_in_range, to_utc, zero_date};
+use crate::expr::{store_value, timestamp_in_range, to_utc, zero_date};
 use lockstep_engine::Error as EngineError;
 use lockstep_tables::ColumnDef;
 use lockstep_types::error::Code;
@@ -57,7 +57,11 @@ impl Exec<'_> {
             return Ok(utc);
         }
         if self.ctx.strict {
-            return Err(EngineError::Sql(bad_date(&v, &c.name)));
+            return Err(EngineError::Sql(zero_date::incorrect(
+                &v,
+                c.data_type,
+                &c.name,
+            )));
         }
         let out_of_range = format!("Out of range value for column '{}' at row 1", c.name);
         self.push_warning((Code::WarnDataOutOfRange.number(), out_of_range));

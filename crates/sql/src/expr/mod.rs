@@ -2023,13 +2023,6 @@ fn bad_time(v: &Value, column: &str) -> Error {
     )
 }
 
-pub(crate) fn bad_date(v: &Value, column: &str) -> Error {
-    Error::new(
-        Code::TruncatedWrongValue,
-        format!("Incorrect datetime value: '{v}' for column '{column}' at row 1"),
-    )
-}
-
 fn type_word(ty: DataType) -> &'static str {
     if ty.is_integer() {
         "integer"
