@@ -648,6 +648,64 @@ def test_sha2_account_and_applier_error(replication_servers):
     assert replica_status(replica)["Last_SQL_Errno"] == 0
 
 
+def hold_row(replica, sql):
+    """A client on the replica holding row locks: SELECT ... FOR UPDATE in
+    an open transaction (roll it back to let go)."""
+    c = replica.connect()
+    with c.cursor() as cur:
+        cur.execute("BEGIN")
+        cur.execute(sql)
+    return c
+
+
+def test_applier_retries_a_transaction_that_timed_out(replication_servers):
+    source, replica = replication_servers(2)
+    setup_source(source)
+    source.sql("CREATE DATABASE r")
+    source.sql("CREATE TABLE r.t (id INT PRIMARY KEY, v INT)")
+    source.sql("INSERT INTO r.t VALUES (1, 0), (2, 0)")
+    # The applier's row lock waits follow the global lock wait timeout.
+    replica.sql("SET GLOBAL innodb_lock_wait_timeout = 1")
+    assert replica.sql("SELECT @@replica_transaction_retries, @@slave_transaction_retries") \
+        == ((10, 10),)
+    start_replica(replica, source)
+    wait_caught_up(source, [replica])
+    # A client holds the row for 2.5 s: the applier's update of it times
+    # out (1205) after 1 s, is rolled back and run again, and commits once
+    # the client lets go. The other row's transaction is not held up.
+    holder = hold_row(replica, "SELECT * FROM r.t WHERE id = 1 FOR UPDATE")
+    source.sql("UPDATE r.t SET v = 1 WHERE id = 1")
+    source.sql("UPDATE r.t SET v = 1 WHERE id = 2")
+    time.sleep(2.5)
+    holder.rollback()
+    holder.close()
+    wait_caught_up(source, [replica])
+    assert replica.sql("SELECT v FROM r.t ORDER BY id") == ((1,), (1,))
+    st = replica_status(replica)
+    assert st["Replica_SQL_Running"] == "Yes" and st["Last_SQL_Errno"] == 0, st
+    applier, = ps_rows(replica, "replication_applier_status")
+    assert applier["COUNT_TRANSACTIONS_RETRIES"] >= 1, applier
+    retried = [w for w in by_worker(replica)
+               if w["LAST_APPLIED_TRANSACTION_RETRIES_COUNT"] > 0]
+    assert len(retried) == 1, retried
+    w = retried[0]
+    assert w["LAST_APPLIED_TRANSACTION_LAST_TRANSIENT_ERROR_NUMBER"] == 1205, w
+    assert "Lock wait timeout" in w["LAST_APPLIED_TRANSACTION_LAST_TRANSIENT_ERROR_MESSAGE"]
+    assert w["LAST_APPLIED_TRANSACTION_RETRIES_COUNT"] <= applier["COUNT_TRANSACTIONS_RETRIES"]
+    # With retries off, the same conflict stops the applier with 1205.
+    replica.sql("SET GLOBAL slave_transaction_retries = 0")
+    assert replica.sql("SELECT @@replica_transaction_retries") == ((0,),)
+    holder = hold_row(replica, "SELECT * FROM r.t WHERE id = 1 FOR UPDATE")
+    source.sql("UPDATE r.t SET v = 2 WHERE id = 1")
+    st = wait_status(replica, lambda s: s["Replica_SQL_Running"] == "No", timeout=15)
+    assert st["Last_SQL_Errno"] == 1205, st
+    holder.rollback()
+    holder.close()
+    replica.sql("START REPLICA")
+    wait_caught_up(source, [replica])
+    assert replica.sql("SELECT v FROM r.t ORDER BY id") == ((2,), (1,))
+
+
 def test_source_killed_under_load(replication_servers):
     """The source crashes (kill -9) under load and restarts: the replica
     reconnects by itself and ends with every transaction the source kept."""

@@ -9,6 +9,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,8 +30,54 @@ pub enum Applied {
     AlreadyExecuted,
 }
 
-/// How long one row event may wait for a row lock held by a client.
-const LOCK_WAIT: Duration = Duration::from_secs(50);
+/// How long a DDL record waits for the metadata locks of its tables.
+const DDL_LOCK_WAIT: Duration = Duration::from_secs(50);
+
+/// The applier's settings, changed by SET GLOBAL and read for each
+/// transaction: how long a row event waits for a row lock
+/// (innodb_lock_wait_timeout) and how often a transaction that lost a
+/// deadlock or timed out is retried (replica_transaction_retries).
+pub struct ApplierSettings {
+    lock_wait_secs: AtomicU64,
+    retries: AtomicU64,
+}
+
+impl Default for ApplierSettings {
+    /// MySQL's defaults: 50 s, 10 retries.
+    fn default() -> ApplierSettings {
+        ApplierSettings {
+            lock_wait_secs: AtomicU64::new(50),
+            retries: AtomicU64::new(10),
+        }
+    }
+}
+
+impl ApplierSettings {
+    pub fn set_lock_wait_secs(&self, secs: u64) {
+        self.lock_wait_secs.store(secs.max(1), Ordering::Relaxed);
+    }
+    pub fn set_retries(&self, n: u64) {
+        self.retries.store(n, Ordering::Relaxed);
+    }
+    pub fn lock_wait(&self) -> Duration {
+        Duration::from_secs(self.lock_wait_secs.load(Ordering::Relaxed))
+    }
+    pub fn retries(&self) -> u64 {
+        self.retries.load(Ordering::Relaxed)
+    }
+}
+
+/// A deadlock or a lock wait timeout: the transaction may succeed when
+/// run again (MySQL's transient errors for replica_transaction_retries).
+fn transient(e: &SqlError) -> bool {
+    matches!(e.code, Code::LockDeadlock | Code::LockWaitTimeout)
+}
+
+/// The pause before retry `attempt` (1-based): doubling from 10 ms, at
+/// most one second, so a conflicting client can finish.
+fn backoff(attempt: u64) -> Duration {
+    Duration::from_millis(10u64 << attempt.min(7)).min(Duration::from_secs(1))
+}
 
 /// How a parallel applier keeps the source's commit order
 /// (replica_preserve_commit_order) while commits share fsyncs: a
@@ -47,6 +94,12 @@ pub trait ApplyOrder: Send {
     fn visible_turn(&mut self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
     /// It is visible: the next may become visible.
     fn visible(&mut self);
+    /// The record's row work lost a deadlock or timed out and was rolled
+    /// back; it is about to run again for the `attempt`th time. False:
+    /// give up instead (the applier is stopping).
+    fn retrying(&mut self, _attempt: u64, _error: &SqlError) -> bool {
+        true
+    }
 }
 
 /// No order to keep: one record applied on its own.
@@ -97,13 +150,7 @@ impl Engine {
                 "row events and DDL in one record",
             ));
         }
-        let mut txn = self.begin(Isolation::RepeatableRead);
-        for event in &record.events {
-            if let Err(e) = self.apply_with_waits(&mut txn, record, event).await {
-                self.rollback(&mut txn);
-                return Err(e);
-            }
-        }
+        let mut txn = self.row_work(record, order).await?;
         if !order.commit_turn().await {
             self.rollback(&mut txn);
             return Err(stopped(record));
@@ -115,6 +162,38 @@ impl Engine {
             Err(_) if self.gtid_done(record.gtid()) => Ok(Applied::AlreadyExecuted),
             Err(e) => Err(e),
         }
+    }
+
+    /// The record's row events as one uncommitted transaction. A deadlock
+    /// or lock wait timeout rolls it back and runs it again, up to
+    /// replica_transaction_retries times, before it is an error: the
+    /// record's commit turn is not taken yet, so nothing after it waits
+    /// on a lock it holds.
+    async fn row_work(
+        &self,
+        record: &TxnRecord,
+        order: &mut dyn ApplyOrder,
+    ) -> Result<Txn, SqlError> {
+        let mut attempt = 0;
+        loop {
+            let mut txn = self.begin(Isolation::RepeatableRead);
+            let Err(e) = self.apply_events(&mut txn, record).await else {
+                return Ok(txn);
+            };
+            self.rollback(&mut txn);
+            attempt += 1;
+            if !transient(&e) || attempt > self.applier.retries() || !order.retrying(attempt, &e) {
+                return Err(e);
+            }
+            tokio::time::sleep(backoff(attempt)).await;
+        }
+    }
+
+    async fn apply_events(&self, txn: &mut Txn, record: &TxnRecord) -> Result<(), SqlError> {
+        for event in &record.events {
+            self.apply_with_waits(txn, record, event).await?;
+        }
+        Ok(())
     }
 
     /// One row event, waiting for row locks as a client statement does: a
@@ -134,7 +213,7 @@ impl Engine {
             };
             self.rollback_statement(txn);
             let key = wait.key();
-            let granted = match tokio::time::timeout(LOCK_WAIT, wait).await {
+            let granted = match tokio::time::timeout(self.applier.lock_wait(), wait).await {
                 Ok(r) => r,
                 Err(_) => return Err(SqlError::lock_wait_timeout()),
             };
@@ -221,7 +300,7 @@ impl Engine {
         for event in &record.events {
             self.check_ddl_event(record, event, &mut tables)?;
         }
-        let _locks = self.lock_for_ddl(&tables, LOCK_WAIT).await?;
+        let _locks = self.lock_for_ddl(&tables, DDL_LOCK_WAIT).await?;
         self.ddl_version
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let in_flight = self

@@ -195,6 +195,8 @@ pub struct Engine {
     /// the `durability` above, wrapped around the one the engine was
     /// opened with.
     pub semisync: Arc<SemiSync>,
+    /// The replica applier's lock wait and retry settings.
+    pub applier: crate::apply::ApplierSettings,
     order: Mutex<CommitOrder>,
     /// Serializes index builds (DDL is rare).
     ddl: Mutex<()>,
@@ -303,6 +305,7 @@ impl Engine {
             log,
             durability: semisync.clone(),
             semisync,
+            applier: Default::default(),
             order: Mutex::new(CommitOrder {
                 next_gno: 1,
                 next_seq: 1,

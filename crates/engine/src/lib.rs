@@ -25,7 +25,7 @@ pub mod txn;
 pub mod views;
 
 pub use alter::{keep_value, ConvertFn, Rename};
-pub use apply::{Applied, ApplyOrder, Unordered};
+pub use apply::{Applied, ApplierSettings, ApplyOrder, Unordered};
 pub use durability::{CommitPoint, Durability, DurabilityError, DurableWait, LocalDurability};
 pub use engine::{lock_key, AccountChange, Duplicate, Engine, EngineConfig, Error, Result};
 pub use generated::{no_generation, GenerateFn, RebuildLists, RowFn};

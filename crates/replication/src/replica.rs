@@ -750,6 +750,8 @@ impl Worker {
             visible: false,
             abandoned: false,
             waited: Duration::ZERO,
+            status: self.status.clone(),
+            slot: self.slot,
         };
         let r = apply_record(&self.engine, &record, &mut order).await;
         if r.is_err() {
@@ -795,7 +797,11 @@ impl Worker {
         };
         w.commit_wait_us += order.waited.as_micros() as u64;
         match r {
-            Err(_) if order.abandoned => w.applying = TxnStamp::default(),
+            Err(_) if order.abandoned => {
+                w.applying = TxnStamp::default();
+                w.applying_retries = 0;
+                w.applying_transient = TaskError::default();
+            }
             Ok(Outcome::Committed) => {
                 w.applied += 1;
                 w.applying = TxnStamp::default();
@@ -803,10 +809,14 @@ impl Worker {
                     end_us: now_us(),
                     ..stamp
                 };
+                w.last_applied_retries = std::mem::take(&mut w.applying_retries);
+                w.last_applied_transient = std::mem::take(&mut w.applying_transient);
             }
             Ok(Outcome::AlreadyExecuted) => {
                 w.skipped += 1;
                 w.applying = TxnStamp::default();
+                w.applying_retries = 0;
+                w.applying_transient = TaskError::default();
             }
             Err((code, msg)) => w.last_error = task_error(*code, msg.clone()),
         }
@@ -873,6 +883,10 @@ impl Turns {
     fn close(&self) {
         self.0.send_modify(|s| s.closed = true);
     }
+
+    fn closed(&self) -> bool {
+        self.0.borrow().closed
+    }
 }
 
 /// One worker's place in `Turns`, how long it waited there, and
@@ -884,6 +898,9 @@ struct InTurn {
     visible: bool,
     abandoned: bool,
     waited: Duration,
+    /// Where its retries are counted: the worker's slot.
+    status: Arc<Mutex<Status>>,
+    slot: usize,
 }
 
 impl InTurn {
@@ -926,6 +943,20 @@ impl ApplyOrder for InTurn {
     fn visible(&mut self) {
         self.visible = true;
         self.turns.pass_visible(self.t);
+    }
+    /// Counts the retry in the slot's row; none once the applier stops.
+    fn retrying(&mut self, attempt: u64, error: &lockstep_types::Error) -> bool {
+        if self.turns.closed() {
+            self.abandoned = true;
+            return false;
+        }
+        let mut st = self.status.lock();
+        if let Some(w) = st.workers.get_mut(self.slot) {
+            w.retries += 1;
+            w.applying_retries = attempt;
+            w.applying_transient = task_error(error.number(), error.message.clone());
+        }
+        true
     }
 }
 

@@ -351,6 +351,9 @@ fn serve(cfg: Config) -> Result<(), String> {
     );
 
     let globals = globals(&cfg, isolation, budget);
+    engine
+        .applier
+        .set_lock_wait_secs(cfg.innodb_lock_wait_timeout);
     engine.accounts.set_builtin(builtin_root(&cfg));
     let server = Server::new(engine.clone(), globals);
     let replica = replica::ServerReplica::install(&server, cfg.datadir.clone());

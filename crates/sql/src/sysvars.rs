@@ -112,6 +112,10 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("query_cache_type", s("OFF"), ReadOnly),
             ("server_id", i(1), Global),
             ("read_only", i(0), Global),
+            // Retries of a replica transaction that lost a deadlock or
+            // timed out (both names, as MySQL 8.0.26+ has them).
+            ("replica_transaction_retries", i(10), Global),
+            ("slave_transaction_retries", i(10), Global),
             ("rpl_semi_sync_source_enabled", i(0), Global),
             // The pre-8.0.26 name, which semisync replicas look for.
             ("rpl_semi_sync_master_enabled", i(0), Global),

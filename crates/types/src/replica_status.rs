@@ -44,6 +44,16 @@ pub struct WorkerStatus {
     /// Time spent with the row work done, waiting for the turn to commit
     /// (the source's order), in microseconds.
     pub commit_wait_us: u64,
+    /// Retries of transactions after a deadlock or lock wait timeout,
+    /// since START REPLICA.
+    pub retries: u64,
+    /// The retries of the transaction in hand, and the transient error
+    /// that caused the newest one.
+    pub applying_retries: u64,
+    pub applying_transient: TaskError,
+    /// The same of the last applied transaction.
+    pub last_applied_retries: u64,
+    pub last_applied_transient: TaskError,
 }
 
 /// The SQL task as coordinator (replication_applier_status_by_coordinator).

@@ -2160,6 +2160,22 @@ impl Session {
                 let n = ranged_setting(name, &v, (4, i64::MAX), &mut Vec::new())?;
                 self.server.globals.set(name, Value::Int(n))
             }
+            // The replica applier follows the global values.
+            "innodb_lock_wait_timeout" => {
+                let secs = int_setting(name, &v)?.clamp(1, MAX_LOCK_WAIT_TIMEOUT);
+                self.engine.applier.set_lock_wait_secs(secs as u64);
+                self.server.globals.set(name, Value::Int(secs))
+            }
+            "replica_transaction_retries" | "slave_transaction_retries" => {
+                let n = ranged_setting(name, &v, (0, i64::MAX), &mut Vec::new())?;
+                self.engine.applier.set_retries(n as u64);
+                self.server
+                    .globals
+                    .set("replica_transaction_retries", Value::Int(n))?;
+                self.server
+                    .globals
+                    .set("slave_transaction_retries", Value::Int(n))
+            }
             "lockstep_throttle_limit" => {
                 let n = v.to_i64().unwrap_or(0).max(0) as usize;
                 self.engine.txn_sys.set_throttle_limit(n);

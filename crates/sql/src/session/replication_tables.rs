@@ -8,10 +8,9 @@
 //! feature is off or unused: THREAD_ID is NULL (the tasks are not
 //! threads and there is no performance_schema.threads to join), GROUP_NAME
 //! is empty (no Group Replication), REMAINING_DELAY is NULL (no
-//! SOURCE_DELAY), and the retry columns are 0 with no transient error:
-//! a worker waits for a row lock and retries the row event inside its
-//! transaction; a deadlock or lock wait timeout stops the applier rather
-//! than retrying the transaction (no replica_transaction_retries).
+//! SOURCE_DELAY). The retry columns count whole-transaction retries
+//! after a deadlock or lock wait timeout (replica_transaction_retries,
+//! `Engine::apply_ordered`).
 
 use super::infoschema::table_in;
 use super::replication::ReplicaStatus;
@@ -171,7 +170,7 @@ fn applier_status(cat: &Catalog, st: Option<&ReplicaStatus>) {
         ("COUNT_TRANSACTIONS_RETRIES", ID),
     ]);
     let rows = st.map(|s| {
-        let retries = s.workers.iter().map(retries).sum();
+        let retries = s.workers.iter().map(|w| w.retries).sum();
         vec![
             Value::str(""),
             on_off(s.sql_running),
@@ -181,11 +180,6 @@ fn applier_status(cat: &Catalog, st: Option<&ReplicaStatus>) {
     });
     let rows = rows.into_iter().collect();
     add(cat, APPLIER_ID, "REPLICATION_APPLIER_STATUS", cols, rows);
-}
-
-/// Transactions a worker retried: none (the module comment says why).
-fn retries(_w: &WorkerStatus) -> u64 {
-    0
 }
 
 fn coordinator_status(cat: &Catalog, st: Option<&ReplicaStatus>) {
@@ -260,10 +254,10 @@ fn worker_row(w: &WorkerStatus) -> Vec<Value> {
     row.extend(error_values(&w.last_error));
     row.extend(txn_values(&w.last_applied, true));
     row.extend(txn_values(&w.applying, false));
-    for _ in 0..2 {
-        row.push(Value::UInt(retries(w)));
-        row.extend(error_values(&TaskError::default()));
-    }
+    row.push(Value::UInt(w.last_applied_retries));
+    row.extend(error_values(&w.last_applied_transient));
+    row.push(Value::UInt(w.applying_retries));
+    row.extend(error_values(&w.applying_transient));
     row.extend([
         Value::UInt(w.applied),
         Value::UInt(w.skipped),
