@@ -31,6 +31,9 @@ mod auth;
 
 /// Largest payload accepted from the server.
 const MAX_PACKET: usize = 64 << 20;
+/// The largest event a dump stream may carry: one transaction's whole
+/// record in lockstep's stream (MySQL's replica_max_allowed_packet, 1 GiB).
+const MAX_DUMP_PACKET: usize = 1 << 30;
 /// utf8mb4_general_ci: understood by MySQL 5.5+, MariaDB and lockstep.
 const CLIENT_COLLATION: u8 = 45;
 
@@ -261,7 +264,11 @@ pub struct DumpReader {
 impl DumpReader {
     /// As `Conn::read_dump_packet`.
     pub async fn read_dump_packet(&mut self, seq: &mut u8) -> Result<Option<Vec<u8>>> {
-        match self.reader.read(&mut self.sock, seq, MAX_PACKET).await? {
+        match self
+            .reader
+            .read(&mut self.sock, seq, MAX_DUMP_PACKET)
+            .await?
+        {
             Some(p) => dump_packet(p),
             None => Err(Error::Io(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
@@ -629,7 +636,11 @@ impl Conn {
     }
 
     async fn read(&mut self, seq: &mut u8) -> Result<&[u8]> {
-        match self.reader.read(&mut self.sock, seq, MAX_PACKET).await? {
+        self.read_at_most(seq, MAX_PACKET).await
+    }
+
+    async fn read_at_most(&mut self, seq: &mut u8, limit: usize) -> Result<&[u8]> {
+        match self.reader.read(&mut self.sock, seq, limit).await? {
             Some(p) => Ok(p),
             None => Err(Error::Io(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
@@ -658,7 +669,7 @@ impl Conn {
     /// OK byte (0x00). An ERR packet ends the stream as `Error::Server`,
     /// an EOF packet (0xfe) as `Ok(None)`.
     pub async fn read_dump_packet(&mut self, seq: &mut u8) -> Result<Option<Vec<u8>>> {
-        dump_packet(self.read(seq).await?)
+        dump_packet(self.read_at_most(seq, MAX_DUMP_PACKET).await?)
     }
 
     /// A dump connection in two halves: events are read on one task while

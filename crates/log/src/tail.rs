@@ -3,7 +3,9 @@
 //! 9.4.4). Only durable bytes are read, so a record is never sent before it
 //! is on the source's disk, and a torn or half-copied record is never seen.
 
-use crate::format::{self, probe, Probe, SegFile, SegHeader, Stream, NO_RECORD, SEG_HEADER};
+use crate::format::{
+    self, probe, Probe, SegFile, SegHeader, Stream, NO_RECORD, PAD_FLAG, REC_HEADER, SEG_HEADER,
+};
 use crate::storage::OpenMode;
 use crate::{Log, LogError, Lsn};
 
@@ -70,6 +72,9 @@ impl Log {
                         out.records.push((at, payload));
                     }
                 }
+                // A record larger than what one flush writes is durable
+                // in parts: the reader waits for the rest (`wait_beyond`).
+                Probe::Bad(_) if incomplete_end(&mut stream, out.next, durable)?.is_some() => break,
                 Probe::Bad(reason) => {
                     return Err(LogError::CorruptMiddle {
                         lsn: out.next,
@@ -105,10 +110,35 @@ impl Log {
     }
 
     /// Resolves once the log has acknowledged a byte beyond `pos` (or
-    /// failed); the caller bounds the wait with its own timer.
+    /// failed), or, when the record at `pos` is durable only in part,
+    /// once all of it is; the caller bounds the wait with its own timer.
     pub fn wait_beyond(&self, pos: Lsn) -> crate::DurableFuture<'_> {
+        let durable = self.durable_lsn();
+        if durable > pos {
+            let mut stream = self.durable_stream(durable);
+            if let Ok(Some(end)) = incomplete_end(&mut stream, pos, durable) {
+                return self.wait_durable(end);
+            }
+        }
         self.wait_durable(pos + 1)
     }
+}
+
+/// The end of the record at `pos` when it runs past `durable` (only
+/// part of it is on disk yet): its header's end if the header itself is
+/// cut, else the end its length gives.
+fn incomplete_end(stream: &mut Stream, pos: Lsn, durable: Lsn) -> Result<Option<Lsn>, LogError> {
+    let header_end = pos + REC_HEADER as u64;
+    if header_end > durable {
+        return Ok(Some(header_end));
+    }
+    let mut h = [0u8; REC_HEADER];
+    if !stream.read(pos, &mut h)? {
+        return Ok(None);
+    }
+    let len = u32::from_le_bytes(h[0..4].try_into().expect("4 bytes")) & !PAD_FLAG;
+    let end = header_end + len as u64;
+    Ok((len > 0 && end > durable).then_some(end))
 }
 
 #[cfg(test)]
@@ -163,5 +193,38 @@ mod tests {
             log.read_durable(first, 10).is_err(),
             "removed records are refused"
         );
+    }
+
+    /// A record larger than the log buffer becomes durable in parts: a
+    /// reader following the tail meanwhile sees nothing (never an error)
+    /// and gets the whole record once it is all on disk.
+    #[test]
+    fn a_record_durable_in_parts_is_read_whole() {
+        let storage = Arc::new(MemStorage::new());
+        let log = Arc::new(open(&storage));
+        let start = log.append(b"first").unwrap();
+        log.wait_durable_blocking(start).unwrap();
+        let big: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
+        let writer = {
+            let (log, big) = (log.clone(), big.clone());
+            std::thread::spawn(move || log.append(&big).unwrap())
+        };
+        let mut partial = 0;
+        let record = loop {
+            let batch = log
+                .read_durable(start, 1 << 30)
+                .expect("no error mid-record");
+            if let Some((at, payload)) = batch.records.into_iter().next() {
+                assert_eq!(at, start);
+                break payload;
+            }
+            assert_eq!(batch.next, start, "nothing consumed");
+            partial += (log.durable_lsn() > start) as u32;
+            std::thread::yield_now();
+        };
+        let end = writer.join().unwrap();
+        assert_eq!(record, big);
+        assert!(log.durable_lsn() >= end);
+        eprintln!("polls with the record durable in part: {partial}");
     }
 }
