@@ -321,6 +321,7 @@ fn build(session: &Session) -> Catalog {
     performance_schema(&cat, session);
     super::infoschema_meta::performance_schema_tables(&cat);
     super::privilege_tables::add_tables(&cat, session);
+    super::user_tables::add_tables(&cat, engine);
     crate::session::connect_attrs::tables(&cat, session);
     crate::session::replication_tables::tables(&cat, session);
     crate::session::roles::infoschema_tables(&cat, session);

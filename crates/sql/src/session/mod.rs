@@ -43,6 +43,7 @@ mod stream;
 mod table_locks;
 pub(crate) mod time_zone;
 mod transaction;
+mod user_tables;
 mod wire_charset;
 pub(crate) use definer::definer_grants;
 pub(crate) use roles::current_role;

@@ -132,8 +132,11 @@ impl Grants {
 
     fn need_table(&self, p: Privs, what: &str, db: &str, table: &str) -> Result<(), Error> {
         // The server's own schemas are readable by all (rows are filtered by
-        // privilege there); anything else needs a grant like any table.
-        let system_read = p == Privs::SELECT && is_system_db(db);
+        // privilege there), except mysql, whose grant and account tables
+        // need a grant as in MySQL; anything else needs a grant like any
+        // table.
+        let mysql = db.eq_ignore_ascii_case("mysql");
+        let system_read = p == Privs::SELECT && is_system_db(db) && !mysql;
         if system_read || self.account.has_on_table(p, db, table) {
             Ok(())
         } else {
@@ -674,6 +677,14 @@ mod tests {
             code(g.check(&stmt("SELECT * FROM information_schema.tables"), db)),
             None
         );
+        // The account and grant tables hold password hashes: a grant needed.
+        for q in [
+            "SELECT * FROM mysql.user",
+            "SELECT Db FROM mysql.db",
+            "SELECT 1 FROM t WHERE EXISTS (SELECT * FROM mysql.tables_priv)",
+        ] {
+            assert_eq!(code(g.check(&stmt(q), db)), Some(1142), "{q}");
+        }
         assert!(g.sees_database("db") && !g.sees_database("other"));
         assert!(g.sees_table("db", "x") && !g.sees_table("other", "x"));
         assert_eq!(
@@ -683,6 +694,23 @@ mod tests {
         let root = Grants::all("root", "localhost");
         assert!(root.superuser());
         assert_eq!(code(root.check(&stmt("DROP DATABASE x"), None)), None);
+    }
+
+    #[test]
+    fn select_on_the_mysql_schema_reads_its_tables() {
+        let mut a = Account::new("u", "%", Credential::Native([0; 20]));
+        a.databases.insert("mysql".into(), Privs::SELECT);
+        let g = grants(a);
+        assert_eq!(code(g.check(&stmt("SELECT * FROM mysql.user"), None)), None);
+        let mut a = Account::new("u", "%", Credential::Native([0; 20]));
+        a.tables
+            .insert(("mysql".into(), "db".into()), Privs::SELECT);
+        let g = grants(a);
+        assert_eq!(code(g.check(&stmt("SELECT * FROM mysql.db"), None)), None);
+        assert_eq!(
+            code(g.check(&stmt("SELECT * FROM mysql.user"), None)),
+            Some(1142)
+        );
     }
 
     #[test]

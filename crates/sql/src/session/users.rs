@@ -322,7 +322,8 @@ fn resolve_level(
             let d = t.database.as_deref().or(db).ok_or_else(Error::no_db)?;
             // Like MySQL: a grant on a missing table only if it lets the user create it.
             let exists = engine.catalog.table(d, &t.name).is_some()
-                || engine.catalog.view(d, &t.name).is_some();
+                || engine.catalog.view(d, &t.name).is_some()
+                || super::user_tables::is_mysql_table(d, &t.name);
             if !exists && !p.contains(Privs::CREATE) {
                 return Err(Error::no_such_table(d, &t.name));
             }

@@ -291,6 +291,7 @@ scripts!(
     sql_mode_lenient,
     system_tables,
     update_ignore,
+    user_tables,
     zero_dates,
     decimal_rounding,
     float_text,
