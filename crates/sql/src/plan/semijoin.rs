@@ -413,7 +413,10 @@ pub fn explain_tree(subs: &[Arc<QueryPlan>]) -> Vec<(String, String)> {
 /// The traditional EXPLAIN rows of subqueries: each one's tables, under
 /// the strategy it runs with (a keyed one that builds from the first row
 /// on as MATERIALIZED, its build's tables).
-pub fn explain_steps(subs: &[Arc<QueryPlan>]) -> Vec<crate::plan::explain::Step> {
+pub fn explain_steps(
+    subs: &[Arc<QueryPlan>],
+    known: &crate::plan::selectivity::Known,
+) -> Vec<crate::plan::explain::Step> {
     use crate::plan::explain::table_step;
     fn tables(src: &Source, out: &mut Vec<(crate::plan::TableScan, bool)>) {
         match src {
@@ -453,7 +456,7 @@ pub fn explain_steps(subs: &[Arc<QueryPlan>]) -> Vec<crate::plan::explain::Step>
         tables(src, &mut scans);
         let mut seen = Vec::new();
         for (scan, hashed) in scans {
-            let mut step = table_step(&scan, hashed, i + 2, select_type, &seen);
+            let mut step = table_step(&scan, hashed, i + 2, select_type, &seen, known);
             seen.push(crate::plan::explain::column_names(&scan));
             if !extra.is_empty() {
                 step.extra.push(extra);
@@ -466,12 +469,16 @@ pub fn explain_steps(subs: &[Arc<QueryPlan>]) -> Vec<crate::plan::explain::Step>
 
 /// Adds the subqueries' rows to a statement's EXPLAIN rows; the outer
 /// block is then PRIMARY, as MySQL calls it, rather than SIMPLE.
-pub fn add_steps(steps: &mut Vec<crate::plan::explain::Step>, subs: &[Arc<QueryPlan>]) {
+pub fn add_steps(
+    steps: &mut Vec<crate::plan::explain::Step>,
+    subs: &[Arc<QueryPlan>],
+    known: &crate::plan::selectivity::Known,
+) {
     if subs.is_empty() {
         return;
     }
     for s in steps.iter_mut().filter(|s| s.select_type == "SIMPLE") {
         s.select_type = "PRIMARY";
     }
-    steps.extend(explain_steps(subs));
+    steps.extend(explain_steps(subs, known));
 }

@@ -407,7 +407,11 @@ fn reads_any(e: &crate::expr::BExpr, span: &std::ops::Range<usize>) -> bool {
 /// joins (`partners_before` false), it is materialized once and read;
 /// after them it stands for FirstMatch, the subquery as written run per
 /// outer row until its first match (built once, probed per row).
-pub fn step(src: &Source, partners_before: bool) -> Option<(f64, f64, f64)> {
+pub fn step(
+    src: &Source,
+    partners_before: bool,
+    known: &crate::plan::selectivity::Known,
+) -> Option<(f64, f64, f64)> {
     let Source::Derived { plan, .. } = src else {
         return None;
     };
@@ -417,9 +421,9 @@ pub fn step(src: &Source, partners_before: bool) -> Option<(f64, f64, f64)> {
     };
     let read = crate::plan::semijoin::rows_read(&s.source);
     let kept = s.filter.as_ref().map_or(1.0, |f| {
-        crate::plan::selectivity::estimate(f, single(&s.source))
+        crate::plan::selectivity::estimate(f, single(&s.source), known)
     });
-    let out = (rows_out(&s.source) * kept).max(1.0);
+    let out = (rows_out(&s.source, known) * kept).max(1.0);
     Some(match partners_before {
         false => (1.0 + out, out, read),
         true => (1.0, 1.0, read),
@@ -436,17 +440,16 @@ fn single(src: &Source) -> Option<&crate::plan::TableScan> {
 /// Rows a nest's source gives before its statement filter: a table's
 /// access rows times its own filter's share; a join, its larger side (a
 /// rough key-to-key join).
-fn rows_out(src: &Source) -> f64 {
+fn rows_out(src: &Source, known: &crate::plan::selectivity::Known) -> f64 {
     match src {
         Source::Table(scan) => {
             let read = crate::plan::semijoin::rows_read(src);
-            let kept = scan
-                .filter
-                .as_ref()
-                .map_or(1.0, |f| crate::plan::selectivity::estimate(f, Some(scan)));
+            let kept = scan.filter.as_ref().map_or(1.0, |f| {
+                crate::plan::selectivity::estimate(f, Some(scan), known)
+            });
             read * kept
         }
-        Source::Join { left, right, .. } => rows_out(left).max(rows_out(right)),
+        Source::Join { left, right, .. } => rows_out(left, known).max(rows_out(right, known)),
         Source::Derived { .. } => 1000.0,
         Source::Dual => 1.0,
     }
