@@ -32,9 +32,10 @@ fn family(t: DataType) -> Option<Family> {
         DataType::Decimal { .. } => Some(Family::Decimal),
         t if t.is_string() => Some(Family::Text),
         t if t.is_binary() => Some(Family::Binary),
-        DataType::Date | DataType::DateTime { .. } | DataType::Timestamp { .. } => {
-            Some(Family::Exact(t))
-        }
+        // A TIMESTAMP column reads as a DATETIME in the session zone
+        // (`Func::FromUtc`): the two compare as one type.
+        DataType::Timestamp { fsp } => Some(Family::Exact(DataType::DateTime { fsp })),
+        DataType::Date | DataType::DateTime { .. } => Some(Family::Exact(t)),
         _ => None,
     }
 }
@@ -46,16 +47,20 @@ pub struct Propagated {
     pub derived: Vec<BExpr>,
 }
 
-/// A column as a condition names it: `col`, or `FoldCase(col)` for text.
+/// A column as a condition names it: `col`, `FoldCase(col)` for text, or
+/// `FromUtc(col)` for a TIMESTAMP read in the session zone (a fixed
+/// offset: equal instants read equal, so the members stay
+/// interchangeable).
 struct Side<'a> {
     column: usize,
     expr: &'a BExpr,
 }
 
 fn side(e: &BExpr) -> Option<Side<'_>> {
-    let column = match e {
+    // A datetime compared with text is folded too (a no-op on its value).
+    let column = match strip_fold(e) {
         BExpr::Column(i) => *i,
-        BExpr::Func(Func::FoldCase, args) => match args.as_slice() {
+        BExpr::Func(Func::FromUtc, args) => match args.as_slice() {
             [BExpr::Column(i)] => *i,
             _ => return None,
         },
