@@ -40,6 +40,23 @@ fn family(t: DataType) -> Option<Family> {
     }
 }
 
+/// Whether `a = b` makes two values of these types interchangeable (the
+/// rule classes join by): one family, text compared under the collation.
+/// `folded`: both sides of a text comparison are folded by it.
+pub fn interchangeable(a: DataType, b: DataType, folded: bool) -> bool {
+    match (family(a), family(b)) {
+        (Some(Family::Text), Some(Family::Text)) => folded,
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The column an equality's side names, through the wrappers `side`
+/// sees through, and whether it is folded by the collation.
+pub fn side_column(e: &BExpr) -> Option<(usize, bool)> {
+    side(e).map(|s| (s.column, is_folded(s.expr)))
+}
+
 /// The conjuncts rewritten, and equalities implied by them that only
 /// serve to pick access paths (never evaluated).
 pub struct Propagated {

@@ -19,9 +19,10 @@
 //! and stops at its first match (FirstMatch: the keyed per-row path of
 //! plan/semijoin.rs, or the hashed IN of exec/membership.rs).
 //!
-//! Only integer keys are flattened: DISTINCT compares the key by its own
-//! type, and two distinct integers never equal one outer value, which a
-//! string collation or a float conversion could not promise.
+//! A key is flattened when DISTINCT merges every two keys one outer value
+//! could equal (plan/semijoin_keys.rs): integers, or keys compared only
+//! with columns of their own family (text under the collation, decimals,
+//! dates).
 
 use crate::parser::ast::{self, BinaryOp, Expr, SelectItem, TableRef};
 use crate::plan::bind::view_filter::split_and as conjuncts;
@@ -352,8 +353,8 @@ fn key_pair(c: &Expr, inner: &InnerTables) -> Option<(Expr, Expr)> {
     }
 }
 
-/// Whether every nest of a flattened plan is uncorrelated, has integer
-/// keys, and comes before a table whose access path its keys feed.
+/// Whether every nest of a flattened plan is uncorrelated, compares its
+/// keys exactly, and comes before a table whose access path its keys feed.
 fn drives_lookups(plan: &QueryPlan) -> bool {
     let QueryBody::Select(s) = &plan.body else {
         return false;
@@ -369,8 +370,9 @@ fn drives_lookups(plan: &QueryPlan) -> bool {
             continue;
         }
         nests += 1;
-        let ints = plan.columns.iter().all(|c| c.data_type.is_integer());
         let span = *offset..offset + plan.columns.len();
+        let types: Vec<_> = plan.columns.iter().map(|c| c.data_type).collect();
+        let exact = crate::plan::semijoin_keys::exact(s, &span, &types);
         let feeds = leaves[i + 1..].iter().any(|l| match l {
             Source::Table(t) => t
                 .access
@@ -379,7 +381,7 @@ fn drives_lookups(plan: &QueryPlan) -> bool {
                 .any(|r| r.eq.iter().any(|e| reads_any(e, &span))),
             _ => false,
         });
-        if plan.correlated || !ints || !feeds {
+        if plan.correlated || !exact || !feeds {
             return false;
         }
     }
