@@ -29,6 +29,9 @@ pub struct Step {
     /// (`selectivity::filtered`); None for no table.
     pub filtered: Option<f64>,
     pub extra: Vec<&'static str>,
+    /// A semi-join run by first match: the outer table it returns to,
+    /// shown as MySQL's `FirstMatch(t)` after the other Extra notes.
+    pub first_match: Option<String>,
 }
 
 impl Step {
@@ -47,6 +50,7 @@ impl Step {
             rows: None,
             filtered: Some(100.0),
             extra: Vec::new(),
+            first_match: None,
         }
     }
 }
@@ -142,6 +146,7 @@ pub fn table_step(
         rows: Some(rows),
         filtered: Some(super::selectivity::filtered(scan, known)),
         extra,
+        first_match: None,
     }
 }
 
@@ -234,6 +239,7 @@ fn walk(
             rows: None,
             filtered: None,
             extra: vec!["No tables used"],
+            first_match: None,
         }),
     }
 }
@@ -318,9 +324,16 @@ fn text(s: &Option<String>) -> Value {
     s.as_deref().map_or(Value::Null, Value::str)
 }
 
+/// The Extra column of a step (None: empty).
+fn extra(s: &Step) -> Option<String> {
+    let mut notes: Vec<String> = s.extra.iter().map(|e| e.to_string()).collect();
+    notes.extend(s.first_match.iter().map(|t| format!("FirstMatch({t})")));
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
 /// A step as a traditional row.
 pub fn row(s: &Step) -> Vec<Value> {
-    let extra = (!s.extra.is_empty()).then(|| s.extra.join("; "));
+    let extra = extra(s);
     vec![
         Value::UInt(s.id as u64),
         Value::str(s.select_type),
@@ -375,8 +388,7 @@ fn json_table(s: &Step) -> String {
     put(&mut fields, "key", s.key.clone());
     put(&mut fields, "key_length", s.key_len.map(|n| n.to_string()));
     put(&mut fields, "ref", s.key_ref.clone());
-    let extra = (!s.extra.is_empty()).then(|| s.extra.join("; "));
-    put(&mut fields, "extra", extra);
+    put(&mut fields, "extra", extra(s));
     if let Some(r) = s.rows {
         fields.push(format!("\"rows_examined_per_scan\": {r}"));
     }

@@ -2477,6 +2477,7 @@ impl Session {
                     let subs = crate::plan::semijoin::select_subqueries(s);
                     tree.extend(crate::plan::semijoin::explain_tree(&subs));
                     crate::plan::semijoin::add_steps(&mut steps, &subs, known);
+                    crate::plan::semijoin::label_first_match(s, &subs, &mut steps, &mut tree);
                 }
             }
             Plan::Update(m) | Plan::Delete(m) => {
