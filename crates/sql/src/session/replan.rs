@@ -8,8 +8,9 @@
 //! (`selectivity::Probe`). Each EXECUTE estimates them with its values,
 //! and runs the plan bound for that range of estimates, binding it (with
 //! the placeholders kept) the first time the range is met. Ranges are a
-//! factor of √2 wide, so repeated executions mostly find their plan; a
-//! few per statement are kept, shared by every session running it.
+//! factor of 2 wide (estimates from 1 down to a millionth span 20), so
+//! repeated executions find their plan; up to `KEPT` per statement are
+//! kept, shared by every session running it.
 
 use crate::plan::selectivity::Known;
 use crate::session::statements::SharedStatement;
@@ -17,13 +18,14 @@ use crate::session::{Bound, Session};
 use lockstep_types::{Error, Value};
 use std::sync::Arc;
 
-/// Plans kept per statement; the oldest goes first.
-const KEPT: usize = 8;
+/// Plans kept per statement (more ranges than one condition's values
+/// usually meet); the oldest goes first.
+const KEPT: usize = 32;
 
-/// The range of an estimate: half-powers of two, down to 2^-32.
+/// The range of an estimate: powers of two, down to 2^-40.
 fn bucket(kept: f64) -> i8 {
-    let steps = (kept.max(f64::MIN_POSITIVE).log2() * 2.0).floor();
-    steps.clamp(-64.0, 0.0) as i8
+    let steps = kept.max(f64::MIN_POSITIVE).log2().floor();
+    steps.clamp(-40.0, 0.0) as i8
 }
 
 /// Plans bound for ranges of a statement's parameter estimates.
@@ -87,12 +89,12 @@ mod tests {
     use crate::session::Bound;
 
     #[test]
-    fn buckets_are_half_powers_of_two() {
+    fn buckets_are_powers_of_two() {
         assert_eq!(bucket(1.0), 0);
         assert_eq!(bucket(0.75), -1);
-        assert_eq!(bucket(0.5), -2);
-        assert_eq!(bucket(0.26), -4);
-        assert_eq!(bucket(0.0), -64);
+        assert_eq!(bucket(0.5), -1);
+        assert_eq!(bucket(0.26), -2);
+        assert_eq!(bucket(0.0), -40);
         assert_ne!(bucket(0.01), bucket(0.5));
     }
 
