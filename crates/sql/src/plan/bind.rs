@@ -185,6 +185,10 @@ pub struct Binder<'a> {
     /// Values bound at execute, bound in place of their placeholders so
     /// that result columns are typed after them (empty: placeholders stay).
     pub params: Vec<Value>,
+    /// What the join order's estimates know: parameter values bound at
+    /// EXECUTE (the placeholders stay in the plan), the session's zone;
+    /// and the estimates that waited for a parameter.
+    pub known: crate::plan::selectivity::Known,
     /// The clause being bound, as error 1054 names it ("field list",
     /// "where clause", ...).
     clause: &'static str,
@@ -387,6 +391,7 @@ impl<'a> Binder<'a> {
             temporary: None,
             ctes: Vec::new(),
             params: Vec::new(),
+            known: Default::default(),
             clause: "field list",
             agg: None,
             definer_reads: Vec::new(),
@@ -961,7 +966,7 @@ impl<'a> Binder<'a> {
         let n = joins.units.len();
         let order: Vec<usize> = match s.straight_join {
             true => (0..n).collect(),
-            false => joins.best_order(),
+            false => joins.best_order(&self.known),
         };
         if order.iter().enumerate().all(|(i, &u)| i == u) {
             let (source, filter) = joins.build();

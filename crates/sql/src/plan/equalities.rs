@@ -32,11 +32,29 @@ fn family(t: DataType) -> Option<Family> {
         DataType::Decimal { .. } => Some(Family::Decimal),
         t if t.is_string() => Some(Family::Text),
         t if t.is_binary() => Some(Family::Binary),
-        DataType::Date | DataType::DateTime { .. } | DataType::Timestamp { .. } => {
-            Some(Family::Exact(t))
-        }
+        // A TIMESTAMP column reads as a DATETIME in the session zone
+        // (`Func::FromUtc`): the two compare as one type.
+        DataType::Timestamp { fsp } => Some(Family::Exact(DataType::DateTime { fsp })),
+        DataType::Date | DataType::DateTime { .. } => Some(Family::Exact(t)),
         _ => None,
     }
+}
+
+/// Whether `a = b` makes two values of these types interchangeable (the
+/// rule classes join by): one family, text compared under the collation.
+/// `folded`: both sides of a text comparison are folded by it.
+pub fn interchangeable(a: DataType, b: DataType, folded: bool) -> bool {
+    match (family(a), family(b)) {
+        (Some(Family::Text), Some(Family::Text)) => folded,
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The column an equality's side names, through the wrappers `side`
+/// sees through, and whether it is folded by the collation.
+pub fn side_column(e: &BExpr) -> Option<(usize, bool)> {
+    side(e).map(|s| (s.column, is_folded(s.expr)))
 }
 
 /// The conjuncts rewritten, and equalities implied by them that only
@@ -46,16 +64,20 @@ pub struct Propagated {
     pub derived: Vec<BExpr>,
 }
 
-/// A column as a condition names it: `col`, or `FoldCase(col)` for text.
+/// A column as a condition names it: `col`, `FoldCase(col)` for text, or
+/// `FromUtc(col)` for a TIMESTAMP read in the session zone (a fixed
+/// offset: equal instants read equal, so the members stay
+/// interchangeable).
 struct Side<'a> {
     column: usize,
     expr: &'a BExpr,
 }
 
 fn side(e: &BExpr) -> Option<Side<'_>> {
-    let column = match e {
+    // A datetime compared with text is folded too (a no-op on its value).
+    let column = match strip_fold(e) {
         BExpr::Column(i) => *i,
-        BExpr::Func(Func::FoldCase, args) => match args.as_slice() {
+        BExpr::Func(Func::FromUtc, args) => match args.as_slice() {
             [BExpr::Column(i)] => *i,
             _ => return None,
         },

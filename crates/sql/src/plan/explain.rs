@@ -6,6 +6,7 @@
 
 use crate::expr::BExpr;
 use crate::plan::join_order::access_rows;
+use crate::plan::selectivity::Known;
 use crate::plan::{QueryBody, QueryPlan, Source, TableScan};
 use lockstep_types::Value;
 
@@ -28,6 +29,9 @@ pub struct Step {
     /// (`selectivity::filtered`); None for no table.
     pub filtered: Option<f64>,
     pub extra: Vec<&'static str>,
+    /// A semi-join run by first match: the outer table it returns to,
+    /// shown as MySQL's `FirstMatch(t)` after the other Extra notes.
+    pub first_match: Option<String>,
 }
 
 impl Step {
@@ -46,6 +50,7 @@ impl Step {
             rows: None,
             filtered: Some(100.0),
             extra: Vec::new(),
+            first_match: None,
         }
     }
 }
@@ -86,6 +91,7 @@ pub fn table_step(
     id: usize,
     select_type: &'static str,
     seen: &Seen,
+    known: &Known,
 ) -> Step {
     let (access, def) = (&scan.access, &scan.def);
     let index = &def.indexes[access.index];
@@ -138,9 +144,16 @@ pub fn table_step(
         key_len: super::key_len::key_len(def, access),
         key_ref,
         rows: Some(rows),
-        filtered: Some(super::selectivity::filtered(scan)),
+        filtered: Some(super::selectivity::filtered(scan, known)),
         extra,
+        first_match: None,
     }
+}
+
+/// The steps `walk` produces, and what their estimates know.
+struct Sink<'a> {
+    out: Vec<Step>,
+    known: &'a Known,
 }
 
 fn walk(
@@ -150,29 +163,29 @@ fn walk(
     select_type: &'static str,
     hashed: bool,
     seen: &mut Vec<(usize, Vec<String>)>,
-    out: &mut Vec<Step>,
+    sink: &mut Sink,
 ) {
     let this = *id;
     match src {
         Source::Table(scan) => {
-            let mut step = table_step(scan, hashed, this, select_type, seen);
+            let mut step = table_step(scan, hashed, this, select_type, seen, sink.known);
             step.possible_keys = super::possible_keys::possible_keys_in(scan, join);
-            out.push(step);
+            sink.out.push(step);
             seen.push(column_names(scan));
         }
         Source::Join {
             left, right, hash, ..
         } => {
             if !matches!(**left, Source::Dual) {
-                walk(left, join, id, select_type, false, seen, out);
+                walk(left, join, id, select_type, false, seen, sink);
             }
-            walk(right, join, id, select_type, hash.is_some(), seen, out);
+            walk(right, join, id, select_type, hash.is_some(), seen, sink);
         }
         Source::Derived { plan, offset, .. } if json_table_alias(plan).is_some() => {
             let alias = json_table_alias(plan).unwrap_or_default().to_string();
             let names = plan.columns.iter().map(|c| format!("{alias}.{}", c.name));
             seen.push((*offset, names.collect()));
-            out.push(Step {
+            sink.out.push(Step {
                 extra: vec!["Table function: json_table; Using temporary"],
                 ..Step::full_scan(this, select_type, alias)
             });
@@ -192,7 +205,7 @@ fn walk(
                 None => format!("{alias}.{}", c.name),
             });
             seen.push((*offset, names.collect()));
-            out.push(Step {
+            sink.out.push(Step {
                 extra: match hashed {
                     true => vec!["Using join buffer (hash join)"],
                     false => Vec::new(),
@@ -208,13 +221,13 @@ fn walk(
             if let QueryBody::Select(s) = &plan.body {
                 let mut inner = Vec::new();
                 super::possible_keys::join_conditions(&s.source, &mut inner);
-                walk(&s.source, &inner, id, kind, false, &mut Vec::new(), out);
+                walk(&s.source, &inner, id, kind, false, &mut Vec::new(), sink);
             }
             if nest.is_some() {
                 *id = this; // the tables after a nest are of the same block
             }
         }
-        Source::Dual => out.push(Step {
+        Source::Dual => sink.out.push(Step {
             id: this,
             select_type,
             table: None,
@@ -226,6 +239,7 @@ fn walk(
             rows: None,
             filtered: None,
             extra: vec!["No tables used"],
+            first_match: None,
         }),
     }
 }
@@ -249,16 +263,20 @@ fn has_derived(src: &Source) -> bool {
 
 /// The steps of a SELECT over `src`; `sorts` when its ORDER BY is a sort
 /// rather than an index's order.
-pub fn steps(src: &Source, sorts: bool) -> Vec<Step> {
+pub fn steps(src: &Source, sorts: bool, known: &Known) -> Vec<Step> {
     let outer = if has_derived(src) {
         "PRIMARY"
     } else {
         "SIMPLE"
     };
-    let mut out = Vec::new();
+    let mut sink = Sink {
+        out: Vec::new(),
+        known,
+    };
     let mut join = Vec::new();
     super::possible_keys::join_conditions(src, &mut join);
-    walk(src, &join, &mut 1, outer, false, &mut Vec::new(), &mut out);
+    walk(src, &join, &mut 1, outer, false, &mut Vec::new(), &mut sink);
+    let mut out = sink.out;
     if let (true, Some(first)) = (sorts, out.first_mut()) {
         first.extra.push("Using filesort");
     }
@@ -268,7 +286,7 @@ pub fn steps(src: &Source, sorts: bool) -> Vec<Step> {
 /// The steps of a SELECT plan. A single table's WHERE stays in the
 /// statement's filter; it is that table's condition for EXPLAIN (Using
 /// where, filtered, possible_keys).
-pub fn select_steps(s: &crate::plan::SelectPlan, sorts: bool) -> Vec<Step> {
+pub fn select_steps(s: &crate::plan::SelectPlan, sorts: bool, known: &Known) -> Vec<Step> {
     match (&s.source, &s.filter) {
         (Source::Table(scan), Some(f)) if scan.filter.is_none() => {
             let mut own = scan.clone();
@@ -276,13 +294,13 @@ pub fn select_steps(s: &crate::plan::SelectPlan, sorts: bool) -> Vec<Step> {
             // Served conditions still reach their keys.
             let keys = super::possible_keys::possible_keys(&own);
             own.filter = super::possible_keys::unserved(scan, f);
-            let mut out = steps(&Source::Table(own), sorts);
+            let mut out = steps(&Source::Table(own), sorts, known);
             if let Some(step) = out.first_mut() {
                 step.possible_keys = keys;
             }
             out
         }
-        _ => steps(&s.source, sorts),
+        _ => steps(&s.source, sorts, known),
     }
 }
 
@@ -306,9 +324,16 @@ fn text(s: &Option<String>) -> Value {
     s.as_deref().map_or(Value::Null, Value::str)
 }
 
+/// The Extra column of a step (None: empty).
+fn extra(s: &Step) -> Option<String> {
+    let mut notes: Vec<String> = s.extra.iter().map(|e| e.to_string()).collect();
+    notes.extend(s.first_match.iter().map(|t| format!("FirstMatch({t})")));
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
 /// A step as a traditional row.
 pub fn row(s: &Step) -> Vec<Value> {
-    let extra = (!s.extra.is_empty()).then(|| s.extra.join("; "));
+    let extra = extra(s);
     vec![
         Value::UInt(s.id as u64),
         Value::str(s.select_type),
@@ -363,8 +388,7 @@ fn json_table(s: &Step) -> String {
     put(&mut fields, "key", s.key.clone());
     put(&mut fields, "key_length", s.key_len.map(|n| n.to_string()));
     put(&mut fields, "ref", s.key_ref.clone());
-    let extra = (!s.extra.is_empty()).then(|| s.extra.join("; "));
-    put(&mut fields, "extra", extra);
+    put(&mut fields, "extra", extra(s));
     if let Some(r) = s.rows {
         fields.push(format!("\"rows_examined_per_scan\": {r}"));
     }

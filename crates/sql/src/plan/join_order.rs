@@ -16,7 +16,7 @@ use crate::plan::bind::{best_access, best_access_by, choose_accesses, conjoin, s
 use crate::plan::bind::{take_implied_with, Avail};
 use crate::plan::equalities::propagate;
 use crate::plan::hash_join::{self, access_reads_outside};
-use crate::plan::selectivity::estimate;
+use crate::plan::selectivity::{estimate, Known};
 use crate::plan::{Access, Source};
 use lockstep_tables::stats::TableStats;
 use lockstep_tables::TableDef;
@@ -341,6 +341,7 @@ const BUILD_WEIGHT: f64 = 3.0;
 
 struct Search<'a> {
     joins: &'a Joins,
+    known: &'a Known,
     /// Per unit: the conditions its key may use (built once).
     usable: Vec<Vec<BExpr>>,
     /// Per unit: the other units those conditions read; its estimate
@@ -384,7 +385,7 @@ impl Search<'_> {
         let unit = &units[u];
         let Source::Table(scan) = &unit.source else {
             // A semi-join nest: before or after the tables it joins.
-            let nest = crate::plan::semijoin_nest::step(&unit.source, placed != 0);
+            let nest = crate::plan::semijoin_nest::step(&unit.source, placed != 0, self.known);
             return nest.map_or(OPAQUE, |(cost, rows, once)| Step { cost, rows, once });
         };
         let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
@@ -392,7 +393,11 @@ impl Search<'_> {
         let n = scan.table.approximate_rows().max(1) as f64;
         let fetched = access_rows(&scan.def, self.stats[u].as_deref(), &access, n);
         let mut kept: Vec<f64> = match &unit.outer {
-            Some(o) => o.on.iter().map(|c| estimate(c, Some(scan))).collect(),
+            Some(o) => {
+                o.on.iter()
+                    .map(|c| estimate(c, Some(scan), self.known))
+                    .collect()
+            }
             None => self.checks_at(u, placed),
         };
         // The key serves the most selective conditions (its equalities);
@@ -516,7 +521,7 @@ impl Search<'_> {
 impl Joins {
     /// The cheapest order of the units, as indexes into `units`; the
     /// written order unless another costs less.
-    pub fn best_order(&self) -> Vec<usize> {
+    pub fn best_order(&self, known: &Known) -> Vec<usize> {
         let n = self.units.len();
         let identity: Vec<usize> = (0..n).collect();
         let deps = self
@@ -558,6 +563,7 @@ impl Joins {
             .collect();
         let mut s = Search {
             joins: self,
+            known,
             usable,
             relevant,
             stats: self
@@ -569,7 +575,7 @@ impl Joins {
                 })
                 .collect(),
             refs: self.conds.iter().map(|c| refs(c, &self.units)).collect(),
-            kept: self.conds.iter().map(|c| self.kept(c)).collect(),
+            kept: self.conds.iter().map(|c| self.kept(c, known)).collect(),
             deps,
             memo: match n <= EXHAUSTIVE {
                 true => vec![None; n << n],
@@ -593,14 +599,14 @@ impl Joins {
 
     /// The fraction of rows condition `c` keeps: from the histograms of
     /// its table when it reads one base table.
-    fn kept(&self, c: &BExpr) -> f64 {
+    fn kept(&self, c: &BExpr, known: &Known) -> f64 {
         let mask = refs(c, &self.units).unwrap_or(0);
         let single = mask.count_ones() == 1;
         let scan = match single.then(|| &self.units[mask.trailing_zeros() as usize].source) {
             Some(Source::Table(scan)) => Some(scan),
             _ => None,
         };
-        estimate(c, scan)
+        estimate(c, scan, known)
     }
 
     /// The plan of the units in their order (the row layout's): a

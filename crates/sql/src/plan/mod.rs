@@ -20,6 +20,7 @@ pub mod possible_keys;
 pub mod prune;
 pub mod selectivity;
 pub mod semijoin;
+pub mod semijoin_keys;
 pub mod semijoin_nest;
 pub mod user_var_type;
 pub mod view_dml;

@@ -5,24 +5,59 @@
 //! guesses (an equality a tenth, a comparison a third, BETWEEN a ninth).
 //! A column that leads an index is estimated by its index statistics
 //! instead, so planning a point query never reads a histogram.
+//!
+//! A parameter of a prepared statement is estimated by the value an
+//! EXECUTE binds to it, as MySQL plans at execute time. Bound at PREPARE
+//! without values, the conditions whose estimate a value would change are
+//! kept (`Known::probes`); the session re-plans such a statement per
+//! range of those estimates (`session::replan`).
 
-use crate::expr::{store_value, BExpr, Func};
+use crate::expr::{store_value, to_utc, BExpr, Func};
 use crate::parser::BinaryOp as B;
-use crate::plan::TableScan;
+use crate::plan::bind::unwrapped;
+use crate::plan::{Access, TableScan};
 use lockstep_tables::histogram::Histogram;
 use lockstep_types::Value;
+use std::cell::RefCell;
+
+/// What estimates know beyond the statement text.
+#[derive(Default)]
+pub struct Known {
+    /// The values bound to the parameters (empty: not known yet).
+    pub params: Vec<Value>,
+    /// The session's time zone (seconds east of UTC): a constant compared
+    /// with a TIMESTAMP column is probed in UTC, as the histogram holds it.
+    pub tz_offset: i64,
+    /// Estimates a parameter's value would have changed, recorded while
+    /// the values are not known.
+    pub probes: RefCell<Vec<Probe>>,
+}
+
+/// One condition on one table whose estimate depends on parameters.
+#[derive(Clone)]
+pub struct Probe {
+    cond: BExpr,
+    scan: TableScan,
+}
+
+impl Probe {
+    /// The condition's estimate with the parameters `known` holds.
+    pub fn estimate(&self, known: &Known) -> f64 {
+        estimate(&self.cond, Some(&self.scan), known)
+    }
+}
 
 /// The fraction of rows `e` keeps; `scan` is the table whose columns'
 /// histograms may answer (None: guesses only).
-pub fn estimate(e: &BExpr, scan: Option<&TableScan>) -> f64 {
+pub fn estimate(e: &BExpr, scan: Option<&TableScan>, known: &Known) -> f64 {
     match e {
         BExpr::Binary(B::Or, a, b) => {
-            let (a, b) = (estimate(a, scan), estimate(b, scan));
+            let (a, b) = (estimate(a, scan, known), estimate(b, scan, known));
             (a + b - a * b).min(1.0)
         }
-        BExpr::Binary(B::And, a, b) => estimate(a, scan) * estimate(b, scan),
+        BExpr::Binary(B::And, a, b) => estimate(a, scan, known) * estimate(b, scan, known),
         _ => scan
-            .and_then(|s| from_histogram(e, s))
+            .and_then(|s| from_histogram(e, s, known))
             .unwrap_or_else(|| guess(e)),
     }
 }
@@ -54,10 +89,28 @@ fn strip_fold(e: &BExpr) -> &BExpr {
     }
 }
 
-fn constant(e: &BExpr) -> Option<&Value> {
+/// A literal, or a parameter whose value is known.
+fn constant<'a>(e: &'a BExpr, known: &'a Known) -> Option<&'a Value> {
     match strip_fold(e) {
         BExpr::Literal(v) => Some(v),
+        BExpr::Param(i) => known.params.get(*i),
         _ => None,
+    }
+}
+
+/// Whether `e` is a parameter whose value is not known.
+fn unknown_param(e: &BExpr, known: &Known) -> bool {
+    matches!(strip_fold(e), BExpr::Param(i) if *i >= known.params.len())
+}
+
+/// Whether a constant operand of condition `e` is such a parameter.
+fn waits_for_param(e: &BExpr, known: &Known) -> bool {
+    let p = |x: &BExpr| unknown_param(x, known);
+    match e {
+        BExpr::Binary(_, l, r) => p(l) || p(r),
+        BExpr::Between { low, high, .. } => p(low) || p(high),
+        BExpr::InList { list, .. } => list.iter().any(p),
+        _ => false,
     }
 }
 
@@ -68,7 +121,7 @@ fn histogram_of<'a>(
     scan: &TableScan,
     all: &'a Option<std::sync::Arc<[lockstep_tables::histogram::ColumnHistogram]>>,
 ) -> Option<(&'a Histogram, usize)> {
-    let BExpr::Column(i) = strip_fold(e) else {
+    let BExpr::Column(i) = unwrapped(e) else {
         return None;
     };
     let pos = i.checked_sub(scan.offset)?;
@@ -86,18 +139,26 @@ fn histogram_of<'a>(
 }
 
 /// A constant in the column's type (None: not comparable so; NULL is
-/// `Some(Null)`).
-fn probe(v: &Value, scan: &TableScan, pos: usize) -> Option<Value> {
+/// `Some(Null)`). `utc`: the column is a TIMESTAMP read in the session
+/// zone, whose histogram holds UTC: the constant moves to UTC, which keeps
+/// the order since zones are fixed offsets.
+fn probe(v: &Value, scan: &TableScan, pos: usize, utc: Option<i64>) -> Option<Value> {
     let col = &scan.def.columns[pos];
     match v {
         Value::Null => Some(Value::Null),
-        v => store_value(v.clone(), col.data_type, &col.name).ok(),
+        v => {
+            let stored = store_value(v.clone(), col.data_type, &col.name).ok()?;
+            Some(match utc {
+                Some(tz) => to_utc(stored, col.data_type, tz),
+                None => stored,
+            })
+        }
     }
 }
 
 /// `col op constant` either way round, with the operator as seen from
 /// the column.
-fn comparison(e: &BExpr) -> Option<(&BExpr, B, &Value)> {
+fn comparison<'a>(e: &'a BExpr, known: &'a Known) -> Option<(&'a BExpr, B, &'a Value)> {
     let BExpr::Binary(op, l, r) = e else {
         return None;
     };
@@ -109,26 +170,53 @@ fn comparison(e: &BExpr) -> Option<(&BExpr, B, &Value)> {
         B::Eq | B::NullSafeEq | B::NotEq => *op,
         _ => return None,
     };
-    match (constant(l), constant(r)) {
+    match (constant(l, known), constant(r, known)) {
         (None, Some(v)) => Some((l, *op, v)),
         (Some(v), None) => Some((r, flipped, v)),
         _ => None,
     }
 }
 
-fn from_histogram(e: &BExpr, scan: &TableScan) -> Option<f64> {
-    let column = match e {
-        BExpr::IsNull(x, _) => &**x,
-        BExpr::Between { expr, .. } | BExpr::InList { expr, .. } => &**expr,
-        e => comparison(e)?.0,
-    };
+/// The column side of a condition a histogram may answer.
+fn tested_column<'a>(e: &'a BExpr, known: &Known) -> Option<&'a BExpr> {
+    match e {
+        BExpr::IsNull(x, _) => Some(x),
+        BExpr::Between { expr, .. } | BExpr::InList { expr, .. } => Some(expr),
+        BExpr::Binary(
+            B::Eq | B::NullSafeEq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq,
+            l,
+            r,
+        ) => {
+            let column = |x: &BExpr| matches!(unwrapped(x), BExpr::Column(_));
+            let constant = |x: &BExpr| constant(x, known).is_some() || unknown_param(x, known);
+            match (column(l) && constant(r), column(r) && constant(l)) {
+                (true, _) => Some(l),
+                (_, true) => Some(r),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn from_histogram(e: &BExpr, scan: &TableScan, known: &Known) -> Option<f64> {
+    let column = tested_column(e, known)?;
     // Only a condition on a column without an index reads histograms.
-    if !matches!(strip_fold(column), BExpr::Column(_)) {
+    if !matches!(unwrapped(column), BExpr::Column(_)) {
         return None;
     }
     let all = scan.table.histograms();
     let (h, pos) = histogram_of(column, scan, &all)?;
-    let value = |v: &BExpr| constant(v).and_then(|v| probe(v, scan, pos));
+    if waits_for_param(e, known) {
+        // Known at EXECUTE: the estimate waits for the value.
+        known.probes.borrow_mut().push(Probe {
+            cond: e.clone(),
+            scan: detached(scan),
+        });
+        return None;
+    }
+    let utc = in_session_zone(column).then_some(known.tz_offset);
+    let value = |v: &BExpr| constant(v, known).and_then(|v| probe(v, scan, pos, utc));
     let kept = match e {
         BExpr::IsNull(_, negated) => match negated {
             false => h.null_fraction,
@@ -155,11 +243,35 @@ fn from_histogram(e: &BExpr, scan: &TableScan) -> Option<f64> {
             negate(h, hit.min(h.non_null()), *negated)
         }
         e => {
-            let (_, op, v) = comparison(e)?;
-            compare(h, op, &probe(v, scan, pos)?)
+            let (_, op, v) = comparison(e, known)?;
+            compare(h, op, &probe(v, scan, pos, utc)?)
         }
     };
     Some(kept.clamp(0.0, 1.0))
+}
+
+/// Whether the binder wrapped the column to read it in the session zone.
+fn in_session_zone(e: &BExpr) -> bool {
+    match e {
+        BExpr::Func(Func::FromUtc, _) => true,
+        BExpr::Func(Func::FoldCase, args) => args.iter().any(in_session_zone),
+        _ => false,
+    }
+}
+
+/// What a probe keeps of a scan: the table and where its row sits.
+fn detached(scan: &TableScan) -> TableScan {
+    TableScan {
+        table: scan.table.clone(),
+        alias: scan.alias.clone(),
+        def: scan.def.clone(),
+        offset: scan.offset,
+        access: Access::full(),
+        needed: None,
+        range_check: None,
+        hints: None,
+        filter: None,
+    }
 }
 
 /// NOT of a test that keeps `kept`: the other non-NULL rows.
@@ -192,10 +304,10 @@ fn compare(h: &Histogram, op: B, v: &Value) -> f64 {
 
 /// EXPLAIN's filtered: the percent of the rows an access reads that the
 /// table's remaining conditions keep.
-pub fn filtered(scan: &TableScan) -> f64 {
+pub fn filtered(scan: &TableScan, known: &Known) -> f64 {
     let kept = scan
         .filter
         .as_ref()
-        .map_or(1.0, |f| estimate(f, Some(scan)));
+        .map_or(1.0, |f| estimate(f, Some(scan), known));
     kept * 100.0
 }

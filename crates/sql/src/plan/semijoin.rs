@@ -413,7 +413,10 @@ pub fn explain_tree(subs: &[Arc<QueryPlan>]) -> Vec<(String, String)> {
 /// The traditional EXPLAIN rows of subqueries: each one's tables, under
 /// the strategy it runs with (a keyed one that builds from the first row
 /// on as MATERIALIZED, its build's tables).
-pub fn explain_steps(subs: &[Arc<QueryPlan>]) -> Vec<crate::plan::explain::Step> {
+pub fn explain_steps(
+    subs: &[Arc<QueryPlan>],
+    known: &crate::plan::selectivity::Known,
+) -> Vec<crate::plan::explain::Step> {
     use crate::plan::explain::table_step;
     fn tables(src: &Source, out: &mut Vec<(crate::plan::TableScan, bool)>) {
         match src {
@@ -453,7 +456,7 @@ pub fn explain_steps(subs: &[Arc<QueryPlan>]) -> Vec<crate::plan::explain::Step>
         tables(src, &mut scans);
         let mut seen = Vec::new();
         for (scan, hashed) in scans {
-            let mut step = table_step(&scan, hashed, i + 2, select_type, &seen);
+            let mut step = table_step(&scan, hashed, i + 2, select_type, &seen, known);
             seen.push(crate::plan::explain::column_names(&scan));
             if !extra.is_empty() {
                 step.extra.push(extra);
@@ -464,14 +467,93 @@ pub fn explain_steps(subs: &[Arc<QueryPlan>]) -> Vec<crate::plan::explain::Step>
     steps
 }
 
+/// The subqueries of `s` that run as semi-joins by first match: a
+/// top-level AND-ed EXISTS or IN (not negated) of a plain block (no
+/// aggregate, LIMIT or window) that the join order did not flatten, run
+/// per outer row until its first match (correlated, not hashed).
+fn first_matches(s: &crate::plan::SelectPlan) -> Vec<Arc<QueryPlan>> {
+    fn walk(e: &BExpr, out: &mut Vec<Arc<QueryPlan>>) {
+        match e {
+            BExpr::Binary(crate::parser::BinaryOp::And, a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+            BExpr::Exists {
+                query,
+                negated: false,
+            }
+            | BExpr::InSubquery {
+                query,
+                negated: false,
+                ..
+            } if per_row_semi_join(query) => out.push(query.clone()),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(f) = &s.filter {
+        walk(f, &mut out);
+    }
+    out
+}
+
+fn per_row_semi_join(q: &QueryPlan) -> bool {
+    let QueryBody::Select(s) = &q.body else {
+        return false;
+    };
+    let plain = s.aggregate.is_none() && s.limit.is_none() && s.window.is_none();
+    let per_row = match &q.keyed {
+        None => q.correlated,
+        Some(k) => k.threshold == NEVER,
+    };
+    plain && per_row
+}
+
+/// Marks the subqueries of `s` run by first match (`subs` as
+/// `select_subqueries` lists them, `steps` and `tree` with theirs added):
+/// `FirstMatch(t)` in the Extra of each one's last table and in its tree
+/// line, `t` the last outer table, to whose next row a match returns.
+pub fn label_first_match(
+    s: &crate::plan::SelectPlan,
+    subs: &[Arc<QueryPlan>],
+    steps: &mut [crate::plan::explain::Step],
+    tree: &mut [(String, String)],
+) {
+    let matched = first_matches(s);
+    let outer = steps
+        .iter()
+        .rev()
+        .find(|st| st.id == 1)
+        .and_then(|st| st.table.clone());
+    let Some(outer) = outer.filter(|_| !matched.is_empty()) else {
+        return;
+    };
+    for (i, sub) in subs.iter().enumerate() {
+        if !matched.iter().any(|m| Arc::ptr_eq(m, sub)) {
+            continue;
+        }
+        if let Some(step) = steps.iter_mut().rev().find(|st| st.id == i + 2) {
+            step.first_match = Some(outer.clone());
+        }
+        let name = format!("<subquery{}>", i + 2);
+        if let Some(line) = tree.iter_mut().find(|(t, _)| *t == name) {
+            line.1 = format!("semi-join, FirstMatch({outer}): {}", line.1);
+        }
+    }
+}
+
 /// Adds the subqueries' rows to a statement's EXPLAIN rows; the outer
 /// block is then PRIMARY, as MySQL calls it, rather than SIMPLE.
-pub fn add_steps(steps: &mut Vec<crate::plan::explain::Step>, subs: &[Arc<QueryPlan>]) {
+pub fn add_steps(
+    steps: &mut Vec<crate::plan::explain::Step>,
+    subs: &[Arc<QueryPlan>],
+    known: &crate::plan::selectivity::Known,
+) {
     if subs.is_empty() {
         return;
     }
     for s in steps.iter_mut().filter(|s| s.select_type == "SIMPLE") {
         s.select_type = "PRIMARY";
     }
-    steps.extend(explain_steps(subs));
+    steps.extend(explain_steps(subs, known));
 }

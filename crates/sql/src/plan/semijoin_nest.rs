@@ -19,9 +19,10 @@
 //! and stops at its first match (FirstMatch: the keyed per-row path of
 //! plan/semijoin.rs, or the hashed IN of exec/membership.rs).
 //!
-//! Only integer keys are flattened: DISTINCT compares the key by its own
-//! type, and two distinct integers never equal one outer value, which a
-//! string collation or a float conversion could not promise.
+//! A key is flattened when DISTINCT merges every two keys one outer value
+//! could equal (plan/semijoin_keys.rs): integers, or keys compared only
+//! with columns of their own family (text under the collation, decimals,
+//! dates).
 
 use crate::parser::ast::{self, BinaryOp, Expr, SelectItem, TableRef};
 use crate::plan::bind::view_filter::split_and as conjuncts;
@@ -352,8 +353,8 @@ fn key_pair(c: &Expr, inner: &InnerTables) -> Option<(Expr, Expr)> {
     }
 }
 
-/// Whether every nest of a flattened plan is uncorrelated, has integer
-/// keys, and comes before a table whose access path its keys feed.
+/// Whether every nest of a flattened plan is uncorrelated, compares its
+/// keys exactly, and comes before a table whose access path its keys feed.
 fn drives_lookups(plan: &QueryPlan) -> bool {
     let QueryBody::Select(s) = &plan.body else {
         return false;
@@ -369,8 +370,9 @@ fn drives_lookups(plan: &QueryPlan) -> bool {
             continue;
         }
         nests += 1;
-        let ints = plan.columns.iter().all(|c| c.data_type.is_integer());
         let span = *offset..offset + plan.columns.len();
+        let types: Vec<_> = plan.columns.iter().map(|c| c.data_type).collect();
+        let exact = crate::plan::semijoin_keys::exact(s, &span, &types);
         let feeds = leaves[i + 1..].iter().any(|l| match l {
             Source::Table(t) => t
                 .access
@@ -379,7 +381,7 @@ fn drives_lookups(plan: &QueryPlan) -> bool {
                 .any(|r| r.eq.iter().any(|e| reads_any(e, &span))),
             _ => false,
         });
-        if plan.correlated || !ints || !feeds {
+        if plan.correlated || !exact || !feeds {
             return false;
         }
     }
@@ -407,7 +409,11 @@ fn reads_any(e: &crate::expr::BExpr, span: &std::ops::Range<usize>) -> bool {
 /// joins (`partners_before` false), it is materialized once and read;
 /// after them it stands for FirstMatch, the subquery as written run per
 /// outer row until its first match (built once, probed per row).
-pub fn step(src: &Source, partners_before: bool) -> Option<(f64, f64, f64)> {
+pub fn step(
+    src: &Source,
+    partners_before: bool,
+    known: &crate::plan::selectivity::Known,
+) -> Option<(f64, f64, f64)> {
     let Source::Derived { plan, .. } = src else {
         return None;
     };
@@ -417,9 +423,9 @@ pub fn step(src: &Source, partners_before: bool) -> Option<(f64, f64, f64)> {
     };
     let read = crate::plan::semijoin::rows_read(&s.source);
     let kept = s.filter.as_ref().map_or(1.0, |f| {
-        crate::plan::selectivity::estimate(f, single(&s.source))
+        crate::plan::selectivity::estimate(f, single(&s.source), known)
     });
-    let out = (rows_out(&s.source) * kept).max(1.0);
+    let out = (rows_out(&s.source, known) * kept).max(1.0);
     Some(match partners_before {
         false => (1.0 + out, out, read),
         true => (1.0, 1.0, read),
@@ -436,17 +442,16 @@ fn single(src: &Source) -> Option<&crate::plan::TableScan> {
 /// Rows a nest's source gives before its statement filter: a table's
 /// access rows times its own filter's share; a join, its larger side (a
 /// rough key-to-key join).
-fn rows_out(src: &Source) -> f64 {
+fn rows_out(src: &Source, known: &crate::plan::selectivity::Known) -> f64 {
     match src {
         Source::Table(scan) => {
             let read = crate::plan::semijoin::rows_read(src);
-            let kept = scan
-                .filter
-                .as_ref()
-                .map_or(1.0, |f| crate::plan::selectivity::estimate(f, Some(scan)));
+            let kept = scan.filter.as_ref().map_or(1.0, |f| {
+                crate::plan::selectivity::estimate(f, Some(scan), known)
+            });
             read * kept
         }
-        Source::Join { left, right, .. } => rows_out(left).max(rows_out(right)),
+        Source::Join { left, right, .. } => rows_out(left, known).max(rows_out(right, known)),
         Source::Derived { .. } => 1000.0,
         Source::Dual => 1.0,
     }

@@ -30,6 +30,7 @@ pub mod load_data;
 mod online_alter;
 mod privilege_tables;
 pub mod privileges;
+mod replan;
 pub mod replication;
 mod replication_tables;
 mod role_changes;
@@ -155,6 +156,9 @@ pub(crate) struct Bound {
     /// (checked for privileges too) and its CHECK OPTION conditions.
     pub view_stmt: Option<Statement>,
     pub view_checks: Arc<Vec<crate::exec::ViewCheck>>,
+    /// Estimates that waited for a parameter's value (`replan`): a
+    /// prepared statement with some is planned again per their range.
+    pub probes: Vec<crate::plan::selectivity::Probe>,
 }
 
 pub(crate) enum Plan {
@@ -187,6 +191,7 @@ impl Bound {
             version,
             view_stmt: None,
             view_checks: Arc::new(Vec::new()),
+            probes: Vec::new(),
         }
     }
 
@@ -843,6 +848,7 @@ impl Session {
                     plan: self.bind(&statement).ok().flatten(),
                     statement: Arc::new(statement),
                     version,
+                    replans: Default::default(),
                 });
                 if !private {
                     self.server
@@ -930,6 +936,7 @@ impl Session {
                     params: p.shared.params,
                     plan,
                     version,
+                    replans: Default::default(),
                 });
             }
         }
@@ -939,7 +946,13 @@ impl Session {
             true => self.bind_with(&s.statement, params.to_vec())?,
             false => None,
         };
-        let plan = typed.as_ref().or(s.plan.as_ref());
+        // A plan that depends on a parameter's estimate: the one for this
+        // execution's values.
+        let replanned = match (&typed, &s.plan) {
+            (None, Some(b)) if !b.probes.is_empty() => self.replan(s, b, params)?,
+            _ => None,
+        };
+        let plan = typed.as_ref().or(replanned.as_deref()).or(s.plan.as_ref());
         let r = self.run(&s.statement, params, plan).await;
         let r = self.count_warnings(r);
         let r = self.to_results_charset(r);
@@ -1116,9 +1129,14 @@ impl Session {
 
     /// Binds with `params` in place of the placeholders (see Binder::params).
     fn bind_with(&self, stmt: &Statement, params: Vec<Value>) -> R<Option<Bound>> {
-        let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let mut b = self.binder();
         b.params = params;
+        self.bind_by(b, stmt)
+    }
+
+    /// Binds with `b`, set up by the caller.
+    fn bind_by(&self, mut b: Binder<'_>, stmt: &Statement) -> R<Option<Bound>> {
+        let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let view = b.rewrite_view_dml(stmt)?;
         let stmt = view.as_ref().map_or(stmt, |v| &v.stmt);
         let plan = match stmt {
@@ -1144,7 +1162,9 @@ impl Session {
             None => Vec::new(),
         };
         let reads = std::mem::take(&mut b.reads);
+        let probes = b.known.probes.take();
         let mut bound = Bound::new(plan, reads, version).with_views(b);
+        bound.probes = probes;
         bound.view_checks = Arc::new(checks);
         bound.view_stmt = view.map(|v| v.stmt);
         Ok(Some(bound))
@@ -1286,7 +1306,7 @@ impl Session {
             Statement::Explain(inner, parser::ExplainFormat::Analyze) => {
                 self.explain_analyze(inner).await
             }
-            Statement::Explain(inner, format) => self.explain(inner, *format),
+            Statement::Explain(inner, format) => self.explain(inner, *format, params),
             Statement::Kill {
                 connection_id,
                 query_only,
@@ -1766,6 +1786,7 @@ impl Session {
             .with_full_group_by(self.full_group_by());
         b.locals = self.routine_locals.clone();
         b.user_vars = Some(&self.ctx.user_vars);
+        b.known.tz_offset = self.ctx.tz_offset;
         b
     }
 
@@ -2436,11 +2457,24 @@ impl Session {
 
     // ---------- SHOW and EXPLAIN ----------
 
-    fn explain(&mut self, stmt: &Statement, format: parser::ExplainFormat) -> R<Response> {
+    /// EXPLAIN; a prepared one plans with the values bound, as MySQL does.
+    fn explain(
+        &mut self,
+        stmt: &Statement,
+        format: parser::ExplainFormat,
+        params: &[Value],
+    ) -> R<Response> {
         use crate::plan::explain::{self as ex, Step};
+        let mut b = self.binder();
+        b.known.params = params.to_vec();
         let bound = self
-            .bind(stmt)?
+            .bind_by(b, stmt)?
             .ok_or_else(|| Error::unsupported("EXPLAIN of this statement"))?;
+        let known = &crate::plan::selectivity::Known {
+            params: params.to_vec(),
+            tz_offset: self.ctx.tz_offset,
+            ..Default::default()
+        };
         self.check_plan_privileges(&bound)?;
         let mut tree = Vec::new();
         let mut steps = Vec::new();
@@ -2456,10 +2490,11 @@ impl Session {
                         tree.push((String::new(), "order by index".into()));
                     }
                     let sorts = !s.order.is_empty() && !s.ordered_by_index;
-                    steps = ex::select_steps(s, sorts);
+                    steps = ex::select_steps(s, sorts, known);
                     let subs = crate::plan::semijoin::select_subqueries(s);
                     tree.extend(crate::plan::semijoin::explain_tree(&subs));
-                    crate::plan::semijoin::add_steps(&mut steps, &subs);
+                    crate::plan::semijoin::add_steps(&mut steps, &subs, known);
+                    crate::plan::semijoin::label_first_match(s, &subs, &mut steps, &mut tree);
                 }
             }
             Plan::Update(m) | Plan::Delete(m) => {
@@ -2469,14 +2504,14 @@ impl Session {
                 } else {
                     "DELETE"
                 };
-                let step = ex::table_step(&m.scan, false, 1, kind, &[]);
+                let step = ex::table_step(&m.scan, false, 1, kind, &[], known);
                 steps.push(step);
                 let mut subs = Vec::new();
                 if let Some(f) = &m.filter {
                     crate::plan::semijoin::subqueries(f, &mut subs);
                 }
                 tree.extend(crate::plan::semijoin::explain_tree(&subs));
-                crate::plan::semijoin::add_steps(&mut steps, &subs);
+                crate::plan::semijoin::add_steps(&mut steps, &subs, known);
             }
             Plan::Insert(i) => {
                 tree.push((i.def.name.clone(), "insert".into()));
@@ -2485,7 +2520,7 @@ impl Session {
             Plan::Multi(m) => {
                 let select = m.select();
                 tree = crate::plan::explain(&select.source);
-                steps = ex::steps(&select.source, false);
+                steps = ex::steps(&select.source, false, known);
             }
         }
         Ok(match format {

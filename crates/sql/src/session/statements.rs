@@ -27,6 +27,9 @@ pub(crate) struct SharedStatement {
     pub plan: Option<Bound>,
     /// `Engine::ddl_version` the plan was bound at.
     pub version: u64,
+    /// Plans for ranges of parameter estimates (`replan`), when `plan`
+    /// depends on them.
+    pub replans: crate::session::replan::Replans,
 }
 
 type Key = (Option<String>, String);
@@ -121,6 +124,7 @@ mod tests {
             params: 0,
             plan: None,
             version,
+            replans: Default::default(),
         })
     }
 

@@ -1,8 +1,8 @@
 //! Histograms through prepared statements (the protocol's path, which
 //! binds a plan once and keeps it): a constant in the statement text is
-//! estimated from the histogram; a parameter, unknown when the plan is
-//! bound, gets MySQL's guess. ANALYZE ... UPDATE HISTOGRAM bumps the DDL
-//! version, so a plan prepared before it is bound again.
+//! estimated from the histogram, and so is a parameter, by the value an
+//! EXECUTE binds (`session/replan.rs`). ANALYZE ... UPDATE HISTOGRAM bumps
+//! the DDL version, so a plan prepared before it is bound again.
 
 use crate::tests::db::Db;
 use lockstep_types::Value;
@@ -23,11 +23,62 @@ fn prepared_statements_use_histograms() {
     db.ok("ANALYZE TABLE f UPDATE HISTOGRAM ON c");
     let after = db.execute(None, &mut literal, &[]);
     assert_eq!(filtered(&after), ["25.00"], "one row in four above 3");
-    let guessed = db.execute(None, &mut param, &[Value::Int(3)]);
-    assert_eq!(filtered(&guessed), ["33.33"], "a parameter is not known");
+    let bound = db.execute(None, &mut param, &[Value::Int(3)]);
+    assert_eq!(filtered(&bound), ["25.00"], "the parameter's value");
+    let bound = db.execute(None, &mut param, &[Value::Int(1)]);
+    assert_eq!(filtered(&bound), ["75.00"], "another value");
     let mut select = db.prepare(None, "SELECT id FROM f WHERE c >= ? ORDER BY id");
     let rows = db.execute(None, &mut select, &[Value::Int(3)]);
     assert_eq!(rows.len(), 2);
+}
+
+/// A join whose order rests on a parameter's estimate: each EXECUTE runs
+/// the plan for its value's estimate (the more selective table first),
+/// bound once per range of estimates and then reused.
+#[test]
+fn prepared_joins_plan_by_the_bound_value() {
+    let mut db = Db::new("histogram-replan");
+    db.ok("CREATE TABLE seq (n INT PRIMARY KEY)");
+    db.ok("INSERT INTO seq VALUES (0)");
+    for step in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512] {
+        db.ok(&format!("INSERT INTO seq SELECT n + {step} FROM seq"));
+    }
+    for t in ["t1", "t2"] {
+        db.ok(&format!(
+            "CREATE TABLE {t} (id INT PRIMARY KEY, j INT, c INT, UNIQUE KEY (j))"
+        ));
+        db.ok(&format!("INSERT INTO {t} SELECT n, n, n FROM seq"));
+        db.ok(&format!("ANALYZE TABLE {t} UPDATE HISTOGRAM ON c"));
+    }
+    let sql = "SELECT COUNT(*) FROM t1, t2 WHERE t1.j = t2.j AND t1.c < ? AND t2.c < 50";
+    let mut p = db.prepare(None, sql);
+    let count = |rows: Vec<Vec<Value>>| rows[0][0].to_string();
+    assert_eq!(count(db.execute(None, &mut p, &[Value::Int(10)])), "10");
+    assert_eq!(
+        p.replanned_first_tables(),
+        ["t1"],
+        "t1.c < 10 keeps fewer rows"
+    );
+    assert_eq!(count(db.execute(None, &mut p, &[Value::Int(900)])), "50");
+    assert_eq!(
+        p.replanned_first_tables(),
+        ["t1", "t2"],
+        "t2.c < 50 keeps fewer"
+    );
+    // A value in a range already met reuses its plan.
+    assert_eq!(count(db.execute(None, &mut p, &[Value::Int(11)])), "11");
+    assert_eq!(p.replanned_first_tables().len(), 2);
+    // A prepared EXPLAIN plans with the value too.
+    let mut explain = db.prepare(None, &format!("EXPLAIN {sql}"));
+    let first = |rows: Vec<Vec<Value>>| rows[0][2].to_string();
+    assert_eq!(
+        first(db.execute(None, &mut explain, &[Value::Int(10)])),
+        "t1"
+    );
+    assert_eq!(
+        first(db.execute(None, &mut explain, &[Value::Int(900)])),
+        "t2"
+    );
 }
 
 /// Histograms are logged: after a restart COLUMN_STATISTICS still shows
