@@ -112,6 +112,26 @@ def _causes(docs):
     return "\n".join(rows)
 
 
+def _skips(docs):
+    """Tests skipped on lockstep that MariaDB passes, grouped by cause."""
+    tally = {}
+    for d in docs:
+        ls = (d["targets"].get("lockstep") or {}).get("tests", {})
+        mdb = (d["targets"].get("mariadb") or {}).get("tests", {})
+        for name, t in ls.items():
+            if t["status"] != "skip" or mdb.get(name, {}).get("status") != "pass":
+                continue
+            cat, cause = diagnoses.classify_skip(d["suite"], name, t["message"])
+            key = (d["suite"], cat, cause)
+            tally[key] = tally.get(key, 0) + 1
+    if not tally:
+        return "None."
+    rows = ["| suite | tests | category | cause |", "|---|---|---|---|"]
+    for (suite, cat, cause), n in sorted(tally.items(), key=lambda kv: (kv[0][0], -kv[1])):
+        rows.append(f"| {suite} | {n} | ({cat}) | {cause} |")
+    return "\n".join(rows)
+
+
 NOTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "NOTES.md")
 
 
@@ -131,6 +151,7 @@ def write(results_dir, path):
                  "None: lockstep neither died nor hung under any suite in the latest run."))
     parts.append("## Results\n\n" + _table(docs))
     parts.append("## Lockstep failures by cause\n\n" + _causes(docs))
+    parts.append("## Skipped on lockstep, passed on MariaDB\n\n" + _skips(docs))
     for d in docs:
         fails = _failures(d)
         body = "\n".join(line for _, _, line in fails) or "None."

@@ -1267,12 +1267,12 @@ impl<'a> Binder<'a> {
                 operand,
                 branches,
                 else_result,
-            } => Ok(BExpr::Case {
-                operand: operand
+            } => Ok(crate::expr::json::bind::case(
+                operand
                     .as_ref()
                     .map(|o| self.bind_agg_expr(o, scope, ctx).map(Box::new))
                     .transpose()?,
-                branches: branches
+                branches
                     .iter()
                     .map(|(w, t)| {
                         Ok((
@@ -1281,11 +1281,12 @@ impl<'a> Binder<'a> {
                         ))
                     })
                     .collect::<Result<_>>()?,
-                else_result: else_result
+                else_result
                     .as_ref()
                     .map(|o| self.bind_agg_expr(o, scope, ctx).map(Box::new))
                     .transpose()?,
-            }),
+                &scope.types,
+            )),
             Expr::Cast { expr, to } => Ok(BExpr::Cast(
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
                 *to,
@@ -1568,20 +1569,21 @@ impl<'a> Binder<'a> {
                 operand,
                 branches,
                 else_result,
-            } => BExpr::Case {
-                operand: operand
+            } => crate::expr::json::bind::case(
+                operand
                     .as_ref()
                     .map(|o| self.bind_expr(o, scope).map(Box::new))
                     .transpose()?,
-                branches: branches
+                branches
                     .iter()
                     .map(|(w, t)| Ok((self.bind_expr(w, scope)?, self.bind_expr(t, scope)?)))
                     .collect::<Result<_>>()?,
-                else_result: else_result
+                else_result
                     .as_ref()
                     .map(|o| self.bind_expr(o, scope).map(Box::new))
                     .transpose()?,
-            },
+                &scope.types,
+            ),
             Expr::Cast {
                 expr,
                 to: ast::CastType::Json,

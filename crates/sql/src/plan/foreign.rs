@@ -62,11 +62,34 @@ pub fn plan(
         with_indexes.indexes.extend(out.indexes.iter().cloned());
         let fk = one(&with_indexes, spec, name, catalog, checks)?;
         if find_index(&with_indexes, &fk.columns).is_none() {
-            out.indexes.push(implicit_index(&with_indexes, spec, &fk)?);
+            out.indexes
+                .push(implicit_index(&with_indexes, spec, &fk.columns)?);
         }
         out.foreign_keys.push(fk);
     }
     Ok(out)
+}
+
+/// `specs` on a table whose declared engine has no foreign keys
+/// (ENGINE=MyISAM, MEMORY, ...): MySQL parses them, checks the child's
+/// columns and adds the index on them, but creates no constraint and never
+/// looks at the parent. Returns the indexes to add.
+pub fn without_constraints(
+    child: &TableDef,
+    specs: &[ForeignKeySpec],
+) -> Result<Vec<IndexDef>, Error> {
+    let mut def = child.clone();
+    let mut added = Vec::new();
+    for spec in specs {
+        let label = spec.name.as_deref().unwrap_or("foreign key without name");
+        let columns = child_columns(&def, spec, label)?;
+        if find_index(&def, &columns).is_none() {
+            let ix = implicit_index(&def, spec, &columns)?;
+            def.indexes.push(ix.clone());
+            added.push(ix);
+        }
+    }
+    Ok(added)
 }
 
 /// The largest N of the table's `<table>_ibfk_N` names.
@@ -141,6 +164,29 @@ fn child_side(
     spec: &ForeignKeySpec,
     name: &str,
 ) -> Result<(Vec<String>, FkAction, FkAction), Error> {
+    let columns = child_columns(child, spec, name)?;
+    let (on_delete, on_update) = (action(spec.on_delete)?, action(spec.on_update)?);
+    if on_delete == FkAction::SetNull || on_update == FkAction::SetNull {
+        if let Some(c) = columns
+            .iter()
+            .find(|c| column(child, c).is_some_and(|d| !d.nullable))
+        {
+            return Err(Error::new(
+                Code::FkColumnNotNull,
+                format!("Column '{c}' cannot be NOT NULL: needed in a foreign key constraint '{name}' SET NULL"),
+            ));
+        }
+    }
+    Ok((columns, on_delete, on_update))
+}
+
+/// The child's columns of `spec` in the table's spelling, as many as the
+/// parent's (1072, 1239).
+fn child_columns(
+    child: &TableDef,
+    spec: &ForeignKeySpec,
+    name: &str,
+) -> Result<Vec<String>, Error> {
     let mut columns = Vec::new();
     for c in &spec.columns {
         let d = column(child, c).ok_or_else(|| {
@@ -159,19 +205,7 @@ fn child_side(
             ),
         ));
     }
-    let (on_delete, on_update) = (action(spec.on_delete)?, action(spec.on_update)?);
-    if on_delete == FkAction::SetNull || on_update == FkAction::SetNull {
-        if let Some(c) = columns
-            .iter()
-            .find(|c| column(child, c).is_some_and(|d| !d.nullable))
-        {
-            return Err(Error::new(
-                Code::FkColumnNotNull,
-                format!("Column '{c}' cannot be NOT NULL: needed in a foreign key constraint '{name}' SET NULL"),
-            ));
-        }
-    }
-    Ok((columns, on_delete, on_update))
+    Ok(columns)
 }
 
 fn column<'a>(def: &'a TableDef, name: &str) -> Option<&'a lockstep_tables::ColumnDef> {
@@ -249,7 +283,7 @@ pub fn find_index(def: &TableDef, columns: &[String]) -> Option<usize> {
 fn implicit_index(
     child: &TableDef,
     spec: &ForeignKeySpec,
-    fk: &ForeignKey,
+    fk_columns: &[String],
 ) -> Result<IndexDef, Error> {
     let taken = |n: &str| child.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n));
     let name = match spec.name.as_ref().or(spec.index_name.as_ref()) {
@@ -261,7 +295,7 @@ fn implicit_index(
         }
         Some(n) => n.clone(),
         None => {
-            let base = fk.columns[0].clone();
+            let base = fk_columns[0].clone();
             let mut name = base.clone();
             let mut n = 2;
             while taken(&name) {
@@ -271,8 +305,7 @@ fn implicit_index(
             name
         }
     };
-    let columns = fk
-        .columns
+    let columns = fk_columns
         .iter()
         .map(|c| child.column_index(c).expect("checked"))
         .collect();

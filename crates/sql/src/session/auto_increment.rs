@@ -35,6 +35,15 @@ const OTHER_ENGINES: &[&str] = &[
     "TokuDB",
 ];
 
+/// Whether tables of `engine` (InnoDB or one of OTHER_ENGINES) keep
+/// foreign keys: InnoDB and NDB do; MySQL parses and ignores the clauses
+/// for the others.
+pub(super) fn engine_has_foreign_keys(engine: &str) -> bool {
+    ["InnoDB", "NDB", "NDBCLUSTER"]
+        .iter()
+        .any(|e| e.eq_ignore_ascii_case(engine))
+}
+
 impl Session {
     /// ALTER TABLE whose clauses are all AUTO_INCREMENT=n (the last one
     /// counts, as in MySQL): true when it ran; false when there are

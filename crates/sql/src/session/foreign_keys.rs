@@ -3,6 +3,7 @@
 //! checked, no rebuild), and the refusals MySQL 8 gives when DROP TABLE,
 //! TRUNCATE, DROP INDEX or an ALTER would break a constraint.
 
+use super::auto_increment::engine_has_foreign_keys;
 use super::{Session, R};
 use crate::exec::fk::checks_enabled;
 use crate::exec::Exec;
@@ -74,7 +75,7 @@ impl Session {
             auto_increment: ct.auto_increment,
             ..TableExtras::default()
         };
-        if ct.foreign_keys.is_empty() {
+        if ct.foreign_keys.is_empty() || self.foreign_keys_not_kept(&mut def, ct)? {
             self.engine.create_table_with(def, extras).await?;
             return Ok(());
         }
@@ -90,6 +91,42 @@ impl Session {
         extras.foreign_keys = planned.foreign_keys;
         self.engine.create_table_with(def, extras).await?;
         Ok(())
+    }
+
+    /// The FOREIGN KEY clauses of a CREATE TABLE that names an engine
+    /// without foreign keys (MyISAM, MEMORY, ...): MySQL parses them, adds
+    /// the index on the child's columns and creates no constraint, and
+    /// applications written for such tables rely on that (deleting from a
+    /// self-referencing MyISAM table in any order). The table becomes
+    /// InnoDB (warning 1266), so each constraint left out gets a warning
+    /// too. True when `ct` was such a table and `def` has the indexes.
+    pub(super) fn foreign_keys_not_kept(
+        &mut self,
+        def: &mut TableDef,
+        ct: &CreateTable,
+    ) -> R<bool> {
+        let Some(engine) = ct.engine.as_deref().filter(|e| !engine_has_foreign_keys(e)) else {
+            return Ok(false);
+        };
+        def.indexes
+            .extend(crate::plan::foreign::without_constraints(
+                def,
+                &ct.foreign_keys,
+            )?);
+        for fk in &ct.foreign_keys {
+            let what = match &fk.name {
+                Some(n) => format!("'{n}'"),
+                None => format!("on ({})", fk.columns.join(", ")),
+            };
+            let text = format!(
+                "The storage engine for the table doesn't support foreign keys: \
+                 ENGINE={engine} was declared, so foreign key {what} is not created"
+            );
+            self.ctx
+                .warnings
+                .push(crate::exec::Condition::warning(1178, text));
+        }
+        Ok(true)
     }
 
     /// ALTER TABLE whose clauses are all ADD/DROP FOREIGN KEY: true when

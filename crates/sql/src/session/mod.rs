@@ -1663,7 +1663,11 @@ impl Session {
         if !ct.checks.is_empty() {
             return Err(Error::unsupported("CHECK constraints on a temporary table"));
         }
-        if !ct.foreign_keys.is_empty() {
+        let keeps_fks = ct
+            .engine
+            .as_deref()
+            .is_none_or(auto_increment::engine_has_foreign_keys);
+        if !ct.foreign_keys.is_empty() && keeps_fks {
             // InnoDB keeps no constraints on temporary tables.
             return Err(Error::new(
                 Code::CannotAddForeign,
@@ -1696,6 +1700,9 @@ impl Session {
             }
             None => crate::plan::ddl::table_def(&db, ct)?,
         };
+        if !ct.foreign_keys.is_empty() {
+            self.foreign_keys_not_kept(&mut def, ct)?;
+        }
         let comments = self.create_comments(ct, &def)?;
         def.id = self.engine.catalog.allocate_table_id();
         self.temp_comments.insert(def.id, comments);

@@ -285,6 +285,7 @@ scripts!(
     group_concat_order,
     check_view,
     json_bool,
+    engine_foreign_keys,
     min_max_collation,
     row_numbers,
     values_rows,

@@ -86,6 +86,59 @@ pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> B
     )
 }
 
+/// A CASE expression. With a JSON operand, MySQL compares it with each
+/// WHEN in the type of that pair (not as JSON): a numeric WHEN meets the
+/// JSON value's number (true is 1, false 0, a string's contents), a
+/// string WHEN its text. Where a WHEN is numeric the CASE is written as
+/// a searched one, comparing per branch (MySQL too evaluates the operand
+/// once per comparison type).
+pub fn case(
+    operand: Option<Box<BExpr>>,
+    branches: Vec<(BExpr, BExpr)>,
+    else_result: Option<Box<BExpr>>,
+    types: &[(DataType, bool)],
+) -> BExpr {
+    let numeric = |w: &BExpr| {
+        let t = infer(w, types).0;
+        t.is_integer()
+            || matches!(
+                t,
+                DataType::Decimal { .. }
+                    | DataType::Float
+                    | DataType::Double
+                    | DataType::Bit { .. }
+            )
+    };
+    let o = match operand {
+        Some(o) if is_json(&o, types) && branches.iter().any(|(w, _)| numeric(w)) => o,
+        operand => {
+            return BExpr::Case {
+                operand,
+                branches,
+                else_result,
+            }
+        }
+    };
+    let branches = branches
+        .into_iter()
+        .map(|(w, then)| {
+            let left = match numeric(&w) {
+                true => BExpr::Func(Func::Json(JsonFn::Scalar), vec![mark((*o).clone(), types)]),
+                false => (*o).clone(),
+            };
+            (
+                BExpr::Binary(BinaryOp::Eq, Box::new(left), Box::new(w)),
+                then,
+            )
+        })
+        .collect();
+    BExpr::Case {
+        operand: None,
+        branches,
+        else_result,
+    }
+}
+
 /// The parser's boolean form of TRUE/FALSE (`1 IS TRUE`, see
 /// parser/json_bool.rs) as the plain integer.
 fn plain_bool(e: BExpr) -> BExpr {
