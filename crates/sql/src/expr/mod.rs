@@ -13,6 +13,7 @@ pub mod network;
 pub mod regexp;
 mod session_fns;
 pub mod strings;
+pub mod text_form;
 pub mod timefns;
 pub mod user_locks;
 pub mod wellformed;
@@ -278,6 +279,8 @@ pub enum Func {
     /// A base-table TIMESTAMP column's stored UTC value seen in the
     /// session time zone: the binder wraps every reference to one.
     FromUtc,
+    /// An argument read as text, in its type's form (text_form.rs).
+    TextForm(text_form::TextForm),
     /// The JSON functions (json/funcs.rs).
     Json(json::funcs::JsonFn),
     /// Markers the binder puts on a JSON function's argument: of JSON
@@ -313,7 +316,7 @@ impl Func {
             LastInsertId | Now | UtcTimestamp | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
             | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | FromUtc | Exp
-            | Ln | Log2 | Log10 | EnumText(..) => (1, 1),
+            | Ln | Log2 | Log10 | EnumText(..) | TextForm(_) => (1, 1),
             EnumNumber(..) => (1, 2),
             // TRIM(s) or, from the parser, TRIM(mode, remstr, s).
             Trim => (1, 3),
@@ -1358,6 +1361,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         }
         Func::FoldCase => return Ok(fold_case(arg(args, 0, row, env)?)),
         Func::FromUtc => return Ok(from_utc(arg(args, 0, row, env)?, env.tz_offset())),
+        Func::TextForm(form) => return Ok(text_form::apply(form, arg(args, 0, row, env)?)),
         Func::Json(jf) => return json::funcs::eval_json(jf, args, row, env),
         Func::EnumNumber(m, set) => return crate::enumset::eval_number(m, set, args, row, env),
         Func::EnumText(m, set) => {

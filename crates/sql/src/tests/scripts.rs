@@ -294,6 +294,7 @@ scripts!(
     zero_dates,
     decimal_rounding,
     float_text,
+    temporal_text,
     time_cast,
     time_zone,
 );
