@@ -1105,7 +1105,10 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
         CastType::Date => zero_date::cast(&v, DataType::Date, env)?,
         CastType::DateTime { fsp } => zero_date::cast(&v, DataType::DateTime { fsp }, env)?,
         CastType::Time { fsp } => match cast_time(&v, env)? {
-            Some(t) => Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()),
+            Some(t) if env.dates().truncate_fraction => {
+                Value::Bytes(t.truncate(fsp).format(fsp).into_bytes())
+            }
+            Some(t) => Value::Bytes(t.round(fsp).format(fsp).into_bytes()),
             None => Value::Null,
         },
         // The binder calls json::funcs for CAST AS JSON.
@@ -1836,7 +1839,7 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
         DataType::Bit { width } => return store_bits(&v, width, column),
         DataType::Time { fsp } => {
             let t = to_time(&v).ok_or_else(|| bad_time(&v, column))?;
-            return Ok(Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()));
+            return Ok(Value::Bytes(t.round(fsp).format(fsp).into_bytes()));
         }
         _ => {}
     }
@@ -1922,7 +1925,7 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
         DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(
             to_datetime(&v)
                 .ok_or_else(|| zero_date::incorrect(&v, ty, column))?
-                .truncate(fsp),
+                .round(fsp),
         ),
         _ => {
             let bytes = text(&v);

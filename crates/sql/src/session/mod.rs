@@ -630,6 +630,7 @@ impl Session {
         self.ctx.dates = crate::expr::zero_date::DateMode {
             no_zero_date: has("NO_ZERO_DATE"),
             no_zero_in_date: has("NO_ZERO_IN_DATE"),
+            truncate_fraction: has("TIME_TRUNCATE_FRACTIONAL"),
         };
     }
 

@@ -295,6 +295,7 @@ scripts!(
     decimal_rounding,
     float_text,
     temporal_text,
+    fraction_rounding,
     time_cast,
     time_zone,
 );
