@@ -684,6 +684,9 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
             }
         }
         BExpr::Cast(x, to) => {
+            if let BExpr::Literal(v @ (Value::Date(_) | Value::DateTime(_))) = &**x {
+                zero_date::check_literal(v, env.dates())?;
+            }
             let v = eval(x, row, env)?;
             cast(v, *to, env)?
         }

@@ -165,3 +165,29 @@ pub fn cast(v: &Value, ty: DataType, env: &mut dyn Env) -> Result<Value, Error> 
         }
     }
 }
+
+/// A DATE or TIMESTAMP literal (`DATE '0000-00-00'`: the parser gives
+/// its value, not text) that the sql_mode refuses: 1525, as in MySQL,
+/// where CAST of the same text is NULL with a warning.
+pub fn check_literal(v: &Value, mode: DateMode) -> Result<(), Error> {
+    let (dt, word) = match v {
+        Value::Date(d) => (
+            DateTime {
+                date: *d,
+                ..DateTime::default()
+            },
+            "DATE",
+        ),
+        Value::DateTime(dt) => (*dt, "DATETIME"),
+        _ => return Ok(()),
+    };
+    let refused = (dt.date.is_zero() && mode.no_zero_date)
+        || (dt.date.has_zero_part() && mode.no_zero_in_date);
+    match refused {
+        true => Err(Error::new(
+            Code::WrongValue,
+            format!("Incorrect {word} value: '{v}'"),
+        )),
+        false => Ok(()),
+    }
+}

@@ -296,6 +296,7 @@ scripts!(
     float_text,
     temporal_text,
     fraction_rounding,
+    temporal_literals,
     time_cast,
     time_zone,
 );
