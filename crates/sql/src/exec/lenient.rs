@@ -88,7 +88,7 @@ impl Exec<'_> {
 
     /// The clock in the session time zone.
     pub(super) fn now_local(&self) -> DateTime {
-        DateTime::now().shifted(self.ctx.tz_offset)
+        self.ctx.clock().shifted(self.ctx.tz_offset)
     }
 
     /// NULL written to NOT NULL column `c`: 1048, or outside strict mode

@@ -183,9 +183,11 @@ pub enum Func {
     Version,
     ConnectionId,
     LastInsertId,
-    /// NOW() and its synonyms, CURDATE() and CURTIME(): the clock in the
-    /// session time zone.
+    /// NOW() and its synonyms, CURDATE() and CURTIME(): the statement's
+    /// clock in the session time zone.
     Now,
+    /// SYSDATE(): the clock when it is called, in the session time zone.
+    SysDate,
     CurDate,
     /// UTC_TIMESTAMP(), UTC_DATE(), UTC_TIME(): the clock in UTC.
     UtcTimestamp,
@@ -313,7 +315,7 @@ impl Func {
             DateAdd | TimestampDiff | SubstringIndex => (3, 3),
             FromUnixtime | WaitForExecutedGtidSet => (1, 2),
             Uuid => (0, 0),
-            LastInsertId | Now | UtcTimestamp | UnixTimestamp | Rand => (0, 1),
+            LastInsertId | Now | SysDate | UtcTimestamp | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
             | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | FromUtc | Exp
             | Ln | Log2 | Log10 | EnumText(..) | TextForm(_) => (1, 1),
@@ -343,7 +345,8 @@ impl Func {
             "VERSION" => Func::Version,
             "CONNECTION_ID" => Func::ConnectionId,
             "LAST_INSERT_ID" => Func::LastInsertId,
-            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE" => Func::Now,
+            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" => Func::Now,
+            "SYSDATE" => Func::SysDate,
             "UTC_TIMESTAMP" => Func::UtcTimestamp,
             "CURDATE" | "CURRENT_DATE" => Func::CurDate,
             "UTC_DATE" => Func::UtcDate,
@@ -457,6 +460,10 @@ pub trait Env {
     /// system zone).
     fn tz_offset(&self) -> i64 {
         0
+    }
+    /// The clock NOW() reads (UTC): fixed for the running statement.
+    fn clock(&self) -> DateTime {
+        DateTime::now()
     }
     /// CURRENT_USER(): the account's user@host (the host pattern, not the
     /// client's address).

@@ -2033,7 +2033,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 | Func::IsFreeLock => (big, true),
                 Func::IsUsedLock => (DataType::BigInt { unsigned: true }, true),
                 // NOW(n): n fractional digits.
-                Func::Now | Func::UtcTimestamp => {
+                Func::Now | Func::SysDate | Func::UtcTimestamp => {
                     let fsp = match args.first() {
                         Some(BExpr::Literal(v)) => v.to_i64().unwrap_or(0).clamp(0, 6) as u8,
                         _ => 0,

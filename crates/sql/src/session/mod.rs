@@ -559,6 +559,7 @@ impl Session {
             strict: false,
             dates: Default::default(),
             tz_offset: 0,
+            statement_now: None,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
             }),
@@ -1360,6 +1361,12 @@ impl Session {
             .expect("lock_plan binds when no plan is given");
         self.check_safe_update(plan)?;
         self.ctx.interrupt.deadline = self.deadline(stmt);
+        // A statement run inside another (a stored function's) keeps the
+        // outer statement's clock.
+        let own_clock = self.ctx.statement_now.is_none();
+        if own_clock {
+            self.ctx.statement_now = Some(lockstep_types::DateTime::now());
+        }
         self.stream_this = may_stream && matches!(stmt, Statement::Select(_));
         self.calc_found_this = matches!(stmt, Statement::Select(q) if q.calc_found_rows);
         self.txn.lock_wait = match stmt {
@@ -1373,6 +1380,9 @@ impl Session {
         let r = self.run_dml(plan, params).await;
         self.txn.lock_wait = LockWaitPolicy::Wait;
         self.ctx.interrupt.deadline = None;
+        if own_clock {
+            self.ctx.statement_now = None;
+        }
         r
     }
 
