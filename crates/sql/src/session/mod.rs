@@ -1991,7 +1991,8 @@ impl Session {
                 }
                 if *scope == AstScope::Global {
                     let v = if default {
-                        self.server.globals.get(&name).unwrap_or(Value::Null)
+                        crate::session::vars::Globals::compiled_default(&name)
+                            .unwrap_or(Value::Null)
                     } else {
                         value.clone()
                     };

@@ -297,6 +297,7 @@ scripts!(
     temporal_text,
     fraction_rounding,
     temporal_literals,
+    global_default,
     statement_clock,
     time_cast,
     time_zone,
