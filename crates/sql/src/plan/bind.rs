@@ -1552,12 +1552,18 @@ impl<'a> Binder<'a> {
                 low,
                 high,
                 negated,
-            } => BExpr::Between {
-                expr: Box::new(self.bind_expr(expr, scope)?),
-                low: Box::new(self.bind_expr(low, scope)?),
-                high: Box::new(self.bind_expr(high, scope)?),
-                negated: *negated,
-            },
+            } => {
+                let low = self.bind_expr(low, scope)?;
+                let high = self.bind_expr(high, scope)?;
+                let x = self.bind_expr(expr, scope)?;
+                let x = crate::enumset::between(x, [&low, &high], &scope.types);
+                BExpr::Between {
+                    expr: Box::new(x),
+                    low: Box::new(low),
+                    high: Box::new(high),
+                    negated: *negated,
+                }
+            }
             Expr::Like {
                 expr,
                 pattern,
