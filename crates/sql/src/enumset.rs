@@ -167,6 +167,15 @@ pub fn in_list(x: &BExpr, list: Vec<BExpr>, types: &[(DataType, bool)]) -> Vec<B
         .collect()
 }
 
+/// `x BETWEEN low AND high` with an ENUM/SET `x`: bounds that are
+/// numbers compare with its number, as `x >= low AND x <= high` does.
+pub fn between(x: BExpr, bounds: [&BExpr; 2], types: &[(DataType, bool)]) -> BExpr {
+    match bounds.iter().any(|b| numeric(b, types)) {
+        true => as_number(x, types),
+        false => x,
+    }
+}
+
 /// A binary operation: arithmetic on an ENUM/SET value uses its number,
 /// and so does a comparison with a number (with a string: the text).
 pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> (BExpr, BExpr) {

@@ -185,6 +185,7 @@ error_codes! {
     RoleGrantedToItself = 4027, "HY000";
     CantCreateUserWithGrant = 1410, "42000";
     PluginIsNotLoaded = 1524, "HY000";
+    WrongValue = 1525, "HY000";
     SecureTransportRequired = 3159, "HY000";
     VariableIsReadonly = 1621, "HY000";
     TooLongTableComment = 1628, "HY000";

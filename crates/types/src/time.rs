@@ -168,6 +168,24 @@ impl DateTime {
         self
     }
 
+    /// Rounds (half up) to `fsp` fractional digits, as MySQL 8 stores a
+    /// value with more digits than its column keeps: the carry can reach
+    /// the seconds, minutes and the date. A date with a zero part is no
+    /// instant and past 9999-12-31 there is nothing to carry into: those
+    /// are truncated.
+    pub fn round(self, fsp: u8) -> DateTime {
+        let unit = 10i64.pow(6 - fsp.min(6) as u32);
+        let rest = self.micro as i64 % unit;
+        if rest * 2 < unit || self.date.month == 0 || self.date.day == 0 {
+            return self.truncate(fsp);
+        }
+        let rounded = DateTime::from_unix_micros(self.to_unix_micros() - rest + unit);
+        match rounded.date.year > 9999 || rounded.date < self.date {
+            true => self.truncate(fsp),
+            false => rounded,
+        }
+    }
+
     /// Parses 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS[.ffffff]' (also with 'T').
     pub fn parse(s: &str) -> Option<DateTime> {
         Self::parse_with(s, Date::new)
@@ -343,6 +361,31 @@ impl Time {
         self
     }
 
+    /// Rounds (half up, away from zero for a negative span) to `fsp`
+    /// fractional digits, carrying into seconds, minutes and hours, as
+    /// MySQL 8 stores it; past 838:59:59 it is truncated instead.
+    pub fn round(self, fsp: u8) -> Time {
+        let unit = 10u64.pow(6 - fsp.min(6) as u32);
+        let rest = self.micro as u64 % unit;
+        if rest * 2 < unit {
+            return self.truncate(fsp);
+        }
+        let secs = (self.hour as u64 * 60 + self.minute as u64) * 60 + self.second as u64;
+        let micros = secs * 1_000_000 + self.micro as u64 - rest + unit;
+        let secs = micros / 1_000_000;
+        let t = Time {
+            negative: self.negative,
+            hour: u32::try_from(secs / 3600).unwrap_or(u32::MAX),
+            minute: (secs / 60 % 60) as u8,
+            second: (secs % 60) as u8,
+            micro: (micros % 1_000_000) as u32,
+        };
+        match t.valid() {
+            true => t,
+            false => self.truncate(fsp),
+        }
+    }
+
     /// MySQL's text form with `fsp` fractional digits.
     pub fn format(&self, fsp: u8) -> String {
         let zero = Time {
@@ -424,6 +467,27 @@ mod tests {
         assert!(DateTime::parse_with_zero_parts("2024-02-30").is_none());
         assert!(DateTime::parse("0000-00-00 00:00:00").is_some_and(|d| d.is_zero()));
         assert_eq!(DateTime::from_unix_micros(dt.to_unix_micros()), dt);
+    }
+
+    #[test]
+    fn rounding_carries_up_to_the_date() {
+        let cases = [
+            ("2024-01-01 00:00:00.5555", 3, "2024-01-01 00:00:00.556"),
+            ("2024-12-31 23:59:59.9996", 3, "2025-01-01 00:00:00.000"),
+            ("2024-02-28 23:59:59.5", 0, "2024-02-29 00:00:00"),
+            ("2024-01-01 00:00:00.4999", 0, "2024-01-01 00:00:00"),
+            ("9999-12-31 23:59:59.9", 0, "9999-12-31 23:59:59"),
+            ("2024-00-10 23:59:59.9", 0, "2024-00-10 23:59:59"),
+        ];
+        for (given, fsp, stored) in cases {
+            let dt = DateTime::parse_with_zero_parts(given).expect("valid datetime");
+            assert_eq!(dt.round(fsp).format(fsp), stored, "{given}");
+        }
+        let t = |s: &str, fsp: u8| Time::parse(s).map(|t| t.round(fsp).format(fsp));
+        assert_eq!(t("10:59:59.999", 2).as_deref(), Some("11:00:00.00"));
+        assert_eq!(t("-00:00:00.5", 0).as_deref(), Some("-00:00:01"));
+        assert_eq!(t("838:59:59.9", 0).as_deref(), Some("838:59:59"));
+        assert_eq!(t("01:02:03.14", 1).as_deref(), Some("01:02:03.1"));
     }
 
     #[test]

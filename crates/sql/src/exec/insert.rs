@@ -5,14 +5,14 @@
 //! existing row, skip with a warning, or fail with 1062).
 
 use super::{auto_increment, check_null, fk, store_value, trigger, Exec, Result};
-use crate::expr::BExpr;
+use crate::expr::{text_form, BExpr};
 use crate::parser::TriggerEvent;
 use crate::plan::generated::Bound;
 use crate::plan::{InsertPlan, InsertSource};
 use lockstep_engine::{Duplicate, Error as EngineError};
 use lockstep_tables::table::Schema;
 use lockstep_types::error::Code;
-use lockstep_types::{Error, Value};
+use lockstep_types::{DataType, Error, Value};
 use parking_lot::RwLockReadGuard;
 use std::cmp::Ordering;
 use std::sync::atomic::Ordering::SeqCst;
@@ -88,9 +88,17 @@ impl Exec<'_> {
                 if rows.first().is_some_and(|r| r.len() != p.targets.len()) {
                     return Err(count_error());
                 }
+                // Each value in the text form of its source column's type
+                // where the target holds text.
+                let types: Vec<_> = (q.columns.iter().zip(&p.targets))
+                    .map(|(c, t)| (c.data_type, p.def.columns[*t].data_type))
+                    .collect();
+                let typed = |(v, (from, to)): (Value, &(DataType, DataType))| {
+                    Some(text_form::for_column(v, *from, *to))
+                };
                 Ok(rows
                     .into_iter()
-                    .map(|r| r.into_iter().map(Some).collect())
+                    .map(|r| r.into_iter().zip(&types).map(typed).collect())
                     .collect())
             }
         }

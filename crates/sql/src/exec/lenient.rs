@@ -16,6 +16,11 @@ impl Exec<'_> {
     /// strict mode, else as strict mode has it (an error when it does not
     /// fit).
     pub(super) fn store_column(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
+        // Stores round extra fractional digits, unless the sql_mode says.
+        let v = match self.ctx.dates.truncate_fraction {
+            true => zero_date::cut_fraction(v, c.data_type),
+            false => v,
+        };
         if zero_date::is_date_type(c.data_type) {
             let (dates, strict) = (self.ctx.dates, self.ctx.strict);
             if let Some((v, w)) = zero_date::store(&v, c.data_type, &c.name, dates, strict)? {
@@ -71,14 +76,19 @@ impl Exec<'_> {
     /// CURRENT_TIMESTAMP for column `c` (DEFAULT or ON UPDATE): now in
     /// the session time zone, stored as the column stores it.
     pub(super) fn column_now(&mut self, c: &ColumnDef) -> Result<Value> {
-        let now = Value::DateTime(self.now_local());
+        // The clock is cut to the column's digits, never rounded.
+        let fsp = match c.data_type {
+            DataType::DateTime { fsp } | DataType::Timestamp { fsp } => fsp,
+            _ => 6,
+        };
+        let now = Value::DateTime(self.now_local().truncate(fsp));
         let v = store_value(now, c.data_type, &c.name)?;
         self.stored_form(v, c)
     }
 
     /// The clock in the session time zone.
     pub(super) fn now_local(&self) -> DateTime {
-        DateTime::now().shifted(self.ctx.tz_offset)
+        self.ctx.clock().shifted(self.ctx.tz_offset)
     }
 
     /// NULL written to NOT NULL column `c`: 1048, or outside strict mode

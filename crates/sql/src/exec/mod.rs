@@ -90,6 +90,11 @@ pub struct SessionCtx {
     /// The session time zone's offset east of UTC in seconds (time_zone,
     /// cached when it is set): TIMESTAMP columns and NOW() use it.
     pub tz_offset: i64,
+    /// The clock (UTC) as the running statement read it when it began:
+    /// NOW() and CURRENT_TIMESTAMP give one value for all its rows, as
+    /// in MySQL (SYSDATE() reads the clock each call). None between
+    /// statements.
+    pub statement_now: Option<lockstep_types::DateTime>,
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
@@ -221,6 +226,12 @@ impl From<(u16, String)> for Condition {
 const MAX_WARNINGS: usize = 1024;
 
 impl SessionCtx {
+    /// The statement's clock, or the clock now outside a statement.
+    pub fn clock(&self) -> lockstep_types::DateTime {
+        self.statement_now
+            .unwrap_or_else(lockstep_types::DateTime::now)
+    }
+
     /// Records an expression warning, or returns it as the error where the
     /// statement is strict.
     pub fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
@@ -416,6 +427,9 @@ macro_rules! session_env_methods {
         }
         fn tz_offset(&self) -> i64 {
             self.ctx.tz_offset
+        }
+        fn clock(&self) -> lockstep_types::DateTime {
+            self.ctx.clock()
         }
     };
 }

@@ -13,6 +13,7 @@ pub mod network;
 pub mod regexp;
 mod session_fns;
 pub mod strings;
+pub mod text_form;
 pub mod timefns;
 pub mod user_locks;
 pub mod wellformed;
@@ -182,9 +183,11 @@ pub enum Func {
     Version,
     ConnectionId,
     LastInsertId,
-    /// NOW() and its synonyms, CURDATE() and CURTIME(): the clock in the
-    /// session time zone.
+    /// NOW() and its synonyms, CURDATE() and CURTIME(): the statement's
+    /// clock in the session time zone.
     Now,
+    /// SYSDATE(): the clock when it is called, in the session time zone.
+    SysDate,
     CurDate,
     /// UTC_TIMESTAMP(), UTC_DATE(), UTC_TIME(): the clock in UTC.
     UtcTimestamp,
@@ -278,6 +281,8 @@ pub enum Func {
     /// A base-table TIMESTAMP column's stored UTC value seen in the
     /// session time zone: the binder wraps every reference to one.
     FromUtc,
+    /// An argument read as text, in its type's form (text_form.rs).
+    TextForm(text_form::TextForm),
     /// The JSON functions (json/funcs.rs).
     Json(json::funcs::JsonFn),
     /// Markers the binder puts on a JSON function's argument: of JSON
@@ -310,10 +315,10 @@ impl Func {
             DateAdd | TimestampDiff | SubstringIndex => (3, 3),
             FromUnixtime | WaitForExecutedGtidSet => (1, 2),
             Uuid => (0, 0),
-            LastInsertId | Now | UtcTimestamp | UnixTimestamp | Rand => (0, 1),
+            LastInsertId | Now | SysDate | UtcTimestamp | UnixTimestamp | Rand => (0, 1),
             Length | CharLength | Lower | Upper | Ltrim | Rtrim | Abs | Ceil | Floor | Sqrt
             | Date | Year | Month | Day | Sleep | Hex | Sign | Space | FoldCase | FromUtc | Exp
-            | Ln | Log2 | Log10 | EnumText(..) => (1, 1),
+            | Ln | Log2 | Log10 | EnumText(..) | TextForm(_) => (1, 1),
             EnumNumber(..) => (1, 2),
             // TRIM(s) or, from the parser, TRIM(mode, remstr, s).
             Trim => (1, 3),
@@ -340,7 +345,8 @@ impl Func {
             "VERSION" => Func::Version,
             "CONNECTION_ID" => Func::ConnectionId,
             "LAST_INSERT_ID" => Func::LastInsertId,
-            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE" => Func::Now,
+            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" => Func::Now,
+            "SYSDATE" => Func::SysDate,
             "UTC_TIMESTAMP" => Func::UtcTimestamp,
             "CURDATE" | "CURRENT_DATE" => Func::CurDate,
             "UTC_DATE" => Func::UtcDate,
@@ -454,6 +460,10 @@ pub trait Env {
     /// system zone).
     fn tz_offset(&self) -> i64 {
         0
+    }
+    /// The clock NOW() reads (UTC): fixed for the running statement.
+    fn clock(&self) -> DateTime {
+        DateTime::now()
     }
     /// CURRENT_USER(): the account's user@host (the host pattern, not the
     /// client's address).
@@ -681,6 +691,9 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
             }
         }
         BExpr::Cast(x, to) => {
+            if let BExpr::Literal(v @ (Value::Date(_) | Value::DateTime(_))) = &**x {
+                zero_date::check_literal(v, env.dates())?;
+            }
             let v = eval(x, row, env)?;
             cast(v, *to, env)?
         }
@@ -1102,7 +1115,10 @@ pub fn cast(v: Value, to: CastType, env: &mut dyn Env) -> Result<Value, Error> {
         CastType::Date => zero_date::cast(&v, DataType::Date, env)?,
         CastType::DateTime { fsp } => zero_date::cast(&v, DataType::DateTime { fsp }, env)?,
         CastType::Time { fsp } => match cast_time(&v, env)? {
-            Some(t) => Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()),
+            Some(t) if env.dates().truncate_fraction => {
+                Value::Bytes(t.truncate(fsp).format(fsp).into_bytes())
+            }
+            Some(t) => Value::Bytes(t.round(fsp).format(fsp).into_bytes()),
             None => Value::Null,
         },
         // The binder calls json::funcs for CAST AS JSON.
@@ -1358,6 +1374,7 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         }
         Func::FoldCase => return Ok(fold_case(arg(args, 0, row, env)?)),
         Func::FromUtc => return Ok(from_utc(arg(args, 0, row, env)?, env.tz_offset())),
+        Func::TextForm(form) => return Ok(text_form::apply(form, arg(args, 0, row, env)?)),
         Func::Json(jf) => return json::funcs::eval_json(jf, args, row, env),
         Func::EnumNumber(m, set) => return crate::enumset::eval_number(m, set, args, row, env),
         Func::EnumText(m, set) => {
@@ -1832,7 +1849,7 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
         DataType::Bit { width } => return store_bits(&v, width, column),
         DataType::Time { fsp } => {
             let t = to_time(&v).ok_or_else(|| bad_time(&v, column))?;
-            return Ok(Value::Bytes(t.truncate(fsp).format(fsp).into_bytes()));
+            return Ok(Value::Bytes(t.round(fsp).format(fsp).into_bytes()));
         }
         _ => {}
     }
@@ -1918,7 +1935,7 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
         DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(
             to_datetime(&v)
                 .ok_or_else(|| zero_date::incorrect(&v, ty, column))?
-                .truncate(fsp),
+                .round(fsp),
         ),
         _ => {
             let bytes = text(&v);

@@ -45,7 +45,8 @@ pub(super) fn eval_session(
     let n = |i: usize| vals.get(i).map(count_arg).unwrap_or(0);
     let fsp = || n(0).clamp(0, 6) as u8;
     let offset = env.tz_offset();
-    let local_now = || DateTime::now().shifted(offset);
+    let clock = env.clock();
+    let local_now = || clock.shifted(offset);
     Ok(Some(match f {
         Func::Database => env
             .database()
@@ -55,14 +56,15 @@ pub(super) fn eval_session(
         Func::ConnectionId => Value::UInt(env.connection_id()),
         Func::LastInsertId => Value::UInt(env.last_insert_id()),
         Func::Now => Value::DateTime(local_now().truncate(fsp())),
-        Func::UtcTimestamp => Value::DateTime(DateTime::now().truncate(fsp())),
+        Func::SysDate => Value::DateTime(DateTime::now().shifted(offset).truncate(fsp())),
+        Func::UtcTimestamp => Value::DateTime(clock.truncate(fsp())),
         Func::CurDate => Value::Date(local_now().date),
-        Func::UtcDate => Value::Date(DateTime::now().date),
+        Func::UtcDate => Value::Date(clock.date),
         Func::CurTime => time_of(local_now(), fsp()),
-        Func::UtcTime => time_of(DateTime::now(), fsp()),
+        Func::UtcTime => time_of(clock, fsp()),
         Func::FromUnixtime => from_unixtime(vals, env.tz_offset()),
         Func::UnixTimestamp => match vals.first() {
-            None => Value::Int(DateTime::now().to_unix_micros() / 1_000_000),
+            None => Value::Int(clock.to_unix_micros() / 1_000_000),
             // A date and time in the session zone.
             Some(v) => to_datetime(v)
                 .map(|d| Value::Int(d.shifted(-env.tz_offset()).to_unix_micros() / 1_000_000))

@@ -11,11 +11,14 @@ use super::Env;
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, DateTime, Error, Value};
 
-/// The zero-date rules of the session's sql_mode.
+/// The date rules of the session's sql_mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DateMode {
     pub no_zero_date: bool,
     pub no_zero_in_date: bool,
+    /// TIME_TRUNCATE_FRACTIONAL: extra fractional digits are dropped,
+    /// not rounded.
+    pub truncate_fraction: bool,
 }
 
 impl Default for DateMode {
@@ -24,6 +27,7 @@ impl Default for DateMode {
         DateMode {
             no_zero_date: true,
             no_zero_in_date: true,
+            truncate_fraction: false,
         }
     }
 }
@@ -61,10 +65,29 @@ fn is_zero(dt: &DateTime, ty: DataType) -> bool {
 /// `dt` as a column of type `ty` holds it.
 fn stored(dt: DateTime, ty: DataType) -> Value {
     match ty {
-        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
-            Value::DateTime(dt.truncate(fsp))
-        }
+        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(dt.round(fsp)),
         _ => Value::Date(dt.date),
+    }
+}
+
+/// Under TIME_TRUNCATE_FRACTIONAL: `v`, about to be stored or cast as
+/// `ty` (DATETIME, TIMESTAMP or TIME), with its fractional digits past
+/// the type's cut off, so that the rounding that follows keeps it.
+pub fn cut_fraction(v: Value, ty: DataType) -> Value {
+    match (ty, v) {
+        (DataType::DateTime { fsp } | DataType::Timestamp { fsp }, v) => match read(&v) {
+            Some(dt) if matches!(v, Value::DateTime(_) | Value::Bytes(_)) => {
+                Value::DateTime(dt.truncate(fsp))
+            }
+            _ => v,
+        },
+        (DataType::Time { fsp }, v) => match super::to_time(&v) {
+            Some(t) if matches!(v, Value::Bytes(_)) => {
+                Value::Bytes(t.truncate(fsp).format(6).into_bytes())
+            }
+            _ => v,
+        },
+        (_, v) => v,
     }
 }
 
@@ -118,6 +141,14 @@ pub fn store(
 /// for a zero date or zero in a date the sql_mode refuses.
 pub fn cast(v: &Value, ty: DataType, env: &mut dyn Env) -> Result<Value, Error> {
     let mode = env.dates();
+    let cut;
+    let v = match mode.truncate_fraction {
+        true => {
+            cut = cut_fraction(v.clone(), ty);
+            &cut
+        }
+        false => v,
+    };
     let refused = |dt: &DateTime| {
         (dt.date.has_zero_part() && mode.no_zero_in_date) || (is_zero(dt, ty) && mode.no_zero_date)
     };
@@ -132,5 +163,31 @@ pub fn cast(v: &Value, ty: DataType, env: &mut dyn Env) -> Result<Value, Error> 
             ))?;
             Ok(Value::Null)
         }
+    }
+}
+
+/// A DATE or TIMESTAMP literal (`DATE '0000-00-00'`: the parser gives
+/// its value, not text) that the sql_mode refuses: 1525, as in MySQL,
+/// where CAST of the same text is NULL with a warning.
+pub fn check_literal(v: &Value, mode: DateMode) -> Result<(), Error> {
+    let (dt, word) = match v {
+        Value::Date(d) => (
+            DateTime {
+                date: *d,
+                ..DateTime::default()
+            },
+            "DATE",
+        ),
+        Value::DateTime(dt) => (*dt, "DATETIME"),
+        _ => return Ok(()),
+    };
+    let refused = (dt.date.is_zero() && mode.no_zero_date)
+        || (dt.date.has_zero_part() && mode.no_zero_in_date);
+    match refused {
+        true => Err(Error::new(
+            Code::WrongValue,
+            format!("Incorrect {word} value: '{v}'"),
+        )),
+        false => Ok(()),
     }
 }

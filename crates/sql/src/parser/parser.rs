@@ -6,7 +6,7 @@
 use super::ast::*;
 use super::lexer::{syntax_error, Tok, Token};
 use lockstep_types::error::Code;
-use lockstep_types::{DataType, Decimal, Error, Value};
+use lockstep_types::{DataType, DateTime, Decimal, Error, Time, Value};
 use std::str::FromStr;
 
 type Result<T> = std::result::Result<T, Error>;
@@ -104,6 +104,51 @@ fn binary_literal(b: Vec<u8>) -> Expr {
         expr: Box::new(Expr::Literal(Value::Bytes(b))),
         to: CastType::Binary,
     }
+}
+
+/// DATE '...', TIMESTAMP '...', TIME '...': text that is no value of
+/// the type is 1525, as in MySQL. A DATE or TIMESTAMP literal becomes
+/// its value (CAST of text stays text): that marks it for the sql_mode's
+/// zero-date check when it is evaluated (`zero_date::check_literal`).
+fn typed_literal(to: CastType, lit: Expr) -> Result<Expr> {
+    let Expr::Literal(Value::Bytes(b)) = &lit else {
+        return Ok(Expr::Cast {
+            expr: boxed(lit),
+            to,
+        });
+    };
+    let text = std::str::from_utf8(b).unwrap_or("").trim();
+    let word = match to {
+        CastType::Date => "DATE",
+        CastType::DateTime { .. } => "DATETIME",
+        _ => "TIME",
+    };
+    let bad = || {
+        let shown = String::from_utf8_lossy(b);
+        Error::new(
+            Code::WrongValue,
+            format!("Incorrect {word} value: '{shown}'"),
+        )
+    };
+    let value = match to {
+        CastType::Date if !text.contains([' ', 'T', ':']) => {
+            Value::Date(DateTime::parse_with_zero_parts(text).ok_or_else(bad)?.date)
+        }
+        CastType::DateTime { .. } => {
+            Value::DateTime(DateTime::parse_with_zero_parts(text).ok_or_else(bad)?)
+        }
+        CastType::Time { .. } if Time::parse(text).is_some() => {
+            return Ok(Expr::Cast {
+                expr: boxed(lit),
+                to,
+            })
+        }
+        _ => return Err(bad()),
+    };
+    Ok(Expr::Cast {
+        expr: boxed(Expr::Literal(value)),
+        to,
+    })
 }
 
 /// In arithmetic a hex literal is the number its bytes spell (0x41+1 is
@@ -2373,13 +2418,10 @@ impl<'a> Parser<'a> {
                 };
                 self.advance();
                 let lit = self.parse_primary()?;
-                Ok(match to {
-                    Some(to) => Expr::Cast {
-                        expr: boxed(lit),
-                        to,
-                    },
-                    None => lit,
-                })
+                match to {
+                    Some(to) => typed_literal(to, lit),
+                    None => Ok(lit),
+                }
             }
             // Charset introducer: _utf8mb4'text', _binary 0x00.
             [b'_', ..] if matches!(self.tok_at(1), Tok::Str(_) | Tok::Hex(_) | Tok::Bits(_)) => {

@@ -50,7 +50,8 @@ fn val(v: &Value) -> String {
         Value::Double(d) => format!("{d:?}f"),
         Value::Decimal(d) => format!("{d}d"),
         Value::Bytes(b) => format!("'{}'", String::from_utf8_lossy(b)),
-        other => format!("{other:?}"),
+        Value::Date(d) => format!("date'{d}'"),
+        Value::DateTime(dt) => format!("datetime'{dt}'"),
     }
 }
 
@@ -199,11 +200,12 @@ fn expressions() {
         ("_utf8mb4 x'4142'", "'AB'"),
         ("b'101'", "5"),
         ("0b11", "3"),
-        ("DATE '2024-01-02'", "(Cast '2024-01-02' Date)"),
+        ("DATE '2024-01-02'", "(Cast date'2024-01-02' Date)"),
         (
             "TIMESTAMP '2024-01-02 03:04:05'",
-            "(Cast '2024-01-02 03:04:05' DateTime { fsp: 0 })",
+            "(Cast datetime'2024-01-02 03:04:05' DateTime { fsp: 0 })",
         ),
+        ("TIME '10:00:00'", "(Cast '10:00:00' Time { fsp: 0 })"),
         // columns and variables
         ("a", "a"),
         ("t.a", "t.a"),

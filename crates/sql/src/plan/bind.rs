@@ -4,7 +4,7 @@
 //! conditions.
 
 use crate::expr::json::funcs::JsonFn;
-use crate::expr::{BExpr, Func};
+use crate::expr::{text_form, BExpr, Func};
 use crate::parser::{
     self as ast, BinaryOp, Expr, JoinCondition, JoinKind, LockClause, TableRef, VarScope,
 };
@@ -146,6 +146,15 @@ impl Scope {
             found = Some(c);
         }
         Ok(found)
+    }
+}
+
+impl AggContext {
+    /// Types of the aggregate row: the GROUP BY values, then the calls.
+    fn row_types(&self) -> Vec<(DataType, bool)> {
+        let mut types = self.group_types.clone();
+        types.extend(self.call_types.iter().copied());
+        types
     }
 }
 
@@ -1162,6 +1171,13 @@ impl<'a> Binder<'a> {
                             .collect();
                     }
                     let keys = bound.len() - order.len();
+                    if matches!(func, AggFunc::GroupConcat) {
+                        for a in &mut bound[..keys] {
+                            let b = std::mem::replace(a, BExpr::Literal(Value::Null));
+                            let ty = infer(&b, &scope.types).0;
+                            *a = text_form::wrap(b, ty);
+                        }
+                    }
                     for k in &mut bound[keys..] {
                         let b = std::mem::replace(k, BExpr::Literal(Value::Null));
                         *k = group_concat::sort_key(b, &scope.types);
@@ -1257,7 +1273,7 @@ impl<'a> Binder<'a> {
                     .iter()
                     .map(|a| self.bind_agg_expr(a, scope, ctx))
                     .collect::<Result<Vec<_>>>()?;
-                self.function(name, bound)
+                self.function(name, bound, &ctx.row_types())
             }
             Expr::IsNull { expr, negated } => Ok(BExpr::IsNull(
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
@@ -1287,10 +1303,14 @@ impl<'a> Binder<'a> {
                     .transpose()?,
                 &scope.types,
             )),
-            Expr::Cast { expr, to } => Ok(BExpr::Cast(
-                Box::new(self.bind_agg_expr(expr, scope, ctx)?),
-                *to,
-            )),
+            Expr::Cast { expr, to } => {
+                let x = self.bind_agg_expr(expr, scope, ctx)?;
+                let ty = infer(&x, &ctx.row_types()).0;
+                Ok(BExpr::Cast(
+                    Box::new(text_form::cast_operand(x, *to, ty)),
+                    *to,
+                ))
+            }
             // A subquery cannot see source columns once grouped.
             Expr::Subquery(_) | Expr::Exists { .. } => self.bind_expr(e, &Scope::default()),
             other => self.bind_grouped_operands(other, scope, ctx),
@@ -1538,12 +1558,18 @@ impl<'a> Binder<'a> {
                 low,
                 high,
                 negated,
-            } => BExpr::Between {
-                expr: Box::new(self.bind_expr(expr, scope)?),
-                low: Box::new(self.bind_expr(low, scope)?),
-                high: Box::new(self.bind_expr(high, scope)?),
-                negated: *negated,
-            },
+            } => {
+                let low = self.bind_expr(low, scope)?;
+                let high = self.bind_expr(high, scope)?;
+                let x = self.bind_expr(expr, scope)?;
+                let x = crate::enumset::between(x, [&low, &high], &scope.types);
+                BExpr::Between {
+                    expr: Box::new(x),
+                    low: Box::new(low),
+                    high: Box::new(high),
+                    negated: *negated,
+                }
+            }
             Expr::Like {
                 expr,
                 pattern,
@@ -1594,6 +1620,8 @@ impl<'a> Binder<'a> {
             }
             Expr::Cast { expr, to } => {
                 let x = self.bind_expr(expr, scope)?;
+                let ty = infer(&x, &scope.types).0;
+                let x = text_form::cast_operand(x, *to, ty);
                 let x = crate::expr::json::bind::cast_operand(x, *to, &scope.types);
                 BExpr::Cast(Box::new(x), *to)
             }
@@ -1750,7 +1778,8 @@ impl<'a> Binder<'a> {
         })
     }
 
-    fn function(&self, name: &str, args: Vec<BExpr>) -> Result<BExpr> {
+    /// `types` are the types of the row the arguments read.
+    fn function(&self, name: &str, args: Vec<BExpr>, types: &[(DataType, bool)]) -> Result<BExpr> {
         let Some(f) = Func::lookup(name) else {
             // MySQL looks for a stored function in the current database.
             let Some(db) = &self.database else {
@@ -1772,6 +1801,7 @@ impl<'a> Binder<'a> {
                 format!("Incorrect parameter count in the call to native function '{name}'"),
             ));
         }
+        let args = text_form::text_args(f, args, &|a| infer(a, types).0);
         Ok(BExpr::Func(f, args))
     }
 
@@ -1993,6 +2023,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 Func::EnumNumber(..) => (DataType::BigInt { unsigned: true }, first.1),
                 Func::EnumText(..) => (DataType::VarChar { len: 255 }, first.1),
                 Func::BoolTyped | Func::FromUtc => first,
+                Func::TextForm(form) => (form.result_type(), first.1),
                 Func::Database | Func::User | Func::CurrentUser => (vc(64), true),
                 Func::Version => (vc(64), false),
                 Func::ConnectionId | Func::LastInsertId | Func::FoundRows => {
@@ -2015,7 +2046,7 @@ pub fn infer(e: &BExpr, types: &[(DataType, bool)]) -> (DataType, bool) {
                 | Func::IsFreeLock => (big, true),
                 Func::IsUsedLock => (DataType::BigInt { unsigned: true }, true),
                 // NOW(n): n fractional digits.
-                Func::Now | Func::UtcTimestamp => {
+                Func::Now | Func::SysDate | Func::UtcTimestamp => {
                     let fsp = match args.first() {
                         Some(BExpr::Literal(v)) => v.to_i64().unwrap_or(0).clamp(0, 6) as u8,
                         _ => 0,
@@ -2882,11 +2913,13 @@ impl Binder<'_> {
                             format!("Column count doesn't match value count at row {}", n + 1),
                         ));
                     }
-                    out.push(
-                        r.iter()
-                            .map(|e| self.bind_expr(e, &empty))
-                            .collect::<Result<Vec<_>>>()?,
-                    );
+                    let mut row = Vec::with_capacity(r.len());
+                    for (e, t) in r.iter().zip(&targets) {
+                        let b = self.bind_expr(e, &empty)?;
+                        let from = infer(&b, &empty.types).0;
+                        row.push(text_form::assigned(b, from, def.columns[*t].data_type));
+                    }
+                    out.push(row);
                 }
                 InsertSource::Values(out)
             }
@@ -2957,7 +2990,11 @@ impl Binder<'_> {
                 Expr::Default => {
                     BExpr::Literal(def.columns[pos].default.clone().unwrap_or(Value::Null))
                 }
-                e => self.bind_expr(e, &scope)?,
+                e => {
+                    let b = self.bind_expr(e, &scope)?;
+                    let from = infer(&b, &scope.types).0;
+                    text_form::assigned(b, from, def.columns[pos].data_type)
+                }
             };
             assignments.push((pos, b));
         }

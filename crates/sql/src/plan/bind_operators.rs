@@ -179,6 +179,6 @@ impl Binder<'_> {
         if let Some(jf) = JsonFn::lookup(name) {
             return crate::expr::json::bind::call(jf, name, bound, &scope.types);
         }
-        self.function(name, bound)
+        self.function(name, bound, &scope.types)
     }
 }

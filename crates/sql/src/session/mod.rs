@@ -565,6 +565,7 @@ impl Session {
             strict: false,
             dates: Default::default(),
             tz_offset: 0,
+            statement_now: None,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
             }),
@@ -636,6 +637,7 @@ impl Session {
         self.ctx.dates = crate::expr::zero_date::DateMode {
             no_zero_date: has("NO_ZERO_DATE"),
             no_zero_in_date: has("NO_ZERO_IN_DATE"),
+            truncate_fraction: has("TIME_TRUNCATE_FRACTIONAL"),
         };
     }
 
@@ -1380,6 +1382,12 @@ impl Session {
             .expect("lock_plan binds when no plan is given");
         self.check_safe_update(plan)?;
         self.ctx.interrupt.deadline = self.deadline(stmt);
+        // A statement run inside another (a stored function's) keeps the
+        // outer statement's clock.
+        let own_clock = self.ctx.statement_now.is_none();
+        if own_clock {
+            self.ctx.statement_now = Some(lockstep_types::DateTime::now());
+        }
         self.stream_this = may_stream && matches!(stmt, Statement::Select(_));
         self.calc_found_this = matches!(stmt, Statement::Select(q) if q.calc_found_rows);
         self.txn.lock_wait = match stmt {
@@ -1393,6 +1401,9 @@ impl Session {
         let r = self.run_dml(plan, params).await;
         self.txn.lock_wait = LockWaitPolicy::Wait;
         self.ctx.interrupt.deadline = None;
+        if own_clock {
+            self.ctx.statement_now = None;
+        }
         r
     }
 
@@ -2009,7 +2020,8 @@ impl Session {
                 }
                 if *scope == AstScope::Global {
                     let v = if default {
-                        self.server.globals.get(&name).unwrap_or(Value::Null)
+                        crate::session::vars::Globals::compiled_default(&name)
+                            .unwrap_or(Value::Null)
                     } else {
                         value.clone()
                     };

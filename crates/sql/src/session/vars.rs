@@ -31,6 +31,15 @@ impl Globals {
         self.values.read().get(name).map(|(v, _)| v.clone())
     }
 
+    /// The value `name` has before any server option or SET: what
+    /// `SET GLOBAL name = DEFAULT` restores, as in MySQL.
+    pub fn compiled_default(name: &str) -> Option<Value> {
+        defaults()
+            .into_iter()
+            .find(|(n, ..)| *n == name)
+            .map(|(_, v, _)| v)
+    }
+
     pub fn scope(&self, name: &str) -> Option<VarScope> {
         self.values.read().get(name).map(|(_, s)| *s)
     }

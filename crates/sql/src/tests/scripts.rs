@@ -296,6 +296,11 @@ scripts!(
     zero_dates,
     decimal_rounding,
     float_text,
+    temporal_text,
+    fraction_rounding,
+    temporal_literals,
+    global_default,
+    statement_clock,
     time_cast,
     time_zone,
 );
