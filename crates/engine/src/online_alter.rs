@@ -120,6 +120,9 @@ impl Engine {
         for c in &def.columns {
             check_name(NameKind::Column, &c.name)?;
         }
+        for ix in &def.indexes {
+            check_name(NameKind::Index, &ix.name)?;
+        }
         def.id = self.catalog.allocate_table_id();
         let capture = Capture::new(how.capture_limit);
         let built = {

@@ -518,6 +518,19 @@ fn bad_names_are_refused_as_mysql_does() {
     assert_eq!(db.err("CREATE TABLE t (`a ` INT)"), 1166);
     assert_eq!(db.err("CREATE TABLE t (`a\0` INT)"), 1166);
     assert_eq!(db.err(&format!("CREATE TABLE t (`{long}` INT)")), 1059);
+    // Index, procedure, function and trigger names (1280, 1458).
+    db.ok("CREATE TABLE r (id INT PRIMARY KEY, v INT)");
+    assert_eq!(db.err("CREATE INDEX `` ON r (v)"), 1280);
+    assert_eq!(db.err("CREATE INDEX `i ` ON r (v)"), 1280);
+    assert_eq!(db.err("ALTER TABLE r ADD INDEX `` (v)"), 1280);
+    assert_eq!(db.err("CREATE TABLE r2 (v INT, INDEX `i ` (v))"), 1280);
+    assert_eq!(db.err("CREATE PROCEDURE `p ` () BEGIN END"), 1458);
+    assert_eq!(db.err("CREATE FUNCTION `` () RETURNS INT RETURN 1"), 1458);
+    assert_eq!(
+        db.err("CREATE TRIGGER `tr ` BEFORE INSERT ON r FOR EACH ROW SET @a = 1"),
+        1458
+    );
+    db.ok("DROP TABLE r");
     // Nothing was created, and names at the limit are fine.
     assert!(db.rows("SHOW TABLES").is_empty());
     let ok = "y".repeat(64);
