@@ -301,6 +301,15 @@ fn max_allowed_packet_is_read_only_per_session_and_bounds_every_builder() {
         "SELECT REPLACE(REPEAT('a', 1000), 'a', REPEAT('b', 2000))",
     ] {
         assert_eq!(db.rows(sql), vec![vec![Value::Null]], "{sql}");
+        // NULL with MySQL's warning, naming the function.
+        let warnings = db.rows("SHOW WARNINGS");
+        let overflow = warnings.iter().any(|w| {
+            w[1] == Value::Int(1301)
+                && w[2]
+                    .to_string()
+                    .ends_with("max_allowed_packet (1048576) - truncated")
+        });
+        assert!(overflow, "{sql}: {warnings:?}");
     }
     // The statement's memory cap bounds it too, whatever the packet size.
     db.ok("SET GLOBAL max_allowed_packet = 1073741824");
