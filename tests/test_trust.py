@@ -29,6 +29,10 @@ def nobody(server, db):
     user, own = f"n_{db}"[:32], f"own_{db}"[:64]
     server.sql(f"CREATE TABLE `{db}`.secret (id INT PRIMARY KEY, s VARCHAR(20))")
     server.sql(f"INSERT INTO `{db}`.secret VALUES (1, 'hidden')")
+    server.sql(f"CREATE TRIGGER `{db}`.secret_bi BEFORE INSERT ON `{db}`.secret "
+               "FOR EACH ROW SET NEW.s = 'hidden'")
+    server.sql(f"CREATE PROCEDURE `{db}`.secret_p() SELECT 'hidden'")
+    server.sql(f"CREATE FUNCTION `{db}`.secret_f() RETURNS INT RETURN 1")
     server.sql(f"CREATE DATABASE `{own}`")
     server.sql(f"CREATE TABLE `{own}`.mine (id INT PRIMARY KEY, v INT)")
     server.sql(f"DROP USER IF EXISTS {user}")
@@ -88,6 +92,12 @@ DENIED = [
     ("DROP DATABASE {d}", 1044),
     ("GRANT SELECT ON {d}.secret TO {u}", 1142),
     ("GRANT SELECT ON {d}.* TO {u}", 1044),
+    # Stored programs' text: TRIGGER on the table; a routine the user has
+    # no right on does not exist for it (MySQL 8).
+    ("SHOW CREATE TRIGGER {d}.secret_bi", 1142),
+    ("SHOW CREATE PROCEDURE {d}.secret_p", 1305),
+    ("SHOW CREATE FUNCTION {d}.secret_f", 1305),
+    ("CALL {d}.secret_p()", 1370),
 ]
 
 
@@ -127,6 +137,9 @@ def test_information_schema_and_show_filter_by_privilege(nobody, server):
         assert d not in seen, view
     assert {r[0] for r in run(conn, "SHOW DATABASES")} >= {own}
     assert d not in {r[0] for r in run(conn, "SHOW DATABASES")}
+    for kind in ["PROCEDURE", "FUNCTION"]:
+        assert not [r for r in run(conn, f"SHOW {kind} STATUS") if r[0] == d], kind
+    assert run(conn, f"SHOW TRIGGERS FROM {d}") == ()
     # Threads: only its own without PROCESS.
     users = {r[0] for r in run(conn, "SELECT USER FROM information_schema.PROCESSLIST")}
     assert users == {user}
@@ -141,6 +154,13 @@ def test_show_create_database_escapes_backticks(server):
         conn = server.connect()
         text = run(conn, "SHOW CREATE DATABASE `bt``x`")[0][1]
         assert text.startswith("CREATE DATABASE `bt``x`"), text
+        # SHOW GRANTS too: a dump of it cannot carry injected SQL.
+        run(conn, "DROP USER IF EXISTS 'b`u'@'%'")
+        run(conn, "CREATE USER 'b`u'@'%'")
+        run(conn, "GRANT SELECT ON `bt``x`.* TO 'b`u'@'%'")
+        grants = [r[0] for r in run(conn, "SHOW GRANTS FOR 'b`u'@'%'")]
+        assert "GRANT SELECT ON `bt``x`.* TO `b``u`@`%`" in grants, grants
+        run(conn, "DROP USER 'b`u'@'%'")
         conn.close()
     finally:
         server.sql("DROP DATABASE `bt``x`")

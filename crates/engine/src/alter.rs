@@ -69,6 +69,9 @@ impl Engine {
         for c in &def.columns {
             check_name(NameKind::Column, &c.name)?;
         }
+        for ix in &def.indexes {
+            check_name(NameKind::Index, &ix.name)?;
+        }
         let lists = lists.into();
         def.id = self.catalog.allocate_table_id();
         let built = self.rebuild(table, &def, &sources, lists.generated.as_deref())?;

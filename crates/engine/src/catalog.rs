@@ -330,6 +330,17 @@ impl Catalog {
         self.inner.write().routines.remove(&key).is_some()
     }
 
+    /// Whether a write can reach other tables through a trigger or a
+    /// foreign key (when not, statements lock only their own tables).
+    pub fn has_triggers_or_foreign_keys(&self) -> bool {
+        let inner = self.inner.read();
+        !inner.foreign.is_empty()
+            || inner
+                .routines
+                .keys()
+                .any(|(_, k, _)| *k == RoutineKind::Trigger)
+    }
+
     /// Whether any table has a foreign key: when none has, DML skips the
     /// checks without looking further.
     pub fn has_foreign_keys(&self) -> bool {

@@ -1470,6 +1470,9 @@ impl Engine {
         for c in &def.columns {
             check_name(NameKind::Column, &c.name)?;
         }
+        for ix in &def.indexes {
+            check_name(NameKind::Index, &ix.name)?;
+        }
         let clash = self.catalog.table(&def.database, &def.name).is_some()
             || self.catalog.view(&def.database, &def.name).is_some();
         if clash {
@@ -1500,6 +1503,7 @@ impl Engine {
         table: &Table,
         index: IndexDef,
     ) -> std::result::Result<(), SqlError> {
+        check_name(NameKind::Index, &index.name)?;
         {
             let def = table.def();
             if def

@@ -35,9 +35,21 @@ const SLICE: u64 = 4096;
 pub struct UpgradableLock {
     table: Arc<Table>,
     upgraded: bool,
+    /// Held exclusive by the caller (LOCK TABLES ... WRITE), not by this
+    /// lock: nothing to give back.
+    borrowed: bool,
 }
 
 impl UpgradableLock {
+    /// For a table the caller holds exclusive already.
+    pub fn held_by_caller(table: Arc<Table>) -> UpgradableLock {
+        UpgradableLock {
+            table,
+            upgraded: true,
+            borrowed: true,
+        }
+    }
+
     /// Upgrades to exclusive once the transactions using the table end;
     /// 1205 past `timeout` (still holding the upgradable lock).
     pub async fn upgrade(&mut self, timeout: Duration) -> Result<(), SqlError> {
@@ -53,6 +65,9 @@ impl UpgradableLock {
 
 impl Drop for UpgradableLock {
     fn drop(&mut self) {
+        if self.borrowed {
+            return;
+        }
         match self.upgraded {
             true => self.table.mdl.release_upgraded(),
             false => self.table.mdl.release_upgradable(),
@@ -84,6 +99,7 @@ impl Engine {
         Ok(UpgradableLock {
             table: table.clone(),
             upgraded: false,
+            borrowed: false,
         })
     }
 
@@ -98,11 +114,14 @@ impl Engine {
         lock: &mut UpgradableLock,
         check: impl FnOnce(&Arc<Table>) -> Result<(), SqlError>,
     ) -> Result<Arc<Table>, SqlError> {
-        debug_assert!(Arc::ptr_eq(&lock.table, table) && !lock.upgraded);
+        debug_assert!(Arc::ptr_eq(&lock.table, table) && (!lock.upgraded || lock.borrowed));
         debug_assert!(!how.sources.contains(&ColumnSource::Counter));
         check_name(NameKind::Table, &def.name)?;
         for c in &def.columns {
             check_name(NameKind::Column, &c.name)?;
+        }
+        for ix in &def.indexes {
+            check_name(NameKind::Index, &ix.name)?;
         }
         def.id = self.catalog.allocate_table_id();
         let capture = Capture::new(how.capture_limit);

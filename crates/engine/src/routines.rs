@@ -10,6 +10,7 @@ use std::sync::atomic::Ordering;
 impl Engine {
     /// Stores a new stored program (the caller checked the name is free).
     pub async fn put_routine(&self, routine: RoutineDef) -> Result<(), SqlError> {
+        lockstep_types::names::check_name(lockstep_types::names::NameKind::Routine, &routine.name)?;
         if !self.catalog.database_exists(&routine.database) {
             return Err(SqlError::new(
                 Code::BadDb,

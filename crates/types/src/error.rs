@@ -33,6 +33,8 @@ error_codes! {
     WrongDbName = 1102, "42000";
     WrongTableName = 1103, "42000";
     WrongColumnName = 1166, "42000";
+    WrongNameForIndex = 1280, "42000";
+    SpWrongName = 1458, "42000";
     InvalidArgumentForLogarithm = 3020, "2201E";
     DbDropExists = 1008, "HY000";
     DiskFull = 1021, "HY000";

@@ -11,10 +11,14 @@ pub enum NameKind {
     Database,
     Table,
     Column,
+    Index,
+    /// A stored procedure, function or trigger.
+    Routine,
 }
 
 /// Refuses a name MySQL refuses: longer than 64 characters (1059), or
-/// empty, ending in a space or holding a NUL (1102, 1103 or 1166).
+/// empty, ending in a space or holding a NUL (1102, 1103, 1166, 1280 or
+/// 1458).
 pub fn check_name(kind: NameKind, name: &str) -> Result<(), Error> {
     if name.chars().count() > MAX_NAME_CHARS {
         return Err(Error::new(
@@ -29,6 +33,8 @@ pub fn check_name(kind: NameKind, name: &str) -> Result<(), Error> {
         NameKind::Database => (Code::WrongDbName, "database"),
         NameKind::Table => (Code::WrongTableName, "table"),
         NameKind::Column => (Code::WrongColumnName, "column"),
+        NameKind::Index => (Code::WrongNameForIndex, "index"),
+        NameKind::Routine => (Code::SpWrongName, "routine"),
     };
     Err(Error::new(code, format!("Incorrect {word} name '{name}'")))
 }
@@ -50,5 +56,8 @@ mod tests {
         assert_eq!(code(NameKind::Column, ""), Some(1166));
         assert_eq!(code(NameKind::Column, &"x".repeat(65)), Some(1059));
         assert_eq!(code(NameKind::Database, &"x".repeat(65)), Some(1059));
+        assert_eq!(code(NameKind::Index, ""), Some(1280));
+        assert_eq!(code(NameKind::Index, "i "), Some(1280));
+        assert_eq!(code(NameKind::Routine, "p "), Some(1458));
     }
 }

@@ -7,7 +7,7 @@
 //! refused with 1235 (AES_ENCRYPT/AES_DECRYPT, STATEMENT_DIGEST,
 //! STATEMENT_DIGEST_TEXT, ICU_VERSION).
 
-use super::{eval, result_fits, text, BExpr, Env};
+use super::{builds, eval, result_fits, text, BExpr, Env};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
 use std::io::Read;
@@ -96,7 +96,7 @@ pub fn eval_misc(
         });
     }
     Ok(match f {
-        MiscFn::Compress => compress(&s, env),
+        MiscFn::Compress => compress(&s, env)?,
         MiscFn::Uncompress => uncompress(&s, env)?,
         // Too short to hold a length: not COMPRESS output.
         MiscFn::UncompressedLength if (1..=4).contains(&s.len()) => Value::Null,
@@ -137,30 +137,30 @@ fn stored_length(s: &[u8]) -> Option<u32> {
     Some(u32::from_le_bytes(head) & 0x3FFF_FFFF)
 }
 
-fn compress(s: &[u8], env: &mut dyn Env) -> Value {
+fn compress(s: &[u8], env: &mut dyn Env) -> Result<Value, Error> {
     use flate2::{write::ZlibEncoder, Compression};
     use std::io::Write;
     if s.is_empty() {
-        return Value::Bytes(Vec::new());
+        return Ok(Value::Bytes(Vec::new()));
     }
     // zlib's worst case grows the input by a few bytes per 16 KiB block.
-    if !result_fits(s.len() + s.len() / 1000 + 64, env) {
-        return Value::Null;
+    if !builds("compress", s.len() + s.len() / 1000 + 64, env)? {
+        return Ok(Value::Null);
     }
     let mut out = (s.len() as u32).to_le_bytes().to_vec();
     let mut enc = ZlibEncoder::new(out.split_off(4), Compression::default());
     if enc.write_all(s).is_err() {
-        return Value::Null;
+        return Ok(Value::Null);
     }
     let Ok(body) = enc.finish() else {
-        return Value::Null;
+        return Ok(Value::Null);
     };
     out.extend_from_slice(&body);
     // MySQL keeps a trailing space from being trimmed away.
     if out.last() == Some(&b' ') {
         out.push(b'.');
     }
-    Value::Bytes(out)
+    Ok(Value::Bytes(out))
 }
 
 fn uncompress(s: &[u8], env: &mut dyn Env) -> Result<Value, Error> {

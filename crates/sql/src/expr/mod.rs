@@ -1485,6 +1485,21 @@ fn result_fits(len: usize, env: &mut dyn Env) -> bool {
     len as u64 <= bound
 }
 
+/// `result_fits` for function `name`'s result, with MySQL's warning 1301
+/// when it does not fit (the result is then NULL); a write under strict
+/// sql_mode makes it an error, as `Env::warn` does with every warning.
+pub(crate) fn builds(name: &str, len: usize, env: &mut dyn Env) -> Result<bool, Error> {
+    if result_fits(len, env) {
+        return Ok(true);
+    }
+    let max = env.system_var(false, "max_allowed_packet")?;
+    env.warn(Error::new(
+        Code::WarnAllowedPacketOverflowed,
+        format!("Result of {name}() was larger than max_allowed_packet ({max}) - truncated"),
+    ))?;
+    Ok(false)
+}
+
 /// The date parts a one-argument function returns (datetime::part).
 pub const DATE_PARTS: [&str; 11] = [
     "HOUR",

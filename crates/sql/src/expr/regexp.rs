@@ -8,7 +8,7 @@
 //! pattern cannot run away; text matches case-insensitively unless
 //! match_type says 'c', as under MySQL's default _ci collation.
 
-use super::{result_fits, text, BExpr, Env};
+use super::{builds, text, BExpr, Env};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
 use regex::{Regex, RegexBuilder};
@@ -125,7 +125,7 @@ pub fn eval_regexp(
         }
         RegexpFn::Replace => {
             let repl = String::from_utf8_lossy(&text(&vals[2])).into_owned();
-            replace(&re, &subject, start, &repl, num(4, 0).max(0) as usize, env)
+            replace(&re, &subject, start, &repl, num(4, 0).max(0) as usize, env)?
         }
     })
 }
@@ -139,7 +139,7 @@ fn replace(
     repl: &str,
     occurrence: usize,
     env: &mut dyn Env,
-) -> Value {
+) -> Result<Value, Error> {
     let mut out = String::from(&subject[..start]);
     let mut last = start;
     for (i, caps) in re.captures_iter(&subject[start..]).enumerate() {
@@ -150,11 +150,9 @@ fn replace(
         out.push_str(&subject[last..start + m.start()]);
         let mut piece = String::new();
         caps.expand(repl, &mut piece);
-        if !result_fits(
-            out.len() + piece.len() + subject.len() - start - m.end(),
-            env,
-        ) {
-            return Value::Null;
+        let len = out.len() + piece.len() + subject.len() - start - m.end();
+        if !builds("regexp_replace", len, env)? {
+            return Ok(Value::Null);
         }
         out.push_str(&piece);
         last = start + m.end();
@@ -163,7 +161,7 @@ fn replace(
         }
     }
     out.push_str(&subject[last..]);
-    Value::str(&out)
+    Ok(Value::str(&out))
 }
 
 /// A compiled pattern with the pattern text and flags it came from.

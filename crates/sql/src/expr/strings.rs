@@ -5,9 +5,7 @@
 //! MySQL 8 computes them. Text compares under the default collation
 //! (utf8mb4_0900_ai_ci: case- and accent-insensitive).
 
-use super::{
-    count_arg, eval, hex_upper, result_fits, substring_index, text, unhex, BExpr, Env, Func,
-};
+use super::{builds, count_arg, eval, hex_upper, substring_index, text, unhex, BExpr, Env, Func};
 use lockstep_types::error::Code;
 use lockstep_types::value::fold_ci;
 use lockstep_types::{DataType, Error, Value};
@@ -171,12 +169,12 @@ pub fn eval_str(
             Value::str(&hex_lower(&md5::Md5::digest(s(0))))
         }
         Crc32 => Value::UInt(crc32fast::hash(&s(0)) as u64),
-        ToBase64 => to_base64(&s(0), env),
+        ToBase64 => to_base64(&s(0), env)?,
         FromBase64 => from_base64(&s(0)),
         Soundex => Value::str(&soundex(&String::from_utf8_lossy(&s(0)))),
         Format => format_number(&vals, env)?,
         BitLength => Value::Int(s(0).len() as i64 * 8),
-        ExportSet => export_set(&vals, env),
+        ExportSet => export_set(&vals, env)?,
         Char | Field | MakeSet | Quote | Charset | Collation | Coercibility | Elt
         | WeightString => unreachable!("handled above"),
     })
@@ -311,7 +309,7 @@ fn insert(
     } else {
         len as usize
     };
-    if !result_fits(s.len().saturating_add(new.len()), env) {
+    if !builds("insert", s.len().saturating_add(new.len()), env)? {
         return Ok(Value::Null);
     }
     let mut out: String = chars[..start].iter().collect();
@@ -404,10 +402,10 @@ fn to_base(mut n: u64, base: u64) -> String {
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// TO_BASE64: MySQL's encoding, a newline after every 76 characters.
-fn to_base64(s: &[u8], env: &mut dyn Env) -> Value {
+fn to_base64(s: &[u8], env: &mut dyn Env) -> Result<Value, Error> {
     let chars = s.len().div_ceil(3).saturating_mul(4);
-    if !result_fits(chars + chars / 76, env) {
-        return Value::Null;
+    if !builds("to_base64", chars + chars / 76, env)? {
+        return Ok(Value::Null);
     }
     let mut out = Vec::with_capacity(chars + chars / 76);
     for (i, chunk) in s.chunks(3).enumerate() {
@@ -428,7 +426,7 @@ fn to_base64(s: &[u8], env: &mut dyn Env) -> Value {
             });
         }
     }
-    Value::Bytes(out)
+    Ok(Value::Bytes(out))
 }
 
 /// FROM_BASE64: white space is skipped; anything else invalid is NULL.
@@ -470,7 +468,7 @@ fn quote(v: &Value, env: &mut dyn Env) -> Result<Value, Error> {
         return Ok(Value::str("NULL"));
     }
     let s = text(v);
-    if !result_fits(s.len().saturating_mul(2).saturating_add(2), env) {
+    if !builds("quote", s.len().saturating_mul(2).saturating_add(2), env)? {
         return Ok(Value::Null);
     }
     let mut out = Vec::with_capacity(s.len() + 2);
@@ -592,15 +590,15 @@ fn group_digits(num: &str, sep: char, point: char) -> String {
 }
 
 /// EXPORT_SET(bits, on, off[, sep[, count]]).
-fn export_set(vals: &[Value], env: &mut dyn Env) -> Value {
+fn export_set(vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
     let bits = super::count_arg(&vals[0]) as u64;
     let (on, off) = (text(&vals[1]), text(&vals[2]));
     let sep = vals.get(3).map_or(b",".to_vec(), text);
     let count = vals.get(4).map_or(64, super::count_arg).clamp(-1, 64);
     let count = if count < 0 { 64 } else { count as usize };
     let unit = on.len().max(off.len()).saturating_add(sep.len());
-    if !result_fits(unit.saturating_mul(count), env) {
-        return Value::Null;
+    if !builds("export_set", unit.saturating_mul(count), env)? {
+        return Ok(Value::Null);
     }
     let parts: Vec<&[u8]> = (0..count)
         .map(|i| {
@@ -611,7 +609,7 @@ fn export_set(vals: &[Value], env: &mut dyn Env) -> Value {
             }
         })
         .collect();
-    Value::Bytes(parts.join(&sep[..]))
+    Ok(Value::Bytes(parts.join(&sep[..])))
 }
 
 /// MAKE_SET(bits, s1, s2, ...): the strings whose bit is set, NULLs left out.
@@ -626,7 +624,7 @@ fn make_set(vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
         .filter(|(i, v)| *i < 64 && bits >> i & 1 == 1 && !v.is_null())
         .map(|(_, v)| text(v))
         .collect();
-    if !result_fits(parts.iter().map(|p| p.len() + 1).sum(), env) {
+    if !builds("make_set", parts.iter().map(|p| p.len() + 1).sum(), env)? {
         return Ok(Value::Null);
     }
     Ok(Value::Bytes(parts.join(&b","[..])))
@@ -674,7 +672,7 @@ pub(super) fn eval_basic(
     Ok(Some(match f {
         Func::Concat => {
             let parts: Vec<Vec<u8>> = vals.iter().map(text).collect();
-            if !result_fits(parts.iter().map(Vec::len).sum(), env) {
+            if !builds("concat", parts.iter().map(Vec::len).sum(), env)? {
                 return Ok(Some(Value::Null));
             }
             Value::Bytes(parts.concat())
@@ -690,7 +688,7 @@ pub(super) fn eval_basic(
                 .map(text)
                 .collect();
             let len = parts.iter().map(|p| p.len() + sep.len()).sum();
-            if !result_fits(len, env) {
+            if !builds("concat_ws", len, env)? {
                 return Ok(Some(Value::Null));
             }
             Value::Bytes(parts.join(&sep[..]))
@@ -734,7 +732,7 @@ pub(super) fn eval_basic(
                 Value::str(&a)
             } else {
                 let grows = a.matches(from.as_str()).count().saturating_mul(c.len());
-                if !result_fits(a.len().saturating_add(grows), env) {
+                if !builds("replace", a.len().saturating_add(grows), env)? {
                     return Ok(Some(Value::Null));
                 }
                 Value::str(&a.replace(&from, &String::from_utf8_lossy(&c)))
@@ -759,7 +757,7 @@ pub(super) fn eval_basic(
             let pad: Vec<char> = String::from_utf8_lossy(&s(2)).chars().collect();
             if want <= chars.len() {
                 Value::str(&chars[..want].iter().collect::<String>())
-            } else if pad.is_empty() || !result_fits(want.saturating_mul(4), env) {
+            } else if pad.is_empty() || !builds(&text_name(f), want.saturating_mul(4), env)? {
                 Value::Null
             } else {
                 let fill: String = pad.iter().cycle().take(want - chars.len()).collect();
@@ -780,7 +778,7 @@ pub(super) fn eval_basic(
                 (s(0), n(1))
             };
             let count = count.max(0) as usize;
-            if !result_fits(unit.len().saturating_mul(count), env) {
+            if !builds(&text_name(f), unit.len().saturating_mul(count), env)? {
                 return Ok(Some(Value::Null));
             }
             Value::Bytes(unit.repeat(count))
@@ -804,7 +802,7 @@ pub(super) fn eval_basic(
             }
             v => {
                 let bytes = text(v);
-                if !result_fits(bytes.len().saturating_mul(2), env) {
+                if !builds("hex", bytes.len().saturating_mul(2), env)? {
                     return Ok(Some(Value::Null));
                 }
                 Value::Bytes(hex_upper(&bytes))
@@ -823,4 +821,9 @@ pub(super) fn eval_basic(
         }
         _ => return Ok(None),
     }))
+}
+
+/// The SQL name of a string function, as MySQL's warnings give it.
+fn text_name(f: Func) -> String {
+    format!("{f:?}").to_lowercase()
 }

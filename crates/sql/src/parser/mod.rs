@@ -137,6 +137,67 @@ pub fn names_table(q: &Query, pred: &mut dyn FnMut(&ObjectName) -> bool) -> bool
     found
 }
 
+/// Calls `f` on every table `stmt` names, FROM clauses and subqueries
+/// anywhere included, with whether it may write it: an INSERT, UPDATE or
+/// DELETE target (every table of a multi-table form counts as written).
+pub fn statement_tables(stmt: &Statement, f: &mut dyn FnMut(&ObjectName, bool)) {
+    let (target, from): (Option<&ObjectName>, Option<&MultiTable>) = match stmt {
+        Statement::Insert(i) => (Some(&i.table), None),
+        Statement::Update(u) => (Some(&u.table), u.multi.as_deref()),
+        Statement::Delete(d) => (Some(&d.table), d.multi.as_deref()),
+        _ => (None, None),
+    };
+    if let Some(t) = target {
+        f(t, true);
+    }
+    if let Some(m) = from {
+        for t in &m.from {
+            table_names(t, &mut |n| f(n, true));
+        }
+    }
+    if let Statement::Insert(i) = stmt {
+        if let InsertSource::Query(q) = &i.source {
+            query_tables(q, &mut |n| f(n, false));
+        }
+    }
+    if let Statement::Select(q) | Statement::Do(q) = stmt {
+        query_tables(q, &mut |n| f(n, false));
+    }
+    visit_statement(stmt, &mut |e| expr_tables(e, &mut |n| f(n, false)));
+}
+
+/// The tables a subquery in `e` names (nested ones included).
+pub fn expr_tables(e: &Expr, f: &mut dyn FnMut(&ObjectName)) {
+    if let Expr::Subquery(q) | Expr::Exists { query: q, .. } | Expr::InSubquery { query: q, .. } = e
+    {
+        query_tables(q, f);
+    }
+}
+
+/// Every table `q` names, subqueries included.
+pub fn query_tables(q: &Query, f: &mut dyn FnMut(&ObjectName)) {
+    names_table(q, &mut |n| {
+        f(n);
+        false
+    });
+}
+
+fn table_names(t: &TableRef, f: &mut dyn FnMut(&ObjectName)) {
+    match t {
+        TableRef::Table { name, .. } => f(name),
+        TableRef::Derived { query, .. } => query_tables(query, f),
+        TableRef::Lateral(l) => {
+            if let LateralRef::Query { query, .. } = &**l {
+                query_tables(query, f);
+            }
+        }
+        TableRef::Join { left, right, .. } => {
+            table_names(left, f);
+            table_names(right, f);
+        }
+    }
+}
+
 /// `names_table` over one query's FROM tables (derived tables, unions and
 /// WITH included, subqueries in expressions not).
 fn from_names(q: &Query, pred: &mut dyn FnMut(&ObjectName) -> bool) -> bool {

@@ -186,6 +186,9 @@ pub struct Binder<'a> {
     /// included), each once: what the statement reads, for privilege
     /// checks and metadata locks.
     pub reads: Vec<Arc<Table>>,
+    /// Base tables as the statement names them (alias, else name), views'
+    /// insides excepted: LOCK TABLES matches a use by this name (1100).
+    pub refs: Vec<(Arc<Table>, String)>,
     /// The session's temporary tables, which hide permanent ones of the
     /// same name.
     temporary: Option<&'a TempTables>,
@@ -397,6 +400,7 @@ impl<'a> Binder<'a> {
             outer_refs: Vec::new(),
             correlated: false,
             reads: Vec::new(),
+            refs: Vec::new(),
             temporary: None,
             ctes: Vec::new(),
             params: Vec::new(),
@@ -1365,6 +1369,7 @@ impl<'a> Binder<'a> {
                 let def = table.def();
                 let offset = place.next(scope.width);
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
+                self.note_ref(&table, &qualifier);
                 if scope.columns.iter().any(|c| c.qualifier == qualifier) {
                     return Err(Error::new(
                         Code::NonUniq,
@@ -2886,6 +2891,7 @@ impl Binder<'_> {
 
     pub fn bind_insert(&mut self, ins: &ast::Insert) -> Result<InsertPlan> {
         let table = self.table(&ins.table)?;
+        self.note_ref(&table, &ins.table.name);
         let def = table.def();
         // VALUES () with no column list: a row of defaults.
         let empty_rows = matches!(&ins.source, ast::InsertSource::Values(rows)
@@ -2968,6 +2974,7 @@ impl Binder<'_> {
         let table = self.table(&u.table)?;
         let def = table.def();
         let qualifier = u.alias.clone().unwrap_or_else(|| u.table.name.clone());
+        self.note_ref(&table, &qualifier);
         let scope = table_scope(&def, &qualifier);
         let mut assignments = Vec::new();
         let generated = self.catalog.generated(table.id);
@@ -3017,6 +3024,7 @@ impl Binder<'_> {
         let table = self.table(&d.table)?;
         let def = table.def();
         let qualifier = d.alias.clone().unwrap_or_else(|| d.table.name.clone());
+        self.note_ref(&table, &qualifier);
         let scope = table_scope(&def, &qualifier);
         let plan = self.bind_modify(
             table,

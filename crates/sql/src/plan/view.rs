@@ -70,6 +70,14 @@ impl Binder<'_> {
         }
     }
 
+    /// Notes how the statement itself names `table` (not a view's query).
+    pub(super) fn note_ref(&mut self, table: &Arc<Table>, name: &str) {
+        let seen = |(t, n): &(Arc<Table>, String)| Arc::ptr_eq(t, table) && n == name;
+        if self.view_stack.is_empty() && !self.refs.iter().any(seen) {
+            self.refs.push((table.clone(), name.to_string()));
+        }
+    }
+
     /// A view in FROM, bound as a derived table named by its alias.
     pub(super) fn bind_view(
         &mut self,

@@ -28,6 +28,7 @@ mod innodb_trx;
 mod kill;
 pub mod load_data;
 mod online_alter;
+mod prelock;
 mod privilege_tables;
 pub mod privileges;
 mod replan;
@@ -147,6 +148,9 @@ pub(crate) struct Bound {
     /// the statement runs.
     pub tables: Vec<Arc<lockstep_tables::Table>>,
     pub reads: usize,
+    /// How the statement names its base tables (outside views): under
+    /// LOCK TABLES each must be locked under that name (alias).
+    pub refs: Vec<(Arc<lockstep_tables::Table>, String)>,
     /// What DEFINER views read, checked against their definers.
     pub definer_reads: Vec<crate::plan::bind::DefinerRead>,
     /// `Engine::ddl_version` when it was bound: once its tables are locked,
@@ -187,6 +191,7 @@ impl Bound {
             plan,
             tables,
             reads,
+            refs: Vec::new(),
             definer_reads: Vec::new(),
             version,
             view_stmt: None,
@@ -203,6 +208,7 @@ impl Bound {
             }
         }
         self.definer_reads = b.definer_reads;
+        self.refs = b.refs;
         self
     }
 }
@@ -1190,6 +1196,20 @@ impl Session {
         params: &[Value],
         plan: Option<&Bound>,
     ) -> R<Response> {
+        let r = self.dispatch(stmt, params, plan).await;
+        if self.table_locks.active() && changes_schema(stmt) {
+            // DDL under LOCK TABLES: the locks follow what it rebuilt.
+            self.follow_locked_tables().await?;
+        }
+        r
+    }
+
+    async fn dispatch(
+        &mut self,
+        stmt: &Statement,
+        params: &[Value],
+        plan: Option<&Bound>,
+    ) -> R<Response> {
         let may_stream = std::mem::take(&mut self.stream_next);
         self.process.counters.statement(stmt);
         // One atomic load unless an account changed; nothing else for root.
@@ -1470,8 +1490,9 @@ impl Session {
         loop {
             let plan = own.as_ref().or(given).expect("bound above");
             self.check_plan_privileges(plan)?;
-            self.use_tables(&plan.tables).await?;
-            self.gate_writes(plan).await?;
+            let reach = prelock::reach(&self.engine.catalog, &table_locks::written(plan));
+            self.use_tables(&plan.tables, &plan.refs, &reach).await?;
+            self.gate_writes(plan, &reach).await?;
             if plan.version == self.engine.ddl_version.load(Ordering::SeqCst) {
                 return Ok(own);
             }
@@ -1499,10 +1520,24 @@ impl Session {
     /// Takes shared metadata locks on `tables` for the transaction: waits
     /// for DDL on them up to lock_wait_timeout (1205), or until killed
     /// (1317). Outside a transaction a failure gives back what it took.
-    async fn use_tables(&mut self, tables: &[Arc<lockstep_tables::Table>]) -> R<()> {
-        if let Some(r) = self.table_locks.cover(tables) {
+    async fn use_tables(
+        &mut self,
+        tables: &[Arc<lockstep_tables::Table>],
+        refs: &[(Arc<lockstep_tables::Table>, String)],
+        reach: &prelock::Reach,
+    ) -> R<()> {
+        if let Some(r) = self.table_locks.cover(tables, refs, reach) {
             return r;
         }
+        // What triggers and cascades reach is locked as the statement's own.
+        let with_reach: Vec<_>;
+        let tables = match reach.is_empty() {
+            true => tables,
+            false => {
+                with_reach = tables.iter().chain(reach.all()).cloned().collect();
+                &with_reach
+            }
+        };
         if self.engine.try_use_tables(&mut self.txn, tables) {
             return Ok(());
         }
@@ -1854,6 +1889,11 @@ impl Session {
         &self,
         tables: &[Arc<lockstep_tables::Table>],
     ) -> R<lockstep_engine::DdlLocks> {
+        if self.table_locks.active() {
+            // Held exclusive by LOCK TABLES ... WRITE already.
+            self.table_locks.ddl_tables(tables)?;
+            return Ok(lockstep_engine::DdlLocks::held_by_caller());
+        }
         let timeout = system_var(&self.server, &self.ctx, false, "lock_wait_timeout")
             .ok()
             .and_then(|v| v.to_i64())
@@ -1988,7 +2028,8 @@ impl Session {
                 )?;
                 let mut used = binder.reads.clone();
                 used.extend(binder.view_tables.iter().cloned());
-                self.use_tables(&used).await?;
+                let refs = std::mem::take(&mut binder.refs);
+                self.use_tables(&used, &refs, &Default::default()).await?;
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
                 match exec.eval(&b, &[]) {
                     Ok(v) => v,

@@ -109,6 +109,11 @@ impl Session {
             if t.temporary {
                 return Err(Error::unsupported("this DDL on a temporary table"));
             }
+            if self.table_locks.active() {
+                // Held exclusive by LOCK TABLES ... WRITE already.
+                self.table_locks.ddl_tables(std::slice::from_ref(&t))?;
+                return Ok((t.clone(), UpgradableLock::held_by_caller(t)));
+            }
             let wait = self.engine.lock_upgradable(&t, self.ddl_timeout());
             let lock = until_killed(&self.process, wait).await?;
             if Arc::ptr_eq(&t, &binder.table(name)?) {

@@ -23,7 +23,7 @@ pub(super) fn created(def: &RoutineDef) -> Value {
 
 /// Whether the user sees a stored program: its definer, or one with a
 /// privilege on its database (a trigger: on its table).
-fn visible(session: &Session, def: &RoutineDef) -> bool {
+pub(super) fn visible(session: &Session, def: &RoutineDef) -> bool {
     let a = &session.grants.account;
     if a.user == def.definer.0 && a.host == def.definer.1 {
         return true;

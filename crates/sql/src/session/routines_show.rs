@@ -50,6 +50,17 @@ impl Session {
                 ),
             });
         };
+        // Only to whom it is visible (its definer, a privilege on it): a
+        // trigger is 1142 (TRIGGER on its table), a routine does not exist.
+        if !super::infoschema::visible(self, &def) {
+            return Err(match kind {
+                RoutineKind::Trigger => self.grants.table_denied("TRIGGER", &def.table),
+                _ => Error::new(
+                    Code::SpDoesNotExist,
+                    format!("{} {} does not exist", kind.keyword(), name.name),
+                ),
+            });
+        }
         let (first, second) = match kind {
             RoutineKind::Procedure => ("Procedure", "Create Procedure"),
             RoutineKind::Function => ("Function", "Create Function"),
@@ -85,7 +96,8 @@ impl Session {
     ) -> R<Response> {
         let mut out = Vec::new();
         for def in self.engine.catalog.routines(None) {
-            if def.kind != kind || !filtered(&def.name, filter)? {
+            let shown = super::infoschema::visible(self, &def);
+            if def.kind != kind || !shown || !filtered(&def.name, filter)? {
                 continue;
             }
             let (security, comment) = match parse_def(&def)? {

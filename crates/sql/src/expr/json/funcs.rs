@@ -6,7 +6,7 @@ use super::ops::{self, SetMode};
 use super::parse::{check_depth, parse_text};
 use super::path::{Leg, Path};
 use super::{from_sql, Json};
-use crate::expr::{eval, result_fits, BExpr, Env, Func};
+use crate::expr::{builds, eval, BExpr, Env, Func};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error, Value};
 
@@ -262,17 +262,10 @@ impl Args<'_> {
     }
 
     fn text_result(&mut self, text: String) -> Result<Value, Error> {
-        if result_fits(text.len(), self.env) {
-            return Ok(Value::Bytes(text.into_bytes()));
+        match builds(self.f.name(), text.len(), self.env)? {
+            true => Ok(Value::Bytes(text.into_bytes())),
+            false => Ok(Value::Null),
         }
-        self.env.warn(Error::new(
-            Code::WarnAllowedPacketOverflowed,
-            format!(
-                "Result of {}() was larger than max_allowed_packet - truncated",
-                self.f.name()
-            ),
-        ))?;
-        Ok(Value::Null)
     }
 }
 
