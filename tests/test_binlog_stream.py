@@ -275,6 +275,32 @@ def test_histogram_statements_go_out_as_query_events(node):
                         "WHERE TABLE_NAME = 'hist'")) == 2
 
 
+def test_stored_programs_go_out_as_query_events(node):
+    """CREATE/DROP PROCEDURE, FUNCTION and TRIGGER are QUERY events with
+    the definer, as MySQL logs them; a CHECK constraint adds none. Before,
+    any stored program in the log broke SHOW BINARY LOGS and the stream."""
+    _replication()
+    from pymysqlreplication.event import QueryEvent
+    node.sql("CREATE DATABASE IF NOT EXISTS cdc")
+    node.sql("CREATE TABLE cdc.prog (id INT PRIMARY KEY, v INT CHECK (v >= 0))")
+    since = gtid_executed(node)
+    node.sql("CREATE PROCEDURE cdc.p(x INT) SELECT x + 1")
+    node.sql("CREATE FUNCTION cdc.f(x INT) RETURNS INT DETERMINISTIC RETURN x * 2")
+    node.sql("CREATE TRIGGER cdc.t BEFORE INSERT ON cdc.prog FOR EACH ROW SET NEW.v = NEW.v + 1")
+    node.sql("ALTER TABLE cdc.prog ADD CONSTRAINT small CHECK (v < 1000)")
+    node.sql("DROP TRIGGER cdc.t")
+    node.sql("DROP FUNCTION cdc.f")
+    node.sql("DROP PROCEDURE cdc.p")
+    assert node.sql("SHOW BINARY LOGS")[0][0] == "binlog.000001"
+    assert node.sql("SHOW MASTER STATUS")[0][0] == "binlog.000001"
+    events = read_events(node, since)
+    queries = [e.query for e in events if isinstance(e, QueryEvent) and e.query != "BEGIN"]
+    creates = [q for q in queries if q.startswith("CREATE DEFINER=")]
+    assert [q.split()[2] for q in creates] == ["PROCEDURE", "FUNCTION", "TRIGGER"], queries
+    assert "DROP TRIGGER `cdc`.`t`" in queries and "DROP PROCEDURE `cdc`.`p`" in queries
+    assert "DROP FUNCTION `cdc`.`f`" in queries
+
+
 def test_tpcc_run_replays_to_the_same_rows(node):
     """Row events of a short run of our TPC-C driver: each row's first
     before-image, chained through every later image, ends at the row SELECT

@@ -191,8 +191,22 @@ pub fn statement(
             let sql = format!("ALTER TABLE {} AUTO_INCREMENT={next}", qualified(&d));
             (d.database.clone(), sql)
         }
-        // Foreign keys: logged with the CREATE/ALTER that made them.
+        // Stored programs go out as MySQL logs them: the CREATE with its
+        // DEFINER, and the DROP.
+        Event::PutRoutine { routine } => (routine.database.clone(), routine.create_statement()),
+        Event::DropRoutine {
+            database,
+            kind,
+            name,
+        } => (
+            database.clone(),
+            format!("DROP {} {}.{}", kind.keyword(), q(database), q(name)),
+        ),
+        // Foreign keys: logged with the CREATE/ALTER that made them. CHECK
+        // constraints are enforced on this source only: its row events
+        // already passed them.
         Event::SetForeignKeys { .. }
+        | Event::SetChecks { .. }
         | Event::SetGenerated { .. }
         | Event::SetComments { .. }
         | Event::SetHistograms { .. }

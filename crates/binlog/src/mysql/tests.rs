@@ -163,3 +163,38 @@ fn enum_and_set_travel_as_index_and_bitmask() {
     assert_eq!(column_type(s).meta, [248, 2]);
     assert_eq!(encode(s, Value::str("m0,m8")), [1, 1]);
 }
+
+#[test]
+fn stored_programs_and_checks_are_not_row_events() {
+    use crate::{Event, RoutineDef, RoutineKind};
+    let routine = RoutineDef {
+        database: "d".into(),
+        name: "p".into(),
+        kind: RoutineKind::Procedure,
+        definer: ("root".into(), "%".into()),
+        definition: "() SELECT 1".into(),
+        table: String::new(),
+        created: 0,
+    };
+    let none = |_: u32| None;
+    let put = ddl::statement(&Event::PutRoutine { routine }, &none).expect("DDL");
+    assert_eq!(
+        put,
+        Some((
+            "d".into(),
+            "CREATE DEFINER=`root`@`%` PROCEDURE `p`() SELECT 1".into()
+        ))
+    );
+    let drop = Event::DropRoutine {
+        database: "d".into(),
+        kind: RoutineKind::Function,
+        name: "f".into(),
+    };
+    let dropped = ddl::statement(&drop, &none).expect("DDL");
+    assert_eq!(dropped, Some(("d".into(), "DROP FUNCTION `d`.`f`".into())));
+    let checks = Event::SetChecks {
+        table: 7,
+        checks: Vec::new(),
+    };
+    assert_eq!(ddl::statement(&checks, &none), Ok(None));
+}
