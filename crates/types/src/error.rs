@@ -35,6 +35,7 @@ error_codes! {
     WrongColumnName = 1166, "42000";
     WrongNameForIndex = 1280, "42000";
     SpWrongName = 1458, "42000";
+    WrongStringLength = 1470, "HY000";
     InvalidArgumentForLogarithm = 3020, "2201E";
     DbDropExists = 1008, "HY000";
     DiskFull = 1021, "HY000";

@@ -4821,6 +4821,18 @@ const ACCOUNT_OPTIONS: &[&str] = &[
     "PASSWORD_LOCK_TIME",
 ];
 
+/// An account name part longer than MySQL stores (1470), counted in
+/// characters as MySQL does.
+fn check_length(text: &str, what: &str, max: usize) -> Result<()> {
+    if text.chars().count() <= max {
+        return Ok(());
+    }
+    Err(Error::new(
+        Code::WrongStringLength,
+        format!("String '{text}' is too long for {what} (should be no longer than {max})"),
+    ))
+}
+
 impl Parser<'_> {
     /// `'u'@'host'`, `u@host`, `u` (host '%'), or CURRENT_USER[()] (None).
     fn user_name(&mut self) -> Result<Option<UserName>> {
@@ -4841,6 +4853,8 @@ impl Parser<'_> {
             },
             _ => "%".to_string(),
         };
+        check_length(&user, "user name", 32)?;
+        check_length(&host, "host name", 255)?;
         Ok(Some(UserName { user, host }))
     }
 
