@@ -22,10 +22,14 @@ pub(super) fn created(def: &RoutineDef) -> Value {
 }
 
 /// Whether the user sees a stored program: its definer, or one with a
-/// privilege on its database (a trigger: on its table).
+/// privilege on its database (a trigger: on its table); a routine also
+/// with global SELECT, as in MySQL.
 pub(super) fn visible(session: &Session, def: &RoutineDef) -> bool {
     let a = &session.grants.account;
     if a.user == def.definer.0 && a.host == def.definer.1 {
+        return true;
+    }
+    if def.kind != RoutineKind::Trigger && a.global.contains(Privs::SELECT) {
         return true;
     }
     match def.kind {
@@ -34,6 +38,17 @@ pub(super) fn visible(session: &Session, def: &RoutineDef) -> bool {
             .iter()
             .any(|p| a.has_on_database(*p, &def.database)),
     }
+}
+
+/// Whether a user who sees a stored program also sees its text: as in
+/// MySQL, its definer or one with global SELECT (SHOW_ROUTINE is not a
+/// privilege here); EXECUTE, CREATE ROUTINE or ALTER ROUTINE alone show
+/// NULL. A trigger's text goes with seeing it.
+pub(super) fn sees_text(session: &Session, def: &RoutineDef) -> bool {
+    let a = &session.grants.account;
+    def.kind == RoutineKind::Trigger
+        || (a.user == def.definer.0 && a.host == def.definer.1)
+        || a.global.contains(Privs::SELECT)
 }
 
 pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
@@ -57,7 +72,10 @@ pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
             s(def.kind.keyword()),
             returns.as_deref().map_or(Value::Null, s),
             s("SQL"),
-            s(body_of(&def.definition)),
+            match sees_text(session, &def) {
+                true => s(body_of(&def.definition)),
+                false => Value::Null,
+            },
             s(if cr.deterministic { "YES" } else { "NO" }),
             s(&cr.data_access),
             s(if cr.security_definer {

@@ -67,11 +67,11 @@ impl Session {
             RoutineKind::Trigger => ("Trigger", "SQL Original Statement"),
         };
         let mut names = vec![first, "sql_mode", second];
-        let mut row = vec![
-            Value::str(&def.name),
-            Value::str(SQL_MODE),
-            Value::str(&def.create_statement()),
-        ];
+        let text = match super::infoschema::sees_text(self, &def) {
+            true => Value::str(&def.create_statement()),
+            false => Value::Null,
+        };
+        let mut row = vec![Value::str(&def.name), Value::str(SQL_MODE), text];
         names.extend([
             "character_set_client",
             "collation_connection",

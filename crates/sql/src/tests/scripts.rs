@@ -263,6 +263,7 @@ scripts!(
     multi_table_dml,
     check_constraints,
     view_dml,
+    routine_text,
     routines,
     triggers,
     charsets,
