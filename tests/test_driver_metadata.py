@@ -275,11 +275,12 @@ def test_statement_without_warnings_reports_none(cur):
 
 
 def test_datetime_casts_and_literals_keep_fractions(cur):
+    # Fewer fractional digits than given: MySQL 8 rounds (MariaDB cuts).
     cur.execute("SELECT CAST('2024-01-01 00:00:00.5' AS DATETIME(6)), "
                 "TIMESTAMP '2024-01-01 00:00:00.25', CAST('2024-01-01 00:00:00.5' AS DATETIME)")
     assert cur.fetchall() == ((datetime.datetime(2024, 1, 1, 0, 0, 0, 500000),
                                datetime.datetime(2024, 1, 1, 0, 0, 0, 250000),
-                               datetime.datetime(2024, 1, 1)),)
+                               datetime.datetime(2024, 1, 1, 0, 0, 1)),)
     assert [d[5] for d in cur.description] == [6, 2, 0]
 
 
