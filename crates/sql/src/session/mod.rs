@@ -1490,7 +1490,7 @@ impl Session {
         loop {
             let plan = own.as_ref().or(given).expect("bound above");
             self.check_plan_privileges(plan)?;
-            let reach = prelock::reach(&self.engine.catalog, &table_locks::written(plan));
+            let reach = prelock::reach_of(&self.engine.catalog, plan);
             self.use_tables(&plan.tables, &plan.refs, &reach).await?;
             self.gate_writes(plan, &reach).await?;
             if plan.version == self.engine.ddl_version.load(Ordering::SeqCst) {

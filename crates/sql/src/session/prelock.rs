@@ -32,17 +32,27 @@ impl Reach {
     }
 }
 
+/// `reach` of what a bound statement writes; on every write, so nothing
+/// is collected when no table has a trigger or a foreign key.
+pub(crate) fn reach_of(catalog: &Catalog, plan: &super::Bound) -> Reach {
+    if !catalog.has_triggers_or_foreign_keys() {
+        return Reach::default();
+    }
+    reach(catalog, &super::table_locks::written(plan))
+}
+
 /// What writing `written` reaches (empty at the cost of one catalog read
 /// when no table has a trigger or a foreign key).
 pub(crate) fn reach(catalog: &Catalog, written: &[Arc<Table>]) -> Reach {
+    // Checked before anything is allocated: most writes reach nothing.
+    if written.is_empty() || !catalog.has_triggers_or_foreign_keys() {
+        return Reach::default();
+    }
     let mut w = Walk {
         seen: written.to_vec(),
         queue: written.iter().map(|t| (t.clone(), true)).collect(),
         out: Reach::default(),
     };
-    if written.is_empty() || !catalog.has_triggers_or_foreign_keys() {
-        return w.out;
-    }
     while let Some((t, fires)) = w.queue.pop() {
         let def = t.def();
         if fires {
