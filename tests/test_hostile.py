@@ -14,7 +14,7 @@ import pymysql
 import pytest
 
 import mysql_binary
-from lockstep_server import HOST, TARGET, Server, ServerError
+from lockstep_server import HOST, TARGET, Server, ServerError, free_port
 
 lockstep_only = pytest.mark.skipif(
     TARGET != "lockstep", reason="lockstep's limits and error choices")
@@ -278,6 +278,47 @@ def test_stalled_sockets_free_their_slots(limited):
         wait_closed(s, CONNECT_TIMEOUT + 5)
         s.close()
     assert_serves(limited)
+
+
+@lockstep_only
+def test_admin_port_outlasts_a_flood(tmp_path_factory):
+    """Sockets that never log in can fill every client slot, the one kept
+    for an administrator included; the administrative listener
+    (--admin-address, as MySQL's admin_address) still lets an account with
+    SUPER in, and only such an account."""
+    server = Server(tmp_path_factory.mktemp("admin"), name="admin", args=[
+        "--connect-timeout", "30",
+        "--max-connections", "4",
+    ])
+    # free_port only probes: it can give the client port again.
+    admin_port = next(p for p in iter(free_port, None) if p != server.port)
+    server.args += ["--admin-address", HOST, "--admin-port", str(admin_port)]
+    server.start()
+    try:
+        with server.connect() as root, root.cursor() as c:
+            c.execute("CREATE USER plain IDENTIFIED BY 'pw'")
+            c.execute("SELECT @@admin_address, @@admin_port")
+            assert c.fetchone() == (HOST, admin_port)
+        time.sleep(0.3)
+        socks = [raw_connect(server)[0] for _ in range(5)]
+        # The client port is full, for root too.
+        with pytest.raises(pymysql.err.OperationalError) as e:
+            server.connect(connect_timeout=5)
+        assert e.value.args[0] == 1040
+        admin_kw = dict(host=HOST, port=admin_port, connect_timeout=5)
+        with pymysql.connect(user="root", password="", **admin_kw) as root:
+            with root.cursor() as c:
+                c.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST")
+                assert c.fetchone()[0] >= 1
+        with pytest.raises(pymysql.err.OperationalError) as e:
+            pymysql.connect(user="plain", password="pw", **admin_kw)
+        assert e.value.args[0] == 1227, e.value.args
+        assert "SERVICE_CONNECTION_ADMIN" in e.value.args[1]
+        for s in socks:
+            s.close()
+        assert_serves(server)
+    finally:
+        server.cleanup()
 
 
 # ---- garbage ---------------------------------------------------------------

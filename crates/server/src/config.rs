@@ -15,6 +15,14 @@ pub struct Config {
     pub bind: String,
     #[arg(long, default_value_t = 3306)]
     pub port: u16,
+    /// Address of the administrative listener (MySQL's admin_address):
+    /// only accounts with SUPER log in there, and its connections do not
+    /// count against max_connections. Not given: no such listener.
+    #[arg(long)]
+    pub admin_address: Option<String>,
+    /// Port of the administrative listener.
+    #[arg(long, default_value_t = 33062)]
+    pub admin_port: u16,
     /// Data directory (created if missing).
     #[arg(long, default_value = "./lockstep-data")]
     pub datadir: PathBuf,
@@ -195,6 +203,8 @@ impl Config {
             match key.as_str() {
                 "bind" => self.bind = v,
                 "port" => self.port = num(&v).map_err(bad)?,
+                "admin_address" => self.admin_address = Some(v),
+                "admin_port" => self.admin_port = num(&v).map_err(bad)?,
                 "datadir" => self.datadir = v.into(),
                 "root_password" => self.root_password = v,
                 "max_connections" => self.max_connections = num(&v).map_err(bad)?,

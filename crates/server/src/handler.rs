@@ -35,11 +35,8 @@ pub struct Connection {
     /// dedicated threads; more live connections than that moves this one
     /// to the shared pool (`relocate`).
     pub crowded_at: Option<(Arc<AtomicUsize>, usize)>,
-    /// The live connection count and max_connections: the one connection
-    /// accepted beyond it is for an account with SUPER only (as MySQL
-    /// keeps one for CONNECTION_ADMIN), so unauthenticated sockets cannot
-    /// lock an administrator out.
-    pub admission: Option<(Arc<AtomicUsize>, usize)>,
+    /// Who may finish logging in through the door this connection came by.
+    pub admission: Option<Admission>,
     /// Set when the server shuts down: a binlog dump, which never waits
     /// for a command, ends on it.
     pub server_stopping: Option<tokio::sync::watch::Receiver<bool>>,
@@ -48,6 +45,19 @@ pub struct Connection {
     /// Aborted_clients (client gone, wait_timeout, KILL).
     logged_in: bool,
     quit: bool,
+}
+
+/// The login rule of a listener.
+pub enum Admission {
+    /// The client port: the live connection count and max_connections.
+    /// The one connection accepted beyond it is for an account with SUPER
+    /// only (as MySQL keeps one for CONNECTION_ADMIN).
+    Counted(Arc<AtomicUsize>, usize),
+    /// The administrative port (--admin-address): accounts with SUPER only
+    /// (MySQL's SERVICE_CONNECTION_ADMIN; lockstep has no dynamic
+    /// privileges), not counted against max_connections, so sockets that
+    /// fill the client port cannot lock an administrator out.
+    AdminOnly,
 }
 
 impl Connection {
@@ -170,11 +180,18 @@ impl Connection {
                 ),
             ));
         }
-        if let Some((live, max)) = &self.admission {
-            let admin = account.global.contains(lockstep_accounts::Privs::SUPER);
-            if live.load(Ordering::SeqCst) > *max && !admin {
+        let admin = account.global.contains(lockstep_accounts::Privs::SUPER);
+        match &self.admission {
+            Some(Admission::Counted(live, max)) if live.load(Ordering::SeqCst) > *max && !admin => {
                 return Err(Error::new(Code::ConCount, "Too many connections"));
             }
+            Some(Admission::AdminOnly) if !admin => {
+                return Err(Error::new(
+                    Code::SpecificAccessDenied,
+                    "Access denied; you need (at least one of) the SERVICE_CONNECTION_ADMIN privilege(s) for this operation",
+                ));
+            }
+            _ => {}
         }
         self.session.tls = hs.tls.cloned();
         self.session.compressed = hs.capabilities & caps::COMPRESS != 0;

@@ -178,6 +178,11 @@ fn engine_config(cfg: &Config) -> Result<EngineConfig, String> {
 fn globals(cfg: &Config, isolation: lockstep_engine::Isolation, budget: usize) -> Globals {
     Globals::new(&[
         ("port", Value::Int(cfg.port as i64)),
+        (
+            "admin_address",
+            Value::str(cfg.admin_address.as_deref().unwrap_or("")),
+        ),
+        ("admin_port", Value::Int(cfg.admin_port as i64)),
         ("datadir", Value::str(&cfg.datadir.display().to_string())),
         ("max_connections", Value::Int(cfg.max_connections as i64)),
         ("back_log", Value::Int(cfg.effective_back_log() as i64)),
@@ -571,10 +576,109 @@ fn place(
     });
 }
 
+/// A listening socket and the connections that came through it.
+struct Door {
+    listener: tokio::net::TcpListener,
+    live: Arc<AtomicUsize>,
+    /// Connections accepted beyond this many are refused with 1040.
+    cap: usize,
+    admin: bool,
+}
+
+impl Door {
+    fn open(addr: SocketAddr, back_log: u32, cap: usize, admin: bool) -> Result<Door, String> {
+        let listener =
+            listen(addr, back_log).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        Ok(Door {
+            listener,
+            live: Arc::new(AtomicUsize::new(0)),
+            cap,
+            admin,
+        })
+    }
+}
+
+/// The next connection at `door`, or never when there is no such door.
+async fn accept_at(
+    door: Option<&Door>,
+) -> (std::io::Result<(tokio::net::TcpStream, SocketAddr)>, &Door) {
+    match door {
+        Some(d) => (d.listener.accept().await, d),
+        None => std::future::pending().await,
+    }
+}
+
+/// The administrative door (--admin-address), if one is configured. Its
+/// connections have their own count, bounded by max_connections as well,
+/// so a flood there cannot grow memory without bound either.
+fn admin_door(cfg: &Config) -> Result<Option<Door>, String> {
+    let Some(addr) = cfg.admin_address.as_deref() else {
+        return Ok(None);
+    };
+    let ip: IpAddr = addr
+        .parse()
+        .map_err(|e| format!("--admin-address {addr}: {e}"))?;
+    if !ip.is_loopback() && cfg.root_password.is_empty() {
+        return Err(format!(
+            "refusing to listen on {ip} while root has no password: set --root-password or use a loopback --admin-address"
+        ));
+    }
+    let addr = SocketAddr::new(ip, cfg.admin_port);
+    let door = Door::open(addr, 64, cfg.max_connections, true)?;
+    eprintln!("lockstep: administrative connections on {addr}");
+    Ok(Some(door))
+}
+
+/// Takes a slot at `door` for a new connection and builds its session;
+/// past the door's limit the client gets 1040 instead.
+fn admit(
+    door: &Door,
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    id: u32,
+    server: &Arc<Server>,
+    sha2_cache: &Arc<handler::Sha2Cache>,
+    stop_rx: &tokio::sync::watch::Receiver<bool>,
+) -> Option<Accepted> {
+    // One connection beyond max_connections is kept for an administrator
+    // (checked once the login is known, handler.rs).
+    if door.live.load(Ordering::SeqCst) > door.cap {
+        tokio::spawn(async move {
+            let too_many = Error::new(Code::ConCount, "Too many connections");
+            let _ = lockstep_protocol::refuse(stream, &too_many).await;
+        });
+        return None;
+    }
+    let slot = Slot::take(&door.live);
+    // The user is known after authentication (Session::login).
+    let session = Session::new(server.clone(), id as u64, "", &handler::client_host(peer));
+    let mut conn = handler::Connection::new(session, server.clone(), sha2_cache.clone());
+    conn.admission = Some(match door.admin {
+        true => handler::Admission::AdminOnly,
+        false => handler::Admission::Counted(door.live.clone(), door.cap),
+    });
+    conn.server_stopping = Some(stop_rx.clone());
+    let stream = match stream.into_std() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("lockstep: handing over a connection: {e}");
+            return None;
+        }
+    };
+    conn.session.set_peer(&stream);
+    Some(Accepted {
+        stream,
+        peer,
+        id,
+        slot,
+        conn,
+    })
+}
+
 async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(), String> {
     let addr = SocketAddr::new(cfg.bind.parse().map_err(|e| format!("{e}"))?, cfg.port);
-    let listener = listen(addr, cfg.effective_back_log())
-        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let client = Door::open(addr, cfg.effective_back_log(), cfg.max_connections, false)?;
+    let admin = admin_door(&cfg)?;
     eprintln!("lockstep: ready for connections on {addr} (version 8.0.36-lockstep)");
     let tls = tls::server_config(
         cfg.ssl_cert.as_deref(),
@@ -594,70 +698,41 @@ async fn run(cfg: Config, server: Arc<Server>, workers: &[Worker]) -> Result<(),
     });
     let sha2_cache = Arc::new(handler::Sha2Cache::default());
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let live = Arc::new(AtomicUsize::new(0));
-    follow_connection_mode(&server, live.clone(), workers.len() - 1);
+    follow_connection_mode(&server, client.live.clone(), workers.len() - 1);
     let next_id = AtomicU32::new(1);
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| e.to_string())?;
     loop {
-        let (stream, peer) = tokio::select! {
-            r = listener.accept() => match r {
-                Ok(x) => x,
-                Err(e) => {
-                    eprintln!("lockstep: accept: {e}");
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                }
-            },
+        let (accepted, door) = tokio::select! {
+            r = client.listener.accept() => (r, &client),
+            r = accept_at(admin.as_ref()) => r,
             _ = tokio::signal::ctrl_c() => break,
             _ = sigterm.recv() => break,
         };
-        let _ = stream.set_nodelay(true);
-        // One connection beyond max_connections is kept for an
-        // administrator (checked once the login is known, handler.rs).
-        if live.load(Ordering::SeqCst) > cfg.max_connections {
-            tokio::spawn(async move {
-                let _ = lockstep_protocol::refuse(
-                    stream,
-                    &Error::new(Code::ConCount, "Too many connections"),
-                )
-                .await;
-            });
-            continue;
-        }
-        let slot = Slot::take(&live);
-        let id = next_id.fetch_add(1, Ordering::Relaxed);
-        // The user is known after authentication (Session::login).
-        let session = Session::new(server.clone(), id as u64, "", &handler::client_host(peer));
-        let mut conn = handler::Connection::new(session, server.clone(), sha2_cache.clone());
-        conn.admission = Some((live.clone(), cfg.max_connections));
-        conn.server_stopping = Some(stop_rx.clone());
-        let stream = match stream.into_std() {
-            Ok(s) => s,
+        let (stream, peer) = match accepted {
+            Ok(x) => x,
             Err(e) => {
-                eprintln!("lockstep: handing over a connection: {e}");
+                eprintln!("lockstep: accept: {e}");
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
         };
-        conn.session.set_peer(&stream);
-        let accepted = Accepted {
-            stream,
-            peer,
-            id,
-            slot,
-            conn,
-        };
-        place(accepted, workers, &live, &protocol, &stop_rx);
+        let _ = stream.set_nodelay(true);
+        let id = next_id.fetch_add(1, Ordering::Relaxed);
+        if let Some(accepted) = admit(door, stream, peer, id, &server, &sha2_cache, &stop_rx) {
+            place(accepted, workers, &door.live, &protocol, &stop_rx);
+        }
     }
-    eprintln!(
-        "lockstep: shutting down: closing {} connections",
-        live.load(Ordering::SeqCst)
-    );
+    let live = || {
+        client.live.load(Ordering::SeqCst)
+            + admin.as_ref().map_or(0, |d| d.live.load(Ordering::SeqCst))
+    };
+    eprintln!("lockstep: shutting down: closing {} connections", live());
     let _ = stop_tx.send(true);
     // In-flight statements finish (a commit in progress completes); idle
     // sessions close and roll back their open transactions.
     for _ in 0..100 {
-        if live.load(Ordering::SeqCst) == 0 {
+        if live() == 0 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -39,6 +39,8 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
     let i = Value::Int;
     vec![
             ("activate_all_roles_on_login", i(0), Global),
+            ("admin_address", s(""), ReadOnly),
+            ("admin_port", i(33062), ReadOnly),
             ("autocommit", i(1), Both),
             ("auto_increment_increment", i(1), Both),
             ("auto_increment_offset", i(1), Both),
