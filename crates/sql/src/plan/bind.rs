@@ -211,6 +211,10 @@ pub struct Binder<'a> {
     /// against the definer), and the tables among them, to lock.
     pub definer_reads: Vec<DefinerRead>,
     pub view_tables: Vec<Arc<Table>>,
+    /// The stored functions the statement calls (database, name), each
+    /// once: the session locks the tables they use before it runs
+    /// (`session::prelock`).
+    pub called: std::cell::RefCell<Vec<(String, String)>>,
     /// The innermost SQL SECURITY DEFINER view being bound.
     definer_view: Option<Arc<lockstep_engine::ViewDef>>,
     /// sql_mode has ONLY_FULL_GROUP_BY (`group_check`).
@@ -409,6 +413,7 @@ impl<'a> Binder<'a> {
             agg: None,
             definer_reads: Vec::new(),
             view_tables: Vec::new(),
+            called: Default::default(),
             definer_view: None,
             full_group_by: false,
             view_stack: Vec::new(),
@@ -1783,6 +1788,15 @@ impl<'a> Binder<'a> {
         })
     }
 
+    /// Records a stored function the statement calls.
+    fn note_call(&self, db: &str, name: &str) {
+        let mut called = self.called.borrow_mut();
+        let known = |(d, n): &(String, String)| d == db && n.eq_ignore_ascii_case(name);
+        if !called.iter().any(known) {
+            called.push((db.to_string(), name.to_string()));
+        }
+    }
+
     /// `types` are the types of the row the arguments read.
     fn function(&self, name: &str, args: Vec<BExpr>, types: &[(DataType, bool)]) -> Result<BExpr> {
         let Some(f) = Func::lookup(name) else {
@@ -1792,6 +1806,7 @@ impl<'a> Binder<'a> {
             };
             if let Some(stored) = crate::routine::call::bind_stored(self.catalog, db, name, &args)?
             {
+                self.note_call(&stored.database, &stored.name);
                 return Ok(BExpr::Stored(stored, args));
             }
             return Err(Error::new(

@@ -153,6 +153,9 @@ pub(crate) struct Bound {
     pub refs: Vec<(Arc<lockstep_tables::Table>, String)>,
     /// What DEFINER views read, checked against their definers.
     pub definer_reads: Vec<crate::plan::bind::DefinerRead>,
+    /// The stored functions it calls (database, name): the tables they
+    /// use are locked with the statement's own (`prelock`).
+    pub functions: Vec<(String, String)>,
     /// `Engine::ddl_version` when it was bound: once its tables are locked,
     /// an older plan may name tables DDL changed meanwhile, and is re-bound.
     pub version: u64,
@@ -193,6 +196,7 @@ impl Bound {
             reads,
             refs: Vec::new(),
             definer_reads: Vec::new(),
+            functions: Vec::new(),
             version,
             view_stmt: None,
             view_checks: Arc::new(Vec::new()),
@@ -208,6 +212,7 @@ impl Bound {
             }
         }
         self.definer_reads = b.definer_reads;
+        self.functions = b.called.into_inner();
         self.refs = b.refs;
         self
     }
@@ -2029,7 +2034,11 @@ impl Session {
                 let mut used = binder.reads.clone();
                 used.extend(binder.view_tables.iter().cloned());
                 let refs = std::mem::take(&mut binder.refs);
-                self.use_tables(&used, &refs, &Default::default()).await?;
+                // Stored functions it calls use and write tables as well.
+                let called = binder.called.take();
+                let reach = prelock::reach_of_calls(&self.engine.catalog, &called);
+                self.use_tables(&used, &refs, &reach).await?;
+                self.gate_written(Vec::new(), &reach).await?;
                 let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
                 match exec.eval(&b, &[]) {
                     Ok(v) => v,

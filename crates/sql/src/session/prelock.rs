@@ -1,16 +1,19 @@
-//! The tables a write reaches beyond those the statement names, as
-//! MySQL's prelocking finds them: what the written tables' triggers read
-//! and write, the parents their foreign keys check (read), and the
+//! The tables a statement reaches beyond those it names, as MySQL's
+//! prelocking finds them: what the stored functions it calls read and
+//! write (and the functions they call), what the written tables' triggers
+//! read and write, the parents their foreign keys check (read), and the
 //! children a CASCADE, SET NULL or SET DEFAULT action changes (written,
 //! and followed further). A statement takes metadata locks and write
-//! gates on them as on its own tables, so a trigger's or a cascade's
-//! write waits for another session's LOCK TABLES ... READ as a direct
+//! gates on them as on its own tables, so a function's, a trigger's or a
+//! cascade's write waits for another session's LOCK TABLES ... READ as a direct
 //! write does; LOCK TABLES takes them implicitly (table_locks.rs).
 
-use crate::parser::{self, ObjectName, SpDecl, SpStmt};
+use crate::expr::Func;
+use crate::parser::{self, Expr, ObjectName, SpDecl, SpStmt};
 use crate::routine::call::parse_def;
 use crate::routine::{each_expr, each_stmt};
 use lockstep_engine::catalog::Catalog;
+use lockstep_engine::RoutineKind;
 use lockstep_tables::Table;
 use std::sync::Arc;
 
@@ -32,13 +35,23 @@ impl Reach {
     }
 }
 
-/// `reach` of what a bound statement writes; on every write, so nothing
-/// is collected when no table has a trigger or a foreign key.
+/// `reach` of what a bound statement writes and of the stored functions
+/// it calls; on every statement, so nothing is collected when it calls
+/// none and no table has a trigger or a foreign key.
 pub(crate) fn reach_of(catalog: &Catalog, plan: &super::Bound) -> Reach {
-    if !catalog.has_triggers_or_foreign_keys() {
+    if plan.functions.is_empty() && !catalog.has_triggers_or_foreign_keys() {
         return Reach::default();
     }
-    reach(catalog, &super::table_locks::written(plan))
+    walk(catalog, &super::table_locks::written(plan), &plan.functions)
+}
+
+/// What calling the stored `functions` reaches (SET and other statements
+/// without a plan that evaluate expressions).
+pub(crate) fn reach_of_calls(catalog: &Catalog, functions: &[(String, String)]) -> Reach {
+    if functions.is_empty() {
+        return Reach::default();
+    }
+    walk(catalog, &[], functions)
 }
 
 /// What writing `written` reaches (empty at the cost of one catalog read
@@ -48,17 +61,28 @@ pub(crate) fn reach(catalog: &Catalog, written: &[Arc<Table>]) -> Reach {
     if written.is_empty() || !catalog.has_triggers_or_foreign_keys() {
         return Reach::default();
     }
+    walk(catalog, written, &[])
+}
+
+/// Follows writes to the triggers, parents and children they reach, and
+/// stored functions (those given, and those that programs call) to the
+/// tables they name, as MySQL's prelocking does.
+fn walk(catalog: &Catalog, written: &[Arc<Table>], functions: &[(String, String)]) -> Reach {
     let mut w = Walk {
         seen: written.to_vec(),
         queue: written.iter().map(|t| (t.clone(), true)).collect(),
+        functions: Vec::new(),
         out: Reach::default(),
     };
+    for (db, name) in functions {
+        w.function(catalog, db, name);
+    }
     while let Some((t, fires)) = w.queue.pop() {
         let def = t.def();
         if fires {
-            for (name, writes) in trigger_tables(catalog, &def.database, &def.name) {
-                if let Some(r) = catalog.table(&name.0, &name.1) {
-                    w.add(r, writes, true);
+            for def in catalog.triggers(&def.database, &def.name) {
+                if let Ok(parser::RoutineStatement::CreateTrigger(ct)) = parse_def(&def) {
+                    w.program(catalog, &def.database, &ct.body);
                 }
             }
         }
@@ -83,6 +107,8 @@ struct Walk {
     seen: Vec<Arc<Table>>,
     /// Written tables still to follow, with whether their triggers fire.
     queue: Vec<(Arc<Table>, bool)>,
+    /// Stored functions followed already (database, name).
+    functions: Vec<(String, String)>,
     out: Reach,
 }
 
@@ -103,22 +129,49 @@ impl Walk {
     }
 }
 
-/// (database, table) each trigger of `db`.`table` names, with whether it
-/// may write it. A trigger that does not parse names nothing (it fails
-/// when it fires).
-fn trigger_tables(catalog: &Catalog, db: &str, table: &str) -> Vec<((String, String), bool)> {
-    let mut out = Vec::new();
-    for def in catalog.triggers(db, table) {
-        let Ok(parser::RoutineStatement::CreateTrigger(ct)) = parse_def(&def) else {
-            continue;
+impl Walk {
+    /// The stored function `db`.`name`, once: what its body uses. One that
+    /// does not exist or parse names nothing (its call fails anyway).
+    fn function(&mut self, catalog: &Catalog, db: &str, name: &str) {
+        let known = |(d, n): &(String, String)| d == db && n.eq_ignore_ascii_case(name);
+        if self.functions.iter().any(known) {
+            return;
+        }
+        self.functions.push((db.to_string(), name.to_string()));
+        let Some(def) = catalog.routine(db, RoutineKind::Function, name) else {
+            return;
         };
-        let mut f = |n: &ObjectName, w: bool| {
-            let d = n.database.clone().unwrap_or_else(|| def.database.clone());
-            out.push(((d, n.name.clone()), w));
-        };
-        body_tables(&ct.body, &mut f);
+        if let Ok(parser::RoutineStatement::Create(cr)) = parse_def(&def) {
+            self.program(catalog, db, &cr.body);
+        }
     }
-    out
+
+    /// The tables a stored program (of database `db`) names, written ones
+    /// followed further, and the stored functions it calls.
+    fn program(&mut self, catalog: &Catalog, db: &str, body: &SpStmt) {
+        let mut tables = Vec::new();
+        body_tables(body, &mut |n: &ObjectName, w: bool| {
+            let d = n.database.as_deref().unwrap_or(db);
+            tables.push((d.to_string(), n.name.clone(), w));
+        });
+        for (d, name, write) in tables {
+            if let Some(t) = catalog.table(&d, &name) {
+                self.add(t, write, true);
+            }
+        }
+        let mut calls = Vec::new();
+        // each_expr reaches nested expressions and subqueries too.
+        each_expr(body, &mut |e| {
+            if let Expr::Function { name, .. } = e {
+                if Func::lookup(name).is_none() && !calls.contains(name) {
+                    calls.push(name.clone());
+                }
+            }
+        });
+        for name in calls {
+            self.function(catalog, db, &name);
+        }
+    }
 }
 
 /// Every table a stored program's statements name (see

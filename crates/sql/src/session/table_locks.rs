@@ -433,8 +433,18 @@ impl Session {
     /// (waiting for LOCK TABLES ... READ and FLUSH TABLES WITH READ LOCK of
     /// other sessions); under LOCK TABLES, 1099 for a table locked READ.
     pub(super) async fn gate_writes(&mut self, plan: &super::Bound, reach: &Reach) -> R<()> {
-        let written = written_as(plan);
-        if written.is_empty() {
+        self.gate_written(written_as(plan), reach).await
+    }
+
+    /// The write gates of `written` (with the names the statement gives
+    /// them) and of what the statement's functions, triggers and
+    /// cascades write.
+    pub(super) async fn gate_written(
+        &mut self,
+        written: Vec<(Arc<Table>, Option<String>)>,
+        reach: &Reach,
+    ) -> R<()> {
+        if written.is_empty() && reach.writes.is_empty() {
             return Ok(());
         }
         if self.table_locks.global.is_some() {
@@ -443,7 +453,8 @@ impl Session {
         if self.table_locks.active() {
             return self.table_locks.check_writes(&written);
         }
-        // Triggers' and cascades' writes enter the gates too.
+        // Functions', triggers' and cascades' writes enter the gates too
+        // (under LOCK TABLES `cover` checked them).
         let durable: Vec<_> = (written.into_iter().map(|(t, _)| t))
             .chain(reach.writes.iter().cloned())
             .filter(|t| !t.temporary)
