@@ -16,9 +16,9 @@
 //! holding only that member reads back as the empty set.
 //! See lockstep_types::enumset for the member lists themselves.
 
+use crate::expr::infer::infer;
 use crate::expr::{eval, BExpr, Env, Func};
 use crate::parser::BinaryOp;
-use crate::plan::bind::infer;
 use lockstep_types::enumset::{self, Members};
 use lockstep_types::{DataType, Error, Value};
 

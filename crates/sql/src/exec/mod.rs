@@ -1648,15 +1648,6 @@ fn prefix_bounds(p: &[u8]) -> Bounds {
     )
 }
 
-pub fn source_width(src: &Source) -> usize {
-    match src {
-        Source::Dual => 0,
-        Source::Table(t) => t.def.columns.len(),
-        Source::Derived { plan, .. } => plan.columns.len(),
-        Source::Join { left, right, .. } => source_width(left) + source_width(right),
-    }
-}
-
 /// Key under which values count as equal for GROUP BY, DISTINCT and
 /// UNION: numbers by value, text (where `text[i]`) under the default
 /// collation, everything else byte-wise.

@@ -346,7 +346,7 @@ impl Exec<'_> {
         self.memory.statement -= matched.bytes;
         if matched.rows.is_empty() && kind == JoinKind::Left {
             let mut row = l;
-            row.extend(std::iter::repeat_n(Value::Null, super::source_width(right)));
+            row.extend(std::iter::repeat_n(Value::Null, right.width()));
             matched.rows.push(row);
         }
         Ok(matched.rows)

@@ -170,6 +170,10 @@ impl Runner for ExecRunner<'_, '_> {
     fn memory_limit(&self) -> usize {
         self.exec.ctx.memory.statement
     }
+
+    fn store(&self, v: Value, ty: lockstep_types::DataType) -> Result<Value, Error> {
+        crate::expr::store_value(v, ty, "")
+    }
 }
 
 impl Exec<'_> {

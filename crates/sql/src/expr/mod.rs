@@ -5,6 +5,7 @@
 
 pub mod datetime;
 mod gtid_wait;
+pub mod infer;
 pub mod json;
 pub mod lenient;
 pub mod math;
@@ -14,6 +15,7 @@ pub mod regexp;
 mod session_fns;
 pub mod strings;
 pub mod text_form;
+pub mod time_zone;
 pub mod timefns;
 pub mod user_locks;
 pub mod wellformed;

@@ -352,7 +352,7 @@ fn extract(unit: &[u8], v: &Value, env: &mut dyn Env) -> Result<Value, Error> {
 /// it is None and the result NULL, as in MySQL without them.
 fn zone(v: &Value) -> Option<i64> {
     let name = String::from_utf8(text(v)).ok()?;
-    crate::session::time_zone::zone_seconds(name.trim())
+    super::time_zone::zone_seconds(name.trim())
 }
 
 fn convert_tz(vals: &[Value], env: &mut dyn Env) -> Result<Value, Error> {

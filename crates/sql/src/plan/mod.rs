@@ -202,6 +202,18 @@ pub enum Source {
     },
 }
 
+impl Source {
+    /// How many columns of the combined row this source fills.
+    pub fn width(&self) -> usize {
+        match self {
+            Source::Dual => 0,
+            Source::Table(t) => t.def.columns.len(),
+            Source::Derived { plan, .. } => plan.columns.len(),
+            Source::Join { left, right, .. } => left.width() + right.width(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TableScan {
     pub table: Arc<Table>,

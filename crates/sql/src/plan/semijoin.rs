@@ -190,7 +190,7 @@ impl Binder<'_> {
         };
         let (inner_keys, outer_keys): (Vec<BExpr>, Vec<BExpr>) = keys.into_iter().unzip();
         mark_needed(&mut inner.source, &inner_keys);
-        let width = crate::exec::source_width(&inner.source);
+        let width = inner.source.width();
         let rows = key_rows(width);
         let per_row_source = match &plan.body {
             QueryBody::Select(p) => &p.source,

@@ -5,7 +5,7 @@
 use super::{Op, Program, Target};
 use crate::parser::{Expr, HandlerCondition, Query, QueryBody, SelectItem, Statement};
 use lockstep_types::error::{intern_sqlstate, Code};
-use lockstep_types::{Error, Value};
+use lockstep_types::{DataType, Error, Value};
 use std::collections::VecDeque;
 
 /// Local names and their values, as a statement's binder sees them.
@@ -24,6 +24,9 @@ pub trait Runner {
     fn check(&self) -> Result<(), Error>;
     /// Bytes an open cursor may hold (the statement's memory cap).
     fn memory_limit(&self) -> usize;
+    /// `v` as a variable of type `ty` holds it (a column's conversion:
+    /// `expr::store_value`, which sits above this module).
+    fn store(&self, v: Value, ty: DataType) -> Result<Value, Error>;
 }
 
 /// A running program's state.
@@ -142,7 +145,7 @@ fn assign<R: Runner>(
     match t {
         Target::Slot(s) => {
             let ty = p.slot_types[*s];
-            f.slots[*s] = crate::expr::store_value(v, ty, "")?;
+            f.slots[*s] = r.store(v, ty)?;
         }
         Target::User(n) => r.set_user(n, v),
     }
@@ -206,7 +209,7 @@ async fn step_once<R: Runner>(
         Op::Return(e) => {
             let v = eval(e, l!(), r).await?;
             let v = match p.returns {
-                Some(ty) => crate::expr::store_value(v, ty, "")?,
+                Some(ty) => r.store(v, ty)?,
                 None => v,
             };
             return Ok(Flow::Return(v));

@@ -43,7 +43,6 @@ mod sql_mode;
 pub mod status;
 mod stream;
 mod table_locks;
-pub(crate) mod time_zone;
 mod transaction;
 mod user_tables;
 mod wire_charset;
@@ -57,6 +56,7 @@ mod views;
 
 use crate::exec::{Exec, MemoryLimits, SessionCtx};
 use crate::expr::like;
+use crate::expr::time_zone;
 use crate::parser::{self, Scope as AstScope, SetTarget, Show, ShowFilter, Statement};
 use crate::plan::bind::{column_meta, Binder};
 use crate::plan::{InsertPlan, ModifyPlan, QueryPlan};

@@ -632,4 +632,8 @@ impl Runner for SessionRunner<'_> {
     fn memory_limit(&self) -> usize {
         self.s.ctx.memory.statement
     }
+
+    fn store(&self, v: Value, ty: lockstep_types::DataType) -> Result<Value, Error> {
+        crate::expr::store_value(v, ty, "")
+    }
 }

@@ -4,9 +4,9 @@
 //! JSON (MySQL converts the other side to a JSON scalar).
 
 use super::funcs::JsonFn;
+use crate::expr::infer::infer;
 use crate::expr::{BExpr, Func};
 use crate::parser::{BinaryOp, CastType, UnaryOp};
-use crate::plan::bind::infer;
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Error};
 
