@@ -23,6 +23,7 @@ mod multi;
 mod outer;
 pub mod profile;
 mod recursive;
+pub mod rights;
 mod rollup;
 mod routine;
 mod row_number;
@@ -42,6 +43,7 @@ use lockstep_tables::schema::encode_column_key;
 use lockstep_tables::{Row, TableDef};
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Decimal, Error, Value};
+pub use rights::Rights;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
@@ -107,7 +109,7 @@ pub struct SessionCtx {
     /// The logged-in account's privileges, which statements inside stored
     /// functions and triggers are checked against (None: a session not
     /// created by a login, which may do anything).
-    pub grants: Option<Arc<crate::session::privileges::Grants>>,
+    pub grants: Option<Arc<dyn Rights>>,
 }
 
 /// What stops a running statement: KILL QUERY / KILL (a flag shared with
@@ -410,8 +412,11 @@ macro_rules! session_env_methods {
             self.ctx.current_user.clone()
         }
         fn current_role(&self) -> String {
-            let roles = self.ctx.grants.as_ref().map(|g| g.roles.as_slice());
-            crate::session::current_role(roles.unwrap_or_default())
+            let none = || crate::exec::rights::NO_ROLE.to_string();
+            self.ctx
+                .grants
+                .as_ref()
+                .map_or_else(none, |g| g.current_role())
         }
         fn interrupted(&self) -> bool {
             self.ctx.interrupt.check().is_err()

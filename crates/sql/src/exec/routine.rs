@@ -57,21 +57,15 @@ impl<'a> ExecRunner<'_, 'a> {
         stmt: Option<&Statement>,
         reads: &[std::sync::Arc<lockstep_tables::Table>],
     ) -> Result<(), Error> {
-        let Some(grants) = &self.exec.ctx.grants else {
+        let Some(rights) = &self.exec.ctx.grants else {
             return Ok(());
         };
         let accounts = &self.exec.engine.accounts;
-        let mut grants = match &self.run_as {
-            Some(definer) if !grants.is_account(definer) => {
-                crate::session::definer_grants(accounts, definer)?
-            }
-            _ => (**grants).clone(),
-        };
-        grants.refresh(accounts);
+        let rights = rights.for_program(accounts, self.run_as.as_ref())?;
         if let Some(stmt) = stmt {
-            grants.check(stmt, Some(&self.database))?;
+            rights.check(stmt, Some(&self.database))?;
         }
-        grants.check_reads(reads)
+        rights.check_reads(reads)
     }
 
     fn dml(&mut self, stmt: &Statement, locals: Locals) -> ExecResult<()> {

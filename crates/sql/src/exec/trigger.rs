@@ -58,7 +58,7 @@ impl Exec<'_> {
             if ct.event != event {
                 continue;
             }
-            let columns = crate::session::trigger_columns(&def);
+            let columns = crate::routine::call::trigger_columns(&def);
             let program = trigger_program(&ct, &columns).map_err(EngineError::Sql)?;
             let c = Compiled {
                 key: format!("TRIGGER {}.{}", t.database, t.name),

@@ -46,6 +46,14 @@ pub fn routine_program(cr: &CreateRoutine) -> Result<Program, Error> {
     )
 }
 
+/// Columns of a table as a trigger's NEW and OLD see them.
+pub fn trigger_columns(def: &lockstep_tables::TableDef) -> Vec<(String, DataType)> {
+    def.columns
+        .iter()
+        .map(|c| (c.name.clone(), c.data_type))
+        .collect()
+}
+
 /// A trigger's program: slots `new.c` then `old.c` for each column.
 pub fn trigger_program(
     ct: &CreateTrigger,

@@ -26,7 +26,7 @@ pub(crate) fn definer_grants(accounts: &Accounts, definer: &(String, String)) ->
 /// The session's rights, kept while a DEFINER procedure runs.
 pub(super) struct Saved {
     grants: Grants,
-    exec_grants: Option<Arc<Grants>>,
+    exec_grants: Option<Arc<dyn crate::exec::Rights>>,
     current_user: String,
 }
 
@@ -49,7 +49,7 @@ impl Session {
     pub(super) fn enter_definer(&mut self, definer: &(String, String)) -> R<Saved> {
         let grants = definer_grants(&self.engine.accounts, definer)?;
         let current_user = format!("{}@{}", definer.0, definer.1);
-        let exec_grants = Some(Arc::new(grants.clone()));
+        let exec_grants: Option<Arc<dyn crate::exec::Rights>> = Some(Arc::new(grants.clone()));
         Ok(Saved {
             grants: std::mem::replace(&mut self.grants, grants),
             exec_grants: std::mem::replace(&mut self.ctx.grants, exec_grants),

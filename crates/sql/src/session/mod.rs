@@ -48,7 +48,6 @@ mod user_tables;
 mod wire_charset;
 pub(crate) use definer::definer_grants;
 pub(crate) use roles::current_role;
-pub(crate) use routines::trigger_columns;
 pub mod statements;
 pub mod users;
 pub mod vars;

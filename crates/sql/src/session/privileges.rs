@@ -470,6 +470,38 @@ impl Grants {
     }
 }
 
+/// The executor checks stored programs' statements through these.
+impl crate::exec::Rights for Grants {
+    fn for_program(
+        &self,
+        accounts: &Accounts,
+        definer: Option<&(String, String)>,
+    ) -> Result<Box<dyn crate::exec::Rights>, Error> {
+        let mut g = match definer {
+            Some(d) if !self.is_account(d) => crate::session::definer_grants(accounts, d)?,
+            _ => self.clone(),
+        };
+        g.refresh(accounts);
+        Ok(Box::new(g))
+    }
+
+    fn check(&self, stmt: &Statement, db: Option<&str>) -> Result<(), Error> {
+        Grants::check(self, stmt, db)
+    }
+
+    fn check_reads(&self, tables: &[Arc<lockstep_tables::Table>]) -> Result<(), Error> {
+        Grants::check_reads(self, tables)
+    }
+
+    fn current_role(&self) -> String {
+        crate::session::current_role(&self.roles)
+    }
+
+    fn active_roles(&self) -> usize {
+        self.roles.len()
+    }
+}
+
 fn starts_with_word(text: &str, word: &str) -> bool {
     text.split_whitespace()
         .next()

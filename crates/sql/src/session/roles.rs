@@ -32,7 +32,7 @@ pub(crate) fn current_role(roles: &[AuthId]) -> String {
     let mut sorted: Vec<&AuthId> = roles.iter().collect();
     sorted.sort();
     if sorted.is_empty() {
-        return "NONE".into();
+        return crate::exec::rights::NO_ROLE.into();
     }
     sorted.into_iter().map(quoted).collect::<Vec<_>>().join(",")
 }
@@ -156,7 +156,7 @@ impl Session {
     /// and stored programs see the same (one comparison otherwise).
     pub(super) fn sync_active_roles(&mut self) {
         let stale = match &self.ctx.grants {
-            Some(g) => g.roles.len() != self.grants.roles.len(),
+            Some(g) => g.active_roles() != self.grants.roles.len(),
             None => false,
         };
         if stale {

@@ -215,7 +215,7 @@ impl Session {
             return Err(self.grants.table_denied("TRIGGER", &ct.table.name));
         }
         self.commit().await?;
-        let columns = trigger_columns(&table.def());
+        let columns = crate::routine::call::trigger_columns(&table.def());
         check_body(&ct.body, false, &ct.name.name, false)?;
         check_trigger_rows(ct)?;
         self.check_trigger_order(ct, &db, &table.def().name)?;
@@ -443,16 +443,6 @@ fn with_params(args: &[Expr], params: &[Value]) -> R<Vec<Expr>> {
         ));
     }
     Ok(out)
-}
-
-/// Columns of a table as a trigger's NEW and OLD see them.
-pub(crate) fn trigger_columns(
-    def: &lockstep_tables::TableDef,
-) -> Vec<(String, lockstep_types::DataType)> {
-    def.columns
-        .iter()
-        .map(|c| (c.name.clone(), c.data_type))
-        .collect()
 }
 
 /// What CREATE checks in a body before storing it: RETURN only in a
