@@ -529,7 +529,7 @@ impl Env for Exec<'_> {
         q: &SubqueryRef,
         row: &[Value],
     ) -> std::result::Result<Vec<Vec<Value>>, Error> {
-        let key = Arc::as_ptr(q) as usize;
+        let key = q.id();
         if !q.correlated {
             if let Some(rows) = self.cache.get(&key) {
                 return Ok(rows.clone());
@@ -559,7 +559,7 @@ impl Env for Exec<'_> {
         q: &SubqueryRef,
         row: &[Value],
     ) -> std::result::Result<bool, Error> {
-        match self.cache.get(&(Arc::as_ptr(q) as usize)) {
+        match self.cache.get(&(q.id())) {
             Some(rows) if !q.correlated => Ok(rows.is_empty()),
             _ => match self.keyed_is_empty(q, row)? {
                 Some(empty) => Ok(empty),
@@ -575,7 +575,7 @@ impl Env for Exec<'_> {
         probe: &Value,
         fold: bool,
     ) -> std::result::Result<Option<bool>, Error> {
-        let key = (Arc::as_ptr(q) as usize, fold);
+        let key = (q.id(), fold);
         if !q.correlated && !self.members.contains_key(&key) {
             let rows = self.subquery(q, row)?;
             let set = membership::MemberSet::build(&rows, fold);

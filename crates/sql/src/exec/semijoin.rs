@@ -234,7 +234,7 @@ impl Exec<'_> {
         let Some(k) = q.keyed.as_deref() else {
             return Ok(None);
         };
-        let id = Arc::as_ptr(q) as usize;
+        let id = q.id();
         self.outer.push(row.to_vec());
         let values: Result<Vec<Value>> = k.outer.iter().map(|e| self.eval(e, &[])).collect();
         self.outer.pop();

@@ -27,8 +27,30 @@ use lockstep_types::{DataType, Date, DateTime, Decimal, Error, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-/// A subquery inside an expression, planned once and run by the executor.
-pub type SubqueryRef = Arc<crate::plan::QueryPlan>;
+/// A subquery inside an expression, planned once and run by the executor
+/// (`Env::subquery`). Opaque at this layer: the planner, above it, puts
+/// its query plan here and reaches it again through `Deref` (plan/mod.rs),
+/// so expressions need not know what a plan is.
+#[derive(Clone)]
+pub struct SubqueryRef(pub Arc<dyn Subquery>);
+
+/// What a subquery handle holds (the planner's query plan).
+pub trait Subquery: std::any::Any + std::fmt::Debug + Send + Sync {
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl SubqueryRef {
+    /// The plan's address: a key for caching its result per statement.
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const () as usize
+    }
+}
+
+impl std::fmt::Debug for SubqueryRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 #[derive(Clone, Debug)]
 pub enum BExpr {

@@ -5,7 +5,7 @@
 
 pub use crate::expr::infer::{infer, literal_type, merge_types};
 use crate::expr::json::funcs::JsonFn;
-use crate::expr::{text_form, BExpr, Func};
+use crate::expr::{text_form, BExpr, Func, SubqueryRef};
 use crate::parser::{
     self as ast, BinaryOp, Expr, JoinCondition, JoinKind, LockClause, TableRef, VarScope,
 };
@@ -1826,7 +1826,7 @@ impl<'a> Binder<'a> {
         Ok(BExpr::Func(f, args))
     }
 
-    fn subquery(&mut self, q: &ast::Query, scope: &Scope) -> Result<Arc<QueryPlan>> {
+    fn subquery(&mut self, q: &ast::Query, scope: &Scope) -> Result<SubqueryRef> {
         // Inside a grouped query's expression the subquery sees no columns
         // of the source rows (the row it runs with is the aggregate row).
         let grouped = self.agg.take();
@@ -1839,7 +1839,7 @@ impl<'a> Binder<'a> {
         plan
     }
 
-    fn subquery_in(&mut self, q: &ast::Query, scope: Scope) -> Result<Arc<QueryPlan>> {
+    fn subquery_in(&mut self, q: &ast::Query, scope: Scope) -> Result<SubqueryRef> {
         let keyed_scope = scope.clone();
         self.outer.push(scope);
         let saved = std::mem::replace(&mut self.correlated, false);
@@ -1852,7 +1852,7 @@ impl<'a> Binder<'a> {
         if inner_correlated && !self.outer.is_empty() {
             self.correlated = true;
         }
-        Ok(Arc::new(self.plan_keyed(q, keyed_scope, plan)))
+        Ok(SubqueryRef(Arc::new(self.plan_keyed(q, keyed_scope, plan))))
     }
 }
 

@@ -25,7 +25,7 @@ pub mod semijoin_nest;
 pub mod user_var_type;
 pub mod view_dml;
 
-use crate::expr::BExpr;
+use crate::expr::{BExpr, SubqueryRef};
 use crate::parser::JoinKind;
 use lockstep_engine::LockMode;
 use lockstep_tables::{Table, TableDef};
@@ -41,6 +41,29 @@ pub struct QueryPlan {
     pub correlated: bool,
     /// A correlated subquery's plan keyed by its correlation (semijoin.rs).
     pub keyed: Option<Box<semijoin::Keyed>>,
+}
+
+impl crate::expr::Subquery for QueryPlan {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl From<Arc<QueryPlan>> for SubqueryRef {
+    fn from(plan: Arc<QueryPlan>) -> SubqueryRef {
+        SubqueryRef(plan)
+    }
+}
+
+/// A subquery's plan: only the binder makes subquery handles, and only of
+/// query plans.
+impl std::ops::Deref for SubqueryRef {
+    type Target = QueryPlan;
+
+    fn deref(&self) -> &QueryPlan {
+        let plan = self.0.as_any().downcast_ref();
+        plan.expect("a subquery handle holds a query plan (made by the binder)")
+    }
 }
 
 #[derive(Debug)]

@@ -24,7 +24,7 @@
 //! A build that would not fit in the statement's temporary-table memory is
 //! not made: the subquery keeps running per row.
 
-use crate::expr::{BExpr, Func};
+use crate::expr::{BExpr, Func, SubqueryRef};
 use crate::parser::{ast, BinaryOp};
 use crate::plan::bind::{conjoin, split_conjuncts, Binder};
 use crate::plan::join_order::access_rows;
@@ -360,7 +360,7 @@ pub fn describe(plan: &QueryPlan) -> String {
 }
 
 /// The subqueries in `e` (not those inside them).
-pub fn subqueries(e: &BExpr, out: &mut Vec<Arc<QueryPlan>>) {
+pub fn subqueries(e: &BExpr, out: &mut Vec<SubqueryRef>) {
     match e {
         BExpr::Exists { query, .. } | BExpr::InSubquery { query, .. } | BExpr::Subquery(query) => {
             out.push(query.clone())
@@ -373,8 +373,8 @@ pub fn subqueries(e: &BExpr, out: &mut Vec<Arc<QueryPlan>>) {
 /// The subqueries a SELECT's expressions hold, outside-in (not those
 /// inside them): WHERE, the tables' own conditions, ON, the select list,
 /// HAVING and ORDER BY.
-pub fn select_subqueries(s: &crate::plan::SelectPlan) -> Vec<Arc<QueryPlan>> {
-    fn source(src: &Source, out: &mut Vec<Arc<QueryPlan>>) {
+pub fn select_subqueries(s: &crate::plan::SelectPlan) -> Vec<SubqueryRef> {
+    fn source(src: &Source, out: &mut Vec<SubqueryRef>) {
         match src {
             Source::Table(scan) => {
                 if let Some(f) = &scan.filter {
@@ -403,7 +403,7 @@ pub fn select_subqueries(s: &crate::plan::SelectPlan) -> Vec<Arc<QueryPlan>> {
 
 /// EXPLAIN FORMAT=TREE lines for subqueries, numbered from 2 as MySQL
 /// numbers its query blocks.
-pub fn explain_tree(subs: &[Arc<QueryPlan>]) -> Vec<(String, String)> {
+pub fn explain_tree(subs: &[SubqueryRef]) -> Vec<(String, String)> {
     subs.iter()
         .enumerate()
         .map(|(i, q)| (format!("<subquery{}>", i + 2), describe(q)))
@@ -414,7 +414,7 @@ pub fn explain_tree(subs: &[Arc<QueryPlan>]) -> Vec<(String, String)> {
 /// the strategy it runs with (a keyed one that builds from the first row
 /// on as MATERIALIZED, its build's tables).
 pub fn explain_steps(
-    subs: &[Arc<QueryPlan>],
+    subs: &[SubqueryRef],
     known: &crate::plan::selectivity::Known,
 ) -> Vec<crate::plan::explain::Step> {
     use crate::plan::explain::table_step;
@@ -471,8 +471,8 @@ pub fn explain_steps(
 /// top-level AND-ed EXISTS or IN (not negated) of a plain block (no
 /// aggregate, LIMIT or window) that the join order did not flatten, run
 /// per outer row until its first match (correlated, not hashed).
-fn first_matches(s: &crate::plan::SelectPlan) -> Vec<Arc<QueryPlan>> {
-    fn walk(e: &BExpr, out: &mut Vec<Arc<QueryPlan>>) {
+fn first_matches(s: &crate::plan::SelectPlan) -> Vec<SubqueryRef> {
+    fn walk(e: &BExpr, out: &mut Vec<SubqueryRef>) {
         match e {
             BExpr::Binary(crate::parser::BinaryOp::And, a, b) => {
                 walk(a, out);
@@ -515,7 +515,7 @@ fn per_row_semi_join(q: &QueryPlan) -> bool {
 /// line, `t` the last outer table, to whose next row a match returns.
 pub fn label_first_match(
     s: &crate::plan::SelectPlan,
-    subs: &[Arc<QueryPlan>],
+    subs: &[SubqueryRef],
     steps: &mut [crate::plan::explain::Step],
     tree: &mut [(String, String)],
 ) {
@@ -529,7 +529,7 @@ pub fn label_first_match(
         return;
     };
     for (i, sub) in subs.iter().enumerate() {
-        if !matched.iter().any(|m| Arc::ptr_eq(m, sub)) {
+        if !matched.iter().any(|m| m.id() == sub.id()) {
             continue;
         }
         if let Some(step) = steps.iter_mut().rev().find(|st| st.id == i + 2) {
@@ -546,7 +546,7 @@ pub fn label_first_match(
 /// block is then PRIMARY, as MySQL calls it, rather than SIMPLE.
 pub fn add_steps(
     steps: &mut Vec<crate::plan::explain::Step>,
-    subs: &[Arc<QueryPlan>],
+    subs: &[SubqueryRef],
     known: &crate::plan::selectivity::Known,
 ) {
     if subs.is_empty() {
