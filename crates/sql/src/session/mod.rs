@@ -167,6 +167,22 @@ pub(crate) struct Bound {
     pub probes: Vec<crate::plan::selectivity::Probe>,
 }
 
+/// What one DML statement carries between its runs (it runs again after
+/// each row-lock wait).
+struct DmlRun {
+    /// SQL_CALC_FOUND_ROWS: count the rows a LIMIT cut off.
+    calc_found: bool,
+    /// The result goes out in batches as it is read.
+    streams: bool,
+    cursor: crate::exec::stream::ScanCursor,
+    batch_bytes: usize,
+    found_total: Option<usize>,
+}
+
+fn interrupted() -> Error {
+    Error::new(Code::QueryInterrupted, "Query execution was interrupted")
+}
+
 pub(crate) enum Plan {
     Query(Arc<QueryPlan>),
     Insert(InsertPlan),
@@ -2018,35 +2034,8 @@ impl Session {
         // Any SET may name a connection character set.
         self.result_charset = None;
         let value = match &a.value {
-            None => Value::Null,
-            Some(parser::Expr::Default) => Value::Null,
-            Some(e) => {
-                let mut binder = self.binder();
-                let b = binder.bind_expr(e, &crate::plan::bind::Scope::default())?;
-                // A subquery reads tables like any SELECT.
-                self.grants.check_reads(&binder.reads)?;
-                views::check_definer_reads(
-                    &self.engine.accounts,
-                    &self.grants,
-                    &binder.definer_reads,
-                )?;
-                let mut used = binder.reads.clone();
-                used.extend(binder.view_tables.iter().cloned());
-                let refs = std::mem::take(&mut binder.refs);
-                // Stored functions it calls use and write tables as well.
-                let called = binder.called.take();
-                let reach = prelock::reach_of_calls(&self.engine.catalog, &called);
-                self.use_tables(&used, &refs, &reach).await?;
-                self.gate_written(Vec::new(), &reach).await?;
-                let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
-                match exec.eval(&b, &[]) {
-                    Ok(v) => v,
-                    Err(EngineError::Sql(e)) => return Err(e),
-                    Err(EngineError::LockWait(_)) => {
-                        return Err(Error::internal("lock wait in SET"))
-                    }
-                }
-            }
+            None | Some(parser::Expr::Default) => Value::Null,
+            Some(e) => self.set_value(e, params).await?,
         };
         match &a.target {
             SetTarget::User(name) => {
@@ -2061,170 +2050,211 @@ impl Session {
             SetTarget::System { scope, name } => {
                 let name = name.to_ascii_lowercase();
                 let default = matches!(a.value, Some(parser::Expr::Default));
-                let Some(var_scope) = self.server.globals.scope(&name) else {
-                    return Err(crate::session::vars::unknown(&name));
+                self.set_system(*scope, name, value, default).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The value a SET assigns: its expression evaluated with the locks,
+    /// privileges and prelocking a SELECT of it would take.
+    async fn set_value(&mut self, e: &parser::Expr, params: &[Value]) -> R<Value> {
+        let mut binder = self.binder();
+        let b = binder.bind_expr(e, &crate::plan::bind::Scope::default())?;
+        // A subquery reads tables like any SELECT.
+        self.grants.check_reads(&binder.reads)?;
+        views::check_definer_reads(&self.engine.accounts, &self.grants, &binder.definer_reads)?;
+        let mut used = binder.reads.clone();
+        used.extend(binder.view_tables.iter().cloned());
+        let refs = std::mem::take(&mut binder.refs);
+        // Stored functions it calls use and write tables as well.
+        let called = binder.called.take();
+        let reach = prelock::reach_of_calls(&self.engine.catalog, &called);
+        self.use_tables(&used, &refs, &reach).await?;
+        self.gate_written(Vec::new(), &reach).await?;
+        let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
+        match exec.eval(&b, &[]) {
+            Ok(v) => Ok(v),
+            Err(EngineError::Sql(e)) => Err(e),
+            Err(EngineError::LockWait(_)) => Err(Error::internal("lock wait in SET")),
+        }
+    }
+
+    /// SET [GLOBAL|SESSION] of a system variable (`default`: = DEFAULT).
+    async fn set_system(
+        &mut self,
+        scope: AstScope,
+        name: String,
+        value: Value,
+        default: bool,
+    ) -> R<()> {
+        let Some(var_scope) = self.server.globals.scope(&name) else {
+            return Err(crate::session::vars::unknown(&name));
+        };
+        if var_scope == crate::session::vars::VarScope::ReadOnly {
+            return Err(crate::session::vars::read_only(&name));
+        }
+        if scope == AstScope::Global {
+            let v = if default {
+                crate::session::vars::Globals::compiled_default(&name).unwrap_or(Value::Null)
+            } else {
+                value
+            };
+            self.apply_global(&name, v)?;
+            return Ok(());
+        }
+        if var_scope == crate::session::vars::VarScope::SessionReadOnly {
+            return Err(crate::session::vars::session_read_only(&name));
+        }
+        if var_scope == crate::session::vars::VarScope::Global {
+            return Err(Error::new(
+                Code::GlobalVariable,
+                format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL"),
+            ));
+        }
+        if default {
+            self.ctx.session_vars.remove(&name);
+        } else if charset::set_variable(&mut self.ctx.session_vars, &name, &value)? {
+            return Ok(());
+        }
+        self.set_session_var(name, value, default).await
+    }
+
+    /// SET SESSION `name`: checked and applied where the session keeps it.
+    async fn set_session_var(&mut self, name: String, value: Value, default: bool) -> R<()> {
+        match name.as_str() {
+            "autocommit" => {
+                let on = if default {
+                    true
+                } else {
+                    bool_setting(&name, &value)?
                 };
-                if var_scope == crate::session::vars::VarScope::ReadOnly {
-                    return Err(crate::session::vars::read_only(&name));
+                if on && !self.autocommit {
+                    self.commit().await?;
                 }
-                if *scope == AstScope::Global {
-                    let v = if default {
-                        crate::session::vars::Globals::compiled_default(&name)
-                            .unwrap_or(Value::Null)
-                    } else {
-                        value.clone()
-                    };
-                    self.apply_global(&name, v)?;
-                    return Ok(());
+                self.autocommit = on;
+                self.ctx.session_vars.insert(name, Value::Int(on as i64));
+            }
+            "sql_quote_show_create" if !default => {
+                // SHOW CREATE always quotes names: only ON is true.
+                if !bool_setting(&name, &value)? {
+                    return Err(Error::new(
+                        Code::WrongValueForVar,
+                        format!("Variable '{name}' can't be set to the value of '{value}'"),
+                    ));
                 }
-                if var_scope == crate::session::vars::VarScope::SessionReadOnly {
-                    return Err(crate::session::vars::session_read_only(&name));
+                self.ctx.session_vars.insert(name, Value::Int(1));
+            }
+            "max_execution_time" => {
+                let source = if default {
+                    self.server.globals.get(&name).unwrap_or(Value::Int(0))
+                } else {
+                    value
+                };
+                let ms = size_setting(&name, &source)?.min(u32::MAX as i64);
+                self.max_execution_ms = ms as u64;
+                self.ctx.session_vars.insert(name, Value::Int(ms));
+            }
+            "auto_increment_increment" | "auto_increment_offset" if !default => {
+                let warnings = &mut self.ctx.warnings;
+                let n = ranged_setting(&name, &value, (1, 65535), warnings)?;
+                self.ctx.session_vars.insert(name, Value::Int(n));
+            }
+            "group_concat_max_len" if !default => {
+                let warnings = &mut self.ctx.warnings;
+                let n = ranged_setting(&name, &value, (4, i64::MAX), warnings)?;
+                self.ctx.session_vars.insert(name, Value::Int(n));
+            }
+            "sql_notes" => {
+                self.sql_notes = default || bool_setting(&name, &value)?;
+                self.ctx
+                    .session_vars
+                    .insert(name, Value::Int(self.sql_notes as i64));
+            }
+            "foreign_key_checks" => {
+                let on = if default {
+                    self.server
+                        .globals
+                        .get(&name)
+                        .is_none_or(|v| v.truth() != Some(false))
+                } else {
+                    bool_setting(&name, &value)?
+                };
+                self.ctx.session_vars.insert(name, Value::Int(on as i64));
+            }
+            "sql_safe_updates" => {
+                self.safe_updates = !default && bool_setting(&name, &value)?;
+                self.ctx
+                    .session_vars
+                    .insert(name, Value::Int(self.safe_updates as i64));
+            }
+            "transaction_read_only" | "tx_read_only" => {
+                let ro = if default {
+                    self.server
+                        .globals
+                        .get(&name)
+                        .is_some_and(|v| v.truth() == Some(true))
+                } else {
+                    bool_setting(&name, &value)?
+                };
+                self.set_session_read_only(ro);
+            }
+            "transaction_isolation" | "tx_isolation" => {
+                let iso = if default {
+                    Isolation::RepeatableRead
+                } else {
+                    Isolation::parse(&value.to_string()).ok_or_else(|| {
+                        Error::new(
+                            Code::WrongValueForVar,
+                            format!("Variable '{name}' can't be set to the value of '{value}'"),
+                        )
+                    })?
+                };
+                self.set_isolation(iso);
+            }
+            "wait_timeout" | "innodb_lock_wait_timeout" => {
+                // DEFAULT: the global value, as a new session gets it.
+                let source = if default {
+                    self.server.globals.get(&name).unwrap_or(Value::Null)
+                } else {
+                    value
+                };
+                let (target, max) = if name == "wait_timeout" {
+                    (&mut self.wait_timeout, MAX_WAIT_TIMEOUT)
+                } else {
+                    (&mut self.lock_wait_timeout, MAX_LOCK_WAIT_TIMEOUT)
+                };
+                // Out of range is clamped, as MySQL does.
+                let secs = int_setting(&name, &source)?.clamp(1, max);
+                *target = Duration::from_secs(secs as u64);
+                if !default {
+                    self.ctx.session_vars.insert(name, Value::Int(secs));
                 }
-                if var_scope == crate::session::vars::VarScope::Global {
-                    return Err(Error::new(Code::GlobalVariable, format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL")));
+            }
+            memory_vars!() => {
+                if !default {
+                    let bytes = size_setting(&name, &value)?;
+                    self.ctx.session_vars.insert(name, Value::Int(bytes));
                 }
-                if default {
-                    self.ctx.session_vars.remove(&name);
-                } else if charset::set_variable(&mut self.ctx.session_vars, &name, &value)? {
-                    return Ok(());
+                self.refresh_memory_limits();
+            }
+            "time_zone" => {
+                if !default {
+                    let tz = time_zone::canonical(&value)?;
+                    self.ctx.session_vars.insert(name, tz);
                 }
-                match name.as_str() {
-                    "autocommit" => {
-                        let on = if default {
-                            true
-                        } else {
-                            bool_setting(&name, &value)?
-                        };
-                        if on && !self.autocommit {
-                            self.commit().await?;
-                        }
-                        self.autocommit = on;
-                        self.ctx.session_vars.insert(name, Value::Int(on as i64));
-                    }
-                    "sql_quote_show_create" if !default => {
-                        // SHOW CREATE always quotes names: only ON is true.
-                        if !bool_setting(&name, &value)? {
-                            return Err(Error::new(
-                                Code::WrongValueForVar,
-                                format!("Variable '{name}' can't be set to the value of '{value}'"),
-                            ));
-                        }
-                        self.ctx.session_vars.insert(name, Value::Int(1));
-                    }
-                    "max_execution_time" => {
-                        let source = if default {
-                            self.server.globals.get(&name).unwrap_or(Value::Int(0))
-                        } else {
-                            value
-                        };
-                        let ms = size_setting(&name, &source)?.min(u32::MAX as i64);
-                        self.max_execution_ms = ms as u64;
-                        self.ctx.session_vars.insert(name, Value::Int(ms));
-                    }
-                    "auto_increment_increment" | "auto_increment_offset" if !default => {
-                        let warnings = &mut self.ctx.warnings;
-                        let n = ranged_setting(&name, &value, (1, 65535), warnings)?;
-                        self.ctx.session_vars.insert(name, Value::Int(n));
-                    }
-                    "group_concat_max_len" if !default => {
-                        let warnings = &mut self.ctx.warnings;
-                        let n = ranged_setting(&name, &value, (4, i64::MAX), warnings)?;
-                        self.ctx.session_vars.insert(name, Value::Int(n));
-                    }
-                    "sql_notes" => {
-                        self.sql_notes = default || bool_setting(&name, &value)?;
-                        self.ctx
-                            .session_vars
-                            .insert(name, Value::Int(self.sql_notes as i64));
-                    }
-                    "foreign_key_checks" => {
-                        let on = if default {
-                            self.server
-                                .globals
-                                .get(&name)
-                                .is_none_or(|v| v.truth() != Some(false))
-                        } else {
-                            bool_setting(&name, &value)?
-                        };
-                        self.ctx.session_vars.insert(name, Value::Int(on as i64));
-                    }
-                    "sql_safe_updates" => {
-                        self.safe_updates = !default && bool_setting(&name, &value)?;
-                        self.ctx
-                            .session_vars
-                            .insert(name, Value::Int(self.safe_updates as i64));
-                    }
-                    "transaction_read_only" | "tx_read_only" => {
-                        let ro = if default {
-                            self.server
-                                .globals
-                                .get(&name)
-                                .is_some_and(|v| v.truth() == Some(true))
-                        } else {
-                            bool_setting(&name, &value)?
-                        };
-                        self.set_session_read_only(ro);
-                    }
-                    "transaction_isolation" | "tx_isolation" => {
-                        let iso = if default {
-                            Isolation::RepeatableRead
-                        } else {
-                            Isolation::parse(&value.to_string()).ok_or_else(|| {
-                                Error::new(
-                                    Code::WrongValueForVar,
-                                    format!(
-                                        "Variable '{name}' can't be set to the value of '{value}'"
-                                    ),
-                                )
-                            })?
-                        };
-                        self.set_isolation(iso);
-                    }
-                    "wait_timeout" | "innodb_lock_wait_timeout" => {
-                        // DEFAULT: the global value, as a new session gets it.
-                        let source = if default {
-                            self.server.globals.get(&name).unwrap_or(Value::Null)
-                        } else {
-                            value
-                        };
-                        let (target, max) = if name == "wait_timeout" {
-                            (&mut self.wait_timeout, MAX_WAIT_TIMEOUT)
-                        } else {
-                            (&mut self.lock_wait_timeout, MAX_LOCK_WAIT_TIMEOUT)
-                        };
-                        // Out of range is clamped, as MySQL does.
-                        let secs = int_setting(&name, &source)?.clamp(1, max);
-                        *target = Duration::from_secs(secs as u64);
-                        if !default {
-                            self.ctx.session_vars.insert(name, Value::Int(secs));
-                        }
-                    }
-                    memory_vars!() => {
-                        if !default {
-                            let bytes = size_setting(&name, &value)?;
-                            self.ctx.session_vars.insert(name, Value::Int(bytes));
-                        }
-                        self.refresh_memory_limits();
-                    }
-                    "time_zone" => {
-                        if !default {
-                            let tz = time_zone::canonical(&value)?;
-                            self.ctx.session_vars.insert(name, tz);
-                        }
-                        self.refresh_time_zone();
-                    }
-                    "sql_mode" => {
-                        if !default {
-                            let mode = sql_mode::canonical(&value)?;
-                            self.ctx.session_vars.insert(name, mode);
-                        }
-                        self.refresh_sql_mode();
-                    }
-                    _ => {
-                        if !default {
-                            self.ctx.session_vars.insert(name, value);
-                        }
-                    }
+                self.refresh_time_zone();
+            }
+            "sql_mode" => {
+                if !default {
+                    let mode = sql_mode::canonical(&value)?;
+                    self.ctx.session_vars.insert(name, mode);
+                }
+                self.refresh_sql_mode();
+            }
+            _ => {
+                if !default {
+                    self.ctx.session_vars.insert(name, value);
                 }
             }
         }
@@ -2354,126 +2384,29 @@ impl Session {
         // A statement run again after a lock wait warns again.
         let warnings_before = self.ctx.warnings.len();
         let calc_found = std::mem::take(&mut self.calc_found_this);
-        let mut found_total = None;
         let streams = std::mem::take(&mut self.stream_this)
             && !calc_found
             && matches!(&plan.plan, Plan::Query(q) if crate::exec::stream::streamable(q));
-        let mut cursor = crate::exec::stream::ScanCursor::default();
-        let batch_bytes = self.batch_bytes();
+        let mut run = DmlRun {
+            calc_found,
+            streams,
+            cursor: Default::default(),
+            batch_bytes: self.batch_bytes(),
+            found_total: None,
+        };
         let result = loop {
             self.ctx.warnings.truncate(warnings_before);
             if self.process.kill_query.swap(false, Ordering::Relaxed) {
                 self.engine.rollback_statement(&mut self.txn);
-                break Err(Error::new(
-                    Code::QueryInterrupted,
-                    "Query execution was interrupted",
-                ));
+                break Err(interrupted());
             }
             self.txn.start_statement();
-            let attempt = {
-                let found_rows = self.ctx.client_found_rows;
-                let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
-                exec.view_checks = plan.view_checks.clone();
-                match &plan.plan {
-                    Plan::Query(q) if streams => {
-                        cursor = Default::default();
-                        let batch = exec.select_batch(q, &mut cursor, batch_bytes);
-                        batch.map(|rows| {
-                            Response::Rows(ResultSet {
-                                columns: q.columns.clone(),
-                                rows,
-                                warnings: 0,
-                            })
-                        })
-                    }
-                    Plan::Query(q) => {
-                        exec.count_before_limit = calc_found;
-                        let r = exec.query(q);
-                        found_total = exec.found_total;
-                        r.map(|rows| {
-                            Response::Rows(ResultSet {
-                                columns: q.columns.clone(),
-                                rows,
-                                warnings: 0,
-                            })
-                        })
-                    }
-                    Plan::Insert(p) => exec.insert(p).map(|(n, id)| {
-                        if let Some(id) = id {
-                            exec.ctx.last_insert_id = id;
-                        }
-                        Response::Ok(OkInfo {
-                            affected_rows: n,
-                            last_insert_id: id.unwrap_or(0),
-                            warnings: exec.ctx.warnings.len() as u16,
-                            info: String::new(),
-                        })
-                    }),
-                    Plan::Update(p) => exec.update(p).map(|(matched, changed)| {
-                        let warnings = exec.ctx.warnings.len();
-                        updated(matched, changed, found_rows, warnings)
-                    }),
-                    Plan::Delete(p) => exec.delete(p).map(ok),
-                    Plan::Multi(p) => exec.multi(p).map(|(matched, changed)| match p.delete {
-                        true => ok(changed),
-                        false => updated(matched, changed, found_rows, exec.ctx.warnings.len()),
-                    }),
-                }
-            };
-            match attempt {
+            match self.attempt_dml(plan, params, &mut run) {
                 Ok(resp) => break Ok(resp),
-                Err(EngineError::LockWait(mut wait)) => {
-                    self.engine.rollback_statement(&mut self.txn);
-                    // A waiter leaves the transaction system while it sleeps
-                    // (InnoDB's thread concurrency does the same): its slot
-                    // lets in a transaction that can run, not one more
-                    // waiter on the same hot row (8.3.2).
-                    self.engine.park(&mut self.txn);
-                    self.publish_trx(Some(Instant::now()));
-                    *self.process.command.lock() = "Query";
-                    let remaining = deadline.saturating_duration_since(Instant::now());
-                    let key = wait.key();
-                    let granted = loop {
-                        let outcome = tokio::select! {
-                            r = tokio::time::timeout(remaining, &mut wait) => Some(r),
-                            _ = self.process.kill_notify.notified() => None,
-                        };
-                        match outcome {
-                            Some(Ok(r)) => break r,
-                            // Timed out: cancel, unless granted at the last moment.
-                            Some(Err(_)) => break wait.timeout(),
-                            None if self.process.kill_query.load(Ordering::Relaxed) => {
-                                if wait.timeout().is_ok() {
-                                    self.engine.lock_granted(&mut self.txn, key);
-                                } else {
-                                    self.engine.lock_abandoned(&mut self.txn);
-                                }
-                                break Err(lockstep_engine::LockError::Timeout);
-                            }
-                            None => {}
-                        }
-                    };
-                    if self.process.kill_query.swap(false, Ordering::Relaxed) {
-                        break Err(Error::new(
-                            Code::QueryInterrupted,
-                            "Query execution was interrupted",
-                        ));
-                    }
-                    match granted {
-                        Ok(()) => {
-                            self.engine.lock_granted(&mut self.txn, key);
-                            self.engine.admit(&mut self.txn).await;
-                            continue;
-                        }
-                        Err(lockstep_engine::LockError::Deadlock) => {
-                            self.engine.rollback(&mut self.txn);
-                            self.explicit = false;
-                            break Err(Error::deadlock());
-                        }
-                        Err(_) => {
-                            self.engine.lock_abandoned(&mut self.txn);
-                            break Err(Error::lock_wait_timeout());
-                        }
+                Err(EngineError::LockWait(wait)) => {
+                    match self.wait_row_lock(wait, deadline).await {
+                        Ok(()) => continue,
+                        Err(e) => break Err(e),
                     }
                 }
                 Err(EngineError::Sql(e)) => {
@@ -2487,40 +2420,162 @@ impl Session {
             }
         };
         self.ctx.strict = false;
-        let in_trx = self.in_transaction();
-        match result {
-            Ok(resp) => {
-                self.ctx.row_count = match &resp {
-                    Response::Ok(o) => o.affected_rows as i64,
-                    Response::Rows(_) => -1,
-                };
-                if let Response::Rows(rs) = &resp {
-                    let found = found_total.unwrap_or(rs.rows.len());
-                    self.ctx.found_rows = found as u64;
-                }
-                if let (Plan::Query(q), true, false) = (&plan.plan, streams, cursor.done) {
-                    self.keep_stream(stream::PendingStream {
-                        plan: q.clone(),
-                        params: params.to_vec(),
-                        cursor,
-                        in_trx,
-                        deadline: self.ctx.interrupt.deadline,
-                    });
-                    return Ok(resp);
-                }
-                if !in_trx {
-                    self.commit().await?;
-                }
-                Ok(resp)
+        self.finish_dml(plan, params, result, run).await
+    }
+
+    /// One run of the statement's plan.
+    fn attempt_dml(
+        &mut self,
+        plan: &Bound,
+        params: &[Value],
+        run: &mut DmlRun,
+    ) -> Result<Response, EngineError> {
+        let found_rows = self.ctx.client_found_rows;
+        let mut exec = Exec::new(&self.engine, &mut self.txn, &mut self.ctx, params);
+        exec.view_checks = plan.view_checks.clone();
+        let rows = |q: &crate::plan::QueryPlan, rows| {
+            Response::Rows(ResultSet {
+                columns: q.columns.clone(),
+                rows,
+                warnings: 0,
+            })
+        };
+        match &plan.plan {
+            Plan::Query(q) if run.streams => {
+                run.cursor = Default::default();
+                let batch = exec.select_batch(q, &mut run.cursor, run.batch_bytes);
+                batch.map(|r| rows(q, r))
             }
+            Plan::Query(q) => {
+                exec.count_before_limit = run.calc_found;
+                let r = exec.query(q);
+                run.found_total = exec.found_total;
+                r.map(|r| rows(q, r))
+            }
+            Plan::Insert(p) => exec.insert(p).map(|(n, id)| {
+                if let Some(id) = id {
+                    exec.ctx.last_insert_id = id;
+                }
+                Response::Ok(OkInfo {
+                    affected_rows: n,
+                    last_insert_id: id.unwrap_or(0),
+                    warnings: exec.ctx.warnings.len() as u16,
+                    info: String::new(),
+                })
+            }),
+            Plan::Update(p) => exec.update(p).map(|(matched, changed)| {
+                let warnings = exec.ctx.warnings.len();
+                updated(matched, changed, found_rows, warnings)
+            }),
+            Plan::Delete(p) => exec.delete(p).map(ok),
+            Plan::Multi(p) => exec.multi(p).map(|(matched, changed)| match p.delete {
+                true => ok(changed),
+                false => updated(matched, changed, found_rows, exec.ctx.warnings.len()),
+            }),
+        }
+    }
+
+    /// Waits for the row lock a statement ran into, until `deadline`:
+    /// Ok once granted (the statement runs again), else the error that
+    /// ends it (1205, 1213 with the transaction rolled back, or 1317).
+    async fn wait_row_lock(
+        &mut self,
+        mut wait: lockstep_lock::LockWait,
+        deadline: Instant,
+    ) -> R<()> {
+        self.engine.rollback_statement(&mut self.txn);
+        // A waiter leaves the transaction system while it sleeps (InnoDB's
+        // thread concurrency does the same): its slot lets in a
+        // transaction that can run, not one more waiter on the same hot
+        // row (8.3.2).
+        self.engine.park(&mut self.txn);
+        self.publish_trx(Some(Instant::now()));
+        *self.process.command.lock() = "Query";
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let key = wait.key();
+        let granted = loop {
+            let outcome = tokio::select! {
+                r = tokio::time::timeout(remaining, &mut wait) => Some(r),
+                _ = self.process.kill_notify.notified() => None,
+            };
+            match outcome {
+                Some(Ok(r)) => break r,
+                // Timed out: cancel, unless granted at the last moment.
+                Some(Err(_)) => break wait.timeout(),
+                None if self.process.kill_query.load(Ordering::Relaxed) => {
+                    if wait.timeout().is_ok() {
+                        self.engine.lock_granted(&mut self.txn, key);
+                    } else {
+                        self.engine.lock_abandoned(&mut self.txn);
+                    }
+                    break Err(lockstep_engine::LockError::Timeout);
+                }
+                None => {}
+            }
+        };
+        if self.process.kill_query.swap(false, Ordering::Relaxed) {
+            return Err(interrupted());
+        }
+        match granted {
+            Ok(()) => {
+                self.engine.lock_granted(&mut self.txn, key);
+                self.engine.admit(&mut self.txn).await;
+                Ok(())
+            }
+            Err(lockstep_engine::LockError::Deadlock) => {
+                self.engine.rollback(&mut self.txn);
+                self.explicit = false;
+                Err(Error::deadlock())
+            }
+            Err(_) => {
+                self.engine.lock_abandoned(&mut self.txn);
+                Err(Error::lock_wait_timeout())
+            }
+        }
+    }
+
+    /// After the statement: ROW_COUNT() and FOUND_ROWS(), a stream kept for
+    /// its next batch, and autocommit's commit or rollback.
+    async fn finish_dml(
+        &mut self,
+        plan: &Bound,
+        params: &[Value],
+        result: R<Response>,
+        run: DmlRun,
+    ) -> R<Response> {
+        let in_trx = self.in_transaction();
+        let resp = match result {
+            Ok(resp) => resp,
             Err(e) => {
                 if !in_trx {
                     self.engine.rollback(&mut self.txn);
                     self.apply_next_isolation();
                 }
-                Err(e)
+                return Err(e);
             }
+        };
+        self.ctx.row_count = match &resp {
+            Response::Ok(o) => o.affected_rows as i64,
+            Response::Rows(_) => -1,
+        };
+        if let Response::Rows(rs) = &resp {
+            let found = run.found_total.unwrap_or(rs.rows.len());
+            self.ctx.found_rows = found as u64;
         }
+        if let (Plan::Query(q), true, false) = (&plan.plan, run.streams, run.cursor.done) {
+            self.keep_stream(stream::PendingStream {
+                plan: q.clone(),
+                params: params.to_vec(),
+                cursor: run.cursor,
+                in_trx,
+                deadline: self.ctx.interrupt.deadline,
+            });
+            return Ok(resp);
+        }
+        if !in_trx {
+            self.commit().await?;
+        }
+        Ok(resp)
     }
 
     // ---------- SHOW and EXPLAIN ----------
