@@ -4796,12 +4796,12 @@ impl<'a> Parser<'a> {
             return Err(self.error());
         }
         let table = self.object_name()?;
-        // An optional column name or pattern: not modelled.
-        match self.peek() {
-            Tok::Str(_) | Tok::Ident(_) | Tok::Word => self.advance(),
-            _ => {}
-        }
-        Ok(Statement::Describe { table })
+        // An optional column name or LIKE pattern.
+        let column = match self.peek() {
+            Tok::Str(_) | Tok::Ident(_) | Tok::Word => Some(self.name_or_string()?),
+            _ => None,
+        };
+        Ok(Statement::Describe { table, column })
     }
 }
 

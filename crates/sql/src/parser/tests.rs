@@ -1565,6 +1565,7 @@ fn transactions_and_misc() {
                     database: None,
                     name: "t".into(),
                 },
+                column: None,
             },
         ),
         (
@@ -1574,6 +1575,7 @@ fn transactions_and_misc() {
                     database: Some("db".into()),
                     name: "t".into(),
                 },
+                column: None,
             },
         ),
         (
@@ -1583,6 +1585,7 @@ fn transactions_and_misc() {
                     database: None,
                     name: "t".into(),
                 },
+                column: Some("c".into()),
             },
         ),
     ];
