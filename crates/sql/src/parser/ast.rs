@@ -1028,6 +1028,9 @@ pub enum Expr {
         args: Vec<Expr>,
         distinct: bool,
         star: bool,
+        /// `db.f(...)`: a stored function of that database (never a
+        /// built-in one); None for an unqualified call.
+        database: Option<String>,
     },
     Case {
         operand: Option<Box<Expr>>,

@@ -137,8 +137,10 @@ fn sx(e: &Expr) -> String {
             args,
             distinct,
             star,
+            database,
         } => format!(
-            "{name}({}{}{})",
+            "{}{name}({}{}{})",
+            database.as_ref().map_or(String::new(), |d| format!("{d}.")),
             if *distinct { "DISTINCT " } else { "" },
             if *star { "*" } else { "" },
             list(args)

@@ -323,14 +323,16 @@ pub fn display(e: &Expr) -> String {
             args,
             distinct,
             star,
+            database,
         } => {
             let inner = if *star {
                 "*".to_string()
             } else {
                 args.iter().map(display).collect::<Vec<_>>().join(",")
             };
+            let db = database.as_ref().map_or(String::new(), |d| format!("{d}."));
             format!(
-                "{}({}{})",
+                "{db}{}({}{})",
                 name,
                 if *distinct { "DISTINCT " } else { "" },
                 inner
@@ -1118,6 +1120,7 @@ impl<'a> Binder<'a> {
                 args,
                 distinct,
                 star,
+                database: None,
             } if is_aggregate_name(name) => {
                 let func = match (name.as_str(), *star) {
                     ("COUNT", true) => AggFunc::CountStar,
@@ -1269,15 +1272,26 @@ impl<'a> Binder<'a> {
                 *op,
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
             )),
-            Expr::Function { name, args, .. } if name == "GROUPING" => {
-                self.grouping(args, scope, ctx)
-            }
-            Expr::Function { name, args, .. } => {
+            Expr::Function {
+                name,
+                args,
+                database: None,
+                ..
+            } if name == "GROUPING" => self.grouping(args, scope, ctx),
+            Expr::Function {
+                name,
+                args,
+                database,
+                ..
+            } => {
                 let bound = args
                     .iter()
                     .map(|a| self.bind_agg_expr(a, scope, ctx))
                     .collect::<Result<Vec<_>>>()?;
-                self.function(name, bound, &ctx.row_types())
+                match database {
+                    Some(db) => self.stored_call(db, name, bound),
+                    None => self.function(name, bound, &ctx.row_types()),
+                }
             }
             Expr::IsNull { expr, negated } => Ok(BExpr::IsNull(
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
@@ -1595,6 +1609,18 @@ impl<'a> Binder<'a> {
                 }
                 BExpr::Subquery(q)
             }
+            Expr::Function {
+                name,
+                args,
+                database: Some(db),
+                ..
+            } => {
+                let bound = args
+                    .iter()
+                    .map(|a| self.bind_expr(a, scope))
+                    .collect::<Result<Vec<_>>>()?;
+                self.stored_call(db, name, bound)?
+            }
             Expr::Function { name, args, .. } => self.bind_call(name, args, scope)?,
             Expr::Case {
                 operand,
@@ -1790,14 +1816,7 @@ impl<'a> Binder<'a> {
             let Some(db) = &self.database else {
                 return Err(Error::no_db());
             };
-            if let Some(stored) = crate::routine::call::bind_stored(self.catalog, db, name, &args)?
-            {
-                return Ok(BExpr::Stored(stored, args));
-            }
-            return Err(Error::new(
-                Code::SpDoesNotExist,
-                format!("FUNCTION {db}.{name} does not exist"),
-            ));
+            return self.stored_call(db, name, args);
         };
         let (min, max) = f.arity();
         if args.len() < min || args.len() > max {
@@ -1808,6 +1827,18 @@ impl<'a> Binder<'a> {
         }
         let args = text_form::text_args(f, args, &|a| infer(a, types).0);
         Ok(BExpr::Func(f, args))
+    }
+
+    /// A call of the stored function `name` of `db` (named by the call,
+    /// `db.f()`, or the current database); 1305 when there is none.
+    fn stored_call(&self, db: &str, name: &str, args: Vec<BExpr>) -> Result<BExpr> {
+        match crate::routine::call::bind_stored(self.catalog, db, name, &args)? {
+            Some(stored) => Ok(BExpr::Stored(stored, args)),
+            None => Err(Error::new(
+                Code::SpDoesNotExist,
+                format!("FUNCTION {db}.{name} does not exist"),
+            )),
+        }
     }
 
     fn subquery(&mut self, q: &ast::Query, scope: &Scope) -> Result<Arc<QueryPlan>> {
