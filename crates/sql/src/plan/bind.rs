@@ -610,15 +610,15 @@ impl<'a> Binder<'a> {
                 all,
                 op,
             } => {
-                let l = self.bind_query(left)?;
-                let r = self.bind_query(right)?;
+                let mut l = self.bind_query(left)?;
+                let mut r = self.bind_query(right)?;
                 if l.columns.len() != r.columns.len() {
                     return Err(Error::new(
                         Code::WrongArguments,
                         "The used SELECT statements have a different number of columns",
                     ));
                 }
-                let columns = l.columns.clone();
+                let columns = super::set_columns::unify(&mut l, &mut r);
                 let mut order = Vec::new();
                 for item in &q.order_by {
                     let pos = match &item.expr {
