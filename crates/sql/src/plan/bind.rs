@@ -3026,7 +3026,10 @@ impl Binder<'_> {
             }
             let b = match e {
                 Expr::Default => {
-                    BExpr::Literal(def.columns[pos].default.clone().unwrap_or(Value::Null))
+                    let c = &def.columns[pos];
+                    let default = BExpr::Literal(c.default.clone().unwrap_or(Value::Null));
+                    // A TIMESTAMP's default is kept in UTC.
+                    session_time(default, is_timestamp(c.data_type))
                 }
                 e => {
                     let b = self.bind_expr(e, &scope)?;

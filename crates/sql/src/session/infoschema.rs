@@ -146,8 +146,7 @@ fn build(session: &Session) -> Catalog {
                     s(&def.name),
                     s(&c.name),
                     Value::UInt(pos as u64 + 1),
-                    c.default
-                        .clone()
+                    super::time_zone::default_in_zone(c, session.ctx.tz_offset)
                         .map(|d| s(&d.to_string()))
                         .unwrap_or(Value::Null),
                     s(if c.nullable { "YES" } else { "NO" }),

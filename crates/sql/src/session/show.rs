@@ -177,8 +177,7 @@ impl Session {
             let default = if c.default_now {
                 Value::str("CURRENT_TIMESTAMP")
             } else {
-                c.default
-                    .as_ref()
+                super::time_zone::default_in_zone(c, self.ctx.tz_offset)
                     .map(|d| Value::str(&d.to_string()))
                     .unwrap_or(Value::Null)
             };
@@ -267,8 +266,13 @@ impl Session {
             return system_create_table(&t.def());
         }
         let def = t.def();
-        let mut text =
-            crate::plan::ddl::show_create_table(&def, t.auto_increment.load(Ordering::Relaxed));
+        // TIMESTAMP defaults (kept in UTC) in the session's zone.
+        let mut shown = (*def).clone();
+        for c in shown.columns.iter_mut() {
+            c.default = super::time_zone::default_in_zone(c, self.ctx.tz_offset);
+        }
+        let auto_increment = t.auto_increment.load(Ordering::Relaxed);
+        let mut text = crate::plan::ddl::show_create_table(&shown, auto_increment);
         text = comments::add_to_create(text, &def, &self.comments_of(&t));
         if t.temporary {
             text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
