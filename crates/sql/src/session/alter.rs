@@ -58,6 +58,7 @@ impl Session {
             .partition(is_fk_action);
         let mut altered = alter_def(&old, &others, &current)?;
         defaults_to_utc(&mut altered, &others, self.ctx.tz_offset);
+        shift_zones(&old, &mut altered, self.ctx.tz_offset);
         let comments = self.alter_comments(&t, actions, &altered)?;
         let named = (altered.def.database.clone(), altered.def.name.clone());
         let checks = self.checks_after(&t, &old, &altered.def, actions)?;
@@ -265,5 +266,30 @@ fn defaults_to_utc(
             }
             _ => {}
         }
+    }
+}
+
+/// A TIMESTAMP column (UTC in rows) becoming a DATETIME takes its values
+/// in the session's zone, and a DATETIME becoming a TIMESTAMP is read in
+/// it, as MySQL converts them.
+fn shift_zones(
+    old: &lockstep_tables::TableDef,
+    altered: &mut crate::plan::alter::Altered,
+    offset: i64,
+) {
+    use lockstep_types::DataType::{DateTime, Timestamp};
+    if offset == 0 {
+        return;
+    }
+    for (c, source) in altered.def.columns.iter().zip(altered.sources.iter_mut()) {
+        let ColumnSource::Column(i) = *source else {
+            continue;
+        };
+        let seconds = match (old.columns[i as usize].data_type, c.data_type) {
+            (Timestamp { .. }, DateTime { .. }) => offset,
+            (DateTime { .. }, Timestamp { .. }) => -offset,
+            _ => continue,
+        };
+        *source = ColumnSource::Shifted { column: i, seconds };
     }
 }

@@ -28,6 +28,8 @@
 //! (`default_to_utc`), shown and used in the zone of the session that
 //! reads it (`default_in_zone`, and `Func::FromUtc` where the binder puts
 //! it into a row).
+//! ALTER TABLE MODIFY between TIMESTAMP and DATETIME moves the values
+//! through the session zone (`ColumnSource::Shifted`, session/alter.rs).
 
 use lockstep_tables::ColumnDef;
 use lockstep_types::error::Code;
