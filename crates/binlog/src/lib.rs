@@ -203,6 +203,10 @@ pub enum ColumnSource {
     /// 1, 2, 3... in primary-key order (an added AUTO_INCREMENT column,
     /// or a new hidden row id).
     Counter,
+    /// The old table's column at this position, a TIMESTAMP becoming a
+    /// DATETIME or back: moved by `seconds` (into or out of the zone of
+    /// the session that altered it) before it is converted.
+    Shifted { column: u32, seconds: i64 },
 }
 
 impl Event {

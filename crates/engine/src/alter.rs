@@ -224,10 +224,15 @@ impl Engine {
     ) -> Result<Vec<Value>, SqlError> {
         let mut values = Vec::with_capacity(def.columns.len());
         for (col, source) in def.columns.iter().zip(sources) {
-            let v = match source {
-                ColumnSource::Column(i) => {
-                    let i = *i as usize;
-                    let v = old.get(i).cloned().unwrap_or(Value::Null);
+            let v = match *source {
+                ColumnSource::Column(i) | ColumnSource::Shifted { column: i, .. } => {
+                    let i = i as usize;
+                    let mut v = old.get(i).cloned().unwrap_or(Value::Null);
+                    if let (ColumnSource::Shifted { seconds, .. }, Value::DateTime(dt)) =
+                        (source, &v)
+                    {
+                        v = Value::DateTime(dt.shifted(*seconds));
+                    }
                     let from = old_def.columns.get(i).map(|c| c.data_type);
                     if from == Some(col.data_type) {
                         v
@@ -236,7 +241,7 @@ impl Engine {
                             .map_err(|e| at_row(e, &col.name, n))?
                     }
                 }
-                ColumnSource::Value(v) => v.clone(),
+                ColumnSource::Value(ref v) => v.clone(),
                 ColumnSource::Counter => Value::UInt(n),
             };
             values.push(v);

@@ -12,8 +12,8 @@
 //! turns the number into the member text it names (`Func::EnumText`), so
 //! that an index on the column still serves the lookup. An index orders
 //! the text, so ORDER BY an ENUM is always sorted, never read in index
-//! order. One case text cannot tell apart: a SET with '' as a member
-//! holding only that member reads back as the empty set.
+//! order. Text cannot hold a SET's '' member (MySQL's own text of
+//! {'', 'a'} is 'a'), so storing a value that holds it is refused (1235).
 //! See lockstep_types::enumset for the member lists themselves.
 
 use crate::expr::infer::infer;
@@ -150,6 +150,14 @@ fn untyped(e: &BExpr) -> bool {
 /// An ORDER BY key: ENUM and SET values sort by their numbers.
 pub fn sort_key(e: BExpr, types: &[(DataType, bool)]) -> BExpr {
     as_number(e, types)
+}
+
+/// `sort_key` for a key whose type `t` the caller knows (a window's).
+pub fn sort_key_of(e: BExpr, t: DataType) -> BExpr {
+    match t.members() {
+        Some((m, set)) => BExpr::Func(Func::EnumNumber(m, set), vec![e]),
+        None => e,
+    }
 }
 
 /// `x IN (list)` with an ENUM/SET `x`: numbers in the list (and values

@@ -240,6 +240,16 @@ pub fn store_set(v: &crate::Value, members: Members, column: &str) -> Result<Str
     if mask & !all != 0 {
         return Err(truncated(column));
     }
+    // A value holding a '' member reads back as the same text as one
+    // without it (MySQL prints {'', 'a'} as 'a' too), and the text is
+    // what is stored: the member would be lost, so it is refused.
+    if let Some(i) = members.index_of(b"") {
+        if mask >> (i - 1) & 1 == 1 {
+            return Err(Error::unsupported(format!(
+                "a SET value holding the '' member of column '{column}'"
+            )));
+        }
+    }
     Ok(members.set_text(mask))
 }
 

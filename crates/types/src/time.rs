@@ -42,6 +42,12 @@ pub struct DateTime {
     pub micro: u32,
 }
 
+/// Whether fractional digits `f` (all digits) round up at the sixth:
+/// MySQL reads the rest as nanoseconds and adds a microsecond from 500.
+fn rounds_up(f: &str) -> bool {
+    f.as_bytes().get(6).is_some_and(|d| *d >= b'5')
+}
+
 fn days_in_month(year: u16, month: u8) -> u8 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -186,14 +192,34 @@ impl DateTime {
         }
     }
 
-    /// Parses 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS[.ffffff]' (also with 'T').
+    /// Parses 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS[.ffffff]' (also with
+    /// 'T'); digits past the sixth round the microseconds, as in MySQL 8.
     pub fn parse(s: &str) -> Option<DateTime> {
-        Self::parse_with(s, Date::new)
+        Self::parse_with(s, Date::new, true)
     }
 
     /// `parse`, also taking a month or day of 0 ('2024-00-10').
     pub fn parse_with_zero_parts(s: &str) -> Option<DateTime> {
-        Self::parse_with(s, Date::with_zero_parts)
+        Self::parse_with(s, Date::with_zero_parts, true)
+    }
+
+    /// `parse_with_zero_parts` dropping digits past the sixth (the
+    /// TIME_TRUNCATE_FRACTIONAL sql_mode).
+    pub fn parse_truncating(s: &str) -> Option<DateTime> {
+        Self::parse_with(s, Date::with_zero_parts, false)
+    }
+
+    /// One microsecond later when `up` (the digits past the sixth round
+    /// up), within the limits `round` keeps.
+    fn round_extra(self, up: bool) -> DateTime {
+        if !up || self.date.month == 0 || self.date.day == 0 {
+            return self;
+        }
+        let next = DateTime::from_unix_micros(self.to_unix_micros() + 1);
+        match next.date.year > 9999 || next.date < self.date {
+            true => self,
+            false => next,
+        }
     }
 
     /// The zero date at midnight ('0000-00-00 00:00:00').
@@ -201,7 +227,7 @@ impl DateTime {
         *self == DateTime::default()
     }
 
-    fn parse_with(s: &str, date: fn(u16, u8, u8) -> Option<Date>) -> Option<DateTime> {
+    fn parse_with(s: &str, date: fn(u16, u8, u8) -> Option<Date>, round: bool) -> Option<DateTime> {
         let s = s.trim();
         let (date_part, time_part) = match s.find([' ', 'T']) {
             Some(i) => (&s[..i], Some(s[i + 1..].trim())),
@@ -237,6 +263,7 @@ impl DateTime {
                 }
                 let digits: String = f.chars().chain("000000".chars()).take(6).collect();
                 dt.micro = digits.parse().ok()?;
+                return Some(dt.round_extra(round && rounds_up(f)));
             }
         }
         Some(dt)
@@ -283,9 +310,20 @@ impl Time {
 
     /// Parses `[-][D ]hh:mm[:ss][.f]`, `[-]hhmmss[.f]` (or its shorter
     /// `mmss`, `ss` forms), or a DATETIME text (its time part).
+    /// Digits past the sixth round the microseconds, as in MySQL 8.
     pub fn parse(s: &str) -> Option<Time> {
+        Self::parse_rounding(s, true)
+    }
+
+    /// `parse` dropping digits past the sixth (TIME_TRUNCATE_FRACTIONAL).
+    pub fn parse_truncating(s: &str) -> Option<Time> {
+        Self::parse_rounding(s, false)
+    }
+
+    fn parse_rounding(s: &str, round: bool) -> Option<Time> {
         let s = s.trim();
-        if let Some(dt) = DateTime::parse(s).filter(|_| s.contains('-') && s.len() > 10) {
+        let dt = DateTime::parse_with(s, Date::new, round);
+        if let Some(dt) = dt.filter(|_| s.contains('-') && s.len() > 10) {
             return Some(Time::of_datetime(&dt));
         }
         let (negative, s) = match s.strip_prefix('-') {
@@ -308,6 +346,9 @@ impl Time {
             }
             let digits: String = f.chars().chain("000000".chars()).take(6).collect();
             t.micro = digits.parse().ok()?;
+            if round && rounds_up(f) {
+                t = t.plus_micro().unwrap_or(t);
+            }
         }
         t.valid().then_some(t)
     }
@@ -352,6 +393,21 @@ impl Time {
             && self.minute < 60
             && self.second < 60
             && self.micro < 1_000_000
+    }
+
+    /// One microsecond further from zero (None past 838:59:59.999999).
+    fn plus_micro(self) -> Option<Time> {
+        let secs = (self.hour as u64 * 60 + self.minute as u64) * 60 + self.second as u64;
+        let micros = secs * 1_000_000 + self.micro as u64 + 1;
+        let secs = micros / 1_000_000;
+        let t = Time {
+            negative: self.negative,
+            hour: u32::try_from(secs / 3600).ok()?,
+            minute: (secs / 60 % 60) as u8,
+            second: (secs % 60) as u8,
+            micro: (micros % 1_000_000) as u32,
+        };
+        t.valid().then_some(t)
     }
 
     /// Drops fractional digits beyond `fsp`.

@@ -69,7 +69,7 @@ fn alter_table(old: &TableDef, new: &TableDef, sources: &[ColumnSource]) -> Stri
     let kept: Vec<u32> = sources
         .iter()
         .filter_map(|s| match s {
-            ColumnSource::Column(c) => Some(*c),
+            ColumnSource::Column(c) | ColumnSource::Shifted { column: c, .. } => Some(*c),
             _ => None,
         })
         .collect();
@@ -80,7 +80,7 @@ fn alter_table(old: &TableDef, new: &TableDef, sources: &[ColumnSource]) -> Stri
     }
     for (i, _) in new.visible_columns() {
         match sources.get(i) {
-            Some(ColumnSource::Column(c)) => {
+            Some(ColumnSource::Column(c) | ColumnSource::Shifted { column: c, .. }) => {
                 let o = &old.columns[*c as usize];
                 let n = &new.columns[i];
                 if o.name != n.name || o.data_type != n.data_type || o.nullable != n.nullable {

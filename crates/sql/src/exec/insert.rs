@@ -147,7 +147,9 @@ impl Exec<'_> {
             .iter()
             .map(|c| match c.default_now {
                 true => now.clone(),
-                false => c.default.clone().unwrap_or(Value::Null),
+                // A TIMESTAMP's is kept in UTC: in the session zone here.
+                false => crate::expr::time_zone::default_in_zone(c, self.ctx.tz_offset)
+                    .unwrap_or(Value::Null),
             })
             .collect();
         let mut given = vec![false; def.columns.len()];

@@ -42,6 +42,12 @@ impl TextForm {
     }
 }
 
+/// The text type a value of `ty` becomes where its text form differs
+/// from its plain text (None: it does not).
+pub fn result_type_of(ty: DataType) -> Option<DataType> {
+    TextForm::of(ty).map(TextForm::result_type)
+}
+
 /// Evaluates `Func::TextForm`: values of other kinds (a DATE, text that
 /// already is text, NULL) pass through.
 pub fn apply(form: TextForm, v: Value) -> Value {

@@ -23,12 +23,34 @@
 //! zone; the UTC_ functions do not.
 //! Triggers see NEW and OLD in the session zone (`exec::trigger`).
 //!
-//! Not converted (yet): a constant DEFAULT of a TIMESTAMP column is read
-//! in the zone of the INSERT rather than, as in MySQL, of the CREATE
-//! TABLE.
+//! A constant DEFAULT of a TIMESTAMP column is kept in UTC too, as MySQL
+//! keeps it: read in the zone of the CREATE / ALTER that sets it
+//! (`default_to_utc`), shown and used in the zone of the session that
+//! reads it (`default_in_zone`, and `Func::FromUtc` where the binder puts
+//! it into a row).
+//! ALTER TABLE MODIFY between TIMESTAMP and DATETIME moves the values
+//! through the session zone (`ColumnSource::Shifted`, session/alter.rs).
 
+use lockstep_tables::ColumnDef;
 use lockstep_types::error::Code;
-use lockstep_types::{Error, Value};
+use lockstep_types::{DataType, Error, Value};
+
+/// Sets a TIMESTAMP column's constant default, given in the zone `offset`
+/// seconds east, to the UTC the catalog keeps.
+pub fn default_to_utc(c: &mut ColumnDef, offset: i64) {
+    if let Some(v) = c.default.take() {
+        c.default = Some(crate::expr::to_utc(v, c.data_type, offset));
+    }
+}
+
+/// A column's constant default in the zone `offset` seconds east.
+pub fn default_in_zone(c: &ColumnDef, offset: i64) -> Option<Value> {
+    let v = c.default.clone()?;
+    Some(match c.data_type {
+        DataType::Timestamp { .. } => crate::expr::from_utc(v, offset),
+        _ => v,
+    })
+}
 
 fn unknown(shown: &str) -> Error {
     Error::new(

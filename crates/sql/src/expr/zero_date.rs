@@ -74,20 +74,26 @@ fn stored(dt: DateTime, ty: DataType) -> Value {
 /// `ty` (DATETIME, TIMESTAMP or TIME), with its fractional digits past
 /// the type's cut off, so that the rounding that follows keeps it.
 pub fn cut_fraction(v: Value, ty: DataType) -> Value {
-    match (ty, v) {
-        (DataType::DateTime { fsp } | DataType::Timestamp { fsp }, v) => match read(&v) {
-            Some(dt) if matches!(v, Value::DateTime(_) | Value::Bytes(_)) => {
-                Value::DateTime(dt.truncate(fsp))
+    // Text is read without rounding its digits past the sixth either.
+    let text = match &v {
+        Value::Bytes(b) => std::str::from_utf8(b).ok(),
+        _ => None,
+    };
+    match (ty, &v) {
+        (DataType::DateTime { fsp } | DataType::Timestamp { fsp }, _) => {
+            let dt = match text {
+                Some(s) => DateTime::parse_truncating(s),
+                None => read(&v).filter(|_| matches!(v, Value::DateTime(_))),
+            };
+            dt.map_or(v, |dt| Value::DateTime(dt.truncate(fsp)))
+        }
+        (DataType::Time { fsp }, Value::Bytes(_)) => {
+            match text.and_then(lockstep_types::Time::parse_truncating) {
+                Some(t) => Value::Bytes(t.truncate(fsp).format(6).into_bytes()),
+                None => v,
             }
-            _ => v,
-        },
-        (DataType::Time { fsp }, v) => match super::to_time(&v) {
-            Some(t) if matches!(v, Value::Bytes(_)) => {
-                Value::Bytes(t.truncate(fsp).format(6).into_bytes())
-            }
-            _ => v,
-        },
-        (_, v) => v,
+        }
+        _ => v,
     }
 }
 

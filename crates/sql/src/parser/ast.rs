@@ -124,9 +124,11 @@ pub enum Statement {
         read_only: Option<bool>,
     },
     Show(Show),
-    /// DESCRIBE / DESC / EXPLAIN <table> (same as SHOW COLUMNS).
+    /// DESCRIBE / DESC / EXPLAIN <table> [column] (SHOW COLUMNS, the
+    /// column a name or a LIKE pattern).
     Describe {
         table: ObjectName,
+        column: Option<String>,
     },
     /// EXPLAIN <statement>: prints the plan.
     Explain(Box<Statement>, ExplainFormat),
@@ -1026,6 +1028,9 @@ pub enum Expr {
         args: Vec<Expr>,
         distinct: bool,
         star: bool,
+        /// `db.f(...)`: a stored function of that database (never a
+        /// built-in one); None for an unqualified call.
+        database: Option<String>,
     },
     Case {
         operand: Option<Box<Expr>>,

@@ -1965,6 +1965,7 @@ impl<'a> Parser<'a> {
                                     args: vec![left, pattern],
                                     distinct: false,
                                     star: false,
+                                    database: None,
                                 };
                                 if negated {
                                     Expr::Unary {
@@ -2342,6 +2343,9 @@ impl<'a> Parser<'a> {
         }
         self.advance();
         let second = self.ident_any()?;
+        if self.is(&Tok::LParen) {
+            return self.qualified_call(first, second);
+        }
         if self.eat(&Tok::Dot) {
             // db.t.col: the database qualifier is dropped.
             let third = self.ident_any()?;
@@ -2353,6 +2357,24 @@ impl<'a> Parser<'a> {
         Ok(Expr::Column {
             table: Some(first),
             name: second,
+        })
+    }
+
+    /// `db.f(args)`: a stored function of database `db` (never a built-in
+    /// one, so its name keeps the case it is written in).
+    fn qualified_call(&mut self, database: String, name: String) -> Result<Expr> {
+        self.expect(&Tok::LParen)?;
+        let args = match self.is(&Tok::RParen) {
+            true => Vec::new(),
+            false => self.parse_expr_list()?,
+        };
+        self.expect(&Tok::RParen)?;
+        Ok(Expr::Function {
+            name,
+            args,
+            distinct: false,
+            star: false,
+            database: Some(database),
         })
     }
 
@@ -2403,6 +2425,7 @@ impl<'a> Parser<'a> {
                     args: Vec::new(),
                     distinct: false,
                     star: false,
+                    database: None,
                 })
             }
             // Typed literals: DATE '2024-01-01', TIMESTAMP '...', TIME '...'.
@@ -2444,6 +2467,7 @@ impl<'a> Parser<'a> {
             args,
             distinct: false,
             star: false,
+            database: None,
         }
     }
 
@@ -2598,6 +2622,7 @@ impl<'a> Parser<'a> {
                     args,
                     distinct,
                     star,
+                    database: None,
                 })?
             }
         };
@@ -2672,6 +2697,7 @@ impl<'a> Parser<'a> {
                 args,
                 distinct,
                 star: false,
+                database: None,
             });
         }
         let (name, args) = match sep {
@@ -2688,6 +2714,7 @@ impl<'a> Parser<'a> {
             args,
             distinct,
             star: false,
+            database: None,
         })
     }
 
@@ -4796,12 +4823,12 @@ impl<'a> Parser<'a> {
             return Err(self.error());
         }
         let table = self.object_name()?;
-        // An optional column name or pattern: not modelled.
-        match self.peek() {
-            Tok::Str(_) | Tok::Ident(_) | Tok::Word => self.advance(),
-            _ => {}
-        }
-        Ok(Statement::Describe { table })
+        // An optional column name or LIKE pattern.
+        let column = match self.peek() {
+            Tok::Str(_) | Tok::Ident(_) | Tok::Word => Some(self.name_or_string()?),
+            _ => None,
+        };
+        Ok(Statement::Describe { table, column })
     }
 }
 
@@ -5058,6 +5085,7 @@ fn json_call(name: &str, args: Vec<Expr>) -> Expr {
         args,
         distinct: false,
         star: false,
+        database: None,
     }
 }
 

@@ -103,8 +103,10 @@ impl Parser<'_> {
             comment: String::new(),
             body: SpStmt::Leave(String::new()),
             definition: String::new(),
+            body_at: 0,
         };
         self.characteristics(&mut cr)?;
+        cr.body_at = self.start_of(0) - text_start;
         let names: Vec<String> = cr.params.iter().map(|p| p.name.to_lowercase()).collect();
         let mut body = Body {
             p: self,
@@ -222,6 +224,7 @@ impl Parser<'_> {
             }
             false => None,
         };
+        let body_at = self.start_of(0) - text_start;
         let mut body = Body {
             p: self,
             scopes: vec![Vec::new()],
@@ -238,6 +241,7 @@ impl Parser<'_> {
             order,
             body,
             definition: self.text_from(text_start),
+            body_at,
         })))
     }
 

@@ -65,6 +65,15 @@ pub struct CreateRoutine {
     pub body: SpStmt,
     /// The text after the name, stored and parsed again when it runs.
     pub definition: String,
+    /// Where the body starts in `definition` (a byte offset).
+    pub body_at: usize,
+}
+
+impl CreateRoutine {
+    /// The body as written (ROUTINE_DEFINITION).
+    pub fn body_text(&self) -> &str {
+        self.definition.get(self.body_at..).unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,6 +105,15 @@ pub struct CreateTrigger {
     pub order: Option<(bool, String)>,
     pub body: SpStmt,
     pub definition: String,
+    /// Where the body starts in `definition` (a byte offset).
+    pub body_at: usize,
+}
+
+impl CreateTrigger {
+    /// The body as written (ACTION_STATEMENT).
+    pub fn body_text(&self) -> &str {
+        self.definition.get(self.body_at..).unwrap_or_default()
+    }
 }
 
 /// Where SET, SELECT ... INTO and FETCH put a value.

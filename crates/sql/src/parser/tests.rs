@@ -137,8 +137,10 @@ fn sx(e: &Expr) -> String {
             args,
             distinct,
             star,
+            database,
         } => format!(
-            "{name}({}{}{})",
+            "{}{name}({}{}{})",
+            database.as_ref().map_or(String::new(), |d| format!("{d}.")),
             if *distinct { "DISTINCT " } else { "" },
             if *star { "*" } else { "" },
             list(args)
@@ -1565,6 +1567,7 @@ fn transactions_and_misc() {
                     database: None,
                     name: "t".into(),
                 },
+                column: None,
             },
         ),
         (
@@ -1574,6 +1577,7 @@ fn transactions_and_misc() {
                     database: Some("db".into()),
                     name: "t".into(),
                 },
+                column: None,
             },
         ),
         (
@@ -1583,6 +1587,7 @@ fn transactions_and_misc() {
                     database: None,
                     name: "t".into(),
                 },
+                column: Some("c".into()),
             },
         ),
     ];

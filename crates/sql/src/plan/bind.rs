@@ -328,14 +328,16 @@ pub fn display(e: &Expr) -> String {
             args,
             distinct,
             star,
+            database,
         } => {
             let inner = if *star {
                 "*".to_string()
             } else {
                 args.iter().map(display).collect::<Vec<_>>().join(",")
             };
+            let db = database.as_ref().map_or(String::new(), |d| format!("{d}."));
             format!(
-                "{}({}{})",
+                "{db}{}({}{})",
                 name,
                 if *distinct { "DISTINCT " } else { "" },
                 inner
@@ -614,15 +616,15 @@ impl<'a> Binder<'a> {
                 all,
                 op,
             } => {
-                let l = self.bind_query(left)?;
-                let r = self.bind_query(right)?;
+                let mut l = self.bind_query(left)?;
+                let mut r = self.bind_query(right)?;
                 if l.columns.len() != r.columns.len() {
                     return Err(Error::new(
                         Code::WrongArguments,
                         "The used SELECT statements have a different number of columns",
                     ));
                 }
-                let columns = l.columns.clone();
+                let columns = super::set_columns::unify(&mut l, &mut r);
                 let mut order = Vec::new();
                 for item in &q.order_by {
                     let pos = match &item.expr {
@@ -1124,6 +1126,7 @@ impl<'a> Binder<'a> {
                 args,
                 distinct,
                 star,
+                database: None,
             } if is_aggregate_name(name) => {
                 let func = match (name.as_str(), *star) {
                     ("COUNT", true) => AggFunc::CountStar,
@@ -1275,15 +1278,26 @@ impl<'a> Binder<'a> {
                 *op,
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
             )),
-            Expr::Function { name, args, .. } if name == "GROUPING" => {
-                self.grouping(args, scope, ctx)
-            }
-            Expr::Function { name, args, .. } => {
+            Expr::Function {
+                name,
+                args,
+                database: None,
+                ..
+            } if name == "GROUPING" => self.grouping(args, scope, ctx),
+            Expr::Function {
+                name,
+                args,
+                database,
+                ..
+            } => {
                 let bound = args
                     .iter()
                     .map(|a| self.bind_agg_expr(a, scope, ctx))
                     .collect::<Result<Vec<_>>>()?;
-                self.function(name, bound, &ctx.row_types())
+                match database {
+                    Some(db) => self.stored_call(db, name, bound),
+                    None => self.function(name, bound, &ctx.row_types()),
+                }
             }
             Expr::IsNull { expr, negated } => Ok(BExpr::IsNull(
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
@@ -1601,6 +1615,18 @@ impl<'a> Binder<'a> {
                 }
                 BExpr::Subquery(q)
             }
+            Expr::Function {
+                name,
+                args,
+                database: Some(db),
+                ..
+            } => {
+                let bound = args
+                    .iter()
+                    .map(|a| self.bind_expr(a, scope))
+                    .collect::<Result<Vec<_>>>()?;
+                self.stored_call(db, name, bound)?
+            }
             Expr::Function { name, args, .. } => self.bind_call(name, args, scope)?,
             Expr::Case {
                 operand,
@@ -1805,15 +1831,7 @@ impl<'a> Binder<'a> {
             let Some(db) = &self.database else {
                 return Err(Error::no_db());
             };
-            if let Some(stored) = crate::routine::call::bind_stored(self.catalog, db, name, &args)?
-            {
-                self.note_call(&stored.database, &stored.name);
-                return Ok(BExpr::Stored(stored, args));
-            }
-            return Err(Error::new(
-                Code::SpDoesNotExist,
-                format!("FUNCTION {db}.{name} does not exist"),
-            ));
+            return self.stored_call(db, name, args);
         };
         let (min, max) = f.arity();
         if args.len() < min || args.len() > max {
@@ -1824,6 +1842,21 @@ impl<'a> Binder<'a> {
         }
         let args = text_form::text_args(f, args, &|a| infer(a, types).0);
         Ok(BExpr::Func(f, args))
+    }
+
+    /// A call of the stored function `name` of `db` (named by the call,
+    /// `db.f()`, or the current database); 1305 when there is none.
+    fn stored_call(&self, db: &str, name: &str, args: Vec<BExpr>) -> Result<BExpr> {
+        match crate::routine::call::bind_stored(self.catalog, db, name, &args)? {
+            Some(stored) => {
+                self.note_call(&stored.database, &stored.name);
+                Ok(BExpr::Stored(stored, args))
+            }
+            None => Err(Error::new(
+                Code::SpDoesNotExist,
+                format!("FUNCTION {db}.{name} does not exist"),
+            )),
+        }
     }
 
     fn subquery(&mut self, q: &ast::Query, scope: &Scope) -> Result<SubqueryRef> {
@@ -2629,7 +2662,10 @@ impl Binder<'_> {
             }
             let b = match e {
                 Expr::Default => {
-                    BExpr::Literal(def.columns[pos].default.clone().unwrap_or(Value::Null))
+                    let c = &def.columns[pos];
+                    let default = BExpr::Literal(c.default.clone().unwrap_or(Value::Null));
+                    // A TIMESTAMP's default is kept in UTC.
+                    session_time(default, is_timestamp(c.data_type))
                 }
                 e => {
                     let b = self.bind_expr(e, &scope)?;

@@ -22,6 +22,7 @@ pub mod selectivity;
 pub mod semijoin;
 pub mod semijoin_keys;
 pub mod semijoin_nest;
+pub mod set_columns;
 pub mod user_var_type;
 pub mod view_dml;
 

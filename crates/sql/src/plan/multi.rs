@@ -162,8 +162,11 @@ impl Binder<'_> {
                 continue;
             }
             if matches!(e, Expr::Default) {
-                let default = s.def.columns[pos].default.clone().unwrap_or(Value::Null);
-                select.projection[n] = BExpr::Literal(default);
+                let c = &s.def.columns[pos];
+                let default = BExpr::Literal(c.default.clone().unwrap_or(Value::Null));
+                // A TIMESTAMP's default is kept in UTC.
+                let utc = matches!(c.data_type, lockstep_types::DataType::Timestamp { .. });
+                select.projection[n] = super::bind::session_time(default, utc);
             }
             let t = match targets.iter().position(|t| t.alias == s.alias) {
                 Some(t) => t,

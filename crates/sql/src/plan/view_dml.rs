@@ -462,11 +462,13 @@ pub fn map_columns(e: &Expr, map: &ColumnMap) -> Expr {
             args,
             distinct,
             star,
+            database,
         } => Expr::Function {
             name: name.clone(),
             args: v(args),
             distinct: *distinct,
             star: *star,
+            database: database.clone(),
         },
         Expr::Case {
             operand,

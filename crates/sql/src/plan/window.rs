@@ -589,7 +589,9 @@ impl<'a> Binder<'a> {
             check_position(&o.expr, wname)?;
             let (b, t) = bind(self, w.unalias(&o.expr))?;
             order_raw.push(b.clone());
-            sort.order.push((collate_key(b, t.0.is_string()), o.desc));
+            // As a query's ORDER BY: an ENUM / SET by its member number.
+            let key = crate::enumset::sort_key_of(b, t.0);
+            sort.order.push((collate_key(key, t.0.is_string()), o.desc));
             order_types.push(t.0);
         }
         let frame = self.bind_frame(spec, wname, &order_raw, &order_types)?;

@@ -10,6 +10,7 @@ use super::online_alter::{choose, rebuild_change, Change, Mode};
 use super::{until_killed, Session, R};
 use crate::parser::{AlterAction, DdlOptions, ObjectName};
 use crate::plan::alter::alter_def;
+use lockstep_binlog::ColumnSource;
 use lockstep_engine::{OnlineAlter, RebuildLists, Rename};
 use lockstep_tables::Table;
 use lockstep_types::error::Code;
@@ -56,6 +57,8 @@ impl Session {
             .cloned()
             .partition(is_fk_action);
         let mut altered = alter_def(&old, &others, &current)?;
+        defaults_to_utc(&mut altered, &others, self.ctx.tz_offset);
+        shift_zones(&old, &mut altered, self.ctx.tz_offset);
         let comments = self.alter_comments(&t, actions, &altered)?;
         let named = (altered.def.database.clone(), altered.def.name.clone());
         let checks = self.checks_after(&t, &old, &altered.def, actions)?;
@@ -226,4 +229,67 @@ type Named = ((String, String), Option<Arc<Table>>);
 
 fn table_exists(name: &str) -> Error {
     Error::new(Code::TableExists, format!("Table '{name}' already exists"))
+}
+
+/// The constant defaults an ALTER sets (ADD, MODIFY / CHANGE, SET
+/// DEFAULT), read in the session zone: kept in UTC (time_zone.rs), and
+/// so is the value an added column's existing rows get.
+fn defaults_to_utc(
+    altered: &mut crate::plan::alter::Altered,
+    actions: &[AlterAction],
+    offset: i64,
+) {
+    let mut names: Vec<String> = Vec::new();
+    for a in actions {
+        let name = match a {
+            AlterAction::AddColumn { column, .. } | AlterAction::ChangeColumn { column, .. } => {
+                &column.name
+            }
+            AlterAction::SetDefault { column, .. } => column,
+            _ => continue,
+        };
+        // Converted once, however many clauses name the column.
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            names.push(name.clone());
+        }
+    }
+    let sources = altered.sources.iter_mut();
+    for (c, source) in altered.def.columns.iter_mut().zip(sources) {
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(&c.name)) {
+            continue;
+        }
+        let given = c.default.clone();
+        super::time_zone::default_to_utc(c, offset);
+        match source {
+            ColumnSource::Value(v) if given.is_some() && *v == given.unwrap_or_default() => {
+                *v = c.default.clone().unwrap_or_default();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A TIMESTAMP column (UTC in rows) becoming a DATETIME takes its values
+/// in the session's zone, and a DATETIME becoming a TIMESTAMP is read in
+/// it, as MySQL converts them.
+fn shift_zones(
+    old: &lockstep_tables::TableDef,
+    altered: &mut crate::plan::alter::Altered,
+    offset: i64,
+) {
+    use lockstep_types::DataType::{DateTime, Timestamp};
+    if offset == 0 {
+        return;
+    }
+    for (c, source) in altered.def.columns.iter().zip(altered.sources.iter_mut()) {
+        let ColumnSource::Column(i) = *source else {
+            continue;
+        };
+        let seconds = match (old.columns[i as usize].data_type, c.data_type) {
+            (Timestamp { .. }, DateTime { .. }) => offset,
+            (DateTime { .. }, Timestamp { .. }) => -offset,
+            _ => continue,
+        };
+        *source = ColumnSource::Shifted { column: i, seconds };
+    }
 }

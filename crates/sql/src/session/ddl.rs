@@ -77,7 +77,14 @@ impl Session {
                 d.database = db.clone();
                 d
             }
-            None => crate::plan::ddl::table_def(&db, ct)?,
+            None => {
+                let mut def = crate::plan::ddl::table_def(&db, ct)?;
+                let tz = self.ctx.tz_offset;
+                def.columns
+                    .iter_mut()
+                    .for_each(|c| super::time_zone::default_to_utc(c, tz));
+                def
+            }
         };
         self.create_with_foreign_keys(def, ct).await?;
         self.fill_from_query(ct).await

@@ -146,8 +146,7 @@ fn build(session: &Session) -> Catalog {
                     s(&def.name),
                     s(&c.name),
                     Value::UInt(pos as u64 + 1),
-                    c.default
-                        .clone()
+                    super::time_zone::default_in_zone(c, session.ctx.tz_offset)
                         .map(|d| s(&d.to_string()))
                         .unwrap_or(Value::Null),
                     s(if c.nullable { "YES" } else { "NO" }),
@@ -630,6 +629,22 @@ fn performance_schema(cat: &Catalog, session: &Session) {
     table_in(cat, ps, 21, "SESSION_STATUS", &cols, status(false));
     table_in(cat, ps, 22, "GLOBAL_VARIABLES", &cols, variables(true));
     table_in(cat, ps, 23, "SESSION_VARIABLES", &cols, variables(false));
+}
+
+/// The system table `name` names (unqualified: in the session's
+/// database), as a query reading it would see it, for DESCRIBE and the
+/// other SHOWs about one table; None when the name is in no system schema.
+pub(super) fn system_table(
+    session: &Session,
+    name: &crate::parser::ObjectName,
+) -> Option<Result<std::sync::Arc<lockstep_tables::Table>, Error>> {
+    let db = name.database.as_ref().or(session.ctx.database.as_ref())?;
+    if !super::is_system_db(db) {
+        return None;
+    }
+    // Named in any case, as in a query (see Binder::table).
+    let found = build(session).table(&db.to_ascii_lowercase(), &name.name.to_ascii_uppercase());
+    Some(found.ok_or_else(|| Error::no_such_table(db, &name.name)))
 }
 
 /// Runs a query whose tables live in information_schema.

@@ -1340,10 +1340,10 @@ impl Session {
             Statement::Routine(r) => self.routine_statement(r, params).await,
             Statement::DropView { views, if_exists } => self.drop_views(views, *if_exists).await,
             Statement::Show(show) => self.show(show),
-            Statement::Describe { table } => self.show(&Show::Columns {
+            Statement::Describe { table, column } => self.show(&Show::Columns {
                 table: table.clone(),
                 full: false,
-                filter: None,
+                filter: column.clone().map(ShowFilter::Like),
             }),
             Statement::Explain(inner, parser::ExplainFormat::Analyze) => {
                 self.explain_analyze(inner).await
@@ -2670,6 +2670,7 @@ impl Session {
         };
         let show = Statement::Describe {
             table: name.clone(),
+            column: None,
         };
         self.grants.refresh(&self.engine.accounts);
         self.grants.check(&show, self.ctx.database.as_deref())?;

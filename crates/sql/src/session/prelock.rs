@@ -159,17 +159,22 @@ impl Walk {
                 self.add(t, write, true);
             }
         }
-        let mut calls = Vec::new();
+        let mut calls: Vec<(String, String)> = Vec::new();
         // each_expr reaches nested expressions and subqueries too.
         each_expr(body, &mut |e| {
-            if let Expr::Function { name, .. } = e {
-                if Func::lookup(name).is_none() && !calls.contains(name) {
-                    calls.push(name.clone());
+            if let Expr::Function { name, database, .. } = e {
+                // `db.f()` is always a stored function; `f()` when no
+                // built-in one has that name.
+                if database.is_some() || Func::lookup(name).is_none() {
+                    let d = database.as_deref().unwrap_or(db).to_string();
+                    if !calls.iter().any(|(cd, cn)| *cd == d && cn == name) {
+                        calls.push((d, name.clone()));
+                    }
                 }
             }
         });
-        for name in calls {
-            self.function(catalog, db, &name);
+        for (d, name) in calls {
+            self.function(catalog, &d, &name);
         }
     }
 }

@@ -367,7 +367,7 @@ impl Grants {
                     None => Ok(()),
                 }
             }
-            Statement::Describe { table }
+            Statement::Describe { table, .. }
             | Statement::Show(
                 Show::Columns { table, .. } | Show::Index { table } | Show::CreateTable { table },
             ) => on_table(Privs::SELECT, "SELECT", table),

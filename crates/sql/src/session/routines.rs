@@ -96,24 +96,29 @@ impl Session {
     }
 
     /// The stored functions a statement calls need EXECUTE (1370).
+    /// A call names its database (`db.f()`) or is in the current one.
     pub(super) fn check_function_execute(&self, stmt: &Statement) -> R<()> {
-        let Some(db) = self.ctx.database.as_deref() else {
-            return Ok(());
-        };
-        if self.grants.superuser() || self.grants.account.has_on_database(Privs::EXECUTE, db) {
+        if self.grants.superuser() {
             return Ok(());
         }
         let mut denied = None;
         crate::parser::visit_statement(stmt, &mut |e| {
-            if let Expr::Function { name, .. } = e {
-                let kind = RoutineKind::Function;
-                if denied.is_none() && self.engine.catalog.routine(db, kind, name).is_some() {
-                    denied = Some(name.to_lowercase());
-                }
+            let Expr::Function { name, database, .. } = e else {
+                return;
+            };
+            let Some(db) = database.as_deref().or(self.ctx.database.as_deref()) else {
+                return;
+            };
+            let kind = RoutineKind::Function;
+            if denied.is_none()
+                && !self.grants.account.has_on_database(Privs::EXECUTE, db)
+                && self.engine.catalog.routine(db, kind, name).is_some()
+            {
+                denied = Some((db.to_string(), name.to_lowercase()));
             }
         });
         match denied {
-            Some(name) => Err(self.routine_denied("execute", db, &name)),
+            Some((db, name)) => Err(self.routine_denied("execute", &db, &name)),
             None => Ok(()),
         }
     }

@@ -73,7 +73,7 @@ pub(crate) fn add_tables(cat: &Catalog, session: &Session) {
             returns.as_deref().map_or(Value::Null, s),
             s("SQL"),
             match sees_text(session, &def) {
-                true => s(body_of(&def.definition)),
+                true => s(cr.body_text()),
                 false => Value::Null,
             },
             s(if cr.deterministic { "YES" } else { "NO" }),
@@ -145,7 +145,7 @@ pub(super) fn trigger_rows(session: &Session) -> Vec<Vec<Value>> {
                 s(&def.database),
                 s(&def.table),
                 Value::Int(n as i64),
-                s(body_of(&def.definition)),
+                s(ct.body_text()),
                 s("ROW"),
                 s(if ct.before { "BEFORE" } else { "AFTER" }),
                 s("OLD"),
@@ -180,19 +180,6 @@ fn param_row(
     ];
     row.extend(super::super::infoschema_meta::type_values(Some(t)));
     row
-}
-
-/// The body: the text after the parameters and characteristics (a
-/// trigger's after FOR EACH ROW).
-pub(super) fn body_of(definition: &str) -> &str {
-    let up = definition.to_ascii_uppercase();
-    if let Some(i) = up.find("FOR EACH ROW") {
-        return definition[i + "FOR EACH ROW".len()..].trim_start();
-    }
-    match up.find("BEGIN") {
-        Some(i) => &definition[i..],
-        None => definition,
-    }
 }
 
 fn add(

@@ -144,10 +144,12 @@ impl Session {
         if let Some(view) = self.binder().view(table) {
             return self.describe_view(&view, full, f);
         }
-        let t = self.binder().table(table)?;
+        let (t, system) = self.shown_table(table)?;
         let def = t.def();
-        let notes = self.comments_of(&t);
-        let gen_cols = self.engine.catalog.generated(t.id);
+        let (notes, gen_cols) = match system {
+            true => (Default::default(), Arc::from([])),
+            false => (self.comments_of(&t), self.engine.catalog.generated(t.id)),
+        };
         let mut r = Vec::new();
         for (i, c) in def.visible_columns() {
             if !listed(&c.name, f) {
@@ -175,8 +177,7 @@ impl Session {
             let default = if c.default_now {
                 Value::str("CURRENT_TIMESTAMP")
             } else {
-                c.default
-                    .as_ref()
+                super::time_zone::default_in_zone(c, self.ctx.tz_offset)
                     .map(|d| Value::str(&d.to_string()))
                     .unwrap_or(Value::Null)
             };
@@ -202,9 +203,12 @@ impl Session {
 
     /// SHOW INDEX: one row per key column.
     fn show_index(&self, table: &ObjectName) -> R<Response> {
-        let t = self.binder().table(table)?;
+        let (t, system) = self.shown_table(table)?;
         let def = t.def();
-        let notes = self.comments_of(&t);
+        let notes = match system {
+            true => Default::default(),
+            false => self.comments_of(&t),
+        };
         let mut r = Vec::new();
         for (n, ix) in def.indexes.iter().enumerate() {
             if n == 0 && !def.has_declared_primary_key() {
@@ -257,10 +261,18 @@ impl Session {
         if let Some(view) = self.binder().view(table) {
             return self.show_create_view(&view);
         }
-        let t = self.binder().table(table)?;
+        let (t, system) = self.shown_table(table)?;
+        if system {
+            return system_create_table(&t.def());
+        }
         let def = t.def();
-        let mut text =
-            crate::plan::ddl::show_create_table(&def, t.auto_increment.load(Ordering::Relaxed));
+        // TIMESTAMP defaults (kept in UTC) in the session's zone.
+        let mut shown = (*def).clone();
+        for c in shown.columns.iter_mut() {
+            c.default = super::time_zone::default_in_zone(c, self.ctx.tz_offset);
+        }
+        let auto_increment = t.auto_increment.load(Ordering::Relaxed);
+        let mut text = crate::plan::ddl::show_create_table(&shown, auto_increment);
         text = comments::add_to_create(text, &def, &self.comments_of(&t));
         if t.temporary {
             text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
@@ -276,6 +288,16 @@ impl Session {
             &["Table", "Create Table"],
             vec![vec![Value::str(&def.name), Value::str(&text)]],
         ))
+    }
+
+    /// The table a SHOW about one table names, and whether it is a system
+    /// schema's: built as a query reading it sees it, with no comments,
+    /// generated columns or keys of its own.
+    fn shown_table(&self, name: &ObjectName) -> R<(Arc<lockstep_tables::Table>, bool)> {
+        match super::infoschema::system_table(self, name) {
+            Some(t) => Ok((t?, true)),
+            None => Ok((self.binder().table(name)?, false)),
+        }
     }
 
     /// SHOW CREATE DATABASE.
@@ -487,4 +509,31 @@ fn engines() -> Response {
             Value::str("YES"),
         ]],
     )
+}
+
+/// SHOW CREATE TABLE of a system table: mysql's tables are InnoDB tables
+/// and performance_schema's of its own engine, named in lower case as in
+/// MySQL 8. information_schema's (and sys's) are views over the data
+/// dictionary there, whose text lockstep does not have.
+fn system_create_table(def: &lockstep_tables::TableDef) -> R<Response> {
+    let engine = match def.database.as_str() {
+        "mysql" => "InnoDB",
+        "performance_schema" => "PERFORMANCE_SCHEMA",
+        _ => {
+            let what = format!("SHOW CREATE TABLE of {}.{}", def.database, def.name);
+            return Err(Error::unsupported(what));
+        }
+    };
+    let name = def.name.to_ascii_lowercase();
+    let text = crate::plan::ddl::show_create_table(def, 0)
+        .replacen(
+            &crate::plan::ddl::quote_ident(&def.name),
+            &crate::plan::ddl::quote_ident(&name),
+            1,
+        )
+        .replacen("ENGINE=InnoDB", &format!("ENGINE={engine}"), 1);
+    Ok(rows(
+        &["Table", "Create Table"],
+        vec![vec![Value::str(&name), Value::str(&text)]],
+    ))
 }
