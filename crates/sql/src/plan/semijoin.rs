@@ -291,7 +291,8 @@ pub(crate) fn rows_read(src: &Source) -> f64 {
     match src {
         Source::Table(scan) => {
             let n = scan.table.approximate_rows().max(1) as f64;
-            access_rows(&scan.def, scan.table.stats().as_deref(), &scan.access, n)
+            let known = crate::plan::selectivity::Known::default();
+            access_rows(scan, scan.table.stats().as_deref(), &scan.access, n, &known)
         }
         Source::Join {
             left, right, hash, ..
@@ -513,6 +514,9 @@ fn per_row_semi_join(q: &QueryPlan) -> bool {
 /// `select_subqueries` lists them, `steps` and `tree` with theirs added):
 /// `FirstMatch(t)` in the Extra of each one's last table and in its tree
 /// line, `t` the last outer table, to whose next row a match returns.
+/// As in MySQL 8, a semi-join's tables are rows of the outer block (its
+/// id and select_type, listed after its tables); a block left with no
+/// other rows is SIMPLE again.
 pub fn label_first_match(
     s: &crate::plan::SelectPlan,
     subs: &[Arc<QueryPlan>],
@@ -538,6 +542,29 @@ pub fn label_first_match(
         let name = format!("<subquery{}>", i + 2);
         if let Some(line) = tree.iter_mut().find(|(t, _)| *t == name) {
             line.1 = format!("semi-join, FirstMatch({outer}): {}", line.1);
+        }
+    }
+    merge_first_match_rows(steps);
+}
+
+/// Gives the tables of first-match semi-joins their outer block's id and
+/// select_type, and moves them after that block's other tables.
+fn merge_first_match_rows(steps: &mut [crate::plan::explain::Step]) {
+    let ids: Vec<usize> = steps
+        .iter()
+        .filter(|st| st.first_match.is_some())
+        .map(|st| st.id)
+        .collect();
+    let outer_type = steps.first().map_or("SIMPLE", |st| st.select_type);
+    for st in steps.iter_mut().filter(|st| ids.contains(&st.id)) {
+        st.id = 1;
+        st.select_type = outer_type;
+    }
+    // Stable: the outer tables keep their order, the semi-join's follow.
+    steps.sort_by_key(|st| st.id != 1);
+    if steps.iter().all(|st| st.id == 1) {
+        for st in steps.iter_mut() {
+            st.select_type = "SIMPLE";
         }
     }
 }
