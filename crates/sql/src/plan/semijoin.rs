@@ -57,6 +57,9 @@ pub struct Keyed {
     pub outer: Vec<BExpr>,
     /// Runs per row before the build is made.
     pub threshold: u64,
+    /// The same for runs that stop at their first row (EXISTS asks only
+    /// whether there is one).
+    pub first_row_threshold: u64,
     /// `finish` gives a row per row of the key (no aggregate, HAVING,
     /// window or LIMIT): EXISTS needs only to know whether the key has rows.
     pub plain: bool,
@@ -196,7 +199,9 @@ impl Binder<'_> {
             QueryBody::Select(p) => &p.source,
             _ => return plan,
         };
-        let threshold = threshold(per_row_source, &inner.source);
+        let threshold_of = |each: f64| threshold(per_row_source, &inner.source, each);
+        let threshold = threshold_of(rows_read(per_row_source));
+        let first_row_threshold = threshold_of(rows_read(per_row_source).min(1.0));
         let source = std::mem::replace(
             &mut inner.source,
             Source::Derived {
@@ -226,6 +231,7 @@ impl Binder<'_> {
             inner: inner_keys,
             outer: outer_keys,
             threshold,
+            first_row_threshold,
             plain,
             blind,
         }));
@@ -310,8 +316,9 @@ pub(crate) fn rows_read(src: &Source) -> f64 {
 /// A threshold never reached: the subquery runs per row, once per key.
 pub const NEVER: u64 = u64::MAX;
 
-/// How many runs per row cost about what the keyed build costs once.
-fn threshold(per_row: &Source, build: &Source) -> u64 {
+/// How many runs per row, each reading `rows` rows, cost about what the
+/// keyed build costs once.
+fn threshold(per_row: &Source, build: &Source, rows: f64) -> u64 {
     if matches!(per_row, Source::Join { left, hash: Some(_), .. } if matches!(**left, Source::Dual))
     {
         // The per-row plan hashes the table once anyway: each distinct key
@@ -319,7 +326,7 @@ fn threshold(per_row: &Source, build: &Source) -> u64 {
         return NEVER;
     }
     let once = rows_read(build);
-    let each = LOOKUP_COST * (rows_read(per_row) + 1.0);
+    let each = LOOKUP_COST * (rows + 1.0);
     (once / each).clamp(1.0, 1e12) as u64
 }
 
