@@ -8,6 +8,7 @@ pub mod capture;
 pub mod check;
 pub mod clustered;
 pub mod comments;
+pub mod dive;
 pub mod foreign;
 pub mod generated;
 pub mod histogram;

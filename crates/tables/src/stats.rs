@@ -21,6 +21,39 @@ pub const SYNC_LIMIT: usize = 100_000;
 pub struct IndexStats {
     /// `distinct[k]`: distinct values of the first k+1 key columns.
     pub distinct: Vec<u64>,
+    /// Every `every`th key in key order, from the first: the index's
+    /// quantiles, for estimating how many keys a range holds
+    /// (`Table::dive`).
+    pub samples: Vec<Vec<u8>>,
+    pub every: u64,
+}
+
+/// Keys sampled per index, at most (about 20 bytes each for an integer
+/// key: tens of kilobytes for a big table's indexes).
+pub const SAMPLES: usize = 1024;
+
+impl IndexStats {
+    /// Keys between `lower` and `upper` by the samples (None: no samples).
+    pub fn keys_between(
+        &self,
+        lower: std::ops::Bound<&[u8]>,
+        upper: std::ops::Bound<&[u8]>,
+    ) -> Option<f64> {
+        if self.samples.is_empty() {
+            return None;
+        }
+        let from = match lower {
+            std::ops::Bound::Included(k) => self.samples.partition_point(|s| s.as_slice() < k),
+            std::ops::Bound::Excluded(k) => self.samples.partition_point(|s| s.as_slice() <= k),
+            std::ops::Bound::Unbounded => 0,
+        };
+        let to = match upper {
+            std::ops::Bound::Included(k) => self.samples.partition_point(|s| s.as_slice() <= k),
+            std::ops::Bound::Excluded(k) => self.samples.partition_point(|s| s.as_slice() < k),
+            std::ops::Bound::Unbounded => self.samples.len(),
+        };
+        Some(to.saturating_sub(from) as f64 * self.every as f64)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,15 +87,22 @@ impl TableStats {
 /// key order (so equal prefixes are adjacent).
 pub struct PrefixCounter {
     distinct: Vec<u64>,
+    samples: Vec<Vec<u8>>,
+    every: usize,
+    seen: usize,
     prev: Vec<u8>,
     prev_ends: Vec<usize>,
     ends: Vec<usize>,
 }
 
 impl PrefixCounter {
-    pub fn new(columns: usize) -> PrefixCounter {
+    /// A counter of an index of about `keys` keys.
+    pub fn new(columns: usize, keys: usize) -> PrefixCounter {
         PrefixCounter {
             distinct: vec![0; columns],
+            samples: Vec::new(),
+            every: keys.div_ceil(SAMPLES).max(1),
+            seen: 0,
             prev: Vec::new(),
             prev_ends: Vec::new(),
             ends: Vec::with_capacity(columns),
@@ -70,6 +110,10 @@ impl PrefixCounter {
     }
 
     pub fn push(&mut self, key: &[u8]) {
+        if self.seen.is_multiple_of(self.every) {
+            self.samples.push(key.to_vec());
+        }
+        self.seen += 1;
         self.ends.clear();
         let mut at = 0;
         while self.ends.len() < self.distinct.len() {
@@ -98,6 +142,8 @@ impl PrefixCounter {
     pub fn finish(self) -> IndexStats {
         IndexStats {
             distinct: self.distinct,
+            samples: self.samples,
+            every: self.every as u64,
         }
     }
 }
@@ -123,10 +169,14 @@ mod tests {
             key(&[Value::Int(2), s("a"), Value::Int(1)]),
             key(&[Value::Int(2), s("a"), Value::Int(1)]),
         ];
-        let mut counter = PrefixCounter::new(3);
+        let mut counter = PrefixCounter::new(3, 5);
         keys.iter().for_each(|k| counter.push(k));
         let stats = counter.finish();
         assert_eq!(stats.distinct, vec![2, 3, 4]);
+        let all = std::ops::Bound::Unbounded;
+        assert_eq!(stats.keys_between(all, all), Some(5.0));
+        let from = std::ops::Bound::Included(keys[2].as_slice());
+        assert_eq!(stats.keys_between(from, all), Some(3.0));
         let table = TableStats {
             rows: 5,
             indexes: vec![stats],

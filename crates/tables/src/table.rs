@@ -241,7 +241,8 @@ impl Table {
         let schema = self.schema();
         let def = &schema.def;
         let mut indexes = Vec::with_capacity(def.indexes.len());
-        let mut primary = PrefixCounter::new(def.indexes[PRIMARY].columns.len());
+        let keys = self.approximate_rows();
+        let mut primary = PrefixCounter::new(def.indexes[PRIMARY].columns.len(), keys);
         let mut rows = 0u64;
         let _ = self
             .primary
@@ -252,7 +253,7 @@ impl Table {
             });
         indexes.push(primary.finish());
         for (i, map) in schema.secondary.iter().enumerate() {
-            let mut counter = PrefixCounter::new(def.indexes[i + 1].columns.len());
+            let mut counter = PrefixCounter::new(def.indexes[i + 1].columns.len(), keys);
             map.iter().for_each(|e| counter.push(e.key()));
             indexes.push(counter.finish());
         }

@@ -506,6 +506,9 @@ pub struct Exec<'a> {
     /// SQL_CALC_FOUND_ROWS: the next query block to finish counts its rows
     /// before LIMIT into `found_total` (taken by it: nested blocks do not).
     pub count_before_limit: bool,
+    /// EXISTS asks the next query block only whether it has a row: a
+    /// plain SELECT stops at its first (taken by that block, as above).
+    exists_only: bool,
     pub found_total: Option<usize>,
     /// EXPLAIN ANALYZE: every table access is measured here.
     pub profile: Option<profile::Profile>,
@@ -563,7 +566,12 @@ impl Env for Exec<'_> {
             Some(rows) if !q.correlated => Ok(rows.is_empty()),
             _ => match self.keyed_is_empty(q, row)? {
                 Some(empty) => Ok(empty),
-                None => Ok(self.subquery(q, row)?.is_empty()),
+                None => {
+                    self.exists_only = true;
+                    let rows = self.subquery(q, row);
+                    self.exists_only = false; // unused when the result was cached
+                    Ok(rows?.is_empty())
+                }
             },
         }
     }
@@ -687,6 +695,7 @@ impl<'a> Exec<'a> {
             generated: HashMap::new(),
             view_checks: Arc::new(Vec::new()),
             count_before_limit: false,
+            exists_only: false,
             found_total: None,
             profile: None,
         }
@@ -748,8 +757,14 @@ impl<'a> Exec<'a> {
     // ---------- queries ----------
 
     pub fn query(&mut self, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
+        // Only a plain block may stop early: a set operation's right side
+        // can remove the rows of its left.
+        let exists_only = std::mem::take(&mut self.exists_only);
         match &plan.body {
-            QueryBody::Select(s) => self.select(s),
+            QueryBody::Select(s) => {
+                self.exists_only = exists_only;
+                self.select(s)
+            }
             QueryBody::Recursive(r) => self.recursive(r, &plan.columns),
             QueryBody::Working(id) => Ok(self.working_rows(*id)),
             QueryBody::JsonTable(t) => self.json_table(t),
@@ -846,6 +861,7 @@ impl<'a> Exec<'a> {
 
     fn select(&mut self, p: &SelectPlan) -> Result<Vec<Vec<Value>>> {
         let counting = std::mem::take(&mut self.count_before_limit);
+        let exists_only = std::mem::take(&mut self.exists_only);
         // The sort buffer, when no index gives the order.
         let sort_limit =
             (!p.order.is_empty() && !p.ordered_by_index).then_some(self.ctx.memory.sort);
@@ -871,7 +887,11 @@ impl<'a> Exec<'a> {
             && !p.distinct
             && (p.order.is_empty() || p.ordered_by_index)
         {
-            self.limit_count(&p.limit, &p.offset)?
+            match self.limit_count(&p.limit, &p.offset)? {
+                // One row answers EXISTS (unless OFFSET skips it).
+                None if exists_only && p.offset.is_none() => Some(1),
+                early => early,
+            }
         } else {
             None
         };

@@ -244,7 +244,12 @@ impl Exec<'_> {
         if let Some(i) = memo.as_ref().and_then(|m| state.memo.find(m)) {
             return Ok(Some(Answer::Rows(state.results[i].clone())));
         }
-        if state.build.is_none() && state.runs >= k.threshold {
+        // A run for EXISTS stops at its first row: more runs pay off.
+        let threshold = match rows {
+            true => k.threshold,
+            false => k.first_row_threshold,
+        };
+        if state.build.is_none() && state.runs >= threshold {
             let built = self.build_keyed(k, id)?.map(Box::new);
             self.keyed.entry(id).or_default().build = Some(built);
         }
@@ -253,7 +258,12 @@ impl Exec<'_> {
             _ => Probe::PerRow,
         };
         let key = match found {
-            Probe::PerRow => return self.keyed_per_row(q, id, row, memo).map(Some),
+            Probe::PerRow => {
+                self.exists_only = !rows;
+                let answer = self.keyed_per_row(q, id, row, memo);
+                self.exists_only = false;
+                return answer.map(Some);
+            }
             Probe::Nothing => None,
             Probe::Key(key) => Some(key),
         };

@@ -2136,8 +2136,15 @@ pub fn key_value(v: &Value, ty: DataType) -> Option<Value> {
             }
             Some(Value::Double(v.to_f64()?))
         }
+        // A date written as text or as a midnight DATETIME ('2021-03-01',
+        // the usual way to bound a DATE range) is that date's key; a time
+        // of day compares between two dates, so it gives none.
         DataType::Date => match v {
             Value::Date(_) => Some(v.clone()),
+            Value::DateTime(dt) => midnight(dt),
+            Value::Bytes(b) => midnight(&DateTime::parse_with_zero_parts(
+                std::str::from_utf8(b).ok()?,
+            )?),
             _ => None,
         },
         DataType::DateTime { .. } | DataType::Timestamp { .. } => match v {
@@ -2161,6 +2168,12 @@ pub fn key_value(v: &Value, ty: DataType) -> Option<Value> {
             other => other.to_text().map(Value::Bytes),
         },
     }
+}
+
+/// The DATE key of a DATETIME at midnight.
+fn midnight(dt: &DateTime) -> Option<Value> {
+    let zero = dt.hour == 0 && dt.minute == 0 && dt.second == 0 && dt.micro == 0;
+    zero.then_some(Value::Date(dt.date))
 }
 
 fn fold(e: BExpr) -> BExpr {

@@ -11,6 +11,7 @@ use crate::parser::{
 };
 use crate::plan::group_check::{self, Determined};
 use crate::plan::index_hints;
+use crate::plan::selectivity::Known;
 use crate::plan::*;
 use lockstep_engine::catalog::Catalog;
 use lockstep_engine::LockMode;
@@ -201,7 +202,7 @@ pub struct Binder<'a> {
     /// What the join order's estimates know: parameter values bound at
     /// EXECUTE (the placeholders stay in the plan), the session's zone;
     /// and the estimates that waited for a parameter.
-    pub known: crate::plan::selectivity::Known,
+    pub known: Known,
     /// The clause being bound, as error 1054 names it ("field list",
     /// "where clause", ...).
     clause: &'static str,
@@ -981,7 +982,7 @@ impl<'a> Binder<'a> {
     ) -> Result<(Scope, Source, Option<BExpr>)> {
         use crate::plan::join_order::{leaf_count, Joins, MAX_UNITS};
         if leaf_count(&source) > MAX_UNITS {
-            return Ok(written_order_plan(scope, source, filter));
+            return Ok(written_order_plan(scope, source, filter, &self.known));
         }
         let joins = Joins::new(source, filter, &scope.types);
         let n = joins.units.len();
@@ -990,7 +991,7 @@ impl<'a> Binder<'a> {
             false => joins.best_order(&self.known),
         };
         if order.iter().enumerate().all(|(i, &u)| i == u) {
-            let (source, filter) = joins.build();
+            let (source, filter) = joins.build(&self.known);
             return Ok((scope, source, filter));
         }
         let mut place = Placement {
@@ -1000,7 +1001,7 @@ impl<'a> Binder<'a> {
         let (scope, source, filter) = self.bind_from(s, &mut place)?;
         let mut joins = Joins::new(source, filter, &scope.types);
         joins.reorder(&order);
-        let (source, filter) = joins.build();
+        let (source, filter) = joins.build(&self.known);
         Ok((scope, source, filter))
     }
 
@@ -1016,7 +1017,7 @@ impl<'a> Binder<'a> {
         // Implied equalities between one table's own columns give no key.
         let prop = crate::plan::equalities::propagate(conjuncts, &scope.types);
         if let Source::Table(scan) = source {
-            scan.access = best_access(scan, &prop.conjuncts);
+            scan.access = best_access(scan, &prop.conjuncts, &self.known);
         }
         prop.conjuncts
     }
@@ -1895,11 +1896,12 @@ fn written_order_plan(
     scope: Scope,
     mut source: Source,
     filter: Option<BExpr>,
+    known: &Known,
 ) -> (Scope, Source, Option<BExpr>) {
     let conjuncts = filter.as_ref().map(split_conjuncts).unwrap_or_default();
     let prop = crate::plan::equalities::propagate(conjuncts, &scope.types);
     let usable = [&prop.conjuncts[..], &prop.derived[..]].concat();
-    choose_accesses(&mut source, &usable, true);
+    choose_accesses(&mut source, &usable, true, known);
     (scope, source, conjoin(prop.conjuncts))
 }
 
@@ -2174,11 +2176,16 @@ fn constraints(
 }
 
 /// Picks the access path of every table in the source tree.
-pub fn choose_accesses(source: &mut Source, conjuncts: &[BExpr], where_applies: bool) {
+pub fn choose_accesses(
+    source: &mut Source,
+    conjuncts: &[BExpr],
+    where_applies: bool,
+    known: &Known,
+) {
     match source {
         Source::Dual | Source::Derived { .. } => {}
         Source::Table(scan) => {
-            scan.access = best_access(scan, conjuncts);
+            scan.access = best_access(scan, conjuncts, known);
         }
         Source::Join {
             left,
@@ -2204,24 +2211,103 @@ pub fn choose_accesses(source: &mut Source, conjuncts: &[BExpr], where_applies: 
                     left_conj.extend(on_conj);
                 }
             }
-            choose_accesses(left, &left_conj, true);
+            choose_accesses(left, &left_conj, true, known);
             let right_where = where_applies && *kind != JoinKind::Left;
-            choose_accesses(right, &right_conj, right_where || !right_conj.is_empty());
+            let applies = right_where || !right_conj.is_empty();
+            choose_accesses(right, &right_conj, applies, known);
         }
     }
 }
 
-pub fn best_access(scan: &TableScan, conjuncts: &[BExpr]) -> Access {
-    best_access_by(scan, conjuncts, &|i| i < scan.offset)
+pub fn best_access(scan: &TableScan, conjuncts: &[BExpr], known: &Known) -> Access {
+    best_access_by(scan, conjuncts, &|i| i < scan.offset, known)
 }
 
 /// The access path of `scan`'s table whose keys may use the positions
-/// `avail` allows (and only the indexes its hints allow).
-pub fn best_access_by(scan: &TableScan, conjuncts: &[BExpr], avail: Avail) -> Access {
+/// `avail` allows (and only the indexes its hints allow): the best key
+/// by what it fixes (a whole unique key, then equalities, IN lists,
+/// ranges); when the best has only a range, the cheapest of the ranges
+/// and a full scan by their index dives (`range_by_cost`).
+pub fn best_access_by(
+    scan: &TableScan,
+    conjuncts: &[BExpr],
+    avail: Avail,
+    known: &Known,
+) -> Access {
+    let mut candidates = scored_accesses(scan, conjuncts, avail);
+    let Some(at) = (0..candidates.len()).max_by_key(|&i| (candidates[i].0, usize::MAX - i)) else {
+        return Access::full();
+    };
+    if candidates[at].0 < RANGE_ONLY {
+        if let Some(access) = range_by_cost(scan, &candidates, at, known) {
+            return access;
+        }
+    }
+    candidates.swap_remove(at).1
+}
+
+/// Scores below this fix no key column by equality: a range at best.
+const RANGE_ONLY: i64 = 90;
+
+/// What starting a full scan costs, in rows read.
+const SCAN_SETUP: f64 = 16.0;
+
+/// Among access paths that only range over their first key column
+/// (`candidates[best]` the best scored), the cheapest by index dives,
+/// or a full scan when that costs less: a secondary index's row costs
+/// a lookup more than a scanned one. None: keep the best scored, when
+/// its rows are unknown, or only the clustered index ranges (which never
+/// costs more than a full scan, so needs no dive). A bound that is a
+/// parameter not yet bound leaves a probe, so EXECUTE plans again per
+/// range of its rows (`session::replan`).
+fn range_by_cost(
+    scan: &TableScan,
+    candidates: &[(i64, Access)],
+    best: usize,
+    known: &Known,
+) -> Option<Access> {
+    use crate::plan::index_dive::{dive, Dive, SECONDARY_ROW_COST};
+    let ranges = || candidates.iter().filter(|(s, _)| *s < RANGE_ONLY);
+    if ranges().all(|(_, a)| a.index == 0) {
+        return None;
+    }
+    // A scan pays for starting too: a tiny table keeps its index.
+    let scan_cost = scan.table.approximate_rows() as f64 + SCAN_SETUP;
+    let mut cheapest = match index_hints::forced(&scan.hints) {
+        true => (f64::INFINITY, candidates[best].1.clone()),
+        false => (scan_cost, Access::full()),
+    };
+    for (_, access) in ranges() {
+        let rows = match dive(scan, access, known) {
+            Dive::Rows(rows) => rows,
+            Dive::WaitsForParam if std::ptr::eq(access, &candidates[best].1) => {
+                known
+                    .probes
+                    .borrow_mut()
+                    .push(crate::plan::selectivity::Probe::range(scan, access));
+                return None;
+            }
+            _ if std::ptr::eq(access, &candidates[best].1) => return None,
+            _ => continue,
+        };
+        let per_row = if access.index == 0 {
+            1.0
+        } else {
+            SECONDARY_ROW_COST
+        };
+        if rows * per_row < cheapest.0 {
+            cheapest = (rows * per_row, access.clone());
+        }
+    }
+    Some(cheapest.1)
+}
+
+/// Every index the conjuncts give a key for, with its access path and
+/// its score by what the key fixes.
+fn scored_accesses(scan: &TableScan, conjuncts: &[BExpr], avail: Avail) -> Vec<(i64, Access)> {
     let (def, offset) = (&scan.def, scan.offset);
     let cons = constraints(conjuncts, offset, def.columns.len(), avail);
-    let mut best = Access::full();
-    let mut best_score = 0i64;
+    let mut out = Vec::new();
     for (idx, index) in def.indexes.iter().enumerate() {
         if !index_hints::usable(&scan.hints, idx) {
             continue;
@@ -2285,16 +2371,14 @@ pub fn best_access_by(scan: &TableScan, conjuncts: &[BExpr], avail: Avail) -> Ac
         if idx == 0 {
             score += 5;
         }
-        if score > best_score {
-            best_score = score;
-            best = Access {
-                index: idx,
-                ranges,
-                reverse: false,
-            };
-        }
+        let access = Access {
+            index: idx,
+            ranges,
+            reverse: false,
+        };
+        out.push((score, access));
     }
-    best
+    out
 }
 
 /// Splits the conjuncts of a one-table filter into those the key range of
@@ -2752,7 +2836,7 @@ impl Binder<'_> {
             hints: None,
             filter: None,
         };
-        scan.access = best_access(&scan, &conjuncts);
+        scan.access = best_access(&scan, &conjuncts, &self.known);
         let ordered_by_index = !order.is_empty() && use_index_order(&mut scan, &order, &conjuncts);
         let (filter, range_check) = take_implied(conjuncts, &def, 0, &scan.access);
         scan.range_check = range_check;

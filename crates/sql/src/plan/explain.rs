@@ -121,7 +121,7 @@ pub fn table_step(
     let n = scan.table.approximate_rows().max(1) as f64;
     let rows = match kind {
         "const" | "eq_ref" => 1,
-        _ => access_rows(def, scan.table.stats().as_deref(), access, n).round() as u64,
+        _ => access_rows(scan, scan.table.stats().as_deref(), access, n, known).round() as u64,
     };
     let key_ref = matches!(kind, "const" | "eq_ref" | "ref").then(|| {
         let part = |e: &&BExpr| ref_name(e, seen);

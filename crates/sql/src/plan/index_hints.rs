@@ -3,9 +3,9 @@
 //! the planner may use for finding rows and for ordering. As MySQL: USE and
 //! FORCE name the only usable indexes of their scope (`USE INDEX ()` none),
 //! IGNORE removes indexes, a hint without FOR applies to every scope, and
-//! an unknown index name is error 1176. A full table scan stays possible
-//! (lockstep already prefers any index its conditions can use to a scan,
-//! which is what FORCE asks for).
+//! an unknown index name is error 1176. A full table scan stays possible;
+//! under FORCE INDEX only when no named index has a key from the
+//! conditions (a range is then never weighed against a scan).
 
 use crate::parser::{IndexHint, IndexHintKind, IndexHintScope};
 use lockstep_tables::TableDef;
@@ -20,6 +20,8 @@ pub struct IndexHints {
     pub join: Vec<bool>,
     /// Reading rows in an index's order for ORDER BY.
     pub order: Vec<bool>,
+    /// FORCE INDEX for finding rows: a scan only where no key serves.
+    pub forced: bool,
 }
 
 fn position(def: &TableDef, name: &str) -> Result<usize, Error> {
@@ -70,7 +72,14 @@ pub fn resolve(def: &TableDef, hints: &[IndexHint]) -> Result<Option<Arc<IndexHi
     // GROUP BY never reads an index's order in lockstep (it hashes), so
     // its hints are only checked for names.
     mask(def, hints, IndexHintScope::GroupBy)?;
-    Ok(Some(Arc::new(IndexHints { join, order })))
+    let forced = hints.iter().any(|h| {
+        h.kind == IndexHintKind::Force && h.scope.is_none_or(|s| s == IndexHintScope::Join)
+    });
+    Ok(Some(Arc::new(IndexHints {
+        join,
+        order,
+        forced,
+    })))
 }
 
 /// Whether index `i` may be used for finding rows.
@@ -78,6 +87,11 @@ pub fn usable(hints: &Option<Arc<IndexHints>>, i: usize) -> bool {
     hints
         .as_ref()
         .is_none_or(|h| h.join.get(i).copied().unwrap_or(true))
+}
+
+/// Whether FORCE INDEX rules out a scan where a key serves.
+pub fn forced(hints: &Option<Arc<IndexHints>>) -> bool {
+    hints.as_ref().is_some_and(|h| h.forced)
 }
 
 /// Whether index `i`'s order may serve ORDER BY.

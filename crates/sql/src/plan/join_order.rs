@@ -17,9 +17,8 @@ use crate::plan::bind::{take_implied_with, Avail};
 use crate::plan::equalities::propagate;
 use crate::plan::hash_join::{self, access_reads_outside};
 use crate::plan::selectivity::{estimate, Known};
-use crate::plan::{Access, Source};
+use crate::plan::{Access, Source, TableScan};
 use lockstep_tables::stats::TableStats;
-use lockstep_tables::TableDef;
 use lockstep_types::DataType;
 use std::sync::Arc;
 
@@ -288,19 +287,31 @@ struct Step {
 
 /// Rows an access path reads from a table of `n` rows: one for a whole
 /// unique key; for a key prefix, the rows per value the index statistics
-/// counted (a tenth per column without them); a third of that for a range.
+/// counted (a tenth per column without them); for a range with constant
+/// bounds, what an index dive counts (`index_dive`), else a third of the
+/// prefix's rows.
 pub(crate) fn access_rows(
-    def: &TableDef,
+    scan: &TableScan,
     stats: Option<&TableStats>,
     access: &Access,
     n: f64,
+    known: &Known,
 ) -> f64 {
     if access.is_full_scan() {
         return n;
     }
-    let index = &def.indexes[access.index];
+    let index = &scan.def.indexes[access.index];
+    let many = access.ranges.len() > crate::plan::index_dive::MAX_RANGES;
     let mut total = 0.0;
     for r in &access.ranges {
+        let ranged = r.lower.is_some() || r.upper.is_some();
+        if ranged && !many {
+            let dived = crate::plan::index_dive::dive_range(scan, access.index, r, known);
+            if let crate::plan::index_dive::Dive::Rows(rows) = dived {
+                total += rows.max(1.0);
+                continue;
+            }
+        }
         let whole = r.eq.len() == index.columns.len() && index.unique;
         let counted = stats.and_then(|s| s.rows_per_key(access.index, r.eq.len()));
         let mut rows = match (whole, counted) {
@@ -310,7 +321,7 @@ pub(crate) fn access_rows(
             (false, None) if r.eq.is_empty() => n,
             (false, None) => n * 0.1f64.powi(r.eq.len() as i32),
         };
-        if r.lower.is_some() || r.upper.is_some() {
+        if ranged {
             rows /= 3.0;
         }
         total += rows.max(1.0);
@@ -389,9 +400,9 @@ impl Search<'_> {
             return nest.map_or(OPAQUE, |(cost, rows, once)| Step { cost, rows, once });
         };
         let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
-        let access = best_access_by(scan, &self.usable[u], &avail as Avail);
+        let access = best_access_by(scan, &self.usable[u], &avail as Avail, self.known);
         let n = scan.table.approximate_rows().max(1) as f64;
-        let fetched = access_rows(&scan.def, self.stats[u].as_deref(), &access, n);
+        let fetched = access_rows(scan, self.stats[u].as_deref(), &access, n, self.known);
         let mut kept: Vec<f64> = match &unit.outer {
             Some(o) => {
                 o.on.iter()
@@ -611,7 +622,7 @@ impl Joins {
 
     /// The plan of the units in their order (the row layout's): a
     /// left-deep nested loop, and what remains of the statement's filter.
-    pub fn build(self) -> (Source, Option<BExpr>) {
+    pub fn build(self, known: &Known) -> (Source, Option<BExpr>) {
         let Joins {
             units,
             conds,
@@ -628,7 +639,7 @@ impl Joins {
         let mut source: Option<Source> = None;
         for (unit, conds) in units.into_iter().zip(mine) {
             let outer = unit.outer.is_some();
-            let (right, on) = place(unit, conds, &derived);
+            let (right, on) = place(unit, conds, &derived, known);
             source = Some(match source {
                 None => hash_join::correlated_lookup(right, &on),
                 Some(left) => Source::Join {
@@ -660,11 +671,16 @@ fn home(c: &BExpr, units: &[Unit]) -> Option<usize> {
 
 /// One unit's source with its access path and conditions, and the ON of
 /// the join that adds it.
-fn place(unit: Unit, conds: Vec<BExpr>, derived: &[BExpr]) -> (Source, Option<BExpr>) {
+fn place(
+    unit: Unit,
+    conds: Vec<BExpr>,
+    derived: &[BExpr],
+    known: &Known,
+) -> (Source, Option<BExpr>) {
     let mut source = unit.source;
     match (unit.outer, &mut source) {
         (None, Source::Table(scan)) => {
-            scan.access = best_access(scan, &[&conds[..], derived].concat());
+            scan.access = best_access(scan, &[&conds[..], derived].concat(), known);
             let (filter, check) =
                 take_implied_with(conds, derived, &scan.def, scan.offset, &scan.access);
             scan.filter = filter;
@@ -674,7 +690,7 @@ fn place(unit: Unit, conds: Vec<BExpr>, derived: &[BExpr]) -> (Source, Option<BE
         (None, _) => (source, conjoin(conds)),
         (Some(o), Source::Table(scan)) => {
             let usable = [&o.on[..], &o.derived[..]].concat();
-            scan.access = best_access(scan, &usable);
+            scan.access = best_access(scan, &usable, known);
             let (on, check) =
                 take_implied_with(o.on, &o.derived, &scan.def, scan.offset, &scan.access);
             scan.range_check = check;
@@ -682,7 +698,7 @@ fn place(unit: Unit, conds: Vec<BExpr>, derived: &[BExpr]) -> (Source, Option<BE
         }
         (Some(o), _) => {
             let usable = [&o.on[..], &o.derived[..]].concat();
-            choose_accesses(&mut source, &usable, true);
+            choose_accesses(&mut source, &usable, true, known);
             (source, conjoin(o.on))
         }
     }

@@ -12,6 +12,7 @@ pub mod foreign;
 pub mod generated;
 pub mod group_check;
 pub mod hash_join;
+pub mod index_dive;
 pub mod index_hints;
 pub mod join_order;
 pub mod key_len;

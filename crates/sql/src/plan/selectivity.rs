@@ -31,19 +31,41 @@ pub struct Known {
     /// Estimates a parameter's value would have changed, recorded while
     /// the values are not known.
     pub probes: RefCell<Vec<Probe>>,
+    /// Index dives made while planning this statement (`index_dive`).
+    pub dives: RefCell<Vec<crate::plan::index_dive::Dived>>,
 }
 
-/// One condition on one table whose estimate depends on parameters.
+/// One condition on one table whose estimate depends on parameters: by
+/// the column's histogram, or by a dive of an index range (`range`) whose
+/// choice against a full scan waits for the values.
 #[derive(Clone)]
 pub struct Probe {
     cond: BExpr,
     scan: TableScan,
+    range: Option<crate::plan::Access>,
 }
 
 impl Probe {
     /// The condition's estimate with the parameters `known` holds.
     pub fn estimate(&self, known: &Known) -> f64 {
-        estimate(&self.cond, Some(&self.scan), known)
+        use crate::plan::index_dive::{dive, Dive};
+        let Some(access) = &self.range else {
+            return estimate(&self.cond, Some(&self.scan), known);
+        };
+        let n = self.scan.table.approximate_rows().max(1) as f64;
+        match dive(&self.scan, access, known) {
+            Dive::Rows(rows) => (rows / n).min(1.0),
+            Dive::WaitsForParam | Dive::Unknown => 1.0,
+        }
+    }
+
+    /// A probe of the rows `access` reads from `scan`'s table.
+    pub fn range(scan: &TableScan, access: &crate::plan::Access) -> Probe {
+        Probe {
+            cond: BExpr::Literal(Value::Null),
+            scan: detached(scan),
+            range: Some(access.clone()),
+        }
     }
 }
 
@@ -90,7 +112,7 @@ fn strip_fold(e: &BExpr) -> &BExpr {
 }
 
 /// A literal, or a parameter whose value is known.
-fn constant<'a>(e: &'a BExpr, known: &'a Known) -> Option<&'a Value> {
+pub(crate) fn constant<'a>(e: &'a BExpr, known: &'a Known) -> Option<&'a Value> {
     match strip_fold(e) {
         BExpr::Literal(v) => Some(v),
         BExpr::Param(i) => known.params.get(*i),
@@ -212,6 +234,7 @@ fn from_histogram(e: &BExpr, scan: &TableScan, known: &Known) -> Option<f64> {
         known.probes.borrow_mut().push(Probe {
             cond: e.clone(),
             scan: detached(scan),
+            range: None,
         });
         return None;
     }

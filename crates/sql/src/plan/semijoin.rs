@@ -57,6 +57,9 @@ pub struct Keyed {
     pub outer: Vec<BExpr>,
     /// Runs per row before the build is made.
     pub threshold: u64,
+    /// The same for runs that stop at their first row (EXISTS asks only
+    /// whether there is one).
+    pub first_row_threshold: u64,
     /// `finish` gives a row per row of the key (no aggregate, HAVING,
     /// window or LIMIT): EXISTS needs only to know whether the key has rows.
     pub plain: bool,
@@ -196,7 +199,9 @@ impl Binder<'_> {
             QueryBody::Select(p) => &p.source,
             _ => return plan,
         };
-        let threshold = threshold(per_row_source, &inner.source);
+        let threshold_of = |each: f64| threshold(per_row_source, &inner.source, each);
+        let threshold = threshold_of(rows_read(per_row_source));
+        let first_row_threshold = threshold_of(rows_read(per_row_source).min(1.0));
         let source = std::mem::replace(
             &mut inner.source,
             Source::Derived {
@@ -226,6 +231,7 @@ impl Binder<'_> {
             inner: inner_keys,
             outer: outer_keys,
             threshold,
+            first_row_threshold,
             plain,
             blind,
         }));
@@ -291,7 +297,8 @@ pub(crate) fn rows_read(src: &Source) -> f64 {
     match src {
         Source::Table(scan) => {
             let n = scan.table.approximate_rows().max(1) as f64;
-            access_rows(&scan.def, scan.table.stats().as_deref(), &scan.access, n)
+            let known = crate::plan::selectivity::Known::default();
+            access_rows(scan, scan.table.stats().as_deref(), &scan.access, n, &known)
         }
         Source::Join {
             left, right, hash, ..
@@ -309,8 +316,9 @@ pub(crate) fn rows_read(src: &Source) -> f64 {
 /// A threshold never reached: the subquery runs per row, once per key.
 pub const NEVER: u64 = u64::MAX;
 
-/// How many runs per row cost about what the keyed build costs once.
-fn threshold(per_row: &Source, build: &Source) -> u64 {
+/// How many runs per row, each reading `rows` rows, cost about what the
+/// keyed build costs once.
+fn threshold(per_row: &Source, build: &Source, rows: f64) -> u64 {
     if matches!(per_row, Source::Join { left, hash: Some(_), .. } if matches!(**left, Source::Dual))
     {
         // The per-row plan hashes the table once anyway: each distinct key
@@ -318,7 +326,7 @@ fn threshold(per_row: &Source, build: &Source) -> u64 {
         return NEVER;
     }
     let once = rows_read(build);
-    let each = LOOKUP_COST * (rows_read(per_row) + 1.0);
+    let each = LOOKUP_COST * (rows + 1.0);
     (once / each).clamp(1.0, 1e12) as u64
 }
 
@@ -513,6 +521,9 @@ fn per_row_semi_join(q: &QueryPlan) -> bool {
 /// `select_subqueries` lists them, `steps` and `tree` with theirs added):
 /// `FirstMatch(t)` in the Extra of each one's last table and in its tree
 /// line, `t` the last outer table, to whose next row a match returns.
+/// As in MySQL 8, a semi-join's tables are rows of the outer block (its
+/// id and select_type, listed after its tables); a block left with no
+/// other rows is SIMPLE again.
 pub fn label_first_match(
     s: &crate::plan::SelectPlan,
     subs: &[SubqueryRef],
@@ -538,6 +549,29 @@ pub fn label_first_match(
         let name = format!("<subquery{}>", i + 2);
         if let Some(line) = tree.iter_mut().find(|(t, _)| *t == name) {
             line.1 = format!("semi-join, FirstMatch({outer}): {}", line.1);
+        }
+    }
+    merge_first_match_rows(steps);
+}
+
+/// Gives the tables of first-match semi-joins their outer block's id and
+/// select_type, and moves them after that block's other tables.
+fn merge_first_match_rows(steps: &mut [crate::plan::explain::Step]) {
+    let ids: Vec<usize> = steps
+        .iter()
+        .filter(|st| st.first_match.is_some())
+        .map(|st| st.id)
+        .collect();
+    let outer_type = steps.first().map_or("SIMPLE", |st| st.select_type);
+    for st in steps.iter_mut().filter(|st| ids.contains(&st.id)) {
+        st.id = 1;
+        st.select_type = outer_type;
+    }
+    // Stable: the outer tables keep their order, the semi-join's follow.
+    steps.sort_by_key(|st| st.id != 1);
+    if steps.iter().all(|st| st.id == 1) {
+        for st in steps.iter_mut() {
+            st.select_type = "SIMPLE";
         }
     }
 }

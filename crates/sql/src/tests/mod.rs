@@ -6,6 +6,7 @@ mod explain_analyze;
 mod generated;
 mod histogram;
 mod hostile;
+mod index_dive;
 mod json;
 mod lateral;
 mod multi_dml;

@@ -298,6 +298,7 @@ scripts!(
     decimal_rounding,
     float_text,
     temporal_text,
+    range_estimates,
     fraction_rounding,
     temporal_literals,
     global_default,
