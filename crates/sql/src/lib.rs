@@ -1,21 +1,25 @@
 //! SQL for lockstep, one directory per stage; each stage uses only the ones
-//! listed before it:
+//! listed before it (`tests/layers.rs` fails on an import circle):
 //!
 //! - `parser/`: MySQL-dialect text to a syntax tree (`Statement`).
 //! - `sysvars`: the system variables that exist and their defaults.
-//! - `expr/`: the bound expression language (`BExpr`, `Func`) and its
-//!   evaluation, date arithmetic, user-level locks.
+//! - `routine/`: stored programs compiled from the syntax tree and run
+//!   over a `Runner` their caller provides.
+//! - `expr/`: the bound expression language (`BExpr`, `Func`), its types
+//!   (`infer`) and evaluation, time zones, ENUM/SET values, date
+//!   arithmetic, user-level locks.
 //! - `plan/`: binding names to tables and columns, access-path and join
 //!   choice, column pruning; the plan types; DDL to table definitions.
-//! - `exec/`: runs a plan against the engine.
+//! - `exec/`: runs a plan against the engine; asks privileges through
+//!   `exec::Rights`.
 //! - `session/`: a client's session: statement dispatch, transactions,
-//!   variables, SHOW and information_schema, accounts and privileges,
-//!   shared prepared statements.
+//!   variables, SHOW and information_schema, accounts and privileges
+//!   (`Grants` implements `exec::Rights`), shared prepared statements.
 //!
-//! A bound expression may hold a subquery, so `expr` names the plan type
-//! of one (`expr::SubqueryRef`); that is the one reference upward.
+//! A bound expression may hold a subquery, and a plan holds expressions:
+//! `expr::SubqueryRef` carries the plan opaquely, and the planner opens it
+//! (`Deref` in plan/mod.rs), so `expr` needs nothing from `plan`.
 
-pub mod enumset;
 pub mod exec;
 pub mod expr;
 pub mod parser;

@@ -298,6 +298,16 @@ impl<'de> serde::Deserialize<'de> for Members {
     }
 }
 
+/// The column type of `ENUM(names)` / `SET(names)` for column `col`.
+pub fn data_type(names: Vec<String>, set: bool, col: &str) -> Result<crate::DataType, Error> {
+    let names = check_definition(names, set, col)?;
+    let members = Members::intern(names)?;
+    Ok(match set {
+        true => crate::DataType::SetOf { members },
+        false => crate::DataType::EnumOf { members },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

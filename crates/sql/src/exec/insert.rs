@@ -219,7 +219,7 @@ impl Exec<'_> {
         } else if row[i].is_null() && !c.nullable {
             if given {
                 row[i] = self.null_into_not_null(c, ins.lenient_null)?;
-            } else if let Some(first) = crate::enumset::implicit_default(c.data_type) {
+            } else if let Some(first) = crate::expr::enumset::implicit_default(c.data_type) {
                 row[i] = first;
             } else if c.default.is_none() && !c.default_now {
                 return Err(EngineError::Sql(Error::new(

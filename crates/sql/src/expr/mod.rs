@@ -4,6 +4,7 @@
 //! comparison.
 
 pub mod datetime;
+pub mod enumset;
 mod gtid_wait;
 pub mod infer;
 pub mod json;
@@ -1400,9 +1401,15 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
         Func::FromUtc => return Ok(from_utc(arg(args, 0, row, env)?, env.tz_offset())),
         Func::TextForm(form) => return Ok(text_form::apply(form, arg(args, 0, row, env)?)),
         Func::Json(jf) => return json::funcs::eval_json(jf, args, row, env),
-        Func::EnumNumber(m, set) => return crate::enumset::eval_number(m, set, args, row, env),
+        Func::EnumNumber(m, set) => {
+            return crate::expr::enumset::eval_number(m, set, args, row, env)
+        }
         Func::EnumText(m, set) => {
-            return Ok(crate::enumset::text_of(arg(args, 0, row, env)?, m, set))
+            return Ok(crate::expr::enumset::text_of(
+                arg(args, 0, row, env)?,
+                m,
+                set,
+            ))
         }
         Func::JsonTyped | Func::BoolTyped => return arg(args, 0, row, env),
         Func::Str(x) => return strings::eval_str(x, args, row, env),
@@ -1880,7 +1887,7 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
         )
     };
     if let Some((members, set)) = ty.members() {
-        return crate::enumset::store(&v, members, set, column);
+        return crate::expr::enumset::store(&v, members, set, column);
     }
     match ty {
         DataType::Json => return json::store(&v, column),

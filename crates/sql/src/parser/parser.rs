@@ -3922,7 +3922,7 @@ impl<'a> Parser<'a> {
                 }
                 self.expect(&Tok::RParen)?;
                 self.skip_charset_attrs()?;
-                crate::enumset::data_type(names, up.as_slice() == b"SET", col)?
+                lockstep_types::enumset::data_type(names, up.as_slice() == b"SET", col)?
             }
             b"JSON" => DataType::Json,
             b"BIT" => {

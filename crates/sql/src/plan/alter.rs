@@ -500,7 +500,7 @@ fn check_auto_key(columns: &[ColumnDef], indexes: &[IndexDef]) -> Result<(), Err
 /// What existing rows get in an added NOT NULL column without a default,
 /// as MySQL gives them: 0, '', or the zero date where the type takes it.
 fn implicit_default(ty: DataType, name: &str) -> Value {
-    if let Some(first) = crate::enumset::implicit_default(ty) {
+    if let Some(first) = crate::expr::enumset::implicit_default(ty) {
         return first; // an ENUM's first member
     }
     let zero = if ty.is_string() || ty.is_binary() {

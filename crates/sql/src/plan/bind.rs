@@ -833,7 +833,7 @@ impl<'a> Binder<'a> {
                 .map(|(e, d)| {
                     let text = infer(&e, &types).0.is_string();
                     let e = crate::expr::json::bind::sort_key(e, &types);
-                    let e = crate::enumset::sort_key(e, &types);
+                    let e = crate::plan::enumset::sort_key(e, &types);
                     (crate::expr::collate_key(e, text), d)
                 })
                 .collect();
@@ -870,7 +870,7 @@ impl<'a> Binder<'a> {
                 let b = self.bind_expr(e, &scope)?;
                 let text = infer(&b, &types).0.is_string();
                 let b = crate::expr::json::bind::sort_key(b, &types);
-                let b = crate::enumset::sort_key(b, &types);
+                let b = crate::plan::enumset::sort_key(b, &types);
                 order.push((crate::expr::collate_key(b, text), o.desc));
             }
         }
@@ -1203,7 +1203,7 @@ impl<'a> Binder<'a> {
                         _ => Some(BExpr::Row(bound)),
                     }
                 };
-                let arg = crate::enumset::aggregate_arg(func, arg, &scope.types);
+                let arg = crate::plan::enumset::aggregate_arg(func, arg, &scope.types);
                 let arg_ty = arg
                     .as_ref()
                     .map(|a| infer(a, &scope.types))
@@ -1554,7 +1554,7 @@ impl<'a> Binder<'a> {
                     _ => {}
                 }
                 let (l, r) = (self.bind_expr(left, scope)?, self.bind_expr(right, scope)?);
-                let (l, r) = crate::enumset::binary(*op, l, r, &scope.types);
+                let (l, r) = crate::plan::enumset::binary(*op, l, r, &scope.types);
                 crate::expr::json::bind::binary(*op, l, r, &scope.types)
             }
             Expr::IsNull { expr, negated } => {
@@ -1588,7 +1588,7 @@ impl<'a> Binder<'a> {
                 let low = self.bind_expr(low, scope)?;
                 let high = self.bind_expr(high, scope)?;
                 let x = self.bind_expr(expr, scope)?;
-                let x = crate::enumset::between(x, [&low, &high], &scope.types);
+                let x = crate::plan::enumset::between(x, [&low, &high], &scope.types);
                 BExpr::Between {
                     expr: Box::new(x),
                     low: Box::new(low),
@@ -2817,7 +2817,7 @@ impl Binder<'_> {
             let b = self.bind_expr(&o.expr, scope)?;
             let text = infer(&b, &scope.types).0.is_string();
             let b = crate::expr::json::bind::sort_key(b, &scope.types);
-            let b = crate::enumset::sort_key(b, &scope.types);
+            let b = crate::plan::enumset::sort_key(b, &scope.types);
             order.push((crate::expr::collate_key(b, text), o.desc));
         }
         let limit = limit

@@ -78,7 +78,7 @@ impl Binder<'_> {
             .iter()
             .map(|x| self.bind_expr(x, scope))
             .collect::<Result<_>>()?;
-        let list = crate::enumset::in_list(&expr, list, &scope.types);
+        let list = crate::plan::enumset::in_list(&expr, list, &scope.types);
         let json = crate::expr::json::bind::in_list(&expr, &list, negated, &scope.types);
         Ok(json.unwrap_or(BExpr::InList {
             expr: Box::new(expr),

@@ -62,6 +62,6 @@ pub(super) fn split(args: &[Expr]) -> Result<Ordered> {
 pub(super) fn sort_key(b: BExpr, types: &[(DataType, bool)]) -> BExpr {
     let text = infer(&b, types).0.is_string();
     let b = crate::expr::json::bind::sort_key(b, types);
-    let b = crate::enumset::sort_key(b, types);
+    let b = crate::plan::enumset::sort_key(b, types);
     crate::expr::collate_key(b, text)
 }

@@ -6,6 +6,7 @@ pub mod alter;
 pub mod bind;
 pub mod check;
 pub mod ddl;
+pub mod enumset;
 pub mod equalities;
 pub mod explain;
 pub mod foreign;

@@ -590,7 +590,7 @@ impl<'a> Binder<'a> {
             let (b, t) = bind(self, w.unalias(&o.expr))?;
             order_raw.push(b.clone());
             // As a query's ORDER BY: an ENUM / SET by its member number.
-            let key = crate::enumset::sort_key_of(b, t.0);
+            let key = crate::plan::enumset::sort_key_of(b, t.0);
             sort.order.push((collate_key(key, t.0.is_string()), o.desc));
             order_types.push(t.0);
         }

@@ -9,6 +9,7 @@ mod hostile;
 mod index_dive;
 mod json;
 mod lateral;
+mod layers;
 mod multi_dml;
 mod numeric;
 mod online_alter;
