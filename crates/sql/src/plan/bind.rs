@@ -247,6 +247,89 @@ pub struct Binder<'a> {
 /// A session's temporary tables by (database, name).
 pub type TempTables = std::collections::HashMap<(String, String), Arc<Table>>;
 
+/// A select-list item: its expression (`*` expanded), its column name and
+/// the scope column it shows as is, if any.
+type SelectItem<'s> = (Expr, String, Option<&'s ScopeColumn>);
+
+/// The select list with `*` and `t.*` expanded.
+fn select_items<'s>(s: &ast::Select, scope: &'s Scope) -> Result<Vec<SelectItem<'s>>> {
+    let mut items: Vec<SelectItem<'s>> = Vec::new();
+    for item in &s.projection {
+        match item {
+            ast::SelectItem::Wildcard => {
+                if scope.columns.is_empty() {
+                    return Err(Error::new(Code::NoDb, "No tables used"));
+                }
+                let listed = |c: &&ScopeColumn| !c.merged && !semijoin_nest::hidden(&c.qualifier);
+                for c in scope.columns.iter().filter(listed) {
+                    items.push((
+                        Expr::Column {
+                            table: Some(c.qualifier.clone()),
+                            name: c.name.clone(),
+                        },
+                        c.name.clone(),
+                        Some(c),
+                    ));
+                }
+            }
+            ast::SelectItem::QualifiedWildcard(t) => {
+                let cols: Vec<_> = scope.columns.iter().filter(|c| &c.qualifier == t).collect();
+                if cols.is_empty() {
+                    return Err(Error::new(Code::BadTable, format!("Unknown table '{t}'")));
+                }
+                for c in cols {
+                    items.push((
+                        Expr::Column {
+                            table: Some(c.qualifier.clone()),
+                            name: c.name.clone(),
+                        },
+                        c.name.clone(),
+                        Some(c),
+                    ));
+                }
+            }
+            ast::SelectItem::Expr { expr, alias, name } => {
+                let origin = match expr {
+                    Expr::Column { table, name } => {
+                        scope.resolve(table.as_deref(), name).ok().flatten()
+                    }
+                    _ => None,
+                };
+                items.push((
+                    expr.clone(),
+                    alias
+                        .clone()
+                        .or_else(|| name.clone())
+                        .unwrap_or_else(|| display(expr)),
+                    origin,
+                ));
+            }
+        }
+    }
+    Ok(items)
+}
+
+/// What binding a query block's clauses reads: the block, its FROM's
+/// scope, its expanded select list and its window calls.
+struct Block<'a, 's> {
+    s: &'a ast::Select,
+    q: &'a ast::Query,
+    scope: &'a Scope,
+    items: &'a [SelectItem<'s>],
+    wins: &'a window::Windows,
+}
+
+/// A query block's bound select list, grouping, HAVING, ORDER BY and
+/// windows.
+struct Clauses {
+    projection: Vec<BExpr>,
+    columns: Vec<Column>,
+    agg: Option<AggregatePlan>,
+    having: Option<BExpr>,
+    order: Vec<(BExpr, bool)>,
+    window: Option<window::WindowPlan>,
+}
+
 pub fn is_aggregate_name(name: &str) -> bool {
     ast::window_aggregate(name)
         || matches!(
@@ -690,72 +773,17 @@ impl<'a> Binder<'a> {
             (scope, filter)
         };
 
-        // Expand the select list.
-        let mut items: Vec<(Expr, String, Option<&ScopeColumn>)> = Vec::new();
-        for item in &s.projection {
-            match item {
-                ast::SelectItem::Wildcard => {
-                    if scope.columns.is_empty() {
-                        return Err(Error::new(Code::NoDb, "No tables used"));
-                    }
-                    let listed =
-                        |c: &&ScopeColumn| !c.merged && !semijoin_nest::hidden(&c.qualifier);
-                    for c in scope.columns.iter().filter(listed) {
-                        items.push((
-                            Expr::Column {
-                                table: Some(c.qualifier.clone()),
-                                name: c.name.clone(),
-                            },
-                            c.name.clone(),
-                            Some(c),
-                        ));
-                    }
-                }
-                ast::SelectItem::QualifiedWildcard(t) => {
-                    let cols: Vec<_> = scope.columns.iter().filter(|c| &c.qualifier == t).collect();
-                    if cols.is_empty() {
-                        return Err(Error::new(Code::BadTable, format!("Unknown table '{t}'")));
-                    }
-                    for c in cols {
-                        items.push((
-                            Expr::Column {
-                                table: Some(c.qualifier.clone()),
-                                name: c.name.clone(),
-                            },
-                            c.name.clone(),
-                            Some(c),
-                        ));
-                    }
-                }
-                ast::SelectItem::Expr { expr, alias, name } => {
-                    let origin = match expr {
-                        Expr::Column { table, name } => {
-                            scope.resolve(table.as_deref(), name).ok().flatten()
-                        }
-                        _ => None,
-                    };
-                    items.push((
-                        expr.clone(),
-                        alias
-                            .clone()
-                            .or_else(|| name.clone())
-                            .unwrap_or_else(|| display(expr)),
-                        origin,
-                    ));
-                }
-            }
-        }
+        let items = select_items(s, &scope)?;
 
         // Window calls are numbered here and bound around (window.rs).
         window::check_aliases(s, &items)?;
         let mut wins = window::Windows::default();
-        let mut shown: Vec<Expr> = items.iter().map(|(e, _, _)| wins.extract(e)).collect();
+        let shown: Vec<Expr> = items.iter().map(|(e, _, _)| wins.extract(e)).collect();
         let mut order_exprs = Vec::new();
         for o in &q.order_by {
             order_exprs.push(wins.extract(&self.resolve_alias(&o.expr, &items)?));
         }
         wins.note_aliases(&items);
-        let window;
 
         let aggregate_query = !s.group_by.is_empty()
             || wins.has_aggregate()
@@ -763,117 +791,25 @@ impl<'a> Binder<'a> {
             || s.having.as_ref().is_some_and(contains_aggregate)
             || q.order_by.iter().any(|o| contains_aggregate(&o.expr));
 
-        let mut projection = Vec::new();
-        let mut columns = Vec::new();
-        let mut agg = None;
-        let mut having = None;
-        let mut order = Vec::new();
-        if aggregate_query {
-            let mut ctx = AggContext {
-                group_ast: Vec::new(),
-                group_bound: Vec::new(),
-                group_types: Vec::new(),
-                calls: Vec::new(),
-                call_types: Vec::new(),
-                rollup_level: None,
-                determined: None,
-                // Window definitions: not checked (0), as lenient as can be.
-                place: ("", 0),
-            };
-            self.clause = "group statement";
-            for g in &s.group_by {
-                // GROUP BY may name a select alias or position; a name
-                // that is also a column of the FROM means the column.
-                let from_column = matches!(g, Expr::Column { table: None, name }
-                    if scope.resolve(None, name).is_ok_and(|c| c.is_some()));
-                let g = match from_column {
-                    true => g.clone(),
-                    false => self.resolve_alias(g, &items)?,
-                };
-                let b = self.bind_expr(&g, &scope)?;
-                ctx.group_types.push(infer(&b, &scope.types));
-                ctx.group_ast.push(g);
-                ctx.group_bound.push(b);
-            }
-            if s.rollup {
-                rollup::reserve_level(&mut ctx);
-            }
-            if self.full_group_by {
-                let width = scope.types.len();
-                let det = Determined::new(&source, &filter, &ctx.group_bound, width);
-                ctx.determined = Some(det);
-            }
-            self.clause = "field list";
-            let exprs = &mut [&mut shown, &mut order_exprs];
-            window = self.windows_over_groups(&wins, &s.windows, &scope, &mut ctx, exprs)?;
-            for (i, e) in shown.iter().enumerate() {
-                ctx.place = ("SELECT list", i + 1);
-                projection.push(self.bind_agg_expr(e, &scope, &mut ctx)?);
-            }
-            self.clause = "having clause";
-            if let Some(h) = &s.having {
-                let h = self.substitute_aliases(h, &items, &s.group_by);
-                ctx.place = ("HAVING clause", 1);
-                having = Some(self.bind_agg_expr(&h, &scope, &mut ctx)?);
-            }
-            self.clause = "order clause";
-            for (i, (o, e)) in q.order_by.iter().zip(&order_exprs).enumerate() {
-                ctx.place = ("ORDER BY clause", i + 1);
-                order.push((self.bind_agg_expr(e, &scope, &mut ctx)?, o.desc));
-            }
-            let mut types = ctx.group_types.clone();
-            types.extend(ctx.call_types.iter().cloned());
-            projection = projection
-                .into_iter()
-                .map(|p| collated(p, &types))
-                .collect();
-            having = having.map(|h| collated(h, &types));
-            order = order
-                .into_iter()
-                .map(|(e, d)| {
-                    let text = infer(&e, &types).0.is_string();
-                    let e = crate::expr::json::bind::sort_key(e, &types);
-                    let e = crate::plan::enumset::sort_key(e, &types);
-                    (crate::expr::collate_key(e, text), d)
-                })
-                .collect();
-            for ((_, name, origin), p) in items.iter().zip(&projection) {
-                columns.push(self.meta(name, p, &types, *origin));
-            }
-            agg = Some(AggregatePlan {
-                group_text: ctx.group_types.iter().map(|t| t.0.is_string()).collect(),
-                group_by: ctx.group_bound,
-                calls: ctx.calls,
-                rollup: ctx.rollup_level,
-            });
-        } else {
-            self.clause = "field list";
-            let mut types = scope.types.clone();
-            let exprs = &mut [&mut shown, &mut order_exprs];
-            window = self.windows_over_rows(&wins, &s.windows, &scope, &mut types, exprs)?;
-            for ((_, name, origin), e) in items.iter().zip(&shown) {
-                let b = collated(self.bind_expr(e, &scope)?, &types);
-                let mut column = self.meta(name, &b, &types, *origin);
-                // `SELECT ?` is typed after its bound value but may be NULL
-                // on the next execute: MySQL 8.0.22+ sends it nullable.
-                column.nullable |= matches!(e, Expr::Param(_));
-                columns.push(column);
-                projection.push(b);
-            }
-            self.clause = "having clause";
-            if let Some(h) = &s.having {
-                let h = self.substitute_aliases(h, &items, &s.group_by);
-                having = Some(collated(self.bind_expr(&h, &scope)?, &scope.types));
-            }
-            self.clause = "order clause";
-            for (o, e) in q.order_by.iter().zip(&order_exprs) {
-                let b = self.bind_expr(e, &scope)?;
-                let text = infer(&b, &types).0.is_string();
-                let b = crate::expr::json::bind::sort_key(b, &types);
-                let b = crate::plan::enumset::sort_key(b, &types);
-                order.push((crate::expr::collate_key(b, text), o.desc));
-            }
-        }
+        let blk = Block {
+            s,
+            q,
+            scope: &scope,
+            items: &items,
+            wins: &wins,
+        };
+        let c = match aggregate_query {
+            true => self.bind_grouped(&blk, (&source, &filter), shown, order_exprs)?,
+            false => self.bind_ungrouped(&blk, shown, order_exprs)?,
+        };
+        let Clauses {
+            projection,
+            columns,
+            agg,
+            having,
+            order,
+            window,
+        } = c;
 
         let lock = lock_mode(q.lock);
         let (limit, offset) = self.bind_limit(q)?;
@@ -934,6 +870,155 @@ impl<'a> Binder<'a> {
             columns: columns.into(),
             correlated,
             keyed: None,
+        })
+    }
+
+    /// The select list, HAVING and ORDER BY of a grouped query (GROUP BY
+    /// or aggregates), bound over the group rows.
+    fn bind_grouped(
+        &mut self,
+        blk: &Block<'_, '_>,
+        (source, filter): (&Source, &Option<BExpr>),
+        mut shown: Vec<Expr>,
+        mut order_exprs: Vec<Expr>,
+    ) -> Result<Clauses> {
+        let mut projection = Vec::new();
+        let mut columns = Vec::new();
+        let mut having = None;
+        let mut order = Vec::new();
+        let mut ctx = AggContext {
+            group_ast: Vec::new(),
+            group_bound: Vec::new(),
+            group_types: Vec::new(),
+            calls: Vec::new(),
+            call_types: Vec::new(),
+            rollup_level: None,
+            determined: None,
+            // Window definitions: not checked (0), as lenient as can be.
+            place: ("", 0),
+        };
+        self.clause = "group statement";
+        for g in &blk.s.group_by {
+            // GROUP BY may name a select alias or position; a name
+            // that is also a column of the FROM means the column.
+            let from_column = matches!(g, Expr::Column { table: None, name }
+                if blk.scope.resolve(None, name).is_ok_and(|c| c.is_some()));
+            let g = match from_column {
+                true => g.clone(),
+                false => self.resolve_alias(g, blk.items)?,
+            };
+            let b = self.bind_expr(&g, blk.scope)?;
+            ctx.group_types.push(infer(&b, &blk.scope.types));
+            ctx.group_ast.push(g);
+            ctx.group_bound.push(b);
+        }
+        if blk.s.rollup {
+            rollup::reserve_level(&mut ctx);
+        }
+        if self.full_group_by {
+            let width = blk.scope.types.len();
+            let det = Determined::new(source, filter, &ctx.group_bound, width);
+            ctx.determined = Some(det);
+        }
+        self.clause = "field list";
+        let exprs = &mut [&mut shown, &mut order_exprs];
+        let window =
+            self.windows_over_groups(blk.wins, &blk.s.windows, blk.scope, &mut ctx, exprs)?;
+        for (i, e) in shown.iter().enumerate() {
+            ctx.place = ("SELECT list", i + 1);
+            projection.push(self.bind_agg_expr(e, blk.scope, &mut ctx)?);
+        }
+        self.clause = "having clause";
+        if let Some(h) = &blk.s.having {
+            let h = self.substitute_aliases(h, blk.items, &blk.s.group_by);
+            ctx.place = ("HAVING clause", 1);
+            having = Some(self.bind_agg_expr(&h, blk.scope, &mut ctx)?);
+        }
+        self.clause = "order clause";
+        for (i, (o, e)) in blk.q.order_by.iter().zip(&order_exprs).enumerate() {
+            ctx.place = ("ORDER BY clause", i + 1);
+            order.push((self.bind_agg_expr(e, blk.scope, &mut ctx)?, o.desc));
+        }
+        let mut types = ctx.group_types.clone();
+        types.extend(ctx.call_types.iter().cloned());
+        projection = projection
+            .into_iter()
+            .map(|p| collated(p, &types))
+            .collect();
+        having = having.map(|h| collated(h, &types));
+        order = order
+            .into_iter()
+            .map(|(e, d)| {
+                let text = infer(&e, &types).0.is_string();
+                let e = crate::expr::json::bind::sort_key(e, &types);
+                let e = crate::plan::enumset::sort_key(e, &types);
+                (crate::expr::collate_key(e, text), d)
+            })
+            .collect();
+        for ((_, name, origin), p) in blk.items.iter().zip(&projection) {
+            columns.push(self.meta(name, p, &types, *origin));
+        }
+        let agg = Some(AggregatePlan {
+            group_text: ctx.group_types.iter().map(|t| t.0.is_string()).collect(),
+            group_by: ctx.group_bound,
+            calls: ctx.calls,
+            rollup: ctx.rollup_level,
+        });
+        Ok(Clauses {
+            projection,
+            columns,
+            agg,
+            having,
+            order,
+            window,
+        })
+    }
+
+    /// The select list, HAVING and ORDER BY of a query without grouping.
+    fn bind_ungrouped(
+        &mut self,
+        blk: &Block<'_, '_>,
+        mut shown: Vec<Expr>,
+        mut order_exprs: Vec<Expr>,
+    ) -> Result<Clauses> {
+        let mut projection = Vec::new();
+        let mut columns = Vec::new();
+        let mut having = None;
+        let mut order = Vec::new();
+        self.clause = "field list";
+        let mut types = blk.scope.types.clone();
+        let exprs = &mut [&mut shown, &mut order_exprs];
+        let window =
+            self.windows_over_rows(blk.wins, &blk.s.windows, blk.scope, &mut types, exprs)?;
+        for ((_, name, origin), e) in blk.items.iter().zip(&shown) {
+            let b = collated(self.bind_expr(e, blk.scope)?, &types);
+            let mut column = self.meta(name, &b, &types, *origin);
+            // `SELECT ?` is typed after its bound value but may be NULL
+            // on the next execute: MySQL 8.0.22+ sends it nullable.
+            column.nullable |= matches!(e, Expr::Param(_));
+            columns.push(column);
+            projection.push(b);
+        }
+        self.clause = "having clause";
+        if let Some(h) = &blk.s.having {
+            let h = self.substitute_aliases(h, blk.items, &blk.s.group_by);
+            having = Some(collated(self.bind_expr(&h, blk.scope)?, &blk.scope.types));
+        }
+        self.clause = "order clause";
+        for (o, e) in blk.q.order_by.iter().zip(&order_exprs) {
+            let b = self.bind_expr(e, blk.scope)?;
+            let text = infer(&b, &types).0.is_string();
+            let b = crate::expr::json::bind::sort_key(b, &types);
+            let b = crate::plan::enumset::sort_key(b, &types);
+            order.push((crate::expr::collate_key(b, text), o.desc));
+        }
+        Ok(Clauses {
+            projection,
+            columns,
+            agg: None,
+            having,
+            order,
+            window,
         })
     }
 
