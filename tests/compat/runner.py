@@ -93,8 +93,12 @@ def lockstep_commit():
     try:
         head = subprocess.run(git + ["rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, check=True).stdout.strip()
-        dirty = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+        # The run's own outputs (results, this page, the baseline) do not count.
+        outputs = [":(exclude)bench/results/compat", ":(exclude)docs/compatibility.md",
+                   ":(exclude)tests/compat/baseline.json"]
+        dirty = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no", "--", "."]
+                               + outputs, capture_output=True, text=True,
+                               check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "?"
     return head + ("+dirty" if dirty else "")
