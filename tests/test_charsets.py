@@ -81,3 +81,22 @@ def test_handshake_collation_sets_the_connection_charset(server, db):
                                       "\u041f\u0440\u0438")
     finally:
         c.close()
+
+
+def test_cp852_round_trips(connect):
+    # cp852 (DOS Central European) is a table of our own: encoding_rs has
+    # no IBM852. 0xFD is U+0159 (r with caron), 0x9F U+010D (c with caron).
+    c = connect(use_unicode=False)
+    c.query(b"CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10))")
+    c.query(b"SET NAMES cp852")
+    c.query(b"INSERT INTO t VALUES (1, '\xfd\x9fa')")
+    with c.cursor() as cur:
+        cur.execute(b"SELECT s, HEX(s), @@collation_connection FROM t")
+        # Stored as UTF-8, sent back in cp852.
+        assert cur.fetchall() == ((b"\xfd\x9fa", b"C599C48D61", b"cp852_general_ci"),)
+        cur.execute(b"SET NAMES utf8mb4")
+        cur.execute(b"SELECT s FROM t")
+        assert cur.fetchall() == (("\u0159\u010da".encode(),),)
+        cur.execute(b"SHOW COLLATION WHERE Charset = 'cp852'")
+        assert sorted(r[:3] for r in cur.fetchall()) == [
+            (b"cp852_bin", b"cp852", 81), (b"cp852_general_ci", b"cp852", 40)]

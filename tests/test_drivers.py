@@ -4,6 +4,7 @@ fidelity")."""
 
 import asyncio
 import struct
+import time
 
 import pymysql
 import pytest
@@ -270,3 +271,12 @@ def test_change_user_wrong_password_is_1045(connect, server):
     with pytest.raises(pymysql.err.OperationalError) as e:
         change_user(c, "cu_bad", "wrong")
     assert e.value.args[0] == 1045
+
+
+def test_sleep_lasts_as_long_as_asked(cur):
+    # Drivers test their read timeouts with SLEEP(10) against a 6 s timeout;
+    # SLEEP used to stop at 5 s, an early reply.
+    start = time.monotonic()
+    cur.execute("SELECT SLEEP(5.5)")
+    assert cur.fetchall() == ((0,),)
+    assert time.monotonic() - start >= 5.5

@@ -54,12 +54,12 @@ def _command(cmd):
 
 def _table(docs):
     rows = ["| suite | version | lockstep pass/fail/skip | MariaDB pass/fail/skip | "
-            "lockstep s | date | command |", "|---|---|---|---|---|---|---|"]
+            "lockstep s | date, commit | command |", "|---|---|---|---|---|---|---|"]
     for d in docs:
         ls, mdb = d["targets"].get("lockstep"), d["targets"].get("mariadb")
         cmd = _command((ls or mdb or {}).get("command", ""))
         rows.append(f"| {d['suite']} | {d['version']} | {_cell(ls)} | {_cell(mdb)} | "
-                    f"{(ls or {}).get('seconds', '-')} | {d['date']} | "
+                    f"{(ls or {}).get('seconds', '-')} | {d['date']} {d.get('commit', '')} | "
                     f"`bash scripts/compat.sh full {d['suite']}` (runs `{cmd}`) |")
     return "\n".join(rows)
 

@@ -13,6 +13,7 @@ and docs/compatibility.md, and raises (never lowers) the baseline.
 import importlib
 import json
 import os
+import subprocess
 import sys
 import time
 import traceback
@@ -86,10 +87,27 @@ def run_suite(suite, kinds):
     return out
 
 
+def lockstep_commit():
+    """The commit the measured tree is at ("+dirty" when it has changes)."""
+    git = ["git", "-C", common.REPO]
+    try:
+        head = subprocess.run(git + ["rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        # The run's own outputs (results, this page, the baseline) do not count.
+        outputs = [":(exclude)bench/results/compat", ":(exclude)docs/compatibility.md",
+                   ":(exclude)tests/compat/baseline.json"]
+        dirty = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no", "--", "."]
+                               + outputs, capture_output=True, text=True,
+                               check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return head + ("+dirty" if dirty else "")
+
+
 def record(suite, runs):
     os.makedirs(RESULTS, exist_ok=True)
     doc = {"suite": suite.NAME, "version": suite.VERSION,
-           "date": time.strftime("%Y-%m-%d"), "targets": {}}
+           "date": time.strftime("%Y-%m-%d"), "commit": lockstep_commit(), "targets": {}}
     for kind, r in runs.items():
         doc["targets"][kind] = {
             "counts": counts(r["results"]), "seconds": r["seconds"],

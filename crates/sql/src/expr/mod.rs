@@ -1476,23 +1476,27 @@ fn func(f: Func, args: &[BExpr], row: &[Value], env: &mut dyn Env) -> Result<Val
     })
 }
 
-/// SLEEP(n): bounded, each call sleeps at most 5 s (once per row it is
-/// evaluated for, as in MySQL), in slices, so that KILL QUERY or
-/// max_execution_time ends it early with 1, as in MySQL.
+/// SLEEP(n): n seconds, as in MySQL (once per row it is evaluated for), in
+/// slices, so that KILL QUERY or max_execution_time ends it early with 1.
+/// It used to stop at 5 s, which drivers' read-timeout tests (a 6 s
+/// timeout against SLEEP(10)) saw as an early reply.
 fn sleep(seconds: &Value, env: &mut dyn Env) -> Value {
-    let total = std::time::Duration::from_millis(
-        (seconds.to_f64().unwrap_or(0.0).clamp(0.0, 5.0) * 1000.0) as u64,
-    );
-    let end = std::time::Instant::now() + total;
+    const SLICE: std::time::Duration = std::time::Duration::from_millis(10);
+    let secs = seconds.to_f64().unwrap_or(0.0).max(0.0);
+    let total = std::time::Duration::try_from_secs_f64(secs).unwrap_or(std::time::Duration::MAX);
+    // None: past what an Instant holds, so only an interruption ends it.
+    let end = std::time::Instant::now().checked_add(total);
     loop {
         if env.interrupted() {
             break Value::Int(1);
         }
-        let left = end.saturating_duration_since(std::time::Instant::now());
+        let left = end.map_or(SLICE, |e| {
+            e.saturating_duration_since(std::time::Instant::now())
+        });
         if left.is_zero() {
             break Value::Int(0);
         }
-        blocking_sleep(left.min(std::time::Duration::from_millis(10)));
+        blocking_sleep(left.min(SLICE));
     }
 }
 

@@ -16,6 +16,7 @@
 //!   `a REGEXP b` is `REGEXP_LIKE(a, b)`.
 
 pub mod ast;
+pub(crate) mod keywords;
 pub mod lateral_ast;
 pub(crate) mod lexer;
 #[allow(clippy::module_inception)]

@@ -1926,6 +1926,7 @@ impl<'a> Binder<'a> {
                 format!("Incorrect parameter count in the call to native function '{name}'"),
             ));
         }
+        fsp_argument(f, &args)?;
         let args = text_form::text_args(f, args, &|a| infer(a, types).0);
         Ok(BExpr::Func(f, args))
     }
@@ -3026,4 +3027,28 @@ fn is_using_front(c: &ScopeColumn, other: &[ScopeColumn]) -> bool {
     other
         .iter()
         .any(|o| o.merged && o.name.eq_ignore_ascii_case(&c.name))
+}
+
+/// NOW(n), SYSDATE(n), CURTIME(n), UTC_TIMESTAMP(n), UTC_TIME(n): MySQL
+/// refuses n over 6 with 1426, naming the function as MySQL does (a
+/// synonym by its main name).
+fn fsp_argument(f: Func, args: &[BExpr]) -> Result<()> {
+    let name = match f {
+        Func::Now => "now",
+        Func::SysDate => "sysdate",
+        Func::UtcTimestamp => "utc_timestamp",
+        Func::CurTime => "curtime",
+        Func::UtcTime => "utc_time",
+        _ => return Ok(()),
+    };
+    match args.first().and_then(|a| match a {
+        BExpr::Literal(v) => v.to_i64(),
+        _ => None,
+    }) {
+        Some(n) if n > 6 => Err(Error::new(
+            Code::TooBigPrecision,
+            format!("Too-big precision {n} specified for '{name}'. Maximum is 6."),
+        )),
+        _ => Ok(()),
+    }
 }

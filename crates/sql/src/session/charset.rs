@@ -25,7 +25,30 @@ pub enum Enc {
     /// No conversion: bytes are passed through.
     Binary,
     Table(&'static Encoding),
+    /// A single-byte set encoding_rs lacks: ASCII below 0x80, then the
+    /// characters of bytes 0x80..=0xFF in order.
+    High(&'static [char; 128]),
 }
+
+/// IBM code page 852 (DOS Central European), bytes 0x80..=0xFF.
+static CP852: [char; 128] = [
+    '\u{00C7}', '\u{00FC}', '\u{00E9}', '\u{00E2}', '\u{00E4}', '\u{016F}', '\u{0107}', '\u{00E7}',
+    '\u{0142}', '\u{00EB}', '\u{0150}', '\u{0151}', '\u{00EE}', '\u{0179}', '\u{00C4}', '\u{0106}',
+    '\u{00C9}', '\u{0139}', '\u{013A}', '\u{00F4}', '\u{00F6}', '\u{013D}', '\u{013E}', '\u{015A}',
+    '\u{015B}', '\u{00D6}', '\u{00DC}', '\u{0164}', '\u{0165}', '\u{0141}', '\u{00D7}', '\u{010D}',
+    '\u{00E1}', '\u{00ED}', '\u{00F3}', '\u{00FA}', '\u{0104}', '\u{0105}', '\u{017D}', '\u{017E}',
+    '\u{0118}', '\u{0119}', '\u{00AC}', '\u{017A}', '\u{010C}', '\u{015F}', '\u{00AB}', '\u{00BB}',
+    '\u{2591}', '\u{2592}', '\u{2593}', '\u{2502}', '\u{2524}', '\u{00C1}', '\u{00C2}', '\u{011A}',
+    '\u{015E}', '\u{2563}', '\u{2551}', '\u{2557}', '\u{255D}', '\u{017B}', '\u{017C}', '\u{2510}',
+    '\u{2514}', '\u{2534}', '\u{252C}', '\u{251C}', '\u{2500}', '\u{253C}', '\u{0102}', '\u{0103}',
+    '\u{255A}', '\u{2554}', '\u{2569}', '\u{2566}', '\u{2560}', '\u{2550}', '\u{256C}', '\u{00A4}',
+    '\u{0111}', '\u{0110}', '\u{010E}', '\u{00CB}', '\u{010F}', '\u{0147}', '\u{00CD}', '\u{00CE}',
+    '\u{011B}', '\u{2518}', '\u{250C}', '\u{2588}', '\u{2584}', '\u{0162}', '\u{016E}', '\u{2580}',
+    '\u{00D3}', '\u{00DF}', '\u{00D4}', '\u{0143}', '\u{0144}', '\u{0148}', '\u{0160}', '\u{0161}',
+    '\u{0154}', '\u{00DA}', '\u{0155}', '\u{0170}', '\u{00FD}', '\u{00DD}', '\u{0163}', '\u{00B4}',
+    '\u{00AD}', '\u{02DD}', '\u{02DB}', '\u{02C7}', '\u{02D8}', '\u{00A7}', '\u{00F7}', '\u{00B8}',
+    '\u{00B0}', '\u{00A8}', '\u{02D9}', '\u{0171}', '\u{0158}', '\u{0159}', '\u{25A0}', '\u{00A0}',
+];
 
 /// A character set a connection may use.
 pub struct Charset {
@@ -44,7 +67,7 @@ const fn cs(name: &'static str, default_collation: &'static str, enc: Enc) -> Ch
 
 use encoding_rs as e;
 /// The character sets conversion is built for (MySQL's latin1 is cp1252).
-static CHARSETS: [Charset; 25] = [
+static CHARSETS: [Charset; 26] = [
     cs("utf8mb4", "utf8mb4_0900_ai_ci", Enc::Utf8mb4),
     cs("utf8mb3", "utf8mb3_general_ci", Enc::Utf8mb3),
     cs("ascii", "ascii_general_ci", Enc::Ascii),
@@ -60,6 +83,7 @@ static CHARSETS: [Charset; 25] = [
     cs("cp1256", "cp1256_general_ci", Enc::Table(e::WINDOWS_1256)),
     cs("cp1257", "cp1257_general_ci", Enc::Table(e::WINDOWS_1257)),
     cs("cp866", "cp866_general_ci", Enc::Table(e::IBM866)),
+    cs("cp852", "cp852_general_ci", Enc::High(&CP852)),
     cs("koi8r", "koi8r_general_ci", Enc::Table(e::KOI8_R)),
     cs("koi8u", "koi8u_general_ci", Enc::Table(e::KOI8_U)),
     cs("greek", "greek_general_ci", Enc::Table(e::ISO_8859_7)),
@@ -74,9 +98,9 @@ static CHARSETS: [Charset; 25] = [
 ];
 
 /// MySQL 8's other character sets: known (not 1115) but not convertible.
-const OTHER_CHARSETS: [&str; 16] = [
-    "armscii8", "cp850", "cp852", "cp932", "dec8", "eucjpms", "gb2312", "geostd8", "hp8",
-    "keybcs2", "macce", "swe7", "ucs2", "utf16", "utf16le", "utf32",
+const OTHER_CHARSETS: [&str; 15] = [
+    "armscii8", "cp850", "cp932", "dec8", "eucjpms", "gb2312", "geostd8", "hp8", "keybcs2",
+    "macce", "swe7", "ucs2", "utf16", "utf16le", "utf32",
 ];
 
 /// Collations beyond each set's default and `<set>_bin`.
@@ -106,7 +130,7 @@ const EXTRA_COLLATIONS: [&str; 22] = [
 ];
 
 /// Handshake collation ids (MySQL's numbering) of the collations above.
-const COLLATION_IDS: [(u8, &str); 71] = [
+const COLLATION_IDS: [(u8, &str); 73] = [
     (1, "big5_chinese_ci"),
     (18, "tis620_thai_ci"),
     (30, "latin5_turkish_ci"),
@@ -136,6 +160,7 @@ const COLLATION_IDS: [(u8, &str); 71] = [
     (33, "utf8mb3_general_ci"),
     (34, "cp1250_czech_cs"),
     (36, "cp866_general_ci"),
+    (40, "cp852_general_ci"),
     (39, "macroman_general_ci"),
     (45, "utf8mb4_general_ci"),
     (46, "utf8mb4_bin"),
@@ -169,6 +194,7 @@ const COLLATION_IDS: [(u8, &str); 71] = [
     (77, "latin2_bin"),
     (78, "latin5_bin"),
     (79, "latin7_bin"),
+    (81, "cp852_bin"),
     (85, "euckr_bin"),
     (89, "tis620_bin"),
     (91, "ujis_bin"),
@@ -188,7 +214,7 @@ const WIDE_COLLATION_IDS: [(u16, &str); 3] = [
 ];
 
 /// The description and bytes per character MySQL lists for each set.
-const CHARSET_INFO: [(&str, &str, u8); 25] = [
+const CHARSET_INFO: [(&str, &str, u8); 26] = [
     ("utf8mb4", "UTF-8 Unicode", 4),
     ("utf8mb3", "UTF-8 Unicode", 3),
     ("ascii", "US ASCII", 1),
@@ -203,6 +229,7 @@ const CHARSET_INFO: [(&str, &str, u8); 25] = [
     ("cp1256", "Windows Arabic", 1),
     ("cp1257", "Windows Baltic", 1),
     ("cp866", "DOS Russian", 1),
+    ("cp852", "DOS Central European", 1),
     ("koi8r", "KOI8-R Relcom Russian", 1),
     ("koi8u", "KOI8-U Ukrainian", 1),
     ("greek", "ISO 8859-7 Greek", 1),
@@ -450,7 +477,23 @@ pub fn encode<'a>(s: &'a str, cs: &Charset) -> Cow<'a, [u8]> {
         Enc::Utf8mb3 => subst(&|c| (c as u32) < 0x10000),
         Enc::Ascii => subst(&|c| c.is_ascii()),
         Enc::Table(enc) => encode_table(s, enc),
+        Enc::High(high) => encode_high(s, high),
     }
+}
+
+fn encode_high<'a>(s: &'a str, high: &[char; 128]) -> Cow<'a, [u8]> {
+    if s.is_ascii() {
+        return Cow::Borrowed(s.as_bytes());
+    }
+    let byte = |c: char| match c {
+        c if c.is_ascii() => c as u8,
+        // p < 128, so 0x80 + p is a byte.
+        c => high
+            .iter()
+            .position(|&h| h == c)
+            .map_or(b'?', |p| 0x80 + p as u8),
+    };
+    Cow::Owned(s.chars().map(byte).collect())
 }
 
 fn encode_table<'a>(s: &'a str, enc: &'static Encoding) -> Cow<'a, [u8]> {
@@ -486,6 +529,14 @@ pub fn decode<'a>(b: &'a [u8], cs: &Charset) -> Cow<'a, str> {
                 false => Cow::Owned(text.into_owned()),
             }
         }
+        Enc::High(high) if !b.is_ascii() => Cow::Owned(
+            b.iter()
+                .map(|&c| match c {
+                    0..=0x7F => c as char,
+                    _ => high[usize::from(c - 0x80)],
+                })
+                .collect(),
+        ),
         Enc::Ascii if !b.is_ascii() => Cow::Owned(
             b.iter()
                 .map(|&c| if c.is_ascii() { c as char } else { '?' })
@@ -523,5 +574,23 @@ fn encode_rows(rs: &mut ResultSet, cs: &Charset) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cp852_round_trips_every_byte() {
+        let cs = lookup("cp852").unwrap();
+        let bytes: Vec<u8> = (0..=255).collect();
+        let text = decode(&bytes, cs);
+        assert_eq!(text.chars().count(), 256);
+        assert_eq!(&*encode(&text, cs), &bytes[..]);
+        assert_eq!(&*encode("\u{159}\u{10D}", cs), b"\xfd\x9f");
+        assert_eq!(&*encode("\u{20AC}", cs), b"?");
+        let (c, name) = from_collation_id(40).unwrap();
+        assert_eq!((c.name, name), ("cp852", "cp852_general_ci"));
     }
 }

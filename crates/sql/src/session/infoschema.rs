@@ -325,11 +325,26 @@ fn build(session: &Session) -> Catalog {
     crate::session::replication_tables::tables(&cat, session);
     crate::session::roles::infoschema_tables(&cat, session);
     crate::session::collations::infoschema_tables(&cat);
+    keywords_table(&cat);
     crate::session::innodb_trx::infoschema_table(&cat, session);
     crate::session::histogram::infoschema_table(&cat, session);
     cat.add_database_public("information_schema");
     cat.add_database_public("performance_schema");
     cat
+}
+
+/// information_schema.KEYWORDS: the parser's own keyword list, so a word it
+/// reserves shows RESERVED = 1 and no other does.
+fn keywords_table(cat: &Catalog) {
+    let rows = crate::parser::keywords::KEYWORDS
+        .iter()
+        .map(|(word, reserved)| vec![Value::str(word), Value::Int(i64::from(*reserved))])
+        .collect();
+    let columns = [
+        ("WORD", DataType::VarChar { len: 128 }),
+        ("RESERVED", DataType::Int { unsigned: false }),
+    ];
+    table(cat, 74, "KEYWORDS", &columns, rows);
 }
 
 /// The rows of information_schema.VIEWS, and each view's row of TABLES
