@@ -79,8 +79,39 @@ const COLUMN_COMMENT: usize = 18;
 fn build(session: &Session) -> Catalog {
     let cat = Catalog::new();
     let engine = session.engine();
+    schemata(&cat, session);
+    let (mut tables, columns, stats) = table_rows(session);
+    let views = view_rows(session, &mut tables);
+    tables_table(&cat, tables);
+    columns_table(&cat, columns);
+    statistics_table(&cat, stats);
+    processlist(&cat, session);
+    views_table(&cat, views);
+    constraints(&cat, session);
+    crate::session::routines::infoschema_tables(&cat, session);
+    performance_schema(&cat, session);
+    super::infoschema_meta::performance_schema_tables(&cat);
+    super::privilege_tables::add_tables(&cat, session);
+    super::user_tables::add_tables(&cat, engine);
+    crate::session::connect_attrs::tables(&cat, session);
+    crate::session::replication_tables::tables(&cat, session);
+    crate::session::roles::infoschema_tables(&cat, session);
+    crate::session::collations::infoschema_tables(&cat);
+    keywords_table(&cat);
+    crate::session::innodb_trx::infoschema_table(&cat, session);
+    crate::session::histogram::infoschema_table(&cat, session);
+    cat.add_database_public("information_schema");
+    cat.add_database_public("performance_schema");
+    cat
+}
+
+/// A system table's rows.
+type Rows = Vec<Vec<Value>>;
+
+/// information_schema.SCHEMATA: the schemas the user's privileges reach.
+fn schemata(cat: &Catalog, session: &Session) {
+    let engine = session.engine();
     let vc = DataType::VarChar { len: 64 };
-    let big = DataType::BigInt { unsigned: true };
     let s = |x: &str| Value::str(x);
     let mut dbs = vec![
         "information_schema".to_string(),
@@ -99,7 +130,7 @@ fn build(session: &Session) -> Catalog {
             .filter(|d| grants.sees_database(d)),
     );
     table(
-        &cat,
+        cat,
         1,
         "SCHEMATA",
         &[
@@ -112,6 +143,14 @@ fn build(session: &Session) -> Catalog {
             .map(|d| vec![s("def"), s(d), s("utf8mb4"), s("utf8mb4_0900_ai_ci")])
             .collect(),
     );
+}
+
+/// The rows of TABLES, COLUMNS and STATISTICS for the tables the user
+/// sees.
+fn table_rows(session: &Session) -> (Rows, Rows, Rows) {
+    let engine = session.engine();
+    let grants = &session.grants;
+    let s = |x: &str| Value::str(x);
     let mut tables = Vec::new();
     let mut columns = Vec::new();
     let mut stats = Vec::new();
@@ -194,9 +233,14 @@ fn build(session: &Session) -> Catalog {
             }
         }
     }
-    let views = view_rows(session, &mut tables);
+    (tables, columns, stats)
+}
+
+fn tables_table(cat: &Catalog, tables: Rows) {
+    let vc = DataType::VarChar { len: 64 };
+    let big = DataType::BigInt { unsigned: true };
     table(
-        &cat,
+        cat,
         2,
         "TABLES",
         &[
@@ -212,8 +256,13 @@ fn build(session: &Session) -> Catalog {
         ],
         tables,
     );
+}
+
+fn columns_table(cat: &Catalog, columns: Rows) {
+    let vc = DataType::VarChar { len: 64 };
+    let big = DataType::BigInt { unsigned: true };
     table(
-        &cat,
+        cat,
         3,
         "COLUMNS",
         &[
@@ -243,8 +292,13 @@ fn build(session: &Session) -> Catalog {
         .collect::<Vec<_>>(),
         columns,
     );
+}
+
+fn statistics_table(cat: &Catalog, stats: Rows) {
+    let vc = DataType::VarChar { len: 64 };
+    let big = DataType::BigInt { unsigned: true };
     table(
-        &cat,
+        cat,
         4,
         "STATISTICS",
         &[
@@ -263,6 +317,15 @@ fn build(session: &Session) -> Catalog {
         .collect::<Vec<_>>(),
         stats,
     );
+}
+
+/// information_schema.PROCESSLIST: every thread with PROCESS, else the
+/// user's own.
+fn processlist(cat: &Catalog, session: &Session) {
+    let grants = &session.grants;
+    let vc = DataType::VarChar { len: 64 };
+    let big = DataType::BigInt { unsigned: true };
+    let s = |x: &str| Value::str(x);
     let all_threads = grants.has_global(lockstep_accounts::Privs::PROCESS);
     let procs: Vec<Vec<Value>> = session
         .server
@@ -285,7 +348,7 @@ fn build(session: &Session) -> Catalog {
         })
         .collect();
     table(
-        &cat,
+        cat,
         5,
         "PROCESSLIST",
         &[
@@ -297,8 +360,12 @@ fn build(session: &Session) -> Catalog {
         ],
         procs,
     );
+}
+
+fn views_table(cat: &Catalog, views: Rows) {
+    let vc = DataType::VarChar { len: 64 };
     table(
-        &cat,
+        cat,
         30,
         "VIEWS",
         &[
@@ -315,22 +382,6 @@ fn build(session: &Session) -> Catalog {
         ],
         views,
     );
-    constraints(&cat, session);
-    crate::session::routines::infoschema_tables(&cat, session);
-    performance_schema(&cat, session);
-    super::infoschema_meta::performance_schema_tables(&cat);
-    super::privilege_tables::add_tables(&cat, session);
-    super::user_tables::add_tables(&cat, engine);
-    crate::session::connect_attrs::tables(&cat, session);
-    crate::session::replication_tables::tables(&cat, session);
-    crate::session::roles::infoschema_tables(&cat, session);
-    crate::session::collations::infoschema_tables(&cat);
-    keywords_table(&cat);
-    crate::session::innodb_trx::infoschema_table(&cat, session);
-    crate::session::histogram::infoschema_table(&cat, session);
-    cat.add_database_public("information_schema");
-    cat.add_database_public("performance_schema");
-    cat
 }
 
 /// information_schema.KEYWORDS: the parser's own keyword list, so a word it
