@@ -85,48 +85,9 @@ fn changes(
         Statement::CreateUser {
             if_not_exists,
             users,
-        } => {
-            for spec in users {
-                let (u, h) = target(spec.name.as_ref(), grants);
-                if accounts.get(&u, &h).is_some() {
-                    if *if_not_exists {
-                        notes.push((
-                            3163,
-                            format!("Authorization ID '{u}'@'{h}' already exists."),
-                        ));
-                        continue;
-                    }
-                    return Err(failed("CREATE USER", &u, &h));
-                }
-                let plugin = spec.plugin.as_deref().unwrap_or(DEFAULT_PLUGIN);
-                let cred = credential(plugin, spec.password.as_deref().unwrap_or(""))?;
-                let mut a = Account::new(&u, &h, cred);
-                a.require_ssl = spec.require_ssl.unwrap_or(false);
-                out.push(AccountChange::Put(a));
-            }
-        }
+        } => return create_users(accounts, grants, *if_not_exists, users, notes),
         Statement::DropUser { if_exists, users } => {
-            for n in users {
-                changeable(accounts, "DROP USER", &n.user, &n.host)?;
-                if accounts.get(&n.user, &n.host).is_none() {
-                    if *if_exists {
-                        notes.push((
-                            3162,
-                            format!("Authorization ID '{}'@'{}' does not exist.", n.user, n.host),
-                        ));
-                        continue;
-                    }
-                    return Err(failed("DROP USER", &n.user, &n.host));
-                }
-                out.push(AccountChange::Drop {
-                    user: n.user.clone(),
-                    host: n.host.clone(),
-                });
-            }
-            // Grants of the dropped accounts as roles go with them.
-            let gone = users.iter().map(crate::session::role_changes::id).collect();
-            let unlinked = crate::session::role_changes::unlink(accounts, &gone);
-            out.splice(0..0, unlinked);
+            return drop_users(accounts, *if_exists, users, notes)
         }
         Statement::AlterUser { if_exists, users } => {
             for spec in users {
@@ -168,93 +129,180 @@ fn changes(
             grant_option,
         } => {
             let (scope, p) = resolve_level(engine, level, privileges, db)?;
-            let p = if *grant_option {
-                p | Privs::GRANT_OPTION
-            } else {
-                p
+            let p = match grant_option {
+                true => p | Privs::GRANT_OPTION,
+                false => p,
             };
-            for n in users {
-                changeable(accounts, "GRANT", &n.user, &n.host)?;
-                let Some(current) = accounts.get(&n.user, &n.host) else {
-                    return Err(Error::new(
-                        Code::CantCreateUserWithGrant,
-                        "You are not allowed to create a user with GRANT",
-                    ));
-                };
-                let mut a = (*current).clone();
-                match &scope {
-                    Scope::Global => a.global = a.global | p,
-                    Scope::Database(d) => {
-                        let e = a.databases.entry(d.clone()).or_default();
-                        *e = *e | p;
-                    }
-                    Scope::Table(d, t) => {
-                        let e = a.tables.entry((d.clone(), t.clone())).or_default();
-                        *e = *e | p;
-                    }
-                }
-                out.push(AccountChange::Put(a));
-            }
+            return grant_to(accounts, &scope, p, users);
         }
         Statement::Revoke {
             privileges,
             level,
             users,
-        } => {
-            for n in users {
-                changeable(accounts, "REVOKE", &n.user, &n.host)?;
-                let Some(current) = accounts.get(&n.user, &n.host) else {
-                    return Err(failed("REVOKE", &n.user, &n.host));
-                };
-                let mut a = (*current).clone();
-                let Some(level) = level else {
-                    // REVOKE ALL PRIVILEGES, GRANT OPTION FROM u
-                    a.global = Privs::NONE;
-                    a.databases.clear();
-                    a.tables.clear();
-                    out.push(AccountChange::Put(a));
-                    continue;
-                };
-                let (scope, p) = resolve_level(engine, level, privileges, db)?;
-                let missing = || {
-                    Error::new(
-                        Code::NonexistingGrant,
-                        format!(
-                            "There is no such grant defined for user '{}' on host '{}'",
-                            n.user, n.host
-                        ),
-                    )
-                };
-                match &scope {
-                    Scope::Global => a.global = a.global.without(p),
-                    Scope::Database(d) => {
-                        let e = a.databases.get_mut(d).ok_or_else(missing)?;
-                        *e = e.without(p);
-                        if e.is_empty() {
-                            a.databases.remove(d);
-                        }
-                    }
-                    Scope::Table(d, t) => {
-                        let key = (d.clone(), t.clone());
-                        let Some(e) = a.tables.get_mut(&key) else {
-                            return Err(Error::new(
-                                Code::NonexistingTableGrant,
-                                format!(
-                                    "There is no such grant defined for user '{}' on host '{}' on table '{t}'",
-                                    n.user, n.host
-                                ),
-                            ));
-                        };
-                        *e = e.without(p);
-                        if e.is_empty() {
-                            a.tables.remove(&key);
-                        }
-                    }
-                }
-                out.push(AccountChange::Put(a));
+        } => return revoke_from(accounts, (engine, db), level.as_ref(), privileges, users),
+        _ => return Err(Error::internal("not an account statement")),
+    }
+    Ok(out)
+}
+
+/// CREATE USER [IF NOT EXISTS]: the accounts to add (3163 notes for those
+/// that exist under IF NOT EXISTS).
+fn create_users(
+    accounts: &Accounts,
+    grants: &Grants,
+    if_not_exists: bool,
+    users: &[UserSpec],
+    notes: &mut Vec<(u16, String)>,
+) -> R<Vec<AccountChange>> {
+    let mut out = Vec::new();
+    for spec in users {
+        let (u, h) = target(spec.name.as_ref(), grants);
+        if accounts.get(&u, &h).is_some() {
+            if if_not_exists {
+                notes.push((
+                    3163,
+                    format!("Authorization ID '{u}'@'{h}' already exists."),
+                ));
+                continue;
+            }
+            return Err(failed("CREATE USER", &u, &h));
+        }
+        let plugin = spec.plugin.as_deref().unwrap_or(DEFAULT_PLUGIN);
+        let cred = credential(plugin, spec.password.as_deref().unwrap_or(""))?;
+        let mut a = Account::new(&u, &h, cred);
+        a.require_ssl = spec.require_ssl.unwrap_or(false);
+        out.push(AccountChange::Put(a));
+    }
+    Ok(out)
+}
+
+/// DROP USER [IF EXISTS]: the accounts to drop, and the role grants that
+/// name them.
+fn drop_users(
+    accounts: &Accounts,
+    if_exists: bool,
+    users: &[UserName],
+    notes: &mut Vec<(u16, String)>,
+) -> R<Vec<AccountChange>> {
+    let mut out = Vec::new();
+    for n in users {
+        changeable(accounts, "DROP USER", &n.user, &n.host)?;
+        if accounts.get(&n.user, &n.host).is_none() {
+            if if_exists {
+                notes.push((
+                    3162,
+                    format!("Authorization ID '{}'@'{}' does not exist.", n.user, n.host),
+                ));
+                continue;
+            }
+            return Err(failed("DROP USER", &n.user, &n.host));
+        }
+        out.push(AccountChange::Drop {
+            user: n.user.clone(),
+            host: n.host.clone(),
+        });
+    }
+    // Grants of the dropped accounts as roles go with them.
+    let gone = users.iter().map(crate::session::role_changes::id).collect();
+    let unlinked = crate::session::role_changes::unlink(accounts, &gone);
+    out.splice(0..0, unlinked);
+    Ok(out)
+}
+
+/// GRANT `p` at `scope` to each of `users` (which must exist: 1410).
+fn grant_to(
+    accounts: &Accounts,
+    scope: &Scope,
+    p: Privs,
+    users: &[UserName],
+) -> R<Vec<AccountChange>> {
+    let mut out = Vec::new();
+    for n in users {
+        changeable(accounts, "GRANT", &n.user, &n.host)?;
+        let Some(current) = accounts.get(&n.user, &n.host) else {
+            return Err(Error::new(
+                Code::CantCreateUserWithGrant,
+                "You are not allowed to create a user with GRANT",
+            ));
+        };
+        let mut a = (*current).clone();
+        match scope {
+            Scope::Global => a.global = a.global | p,
+            Scope::Database(d) => {
+                let e = a.databases.entry(d.clone()).or_default();
+                *e = *e | p;
+            }
+            Scope::Table(d, t) => {
+                let e = a.tables.entry((d.clone(), t.clone())).or_default();
+                *e = *e | p;
             }
         }
-        _ => return Err(Error::internal("not an account statement")),
+        out.push(AccountChange::Put(a));
+    }
+    Ok(out)
+}
+
+/// REVOKE from each of `users`: `level` None is REVOKE ALL PRIVILEGES,
+/// GRANT OPTION; a privilege not held there is 1141 / 1147.
+fn revoke_from(
+    accounts: &Accounts,
+    (engine, db): (&Engine, Option<&str>),
+    level: Option<&GrantLevel>,
+    privileges: &PrivList,
+    users: &[UserName],
+) -> R<Vec<AccountChange>> {
+    let mut out = Vec::new();
+    for n in users {
+        changeable(accounts, "REVOKE", &n.user, &n.host)?;
+        let Some(current) = accounts.get(&n.user, &n.host) else {
+            return Err(failed("REVOKE", &n.user, &n.host));
+        };
+        let mut a = (*current).clone();
+        let Some(level) = level else {
+            // REVOKE ALL PRIVILEGES, GRANT OPTION FROM u
+            a.global = Privs::NONE;
+            a.databases.clear();
+            a.tables.clear();
+            out.push(AccountChange::Put(a));
+            continue;
+        };
+        let (scope, p) = resolve_level(engine, level, privileges, db)?;
+        let missing = || {
+            Error::new(
+                Code::NonexistingGrant,
+                format!(
+                    "There is no such grant defined for user '{}' on host '{}'",
+                    n.user, n.host
+                ),
+            )
+        };
+        match &scope {
+            Scope::Global => a.global = a.global.without(p),
+            Scope::Database(d) => {
+                let e = a.databases.get_mut(d).ok_or_else(missing)?;
+                *e = e.without(p);
+                if e.is_empty() {
+                    a.databases.remove(d);
+                }
+            }
+            Scope::Table(d, t) => {
+                let key = (d.clone(), t.clone());
+                let Some(e) = a.tables.get_mut(&key) else {
+                    return Err(Error::new(
+                        Code::NonexistingTableGrant,
+                        format!(
+                            "There is no such grant defined for user '{}' on host '{}' on table '{t}'",
+                            n.user, n.host
+                        ),
+                    ));
+                };
+                *e = e.without(p);
+                if e.is_empty() {
+                    a.tables.remove(&key);
+                }
+            }
+        }
+        out.push(AccountChange::Put(a));
     }
     Ok(out)
 }
