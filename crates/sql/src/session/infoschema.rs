@@ -480,16 +480,20 @@ fn column_details(t: DataType) -> Vec<Value> {
     ]
 }
 
-/// KEY_COLUMN_USAGE and TABLE_CONSTRAINTS (primary keys, unique indexes
-/// and foreign keys), REFERENTIAL_CONSTRAINTS, and the views of objects
-/// lockstep does not have yet, empty but with their columns (ROUTINES,
-/// TRIGGERS, FILES), so tools that read them work.
+/// The rows of the constraint tables, gathered in one walk of the catalog.
+#[derive(Default)]
+struct ConstraintRows {
+    usage: Rows,
+    kinds: Rows,
+    referential: Rows,
+    checks: Rows,
+}
+
+/// KEY_COLUMN_USAGE and TABLE_CONSTRAINTS (primary keys, unique indexes,
+/// foreign keys and CHECKs), REFERENTIAL_CONSTRAINTS, CHECK_CONSTRAINTS,
+/// and FILES (empty: lockstep has no tablespace files of its own to list).
 fn constraints(cat: &Catalog, session: &Session) {
-    let vc = DataType::VarChar { len: 64 };
-    let big = DataType::BigInt { unsigned: true };
-    let s = |x: &str| Value::str(x);
-    let (mut usage, mut kinds) = (Vec::new(), Vec::new());
-    let (mut referential, mut checks) = (Vec::new(), Vec::new());
+    let mut rows = ConstraintRows::default();
     let engine = session.engine();
     for db in engine.catalog.databases() {
         for t in engine.catalog.tables(&db) {
@@ -497,67 +501,96 @@ fn constraints(cat: &Catalog, session: &Session) {
             if !session.grants.sees_table(&db, &def.name) {
                 continue;
             }
-            for (n, ix) in def.indexes.iter().enumerate() {
-                let primary = n == 0;
-                if (primary && !def.has_declared_primary_key()) || !ix.unique {
-                    continue;
-                }
-                let kind = if primary { "PRIMARY KEY" } else { "UNIQUE" };
-                kinds.push(vec![
-                    s("def"),
-                    s(&db),
-                    s(&ix.name),
-                    s(&db),
-                    s(&def.name),
-                    s(kind),
-                    s("YES"),
-                ]);
-                for (pos, &c) in ix.columns.iter().enumerate() {
-                    usage.push(vec![
-                        s("def"),
-                        s(&db),
-                        s(&ix.name),
-                        s("def"),
-                        s(&db),
-                        s(&def.name),
-                        s(&def.columns[c].name),
-                        Value::UInt(pos as u64 + 1),
-                        Value::Null,
-                        Value::Null,
-                        Value::Null,
-                        Value::Null,
-                    ]);
-                }
-            }
+            unique_key_rows(&db, &def, &mut rows);
             let fks = engine.catalog.foreign_keys(t.id);
-            let rows = crate::session::foreign_keys::info_rows(engine, &def, &fks);
-            usage.extend(rows.usage);
-            kinds.extend(rows.kinds);
-            referential.extend(rows.referential);
-            for c in engine.catalog.checks(t.id).iter() {
-                let enforced = if c.enforced { "YES" } else { "NO" };
-                let (name, table) = (s(&c.name), s(&def.name));
-                kinds.push(vec![
-                    s("def"),
-                    s(&db),
-                    name.clone(),
-                    s(&db),
-                    table,
-                    s("CHECK"),
-                    s(enforced),
-                ]);
-                checks.push(vec![s("def"), s(&db), name, s(&format!("({})", c.expr))]);
-            }
+            let fk = crate::session::foreign_keys::info_rows(engine, &def, &fks);
+            rows.usage.extend(fk.usage);
+            rows.kinds.extend(fk.kinds);
+            rows.referential.extend(fk.referential);
+            check_rows(&db, &def.name, &engine.catalog.checks(t.id), &mut rows);
         }
     }
+    constraint_tables(cat, rows);
+}
+
+/// The PRIMARY KEY (when declared) and UNIQUE indexes of one table.
+fn unique_key_rows(db: &str, def: &TableDef, rows: &mut ConstraintRows) {
+    let s = |x: &str| Value::str(x);
+    for (n, ix) in def.indexes.iter().enumerate() {
+        let primary = n == 0;
+        if (primary && !def.has_declared_primary_key()) || !ix.unique {
+            continue;
+        }
+        let kind = if primary { "PRIMARY KEY" } else { "UNIQUE" };
+        let (index, table) = (s(&ix.name), s(&def.name));
+        rows.kinds.push(vec![
+            s("def"),
+            s(db),
+            index.clone(),
+            s(db),
+            table.clone(),
+            s(kind),
+            s("YES"),
+        ]);
+        for (pos, &c) in ix.columns.iter().enumerate() {
+            let mut row = vec![s("def"), s(db), index.clone(), s("def"), s(db)];
+            row.extend([table.clone(), s(&def.columns[c].name)]);
+            row.push(Value::UInt(pos as u64 + 1));
+            row.extend([Value::Null, Value::Null, Value::Null, Value::Null]);
+            rows.usage.push(row);
+        }
+    }
+}
+
+/// The CHECK constraints of one table, in TABLE_CONSTRAINTS and
+/// CHECK_CONSTRAINTS.
+fn check_rows(
+    db: &str,
+    table: &str,
+    checks: &[lockstep_tables::CheckConstraint],
+    rows: &mut ConstraintRows,
+) {
+    let s = |x: &str| Value::str(x);
+    for c in checks {
+        let enforced = if c.enforced { "YES" } else { "NO" };
+        let name = s(&c.name);
+        rows.kinds.push(vec![
+            s("def"),
+            s(db),
+            name.clone(),
+            s(db),
+            s(table),
+            s("CHECK"),
+            s(enforced),
+        ]);
+        let clause = s(&format!("({})", c.expr));
+        rows.checks.push(vec![s("def"), s(db), name, clause]);
+    }
+}
+
+/// Declares the constraint tables over the gathered rows.
+fn constraint_tables(cat: &Catalog, rows: ConstraintRows) {
+    let vc = DataType::VarChar { len: 64 };
+    let big = DataType::BigInt { unsigned: true };
+    let typed = |names: &[&'static str]| -> Vec<(&'static str, DataType)> {
+        names
+            .iter()
+            .map(|n| (*n, if n.contains("POSITION") { big } else { vc }))
+            .collect()
+    };
     let check_cols = [
         "CONSTRAINT_CATALOG",
         "CONSTRAINT_SCHEMA",
         "CONSTRAINT_NAME",
         "CHECK_CLAUSE",
     ];
-    let check_cols: Vec<(&str, DataType)> = check_cols.iter().map(|n| (*n, vc)).collect();
-    table(cat, 41, "CHECK_CONSTRAINTS", &check_cols, checks);
+    table(
+        cat,
+        9,
+        "CHECK_CONSTRAINTS",
+        &typed(&check_cols),
+        rows.checks,
+    );
     let usage_cols = [
         "CONSTRAINT_CATALOG",
         "CONSTRAINT_SCHEMA",
@@ -572,13 +605,7 @@ fn constraints(cat: &Catalog, session: &Session) {
         "REFERENCED_TABLE_NAME",
         "REFERENCED_COLUMN_NAME",
     ];
-    let typed = |names: &[&'static str]| -> Vec<(&'static str, DataType)> {
-        names
-            .iter()
-            .map(|n| (*n, if n.contains("POSITION") { big } else { vc }))
-            .collect()
-    };
-    table(cat, 6, "KEY_COLUMN_USAGE", &typed(&usage_cols), usage);
+    table(cat, 6, "KEY_COLUMN_USAGE", &typed(&usage_cols), rows.usage);
     let kind_cols = [
         "CONSTRAINT_CATALOG",
         "CONSTRAINT_SCHEMA",
@@ -588,7 +615,7 @@ fn constraints(cat: &Catalog, session: &Session) {
         "CONSTRAINT_TYPE",
         "ENFORCED",
     ];
-    table(cat, 7, "TABLE_CONSTRAINTS", &typed(&kind_cols), kinds);
+    table(cat, 7, "TABLE_CONSTRAINTS", &typed(&kind_cols), rows.kinds);
     let referential_cols = [
         "CONSTRAINT_CATALOG",
         "CONSTRAINT_SCHEMA",
@@ -602,64 +629,28 @@ fn constraints(cat: &Catalog, session: &Session) {
         "TABLE_NAME",
         "REFERENCED_TABLE_NAME",
     ];
-    let referential_cols = typed(&referential_cols);
+    let referential = typed(&referential_cols);
     table(
         cat,
         8,
         "REFERENTIAL_CONSTRAINTS",
-        &referential_cols,
-        referential,
+        &referential,
+        rows.referential,
     );
-    let empty: [(u32, &str, &[&'static str]); 3] = [
-        (
-            10,
-            "ROUTINES",
-            &[
-                "SPECIFIC_NAME",
-                "ROUTINE_CATALOG",
-                "ROUTINE_SCHEMA",
-                "ROUTINE_NAME",
-                "ROUTINE_TYPE",
-                "DATA_TYPE",
-                "ROUTINE_DEFINITION",
-                "DEFINER",
-            ],
-        ),
-        (
-            12,
-            "FILES",
-            &[
-                "FILE_ID",
-                "FILE_NAME",
-                "FILE_TYPE",
-                "TABLESPACE_NAME",
-                "TABLE_SCHEMA",
-                "TABLE_NAME",
-                "LOGFILE_GROUP_NAME",
-                "ENGINE",
-                "TOTAL_EXTENTS",
-                "INITIAL_SIZE",
-                "EXTRA",
-            ],
-        ),
-        (
-            11,
-            "TRIGGERS",
-            &[
-                "TRIGGER_CATALOG",
-                "TRIGGER_SCHEMA",
-                "TRIGGER_NAME",
-                "EVENT_MANIPULATION",
-                "EVENT_OBJECT_SCHEMA",
-                "EVENT_OBJECT_TABLE",
-                "ACTION_STATEMENT",
-                "ACTION_TIMING",
-            ],
-        ),
+    let file_cols = [
+        "FILE_ID",
+        "FILE_NAME",
+        "FILE_TYPE",
+        "TABLESPACE_NAME",
+        "TABLE_SCHEMA",
+        "TABLE_NAME",
+        "LOGFILE_GROUP_NAME",
+        "ENGINE",
+        "TOTAL_EXTENTS",
+        "INITIAL_SIZE",
+        "EXTRA",
     ];
-    for (id, name, cols) in empty {
-        table(cat, id, name, &typed(cols), Vec::new());
-    }
+    table(cat, 12, "FILES", &typed(&file_cols), Vec::new());
 }
 
 /// performance_schema's status and variable tables (the ones drivers and
@@ -788,4 +779,27 @@ fn run_scratch(
     drop(exec);
     engine.rollback(&mut txn);
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    /// System table ids are chosen by hand across several files; a repeat
+    /// would make a lookup by id find another table.
+    #[test]
+    fn system_table_ids_are_distinct() {
+        let mut db = crate::tests::db::Db::new("infoschema_ids");
+        let cat = db.with_session(super::build);
+        let mut seen = BTreeMap::new();
+        for schema in ["information_schema", "performance_schema", "mysql"] {
+            for t in cat.tables(schema) {
+                let name = format!("{schema}.{}", t.def().name);
+                if let Some(other) = seen.insert(t.id, name.clone()) {
+                    panic!("id {} used by {other} and {name}", t.id);
+                }
+            }
+        }
+        assert!(seen.len() > 30, "only {} system tables", seen.len());
+    }
 }

@@ -81,6 +81,11 @@ impl Db {
         }
     }
 
+    /// Runs `f` on this Db's session (for tests of session internals).
+    pub fn with_session<R>(&mut self, f: impl FnOnce(&Session) -> R) -> R {
+        f(&self.session)
+    }
+
     /// Another session on the same server, in database `d`.
     pub fn session(&mut self, id: u64) -> Session {
         let mut s = streaming(Session::new(
