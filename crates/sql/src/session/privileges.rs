@@ -245,23 +245,43 @@ impl Grants {
         if self.superuser {
             return Ok(());
         }
-        let table = |name: &ObjectName| -> Option<(String, String)> {
-            let d = name.database.as_deref().or(db)?;
-            Some((d.to_string(), name.name.clone()))
-        };
-        // Unqualified names without a current database fail in the binder (1046).
-        let on_table = |p: Privs, what: &str, name: &ObjectName| match table(name) {
-            Some((d, t)) => self.need_table(p, what, &d, &t),
+        // Each family answers for its own statement kinds, None for others.
+        self.check_data(stmt, db)
+            .or_else(|| self.check_schema(stmt, db))
+            .or_else(|| self.check_views(stmt, db))
+            .or_else(|| self.check_accounts(stmt, db))
+            .or_else(|| self.check_session(stmt, db))
+            .unwrap_or(Ok(()))
+    }
+
+    /// `p` on table `name`, qualified by `db` when unqualified. Unqualified
+    /// names without a current database fail in the binder (1046).
+    fn on_table(
+        &self,
+        db: Option<&str>,
+        p: Privs,
+        what: &str,
+        name: &ObjectName,
+    ) -> Result<(), Error> {
+        match name.database.as_deref().or(db) {
+            Some(d) => self.need_table(p, what, d, &name.name),
             None => Ok(()),
-        };
-        let reads = || {
-            tables_read(stmt)
-                .iter()
-                .try_for_each(|t| on_table(Privs::SELECT, "SELECT", t))
-        };
-        match stmt {
-            Statement::Select(_) | Statement::Do(_) => reads(),
-            Statement::Insert(i) => {
+        }
+    }
+
+    /// SELECT on every table `stmt` reads.
+    fn check_reads_of(&self, stmt: &Statement, db: Option<&str>) -> Result<(), Error> {
+        tables_read(stmt)
+            .iter()
+            .try_for_each(|t| self.on_table(db, Privs::SELECT, "SELECT", t))
+    }
+
+    /// Queries and row changes.
+    fn check_data(&self, stmt: &Statement, db: Option<&str>) -> Option<Result<(), Error>> {
+        let on_table = |p, what, name| self.on_table(db, p, what, name);
+        let writes = match stmt {
+            Statement::Select(_) | Statement::Do(_) => Ok(()),
+            Statement::Insert(i) => (|| {
                 on_table(Privs::INSERT, "INSERT", &i.table)?;
                 if i.replace {
                     on_table(Privs::DELETE, "DELETE", &i.table)?;
@@ -269,37 +289,34 @@ impl Grants {
                 if !i.on_duplicate.is_empty() {
                     on_table(Privs::UPDATE, "UPDATE", &i.table)?;
                 }
-                reads()
-            }
+                Ok(())
+            })(),
             // The multi-table forms' targets are known once bound (check_multi).
-            Statement::Update(u) => {
-                if u.multi.is_none() {
-                    on_table(Privs::UPDATE, "UPDATE", &u.table)?;
-                }
-                reads()
+            Statement::Update(u) if u.multi.is_none() => {
+                on_table(Privs::UPDATE, "UPDATE", &u.table)
             }
-            Statement::Delete(d) => {
-                if d.multi.is_none() {
-                    on_table(Privs::DELETE, "DELETE", &d.table)?;
-                }
-                reads()
+            Statement::Delete(d) if d.multi.is_none() => {
+                on_table(Privs::DELETE, "DELETE", &d.table)
             }
+            Statement::Update(_) | Statement::Delete(_) => Ok(()),
+            _ => return None,
+        };
+        Some(writes.and_then(|()| self.check_reads_of(stmt, db)))
+    }
+
+    /// Databases, tables and indexes created, changed or dropped.
+    fn check_schema(&self, stmt: &Statement, db: Option<&str>) -> Option<Result<(), Error>> {
+        let on_table = |p, what, name| self.on_table(db, p, what, name);
+        Some(match stmt {
             Statement::CreateDatabase { name, .. } => self.need_database(Privs::CREATE, name),
             Statement::DropDatabase { name, .. } => self.need_database(Privs::DROP, name),
-            Statement::CreateTable(ct) if ct.temporary => match table(&ct.name) {
-                Some((d, _)) => self.need_database(Privs::CREATE_TEMPORARY_TABLES, &d),
-                None => Ok(()),
-            },
-            Statement::CreateTable(ct) => {
-                on_table(Privs::CREATE, "CREATE", &ct.name)?;
-                for fk in &ct.foreign_keys {
-                    on_table(Privs::REFERENCES, "REFERENCES", &parent_of(fk, &ct.name))?;
-                }
-                match &ct.like {
-                    Some(src) => on_table(Privs::SELECT, "SELECT", src),
+            Statement::CreateTable(ct) if ct.temporary => {
+                match ct.name.database.as_deref().or(db) {
+                    Some(d) => self.need_database(Privs::CREATE_TEMPORARY_TABLES, d),
                     None => Ok(()),
                 }
             }
+            Statement::CreateTable(ct) => self.check_create_table(ct, db),
             Statement::DropTable { tables, .. } => tables
                 .iter()
                 .try_for_each(|t| on_table(Privs::DROP, "DROP", t)),
@@ -322,27 +339,73 @@ impl Grants {
                 on_table(Privs::INDEX, "INDEX", table)
             }
             Statement::AlterTable { table, actions, .. } => {
-                on_table(Privs::ALTER, "ALTER", table)?;
-                // Renaming needs what RENAME TABLE needs.
-                for a in actions {
-                    if let crate::parser::AlterAction::AddForeignKey(fk) = a {
-                        on_table(Privs::REFERENCES, "REFERENCES", &parent_of(fk, table))?;
-                    }
-                    if let crate::parser::AlterAction::RenameTable { to } = a {
-                        on_table(Privs::DROP, "DROP", table)?;
-                        on_table(Privs::CREATE, "CREATE", to)?;
-                        on_table(Privs::INSERT, "INSERT", to)?;
-                    }
-                }
-                Ok(())
+                self.check_alter_table(table, actions, db)
             }
             Statement::RenameTable { renames } => renames.iter().try_for_each(|(from, to)| {
                 on_table(Privs::ALTER, "ALTER", from)?;
-                on_table(Privs::DROP, "DROP", from)?;
-                on_table(Privs::CREATE, "CREATE", to)?;
-                on_table(Privs::INSERT, "INSERT", to)
+                self.check_rename(from, to, db)
             }),
-            Statement::CreateView(cv) => {
+            _ => return None,
+        })
+    }
+
+    /// CREATE TABLE: CREATE, REFERENCES on each parent, SELECT on a LIKE
+    /// source.
+    fn check_create_table(
+        &self,
+        ct: &crate::parser::CreateTable,
+        db: Option<&str>,
+    ) -> Result<(), Error> {
+        self.on_table(db, Privs::CREATE, "CREATE", &ct.name)?;
+        for fk in &ct.foreign_keys {
+            let parent = parent_of(fk, &ct.name);
+            self.on_table(db, Privs::REFERENCES, "REFERENCES", &parent)?;
+        }
+        match &ct.like {
+            Some(src) => self.on_table(db, Privs::SELECT, "SELECT", src),
+            None => Ok(()),
+        }
+    }
+
+    /// ALTER TABLE: ALTER, REFERENCES on added parents, and what RENAME
+    /// TABLE needs when it renames.
+    fn check_alter_table(
+        &self,
+        table: &ObjectName,
+        actions: &[crate::parser::AlterAction],
+        db: Option<&str>,
+    ) -> Result<(), Error> {
+        self.on_table(db, Privs::ALTER, "ALTER", table)?;
+        for a in actions {
+            if let crate::parser::AlterAction::AddForeignKey(fk) = a {
+                let parent = parent_of(fk, table);
+                self.on_table(db, Privs::REFERENCES, "REFERENCES", &parent)?;
+            }
+            if let crate::parser::AlterAction::RenameTable { to } = a {
+                self.check_rename(table, to, db)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Moving `from` to `to`: DROP on the old name, CREATE and INSERT on
+    /// the new one.
+    fn check_rename(
+        &self,
+        from: &ObjectName,
+        to: &ObjectName,
+        db: Option<&str>,
+    ) -> Result<(), Error> {
+        self.on_table(db, Privs::DROP, "DROP", from)?;
+        self.on_table(db, Privs::CREATE, "CREATE", to)?;
+        self.on_table(db, Privs::INSERT, "INSERT", to)
+    }
+
+    /// CREATE/ALTER/DROP VIEW and SHOW CREATE VIEW.
+    fn check_views(&self, stmt: &Statement, db: Option<&str>) -> Option<Result<(), Error>> {
+        let on_table = |p, what, name| self.on_table(db, p, what, name);
+        Some(match stmt {
+            Statement::CreateView(cv) => (|| {
                 on_table(Privs::CREATE_VIEW, "CREATE VIEW", &cv.name)?;
                 if cv.or_replace || cv.alter {
                     on_table(Privs::DROP, "DROP", &cv.name)?;
@@ -352,14 +415,66 @@ impl Grants {
                     self.need_global(Privs::SUPER, "SUPER or SET_USER_ID")?;
                 }
                 Ok(())
-            }
+            })(),
             Statement::DropView { views, .. } => views
                 .iter()
                 .try_for_each(|v| on_table(Privs::DROP, "DROP", v)),
             Statement::Show(Show::CreateView { view }) => {
-                on_table(Privs::SHOW_VIEW, "SHOW VIEW", view)?;
-                on_table(Privs::SELECT, "SELECT", view)
+                on_table(Privs::SHOW_VIEW, "SHOW VIEW", view)
+                    .and_then(|()| on_table(Privs::SELECT, "SELECT", view))
             }
+            _ => return None,
+        })
+    }
+
+    /// Accounts and privileges: CREATE USER unless the statement only
+    /// touches the user's own account; GRANT OPTION for GRANT/REVOKE.
+    fn check_accounts(&self, stmt: &Statement, db: Option<&str>) -> Option<Result<(), Error>> {
+        let create_user = || self.need_global(Privs::CREATE_USER, "CREATE USER");
+        Some(match stmt {
+            Statement::CreateUser { .. } | Statement::DropUser { .. } => create_user(),
+            Statement::AlterUser { users, .. } => {
+                match users.iter().all(|u| self.is_self(u.name.as_ref())) {
+                    true => Ok(()),
+                    false => create_user(),
+                }
+            }
+            Statement::SetPassword { user, .. } => match self.is_self(user.as_ref()) {
+                true => Ok(()),
+                false => create_user(),
+            },
+            Statement::Grant {
+                privileges, level, ..
+            }
+            | Statement::Revoke {
+                privileges,
+                level: Some(level),
+                ..
+            } => {
+                let mut p = privileges.privs;
+                if privileges.all {
+                    p = p | Privs::all_at(level_kind(level));
+                }
+                self.check_grant(p | Privs::GRANT_OPTION, level, db)
+            }
+            Statement::Revoke { level: None, .. } => create_user(),
+            _ => return None,
+        })
+    }
+
+    /// USE, SHOW, EXPLAIN, SET and the server-wide statements.
+    fn check_session(&self, stmt: &Statement, db: Option<&str>) -> Option<Result<(), Error>> {
+        let on_table = |p, what, name| self.on_table(db, p, what, name);
+        let global_set = |a: &parser::SetAssignment| {
+            matches!(
+                &a.target,
+                parser::SetTarget::System {
+                    scope: parser::Scope::Global,
+                    ..
+                }
+            )
+        };
+        Some(match stmt {
             Statement::Use { database } => self.check_use(database),
             Statement::Show(Show::Tables { database, .. } | Show::TableStatus { database, .. }) => {
                 match database.as_deref().or(db) {
@@ -377,70 +492,19 @@ impl Grants {
                 self.need_database(Privs::SELECT, "mysql")
             }
             Statement::Explain(inner, _) => self.check(inner, db),
-            Statement::Set(list) => {
-                if list.iter().any(|a| {
-                    matches!(
-                        a.target,
-                        parser::SetTarget::System {
-                            scope: parser::Scope::Global,
-                            ..
-                        }
-                    )
-                }) {
-                    self.need_global(Privs::SUPER, "SUPER or SYSTEM_VARIABLES_ADMIN")?;
-                }
-                Ok(())
+            Statement::Set(list) if list.iter().any(global_set) => {
+                self.need_global(Privs::SUPER, "SUPER or SYSTEM_VARIABLES_ADMIN")
             }
             Statement::SetTransaction {
                 scope: parser::Scope::Global,
                 ..
             } => self.need_global(Privs::SUPER, "SUPER or SYSTEM_VARIABLES_ADMIN"),
-            Statement::CreateUser { .. } | Statement::DropUser { .. } => {
-                self.need_global(Privs::CREATE_USER, "CREATE USER")
-            }
-            Statement::AlterUser { users, .. } => {
-                if users.iter().all(|u| self.is_self(u.name.as_ref())) {
-                    Ok(())
-                } else {
-                    self.need_global(Privs::CREATE_USER, "CREATE USER")
-                }
-            }
-            Statement::SetPassword { user, .. } => {
-                if self.is_self(user.as_ref()) {
-                    Ok(())
-                } else {
-                    self.need_global(Privs::CREATE_USER, "CREATE USER")
-                }
-            }
-            Statement::Grant {
-                privileges, level, ..
-            } => {
-                let mut p = privileges.privs;
-                if privileges.all {
-                    p = p | Privs::all_at(level_kind(level));
-                }
-                self.check_grant(p | Privs::GRANT_OPTION, level, db)
-            }
-            Statement::Revoke {
-                privileges,
-                level: Some(level),
-                ..
-            } => {
-                let mut p = privileges.privs;
-                if privileges.all {
-                    p = p | Privs::all_at(level_kind(level));
-                }
-                self.check_grant(p | Privs::GRANT_OPTION, level, db)
-            }
-            Statement::Revoke { level: None, .. } => {
-                self.need_global(Privs::CREATE_USER, "CREATE USER")
-            }
             Statement::Ignored(text) if starts_with_word(text, "FLUSH") => {
                 self.need_global(Privs::RELOAD, "RELOAD")
             }
             Statement::Replica(r) => crate::session::replication::check(self, r),
-            _ => Ok(()),
-        }
+            _ => return None,
+        })
     }
 
     /// GRANT/REVOKE: the granter must hold what it grants, with GRANT
