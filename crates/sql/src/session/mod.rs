@@ -251,6 +251,101 @@ impl Drop for Prepared {
     }
 }
 
+/// What a new session takes from the global variables.
+struct StartValues {
+    isolation: Isolation,
+    lock_wait: i64,
+    wait_timeout: i64,
+    autocommit: bool,
+    read_only: bool,
+    max_execution_ms: u64,
+}
+
+impl StartValues {
+    fn of(globals: &Globals) -> StartValues {
+        let int = |name: &str| globals.get(name).and_then(|v| v.to_i64());
+        StartValues {
+            isolation: globals
+                .get("transaction_isolation")
+                .and_then(|v| Isolation::parse(&v.to_string()))
+                .unwrap_or(Isolation::RepeatableRead),
+            lock_wait: int("innodb_lock_wait_timeout").unwrap_or(50),
+            wait_timeout: int("wait_timeout").unwrap_or(28800),
+            autocommit: globals
+                .get("autocommit")
+                .and_then(|v| v.truth())
+                .unwrap_or(true),
+            read_only: globals
+                .get("transaction_read_only")
+                .is_some_and(|v| v.truth() == Some(true)),
+            max_execution_ms: int("max_execution_time").map_or(0, |ms| ms.max(0) as u64),
+        }
+    }
+}
+
+impl ProcessInfo {
+    /// A new connection's entry in the process list, idle.
+    fn new(id: u64, user: &str, host: &str) -> Arc<ProcessInfo> {
+        Arc::new(ProcessInfo {
+            id,
+            user: Mutex::new(user.to_string()),
+            host: host.to_string(),
+            database: Mutex::new(None),
+            command: Mutex::new("Sleep"),
+            info: Mutex::new(None),
+            since: Mutex::new(Instant::now()),
+            kill_query: Arc::new(AtomicBool::new(false)),
+            kill_connection: AtomicBool::new(false),
+            kill_notify: tokio::sync::Notify::new(),
+            idle_kill: Default::default(),
+            counters: Default::default(),
+            connect_attrs: Mutex::new(Vec::new()),
+            trx: Default::default(),
+        })
+    }
+}
+
+impl SessionCtx {
+    /// A new session's context: no database, no variables of its own yet;
+    /// system variables read through `server`, KILL QUERY through `process`.
+    fn new(server: &Arc<Server>, process: &ProcessInfo, user: &str, host: &str) -> SessionCtx {
+        let srv = server.clone();
+        SessionCtx {
+            database: None,
+            connection_id: process.id,
+            user: format!("{user}@{host}"),
+            current_user: format!("{user}@{host}"),
+            user_vars: HashMap::new(),
+            query_attributes: Vec::new(),
+            last_insert_id: 0,
+            found_rows: 0,
+            rows_before: 0,
+            client_found_rows: false,
+            row_count: -1,
+            warnings: Vec::new(),
+            previous_warnings: 0,
+            error_at: None,
+            previous_errors: 0,
+            strict: false,
+            dates: Default::default(),
+            tz_offset: 0,
+            statement_now: None,
+            system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
+                system_var(&srv, ctx, global, name)
+            }),
+            session_vars: HashMap::new(),
+            memory: MemoryLimits::default(),
+            interrupt: crate::exec::Interrupt {
+                killed: process.kill_query.clone(),
+                deadline: None,
+                peer: None,
+            },
+            user_locks: Some(server.user_locks.clone()),
+            grants: None,
+        }
+    }
+}
+
 pub struct Session {
     pub server: Arc<Server>,
     engine: Arc<Engine>,
@@ -522,89 +617,20 @@ fn like_ci(s: &str, pattern: &str) -> bool {
 impl Session {
     pub fn new(server: Arc<Server>, connection_id: u64, user: &str, host: &str) -> Session {
         let engine = server.engine.clone();
-        let isolation = server
-            .globals
-            .get("transaction_isolation")
-            .and_then(|v| Isolation::parse(&v.to_string()))
-            .unwrap_or(Isolation::RepeatableRead);
-        let lock_wait = server
-            .globals
-            .get("innodb_lock_wait_timeout")
-            .and_then(|v| v.to_i64())
-            .unwrap_or(50);
-        let wait_timeout = server
-            .globals
-            .get("wait_timeout")
-            .and_then(|v| v.to_i64())
-            .unwrap_or(28800);
-        let autocommit = server
-            .globals
-            .get("autocommit")
-            .and_then(|v| v.truth())
-            .unwrap_or(true);
-        let read_only = server
-            .globals
-            .get("transaction_read_only")
-            .is_some_and(|v| v.truth() == Some(true));
-        let max_execution_ms = server
-            .globals
-            .get("max_execution_time")
-            .and_then(|v| v.to_i64())
-            .map_or(0, |ms| ms.max(0) as u64);
-        let process = Arc::new(ProcessInfo {
-            id: connection_id,
-            user: Mutex::new(user.to_string()),
-            host: host.to_string(),
-            database: Mutex::new(None),
-            command: Mutex::new("Sleep"),
-            info: Mutex::new(None),
-            since: Mutex::new(Instant::now()),
-            kill_query: Arc::new(AtomicBool::new(false)),
-            kill_connection: AtomicBool::new(false),
-            kill_notify: tokio::sync::Notify::new(),
-            idle_kill: Default::default(),
-            counters: Default::default(),
-            connect_attrs: Mutex::new(Vec::new()),
-            trx: Default::default(),
-        });
+        let StartValues {
+            isolation,
+            lock_wait,
+            wait_timeout,
+            autocommit,
+            read_only,
+            max_execution_ms,
+        } = StartValues::of(&server.globals);
+        let process = ProcessInfo::new(connection_id, user, host);
         server
             .processes
             .lock()
             .insert(connection_id, process.clone());
-        let srv = server.clone();
-        let ctx = SessionCtx {
-            database: None,
-            connection_id,
-            user: format!("{user}@{host}"),
-            current_user: format!("{user}@{host}"),
-            user_vars: HashMap::new(),
-            query_attributes: Vec::new(),
-            last_insert_id: 0,
-            found_rows: 0,
-            rows_before: 0,
-            client_found_rows: false,
-            row_count: -1,
-            warnings: Vec::new(),
-            previous_warnings: 0,
-            error_at: None,
-            previous_errors: 0,
-            strict: false,
-            dates: Default::default(),
-            tz_offset: 0,
-            statement_now: None,
-            system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
-                system_var(&srv, ctx, global, name)
-            }),
-            session_vars: HashMap::new(),
-            memory: MemoryLimits::default(),
-            interrupt: crate::exec::Interrupt {
-                killed: process.kill_query.clone(),
-                deadline: None,
-                peer: None,
-            },
-            user_locks: Some(server.user_locks.clone()),
-            grants: None,
-        };
+        let ctx = SessionCtx::new(&server, &process, user, host);
         let mut session = Session {
             server,
             txn: engine.begin(isolation),
