@@ -426,188 +426,217 @@ pub fn describe(lsn: u64, r: &TxnRecord, tables: &dyn Fn(u32) -> String) -> Stri
         r.sequence_number,
         r.timestamp_us
     );
-    let row = |v: &[Value]| {
-        v.iter()
-            .enumerate()
-            .map(|(i, x)| {
-                format!(
-                    "@{}={}",
-                    i + 1,
-                    if x.is_null() {
-                        "NULL".into()
-                    } else {
-                        x.to_string()
-                    }
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     for e in &r.events {
-        let _ = match e {
-            Event::Insert { table, row: r } => {
-                writeln!(s, "### INSERT INTO {} SET {}", tables(*table), row(r))
-            }
-            Event::Update {
-                table,
-                before,
-                after,
-            } => writeln!(
-                s,
-                "### UPDATE {} WHERE {} SET {}",
-                tables(*table),
-                row(before),
-                row(after)
-            ),
-            Event::Delete { table, before } => writeln!(
-                s,
-                "### DELETE FROM {} WHERE {}",
-                tables(*table),
-                row(before)
-            ),
-            Event::UpdateRow { table, key, set } => {
-                let set: Vec<String> = set
-                    .iter()
-                    .map(|(c, v)| format!("@{}={}", c + 1, v))
-                    .collect();
-                writeln!(
-                    s,
-                    "### UPDATE {} WHERE PRIMARY=({}) SET {}",
-                    tables(*table),
-                    row(key),
-                    set.join(" ")
-                )
-            }
-            Event::DeleteRow { table, key } => {
-                writeln!(
-                    s,
-                    "### DELETE FROM {} WHERE PRIMARY=({})",
-                    tables(*table),
-                    row(key)
-                )
-            }
-            Event::CreateDatabase { name } => writeln!(s, "### CREATE DATABASE `{name}`"),
-            Event::DropDatabase { name } => writeln!(s, "### DROP DATABASE `{name}`"),
-            Event::CreateTable { def } => {
-                let cols: Vec<String> = def
-                    .columns
-                    .iter()
-                    .map(|c| format!("`{}` {}", c.name, c.data_type))
-                    .collect();
-                writeln!(
-                    s,
-                    "### CREATE TABLE `{}`.`{}` ({}) /* table#{} */",
-                    def.database,
-                    def.name,
-                    cols.join(", "),
-                    def.id
-                )
-            }
-            Event::DropTable { table } => writeln!(s, "### DROP TABLE {}", tables(*table)),
-            Event::CreateIndex { table, index } => writeln!(
-                s,
-                "### CREATE {}INDEX `{}` ON {} (columns {:?})",
-                if index.unique { "UNIQUE " } else { "" },
-                index.name,
-                tables(*table),
-                index.columns
-            ),
-            Event::DropIndex { table, name } => {
-                writeln!(s, "### DROP INDEX `{name}` ON {}", tables(*table))
-            }
-            Event::Truncate { table } => writeln!(s, "### TRUNCATE TABLE {}", tables(*table)),
-            Event::PutAccount { account } => writeln!(
-                s,
-                "### ACCOUNT '{}'@'{}' ({})",
-                account.user,
-                account.host,
-                account.credential.plugin()
-            ),
-            Event::DropAccount { user, host } => writeln!(s, "### DROP USER '{user}'@'{host}'"),
-            Event::PutRoles { user, host, roles } => writeln!(
-                s,
-                "### ROLES OF '{user}'@'{host}' ({} granted, {} default{})",
-                roles.granted.len(),
-                roles.defaults.len(),
-                if roles.locked { ", locked" } else { "" }
-            ),
-            Event::AlterTable { table, def, .. } => writeln!(
-                s,
-                "### ALTER TABLE {} -> `{}`.`{}` ({} columns) /* table#{} */",
-                tables(*table),
-                def.database,
-                def.name,
-                def.columns.len(),
-                def.id
-            ),
-            Event::RenameTable {
-                table,
-                database,
-                name,
-            } => writeln!(
-                s,
-                "### RENAME TABLE {} TO `{database}`.`{name}`",
-                tables(*table)
-            ),
-            Event::SetForeignKeys {
-                table,
-                foreign_keys,
-            } => {
-                let names: Vec<&str> = foreign_keys.iter().map(|f| f.name.as_str()).collect();
-                writeln!(
-                    s,
-                    "### FOREIGN KEYS OF {}: {}",
-                    tables(*table),
-                    names.join(", ")
-                )
-            }
-            Event::PutView { view } => writeln!(
-                s,
-                "### VIEW `{}`.`{}` AS {}",
-                view.database, view.name, view.query
-            ),
-            Event::DropView { database, name } => {
-                writeln!(s, "### DROP VIEW `{database}`.`{name}`")
-            }
-            Event::SetChecks { table, checks } => {
-                let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
-                writeln!(s, "### CHECKS OF {}: {}", tables(*table), names.join(", "))
-            }
-            Event::SetGenerated { table, columns } => {
-                let names: Vec<&str> = columns.iter().map(|c| c.column.as_str()).collect();
-                writeln!(
-                    s,
-                    "### GENERATED OF {}: {}",
-                    tables(*table),
-                    names.join(", ")
-                )
-            }
-            Event::SetComments { table, .. } => {
-                writeln!(s, "### COMMENTS OF {}", tables(*table))
-            }
-            Event::SetAutoIncrement { table, next } => {
-                writeln!(s, "### AUTO_INCREMENT OF {} = {next}", tables(*table))
-            }
-            Event::SetHistograms { table, histograms } => {
-                let names: Vec<&str> = histograms.iter().map(|h| h.column.as_str()).collect();
-                let names = names.join(", ");
-                writeln!(s, "### HISTOGRAMS OF {}: {names}", tables(*table))
-            }
-            Event::PutRoutine { routine } => writeln!(
-                s,
-                "### {} `{}`.`{}`",
-                routine.kind.keyword(),
-                routine.database,
-                routine.name
-            ),
-            Event::DropRoutine {
-                database,
-                kind,
-                name,
-            } => writeln!(s, "### DROP {} `{database}`.`{name}`", kind.keyword()),
-        };
+        describe_event(&mut s, e, tables);
     }
     s
+}
+
+/// `@1=v1 @2=v2 ...`: a row's values by position, as mysqlbinlog prints them.
+fn row_values(v: &[Value]) -> String {
+    let shown: Vec<String> = v
+        .iter()
+        .enumerate()
+        .map(|(i, x)| match x.is_null() {
+            true => format!("@{}=NULL", i + 1),
+            false => format!("@{}={x}", i + 1),
+        })
+        .collect();
+    shown.join(" ")
+}
+
+/// One `###` line for a row event; schema and account events go to
+/// `describe_schema_event`.
+fn describe_event(out: &mut String, e: &Event, tables: &dyn Fn(u32) -> String) {
+    use std::fmt::Write;
+    let _ = match e {
+        Event::Insert { table, row: r } => {
+            writeln!(
+                out,
+                "### INSERT INTO {} SET {}",
+                tables(*table),
+                row_values(r)
+            )
+        }
+        Event::Update {
+            table,
+            before,
+            after,
+        } => writeln!(
+            out,
+            "### UPDATE {} WHERE {} SET {}",
+            tables(*table),
+            row_values(before),
+            row_values(after)
+        ),
+        Event::Delete { table, before } => writeln!(
+            out,
+            "### DELETE FROM {} WHERE {}",
+            tables(*table),
+            row_values(before)
+        ),
+        Event::UpdateRow { table, key, set } => {
+            let set: Vec<String> = set
+                .iter()
+                .map(|(c, v)| format!("@{}={}", c + 1, v))
+                .collect();
+            writeln!(
+                out,
+                "### UPDATE {} WHERE PRIMARY=({}) SET {}",
+                tables(*table),
+                row_values(key),
+                set.join(" ")
+            )
+        }
+        Event::DeleteRow { table, key } => {
+            writeln!(
+                out,
+                "### DELETE FROM {} WHERE PRIMARY=({})",
+                tables(*table),
+                row_values(key)
+            )
+        }
+        _ => {
+            describe_schema_event(out, e, tables);
+            Ok(())
+        }
+    };
+}
+
+/// One `###` line for an event that changes the catalog or the accounts.
+fn describe_schema_event(out: &mut String, e: &Event, tables: &dyn Fn(u32) -> String) {
+    use std::fmt::Write;
+    let _ = match e {
+        Event::CreateDatabase { name } => writeln!(out, "### CREATE DATABASE `{name}`"),
+        Event::DropDatabase { name } => writeln!(out, "### DROP DATABASE `{name}`"),
+        Event::CreateTable { def } => {
+            let cols: Vec<String> = def
+                .columns
+                .iter()
+                .map(|c| format!("`{}` {}", c.name, c.data_type))
+                .collect();
+            writeln!(
+                out,
+                "### CREATE TABLE `{}`.`{}` ({}) /* table#{} */",
+                def.database,
+                def.name,
+                cols.join(", "),
+                def.id
+            )
+        }
+        Event::DropTable { table } => writeln!(out, "### DROP TABLE {}", tables(*table)),
+        Event::CreateIndex { table, index } => writeln!(
+            out,
+            "### CREATE {}INDEX `{}` ON {} (columns {:?})",
+            if index.unique { "UNIQUE " } else { "" },
+            index.name,
+            tables(*table),
+            index.columns
+        ),
+        Event::DropIndex { table, name } => {
+            writeln!(out, "### DROP INDEX `{name}` ON {}", tables(*table))
+        }
+        Event::Truncate { table } => writeln!(out, "### TRUNCATE TABLE {}", tables(*table)),
+        Event::PutAccount { account } => writeln!(
+            out,
+            "### ACCOUNT '{}'@'{}' ({})",
+            account.user,
+            account.host,
+            account.credential.plugin()
+        ),
+        Event::DropAccount { user, host } => writeln!(out, "### DROP USER '{user}'@'{host}'"),
+        Event::PutRoles { user, host, roles } => writeln!(
+            out,
+            "### ROLES OF '{user}'@'{host}' ({} granted, {} default{})",
+            roles.granted.len(),
+            roles.defaults.len(),
+            if roles.locked { ", locked" } else { "" }
+        ),
+        Event::AlterTable { table, def, .. } => writeln!(
+            out,
+            "### ALTER TABLE {} -> `{}`.`{}` ({} columns) /* table#{} */",
+            tables(*table),
+            def.database,
+            def.name,
+            def.columns.len(),
+            def.id
+        ),
+        Event::RenameTable {
+            table,
+            database,
+            name,
+        } => writeln!(
+            out,
+            "### RENAME TABLE {} TO `{database}`.`{name}`",
+            tables(*table)
+        ),
+        Event::SetForeignKeys {
+            table,
+            foreign_keys,
+        } => {
+            let names: Vec<&str> = foreign_keys.iter().map(|f| f.name.as_str()).collect();
+            writeln!(
+                out,
+                "### FOREIGN KEYS OF {}: {}",
+                tables(*table),
+                names.join(", ")
+            )
+        }
+        Event::PutView { view } => writeln!(
+            out,
+            "### VIEW `{}`.`{}` AS {}",
+            view.database, view.name, view.query
+        ),
+        Event::DropView { database, name } => {
+            writeln!(out, "### DROP VIEW `{database}`.`{name}`")
+        }
+        Event::SetChecks { table, checks } => {
+            let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
+            writeln!(
+                out,
+                "### CHECKS OF {}: {}",
+                tables(*table),
+                names.join(", ")
+            )
+        }
+        Event::SetGenerated { table, columns } => {
+            let names: Vec<&str> = columns.iter().map(|c| c.column.as_str()).collect();
+            writeln!(
+                out,
+                "### GENERATED OF {}: {}",
+                tables(*table),
+                names.join(", ")
+            )
+        }
+        Event::SetComments { table, .. } => {
+            writeln!(out, "### COMMENTS OF {}", tables(*table))
+        }
+        Event::SetAutoIncrement { table, next } => {
+            writeln!(out, "### AUTO_INCREMENT OF {} = {next}", tables(*table))
+        }
+        Event::SetHistograms { table, histograms } => {
+            let names: Vec<&str> = histograms.iter().map(|h| h.column.as_str()).collect();
+            let names = names.join(", ");
+            writeln!(out, "### HISTOGRAMS OF {}: {names}", tables(*table))
+        }
+        Event::PutRoutine { routine } => writeln!(
+            out,
+            "### {} `{}`.`{}`",
+            routine.kind.keyword(),
+            routine.database,
+            routine.name
+        ),
+        Event::DropRoutine {
+            database,
+            kind,
+            name,
+        } => writeln!(out, "### DROP {} `{database}`.`{name}`", kind.keyword()),
+        Event::Insert { .. }
+        | Event::Update { .. }
+        | Event::Delete { .. }
+        | Event::UpdateRow { .. }
+        | Event::DeleteRow { .. } => Ok(()),
+    };
 }
 
 #[cfg(test)]
