@@ -288,6 +288,16 @@ impl Queue {
 
 type KeyMap<V> = HashMap<LockKey, V, BuildHasherDefault<IdHasher>>;
 
+/// A lock request that must wait, as `Inner::enqueue` queues it.
+struct Request {
+    txn: TxnId,
+    key: LockKey,
+    mode: LockMode,
+    upgrade: bool,
+    /// The requester's work so far, weighed when choosing a deadlock victim.
+    work: u64,
+}
+
 struct Shard {
     queues: KeyMap<Queue>,
 }
@@ -446,6 +456,94 @@ impl Inner {
         prefer_victim
     }
 
+    /// Grants `txn` `mode` on `q` when nothing stands in the way: None
+    /// when granted, else whether the request that must wait upgrades a
+    /// lock `txn` holds.
+    fn grant_at_once(
+        &self,
+        q: &mut Queue,
+        txn: TxnId,
+        mode: LockMode,
+        out: &mut Outcome,
+    ) -> Option<bool> {
+        match q.granted.mode_of(txn) {
+            Some(h) if h.covers(mode) => None,
+            Some(_) if q.granted.len == 1 => {
+                // Sole holder: upgrade in place. Waiters keep waiting (for
+                // us, as before); refresh their edges.
+                let i = q.granted.position(txn).expect("mode_of found txn");
+                q.granted.at(i).1 = LockMode::Exclusive;
+                if !q.waiting.is_empty() {
+                    let mut g = self.graph.lock();
+                    self.refresh_edges(q, &mut g, None, out);
+                }
+                None
+            }
+            Some(_) => Some(true),
+            None => {
+                let free = q.granted.iter().all(|&(_, m)| !m.conflicts(mode))
+                    && q.waiting.iter().all(|w| !w.mode.conflicts(mode));
+                if !free {
+                    return Some(false);
+                }
+                q.granted.push((txn, mode));
+                #[cfg(debug_assertions)]
+                q.check();
+                None
+            }
+        }
+    }
+
+    /// Queues a request that must wait and checks for a deadlock: the
+    /// requester is the victim when it closes a cycle with the least work.
+    fn enqueue(self: &Arc<Self>, q: &mut Queue, r: Request, out: &mut Outcome) -> Acquire {
+        let node = Arc::new(WaitNode {
+            txn: r.txn,
+            key: r.key,
+            upgrade: r.upgrade,
+            st: Mutex::new(NodeSt {
+                state: NodeState::Waiting,
+                waker: None,
+                observed: false,
+            }),
+        });
+        let waiter = Waiter {
+            txn: r.txn,
+            mode: r.mode,
+            upgrade: r.upgrade,
+            node: Arc::clone(&node),
+        };
+        if r.upgrade {
+            // Upgrades go ahead of plain waiters: they already hold S, and
+            // waiters behind would wait for it anyway.
+            let pos = q.waiting.iter().take_while(|w| w.upgrade).count();
+            q.waiting.insert(pos, waiter);
+        } else {
+            q.waiting.push(waiter);
+        }
+        let mut g = self.graph.lock();
+        g.insert(r.txn, Arc::clone(&node), r.work);
+        let victim = self.refresh_edges(q, &mut g, Some(r.txn), out);
+        let result = if victim {
+            drop(g);
+            let p = q.waiting.iter().position(|w| Arc::ptr_eq(&w.node, &node));
+            q.waiting.remove(p.expect("the request was queued above"));
+            // Removing it may unblock requests queued behind it.
+            self.regrant(q, out);
+            Acquire::Deadlock
+        } else {
+            self.waits.fetch_add(1, Ordering::Relaxed);
+            Acquire::Wait(LockWait {
+                inner: Arc::clone(self),
+                node,
+                done: false,
+            })
+        };
+        #[cfg(debug_assertions)]
+        q.check();
+        result
+    }
+
     fn finish(&self, out: Outcome) {
         let Outcome {
             wakers,
@@ -584,8 +682,7 @@ impl LockSys {
         debug_assert!(txn != 0);
         let inner = &self.inner;
         let mut out = Outcome::default();
-        let result;
-        {
+        let result = {
             let mut sh = inner.shard(key).lock();
             let q = match sh.queues.entry(key) {
                 std::collections::hash_map::Entry::Vacant(v) => {
@@ -602,87 +699,20 @@ impl LockSys {
                 q.waiting.iter().all(|w| w.txn != txn),
                 "txn {txn} already waits here"
             );
-            let held = q.granted.mode_of(txn);
-            let upgrade = match held {
-                Some(h) if h.covers(mode) => return Acquire::Granted,
-                Some(_) => {
-                    if q.granted.len == 1 {
-                        // Sole holder: upgrade in place. Waiters keep
-                        // waiting (for us, as before); refresh their edges.
-                        let i = q.granted.position(txn).unwrap();
-                        q.granted.at(i).1 = LockMode::Exclusive;
-                        if !q.waiting.is_empty() {
-                            let mut g = inner.graph.lock();
-                            inner.refresh_edges(q, &mut g, None, &mut out);
-                        }
-                        drop(sh);
-                        inner.finish(out);
-                        return Acquire::Granted;
-                    }
-                    true
+            match inner.grant_at_once(q, txn, mode, &mut out) {
+                None => Acquire::Granted,
+                Some(upgrade) => {
+                    let request = Request {
+                        txn,
+                        key,
+                        mode,
+                        upgrade,
+                        work,
+                    };
+                    inner.enqueue(q, request, &mut out)
                 }
-                None => {
-                    if q.granted.iter().all(|&(_, m)| !m.conflicts(mode))
-                        && q.waiting.iter().all(|w| !w.mode.conflicts(mode))
-                    {
-                        q.granted.push((txn, mode));
-                        #[cfg(debug_assertions)]
-                        q.check();
-                        return Acquire::Granted;
-                    }
-                    false
-                }
-            };
-            // Must wait: queue the request and check for a deadlock.
-            let node = Arc::new(WaitNode {
-                txn,
-                key,
-                upgrade,
-                st: Mutex::new(NodeSt {
-                    state: NodeState::Waiting,
-                    waker: None,
-                    observed: false,
-                }),
-            });
-            let waiter = Waiter {
-                txn,
-                mode,
-                upgrade,
-                node: Arc::clone(&node),
-            };
-            if upgrade {
-                // Upgrades go ahead of plain waiters: they already hold S,
-                // and waiters behind would wait for it anyway.
-                let pos = q.waiting.iter().take_while(|w| w.upgrade).count();
-                q.waiting.insert(pos, waiter);
-            } else {
-                q.waiting.push(waiter);
             }
-            let mut g = inner.graph.lock();
-            g.insert(txn, Arc::clone(&node), work);
-            let victim = inner.refresh_edges(q, &mut g, Some(txn), &mut out);
-            if victim {
-                drop(g);
-                let p = q
-                    .waiting
-                    .iter()
-                    .position(|w| Arc::ptr_eq(&w.node, &node))
-                    .unwrap();
-                q.waiting.remove(p);
-                // Removing it may unblock requests queued behind it.
-                inner.regrant(q, &mut out);
-                result = Acquire::Deadlock;
-            } else {
-                inner.waits.fetch_add(1, Ordering::Relaxed);
-                result = Acquire::Wait(LockWait {
-                    inner: Arc::clone(inner),
-                    node,
-                    done: false,
-                });
-            }
-            #[cfg(debug_assertions)]
-            q.check();
-        }
+        };
         inner.finish(out);
         result
     }
