@@ -492,29 +492,46 @@ enum Format {
 /// values); the GTID set follows next_gno from 06; each table's foreign
 /// keys follow its definition from 07; the views follow the accounts
 /// from 08.
-fn read_body<R: Read>(r: &mut Bounded<R>, format: Format) -> bincode::Result<Snapshot> {
-    let (images, gtids) = (format >= Format::V05, format >= Format::V06);
-    let views = format >= Format::V08;
-    /// No length the decoder meets may ask for more than the body holds:
-    /// a flipped byte in a length must fail the parse (then the CRC), not
-    /// allocate exabytes and abort the process.
-    fn get<T: serde::de::DeserializeOwned, R: Read>(r: &mut Bounded<R>) -> bincode::Result<T> {
-        use bincode::Options;
-        let options = bincode::DefaultOptions::new()
-            .with_fixint_encoding()
-            .allow_trailing_bytes()
-            .with_limit(r.limit);
-        options.deserialize_from(&mut r.inner)
+/// One bincode value. No length the decoder meets may ask for more than the
+/// body holds: a flipped byte in a length must fail the parse (then the
+/// CRC), not allocate exabytes and abort the process.
+fn get<T: serde::de::DeserializeOwned, R: Read>(r: &mut Bounded<R>) -> bincode::Result<T> {
+    use bincode::Options;
+    let options = bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .allow_trailing_bytes()
+        .with_limit(r.limit);
+    options.deserialize_from(&mut r.inner)
+}
+
+/// A field that formats before `since` do not have: its default there.
+fn get_since<T: serde::de::DeserializeOwned + Default, R: Read>(
+    r: &mut Bounded<R>,
+    format: Format,
+    since: Format,
+) -> bincode::Result<T> {
+    match format >= since {
+        true => get(r),
+        false => Ok(T::default()),
     }
+}
+
+fn read_body<R: Read>(r: &mut Bounded<R>, format: Format) -> bincode::Result<Snapshot> {
+    let start_lsn = get(r)?;
+    let next_gno = get(r)?;
+    let (gtids, next_sequence) = match format >= Format::V06 {
+        true => (get(r)?, get(r)?),
+        false => (GtidSet::default(), next_gno),
+    };
     let mut snap = Snapshot {
-        start_lsn: get(r)?,
-        next_gno: get(r)?,
-        gtids: GtidSet::default(),
-        next_sequence: 0,
-        databases: Vec::new(),
-        accounts: Vec::new(),
-        views: Vec::new(),
-        routines: Vec::new(),
+        start_lsn,
+        next_gno,
+        gtids,
+        next_sequence,
+        databases: get(r)?,
+        accounts: get(r)?,
+        views: get_since(r, format, Format::V08)?,
+        routines: get_since(r, format, Format::V09)?,
         tables: Vec::new(),
         checks: Vec::new(),
         generated: Vec::new(),
@@ -522,70 +539,48 @@ fn read_body<R: Read>(r: &mut Bounded<R>, format: Format) -> bincode::Result<Sna
         histograms: Vec::new(),
         roles: Vec::new(),
     };
-    if gtids {
-        snap.gtids = get(r)?;
-        snap.next_sequence = get(r)?;
-    } else {
-        snap.next_sequence = snap.next_gno;
-    }
-    snap.databases = get(r)?;
-    snap.accounts = get(r)?;
-    if views {
-        snap.views = get(r)?;
-    }
-    if format >= Format::V09 {
-        snap.routines = get(r)?;
-    }
     while get::<u8, _>(r)? == MORE {
-        let def = get(r)?;
-        let mut t = TableSnapshot {
-            def,
-            foreign_keys: if format >= Format::V07 {
-                get(r)?
-            } else {
-                Vec::new()
-            },
-            auto_increment: get(r)?,
-            next_row_id: get(r)?,
-            rows: Vec::new(),
-        };
-        let mut buf = Vec::new();
-        while get::<u8, _>(r)? == MORE {
-            let row = if images {
-                // A length is not trusted before the CRC is checked (after
-                // the parse): `take` reads no further than the body does.
-                let len = get::<u32, _>(r)? as u64;
-                buf.clear();
-                r.take(len).read_to_end(&mut buf)?;
-                (buf.len() as u64 == len)
-                    .then(|| Row::from_bytes(&buf))
-                    .flatten()
-                    .ok_or_else(|| {
-                        Box::new(bincode::ErrorKind::Custom("damaged row image".into()))
-                    })?
-            } else {
-                Row::new(&get::<Vec<Value>, _>(r)?)
-            };
-            t.rows.push(row);
-        }
-        snap.tables.push(t);
+        snap.tables.push(read_table(r, format)?);
     }
-    if format >= Format::V09 {
-        snap.checks = get(r)?;
-    }
-    if format >= Format::V10 {
-        snap.generated = get(r)?;
-    }
-    if format >= Format::V11 {
-        snap.comments = get(r)?;
-    }
-    if format >= Format::V12 {
-        snap.histograms = get(r)?;
-    }
-    if format >= Format::V13 {
-        snap.roles = get(r)?;
-    }
+    snap.checks = get_since(r, format, Format::V09)?;
+    snap.generated = get_since(r, format, Format::V10)?;
+    snap.comments = get_since(r, format, Format::V11)?;
+    snap.histograms = get_since(r, format, Format::V12)?;
+    snap.roles = get_since(r, format, Format::V13)?;
     Ok(snap)
+}
+
+/// One table: its definition, counters and rows.
+fn read_table<R: Read>(r: &mut Bounded<R>, format: Format) -> bincode::Result<TableSnapshot> {
+    let mut t = TableSnapshot {
+        def: get(r)?,
+        foreign_keys: get_since(r, format, Format::V07)?,
+        auto_increment: get(r)?,
+        next_row_id: get(r)?,
+        rows: Vec::new(),
+    };
+    let mut buf = Vec::new();
+    while get::<u8, _>(r)? == MORE {
+        let row = match format >= Format::V05 {
+            true => read_row_image(r, &mut buf)?,
+            false => Row::new(&get::<Vec<Value>, _>(r)?),
+        };
+        t.rows.push(row);
+    }
+    Ok(t)
+}
+
+/// A row image with its length before it. The length is not trusted before
+/// the CRC is checked (after the parse): `take` reads no further than the
+/// body does.
+fn read_row_image<R: Read>(r: &mut Bounded<R>, buf: &mut Vec<u8>) -> bincode::Result<Row> {
+    let len = get::<u32, _>(r)? as u64;
+    buf.clear();
+    r.take(len).read_to_end(buf)?;
+    (buf.len() as u64 == len)
+        .then(|| Row::from_bytes(buf))
+        .flatten()
+        .ok_or_else(|| Box::new(bincode::ErrorKind::Custom("damaged row image".into())))
 }
 
 /// Format 03: length, CRC (in `header`), then one bincode blob.

@@ -180,6 +180,15 @@ pub struct Duplicate {
     pub row: Vec<Value>,
 }
 
+/// What a checkpoint records of the commit order at its start.
+struct CheckpointStart {
+    /// The log position it covers up to: recovery replays from here.
+    lsn: u64,
+    next_gno: u64,
+    gtids: GtidSet,
+    next_seq: u64,
+}
+
 pub struct Engine {
     pub catalog: Catalog,
     /// Users and grants; changed only through `change_accounts`.
@@ -843,26 +852,8 @@ impl Engine {
             return Ok(self.insert(txn, table, schema, new)?.map(|_| ()));
         }
         self.lock(txn, lock_key(table.id, 0, pk), LockMode::Exclusive)?;
-        for i in 1..def.indexes.len() {
-            if !def.indexes[i].unique {
-                continue;
-            }
-            if def.key_columns_identical(i, old, &new) {
-                continue;
-            }
-            let (old_key, new_key) = (def.index_key(i, old), def.index_key(i, &new));
-            if old_key == new_key {
-                continue;
-            }
-            self.lock(txn, lock_key(table.id, i, &old_key), LockMode::Exclusive)?;
-            if !def.unique_key_has_null(i, &new) {
-                self.lock(txn, lock_key(table.id, i, &new_key), LockMode::Exclusive)?;
-                if let Some((other_pk, other)) =
-                    self.unique_holder(table, schema, i, &new, Some(pk))
-                {
-                    return Ok(Err(self.duplicate(def, i, other_pk, other)));
-                }
-            }
+        if let Err(dup) = self.lock_changed_unique_keys(txn, table, schema, pk, old, &new)? {
+            return Ok(Err(dup));
         }
         let id = self.ensure_id(txn);
         self.write_version(
@@ -874,21 +865,7 @@ impl Engine {
                 row: Some(Row::new(&new)),
             },
         );
-        let (mut moved, mut fresh) = (false, Vec::new());
-        for (i, index) in schema.secondary.iter().enumerate() {
-            let idx = i + 1;
-            if def.key_columns_identical(idx, old, &new) {
-                continue;
-            }
-            let entry = def.secondary_entry(idx, &new, pk);
-            if entry[..entry.len() - pk.len()] != def.index_key(idx, old) {
-                moved = true;
-                if !index.contains_key(entry.as_slice()) {
-                    table_data(|| index.insert(Key::from_slice(&entry), ()));
-                    fresh.push((idx, entry));
-                }
-            }
-        }
+        let (moved, fresh) = self.add_moved_entries(schema, pk, old, &new);
         // The old version (and its old index entries) go once no view
         // needs them; left alone it would stay until the row's next write,
         // doubling the memory of every updated row.
@@ -902,6 +879,74 @@ impl Engine {
             return Ok(Ok(()));
         }
         txn.writeset.push(lock_key(table.id, 0, pk).0);
+        self.log_update(txn, def, table.id, old, &new);
+        Ok(Ok(()))
+    }
+
+    /// Locks the old and new keys of each unique index the update changes;
+    /// a duplicate when another row holds a new key.
+    fn lock_changed_unique_keys(
+        &self,
+        txn: &mut Txn,
+        table: &Arc<Table>,
+        schema: &Schema,
+        pk: &[u8],
+        old: &[Value],
+        new: &[Value],
+    ) -> Result<std::result::Result<(), Duplicate>> {
+        let def = &schema.def;
+        for i in 1..def.indexes.len() {
+            if !def.indexes[i].unique || def.key_columns_identical(i, old, new) {
+                continue;
+            }
+            let (old_key, new_key) = (def.index_key(i, old), def.index_key(i, new));
+            if old_key == new_key {
+                continue;
+            }
+            self.lock(txn, lock_key(table.id, i, &old_key), LockMode::Exclusive)?;
+            if !def.unique_key_has_null(i, new) {
+                self.lock(txn, lock_key(table.id, i, &new_key), LockMode::Exclusive)?;
+                if let Some((other_pk, other)) = self.unique_holder(table, schema, i, new, Some(pk))
+                {
+                    return Ok(Err(self.duplicate(def, i, other_pk, other)));
+                }
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Adds the secondary entries of the new row whose keys moved; returns
+    /// whether any moved, and the entries that were not there before.
+    fn add_moved_entries(
+        &self,
+        schema: &Schema,
+        pk: &[u8],
+        old: &[Value],
+        new: &[Value],
+    ) -> (bool, Vec<(usize, Vec<u8>)>) {
+        let def = &schema.def;
+        let (mut moved, mut fresh) = (false, Vec::new());
+        for (i, index) in schema.secondary.iter().enumerate() {
+            let idx = i + 1;
+            if def.key_columns_identical(idx, old, new) {
+                continue;
+            }
+            let entry = def.secondary_entry(idx, new, pk);
+            if entry[..entry.len() - pk.len()] != def.index_key(idx, old) {
+                moved = true;
+                if !index.contains_key(entry.as_slice()) {
+                    table_data(|| index.insert(Key::from_slice(&entry), ()));
+                    fresh.push((idx, entry));
+                }
+            }
+        }
+        debug_assert!(fresh.is_empty() || moved);
+        (moved, fresh)
+    }
+
+    /// The update's row event: the changed columns by key under a minimal
+    /// row image, else the whole row before and after.
+    fn log_update(&self, txn: &mut Txn, def: &TableDef, table: u32, old: &[Value], new: &[Value]) {
         if self.config.minimal_row_image {
             let set: Vec<(u16, Value)> = new
                 .iter()
@@ -913,18 +958,17 @@ impl Engine {
                 .map(|(i, (a, _))| (i as u16, a.clone()))
                 .collect();
             txn.events.push(RowEvent::UpdateRow {
-                table: table.id,
+                table,
                 key: &primary_values(def, old),
                 set: &set,
             });
         } else {
             txn.events.push(RowEvent::Update {
-                table: table.id,
+                table,
                 before: old,
-                after: &new,
+                after: new,
             });
         }
-        Ok(Ok(()))
     }
 
     pub fn delete(
@@ -1805,83 +1849,10 @@ impl Engine {
     /// Returns the new checkpoint's start LSN.
     pub fn checkpoint(&self) -> std::result::Result<u64, String> {
         let mut last = self.checkpoint.lock();
-        // New committers register in the other epoch; those that reserved
-        // log space before `start` are in the old one.
-        let (start, next_gno, gtids, next_seq, old) = {
-            let mut order = self.order.lock();
-            let old = order.epoch;
-            order.epoch ^= 1;
-            let (gtids, seq) = (order.executed.clone(), order.next_seq);
-            (self.log.current_lsn(), order.next_gno, gtids, seq, old)
-        };
-        let waited = std::time::Instant::now();
-        while self.in_flight[old].load(Ordering::SeqCst) != 0 {
-            if waited.elapsed() > std::time::Duration::from_secs(60) {
-                return Err("checkpoint: in-flight commits did not drain".into());
-            }
-            std::thread::sleep(std::time::Duration::from_micros(200));
-        }
+        let (at, old) = self.switch_epoch();
+        self.drain_epoch(old)?;
         let began = std::time::Instant::now();
-        let failed = |e: std::io::Error| {
-            format!("checkpoint failed, the previous checkpoint and the log are kept: {e}")
-        };
-        let accounts: Vec<_> = self
-            .accounts
-            .stored()
-            .iter()
-            .map(|a| (**a).clone())
-            .collect();
-        // Rows go straight from the tables to the file: a checkpoint holds
-        // no copy of the database.
-        let mut out = crate::checkpoint::SnapshotWriter::create(
-            &self.config.datadir,
-            start,
-            next_gno,
-            &gtids,
-            next_seq,
-            crate::checkpoint::SchemaObjects {
-                databases: &self.catalog.databases(),
-                accounts: &accounts,
-                views: &self.catalog.all_views(),
-                routines: &self.catalog.all_routines(),
-            },
-        )
-        .map_err(failed)?;
-        out.set_checks(
-            self.catalog
-                .all_checks()
-                .into_iter()
-                .map(|(id, c)| (id, c.to_vec()))
-                .collect(),
-        );
-        out.set_generated(self.catalog.all_generated());
-        out.set_comments(self.catalog.all_comments());
-        out.set_histograms(self.catalog.all_histograms());
-        out.set_roles(
-            self.accounts
-                .all_roles()
-                .into_iter()
-                .map(|(id, r)| (id, (*r).clone()))
-                .collect(),
-        );
-        let view = self.txn_sys.read_view(None);
-        for table in self.catalog.all_tables() {
-            out.table(
-                &table.def(),
-                &self.catalog.foreign_keys(table.id),
-                table.auto_increment.load(Ordering::SeqCst),
-                table.next_row_id.load(Ordering::SeqCst),
-            )
-            .map_err(failed)?;
-            for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
-                if let Some(row) = entry.value().read(|w| w == 0 || view.sees(w)) {
-                    out.row(&row).map_err(failed)?;
-                }
-            }
-            out.end_table().map_err(failed)?;
-        }
-        drop(view);
-        let path = out.finish().map_err(failed)?;
+        let path = self.write_snapshot(&at)?;
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         self.snapshot_bytes.store(bytes, Ordering::Relaxed);
         eprintln!(
@@ -1900,8 +1871,106 @@ impl Engine {
         self.log
             .truncate_before(previous)
             .map_err(|e| format!("truncating the log: {e}"))?;
-        *last = start;
-        Ok(start)
+        *last = at.lsn;
+        Ok(at.lsn)
+    }
+
+    /// Where a checkpoint starts, and the epoch its older committers are in.
+    /// New committers register in the other epoch; those that reserved log
+    /// space before the start are in the old one.
+    fn switch_epoch(&self) -> (CheckpointStart, usize) {
+        let mut order = self.order.lock();
+        let old = order.epoch;
+        order.epoch ^= 1;
+        let at = CheckpointStart {
+            lsn: self.log.current_lsn(),
+            next_gno: order.next_gno,
+            gtids: order.executed.clone(),
+            next_seq: order.next_seq,
+        };
+        (at, old)
+    }
+
+    /// Waits (bounded) for the committers of epoch `old` to finish.
+    fn drain_epoch(&self, old: usize) -> std::result::Result<(), String> {
+        let waited = std::time::Instant::now();
+        while self.in_flight[old].load(Ordering::SeqCst) != 0 {
+            if waited.elapsed() > std::time::Duration::from_secs(60) {
+                return Err("checkpoint: in-flight commits did not drain".into());
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        Ok(())
+    }
+
+    /// Writes the schema, the accounts and every committed row to a new
+    /// checkpoint file; returns its path. Rows go straight from the tables
+    /// to the file: a checkpoint holds no copy of the database.
+    fn write_snapshot(&self, at: &CheckpointStart) -> std::result::Result<PathBuf, String> {
+        let failed = |e: std::io::Error| {
+            format!("checkpoint failed, the previous checkpoint and the log are kept: {e}")
+        };
+        let accounts: Vec<_> = self
+            .accounts
+            .stored()
+            .iter()
+            .map(|a| (**a).clone())
+            .collect();
+        let mut out = crate::checkpoint::SnapshotWriter::create(
+            &self.config.datadir,
+            at.lsn,
+            at.next_gno,
+            &at.gtids,
+            at.next_seq,
+            crate::checkpoint::SchemaObjects {
+                databases: &self.catalog.databases(),
+                accounts: &accounts,
+                views: &self.catalog.all_views(),
+                routines: &self.catalog.all_routines(),
+            },
+        )
+        .map_err(failed)?;
+        self.add_catalog_extras(&mut out);
+        let view = self.txn_sys.read_view(None);
+        for table in self.catalog.all_tables() {
+            out.table(
+                &table.def(),
+                &self.catalog.foreign_keys(table.id),
+                table.auto_increment.load(Ordering::SeqCst),
+                table.next_row_id.load(Ordering::SeqCst),
+            )
+            .map_err(failed)?;
+            for entry in table.range(Bound::Unbounded, Bound::Unbounded, false) {
+                if let Some(row) = entry.value().read(|w| w == 0 || view.sees(w)) {
+                    out.row(&row).map_err(failed)?;
+                }
+            }
+            out.end_table().map_err(failed)?;
+        }
+        drop(view);
+        out.finish().map_err(failed)
+    }
+
+    /// What the catalog keeps beside table definitions: CHECKs, generated
+    /// columns, comments, histograms and roles.
+    fn add_catalog_extras(&self, out: &mut crate::checkpoint::SnapshotWriter) {
+        out.set_checks(
+            self.catalog
+                .all_checks()
+                .into_iter()
+                .map(|(id, c)| (id, c.to_vec()))
+                .collect(),
+        );
+        out.set_generated(self.catalog.all_generated());
+        out.set_comments(self.catalog.all_comments());
+        out.set_histograms(self.catalog.all_histograms());
+        out.set_roles(
+            self.accounts
+                .all_roles()
+                .into_iter()
+                .map(|(id, r)| (id, (*r).clone()))
+                .collect(),
+        );
     }
 
     /// Starts a thread that checkpoints whenever `threshold` bytes of log,
