@@ -171,87 +171,136 @@ impl Config {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("reading {}: {e}", path.display()))?;
         for (n, line) in text.lines().enumerate() {
+            let at = format!("{}:{}", path.display(), n + 1);
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() || line.starts_with('[') {
                 continue;
             }
             let Some((k, v)) = line.split_once('=') else {
-                return Err(format!(
-                    "{}:{}: expected key = value",
-                    path.display(),
-                    n + 1
-                ));
+                return Err(format!("{at}: expected key = value"));
             };
             let key = k.trim().replace('-', "_");
             let v = v.trim().trim_matches('"').to_string();
-            if explicit.iter().any(|f| {
-                f.trim_start_matches('-')
-                    .split('=')
-                    .next()
-                    .map(|x| x.replace('-', "_"))
-                    == Some(key.clone())
-            }) {
+            // The command line wins over the file.
+            if given(explicit, &key) {
                 continue;
             }
-            let bad = |e: String| format!("{}:{}: {key}: {e}", path.display(), n + 1);
-            fn num<T: std::str::FromStr>(v: &str) -> Result<T, String>
-            where
-                T::Err: std::fmt::Display,
-            {
-                v.parse().map_err(|e: T::Err| e.to_string())
-            }
-            match key.as_str() {
-                "bind" => self.bind = v,
-                "port" => self.port = num(&v).map_err(bad)?,
-                "admin_address" => self.admin_address = Some(v),
-                "admin_port" => self.admin_port = num(&v).map_err(bad)?,
-                "datadir" => self.datadir = v.into(),
-                "root_password" => self.root_password = v,
-                "max_connections" => self.max_connections = num(&v).map_err(bad)?,
-                "back_log" => self.back_log = num(&v).map_err(bad)?,
-                "max_allowed_packet" => self.max_allowed_packet = num(&v).map_err(bad)?,
-                "innodb_flush_log_at_trx_commit" => {
-                    self.innodb_flush_log_at_trx_commit = num(&v).map_err(bad)?
-                }
-                "innodb_lock_wait_timeout" => {
-                    self.innodb_lock_wait_timeout = num(&v).map_err(bad)?
-                }
-                "transaction_isolation" => self.transaction_isolation = v,
-                "lock_shards" => self.lock_shards = num(&v).map_err(bad)?,
-                "lock_grant_policy" => self.lock_grant_policy = v,
-                "binlog_row_image" => self.binlog_row_image = v,
-                "throttle_limit" => self.throttle_limit = num(&v).map_err(bad)?,
-                "log_buffer_size" => self.log_buffer_size = num(&v).map_err(bad)?,
-                "log_segment_size" => self.log_segment_size = num(&v).map_err(bad)?,
-                "connect_timeout" => self.connect_timeout = num(&v).map_err(bad)?,
-                "wait_timeout" => self.wait_timeout = num(&v).map_err(bad)?,
-                "worker_threads" => self.worker_threads = num(&v).map_err(bad)?,
-                "dedicated_threads" => self.dedicated_threads = Some(num(&v).map_err(bad)?),
-                "sort_buffer_size" => self.sort_buffer_size = num(&v).map_err(bad)?,
-                "tmp_table_size" => self.tmp_table_size = num(&v).map_err(bad)?,
-                "max_heap_table_size" => self.max_heap_table_size = num(&v).map_err(bad)?,
-                "query_memory_limit" => self.query_memory_limit = num(&v).map_err(bad)?,
-                "memory_budget" => self.memory_budget = num(&v).map_err(bad)?,
-                "max_prepared_stmt_count" => self.max_prepared_stmt_count = num(&v).map_err(bad)?,
-                "ssl_cert" => self.ssl_cert = Some(v.into()),
-                "ssl_key" => self.ssl_key = Some(v.into()),
-                "require_secure_transport" => {
-                    self.require_secure_transport = boolean(&v).map_err(bad)?
-                }
-                "pin_pool_workers" => self.pin_pool_workers = boolean(&v).map_err(bad)?,
-                "server_id" => self.server_id = num(&v).map_err(bad)?,
-                "server_uuid" => self.server_uuid = Some(v),
-                "read_only" => self.read_only = boolean(&v).map_err(bad)?,
-                "super_read_only" => self.super_read_only = boolean(&v).map_err(bad)?,
-                other => {
-                    return Err(format!(
-                        "{}:{}: unknown setting '{other}'",
-                        path.display(),
-                        n + 1
-                    ))
-                }
+            match self.set_option(&key, v) {
+                Ok(true) => {}
+                Ok(false) => return Err(format!("{at}: unknown setting '{key}'")),
+                Err(e) => return Err(format!("{at}: {key}: {e}")),
             }
         }
         Ok(self)
+    }
+
+    /// Sets option `key` (underscores) from a file's value: false when
+    /// there is no such option.
+    fn set_option(&mut self, key: &str, v: String) -> Result<bool, String> {
+        fn num<T: std::str::FromStr>(v: &str) -> Result<T, String>
+        where
+            T::Err: std::fmt::Display,
+        {
+            v.parse().map_err(|e: T::Err| e.to_string())
+        }
+        match key {
+            "bind" => self.bind = v,
+            "port" => self.port = num(&v)?,
+            "admin_address" => self.admin_address = Some(v),
+            "admin_port" => self.admin_port = num(&v)?,
+            "datadir" => self.datadir = v.into(),
+            "root_password" => self.root_password = v,
+            "max_connections" => self.max_connections = num(&v)?,
+            "back_log" => self.back_log = num(&v)?,
+            "max_allowed_packet" => self.max_allowed_packet = num(&v)?,
+            "innodb_flush_log_at_trx_commit" => self.innodb_flush_log_at_trx_commit = num(&v)?,
+            "innodb_lock_wait_timeout" => self.innodb_lock_wait_timeout = num(&v)?,
+            "transaction_isolation" => self.transaction_isolation = v,
+            "lock_shards" => self.lock_shards = num(&v)?,
+            "lock_grant_policy" => self.lock_grant_policy = v,
+            "binlog_row_image" => self.binlog_row_image = v,
+            "throttle_limit" => self.throttle_limit = num(&v)?,
+            "log_buffer_size" => self.log_buffer_size = num(&v)?,
+            "log_segment_size" => self.log_segment_size = num(&v)?,
+            "connect_timeout" => self.connect_timeout = num(&v)?,
+            "wait_timeout" => self.wait_timeout = num(&v)?,
+            "worker_threads" => self.worker_threads = num(&v)?,
+            "dedicated_threads" => self.dedicated_threads = Some(num(&v)?),
+            "sort_buffer_size" => self.sort_buffer_size = num(&v)?,
+            "tmp_table_size" => self.tmp_table_size = num(&v)?,
+            "max_heap_table_size" => self.max_heap_table_size = num(&v)?,
+            "query_memory_limit" => self.query_memory_limit = num(&v)?,
+            "memory_budget" => self.memory_budget = num(&v)?,
+            "max_prepared_stmt_count" => self.max_prepared_stmt_count = num(&v)?,
+            "ssl_cert" => self.ssl_cert = Some(v.into()),
+            "ssl_key" => self.ssl_key = Some(v.into()),
+            "require_secure_transport" => self.require_secure_transport = boolean(&v)?,
+            "pin_pool_workers" => self.pin_pool_workers = boolean(&v)?,
+            "server_id" => self.server_id = num(&v)?,
+            "server_uuid" => self.server_uuid = Some(v),
+            "read_only" => self.read_only = boolean(&v)?,
+            "super_read_only" => self.super_read_only = boolean(&v)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// Whether option `key` (underscores) was given on the command line.
+fn given(explicit: &[String], key: &str) -> bool {
+    explicit.iter().any(|f| {
+        let name = f.trim_start_matches('-').split('=').next().unwrap_or("");
+        name.replace('-', "_") == key
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Config;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    /// Parses `flags`, then merges a config file holding `text` under them.
+    fn merged(text: &str, flags: &[&str]) -> Result<Config, String> {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("lockstep-cnf-{}-{n}", std::process::id());
+        let path = std::env::temp_dir().join(name);
+        std::fs::write(&path, text).expect("temp file");
+        let mut args = vec![
+            "lockstep".to_string(),
+            format!("--config={}", path.display()),
+        ];
+        args.extend(flags.iter().map(|f| f.to_string()));
+        let cli = Cli::try_parse_from(&args).expect("flags parse");
+        let explicit: Vec<String> = args[1..].to_vec();
+        let merged = cli.config.merge_file(&explicit);
+        let _ = std::fs::remove_file(&path);
+        merged
+    }
+
+    #[test]
+    fn file_settings_apply_under_the_command_line() {
+        let text = "[mysqld]\n# comment\nport = 4000\nmax-connections=77 # trailing\nbind = \"0.0.0.0\"\nread_only = ON\n";
+        let c = merged(text, &["--port", "4001"]).expect("merges");
+        assert_eq!(c.port, 4001, "the flag wins");
+        assert_eq!(c.max_connections, 77);
+        assert_eq!(c.bind, "0.0.0.0");
+        assert!(c.read_only);
+    }
+
+    #[test]
+    fn bad_file_lines_name_their_place() {
+        let e = merged("port = 1\nnonsense\n", &[]).unwrap_err();
+        assert!(e.ends_with(":2: expected key = value"), "{e}");
+        let e = merged("colour = blue\n", &[]).unwrap_err();
+        assert!(e.ends_with(":1: unknown setting 'colour'"), "{e}");
+        let e = merged("port = many\n", &[]).unwrap_err();
+        assert!(e.contains(":1: port: invalid digit"), "{e}");
     }
 }

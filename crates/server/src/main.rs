@@ -327,34 +327,7 @@ fn serve(cfg: Config) -> Result<(), String> {
     }
     let isolation = lockstep_engine::Isolation::parse(&cfg.transaction_isolation)
         .ok_or_else(|| format!("unknown isolation level {}", cfg.transaction_isolation))?;
-    let ecfg = engine_config(&cfg)?;
-    let budget = match cfg.memory_budget {
-        0 => lockstep_types::memory::default_budget(),
-        n => n,
-    };
-    lockstep_types::memory::set_budget(budget);
-    if let Some(uuid) = &cfg.server_uuid {
-        replica::seed_server_uuid(&cfg.datadir, uuid)?;
-    }
-    // Sort runs a crash left behind (they are unlinked once created, so
-    // only one caught between creation and unlink can remain).
-    lockstep_sql::exec::filesort::clear_tmp(&cfg.datadir);
-    let started = std::time::Instant::now();
-    let engine = Engine::open(ecfg)?;
-    // Recovery loads whatever the data is: a restart is never refused for
-    // lack of memory; writes are, until there is room again.
-    if lockstep_types::memory::in_use() > budget {
-        eprintln!(
-            "lockstep: warning: {} bytes in use after recovery, more than the memory budget of {budget}: writes that add data get 1114 until some is freed",
-            lockstep_types::memory::in_use()
-        );
-    }
-    eprintln!(
-        "lockstep: data directory {} opened in {:?}",
-        cfg.datadir.display(),
-        started.elapsed()
-    );
-
+    let (engine, budget) = open_engine(&cfg)?;
     let globals = globals(&cfg, isolation, budget);
     engine
         .applier
@@ -386,8 +359,46 @@ fn serve(cfg: Config) -> Result<(), String> {
     }
     let result = rt.block_on(run(cfg, server.clone(), &handles));
     replica.shutdown();
-    // Connections have ended: checkpoint so the next start is quick, then
-    // flush the log and stop its threads.
+    shut_down(&engine, workers, rt);
+    result
+}
+
+/// Sets the memory budget and opens (recovers) the data directory; returns
+/// the engine and the budget.
+fn open_engine(cfg: &Config) -> Result<(Arc<Engine>, usize), String> {
+    let ecfg = engine_config(cfg)?;
+    let budget = match cfg.memory_budget {
+        0 => lockstep_types::memory::default_budget(),
+        n => n,
+    };
+    lockstep_types::memory::set_budget(budget);
+    if let Some(uuid) = &cfg.server_uuid {
+        replica::seed_server_uuid(&cfg.datadir, uuid)?;
+    }
+    // Sort runs a crash left behind (they are unlinked once created, so
+    // only one caught between creation and unlink can remain).
+    lockstep_sql::exec::filesort::clear_tmp(&cfg.datadir);
+    let started = std::time::Instant::now();
+    let engine = Engine::open(ecfg)?;
+    // Recovery loads whatever the data is: a restart is never refused for
+    // lack of memory; writes are, until there is room again.
+    if lockstep_types::memory::in_use() > budget {
+        eprintln!(
+            "lockstep: warning: {} bytes in use after recovery, more than the memory budget of {budget}: writes that add data get 1114 until some is freed",
+            lockstep_types::memory::in_use()
+        );
+    }
+    eprintln!(
+        "lockstep: data directory {} opened in {:?}",
+        cfg.datadir.display(),
+        started.elapsed()
+    );
+    Ok((engine, budget))
+}
+
+/// After the last connection: checkpoint so the next start is quick, then
+/// flush the log, stop its threads and the runtimes.
+fn shut_down(engine: &Engine, workers: Vec<tokio::runtime::Runtime>, rt: tokio::runtime::Runtime) {
     if engine.log_since_checkpoint() > 0 {
         if let Err(e) = engine.checkpoint() {
             eprintln!("lockstep: final {e}");
@@ -399,7 +410,6 @@ fn serve(cfg: Config) -> Result<(), String> {
     }
     rt.shutdown_timeout(Duration::from_secs(2));
     eprintln!("lockstep: shut down cleanly");
-    result
 }
 
 /// The CPUs the pool's workers are pinned to, one each (`affinity`):
