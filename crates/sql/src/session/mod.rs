@@ -1166,6 +1166,8 @@ impl Session {
     fn bind_by(&self, mut b: Binder<'_>, stmt: &Statement) -> R<Option<Bound>> {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let view = b.rewrite_view_dml(stmt)?;
+        // LOCK TABLES knows the base table by the name the statement wrote.
+        let named = view.as_ref().and(crate::plan::view_dml::target_name(stmt));
         let stmt = view.as_ref().map_or(stmt, |v| &v.stmt);
         let plan = match stmt {
             Statement::Select(q) | Statement::Do(q) => {
@@ -1192,6 +1194,13 @@ impl Session {
         let reads = std::mem::take(&mut b.reads);
         let probes = b.known.probes.take();
         let mut bound = Bound::new(plan, reads, version).with_views(b);
+        if let (Some(v), Some(named)) = (&view, named) {
+            let base = bound
+                .refs
+                .iter_mut()
+                .filter(|(_, n)| n.eq_ignore_ascii_case(&v.alias));
+            base.for_each(|r| r.1 = named.clone());
+        }
         bound.probes = probes;
         bound.view_checks = Arc::new(checks);
         bound.view_stmt = view.map(|v| v.stmt);
