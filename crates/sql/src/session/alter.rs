@@ -9,7 +9,7 @@ use super::generated::GENERATED_LOCK;
 use super::online_alter::{choose, rebuild_change, Change, Mode};
 use super::{until_killed, Session, R};
 use crate::parser::{AlterAction, DdlOptions, ObjectName};
-use crate::plan::alter::alter_def;
+use crate::plan::alter::{alter_def, StatementNow};
 use lockstep_binlog::ColumnSource;
 use lockstep_engine::{OnlineAlter, RebuildLists, Rename};
 use lockstep_tables::Table;
@@ -56,7 +56,11 @@ impl Session {
             .filter(|a| !is_check_action(a))
             .cloned()
             .partition(is_fk_action);
-        let mut altered = alter_def(&old, &others, &current)?;
+        let now = StatementNow {
+            utc: self.ctx.clock(),
+            offset: self.ctx.tz_offset,
+        };
+        let mut altered = alter_def(&old, &others, &current, now)?;
         defaults_to_utc(&mut altered, &others, self.ctx.tz_offset);
         shift_zones(&old, &mut altered, self.ctx.tz_offset);
         let comments = self.alter_comments(&t, actions, &altered)?;
