@@ -9,6 +9,11 @@
 //! - FLUSH TABLES WITH READ LOCK: the server's global write gate as a
 //!   locker: every write and DDL of other sessions waits.
 //!
+//! A view named by LOCK TABLES locks the base tables its query reads,
+//! with its lock and under its name (MySQL adds them to the list the same
+//! way); a statement reaches them through the view, and one that writes
+//! through a view is checked under the name it wrote.
+//!
 //! A session holding table locks uses only its locked tables, each by a
 //! name it was locked under (its alias if it had one, as in MySQL: 1100),
 //! and writes only those locked WRITE (1099), without taking metadata
