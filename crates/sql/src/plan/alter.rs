@@ -5,7 +5,10 @@
 
 use crate::expr::store_value;
 use crate::parser::{AlterAction, ColumnPosition, ColumnSpec, ObjectName};
-use crate::plan::ddl::{column_def, literal_default, MAX_COLUMNS};
+use crate::plan::ddl::{
+    check_auto_key, column_def, literal_default, multiple_primary, primary_key, row_id_column,
+    MAX_COLUMNS,
+};
 use lockstep_engine::ColumnSource;
 use lockstep_tables::{ColumnDef, IndexDef, TableDef};
 use lockstep_types::error::Code;
@@ -103,10 +106,6 @@ fn duplicate_column(name: &str) -> Error {
         Code::DupFieldName,
         format!("Duplicate column name '{name}'"),
     )
-}
-
-fn multiple_primary() -> Error {
-    Error::new(Code::MultiplePriKey, "Multiple primary key defined")
 }
 
 impl<'a> Work<'a> {
@@ -475,7 +474,7 @@ impl<'a> Work<'a> {
                 for &c in &cols {
                     columns[c].nullable = false;
                 }
-                indexes.push(primary(cols));
+                indexes.push(primary_key(cols));
             }
             None => {
                 columns.push(row_id_column());
@@ -484,7 +483,7 @@ impl<'a> Work<'a> {
                     None => ColumnSource::Counter,
                 });
                 hidden_row_id = Some(columns.len() - 1);
-                indexes.push(primary(vec![columns.len() - 1]));
+                indexes.push(primary_key(vec![columns.len() - 1]));
             }
         }
         for ix in &self.indexes {
@@ -518,43 +517,6 @@ impl<'a> Work<'a> {
             added_keys: self.added_keys,
         })
     }
-}
-
-fn primary(columns: Vec<usize>) -> IndexDef {
-    IndexDef {
-        name: "PRIMARY".into(),
-        columns,
-        unique: true,
-    }
-}
-
-fn row_id_column() -> ColumnDef {
-    ColumnDef {
-        name: "DB_ROW_ID".into(),
-        data_type: DataType::BigInt { unsigned: true },
-        nullable: false,
-        default: None,
-        auto_increment: false,
-        default_now: false,
-        on_update_now: false,
-    }
-}
-
-/// One AUTO_INCREMENT column at most, and it must lead a key (1075).
-fn check_auto_key(columns: &[ColumnDef], indexes: &[IndexDef]) -> Result<(), Error> {
-    let autos: Vec<usize> = (0..columns.len())
-        .filter(|&i| columns[i].auto_increment)
-        .collect();
-    let unkeyed = autos
-        .iter()
-        .any(|a| !indexes.iter().any(|d| d.columns.first() == Some(a)));
-    if autos.len() > 1 || unkeyed {
-        return Err(Error::new(
-            Code::WrongAutoKey,
-            "Incorrect table definition; there can be only one auto column and it must be defined as a key",
-        ));
-    }
-    Ok(())
 }
 
 /// What existing rows get in an added NOT NULL column without a default,

@@ -43,15 +43,7 @@ pub(super) fn table_in(
             on_update_now: false,
         })
         .collect();
-    cols.push(ColumnDef {
-        name: "DB_ROW_ID".into(),
-        data_type: DataType::BigInt { unsigned: true },
-        nullable: false,
-        default: None,
-        auto_increment: false,
-        default_now: false,
-        on_update_now: false,
-    });
+    cols.push(crate::plan::ddl::row_id_column());
     let hidden = cols.len() - 1;
     let def = TableDef {
         id,
