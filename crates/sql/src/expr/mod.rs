@@ -543,6 +543,11 @@ pub trait Env {
     fn dates(&self) -> zero_date::DateMode {
         zero_date::DateMode::default()
     }
+    /// Whether dividing by zero warns (sql_mode ERROR_FOR_DIVISION_BY_ZERO,
+    /// in MySQL 8's default).
+    fn division_by_zero(&self) -> bool {
+        true
+    }
 }
 
 pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
@@ -872,9 +877,10 @@ fn warn_double_operand(v: &Value, env: &mut dyn Env) -> Result<(), Error> {
     ))
 }
 
-/// `binary`, except that dividing by zero (/, DIV, %, MOD) warns 1365
-/// "Division by 0" before giving NULL, as MySQL's ERROR_FOR_DIVISION_BY_ZERO
-/// does: in a strict INSERT or UPDATE the warning is the error.
+/// `binary`, except that dividing by zero (/, DIV, %, MOD) gives NULL,
+/// with warning 1365 "Division by 0" where sql_mode has
+/// ERROR_FOR_DIVISION_BY_ZERO (in a strict INSERT or UPDATE the warning is
+/// the error), silently where it has not, as in MySQL.
 fn divide(op: BinaryOp, a: Value, b: Value, env: &mut dyn Env) -> Result<Value, Error> {
     use BinaryOp::*;
     // Both operands are read even when one is NULL, as in MySQL.
@@ -890,7 +896,9 @@ fn divide(op: BinaryOp, a: Value, b: Value, env: &mut dyn Env) -> Result<Value, 
         other => other.to_f64().unwrap_or(0.0) == 0.0,
     };
     if matches!(op, Divide | IntDivide | Modulo) && zero && !a.is_null() {
-        env.warn(Error::new(Code::DivisionByZero, "Division by 0"))?;
+        if env.division_by_zero() {
+            env.warn(Error::new(Code::DivisionByZero, "Division by 0"))?;
+        }
         return Ok(Value::Null);
     }
     binary(op, a, b)

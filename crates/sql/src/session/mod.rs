@@ -590,6 +590,7 @@ impl Session {
             previous_errors: 0,
             strict: false,
             dates: Default::default(),
+            division_by_zero: true,
             tz_offset: 0,
             statement_now: None,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
@@ -660,6 +661,7 @@ impl Session {
         let has = |name| mode.as_ref().is_some_and(|m| sql_mode::has(m, name));
         self.no_backslash_escapes = has("NO_BACKSLASH_ESCAPES");
         self.strict_sql_mode = has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES");
+        self.ctx.division_by_zero = has("ERROR_FOR_DIVISION_BY_ZERO");
         self.ctx.dates = crate::expr::zero_date::DateMode {
             no_zero_date: has("NO_ZERO_DATE"),
             no_zero_in_date: has("NO_ZERO_IN_DATE"),
