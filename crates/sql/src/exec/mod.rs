@@ -89,6 +89,9 @@ pub struct SessionCtx {
     pub strict: bool,
     /// sql_mode's NO_ZERO_DATE and NO_ZERO_IN_DATE (`expr::zero_date`).
     pub dates: crate::expr::zero_date::DateMode,
+    /// sql_mode's ERROR_FOR_DIVISION_BY_ZERO: dividing by zero warns 1365
+    /// (the error where strict); without it the NULL comes silently.
+    pub division_by_zero: bool,
     /// The session time zone's offset east of UTC in seconds (time_zone,
     /// cached when it is set): TIMESTAMP columns and NOW() use it.
     pub tz_offset: i64,
@@ -429,6 +432,9 @@ macro_rules! session_env_methods {
         }
         fn dates(&self) -> crate::expr::zero_date::DateMode {
             self.ctx.dates
+        }
+        fn division_by_zero(&self) -> bool {
+            self.ctx.division_by_zero
         }
         fn tz_offset(&self) -> i64 {
             self.ctx.tz_offset

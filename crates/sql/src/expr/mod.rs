@@ -543,6 +543,11 @@ pub trait Env {
     fn dates(&self) -> zero_date::DateMode {
         zero_date::DateMode::default()
     }
+    /// Whether dividing by zero warns (sql_mode ERROR_FOR_DIVISION_BY_ZERO,
+    /// in MySQL 8's default).
+    fn division_by_zero(&self) -> bool {
+        true
+    }
 }
 
 pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error> {
@@ -872,9 +877,10 @@ fn warn_double_operand(v: &Value, env: &mut dyn Env) -> Result<(), Error> {
     ))
 }
 
-/// `binary`, except that dividing by zero (/, DIV, %, MOD) warns 1365
-/// "Division by 0" before giving NULL, as MySQL's ERROR_FOR_DIVISION_BY_ZERO
-/// does: in a strict INSERT or UPDATE the warning is the error.
+/// `binary`, except that dividing by zero (/, DIV, %, MOD) gives NULL,
+/// with warning 1365 "Division by 0" where sql_mode has
+/// ERROR_FOR_DIVISION_BY_ZERO (in a strict INSERT or UPDATE the warning is
+/// the error), silently where it has not, as in MySQL.
 fn divide(op: BinaryOp, a: Value, b: Value, env: &mut dyn Env) -> Result<Value, Error> {
     use BinaryOp::*;
     // Both operands are read even when one is NULL, as in MySQL.
@@ -890,7 +896,9 @@ fn divide(op: BinaryOp, a: Value, b: Value, env: &mut dyn Env) -> Result<Value, 
         other => other.to_f64().unwrap_or(0.0) == 0.0,
     };
     if matches!(op, Divide | IntDivide | Modulo) && zero && !a.is_null() {
-        env.warn(Error::new(Code::DivisionByZero, "Division by 0"))?;
+        if env.division_by_zero() {
+            env.warn(Error::new(Code::DivisionByZero, "Division by 0"))?;
+        }
         return Ok(Value::Null);
     }
     binary(op, a, b)
@@ -1879,17 +1887,6 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
     if v.is_null() {
         return Ok(Value::Null);
     }
-    let bad = |v: &Value| {
-        Error::new(
-            Code::TruncatedWrongValueForField,
-            format!(
-                "Incorrect {} value: '{}' for column '{}' at row 1",
-                type_word(ty),
-                v,
-                column
-            ),
-        )
-    };
     if let Some((members, set)) = ty.members() {
         return crate::expr::enumset::store(&v, members, set, column);
     }
@@ -1903,80 +1900,12 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
         }
         _ => {}
     }
-    if let Some((min, max)) = ty.integer_range() {
-        let i: i128 = match &v {
-            Value::Int(i) => *i as i128,
-            Value::UInt(u) => *u as i128,
-            Value::Decimal(d) => d.round().to_i128().unwrap_or(i128::MAX),
-            Value::Double(d) => {
-                if d.is_finite() {
-                    d.round() as i128
-                } else {
-                    i128::MAX
-                }
-            }
-            Value::Bytes(b) => {
-                let s = std::str::from_utf8(b).map_err(|_| bad(&v))?.trim();
-                if let Ok(i) = s.parse::<i128>() {
-                    i
-                } else if let Ok(d) = s.parse::<Decimal>() {
-                    d.round().to_i128().unwrap_or(i128::MAX)
-                } else if let Ok(f) = s.parse::<f64>() {
-                    f.round() as i128
-                } else {
-                    return Err(bad(&v));
-                }
-            }
-            other => other.to_i64().unwrap_or(0) as i128,
-        };
-        if i < min || i > max {
-            return Err(Error::new(
-                Code::WarnDataOutOfRange,
-                format!("Out of range value for column '{column}' at row 1"),
-            ));
-        }
-        return Ok(if ty.is_unsigned() {
-            Value::UInt(i as u64)
-        } else {
-            Value::Int(i as i64)
-        });
+    if let Some(range) = ty.integer_range() {
+        return store_integer(&v, ty, range, column);
     }
     Ok(match ty {
-        DataType::Decimal { precision, scale } => {
-            let d = match &v {
-                Value::Bytes(b) => std::str::from_utf8(b)
-                    .ok()
-                    .and_then(|s| s.trim().parse::<Decimal>().ok())
-                    .ok_or_else(|| bad(&v))?,
-                other => other.to_decimal().ok_or_else(|| bad(&v))?,
-            };
-            let d = d.round_dp(scale as u32);
-            // At most precision - scale digits before the point.
-            let int_digits = (precision as usize).saturating_sub(scale as usize);
-            if d.integer_digits() as usize > int_digits {
-                return Err(Error::new(
-                    Code::WarnDataOutOfRange,
-                    format!("Out of range value for column '{column}' at row 1"),
-                ));
-            }
-            let mut d = d;
-            d.rescale(scale as u32);
-            Value::Decimal(d)
-        }
-        DataType::Float | DataType::Double => {
-            let f = match &v {
-                Value::Bytes(b) => std::str::from_utf8(b)
-                    .ok()
-                    .and_then(|s| s.trim().parse::<f64>().ok())
-                    .ok_or_else(|| bad(&v))?,
-                other => other.to_f64().unwrap_or(0.0),
-            };
-            Value::Double(if ty == DataType::Float {
-                f as f32 as f64
-            } else {
-                f
-            })
-        }
+        DataType::Decimal { precision, scale } => store_decimal(&v, ty, precision, scale, column)?,
+        DataType::Float | DataType::Double => store_float(&v, ty, column)?,
         DataType::Date => Value::Date(
             to_datetime(&v)
                 .ok_or_else(|| zero_date::incorrect(&v, ty, column))?
@@ -1987,43 +1916,148 @@ pub fn store_value(v: Value, ty: DataType, column: &str) -> Result<Value, Error>
                 .ok_or_else(|| zero_date::incorrect(&v, ty, column))?
                 .round(fsp),
         ),
-        _ => {
-            let bytes = text(&v);
-            let max = ty.max_bytes().unwrap_or(u32::MAX) as usize;
-            let len = match std::str::from_utf8(&bytes) {
-                Ok(s) if ty.is_string() => s.chars().count(),
-                // Text columns hold utf8mb4 (ENUM/SET values are checked
-                // against their members).
-                Err(_)
-                    if matches!(
-                        ty,
-                        DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. }
-                    ) =>
-                {
-                    return Err(wellformed::incorrect_string(&bytes, column));
-                }
-                _ if ty.is_string() => String::from_utf8_lossy(&bytes).chars().count(),
-                _ => bytes.len(),
-            };
-            if len > max {
-                return Err(Error::new(
-                    Code::DataTooLong,
-                    format!("Data too long for column '{column}' at row 1"),
-                ));
-            }
-            let mut bytes = bytes;
-            if let DataType::Char { .. } = ty {
-                // CHAR drops trailing spaces when read back (PAD semantics).
-                while bytes.last() == Some(&b' ') {
-                    bytes.pop();
-                }
-            }
-            if let DataType::Binary { len } = ty {
-                bytes.resize(len as usize, 0);
-            }
-            Value::Bytes(bytes)
-        }
+        _ => store_bytes(&v, ty, column)?,
     })
+}
+
+/// 1366: `v` is no value of a column of type `ty`.
+fn incorrect_value(v: &Value, ty: DataType, column: &str) -> Error {
+    Error::new(
+        Code::TruncatedWrongValueForField,
+        format!(
+            "Incorrect {} value: '{}' for column '{}' at row 1",
+            type_word(ty),
+            v,
+            column
+        ),
+    )
+}
+
+/// An integer column's value, rounded, within the type's `(min, max)`.
+fn store_integer(
+    v: &Value,
+    ty: DataType,
+    range: (i128, i128),
+    column: &str,
+) -> Result<Value, Error> {
+    let (min, max) = range;
+    let i: i128 = match v {
+        Value::Int(i) => *i as i128,
+        Value::UInt(u) => *u as i128,
+        Value::Decimal(d) => d.round().to_i128().unwrap_or(i128::MAX),
+        Value::Double(d) => {
+            if d.is_finite() {
+                d.round() as i128
+            } else {
+                i128::MAX
+            }
+        }
+        Value::Bytes(b) => {
+            let s = std::str::from_utf8(b)
+                .map_err(|_| incorrect_value(v, ty, column))?
+                .trim();
+            if let Ok(i) = s.parse::<i128>() {
+                i
+            } else if let Ok(d) = s.parse::<Decimal>() {
+                d.round().to_i128().unwrap_or(i128::MAX)
+            } else if let Ok(f) = s.parse::<f64>() {
+                f.round() as i128
+            } else {
+                return Err(incorrect_value(v, ty, column));
+            }
+        }
+        other => other.to_i64().unwrap_or(0) as i128,
+    };
+    if i < min || i > max {
+        return Err(out_of_range_for(column));
+    }
+    Ok(if ty.is_unsigned() {
+        Value::UInt(i as u64)
+    } else {
+        Value::Int(i as i64)
+    })
+}
+
+/// A DECIMAL(precision, scale) column's value, rounded to its scale.
+fn store_decimal(
+    v: &Value,
+    ty: DataType,
+    precision: u8,
+    scale: u8,
+    column: &str,
+) -> Result<Value, Error> {
+    let bad = || incorrect_value(v, ty, column);
+    let d = match v {
+        Value::Bytes(b) => std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| s.trim().parse::<Decimal>().ok())
+            .ok_or_else(bad)?,
+        other => other.to_decimal().ok_or_else(bad)?,
+    };
+    let d = d.round_dp(scale as u32);
+    // At most precision - scale digits before the point.
+    let int_digits = (precision as usize).saturating_sub(scale as usize);
+    if d.integer_digits() as usize > int_digits {
+        return Err(out_of_range_for(column));
+    }
+    let mut d = d;
+    d.rescale(scale as u32);
+    Ok(Value::Decimal(d))
+}
+
+/// A FLOAT (single precision) or DOUBLE column's value.
+fn store_float(v: &Value, ty: DataType, column: &str) -> Result<Value, Error> {
+    let f = match v {
+        Value::Bytes(b) => std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| s.trim().parse::<f64>().ok())
+            .ok_or_else(|| incorrect_value(v, ty, column))?,
+        other => other.to_f64().unwrap_or(0.0),
+    };
+    Ok(Value::Double(if ty == DataType::Float {
+        f as f32 as f64
+    } else {
+        f
+    }))
+}
+
+/// A string or binary column's value: at most its length in characters
+/// (bytes for binary), well-formed utf8mb4 in a text column.
+fn store_bytes(v: &Value, ty: DataType, column: &str) -> Result<Value, Error> {
+    let bytes = text(v);
+    let max = ty.max_bytes().unwrap_or(u32::MAX) as usize;
+    let len = match std::str::from_utf8(&bytes) {
+        Ok(s) if ty.is_string() => s.chars().count(),
+        // Text columns hold utf8mb4 (ENUM/SET values are checked
+        // against their members).
+        Err(_)
+            if matches!(
+                ty,
+                DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. }
+            ) =>
+        {
+            return Err(wellformed::incorrect_string(&bytes, column));
+        }
+        _ if ty.is_string() => String::from_utf8_lossy(&bytes).chars().count(),
+        _ => bytes.len(),
+    };
+    if len > max {
+        return Err(Error::new(
+            Code::DataTooLong,
+            format!("Data too long for column '{column}' at row 1"),
+        ));
+    }
+    let mut bytes = bytes;
+    if let DataType::Char { .. } = ty {
+        // CHAR drops trailing spaces when read back (PAD semantics).
+        while bytes.last() == Some(&b' ') {
+            bytes.pop();
+        }
+    }
+    if let DataType::Binary { len } = ty {
+        bytes.resize(len as usize, 0);
+    }
+    Ok(Value::Bytes(bytes))
 }
 
 fn out_of_range_for(column: &str) -> Error {

@@ -307,6 +307,11 @@ pub enum AlterAction {
         from: String,
         to: String,
     },
+    /// RENAME {INDEX | KEY} from TO to.
+    RenameIndex {
+        from: String,
+        to: String,
+    },
     /// ALTER COLUMN c SET DEFAULT v (Some) / DROP DEFAULT (None).
     SetDefault {
         column: String,

@@ -3864,8 +3864,11 @@ impl<'a> Parser<'a> {
                     self.expect_kw("TO")?;
                     let to = self.ident()?;
                     actions.push(AlterAction::RenameColumn { from, to });
-                } else if self.is_kw("INDEX") || self.is_kw("KEY") {
-                    return Err(self.unsupported("ALTER TABLE RENAME INDEX"));
+                } else if self.eat_kw("INDEX") || self.eat_kw("KEY") {
+                    let from = self.ident()?;
+                    self.expect_kw("TO")?;
+                    let to = self.ident()?;
+                    actions.push(AlterAction::RenameIndex { from, to });
                 } else {
                     if !self.eat_kw("TO") {
                         self.eat_kw("AS");
@@ -3879,6 +3882,10 @@ impl<'a> Parser<'a> {
                 let name = self.ident()?;
                 let enforced = self.parse_enforced()?.unwrap_or(true);
                 actions.push(AlterAction::AlterCheck { name, enforced });
+            }
+            b"ALTER" if self.kw_at(1, "INDEX") || self.kw_at(1, "KEY") => {
+                // Invisible indexes are not built: refused, not ignored.
+                return Err(self.unsupported("ALTER TABLE ALTER INDEX"));
             }
             b"ALTER" => {
                 self.advance();

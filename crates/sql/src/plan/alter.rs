@@ -5,7 +5,10 @@
 
 use crate::expr::store_value;
 use crate::parser::{AlterAction, ColumnPosition, ColumnSpec, ObjectName};
-use crate::plan::ddl::{column_def, literal_default, MAX_COLUMNS};
+use crate::plan::ddl::{
+    check_auto_key, column_def, literal_default, multiple_primary, primary_key, row_id_column,
+    MAX_COLUMNS,
+};
 use lockstep_engine::ColumnSource;
 use lockstep_tables::{ColumnDef, IndexDef, TableDef};
 use lockstep_types::error::Code;
@@ -33,9 +36,32 @@ struct Ix {
     unique: bool,
 }
 
+/// The statement's clock, for the rows of a column added with DEFAULT
+/// CURRENT_TIMESTAMP: `utc` now, and the session zone's offset east.
+#[derive(Clone, Copy)]
+pub struct StatementNow {
+    pub utc: lockstep_types::DateTime,
+    pub offset: i64,
+}
+
+impl StatementNow {
+    /// The value a column of type `t` holds for now, as an INSERT would
+    /// store it: a DATETIME in the session zone, a TIMESTAMP in UTC (as
+    /// rows hold it), cut to the column's digits.
+    fn for_column(self, t: DataType) -> Value {
+        let (at, fsp) = match t {
+            DataType::Timestamp { fsp } => (self.utc, fsp),
+            DataType::DateTime { fsp } => (self.utc.shifted(self.offset), fsp),
+            _ => (self.utc.shifted(self.offset), 6),
+        };
+        Value::DateTime(at.truncate(fsp))
+    }
+}
+
 /// The table as the clauses so far left it; keys name their columns.
 struct Work<'a> {
     old: &'a TableDef,
+    now: StatementNow,
     database: String,
     name: String,
     cols: Vec<Col>,
@@ -44,8 +70,13 @@ struct Work<'a> {
     added_keys: Vec<(String, String)>,
 }
 
-pub fn alter_def(old: &TableDef, actions: &[AlterAction], db: &str) -> Result<Altered, Error> {
-    let mut w = Work::new(old);
+pub fn alter_def(
+    old: &TableDef,
+    actions: &[AlterAction],
+    db: &str,
+    now: StatementNow,
+) -> Result<Altered, Error> {
+    let mut w = Work::new(old, now);
     for a in actions {
         w.apply(a, db)?;
     }
@@ -77,17 +108,14 @@ fn duplicate_column(name: &str) -> Error {
     )
 }
 
-fn multiple_primary() -> Error {
-    Error::new(Code::MultiplePriKey, "Multiple primary key defined")
-}
-
 impl<'a> Work<'a> {
-    fn new(old: &'a TableDef) -> Work<'a> {
+    fn new(old: &'a TableDef, now: StatementNow) -> Work<'a> {
         let names = |cols: &[usize]| -> Vec<String> {
             cols.iter().map(|&c| old.columns[c].name.clone()).collect()
         };
         Work {
             old,
+            now,
             database: old.database.clone(),
             name: old.name.clone(),
             cols: old
@@ -139,6 +167,7 @@ impl<'a> Work<'a> {
                 self.cols[at].def.name = to.clone();
                 Ok(())
             }
+            AlterAction::RenameIndex { from, to } => self.rename_index(from, to),
             AlterAction::SetDefault { column, default } => self.set_default(column, default),
             AlterAction::RenameTable { to } => {
                 self.rename_table(to, db);
@@ -204,6 +233,36 @@ impl<'a> Work<'a> {
         self.name = to.name.clone();
     }
 
+    /// RENAME INDEX: the primary key keeps its name (1280), the names of
+    /// the other keys stay distinct (1061).
+    fn rename_index(&mut self, from: &str, to: &str) -> Result<(), Error> {
+        if let Some(p) = [from, to].into_iter().find(|n| same(n, "PRIMARY")) {
+            return Err(Error::new(
+                Code::WrongNameForIndex,
+                format!("Incorrect index name '{p}'"),
+            ));
+        }
+        let at = self.indexes.iter().position(|i| same(&i.name, from));
+        let at = at.ok_or_else(|| {
+            Error::new(
+                Code::KeyDoesNotExist,
+                format!("Key '{from}' doesn't exist in table '{}'", self.old.name),
+            )
+        })?;
+        let taken = self.indexes.iter().enumerate();
+        if taken
+            .into_iter()
+            .any(|(i, ix)| i != at && same(&ix.name, to))
+        {
+            return Err(Error::new(
+                Code::DupKeyName,
+                format!("Duplicate key name '{to}'"),
+            ));
+        }
+        self.indexes[at].name = to.to_string();
+        Ok(())
+    }
+
     fn drop_primary(&mut self) -> Result<(), Error> {
         self.primary
             .take()
@@ -249,7 +308,7 @@ impl<'a> Work<'a> {
         let source = if def.auto_increment {
             ColumnSource::Counter
         } else if def.default_now {
-            ColumnSource::Value(Value::DateTime(lockstep_types::DateTime::now()))
+            ColumnSource::Value(self.now.for_column(def.data_type))
         } else if let Some(d) = &def.default {
             ColumnSource::Value(d.clone())
         } else if def.nullable {
@@ -415,7 +474,7 @@ impl<'a> Work<'a> {
                 for &c in &cols {
                     columns[c].nullable = false;
                 }
-                indexes.push(primary(cols));
+                indexes.push(primary_key(cols));
             }
             None => {
                 columns.push(row_id_column());
@@ -424,7 +483,7 @@ impl<'a> Work<'a> {
                     None => ColumnSource::Counter,
                 });
                 hidden_row_id = Some(columns.len() - 1);
-                indexes.push(primary(vec![columns.len() - 1]));
+                indexes.push(primary_key(vec![columns.len() - 1]));
             }
         }
         for ix in &self.indexes {
@@ -458,43 +517,6 @@ impl<'a> Work<'a> {
             added_keys: self.added_keys,
         })
     }
-}
-
-fn primary(columns: Vec<usize>) -> IndexDef {
-    IndexDef {
-        name: "PRIMARY".into(),
-        columns,
-        unique: true,
-    }
-}
-
-fn row_id_column() -> ColumnDef {
-    ColumnDef {
-        name: "DB_ROW_ID".into(),
-        data_type: DataType::BigInt { unsigned: true },
-        nullable: false,
-        default: None,
-        auto_increment: false,
-        default_now: false,
-        on_update_now: false,
-    }
-}
-
-/// One AUTO_INCREMENT column at most, and it must lead a key (1075).
-fn check_auto_key(columns: &[ColumnDef], indexes: &[IndexDef]) -> Result<(), Error> {
-    let autos: Vec<usize> = (0..columns.len())
-        .filter(|&i| columns[i].auto_increment)
-        .collect();
-    let unkeyed = autos
-        .iter()
-        .any(|a| !indexes.iter().any(|d| d.columns.first() == Some(a)));
-    if autos.len() > 1 || unkeyed {
-        return Err(Error::new(
-            Code::WrongAutoKey,
-            "Incorrect table definition; there can be only one auto column and it must be defined as a key",
-        ));
-    }
-    Ok(())
 }
 
 /// What existing rows get in an added NOT NULL column without a default,

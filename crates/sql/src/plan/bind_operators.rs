@@ -179,6 +179,7 @@ impl Binder<'_> {
         if let Some(jf) = JsonFn::lookup(name) {
             return crate::expr::json::bind::call(jf, name, bound, &scope.types);
         }
+        let bound = crate::plan::enumset::function_args(name, bound, &scope.types);
         self.function(name, bound, &scope.types)
     }
 }

@@ -83,6 +83,31 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
     if ct.columns.len() > MAX_COLUMNS {
         return Err(Error::new(Code::TooManyFields, "Too many columns"));
     }
+    let (mut columns, primary, mut indexes) = declared_columns(ct)?;
+    indexes.extend(ct.indexes.iter().cloned());
+    let (primary, hidden_row_id) = primary_index(primary, &mut columns)?;
+    let mut defs = vec![primary];
+    for (n, ix) in indexes.iter().enumerate() {
+        let def = secondary_index(n, ix, &columns, &defs)?;
+        defs.push(def);
+    }
+    check_auto_key(&columns, &defs)?;
+    Ok(TableDef {
+        id: 0,
+        database: database.to_string(),
+        name: ct.name.name.clone(),
+        columns,
+        indexes: defs,
+        hidden_row_id,
+    })
+}
+
+/// The columns a CREATE TABLE declares, the primary key's column names
+/// (written on a column or as a table key) and the UNIQUE keys written on
+/// columns; 1060 for a repeated name, 1068 for a second primary key.
+type Declared = (Vec<ColumnDef>, Option<Vec<String>>, Vec<IndexSpec>);
+
+fn declared_columns(ct: &CreateTable) -> Result<Declared, Error> {
     let mut columns = Vec::new();
     let mut primary: Option<Vec<String>> = ct.primary_key.clone();
     let mut indexes: Vec<IndexSpec> = Vec::new();
@@ -98,10 +123,7 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
         }
         if spec.primary_key {
             if primary.is_some() {
-                return Err(Error::new(
-                    Code::MultiplePriKey,
-                    "Multiple primary key defined",
-                ));
+                return Err(multiple_primary());
             }
             primary = Some(vec![spec.name.clone()]);
         }
@@ -116,115 +138,129 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
         columns.push(column_def(spec)?);
     }
     if ct.primary_key.is_some() && ct.columns.iter().any(|c| c.primary_key) {
+        return Err(multiple_primary());
+    }
+    Ok((columns, primary, indexes))
+}
+
+/// 1068: a table has one primary key.
+pub(crate) fn multiple_primary() -> Error {
+    Error::new(Code::MultiplePriKey, "Multiple primary key defined")
+}
+
+/// Where key column `name` is in `columns` (1072 if nowhere), checked as a
+/// column a key may hold.
+fn key_position(name: &str, columns: &[ColumnDef]) -> Result<usize, Error> {
+    let p = columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            Error::new(
+                Code::KeyColumnDoesNotExist,
+                format!("Key column '{name}' doesn't exist in table"),
+            )
+        })?;
+    crate::expr::json::check_key_column(&columns[p].name, columns[p].data_type)?;
+    Ok(p)
+}
+
+/// The clustered key: the declared primary key (its columns become NOT
+/// NULL), else a hidden row id column added to `columns` (returned).
+fn primary_index(
+    primary: Option<Vec<String>>,
+    columns: &mut Vec<ColumnDef>,
+) -> Result<(IndexDef, Option<usize>), Error> {
+    let Some(cols) = primary else {
+        // InnoDB's rule: the first UNIQUE index on NOT NULL columns
+        // would become the clustered key; lockstep always uses a hidden
+        // row id instead, which keeps secondary uniqueness uniform.
+        columns.push(row_id_column());
+        let at = columns.len() - 1;
+        return Ok((primary_key(vec![at]), Some(at)));
+    };
+    let mut pos = Vec::new();
+    for c in &cols {
+        let p = key_position(c, columns)?;
+        columns[p].nullable = false;
+        pos.push(p);
+    }
+    Ok((primary_key(pos), None))
+}
+
+/// The clustered key over `columns`.
+pub(crate) fn primary_key(columns: Vec<usize>) -> IndexDef {
+    IndexDef {
+        name: "PRIMARY".into(),
+        columns,
+        unique: true,
+    }
+}
+
+/// The hidden clustered key column of a table without a primary key.
+pub(crate) fn row_id_column() -> ColumnDef {
+    ColumnDef {
+        name: "DB_ROW_ID".into(),
+        data_type: DataType::BigInt { unsigned: true },
+        nullable: false,
+        default: None,
+        auto_increment: false,
+        default_now: false,
+        on_update_now: false,
+    }
+}
+
+/// Secondary key number `n`, named as written or after its first column
+/// (`_n+2` when taken); 1061 when the name is taken by a key in `defs`.
+fn secondary_index(
+    n: usize,
+    ix: &IndexSpec,
+    columns: &[ColumnDef],
+    defs: &[IndexDef],
+) -> Result<IndexDef, Error> {
+    let mut pos = Vec::new();
+    for c in &ix.columns {
+        pos.push(key_position(c, columns)?);
+    }
+    let name = ix.name.clone().unwrap_or_else(|| {
+        let base = ix
+            .columns
+            .first()
+            .cloned()
+            .unwrap_or_else(|| format!("key{n}"));
+        if defs.iter().any(|d: &IndexDef| d.name == base) {
+            format!("{base}_{}", n + 2)
+        } else {
+            base
+        }
+    });
+    if defs.iter().any(|d| d.name.eq_ignore_ascii_case(&name)) {
         return Err(Error::new(
-            Code::MultiplePriKey,
-            "Multiple primary key defined",
+            Code::DupKeyName,
+            format!("Duplicate key name '{name}'"),
         ));
     }
-    indexes.extend(ct.indexes.iter().cloned());
-    let position = |name: &str, columns: &[ColumnDef]| -> Result<usize, Error> {
-        let p = columns
-            .iter()
-            .position(|c| c.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                Error::new(
-                    Code::KeyColumnDoesNotExist,
-                    format!("Key column '{name}' doesn't exist in table"),
-                )
-            })?;
-        crate::expr::json::check_key_column(&columns[p].name, columns[p].data_type)?;
-        Ok(p)
-    };
-    let mut defs = Vec::new();
-    let mut hidden_row_id = None;
-    match &primary {
-        Some(cols) => {
-            let mut pos = Vec::new();
-            for c in cols {
-                let p = position(c, &columns)?;
-                columns[p].nullable = false;
-                pos.push(p);
-            }
-            defs.push(IndexDef {
-                name: "PRIMARY".into(),
-                columns: pos,
-                unique: true,
-            });
-        }
-        None => {
-            // InnoDB's rule: the first UNIQUE index on NOT NULL columns
-            // would become the clustered key; lockstep always uses a hidden
-            // row id instead, which keeps secondary uniqueness uniform.
-            columns.push(ColumnDef {
-                name: "DB_ROW_ID".into(),
-                data_type: DataType::BigInt { unsigned: true },
-                nullable: false,
-                default: None,
-                auto_increment: false,
-                default_now: false,
-                on_update_now: false,
-            });
-            hidden_row_id = Some(columns.len() - 1);
-            defs.push(IndexDef {
-                name: "PRIMARY".into(),
-                columns: vec![columns.len() - 1],
-                unique: true,
-            });
-        }
-    }
-    for (n, ix) in indexes.iter().enumerate() {
-        let mut pos = Vec::new();
-        for c in &ix.columns {
-            pos.push(position(c, &columns)?);
-        }
-        let name = ix.name.clone().unwrap_or_else(|| {
-            let base = ix
-                .columns
-                .first()
-                .cloned()
-                .unwrap_or_else(|| format!("key{n}"));
-            if defs.iter().any(|d: &IndexDef| d.name == base) {
-                format!("{base}_{}", n + 2)
-            } else {
-                base
-            }
-        });
-        if defs.iter().any(|d| d.name.eq_ignore_ascii_case(&name)) {
-            return Err(Error::new(
-                Code::DupKeyName,
-                format!("Duplicate key name '{name}'"),
-            ));
-        }
-        defs.push(IndexDef {
-            name,
-            columns: pos,
-            unique: ix.unique,
-        });
-    }
-    let autos: Vec<usize> = columns
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.auto_increment)
-        .map(|(i, _)| i)
+    Ok(IndexDef {
+        name,
+        columns: pos,
+        unique: ix.unique,
+    })
+}
+
+/// At most one AUTO_INCREMENT column, and it starts a key (1075).
+pub(crate) fn check_auto_key(columns: &[ColumnDef], indexes: &[IndexDef]) -> Result<(), Error> {
+    let autos: Vec<usize> = (0..columns.len())
+        .filter(|&i| columns[i].auto_increment)
         .collect();
-    if autos.len() > 1
-        || autos
-            .iter()
-            .any(|a| !defs.iter().any(|d| d.columns.first() == Some(a)))
-    {
+    let unkeyed = autos
+        .iter()
+        .any(|a| !indexes.iter().any(|d| d.columns.first() == Some(a)));
+    if autos.len() > 1 || unkeyed {
         return Err(Error::new(
             Code::WrongAutoKey,
             "Incorrect table definition; there can be only one auto column and it must be defined as a key",
         ));
     }
-    Ok(TableDef {
-        id: 0,
-        database: database.to_string(),
-        name: ct.name.name.clone(),
-        columns,
-        indexes: defs,
-        hidden_row_id,
-    })
+    Ok(())
 }
 
 /// An identifier in backticks, with backticks inside doubled, so the text

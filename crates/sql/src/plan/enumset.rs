@@ -125,6 +125,44 @@ pub fn binary(op: BinaryOp, l: BExpr, r: BExpr, types: &[(DataType, bool)]) -> (
     }
 }
 
+/// The arguments of built-in function `name`: a numeric function (ABS,
+/// ROUND, BIT_COUNT, SQRT, ...) reads an ENUM/SET value as its number.
+pub fn function_args(name: &str, args: Vec<BExpr>, types: &[(DataType, bool)]) -> Vec<BExpr> {
+    const NUMERIC: &[&str] = &[
+        "ABS",
+        "ACOS",
+        "ASIN",
+        "ATAN",
+        "ATAN2",
+        "BIT_COUNT",
+        "CEIL",
+        "CEILING",
+        "COS",
+        "COT",
+        "DEGREES",
+        "EXP",
+        "FLOOR",
+        "LN",
+        "LOG",
+        "LOG10",
+        "LOG2",
+        "MOD",
+        "POW",
+        "POWER",
+        "RADIANS",
+        "ROUND",
+        "SIGN",
+        "SIN",
+        "SQRT",
+        "TAN",
+        "TRUNCATE",
+    ];
+    match NUMERIC.contains(&name) {
+        true => args.into_iter().map(|a| as_number(a, types)).collect(),
+        false => args,
+    }
+}
+
 /// An aggregate's argument: SUM, AVG, the BIT_ and statistics functions
 /// of an ENUM/SET value use its number (MIN, MAX, COUNT, GROUP_CONCAT
 /// the text).

@@ -252,6 +252,12 @@ impl Binder<'_> {
     }
 }
 
+/// The name a single-table INSERT, UPDATE or DELETE gives its target:
+/// its alias, else the name it writes (a view's, before the rewrite).
+pub fn target_name(stmt: &Statement) -> Option<String> {
+    statement_alias(stmt).or_else(|| target(stmt).map(|t| t.name.clone()))
+}
+
 fn statement_alias(stmt: &Statement) -> Option<String> {
     match stmt {
         Statement::Update(u) => u.alias.clone(),

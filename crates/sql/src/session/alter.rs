@@ -4,18 +4,38 @@
 //! moves, a rebuild otherwise: online, or under the exclusive lock).
 
 use super::checks::is_check_action;
-use super::foreign_keys::is_fk_action;
+use super::foreign_keys::{is_fk_action, Renamed};
 use super::generated::GENERATED_LOCK;
 use super::online_alter::{choose, rebuild_change, Change, Mode};
 use super::{until_killed, Session, R};
 use crate::parser::{AlterAction, DdlOptions, ObjectName};
-use crate::plan::alter::alter_def;
+use crate::plan::alter::{alter_def, Altered, StatementNow};
 use lockstep_binlog::ColumnSource;
-use lockstep_engine::{OnlineAlter, RebuildLists, Rename};
-use lockstep_tables::Table;
+use lockstep_engine::{OnlineAlter, RebuildLists, Rename, UpgradableLock};
+use lockstep_tables::{CheckConstraint, GeneratedColumn, Table, TableComments, TableDef};
 use lockstep_types::error::Code;
 use lockstep_types::Error;
 use std::sync::Arc;
+
+/// An ALTER TABLE planned under the table's lock: the new definition and
+/// what the catalog keeps beside it.
+struct AlterPlan {
+    old: Arc<TableDef>,
+    altered: Altered,
+    comments: TableComments,
+    /// The table's (database, name) after the change.
+    named: (String, String),
+    checks: Option<Vec<CheckConstraint>>,
+    generated: Option<Vec<GeneratedColumn>>,
+    /// Generated columns must be computed while copying.
+    computes: bool,
+    renamed: Renamed,
+}
+
+/// Clauses that change only CHECK constraints, or only foreign keys.
+fn only_constraints(actions: &[AlterAction]) -> bool {
+    !actions.is_empty() && (actions.iter().all(is_check_action) || actions.iter().all(is_fk_action))
+}
 
 impl Session {
     /// ALTER TABLE: planned under the table's shared-upgradable lock; a
@@ -32,88 +52,177 @@ impl Session {
         }
         let (t, mut lock) = self.table_for_online_ddl(name).await?;
         let actions = &self.resolve_drop_constraint(&t, actions)?;
-        let only_constraints = !actions.is_empty()
-            && (actions.iter().all(is_check_action) || actions.iter().all(is_fk_action));
-        if only_constraints {
-            let adds = actions
-                .iter()
-                .any(|a| matches!(a, AlterAction::AddCheck(_) | AlterAction::AddForeignKey(_)));
-            let change = if adds {
-                Change::Validate
-            } else {
-                Change::Metadata
-            };
-            choose(online, change)?;
-            self.upgrade(&mut lock).await?;
-            self.alter_checks(&t, actions).await?;
-            self.alter_foreign_keys(&t, actions).await?;
-            return Ok(());
+        if only_constraints(actions) {
+            return self.alter_constraints(&t, &mut lock, actions, online).await;
         }
-        let old = t.def();
-        let current = self.ctx.database.clone().unwrap_or(old.database.clone());
         let (fk_actions, others): (Vec<AlterAction>, Vec<AlterAction>) = actions
             .iter()
             .filter(|a| !is_check_action(a))
             .cloned()
             .partition(is_fk_action);
-        let mut altered = alter_def(&old, &others, &current)?;
-        defaults_to_utc(&mut altered, &others, self.ctx.tz_offset);
+        let plan = self.plan_alter(&t, actions, &others)?;
+        if !fk_actions.is_empty() || plan.renamed.changed {
+            return self
+                .alter_with_foreign_keys(&t, &mut lock, plan, &fk_actions, online)
+                .await;
+        }
+        let (old, def, renamed) = (&plan.old, &plan.altered.def, &plan.renamed);
+        self.check_alter(old, def, &renamed.own, &renamed.refs, &[])?;
+        let moved = def.database != old.database || def.name != old.name;
+        if moved {
+            self.check_free(&def.database, &def.name)?;
+        }
+        if plan.altered.rename_only && plan.generated.is_none() {
+            return self.alter_names(&t, &mut lock, plan, moved, online).await;
+        }
+        self.rebuild_altered(&t, lock, plan, online).await
+    }
+
+    /// Only CHECK constraints or only foreign keys change: no rebuild.
+    async fn alter_constraints(
+        &mut self,
+        t: &Arc<Table>,
+        lock: &mut UpgradableLock,
+        actions: &[AlterAction],
+        online: &DdlOptions,
+    ) -> R<()> {
+        let adds = actions
+            .iter()
+            .any(|a| matches!(a, AlterAction::AddCheck(_) | AlterAction::AddForeignKey(_)));
+        let change = if adds {
+            Change::Validate
+        } else {
+            Change::Metadata
+        };
+        choose(online, change)?;
+        self.upgrade(lock).await?;
+        self.alter_checks(t, actions).await?;
+        self.alter_foreign_keys(t, actions).await?;
+        Ok(())
+    }
+
+    /// The new definition of `t` from `others` (the clauses but CHECK and
+    /// foreign key ones), and what the catalog keeps beside it after all
+    /// of `actions`.
+    fn plan_alter(
+        &mut self,
+        t: &Arc<Table>,
+        actions: &[AlterAction],
+        others: &[AlterAction],
+    ) -> R<AlterPlan> {
+        let old = t.def();
+        let current = self.ctx.database.clone().unwrap_or(old.database.clone());
+        let now = StatementNow {
+            utc: self.ctx.clock(),
+            offset: self.ctx.tz_offset,
+        };
+        let mut altered = alter_def(&old, others, &current, now)?;
+        defaults_to_utc(&mut altered, others, self.ctx.tz_offset);
         shift_zones(&old, &mut altered, self.ctx.tz_offset);
-        let comments = self.alter_comments(&t, actions, &altered)?;
+        let comments = self.alter_comments(t, actions, &altered)?;
         let named = (altered.def.database.clone(), altered.def.name.clone());
-        let checks = self.checks_after(&t, &old, &altered.def, actions)?;
+        let checks = self.checks_after(t, &old, &altered.def, actions)?;
         let (old_new, sources) = ((&*old, &altered.def), &altered.sources);
-        let (generated, computes) = self.generated_after(&t, old_new, sources, actions)?;
+        let (generated, computes) = self.generated_after(t, old_new, sources, actions)?;
         let renamed = self.fk_after_renames(&old, t.id, actions);
-        if !fk_actions.is_empty() || renamed.changed {
-            choose(online, Change::Validate)?;
-            self.upgrade(&mut lock).await?;
-            // Constraints planned on the new layout; the rebuild builds
-            // the indexes they need and the log records all at once.
-            let change = self.fk_change(&altered.def, renamed.own.clone(), &fk_actions)?;
-            altered.def.indexes.extend(change.indexes);
-            let (own, refs) = (&change.all, &renamed.refs);
-            self.check_alter(&old, &altered.def, own, refs, &renamed.renames)?;
-            let engine = self.engine.clone();
-            let own_checks = checks.clone().unwrap_or_default();
-            let mut check = |built: &Arc<Table>| {
-                self.check_rebuilt(built, &change.added)?;
-                self.check_rows(built, &built.def(), &own_checks)
+        Ok(AlterPlan {
+            old,
+            altered,
+            comments,
+            named,
+            checks,
+            generated,
+            computes,
+            renamed,
+        })
+    }
+
+    /// A change that adds or drops foreign keys, or renames a column one
+    /// names: under the exclusive lock, constraints planned on the new
+    /// layout; the rebuild builds the indexes they need and the log
+    /// records all at once.
+    async fn alter_with_foreign_keys(
+        &mut self,
+        t: &Arc<Table>,
+        lock: &mut UpgradableLock,
+        plan: AlterPlan,
+        fk_actions: &[AlterAction],
+        online: &DdlOptions,
+    ) -> R<()> {
+        let AlterPlan {
+            old,
+            mut altered,
+            comments,
+            named,
+            checks,
+            generated,
+            renamed,
+            ..
+        } = plan;
+        choose(online, Change::Validate)?;
+        self.upgrade(lock).await?;
+        let change = self.fk_change(&altered.def, renamed.own.clone(), fk_actions)?;
+        altered.def.indexes.extend(change.indexes);
+        let (own, refs) = (&change.all, &renamed.refs);
+        self.check_alter(&old, &altered.def, own, refs, &renamed.renames)?;
+        let engine = self.engine.clone();
+        let own_checks = checks.clone().unwrap_or_default();
+        let mut check = |built: &Arc<Table>| {
+            self.check_rebuilt(built, &change.added)?;
+            self.check_rows(built, &built.def(), &own_checks)
+        };
+        let fks = lockstep_engine::foreign::AlterForeignKeys {
+            own: change.all.clone(),
+            children: renamed.children,
+        };
+        let (def, sources) = (altered.def, altered.sources);
+        let lists = RebuildLists { checks, generated };
+        engine
+            .alter_table_with(t, def, sources, Some(fks), lists, &mut check)
+            .await?;
+        self.store_comments(&named.0, &named.1, comments).await
+    }
+
+    /// Only names change (the table's, or its keys' and columns' without
+    /// a copy): a rename where the table moves, and the catalog's lists.
+    async fn alter_names(
+        &mut self,
+        t: &Arc<Table>,
+        lock: &mut UpgradableLock,
+        plan: AlterPlan,
+        moved: bool,
+        online: &DdlOptions,
+    ) -> R<()> {
+        choose(online, Change::Metadata)?;
+        self.upgrade(lock).await?;
+        let (db, name) = plan.named;
+        if moved {
+            let rename = Rename {
+                table: t.clone(),
+                database: db.clone(),
+                name: name.clone(),
             };
-            let fks = lockstep_engine::foreign::AlterForeignKeys {
-                own: change.all.clone(),
-                children: renamed.children,
-            };
-            let (def, sources) = (altered.def, altered.sources);
-            let lists = RebuildLists { checks, generated };
-            engine
-                .alter_table_with(&t, def, sources, Some(fks), lists, &mut check)
-                .await?;
-            return self.store_comments(&named.0, &named.1, comments).await;
+            self.engine.rename_tables(&[rename]).await?;
         }
-        self.check_alter(&old, &altered.def, &renamed.own, &renamed.refs, &[])?;
-        let (db, new_name) = (&altered.def.database, &altered.def.name);
-        let renamed = *db != old.database || *new_name != old.name;
-        if renamed {
-            self.check_free(db, new_name)?;
-        }
-        if altered.rename_only && generated.is_none() {
-            choose(online, Change::Metadata)?;
-            self.upgrade(&mut lock).await?;
-            if renamed {
-                let rename = Rename {
-                    table: t.clone(),
-                    database: db.clone(),
-                    name: new_name.clone(),
-                };
-                self.engine.rename_tables(&[rename]).await?;
-            }
-            self.set_checks_after_rename(&t, checks).await?;
-            return self.store_comments(&named.0, &named.1, comments).await;
-        }
+        self.set_checks_after_rename(t, plan.checks).await?;
+        self.store_comments(&db, &name, plan.comments).await
+    }
+
+    /// A change that copies the rows into the new layout: online where
+    /// it can be (the lock exclusive only for the switch), else under the
+    /// exclusive lock.
+    async fn rebuild_altered(
+        &mut self,
+        t: &Arc<Table>,
+        mut lock: UpgradableLock,
+        plan: AlterPlan,
+        online: &DdlOptions,
+    ) -> R<()> {
+        let (altered, checks, generated) = (plan.altered, plan.checks, plan.generated);
+        let (named, comments) = (plan.named, plan.comments);
         let adds_auto = altered.def.columns.iter().any(|c| c.auto_increment)
-            && !old.columns.iter().any(|c| c.auto_increment);
-        let change = match computes {
+            && !plan.old.columns.iter().any(|c| c.auto_increment);
+        let change = match plan.computes {
             true => Change::Ordered(GENERATED_LOCK),
             false => rebuild_change(&altered.sources, adds_auto),
         };
@@ -133,13 +242,13 @@ impl Session {
                 capture_limit: limit,
                 timeout,
             };
-            let run = engine.alter_table_online(&t, altered.def, how, &mut lock, check);
+            let run = engine.alter_table_online(t, altered.def, how, &mut lock, check);
             until_killed(&process, run).await?;
             return self.store_comments(&named.0, &named.1, comments).await;
         }
         let lists = RebuildLists { checks, generated };
         engine
-            .alter_table_with(&t, altered.def, altered.sources, None, lists, check)
+            .alter_table_with(t, altered.def, altered.sources, None, lists, check)
             .await?;
         self.store_comments(&named.0, &named.1, comments).await
     }

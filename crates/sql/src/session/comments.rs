@@ -128,6 +128,11 @@ impl Session {
                     out.set_column(to, &c);
                 }
                 AlterAction::DropColumn { name } => out.set_column(name, ""),
+                AlterAction::RenameIndex { from, to } => {
+                    let c = out.of_index(from).to_string();
+                    out.set_index(from, "");
+                    out.set_index(to, &c);
+                }
                 _ => {}
             }
         }

@@ -43,15 +43,7 @@ pub(super) fn table_in(
             on_update_now: false,
         })
         .collect();
-    cols.push(ColumnDef {
-        name: "DB_ROW_ID".into(),
-        data_type: DataType::BigInt { unsigned: true },
-        nullable: false,
-        default: None,
-        auto_increment: false,
-        default_now: false,
-        on_update_now: false,
-    });
+    cols.push(crate::plan::ddl::row_id_column());
     let hidden = cols.len() - 1;
     let def = TableDef {
         id,
@@ -161,17 +153,8 @@ fn table_rows(session: &Session) -> (Rows, Rows, Rows) {
                 continue;
             }
             let notes = session.comments_of(&t);
-            tables.push(vec![
-                s("def"),
-                s(&db),
-                s(&def.name),
-                s("BASE TABLE"),
-                s("InnoDB"),
-                Value::UInt(t.approximate_rows() as u64),
-                Value::UInt(t.auto_increment.load(std::sync::atomic::Ordering::Relaxed)),
-                s("utf8mb4_0900_ai_ci"),
-                s(&notes.table),
-            ]);
+            let status = super::comments::table_status_row(&t, &notes);
+            tables.push(tables_row(&db, "BASE TABLE", status));
             let generated = engine.catalog.generated(t.id);
             for (pos, (i, c)) in def.visible_columns().enumerate() {
                 let key = if def.has_declared_primary_key() && def.indexes[0].columns.contains(&i) {
@@ -236,9 +219,21 @@ fn table_rows(session: &Session) -> (Rows, Rows, Rows) {
     (tables, columns, stats)
 }
 
+/// A table's row of TABLES: its SHOW TABLE STATUS row, whose columns
+/// are TABLES' own in the same order, TABLE_TYPE aside.
+fn tables_row(db: &str, kind: &str, status: Vec<Value>) -> Vec<Value> {
+    debug_assert_eq!(status.len(), super::comments::TABLE_STATUS.len());
+    let mut status = status.into_iter();
+    let name = status.next().unwrap_or(Value::Null);
+    let mut row = vec![Value::str("def"), Value::str(db), name, Value::str(kind)];
+    row.extend(status);
+    row
+}
+
 fn tables_table(cat: &Catalog, tables: Rows) {
     let vc = DataType::VarChar { len: 64 };
     let big = DataType::BigInt { unsigned: true };
+    let time = DataType::DateTime { fsp: 0 };
     table(
         cat,
         2,
@@ -249,10 +244,22 @@ fn tables_table(cat: &Catalog, tables: Rows) {
             ("TABLE_NAME", vc),
             ("TABLE_TYPE", vc),
             ("ENGINE", vc),
+            ("VERSION", big),
+            ("ROW_FORMAT", vc),
             ("TABLE_ROWS", big),
+            ("AVG_ROW_LENGTH", big),
+            ("DATA_LENGTH", big),
+            ("MAX_DATA_LENGTH", big),
+            ("INDEX_LENGTH", big),
+            ("DATA_FREE", big),
             ("AUTO_INCREMENT", big),
+            ("CREATE_TIME", time),
+            ("UPDATE_TIME", time),
+            ("CHECK_TIME", time),
             ("TABLE_COLLATION", vc),
-            ("TABLE_COMMENT", vc),
+            ("CHECKSUM", big),
+            ("CREATE_OPTIONS", DataType::VarChar { len: 256 }),
+            ("TABLE_COMMENT", DataType::VarChar { len: 2048 }),
         ],
         tables,
     );
@@ -407,17 +414,12 @@ fn view_rows(session: &Session, tables: &mut Vec<Vec<Value>>) -> Vec<Vec<Value>>
         if !session.grants.sees_table(&v.database, &v.name) {
             continue;
         }
-        tables.push(vec![
-            s("def"),
-            s(&v.database),
-            s(&v.name),
-            s("VIEW"),
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            s("VIEW"),
-        ]);
+        // A view has no storage: every status column NULL, the comment
+        // 'VIEW', as in MySQL.
+        let mut status = vec![Value::Null; super::comments::TABLE_STATUS.len()];
+        status[0] = s(&v.name);
+        *status.last_mut().expect("TABLE_STATUS is not empty") = s("VIEW");
+        tables.push(tables_row(&v.database, "VIEW", status));
         let check = match v.check_option {
             lockstep_engine::CheckOption::None => "NONE",
             lockstep_engine::CheckOption::Cascaded => "CASCADED",

@@ -328,6 +328,7 @@ impl SessionCtx {
             previous_errors: 0,
             strict: false,
             dates: Default::default(),
+            division_by_zero: true,
             tz_offset: 0,
             statement_now: None,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
@@ -686,6 +687,7 @@ impl Session {
         let has = |name| mode.as_ref().is_some_and(|m| sql_mode::has(m, name));
         self.no_backslash_escapes = has("NO_BACKSLASH_ESCAPES");
         self.strict_sql_mode = has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES");
+        self.ctx.division_by_zero = has("ERROR_FOR_DIVISION_BY_ZERO");
         self.ctx.dates = crate::expr::zero_date::DateMode {
             no_zero_date: has("NO_ZERO_DATE"),
             no_zero_in_date: has("NO_ZERO_IN_DATE"),
@@ -1192,6 +1194,8 @@ impl Session {
     fn bind_by(&self, mut b: Binder<'_>, stmt: &Statement) -> R<Option<Bound>> {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let view = b.rewrite_view_dml(stmt)?;
+        // LOCK TABLES knows the base table by the name the statement wrote.
+        let named = view.as_ref().and(crate::plan::view_dml::target_name(stmt));
         let stmt = view.as_ref().map_or(stmt, |v| &v.stmt);
         let plan = match stmt {
             Statement::Select(q) | Statement::Do(q) => {
@@ -1218,6 +1222,13 @@ impl Session {
         let reads = std::mem::take(&mut b.reads);
         let probes = b.known.probes.take();
         let mut bound = Bound::new(plan, reads, version).with_views(b);
+        if let (Some(v), Some(named)) = (&view, named) {
+            let base = bound
+                .refs
+                .iter_mut()
+                .filter(|(_, n)| n.eq_ignore_ascii_case(&v.alias));
+            base.for_each(|r| r.1 = named.clone());
+        }
         bound.probes = probes;
         bound.view_checks = Arc::new(checks);
         bound.view_stmt = view.map(|v| v.stmt);

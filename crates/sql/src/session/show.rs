@@ -513,12 +513,15 @@ fn engines() -> Response {
 
 /// SHOW CREATE TABLE of a system table: mysql's tables are InnoDB tables
 /// and performance_schema's of its own engine, named in lower case as in
-/// MySQL 8. information_schema's (and sys's) are views over the data
-/// dictionary there, whose text lockstep does not have.
+/// MySQL 8. information_schema's are shown as MySQL shows a table it
+/// builds per query: a TEMPORARY MEMORY table in utf8mb3, named in upper
+/// case. sys's are views over the data dictionary there, whose text
+/// lockstep does not have.
 fn system_create_table(def: &lockstep_tables::TableDef) -> R<Response> {
     let engine = match def.database.as_str() {
         "mysql" => "InnoDB",
         "performance_schema" => "PERFORMANCE_SCHEMA",
+        "information_schema" => return Ok(information_schema_create_table(def)),
         _ => {
             let what = format!("SHOW CREATE TABLE of {}.{}", def.database, def.name);
             return Err(Error::unsupported(what));
@@ -536,4 +539,20 @@ fn system_create_table(def: &lockstep_tables::TableDef) -> R<Response> {
         &["Table", "Create Table"],
         vec![vec![Value::str(&name), Value::str(&text)]],
     ))
+}
+
+/// SHOW CREATE TABLE of an information_schema table.
+fn information_schema_create_table(def: &lockstep_tables::TableDef) -> Response {
+    let text = crate::plan::ddl::show_create_table(def, 0)
+        .replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1)
+        .replacen(
+            "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
+            "ENGINE=MEMORY DEFAULT CHARSET=utf8mb3",
+            1,
+        );
+    debug_assert!(text.ends_with("utf8mb3"), "the table options were replaced");
+    rows(
+        &["Table", "Create Table"],
+        vec![vec![Value::str(&def.name), Value::str(&text)]],
+    )
 }

@@ -9,6 +9,11 @@
 //! - FLUSH TABLES WITH READ LOCK: the server's global write gate as a
 //!   locker: every write and DDL of other sessions waits.
 //!
+//! A view named by LOCK TABLES locks the base tables its query reads,
+//! with its lock and under its name (MySQL adds them to the list the same
+//! way); a statement reaches them through the view, and one that writes
+//! through a view is checked under the name it wrote.
+//!
 //! A session holding table locks uses only its locked tables, each by a
 //! name it was locked under (its alias if it had one, as in MySQL: 1100),
 //! and writes only those locked WRITE (1099), without taking metadata
@@ -268,16 +273,18 @@ impl Session {
         self.table_locks.release_tables();
         let mut names = Vec::with_capacity(items.len());
         for item in items {
-            let table = self.lockable(&item.table)?;
             let name = item
                 .alias
                 .clone()
                 .unwrap_or_else(|| item.table.name.clone());
-            names.push(Named {
-                name,
-                table,
-                write: item.write,
-            });
+            // A view locks the base tables its query reads, under its name.
+            for table in self.lockable(&item.table)? {
+                names.push(Named {
+                    name: name.clone(),
+                    table,
+                    write: item.write,
+                });
+            }
         }
         if self.table_locks.global.is_some() && names.iter().any(|n| n.write) {
             return Err(read_lock_conflict());
@@ -290,16 +297,27 @@ impl Session {
         Ok(ok(0))
     }
 
-    /// A table LOCK TABLES may name: LOCK TABLES privilege on its
-    /// database and SELECT on it (1044 / 1142); views are refused.
-    fn lockable(&self, name: &ObjectName) -> R<Arc<Table>> {
-        let t = self.binder().table(name).map_err(|e| match e.code {
-            Code::NotSupportedYet => Error::unsupported("LOCK TABLES on a view"),
-            _ => e,
-        })?;
+    /// The tables LOCK TABLES locks for `name`: LOCK TABLES privilege on
+    /// its database and SELECT on it (1044 / 1142). A view's are the base
+    /// tables its query reads (views in it included), as in MySQL.
+    fn lockable(&self, name: &ObjectName) -> R<Vec<Arc<Table>>> {
+        if let Some(view) = self.binder().view(name) {
+            self.grants.check_lock_table(&view.database, &view.name)?;
+            return self.view_tables(&view.database, &view.name);
+        }
+        let t = self.binder().table(name)?;
         let def = t.def();
         self.grants.check_lock_table(&def.database, &def.name)?;
-        Ok(t)
+        Ok(vec![t])
+    }
+
+    /// The base tables `SELECT * FROM db.view` reads.
+    fn view_tables(&self, db: &str, view: &str) -> R<Vec<Arc<Table>>> {
+        use crate::plan::ddl::quote_ident;
+        let sql = format!("SELECT * FROM {}.{}", quote_ident(db), quote_ident(view));
+        let stmt = crate::parser::parse(&sql)?.remove(0);
+        // None: a view over system tables, which need no lock.
+        Ok(self.bind(&stmt)?.map(|b| b.tables).unwrap_or_default())
     }
 
     /// What the triggers and foreign keys of the tables locked WRITE
