@@ -23,6 +23,8 @@ use std::sync::Arc;
 
 type Result<T> = std::result::Result<T, Error>;
 
+#[path = "bind_aggregate.rs"]
+mod aggregate;
 #[path = "group_concat.rs"]
 mod group_concat;
 #[path = "json_table.rs"]
@@ -1205,7 +1207,6 @@ impl<'a> Binder<'a> {
         if let Some(i) = ctx.group_ast.iter().position(|g| g == e) {
             return Ok(BExpr::Column(i));
         }
-        let ngroups = ctx.group_ast.len();
         match e {
             Expr::Function {
                 name,
@@ -1214,147 +1215,9 @@ impl<'a> Binder<'a> {
                 star,
                 database: None,
             } if is_aggregate_name(name) => {
-                let func = match (name.as_str(), *star) {
-                    ("COUNT", true) => AggFunc::CountStar,
-                    ("COUNT", false) => AggFunc::Count,
-                    ("SUM", _) => AggFunc::Sum,
-                    ("AVG", _) => AggFunc::Avg,
-                    ("MIN", _) => AggFunc::Min,
-                    ("MAX", _) => AggFunc::Max,
-                    ("GROUP_CONCAT" | "GROUP_CONCAT_SEPARATOR" | "GROUP_CONCAT_ORDERED", _) => {
-                        AggFunc::GroupConcat
-                    }
-                    ("BIT_AND", _) => AggFunc::BitAnd,
-                    ("BIT_OR", _) => AggFunc::BitOr,
-                    ("BIT_XOR", _) => AggFunc::BitXor,
-                    ("JSON_ARRAYAGG", _) => AggFunc::JsonArrayAgg,
-                    ("JSON_OBJECTAGG", _) => AggFunc::JsonObjectAgg,
-                    (other, _) => variance_func(other).unwrap_or(AggFunc::AnyValue),
-                };
-                let ordered = match name.as_str() {
-                    "GROUP_CONCAT_ORDERED" => Some(group_concat::split(args)?),
-                    _ => None,
-                };
-                let (separator, args) = match (name.as_str(), args.split_first()) {
-                    ("GROUP_CONCAT_SEPARATOR", Some((Expr::Literal(Value::Bytes(sep)), rest))) => {
-                        (sep.clone(), rest)
-                    }
-                    _ => match &ordered {
-                        Some(o) => (o.separator.clone(), &o.args[..]),
-                        None => (b",".to_vec(), &args[..]),
-                    },
-                };
-                let order = ordered.as_ref().map(|o| o.desc.clone()).unwrap_or_default();
-                let arg = if *star {
-                    None
-                } else {
-                    let mut bound: Vec<BExpr> = args
-                        .iter()
-                        .map(|a| self.bind_expr(a, scope))
-                        .collect::<Result<_>>()?;
-                    let json_args = match func {
-                        AggFunc::JsonArrayAgg => Some(1),
-                        AggFunc::JsonObjectAgg => Some(2),
-                        _ => None,
-                    };
-                    if let Some(n) = json_args {
-                        if bound.len() != n || *distinct {
-                            return Err(Error::new(
-                                Code::WrongParamcountToNativeFct,
-                                format!("Incorrect parameter count in the call to native function '{name}'"),
-                            ));
-                        }
-                        bound = bound
-                            .into_iter()
-                            .map(|a| crate::expr::json::bind::mark(a, &scope.types))
-                            .collect();
-                    }
-                    let keys = bound.len() - order.len();
-                    if matches!(func, AggFunc::GroupConcat) {
-                        for a in &mut bound[..keys] {
-                            let b = std::mem::replace(a, BExpr::Literal(Value::Null));
-                            let ty = infer(&b, &scope.types).0;
-                            *a = text_form::wrap(b, ty);
-                        }
-                    }
-                    for k in &mut bound[keys..] {
-                        let b = std::mem::replace(k, BExpr::Literal(Value::Null));
-                        *k = group_concat::sort_key(b, &scope.types);
-                    }
-                    match bound.len() {
-                        0 => return Err(Error::parse(format!("{name}()"))),
-                        1 => bound.into_iter().next(),
-                        // COUNT(DISTINCT a, b) and GROUP_CONCAT(a, b): a row value.
-                        _ => Some(BExpr::Row(bound)),
-                    }
-                };
-                let arg = crate::plan::enumset::aggregate_arg(func, arg, &scope.types);
-                let arg_ty = arg
-                    .as_ref()
-                    .map(|a| infer(a, &scope.types))
-                    .unwrap_or((DataType::BigInt { unsigned: false }, false));
-                let ty = match func {
-                    AggFunc::CountStar | AggFunc::Count => {
-                        (DataType::BigInt { unsigned: false }, false)
-                    }
-                    AggFunc::Sum => (sum_type(arg_ty.0), true),
-                    AggFunc::Avg => (avg_type(arg_ty.0), true),
-                    AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => (arg_ty.0, true),
-                    AggFunc::GroupConcat => (DataType::Text { max_len: 65535 }, true),
-                    AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => (DataType::Json, true),
-                    AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
-                        (DataType::BigInt { unsigned: true }, false)
-                    }
-                    AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
-                        (DataType::Double, true)
-                    }
-                };
-                let text = match &arg {
-                    Some(BExpr::Row(items)) => items
-                        .iter()
-                        .map(|i| compares_folded(infer(i, &scope.types).0))
-                        .collect(),
-                    Some(_) => vec![compares_folded(arg_ty.0)],
-                    None => Vec::new(),
-                };
-                let call = AggCall {
-                    func,
-                    arg,
-                    distinct: *distinct,
-                    text,
-                    separator,
-                    order,
-                };
-                ctx.calls.push(call);
-                ctx.call_types.push(ty);
-                Ok(BExpr::Column(ngroups + ctx.calls.len() - 1))
+                self.aggregate_call(name, args, *distinct, *star, scope, ctx)
             }
-            Expr::Column { .. } => {
-                let b = self.bind_expr(e, scope)?;
-                if let Some(i) = ctx
-                    .group_bound
-                    .iter()
-                    .position(|g| matches!((unwrapped(g), unwrapped(&b)), (BExpr::Column(x), BExpr::Column(y)) if x == y))
-                {
-                    return Ok(BExpr::Column(i));
-                }
-                if matches!(unwrapped(&b), BExpr::Outer { .. }) {
-                    return Ok(b);
-                }
-                self.check_determined(&b, scope, ctx)?;
-                // Not grouped: any value of the group (MySQL without ONLY_FULL_GROUP_BY).
-                let ty = infer(&b, &scope.types);
-                ctx.calls.push(AggCall {
-                    func: AggFunc::AnyValue,
-                    arg: Some(b),
-                    distinct: false,
-                    text: Vec::new(),
-                    separator: Vec::new(),
-                    order: Vec::new(),
-                });
-                ctx.call_types.push(ty);
-                Ok(BExpr::Column(ngroups + ctx.calls.len() - 1))
-            }
+            Expr::Column { .. } => self.grouped_column(e, scope, ctx),
             Expr::Binary { op, left, right } => Ok(BExpr::Binary(
                 *op,
                 Box::new(self.bind_agg_expr(left, scope, ctx)?),
@@ -1393,26 +1256,9 @@ impl<'a> Binder<'a> {
                 operand,
                 branches,
                 else_result,
-            } => Ok(crate::expr::json::bind::case(
-                operand
-                    .as_ref()
-                    .map(|o| self.bind_agg_expr(o, scope, ctx).map(Box::new))
-                    .transpose()?,
-                branches
-                    .iter()
-                    .map(|(w, t)| {
-                        Ok((
-                            self.bind_agg_expr(w, scope, ctx)?,
-                            self.bind_agg_expr(t, scope, ctx)?,
-                        ))
-                    })
-                    .collect::<Result<_>>()?,
-                else_result
-                    .as_ref()
-                    .map(|o| self.bind_agg_expr(o, scope, ctx).map(Box::new))
-                    .transpose()?,
-                &scope.types,
-            )),
+            } => self.bind_case(operand, branches, else_result, &scope.types, |b, x| {
+                b.bind_agg_expr(x, scope, ctx)
+            }),
             Expr::Cast { expr, to } => {
                 let x = self.bind_agg_expr(expr, scope, ctx)?;
                 let ty = infer(&x, &ctx.row_types()).0;
@@ -1425,6 +1271,65 @@ impl<'a> Binder<'a> {
             Expr::Subquery(_) | Expr::Exists { .. } => self.bind_expr(e, &Scope::default()),
             other => self.bind_grouped_operands(other, scope, ctx),
         }
+    }
+
+    /// A column in a grouped block: its group key's slot, an enclosing
+    /// query's column as it is, else any value of the group (MySQL
+    /// without ONLY_FULL_GROUP_BY), kept as an ANY_VALUE call.
+    fn grouped_column(&mut self, e: &Expr, scope: &Scope, ctx: &mut AggContext) -> Result<BExpr> {
+        let b = self.bind_expr(e, scope)?;
+        if let Some(i) = ctx
+            .group_bound
+            .iter()
+            .position(|g| matches!((unwrapped(g), unwrapped(&b)), (BExpr::Column(x), BExpr::Column(y)) if x == y))
+        {
+            return Ok(BExpr::Column(i));
+        }
+        if matches!(unwrapped(&b), BExpr::Outer { .. }) {
+            return Ok(b);
+        }
+        self.check_determined(&b, scope, ctx)?;
+        let ty = infer(&b, &scope.types);
+        ctx.calls.push(AggCall {
+            func: AggFunc::AnyValue,
+            arg: Some(b),
+            distinct: false,
+            text: Vec::new(),
+            separator: Vec::new(),
+            order: Vec::new(),
+        });
+        ctx.call_types.push(ty);
+        Ok(BExpr::Column(ctx.group_ast.len() + ctx.calls.len() - 1))
+    }
+
+    /// CASE with each operand bound by `bind` (plain or grouped), in
+    /// written order: operand, then each WHEN and THEN, then ELSE.
+    fn bind_case(
+        &mut self,
+        operand: &Option<Box<Expr>>,
+        branches: &[(Expr, Expr)],
+        else_result: &Option<Box<Expr>>,
+        types: &[(DataType, bool)],
+        mut bind: impl FnMut(&mut Self, &Expr) -> Result<BExpr>,
+    ) -> Result<BExpr> {
+        let operand = match operand {
+            Some(o) => Some(Box::new(bind(self, o)?)),
+            None => None,
+        };
+        let branches = branches
+            .iter()
+            .map(|(w, t)| Ok((bind(self, w)?, bind(self, t)?)))
+            .collect::<Result<_>>()?;
+        let else_result = match else_result {
+            Some(o) => Some(Box::new(bind(self, o)?)),
+            None => None,
+        };
+        Ok(crate::expr::json::bind::case(
+            operand,
+            branches,
+            else_result,
+            types,
+        ))
     }
 
     /// Under ONLY_FULL_GROUP_BY, a column the GROUP BY does not determine
@@ -1454,65 +1359,7 @@ impl<'a> Binder<'a> {
     ) -> Result<Source> {
         match item {
             TableRef::Table { name, alias, hints } => {
-                let derived =
-                    self.ctes.iter().any(|c| c.name == name.name) || self.view(name).is_some();
-                if let (true, Some(h)) = (derived, hints.first()) {
-                    // No index to name in a view or a CTE.
-                    let key = h.names.first().cloned().unwrap_or_default();
-                    return Err(Error::new(
-                        Code::KeyDoesNotExist,
-                        format!("Key '{key}' doesn't exist in table '{}'", name.name),
-                    ));
-                }
-                if let Some(cte) = self.bind_cte(name, alias, scope, place) {
-                    return cte;
-                }
-                if let Some(view) = self.view(name) {
-                    return self.bind_view(view, alias, scope, place);
-                }
-                let table = self.table(name)?;
-                self.note_read(&table);
-                let def = table.def();
-                let offset = place.next(scope.width);
-                let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
-                self.note_ref(&table, &qualifier);
-                if scope.columns.iter().any(|c| c.qualifier == qualifier) {
-                    return Err(Error::new(
-                        Code::NonUniq,
-                        format!("Not unique table/alias: '{qualifier}'"),
-                    ));
-                }
-                for (i, c) in def.columns.iter().enumerate() {
-                    set_type(&mut scope.types, offset + i, (c.data_type, c.nullable));
-                    if Some(i) == def.hidden_row_id {
-                        continue;
-                    }
-                    scope.columns.push(ScopeColumn {
-                        qualifier: qualifier.clone(),
-                        name: c.name.clone(),
-                        index: offset + i,
-                        ty: c.data_type,
-                        nullable: c.nullable,
-                        org_table: def.name.clone(),
-                        database: def.database.clone(),
-                        flags: key_flags(&def, i),
-                        merged: false,
-                        stored_utc: is_timestamp(c.data_type),
-                    });
-                }
-                scope.width += def.columns.len();
-                let hints = index_hints::resolve(&def, hints)?;
-                Ok(Source::Table(TableScan {
-                    table,
-                    alias: qualifier,
-                    def,
-                    offset,
-                    access: Access::full(),
-                    needed: None,
-                    range_check: None,
-                    hints,
-                    filter: None,
-                }))
+                self.bind_named_table(name, alias, hints, scope, place)
             }
             TableRef::Derived { query, alias } => {
                 let plan = Arc::new(self.bind_query(query)?);
@@ -1524,48 +1371,109 @@ impl<'a> Binder<'a> {
                 right,
                 kind,
                 on,
-            } => {
-                // A RIGHT JOIN is the LEFT JOIN of its sides swapped; the
-                // columns are listed in the written order again below.
-                let swapped = *kind == JoinKind::Right;
-                let (first, second, kind) = match kind {
-                    JoinKind::Right => (right, left, JoinKind::Left),
-                    k => (left, right, *k),
-                };
-                let start = scope.columns.len();
-                let l = self.bind_table_ref(first, scope, place);
-                let l = l.map_err(|e| match swapped {
-                    true => lateral::right_join_error(first, second, e),
-                    false => e,
-                })?;
-                let left_cols = scope.columns.len();
-                let r = self.bind_table_ref(second, scope, place)?;
-                let on = match on {
-                    JoinCondition::On(e) => {
-                        let outer = std::mem::replace(&mut self.clause, "on clause");
-                        let on = self.bind_expr(e, scope);
-                        self.clause = outer;
-                        Some(collated(on?, &scope.types))
-                    }
-                    JoinCondition::Using(cols) => merge_using(scope, start, left_cols, cols)?,
-                    JoinCondition::Natural => {
-                        let cols = common_names(&scope.columns[start..], left_cols - start);
-                        merge_using(scope, start, left_cols, &cols)?
-                    }
-                    JoinCondition::None => None,
-                };
-                if swapped {
-                    written_order(scope, start, left_cols);
-                }
-                Ok(Source::Join {
-                    left: Box::new(l),
-                    right: Box::new(r),
-                    kind,
-                    on,
-                    hash: None,
-                })
-            }
+            } => self.bind_join(left, right, *kind, on, scope, place),
         }
+    }
+
+    /// A name in FROM: a CTE, a view, or a base table.
+    fn bind_named_table(
+        &mut self,
+        name: &ast::ObjectName,
+        alias: &Option<String>,
+        hints: &[ast::IndexHint],
+        scope: &mut Scope,
+        place: &mut Placement,
+    ) -> Result<Source> {
+        let derived = self.ctes.iter().any(|c| c.name == name.name) || self.view(name).is_some();
+        if let (true, Some(h)) = (derived, hints.first()) {
+            // No index to name in a view or a CTE.
+            let key = h.names.first().cloned().unwrap_or_default();
+            return Err(Error::new(
+                Code::KeyDoesNotExist,
+                format!("Key '{key}' doesn't exist in table '{}'", name.name),
+            ));
+        }
+        if let Some(cte) = self.bind_cte(name, alias, scope, place) {
+            return cte;
+        }
+        if let Some(view) = self.view(name) {
+            return self.bind_view(view, alias, scope, place);
+        }
+        let table = self.table(name)?;
+        self.note_read(&table);
+        let def = table.def();
+        let offset = place.next(scope.width);
+        let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
+        self.note_ref(&table, &qualifier);
+        if scope.columns.iter().any(|c| c.qualifier == qualifier) {
+            return Err(Error::new(
+                Code::NonUniq,
+                format!("Not unique table/alias: '{qualifier}'"),
+            ));
+        }
+        base_columns(&def, &qualifier, offset, scope);
+        let hints = index_hints::resolve(&def, hints)?;
+        Ok(Source::Table(TableScan {
+            table,
+            alias: qualifier,
+            def,
+            offset,
+            access: Access::full(),
+            needed: None,
+            range_check: None,
+            hints,
+            filter: None,
+        }))
+    }
+
+    /// `left kind JOIN right on`; a RIGHT JOIN is the LEFT JOIN of its
+    /// sides swapped, its columns listed in the written order again.
+    fn bind_join(
+        &mut self,
+        left: &TableRef,
+        right: &TableRef,
+        kind: JoinKind,
+        on: &JoinCondition,
+        scope: &mut Scope,
+        place: &mut Placement,
+    ) -> Result<Source> {
+        let swapped = kind == JoinKind::Right;
+        let (first, second, kind) = match kind {
+            JoinKind::Right => (right, left, JoinKind::Left),
+            k => (left, right, k),
+        };
+        let start = scope.columns.len();
+        let l = self.bind_table_ref(first, scope, place);
+        let l = l.map_err(|e| match swapped {
+            true => lateral::right_join_error(first, second, e),
+            false => e,
+        })?;
+        let left_cols = scope.columns.len();
+        let r = self.bind_table_ref(second, scope, place)?;
+        let on = match on {
+            JoinCondition::On(e) => {
+                let outer = std::mem::replace(&mut self.clause, "on clause");
+                let on = self.bind_expr(e, scope);
+                self.clause = outer;
+                Some(collated(on?, &scope.types))
+            }
+            JoinCondition::Using(cols) => merge_using(scope, start, left_cols, cols)?,
+            JoinCondition::Natural => {
+                let cols = common_names(&scope.columns[start..], left_cols - start);
+                merge_using(scope, start, left_cols, &cols)?
+            }
+            JoinCondition::None => None,
+        };
+        if swapped {
+            written_order(scope, start, left_cols);
+        }
+        Ok(Source::Join {
+            left: Box::new(l),
+            right: Box::new(r),
+            kind,
+            on,
+            hash: None,
+        })
     }
 
     // ---------- expressions ----------
@@ -1603,16 +1511,7 @@ impl<'a> Binder<'a> {
                 Some(i) => BExpr::Column(i),
                 None => return Err(window::misplaced(w)),
             },
-            Expr::Column { table, name } if self.local(table.as_deref(), name).is_some() => {
-                BExpr::Literal(self.local(table.as_deref(), name).unwrap_or_default())
-            }
-            Expr::Column { table, name } => {
-                if let Some(c) = scope.resolve(table.as_deref(), name)? {
-                    session_time(BExpr::Column(c.index), c.stored_utc)
-                } else {
-                    self.bind_outer_column(table.as_deref(), name)?
-                }
-            }
+            Expr::Column { table, name } => self.bind_column(table.as_deref(), name, scope)?,
             Expr::Param(i) => match self.params.get(*i) {
                 Some(v) => BExpr::Literal(v.clone()),
                 None => BExpr::Param(*i),
@@ -1623,25 +1522,7 @@ impl<'a> Binder<'a> {
                 name: name.to_ascii_lowercase(),
             },
             Expr::Unary { op, expr } => BExpr::Unary(*op, Box::new(self.bind_expr(expr, scope)?)),
-            Expr::Binary { op, left, right } => {
-                if let (Expr::Row(l), Expr::Row(r)) = (&**left, &**right) {
-                    return self.row_comparison(*op, l, r, scope);
-                }
-                // date + INTERVAL n unit, INTERVAL n unit + date, date - INTERVAL.
-                let minus = *op == BinaryOp::Minus;
-                match (&**left, &**right) {
-                    (d, Expr::Interval { value, unit }) if minus || *op == BinaryOp::Plus => {
-                        return self.interval(d, value, unit, minus, scope);
-                    }
-                    (Expr::Interval { value, unit }, d) if *op == BinaryOp::Plus => {
-                        return self.interval(d, value, unit, false, scope);
-                    }
-                    _ => {}
-                }
-                let (l, r) = (self.bind_expr(left, scope)?, self.bind_expr(right, scope)?);
-                let (l, r) = crate::plan::enumset::binary(*op, l, r, &scope.types);
-                crate::expr::json::bind::binary(*op, l, r, &scope.types)
-            }
+            Expr::Binary { op, left, right } => self.bind_binary(*op, left, right, scope)?,
             Expr::IsNull { expr, negated } => {
                 BExpr::IsNull(Box::new(self.bind_expr(expr, scope)?), *negated)
             }
@@ -1669,18 +1550,7 @@ impl<'a> Binder<'a> {
                 low,
                 high,
                 negated,
-            } => {
-                let low = self.bind_expr(low, scope)?;
-                let high = self.bind_expr(high, scope)?;
-                let x = self.bind_expr(expr, scope)?;
-                let x = crate::plan::enumset::between(x, [&low, &high], &scope.types);
-                BExpr::Between {
-                    expr: Box::new(x),
-                    low: Box::new(low),
-                    high: Box::new(high),
-                    negated: *negated,
-                }
-            }
+            } => self.bind_between(expr, low, high, *negated, scope)?,
             Expr::Like {
                 expr,
                 pattern,
@@ -1691,16 +1561,7 @@ impl<'a> Binder<'a> {
                 query: self.subquery(query, scope)?,
                 negated: *negated,
             },
-            Expr::Subquery(query) => {
-                let q = self.subquery(query, scope)?;
-                if q.columns.len() != 1 {
-                    return Err(Error::new(
-                        Code::OperandColumns,
-                        "Operand should contain 1 column(s)",
-                    ));
-                }
-                BExpr::Subquery(q)
-            }
+            Expr::Subquery(query) => self.scalar_subquery(query, scope)?,
             Expr::Function {
                 name,
                 args,
@@ -1718,36 +1579,10 @@ impl<'a> Binder<'a> {
                 operand,
                 branches,
                 else_result,
-            } => crate::expr::json::bind::case(
-                operand
-                    .as_ref()
-                    .map(|o| self.bind_expr(o, scope).map(Box::new))
-                    .transpose()?,
-                branches
-                    .iter()
-                    .map(|(w, t)| Ok((self.bind_expr(w, scope)?, self.bind_expr(t, scope)?)))
-                    .collect::<Result<_>>()?,
-                else_result
-                    .as_ref()
-                    .map(|o| self.bind_expr(o, scope).map(Box::new))
-                    .transpose()?,
-                &scope.types,
-            ),
-            Expr::Cast {
-                expr,
-                to: ast::CastType::Json,
-            } => {
-                let x = self.bind_expr(expr, scope)?;
-                let f = JsonFn::Cast;
-                crate::expr::json::bind::call(f, "CAST", vec![x], &scope.types)?
-            }
-            Expr::Cast { expr, to } => {
-                let x = self.bind_expr(expr, scope)?;
-                let ty = infer(&x, &scope.types).0;
-                let x = text_form::cast_operand(x, *to, ty);
-                let x = crate::expr::json::bind::cast_operand(x, *to, &scope.types);
-                BExpr::Cast(Box::new(x), *to)
-            }
+            } => self.bind_case(operand, branches, else_result, &scope.types, |b, x| {
+                b.bind_expr(x, scope)
+            })?,
+            Expr::Cast { expr, to } => self.bind_cast(expr, *to, scope)?,
             Expr::Interval { .. } => return Err(Error::parse("INTERVAL")),
             Expr::Default => BExpr::Default,
             Expr::Row(items) => BExpr::Row(
@@ -1757,6 +1592,90 @@ impl<'a> Binder<'a> {
                     .collect::<Result<_>>()?,
             ),
         })
+    }
+
+    /// A column name: a routine's local variable first, then the block's
+    /// columns, then the enclosing queries'.
+    fn bind_column(&mut self, table: Option<&str>, name: &str, scope: &Scope) -> Result<BExpr> {
+        if let Some(v) = self.local(table, name) {
+            return Ok(BExpr::Literal(v));
+        }
+        match scope.resolve(table, name)? {
+            Some(c) => Ok(session_time(BExpr::Column(c.index), c.stored_utc)),
+            None => self.bind_outer_column(table, name),
+        }
+    }
+
+    /// A binary operator; row comparisons and date ± INTERVAL have forms
+    /// of their own.
+    fn bind_binary(
+        &mut self,
+        op: BinaryOp,
+        left: &Expr,
+        right: &Expr,
+        scope: &Scope,
+    ) -> Result<BExpr> {
+        if let (Expr::Row(l), Expr::Row(r)) = (left, right) {
+            return self.row_comparison(op, l, r, scope);
+        }
+        // date + INTERVAL n unit, INTERVAL n unit + date, date - INTERVAL.
+        let minus = op == BinaryOp::Minus;
+        match (left, right) {
+            (d, Expr::Interval { value, unit }) if minus || op == BinaryOp::Plus => {
+                return self.interval(d, value, unit, minus, scope);
+            }
+            (Expr::Interval { value, unit }, d) if op == BinaryOp::Plus => {
+                return self.interval(d, value, unit, false, scope);
+            }
+            _ => {}
+        }
+        let (l, r) = (self.bind_expr(left, scope)?, self.bind_expr(right, scope)?);
+        let (l, r) = crate::plan::enumset::binary(op, l, r, &scope.types);
+        Ok(crate::expr::json::bind::binary(op, l, r, &scope.types))
+    }
+
+    fn bind_between(
+        &mut self,
+        expr: &Expr,
+        low: &Expr,
+        high: &Expr,
+        negated: bool,
+        scope: &Scope,
+    ) -> Result<BExpr> {
+        let low = self.bind_expr(low, scope)?;
+        let high = self.bind_expr(high, scope)?;
+        let x = self.bind_expr(expr, scope)?;
+        let x = crate::plan::enumset::between(x, [&low, &high], &scope.types);
+        Ok(BExpr::Between {
+            expr: Box::new(x),
+            low: Box::new(low),
+            high: Box::new(high),
+            negated,
+        })
+    }
+
+    /// `(SELECT ...)` as a value: one column (1241 otherwise).
+    fn scalar_subquery(&mut self, query: &ast::Query, scope: &Scope) -> Result<BExpr> {
+        let q = self.subquery(query, scope)?;
+        if q.columns.len() != 1 {
+            return Err(Error::new(
+                Code::OperandColumns,
+                "Operand should contain 1 column(s)",
+            ));
+        }
+        Ok(BExpr::Subquery(q))
+    }
+
+    /// CAST(expr AS to); CAST AS JSON is a JSON function.
+    fn bind_cast(&mut self, expr: &Expr, to: ast::CastType, scope: &Scope) -> Result<BExpr> {
+        let x = self.bind_expr(expr, scope)?;
+        if to == ast::CastType::Json {
+            return crate::expr::json::bind::call(JsonFn::Cast, "CAST", vec![x], &scope.types);
+        }
+        let ty = infer(&x, &scope.types).0;
+        let x = text_form::cast_operand(x, to, ty);
+        let x = crate::expr::json::bind::cast_operand(x, to, &scope.types);
+        Ok(BExpr::Cast(Box::new(x), to))
     }
 
     /// A derived table's columns in scope under `alias`, renamed to
@@ -2009,6 +1928,30 @@ impl Placement {
         self.next += 1;
         at.unwrap_or(width)
     }
+}
+
+/// A base table's columns into `scope` at `offset` under `qualifier`; the
+/// hidden row id takes a slot but no name.
+fn base_columns(def: &TableDef, qualifier: &str, offset: usize, scope: &mut Scope) {
+    for (i, c) in def.columns.iter().enumerate() {
+        set_type(&mut scope.types, offset + i, (c.data_type, c.nullable));
+        if Some(i) == def.hidden_row_id {
+            continue;
+        }
+        scope.columns.push(ScopeColumn {
+            qualifier: qualifier.to_string(),
+            name: c.name.clone(),
+            index: offset + i,
+            ty: c.data_type,
+            nullable: c.nullable,
+            org_table: def.name.clone(),
+            database: def.database.clone(),
+            flags: key_flags(def, i),
+            merged: false,
+            stored_utc: is_timestamp(c.data_type),
+        });
+    }
+    scope.width += def.columns.len();
 }
 
 fn set_type(types: &mut Vec<(DataType, bool)>, pos: usize, t: (DataType, bool)) {
@@ -2645,25 +2588,7 @@ pub fn use_index_order(scan: &mut TableScan, order: &[(BExpr, bool)], conjuncts:
 /// Scope of a single table's stored row, at offset 0.
 pub fn table_scope(def: &TableDef, qualifier: &str) -> Scope {
     let mut scope = Scope::default();
-    for (i, c) in def.columns.iter().enumerate() {
-        scope.types.push((c.data_type, c.nullable));
-        if Some(i) == def.hidden_row_id {
-            continue;
-        }
-        scope.columns.push(ScopeColumn {
-            qualifier: qualifier.to_string(),
-            name: c.name.clone(),
-            index: i,
-            ty: c.data_type,
-            nullable: c.nullable,
-            org_table: def.name.clone(),
-            database: def.database.clone(),
-            flags: key_flags(def, i),
-            merged: false,
-            stored_utc: is_timestamp(c.data_type),
-        });
-    }
-    scope.width = def.columns.len();
+    base_columns(def, qualifier, 0, &mut scope);
     scope
 }
 
