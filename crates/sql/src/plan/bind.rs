@@ -1218,15 +1218,6 @@ impl<'a> Binder<'a> {
                 self.aggregate_call(name, args, *distinct, *star, scope, ctx)
             }
             Expr::Column { .. } => self.grouped_column(e, scope, ctx),
-            Expr::Binary { op, left, right } => Ok(BExpr::Binary(
-                *op,
-                Box::new(self.bind_agg_expr(left, scope, ctx)?),
-                Box::new(self.bind_agg_expr(right, scope, ctx)?),
-            )),
-            Expr::Unary { op, expr } => Ok(BExpr::Unary(
-                *op,
-                Box::new(self.bind_agg_expr(expr, scope, ctx)?),
-            )),
             Expr::Function {
                 name,
                 args,
@@ -1236,17 +1227,14 @@ impl<'a> Binder<'a> {
             Expr::Function {
                 name,
                 args,
-                database,
+                database: Some(db),
                 ..
             } => {
                 let bound = args
                     .iter()
                     .map(|a| self.bind_agg_expr(a, scope, ctx))
                     .collect::<Result<Vec<_>>>()?;
-                match database {
-                    Some(db) => self.stored_call(db, name, bound),
-                    None => self.function(name, bound, &ctx.row_types()),
-                }
+                self.stored_call(db, name, bound)
             }
             Expr::IsNull { expr, negated } => Ok(BExpr::IsNull(
                 Box::new(self.bind_agg_expr(expr, scope, ctx)?),
@@ -1259,14 +1247,6 @@ impl<'a> Binder<'a> {
             } => self.bind_case(operand, branches, else_result, &scope.types, |b, x| {
                 b.bind_agg_expr(x, scope, ctx)
             }),
-            Expr::Cast { expr, to } => {
-                let x = self.bind_agg_expr(expr, scope, ctx)?;
-                let ty = infer(&x, &ctx.row_types()).0;
-                Ok(BExpr::Cast(
-                    Box::new(text_form::cast_operand(x, *to, ty)),
-                    *to,
-                ))
-            }
             // A subquery cannot see source columns once grouped.
             Expr::Subquery(_) | Expr::Exists { .. } => self.bind_expr(e, &Scope::default()),
             other => self.bind_grouped_operands(other, scope, ctx),
@@ -1504,6 +1484,15 @@ impl<'a> Binder<'a> {
         bound
     }
 
+    /// The types of the row operands are bound over: in a grouped block the
+    /// grouped row (group keys, then aggregate results), else the scope's.
+    fn operand_types<'s>(&self, scope: &'s Scope) -> std::borrow::Cow<'s, [(DataType, bool)]> {
+        match &self.agg {
+            Some(ctx) => std::borrow::Cow::Owned(ctx.row_types()),
+            None => std::borrow::Cow::Borrowed(&scope.types),
+        }
+    }
+
     fn bind_plain(&mut self, e: &Expr, scope: &Scope) -> Result<BExpr> {
         Ok(match e {
             Expr::Literal(v) => BExpr::Literal(v.clone()),
@@ -1521,7 +1510,11 @@ impl<'a> Binder<'a> {
                 global: *s == VarScope::Global,
                 name: name.to_ascii_lowercase(),
             },
-            Expr::Unary { op, expr } => BExpr::Unary(*op, Box::new(self.bind_expr(expr, scope)?)),
+            Expr::Unary { op, expr } => {
+                let x = self.bind_expr(expr, scope)?;
+                let x = crate::plan::enumset::unary(*op, x, &self.operand_types(scope));
+                BExpr::Unary(*op, Box::new(x))
+            }
             Expr::Binary { op, left, right } => self.bind_binary(*op, left, right, scope)?,
             Expr::IsNull { expr, negated } => {
                 BExpr::IsNull(Box::new(self.bind_expr(expr, scope)?), *negated)
@@ -1630,8 +1623,9 @@ impl<'a> Binder<'a> {
             _ => {}
         }
         let (l, r) = (self.bind_expr(left, scope)?, self.bind_expr(right, scope)?);
-        let (l, r) = crate::plan::enumset::binary(op, l, r, &scope.types);
-        Ok(crate::expr::json::bind::binary(op, l, r, &scope.types))
+        let types = self.operand_types(scope);
+        let (l, r) = crate::plan::enumset::binary(op, l, r, &types);
+        Ok(crate::expr::json::bind::binary(op, l, r, &types))
     }
 
     fn bind_between(
@@ -1645,7 +1639,7 @@ impl<'a> Binder<'a> {
         let low = self.bind_expr(low, scope)?;
         let high = self.bind_expr(high, scope)?;
         let x = self.bind_expr(expr, scope)?;
-        let x = crate::plan::enumset::between(x, [&low, &high], &scope.types);
+        let x = crate::plan::enumset::between(x, [&low, &high], &self.operand_types(scope));
         Ok(BExpr::Between {
             expr: Box::new(x),
             low: Box::new(low),
@@ -1669,12 +1663,14 @@ impl<'a> Binder<'a> {
     /// CAST(expr AS to); CAST AS JSON is a JSON function.
     fn bind_cast(&mut self, expr: &Expr, to: ast::CastType, scope: &Scope) -> Result<BExpr> {
         let x = self.bind_expr(expr, scope)?;
+        let types = self.operand_types(scope);
         if to == ast::CastType::Json {
-            return crate::expr::json::bind::call(JsonFn::Cast, "CAST", vec![x], &scope.types);
+            return crate::expr::json::bind::call(JsonFn::Cast, "CAST", vec![x], &types);
         }
-        let ty = infer(&x, &scope.types).0;
+        let x = crate::plan::enumset::cast_operand(x, to, &types);
+        let ty = infer(&x, &types).0;
         let x = text_form::cast_operand(x, to, ty);
-        let x = crate::expr::json::bind::cast_operand(x, to, &scope.types);
+        let x = crate::expr::json::bind::cast_operand(x, to, &types);
         Ok(BExpr::Cast(Box::new(x), to))
     }
 

@@ -78,8 +78,9 @@ impl Binder<'_> {
             .iter()
             .map(|x| self.bind_expr(x, scope))
             .collect::<Result<_>>()?;
-        let list = crate::plan::enumset::in_list(&expr, list, &scope.types);
-        let json = crate::expr::json::bind::in_list(&expr, &list, negated, &scope.types);
+        let types = self.operand_types(scope);
+        let list = crate::plan::enumset::in_list(&expr, list, &types);
+        let json = crate::expr::json::bind::in_list(&expr, &list, negated, &types);
         Ok(json.unwrap_or(BExpr::InList {
             expr: Box::new(expr),
             list,
@@ -176,10 +177,12 @@ impl Binder<'_> {
             .iter()
             .map(|a| self.bind_expr(a, scope))
             .collect::<Result<Vec<_>>>()?;
+        // In a grouped block the arguments are over the grouped row.
+        let types = self.operand_types(scope);
         if let Some(jf) = JsonFn::lookup(name) {
-            return crate::expr::json::bind::call(jf, name, bound, &scope.types);
+            return crate::expr::json::bind::call(jf, name, bound, &types);
         }
-        let bound = crate::plan::enumset::function_args(name, bound, &scope.types);
-        self.function(name, bound, &scope.types)
+        let bound = crate::plan::enumset::function_args(name, bound, &types);
+        self.function(name, bound, &types)
     }
 }

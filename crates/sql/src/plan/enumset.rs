@@ -20,7 +20,7 @@
 
 use crate::expr::infer::infer;
 use crate::expr::{BExpr, Func};
-use crate::parser::BinaryOp;
+use crate::parser::{BinaryOp, CastType, UnaryOp};
 use lockstep_types::DataType;
 
 /// `e` as its number where `e` is an ENUM/SET value, else unchanged;
@@ -84,6 +84,25 @@ pub fn between(x: BExpr, bounds: [&BExpr; 2], types: &[(DataType, bool)]) -> BEx
     match bounds.iter().any(|b| numeric(b, types)) {
         true => as_number(x, types),
         false => x,
+    }
+}
+
+/// NOT, unary minus and bit inversion of an ENUM/SET value use its
+/// number (unary plus is no operation at all).
+pub fn unary(op: UnaryOp, e: BExpr, types: &[(DataType, bool)]) -> BExpr {
+    match op {
+        UnaryOp::Minus | UnaryOp::BitNot | UnaryOp::Not => as_number(e, types),
+        UnaryOp::Plus => e,
+    }
+}
+
+/// A CAST to a number type reads an ENUM/SET value as its number.
+pub fn cast_operand(e: BExpr, to: CastType, types: &[(DataType, bool)]) -> BExpr {
+    match to {
+        CastType::Signed | CastType::Unsigned | CastType::Decimal { .. } | CastType::Double => {
+            as_number(e, types)
+        }
+        _ => e,
     }
 }
 
