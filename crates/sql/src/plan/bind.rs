@@ -9,6 +9,7 @@ use crate::expr::{text_form, BExpr, Func, SubqueryRef};
 use crate::parser::{
     self as ast, BinaryOp, Expr, JoinCondition, JoinKind, LockClause, TableRef, VarScope,
 };
+use crate::plan::antijoin;
 use crate::plan::group_check::{self, Determined};
 use crate::plan::index_hints;
 use crate::plan::selectivity::Known;
@@ -749,6 +750,8 @@ impl<'a> Binder<'a> {
 
     fn bind_select(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
         let outer_clause = self.clause;
+        let anti = self.antijoined(s, q);
+        let s = anti.as_ref().unwrap_or(s);
         if let Some(plan) = self.bind_flattened(s, q) {
             self.clause = outer_clause;
             return Ok(plan);
@@ -1043,6 +1046,7 @@ impl<'a> Binder<'a> {
                 kind: JoinKind::Inner,
                 on: None,
                 hash: None,
+                not_exists: false,
             })
             .unwrap_or(Source::Dual);
         self.clause = "where clause";
@@ -1404,18 +1408,26 @@ impl<'a> Binder<'a> {
         let def = table.def();
         let offset = place.next(scope.width);
         let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
-        self.note_ref(&table, &qualifier);
+        let shown = antijoin::shown(&qualifier).to_string();
+        self.note_ref(&table, &shown);
         if scope.columns.iter().any(|c| c.qualifier == qualifier) {
             return Err(Error::new(
                 Code::NonUniq,
                 format!("Not unique table/alias: '{qualifier}'"),
             ));
         }
+        let first = scope.columns.len();
         base_columns(&def, &qualifier, offset, scope);
+        if antijoin::is_hidden(&qualifier) {
+            // Named only through the hidden alias (plan/antijoin.rs).
+            scope.columns[first..]
+                .iter_mut()
+                .for_each(|c| c.merged = true);
+        }
         let hints = index_hints::resolve(&def, hints)?;
         Ok(Source::Table(TableScan {
             table,
-            alias: qualifier,
+            alias: shown,
             def,
             offset,
             access: Access::full(),
@@ -1450,9 +1462,14 @@ impl<'a> Binder<'a> {
         })?;
         let left_cols = scope.columns.len();
         let r = self.bind_table_ref(second, scope, place)?;
+        // An anti-join's ON is the subquery's WHERE (plan/antijoin.rs).
+        let clause = match second {
+            TableRef::Table { alias: Some(a), .. } if antijoin::is_hidden(a) => "where clause",
+            _ => "on clause",
+        };
         let on = match on {
             JoinCondition::On(e) => {
-                let outer = std::mem::replace(&mut self.clause, "on clause");
+                let outer = std::mem::replace(&mut self.clause, clause);
                 let on = self.bind_expr(e, scope);
                 self.clause = outer;
                 Some(collated(on?, &scope.types))
@@ -1473,6 +1490,7 @@ impl<'a> Binder<'a> {
             kind,
             on,
             hash: None,
+            not_exists: false,
         })
     }
 

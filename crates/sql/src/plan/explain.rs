@@ -174,12 +174,20 @@ fn walk(
             seen.push(column_names(scan));
         }
         Source::Join {
-            left, right, hash, ..
+            left,
+            right,
+            hash,
+            not_exists,
+            ..
         } => {
             if !matches!(**left, Source::Dual) {
                 walk(left, join, id, select_type, false, seen, sink);
             }
+            let at = sink.out.len();
             walk(right, join, id, select_type, hash.is_some(), seen, sink);
+            if let (true, Some(step)) = (*not_exists, sink.out.get_mut(at)) {
+                note_not_exists(step);
+            }
         }
         Source::Derived { plan, offset, .. } if json_table_alias(plan).is_some() => {
             let alias = json_table_alias(plan).unwrap_or_default().to_string();
@@ -242,6 +250,20 @@ fn walk(
             first_match: None,
         }),
     }
+}
+
+/// MySQL's notes on the inner table of a "Not exists" LEFT JOIN: the
+/// WHERE's IS NULL is checked there (Using where), at its first match.
+fn note_not_exists(step: &mut Step) {
+    if !step.extra.contains(&"Using where") {
+        step.extra.insert(0, "Using where");
+    }
+    let buffer = step
+        .extra
+        .iter()
+        .position(|e| e.starts_with("Using join buffer"));
+    step.extra
+        .insert(buffer.unwrap_or(step.extra.len()), "Not exists");
 }
 
 fn json_table_alias(plan: &QueryPlan) -> Option<&str> {

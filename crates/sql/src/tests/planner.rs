@@ -173,6 +173,11 @@ fn outer_joins() {
 }
 
 #[test]
+fn antijoins() {
+    run_topic("antijoins");
+}
+
+#[test]
 fn hints() {
     run_topic("hints");
 }
