@@ -230,7 +230,7 @@ pub struct Binder<'a> {
     working: Vec<recursive::Working>,
     /// The WHERE of the query whose FROM is being bound, when a view
     /// there may take conditions from it (view_filter).
-    view_filter: Option<Expr>,
+    view_filter: Option<view_filter::Pushable>,
     /// A stored program's local variables (and a trigger's `new.col` /
     /// `old.col`): they resolve before columns, as in MySQL.
     pub locals: Vec<(String, Value)>,
@@ -684,14 +684,33 @@ impl<'a> Binder<'a> {
         let at = self.ctes.iter().rposition(|c| c.name == name.name)?;
         let later = self.ctes.split_off(at);
         let cte = &later[0];
+        let alias = alias.clone().unwrap_or_else(|| name.name.clone());
         let plan = match self.bind_recursive(cte) {
             Some(plan) => plan,
-            None => self.bind_query(&cte.query),
+            None => self.bind_pushed(&cte.query, &alias, &cte.columns),
         };
         let columns = cte.columns.clone();
         self.ctes.extend(later);
-        let alias = alias.clone().unwrap_or_else(|| name.name.clone());
         Some(plan.and_then(|p| self.derived(Arc::new(p), alias, &columns, scope, place)))
+    }
+
+    /// A derived table's or CTE's query, read as `alias` (`columns`: its
+    /// column list), with the conditions of the enclosing block it can
+    /// take (view_filter.rs); the block's conditions are kept for its
+    /// other tables.
+    fn bind_pushed(
+        &mut self,
+        q: &ast::Query,
+        alias: &str,
+        columns: &[String],
+    ) -> Result<QueryPlan> {
+        let outer = self.view_filter.take();
+        let pushed = outer
+            .as_ref()
+            .and_then(|p| view_filter::pushed(q, p, alias, columns));
+        let plan = self.bind_query(pushed.as_ref().unwrap_or(q));
+        self.view_filter = outer;
+        plan
     }
 
     fn bind_query_body(&mut self, q: &ast::Query) -> Result<QueryPlan> {
@@ -765,16 +784,25 @@ impl<'a> Binder<'a> {
         let was_correlated = std::mem::replace(&mut self.correlated, false);
         self.view_filter = view_filter::pushable_where(s);
         let from = self.bind_from(s, &mut Placement::default());
-        self.view_filter = None;
-        let (scope, mut source, filter) = from?;
+        let (scope, mut source, filter) = match from {
+            Ok(from) => from,
+            Err(e) => {
+                self.view_filter = None;
+                return Err(e);
+            }
+        };
         // Several tables: order and access paths are chosen now, before
-        // the select list binds against the row layout the order gives.
+        // the select list binds against the row layout the order gives
+        // (binding FROM again takes the same pushed conditions).
         let joined = matches!(source, Source::Join { .. });
         let (scope, filter) = if joined {
-            let (scope, planned, filter) = self.plan_joins(s, scope, source, filter)?;
+            let planned = self.plan_joins(s, scope, source, filter);
+            self.view_filter = None;
+            let (scope, planned, filter) = planned?;
             source = planned;
             (scope, filter)
         } else {
+            self.view_filter = None;
             (scope, filter)
         };
 
@@ -1366,7 +1394,7 @@ impl<'a> Binder<'a> {
                 self.bind_named_table(name, alias, hints, scope, place)
             }
             TableRef::Derived { query, alias } => {
-                let plan = Arc::new(self.bind_query(query)?);
+                let plan = Arc::new(self.bind_pushed(query, alias, &[])?);
                 self.derived(plan, alias.clone(), &[], scope, place)
             }
             TableRef::Lateral(l) => self.bind_lateral(l, scope, place),

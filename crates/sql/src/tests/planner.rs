@@ -178,6 +178,11 @@ fn antijoins() {
 }
 
 #[test]
+fn derived_tables() {
+    run_topic("derived_tables");
+}
+
+#[test]
 fn hints() {
     run_topic("hints");
 }
