@@ -11,6 +11,10 @@
 //! stops at its first match. The join order picks the inner table's
 //! access (index lookups by the outer row, or a hash join).
 //!
+//! NOT IN is rewritten only where an index starts with the subquery's
+//! column: otherwise the subquery's values hashed once (a set of values,
+//! not a hash join's rows) answer it faster.
+//!
 //! The table joins under a hidden alias (`<antijoinN>t`): its columns
 //! resolve only by that qualifier, which no statement can write, so the
 //! outer block's names and `*` never reach them. EXPLAIN and LOCK TABLES
@@ -61,11 +65,14 @@ struct Inner<'q> {
 }
 
 impl Inner<'_> {
+    /// The position of the table's column `name`.
+    fn column(&self, name: &str) -> Option<usize> {
+        let named = |c: &lockstep_tables::ColumnDef| c.name.eq_ignore_ascii_case(name);
+        self.def.columns.iter().position(named)
+    }
+
     fn has(&self, name: &str) -> bool {
-        self.def
-            .columns
-            .iter()
-            .any(|c| c.name.eq_ignore_ascii_case(name))
+        self.column(name).is_some()
     }
 
     /// Whether a column reference is this table's (Some(true)), the
@@ -79,13 +86,16 @@ impl Inner<'_> {
         }
     }
 
+    /// Whether an index of the table starts with column `name`.
+    fn leads_index(&self, name: &str) -> bool {
+        let pos = self.column(name);
+        let leads = |ix: &lockstep_tables::IndexDef| ix.columns.first() == pos.as_ref();
+        pos.is_some() && self.def.indexes.iter().any(leads)
+    }
+
     fn not_null(&self, name: &str) -> bool {
-        let c = self
-            .def
-            .columns
-            .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(name));
-        c.is_some_and(|c| !c.nullable)
+        self.column(name)
+            .is_some_and(|i| !self.def.columns[i].nullable)
     }
 }
 
@@ -195,6 +205,11 @@ impl Binder<'_> {
                     return None;
                 };
                 if inner.owns(table, name) != Some(true) || !inner.not_null(name) {
+                    return None;
+                }
+                if !inner.leads_index(name) {
+                    // Hashed once, the subquery's values alone are cheaper
+                    // than a hash join's rows (exec/membership.rs).
                     return None;
                 }
                 pairs.push((name.clone(), outer.clone()));
