@@ -4,6 +4,11 @@ by side: the same data (customers 20k, products 10k, orders 200k, items
 
     python3 bench/optimizer_probe.py load PORT      # each server
     python3 bench/optimizer_probe.py run LOCKSTEP_PORT MARIADB_PORT [names]
+    python3 bench/optimizer_probe.py rounds N LOCKSTEP_PORT MARIADB_PORT [names]
+
+`rounds` runs both servers N times in turn (each query best of 3 on
+each) and prints the median of each round's same-run ratio, which a
+shared machine's load moves less than either time alone.
 """
 import sys, time, pymysql
 
@@ -60,6 +65,8 @@ QUERIES = {
  "range_wide": "SELECT COUNT(*), SUM(amount) FROM orders WHERE created > '2020-02-01'",
  "group_join": "SELECT c.region, COUNT(*) FROM orders o JOIN customers c ON c.id = o.cust_id WHERE o.amount > 9900 GROUP BY c.region ORDER BY 2 DESC, 1 LIMIT 3",
  "left_join_null": "SELECT COUNT(*) FROM customers c LEFT JOIN orders o ON o.cust_id = c.id WHERE o.id IS NULL",
+ "derived_group_point": "SELECT c.name, d.total FROM customers c JOIN (SELECT cust_id, SUM(amount) AS total FROM orders GROUP BY cust_id) d ON d.cust_id = c.id WHERE c.id = 5",
+ "derived_group_const": "SELECT * FROM (SELECT cust_id, COUNT(*) AS n, SUM(amount) AS total FROM orders GROUP BY cust_id) d WHERE d.cust_id = 77",
 }
 
 def run(port, names, reps):
@@ -77,15 +84,37 @@ def run(port, names, reps):
         out[name] = (best, rows)
     return out
 
+def same(rowa, rowb):
+    return [tuple(str(x) for x in r) for r in rowa] == [tuple(str(x) for x in r) for r in rowb]
+
+def rounds(n, a, b, names):
+    import statistics
+    ratios = {name: [] for name in names}
+    times = {name: ([], []) for name in names}
+    for _ in range(n):
+        ra = run(a, names, 3); rb = run(b, names, 3)
+        for name in names:
+            (ta, rowa), (tb, rowb) = ra[name], rb[name]
+            if not same(rowa, rowb):
+                print(f"{name}: DIFF {rowa[:3]} vs {rowb[:3]}")
+            ratios[name].append(ta / tb)
+            times[name][0].append(ta); times[name][1].append(tb)
+    for name in names:
+        ta, tb = (statistics.median(t) * 1000 for t in times[name])
+        print(f"{name:22s} lockstep {ta:9.1f} ms  mariadb {tb:9.1f} ms  median ratio {statistics.median(ratios[name]):6.2f}  (rounds: {' '.join(f'{r:.2f}' for r in ratios[name])})")
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "load":
         load(int(sys.argv[2]))
+    elif mode == "rounds":
+        n, a, b = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+        rounds(n, a, b, sys.argv[5:] or list(QUERIES))
     else:
         a, b = int(sys.argv[2]), int(sys.argv[3])
         names = sys.argv[4:] or list(QUERIES)
         ra = run(a, names, 3); rb = run(b, names, 3)
         for n in names:
             ta, rowa = ra[n]; tb, rowb = rb[n]
-            same = [tuple(str(x) for x in r) for r in rowa] == [tuple(str(x) for x in r) for r in rowb]
-            print(f"{n:22s} lockstep {ta*1000:9.1f} ms  mariadb {tb*1000:9.1f} ms  ratio {ta/tb:7.1f}  {'same' if same else 'DIFF ' + str(rowa[:3]) + ' vs ' + str(rowb[:3])}")
+            ok = same(rowa, rowb)
+            print(f"{n:22s} lockstep {ta*1000:9.1f} ms  mariadb {tb*1000:9.1f} ms  ratio {ta/tb:7.1f}  {'same' if ok else 'DIFF ' + str(rowa[:3]) + ' vs ' + str(rowb[:3])}")

@@ -268,7 +268,8 @@ impl Exec<'_> {
     }
 
     /// One left row's matches by looking them up in the hash table (a
-    /// LEFT JOIN's NULL row when there are none).
+    /// LEFT JOIN's NULL row when there are none); only the first with
+    /// `first`.
     pub(super) fn probe(
         &mut self,
         l: Vec<Value>,
@@ -276,6 +277,7 @@ impl Exec<'_> {
         kind: JoinKind,
         on: &Option<BExpr>,
         (h, table): (&HashJoin, &JoinTable),
+        first: bool,
     ) -> Result<Vec<Vec<Value>>> {
         let own = match right {
             Source::Table(scan) => scan.filter.as_ref(),
@@ -296,6 +298,9 @@ impl Exec<'_> {
             };
             if own && self.truth(on, &row)? {
                 matched.push(row);
+                if first {
+                    break; // a "Not exists" join needs no other match
+                }
             }
         }
         if matched.is_empty() && kind == JoinKind::Left {

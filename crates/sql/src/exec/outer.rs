@@ -284,6 +284,7 @@ impl Exec<'_> {
             kind,
             on,
             hash,
+            not_exists,
         } = src
         else {
             unreachable!("join_from runs joins")
@@ -313,9 +314,10 @@ impl Exec<'_> {
             };
             // Each left row may find nothing on the right.
             self.ctx.interrupt.check().map_err(EngineError::Sql)?;
+            let first = *not_exists;
             let matched = match (&st.table, hash) {
-                (Some(t), Some(h)) => self.probe(l, right, *kind, on, (h, t))?,
-                _ => self.loop_matches(l, right, *kind, on, lock)?,
+                (Some(t), Some(h)) => self.probe(l, right, *kind, on, (h, t), first)?,
+                _ => self.loop_matches(l, right, (*kind, first), on, lock)?,
             };
             st.pending = matched.into_iter();
         }
@@ -331,16 +333,19 @@ impl Exec<'_> {
     }
 
     /// One left row's matches by running the right side for it (a LEFT
-    /// JOIN's NULL row when there are none).
+    /// JOIN's NULL row when there are none); only the first with `first`.
     fn loop_matches(
         &mut self,
         l: Vec<Value>,
         right: &Source,
-        kind: JoinKind,
+        (kind, first): (JoinKind, bool),
         on: &Option<BExpr>,
         lock: Option<LockMode>,
     ) -> Result<Vec<Vec<Value>>> {
-        let mut matched = Collect::default();
+        let mut matched = Collect {
+            limit: first.then_some(1),
+            ..Collect::default()
+        };
         self.produce(right, &l, on, lock, &mut matched)?;
         // One left row's matches are released once passed on.
         self.memory.statement -= matched.bytes;

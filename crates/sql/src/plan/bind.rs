@@ -9,6 +9,7 @@ use crate::expr::{text_form, BExpr, Func, SubqueryRef};
 use crate::parser::{
     self as ast, BinaryOp, Expr, JoinCondition, JoinKind, LockClause, TableRef, VarScope,
 };
+use crate::plan::antijoin;
 use crate::plan::group_check::{self, Determined};
 use crate::plan::index_hints;
 use crate::plan::selectivity::Known;
@@ -229,7 +230,7 @@ pub struct Binder<'a> {
     working: Vec<recursive::Working>,
     /// The WHERE of the query whose FROM is being bound, when a view
     /// there may take conditions from it (view_filter).
-    view_filter: Option<Expr>,
+    view_filter: Option<view_filter::Pushable>,
     /// A stored program's local variables (and a trigger's `new.col` /
     /// `old.col`): they resolve before columns, as in MySQL.
     pub locals: Vec<(String, Value)>,
@@ -683,14 +684,33 @@ impl<'a> Binder<'a> {
         let at = self.ctes.iter().rposition(|c| c.name == name.name)?;
         let later = self.ctes.split_off(at);
         let cte = &later[0];
+        let alias = alias.clone().unwrap_or_else(|| name.name.clone());
         let plan = match self.bind_recursive(cte) {
             Some(plan) => plan,
-            None => self.bind_query(&cte.query),
+            None => self.bind_pushed(&cte.query, &alias, &cte.columns),
         };
         let columns = cte.columns.clone();
         self.ctes.extend(later);
-        let alias = alias.clone().unwrap_or_else(|| name.name.clone());
         Some(plan.and_then(|p| self.derived(Arc::new(p), alias, &columns, scope, place)))
+    }
+
+    /// A derived table's or CTE's query, read as `alias` (`columns`: its
+    /// column list), with the conditions of the enclosing block it can
+    /// take (view_filter.rs); the block's conditions are kept for its
+    /// other tables.
+    fn bind_pushed(
+        &mut self,
+        q: &ast::Query,
+        alias: &str,
+        columns: &[String],
+    ) -> Result<QueryPlan> {
+        let outer = self.view_filter.take();
+        let pushed = outer
+            .as_ref()
+            .and_then(|p| view_filter::pushed(q, p, alias, columns));
+        let plan = self.bind_query(pushed.as_ref().unwrap_or(q));
+        self.view_filter = outer;
+        plan
     }
 
     fn bind_query_body(&mut self, q: &ast::Query) -> Result<QueryPlan> {
@@ -749,6 +769,8 @@ impl<'a> Binder<'a> {
 
     fn bind_select(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
         let outer_clause = self.clause;
+        let anti = self.antijoined(s, q);
+        let s = anti.as_ref().unwrap_or(s);
         if let Some(plan) = self.bind_flattened(s, q) {
             self.clause = outer_clause;
             return Ok(plan);
@@ -762,16 +784,25 @@ impl<'a> Binder<'a> {
         let was_correlated = std::mem::replace(&mut self.correlated, false);
         self.view_filter = view_filter::pushable_where(s);
         let from = self.bind_from(s, &mut Placement::default());
-        self.view_filter = None;
-        let (scope, mut source, filter) = from?;
+        let (scope, mut source, filter) = match from {
+            Ok(from) => from,
+            Err(e) => {
+                self.view_filter = None;
+                return Err(e);
+            }
+        };
         // Several tables: order and access paths are chosen now, before
-        // the select list binds against the row layout the order gives.
+        // the select list binds against the row layout the order gives
+        // (binding FROM again takes the same pushed conditions).
         let joined = matches!(source, Source::Join { .. });
         let (scope, filter) = if joined {
-            let (scope, planned, filter) = self.plan_joins(s, scope, source, filter)?;
+            let planned = self.plan_joins(s, scope, source, filter);
+            self.view_filter = None;
+            let (scope, planned, filter) = planned?;
             source = planned;
             (scope, filter)
         } else {
+            self.view_filter = None;
             (scope, filter)
         };
 
@@ -1043,6 +1074,7 @@ impl<'a> Binder<'a> {
                 kind: JoinKind::Inner,
                 on: None,
                 hash: None,
+                not_exists: false,
             })
             .unwrap_or(Source::Dual);
         self.clause = "where clause";
@@ -1342,7 +1374,7 @@ impl<'a> Binder<'a> {
                 self.bind_named_table(name, alias, hints, scope, place)
             }
             TableRef::Derived { query, alias } => {
-                let plan = Arc::new(self.bind_query(query)?);
+                let plan = Arc::new(self.bind_pushed(query, alias, &[])?);
                 self.derived(plan, alias.clone(), &[], scope, place)
             }
             TableRef::Lateral(l) => self.bind_lateral(l, scope, place),
@@ -1384,18 +1416,26 @@ impl<'a> Binder<'a> {
         let def = table.def();
         let offset = place.next(scope.width);
         let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
-        self.note_ref(&table, &qualifier);
+        let shown = antijoin::shown(&qualifier).to_string();
+        self.note_ref(&table, &shown);
         if scope.columns.iter().any(|c| c.qualifier == qualifier) {
             return Err(Error::new(
                 Code::NonUniq,
                 format!("Not unique table/alias: '{qualifier}'"),
             ));
         }
+        let first = scope.columns.len();
         base_columns(&def, &qualifier, offset, scope);
+        if antijoin::is_hidden(&qualifier) {
+            // Named only through the hidden alias (plan/antijoin.rs).
+            scope.columns[first..]
+                .iter_mut()
+                .for_each(|c| c.merged = true);
+        }
         let hints = index_hints::resolve(&def, hints)?;
         Ok(Source::Table(TableScan {
             table,
-            alias: qualifier,
+            alias: shown,
             def,
             offset,
             access: Access::full(),
@@ -1430,9 +1470,14 @@ impl<'a> Binder<'a> {
         })?;
         let left_cols = scope.columns.len();
         let r = self.bind_table_ref(second, scope, place)?;
+        // An anti-join's ON is the subquery's WHERE (plan/antijoin.rs).
+        let clause = match second {
+            TableRef::Table { alias: Some(a), .. } if antijoin::is_hidden(a) => "where clause",
+            _ => "on clause",
+        };
         let on = match on {
             JoinCondition::On(e) => {
-                let outer = std::mem::replace(&mut self.clause, "on clause");
+                let outer = std::mem::replace(&mut self.clause, clause);
                 let on = self.bind_expr(e, scope);
                 self.clause = outer;
                 Some(collated(on?, &scope.types))
@@ -1453,6 +1498,7 @@ impl<'a> Binder<'a> {
             kind,
             on,
             hash: None,
+            not_exists: false,
         })
     }
 

@@ -156,16 +156,24 @@ struct Sink<'a> {
     known: &'a Known,
 }
 
+/// The select ids of a walk: the block's own, and the last one given to
+/// a derived table (each gets the next; the block's later tables keep
+/// the block's).
+struct Ids {
+    this: usize,
+    last: usize,
+}
+
 fn walk(
     src: &Source,
     join: &[BExpr],
-    id: &mut usize,
+    id: &mut Ids,
     select_type: &'static str,
     hashed: bool,
     seen: &mut Vec<(usize, Vec<String>)>,
     sink: &mut Sink,
 ) {
-    let this = *id;
+    let this = id.this;
     match src {
         Source::Table(scan) => {
             let mut step = table_step(scan, hashed, this, select_type, seen, sink.known);
@@ -174,12 +182,20 @@ fn walk(
             seen.push(column_names(scan));
         }
         Source::Join {
-            left, right, hash, ..
+            left,
+            right,
+            hash,
+            not_exists,
+            ..
         } => {
             if !matches!(**left, Source::Dual) {
                 walk(left, join, id, select_type, false, seen, sink);
             }
+            let at = sink.out.len();
             walk(right, join, id, select_type, hash.is_some(), seen, sink);
+            if let (true, Some(step)) = (*not_exists, sink.out.get_mut(at)) {
+                note_not_exists(step);
+            }
         }
         Source::Derived { plan, offset, .. } if json_table_alias(plan).is_some() => {
             let alias = json_table_alias(plan).unwrap_or_default().to_string();
@@ -195,8 +211,8 @@ fn walk(
             offset,
             lateral,
         } => {
-            *id += 1;
-            let inner = *id;
+            id.last += 1;
+            let inner = id.last;
             let nest = super::semijoin_nest::nest_name(plan);
             let alias = nest.map_or_else(|| format!("<derived{inner}>"), str::to_string);
             let names = plan.columns.iter().map(|c| match nest {
@@ -221,10 +237,20 @@ fn walk(
             if let QueryBody::Select(s) = &plan.body {
                 let mut inner = Vec::new();
                 super::possible_keys::join_conditions(&s.source, &mut inner);
-                walk(&s.source, &inner, id, kind, false, &mut Vec::new(), sink);
-            }
-            if nest.is_some() {
-                *id = this; // the tables after a nest are of the same block
+                let mut ids = Ids {
+                    this: id.last,
+                    last: id.last,
+                };
+                walk(
+                    &s.source,
+                    &inner,
+                    &mut ids,
+                    kind,
+                    false,
+                    &mut Vec::new(),
+                    sink,
+                );
+                id.last = ids.last;
             }
         }
         Source::Dual => sink.out.push(Step {
@@ -242,6 +268,20 @@ fn walk(
             first_match: None,
         }),
     }
+}
+
+/// MySQL's notes on the inner table of a "Not exists" LEFT JOIN: the
+/// WHERE's IS NULL is checked there (Using where), at its first match.
+fn note_not_exists(step: &mut Step) {
+    if !step.extra.contains(&"Using where") {
+        step.extra.insert(0, "Using where");
+    }
+    let buffer = step
+        .extra
+        .iter()
+        .position(|e| e.starts_with("Using join buffer"));
+    step.extra
+        .insert(buffer.unwrap_or(step.extra.len()), "Not exists");
 }
 
 fn json_table_alias(plan: &QueryPlan) -> Option<&str> {
@@ -275,7 +315,16 @@ pub fn steps(src: &Source, sorts: bool, known: &Known) -> Vec<Step> {
     };
     let mut join = Vec::new();
     super::possible_keys::join_conditions(src, &mut join);
-    walk(src, &join, &mut 1, outer, false, &mut Vec::new(), &mut sink);
+    let mut ids = Ids { this: 1, last: 1 };
+    walk(
+        src,
+        &join,
+        &mut ids,
+        outer,
+        false,
+        &mut Vec::new(),
+        &mut sink,
+    );
     let mut out = sink.out;
     if let (true, Some(first)) = (sorts, out.first_mut()) {
         first.extra.push("Using filesort");

@@ -185,6 +185,7 @@ pub fn correlated_lookup(first: Source, filter: &Option<BExpr>) -> Source {
             kind: crate::parser::JoinKind::Inner,
             on: None,
             hash: Some(Box::new(hash)),
+            not_exists: false,
         },
         None => first,
     }

@@ -55,7 +55,8 @@ pub struct Joins {
     pub derived: Vec<BExpr>,
 }
 
-fn span(src: &Source) -> (usize, usize) {
+/// The row positions a source fills, [start, end).
+pub(crate) fn span(src: &Source) -> (usize, usize) {
     match src {
         Source::Dual => (0, 0),
         Source::Table(t) => (t.offset, t.offset + t.def.columns.len()),
@@ -129,13 +130,7 @@ fn outer_to_inner(units: &mut [Unit], conds: &mut Vec<BExpr>) {
 /// Whether `c` is never true when the columns [start, end) are NULL: a
 /// comparison, range, list or pattern test of one of them.
 fn rejects_null(c: &BExpr, start: usize, end: usize) -> bool {
-    let is_col = |e: &BExpr| {
-        let e = match e {
-            BExpr::Func(Func::FoldCase | Func::FromUtc, args) if args.len() == 1 => &args[0],
-            e => e,
-        };
-        matches!(e, BExpr::Column(i) if (start..end).contains(i))
-    };
+    let is_col = |e: &BExpr| column_in(e, start, end).is_some();
     use crate::parser::BinaryOp::*;
     match c {
         BExpr::Binary(Eq | NotEq | Lt | LtEq | Gt | GtEq, l, r) => is_col(l) || is_col(r),
@@ -157,6 +152,43 @@ fn rejects_null(c: &BExpr, start: usize, end: usize) -> bool {
         } => is_col(expr),
         _ => false,
     }
+}
+
+/// The column of [start, end) that `e` is, as read (folded for its
+/// collation, or shifted into the session's time zone) or not.
+fn column_in(e: &BExpr, start: usize, end: usize) -> Option<usize> {
+    let e = match e {
+        BExpr::Func(Func::FoldCase | Func::FromUtc, args) if args.len() == 1 => &args[0],
+        e => e,
+    };
+    match e {
+        BExpr::Column(i) if (start..end).contains(i) => Some(*i),
+        _ => None,
+    }
+}
+
+/// Whether the conditions every result row meets (`conds`) reject each
+/// row of LEFT JOIN `unit` that found a match: one tests IS NULL a column
+/// of it that a match never leaves NULL (declared NOT NULL, or compared
+/// by the ON, which a NULL fails). A left row's first match then decides
+/// that it is rejected: MySQL's "Not exists".
+fn not_exists(unit: &Unit, conds: &[BExpr]) -> bool {
+    let (Some(o), Source::Table(scan)) = (&unit.outer, &unit.source) else {
+        return false;
+    };
+    let never_null = |i: usize| {
+        let declared = scan
+            .def
+            .columns
+            .get(i - unit.start)
+            .is_some_and(|c| !c.nullable);
+        let on = o.on.iter().chain(&o.derived);
+        declared || on.clone().any(|c| rejects_null(c, i, i + 1))
+    };
+    conds.iter().any(|c| match c {
+        BExpr::IsNull(x, false) => column_in(x, unit.start, unit.end).is_some_and(never_null),
+        _ => false,
+    })
 }
 
 fn bit(u: usize) -> u64 {
@@ -628,6 +660,7 @@ impl Joins {
             conds,
             derived,
         } = self;
+        let anti: Vec<bool> = units.iter().map(|u| not_exists(u, &conds)).collect();
         let mut mine: Vec<Vec<BExpr>> = units.iter().map(|_| Vec::new()).collect();
         let mut rest = Vec::new();
         for c in conds {
@@ -637,7 +670,7 @@ impl Joins {
             }
         }
         let mut source: Option<Source> = None;
-        for (unit, conds) in units.into_iter().zip(mine) {
+        for ((unit, conds), not_exists) in units.into_iter().zip(mine).zip(anti) {
             let outer = unit.outer.is_some();
             let (right, on) = place(unit, conds, &derived, known);
             source = Some(match source {
@@ -652,6 +685,7 @@ impl Joins {
                         JoinKind::Inner
                     },
                     on,
+                    not_exists,
                 },
             });
         }

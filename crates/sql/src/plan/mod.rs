@@ -3,6 +3,7 @@
 //! prepared statement keeps its plan across executions (12.5).
 
 pub mod alter;
+pub mod antijoin;
 pub mod bind;
 pub mod check;
 pub mod ddl;
@@ -225,6 +226,11 @@ pub enum Source {
         /// Set when the right side is read once into a hash table rather
         /// than once per left row.
         hash: Option<Box<hash_join::HashJoin>>,
+        /// MySQL's "Not exists": a LEFT JOIN whose every matched row the
+        /// statement's WHERE rejects (`right.col IS NULL` of a column no
+        /// match leaves NULL), so each left row needs its first match
+        /// only, or its NULL row (`join_order::not_exists`).
+        not_exists: bool,
     },
 }
 
@@ -369,6 +375,7 @@ fn explain_into(
             right,
             kind,
             hash,
+            not_exists,
             ..
         } => {
             if !matches!(**left, Source::Dual) {
@@ -376,6 +383,9 @@ fn explain_into(
             }
             let at = out.len();
             explain_into(right, outer || *kind == JoinKind::Left, seen, out, measured);
+            if let (true, Some(entry)) = (*not_exists, out.get_mut(at)) {
+                entry.1 += ", not exists (first match only)";
+            }
             if let (Some(_), Some(entry)) = (hash, out.get_mut(at)) {
                 entry.1 += ", hash join";
             }

@@ -71,14 +71,32 @@ pub fn join_conditions(src: &Source, out: &mut Vec<BExpr>) {
             }
         }
         Source::Join {
-            left, right, on, ..
+            left,
+            right,
+            on,
+            kind,
+            ..
         } => {
             join_conditions(left, out);
-            join_conditions(right, out);
-            out.extend(on.as_ref().map(split_conjuncts).unwrap_or_default());
+            let mut inner = Vec::new();
+            join_conditions(right, &mut inner);
+            inner.extend(on.as_ref().map(split_conjuncts).unwrap_or_default());
+            if *kind == crate::parser::JoinKind::Left {
+                // A LEFT JOIN's conditions never look up its outer side.
+                let (start, end) = crate::plan::join_order::span(right);
+                inner.retain(|c| !reads_outside(c, start, end));
+            }
+            out.extend(inner);
         }
         Source::Derived { .. } | Source::Dual => {}
     }
+}
+
+/// Whether `e` reads a column outside [start, end).
+fn reads_outside(e: &BExpr, start: usize, end: usize) -> bool {
+    let mut found = matches!(e, BExpr::Column(i) if !(start..end).contains(i));
+    e.for_each_child(&mut |c| found |= reads_outside(c, start, end));
+    found
 }
 
 /// The conjuncts of `filter` the access path of `scan` does not serve

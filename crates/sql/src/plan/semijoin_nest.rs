@@ -66,31 +66,39 @@ pub fn hidden(qualifier: &str) -> bool {
     qualifier.starts_with("<subquery") && qualifier.ends_with('>')
 }
 
-/// Whether a WHERE has a conjunct a nest could come from (checked before
-/// anything is copied: most statements have none).
-fn has_candidate(e: &Expr) -> bool {
+/// Whether a WHERE has a conjunct IN / EXISTS (`negated`: NOT IN / NOT
+/// EXISTS) at its top, where a nest or an anti-join could come from
+/// (checked before anything is copied: most statements have none).
+pub(crate) fn has_candidate(e: &Expr, negated: bool) -> bool {
     match e {
         Expr::Binary {
             op: BinaryOp::And,
             left,
             right,
-        } => has_candidate(left) || has_candidate(right),
-        Expr::InSubquery { negated, .. } | Expr::Exists { negated, .. } => !negated,
+        } => has_candidate(left, negated) || has_candidate(right, negated),
+        Expr::InSubquery { negated: n, .. } | Expr::Exists { negated: n, .. } => *n == negated,
         _ => false,
     }
 }
 
-fn and_all(mut es: Vec<Expr>) -> Option<Expr> {
-    let first = if es.is_empty() {
-        return None;
-    } else {
-        es.remove(0)
-    };
-    Some(es.into_iter().fold(first, |l, r| Expr::Binary {
+pub(crate) fn and_all(es: Vec<Expr>) -> Option<Expr> {
+    es.into_iter().reduce(|l, r| Expr::Binary {
         op: BinaryOp::And,
         left: Box::new(l),
         right: Box::new(r),
-    }))
+    })
+}
+
+/// The two sides of an equality `l = r`.
+pub(crate) fn equality(c: &Expr) -> Option<(&Expr, &Expr)> {
+    match c {
+        Expr::Binary {
+            op: BinaryOp::Eq,
+            left,
+            right,
+        } => Some((left, right)),
+        _ => None,
+    }
 }
 
 /// Where a column of a subquery's WHERE comes from.
@@ -269,7 +277,10 @@ impl Binder<'_> {
     /// the join order drives lookups from every nest; None: bind it as
     /// written (the binder's state is as before).
     pub(crate) fn bind_flattened(&mut self, s: &ast::Select, q: &ast::Query) -> Option<QueryPlan> {
-        let candidate = s.selection.as_ref().is_some_and(has_candidate);
+        let candidate = s
+            .selection
+            .as_ref()
+            .is_some_and(|w| has_candidate(w, false));
         // A locking read keeps its subquery as written (its rows are not
         // locked either way, but the plan stays the one it was tuned on).
         // A failed trial binds the block again, subqueries included: past
@@ -295,7 +306,7 @@ impl Binder<'_> {
 
 /// The SELECT of a subquery a nest may come from: one block with no
 /// aggregate, GROUP BY, HAVING, window, LIMIT, WITH or locking clause.
-fn plain_select(q: &ast::Query) -> Option<&ast::Select> {
+pub(crate) fn plain_select(q: &ast::Query) -> Option<&ast::Select> {
     let ast::QueryBody::Select(s) = &q.body else {
         return None;
     };
@@ -334,21 +345,14 @@ fn nest_query(
 /// The equality `inner = outer` (either way round) of a subquery's WHERE
 /// between plain columns, as (inner, outer).
 fn key_pair(c: &Expr, inner: &InnerTables) -> Option<(Expr, Expr)> {
-    let Expr::Binary {
-        op: BinaryOp::Eq,
-        left,
-        right,
-    } = c
-    else {
-        return None;
-    };
+    let (left, right) = equality(c)?;
     let side = |e: &Expr| match e {
         Expr::Column { table, name } => inner.side(table, name),
         _ => Side::Unknown,
     };
     match (side(left), side(right)) {
-        (Side::Inner, Side::Outer) => Some(((**left).clone(), (**right).clone())),
-        (Side::Outer, Side::Inner) => Some(((**right).clone(), (**left).clone())),
+        (Side::Inner, Side::Outer) => Some((left.clone(), right.clone())),
+        (Side::Outer, Side::Inner) => Some((right.clone(), left.clone())),
         _ => None,
     }
 }

@@ -98,12 +98,14 @@ impl Binder<'_> {
             let read = definer_read(outer, &view.database, &view.name);
             self.definer_reads.push(read);
         }
-        let mut query = view_query(&view)?;
-        if let Some(outer) = self.view_filter.take() {
-            let name = alias.as_deref().unwrap_or(&view.name);
-            super::view_filter::push_into(&mut query, &outer, name, &view.columns);
-        }
-        let plan = self.bind_view_query(&view, &query);
+        let query = view_query(&view)?;
+        let outer = self.view_filter.take();
+        let name = alias.as_deref().unwrap_or(&view.name);
+        let pushed = outer
+            .as_ref()
+            .and_then(|p| super::view_filter::pushed(&query, p, name, &view.columns));
+        let plan = self.bind_view_query(&view, pushed.as_ref().unwrap_or(&query));
+        self.view_filter = outer;
         let plan = plan.map_err(|e| match e.code {
             Code::NoSuchTable | Code::BadField | Code::ViewInvalid | Code::BadDb => {
                 view_invalid(&view.database, &view.name)

@@ -173,6 +173,16 @@ fn outer_joins() {
 }
 
 #[test]
+fn antijoins() {
+    run_topic("antijoins");
+}
+
+#[test]
+fn derived_tables() {
+    run_topic("derived_tables");
+}
+
+#[test]
 fn hints() {
     run_topic("hints");
 }
