@@ -23,6 +23,8 @@ use tokio::io::{AsyncWriteExt, DuplexStream};
 
 struct Mock {
     in_tx: bool,
+    /// The statements of the COM_QUERY not yet run.
+    batch: std::collections::VecDeque<String>,
     next_stmt: u32,
     disconnected: Arc<AtomicBool>,
     /// How many times `relocate` answers no before it answers yes `moves`
@@ -72,6 +74,7 @@ impl Mock {
     fn new(disconnected: Arc<AtomicBool>) -> Self {
         Mock {
             in_tx: false,
+            batch: Default::default(),
             next_stmt: 1,
             disconnected,
             stays: 0,
@@ -156,22 +159,27 @@ impl Handler for Mock {
         }
     }
 
-    async fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Response, Error>> {
-        let stmts: Vec<&str> = if multi {
-            sql.split(';').filter(|s| !s.trim().is_empty()).collect()
+    async fn query(&mut self, sql: &str, multi: bool) -> Option<Result<Response, Error>> {
+        self.batch = if multi {
+            let stmts = sql.split(';').filter(|s| !s.trim().is_empty());
+            stmts.map(str::to_string).collect()
         } else {
-            vec![sql]
+            [sql.to_string()].into()
         };
-        let mut out = Vec::new();
-        for s in stmts {
-            let r = self.run_one(s);
-            let stop = r.is_err();
-            out.push(r);
-            if stop {
-                break;
-            }
+        self.next_result().await
+    }
+
+    fn more_results(&self) -> bool {
+        !self.batch.is_empty()
+    }
+
+    async fn next_result(&mut self) -> Option<Result<Response, Error>> {
+        let s = self.batch.pop_front()?;
+        let r = self.run_one(&s);
+        if r.is_err() {
+            self.batch.clear();
         }
-        out
+        Some(r)
     }
 
     /// The statement's id: these statements keep nothing else.
