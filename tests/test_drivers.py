@@ -119,6 +119,18 @@ def test_found_rows_capability(connect):
         assert cur.execute("INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE b = 1") == 0
 
 
+def test_show_engines_lists_mysql_engines(cur):
+    # MySQL 8 lists its engines; those a server cannot use say Support NO
+    # with NULL capabilities (a CREATE TABLE naming one gets InnoDB).
+    cur.execute("SHOW ENGINES")
+    assert [d[0] for d in cur.description] == [
+        "Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"]
+    rows = {r[0]: r[1:] for r in cur.fetchall()}
+    assert rows["InnoDB"][0] == "DEFAULT" and rows["InnoDB"][2:] == ("YES", "YES", "YES")
+    for name in ("MyISAM", "MEMORY", "CSV", "ARCHIVE", "BLACKHOLE", "MRG_MYISAM"):
+        assert rows[name][0] == "NO" and rows[name][2:] == (None, None, None), name
+
+
 def test_show_plugins(cur):
     cur.execute("SHOW PLUGINS")
     assert [d[0] for d in cur.description] == ["Name", "Status", "Type", "Library", "License"]

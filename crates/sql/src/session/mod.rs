@@ -855,8 +855,10 @@ impl Session {
         self.next_statement_id = self.next_statement_id.wrapping_add(1).max(1);
         let info = PreparedInfo {
             statement_id: id,
+            // As MySQL describes a parameter before it is bound: a binary
+            // VAR_STRING (charset 63, BINARY flag), nullable.
             params: (0..params)
-                .map(|_| column_meta("?", DataType::VarChar { len: 0 }, true))
+                .map(|_| column_meta("?", DataType::VarBinary { len: 0 }, true))
                 .collect(),
             columns,
         };
