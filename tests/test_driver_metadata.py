@@ -55,6 +55,17 @@ def test_select_param_is_typed_after_the_bound_value(connect, value, type_code):
     assert not stmt.result_columns[0].flags & FLAG.NOT_NULL
 
 
+def test_prepared_parameter_definitions_are_binary_var_strings(connect):
+    # MySQL describes an unbound parameter as a nullable VAR_STRING of the
+    # binary character set (63) with the BINARY flag, length 0.
+    c = connect()
+    stmt = mysql_binary.prepare(c, "SELECT ?, ? * 2")
+    assert len(stmt.params) == 2
+    for p in stmt.params:
+        assert (p.name, p.type_code, p.charsetnr, p.flags, p.length) == (
+            "?", FIELD_TYPE.VAR_STRING, 63, FLAG.BINARY, 0)
+
+
 def test_select_param_retyped_on_each_execute(connect):
     c = connect()
     stmt = mysql_binary.prepare(c, "SELECT ?, ? + 1")

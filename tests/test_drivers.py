@@ -42,6 +42,52 @@ def test_batch_runs_statements_before_a_syntax_error(connect):
         assert cur.fetchall() == ((1,), (2,))
 
 
+def test_batch_results_arrive_as_each_statement_ends(connect):
+    # MySQL sends each result of a multi-statement COM_QUERY as its
+    # statement ends (SERVER_MORE_RESULTS_EXISTS), not all after the last.
+    c = connect(client_flag=CLIENT.MULTI_STATEMENTS)
+    with c.cursor() as cur:
+        start = time.monotonic()
+        cur.execute("SELECT SLEEP(1); SELECT SLEEP(2)")
+        first = time.monotonic() - start
+        assert cur.fetchall() == ((0,),)
+        assert cur.nextset()
+        second = time.monotonic() - start
+        assert cur.fetchall() == ((0,),)
+        assert not cur.nextset()
+    assert 0.9 <= first < 2.5, first
+    assert second >= 2.9, second
+    # So a read timeout bounds each statement, not the batch.
+    c = connect(client_flag=CLIENT.MULTI_STATEMENTS, read_timeout=2.5)
+    with c.cursor() as cur:
+        cur.execute("SELECT SLEEP(1); SELECT SLEEP(1.5); SELECT SLEEP(1.5)")
+        assert cur.nextset() and cur.nextset()
+        assert cur.fetchall() == ((0,),)
+        cur.execute("SELECT 1; xyzzy")
+        assert cur.fetchall() == ((1,),)
+        assert code_of(cur.nextset) == 1064
+
+
+def test_batch_streams_a_large_result_before_the_next_statement(connect):
+    # A result of several batches (streamed) in the middle of a batch: all
+    # its rows come before the next statement's result.
+    c = connect(client_flag=CLIENT.MULTI_STATEMENTS)
+    with c.cursor() as cur:
+        cur.execute("CREATE TABLE big (id INT PRIMARY KEY, pad VARCHAR(200))")
+        rows = [(i, "x" * 150) for i in range(12000)]
+        cur.executemany("INSERT INTO big VALUES (%s, %s)", rows)
+        cur.execute("SELECT id FROM big WHERE id < 3; SELECT * FROM big;"
+                    " INSERT INTO big VALUES (-1, 'y'); SELECT COUNT(*) FROM big")
+        assert cur.fetchall() == ((0,), (1,), (2,))
+        assert cur.nextset()
+        assert len(cur.fetchall()) == 12000
+        assert cur.nextset()
+        assert cur.rowcount == 1
+        assert cur.nextset()
+        assert cur.fetchall() == ((12001,),)
+        assert not cur.nextset()
+
+
 def test_second_statement_without_multi_statements_is_1064(cur):
     assert code_of(lambda: cur.execute("SELECT 1; SELECT 2")) == 1064
 
@@ -71,6 +117,18 @@ def test_found_rows_capability(connect):
         assert cur.execute("INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE b = 1") == 1
     with plain.cursor() as cur:
         assert cur.execute("INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE b = 1") == 0
+
+
+def test_show_engines_lists_mysql_engines(cur):
+    # MySQL 8 lists its engines; those a server cannot use say Support NO
+    # with NULL capabilities (a CREATE TABLE naming one gets InnoDB).
+    cur.execute("SHOW ENGINES")
+    assert [d[0] for d in cur.description] == [
+        "Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"]
+    rows = {r[0]: r[1:] for r in cur.fetchall()}
+    assert rows["InnoDB"][0] == "DEFAULT" and rows["InnoDB"][2:] == ("YES", "YES", "YES")
+    for name in ("MyISAM", "MEMORY", "CSV", "ARCHIVE", "BLACKHOLE", "MRG_MYISAM"):
+        assert rows[name][0] == "NO" and rows[name][2:] == (None, None, None), name
 
 
 def test_show_plugins(cur):

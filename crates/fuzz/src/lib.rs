@@ -93,6 +93,8 @@ pub fn frame(payload: &[u8], seq: u8) -> Vec<u8> {
 #[derive(Default)]
 pub struct MockHandler {
     next_stmt: u32,
+    /// The statements of the COM_QUERY not yet run.
+    batch: std::collections::VecDeque<String>,
     in_tx: bool,
 }
 
@@ -104,30 +106,35 @@ impl Handler for MockHandler {
         Ok(Auth::Accepted)
     }
 
-    async fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Response, Error>> {
-        let parts: Vec<&str> = if multi {
-            sql.split(';').collect()
-        } else {
-            vec![sql]
+    /// Every part of a multi-statement text is a statement, even empty.
+    async fn query(&mut self, sql: &str, multi: bool) -> Option<Result<Response, Error>> {
+        self.batch = match multi {
+            true => sql.split(';').map(str::to_string).collect(),
+            false => std::collections::VecDeque::from([sql.to_string()]),
         };
-        let mut out = Vec::new();
-        for s in parts {
-            if s.starts_with("err") {
-                out.push(Err(Error::parse(s)));
-                break;
-            }
-            self.in_tx = s.eq_ignore_ascii_case("begin");
-            out.push(Ok(Response::Rows(ResultSet {
-                columns: vec![
-                    Column::new("n", DataType::BigInt { unsigned: false }),
-                    Column::new("s", DataType::VarChar { len: 255 }),
-                ]
-                .into(),
-                rows: vec![vec![Value::Int(s.len() as i64), Value::str(s)]],
-                warnings: 0,
-            })));
+        self.next_result().await
+    }
+
+    fn more_results(&self) -> bool {
+        !self.batch.is_empty()
+    }
+
+    async fn next_result(&mut self) -> Option<Result<Response, Error>> {
+        let s = self.batch.pop_front()?;
+        if s.starts_with("err") {
+            self.batch.clear();
+            return Some(Err(Error::parse(&s)));
         }
-        out
+        self.in_tx = s.eq_ignore_ascii_case("begin");
+        Some(Ok(Response::Rows(ResultSet {
+            columns: vec![
+                Column::new("n", DataType::BigInt { unsigned: false }),
+                Column::new("s", DataType::VarChar { len: 255 }),
+            ]
+            .into(),
+            rows: vec![vec![Value::Int(s.len() as i64), Value::str(&s)]],
+            warnings: 0,
+        })))
     }
 
     /// The statement's id: these statements keep nothing else.

@@ -178,6 +178,43 @@ async fn killed(signal: Option<&tokio::sync::Notify>) {
     }
 }
 
+/// The command loop's two timers, kept across commands (`commands`).
+struct Timers<'a> {
+    idle: std::pin::Pin<&'a mut tokio::time::Sleep>,
+    wait: std::pin::Pin<&'a mut tokio::time::Sleep>,
+}
+
+impl Timers<'_> {
+    /// Only a deadline that came closer needs its timer moved now.
+    fn arm(&mut self, idle_at: Option<tokio::time::Instant>, wait_at: tokio::time::Instant) {
+        if let Some(at) = idle_at {
+            if self.idle.deadline() > at {
+                self.idle.as_mut().reset(at);
+            }
+        }
+        if self.wait.deadline() > wait_at {
+            self.wait.as_mut().reset(wait_at);
+        }
+    }
+}
+
+/// Commands whose handling reads more packets from the client.
+fn reads_more(code: u8) -> bool {
+    matches!(
+        code,
+        command::COM_CHANGE_USER | command::COM_BINLOG_DUMP_GTID | command::COM_BINLOG_DUMP
+    )
+}
+
+/// How the wait for a command ended.
+enum Waited<'r> {
+    Read(Result<Option<&'r [u8]>, ProtocolError>),
+    /// Shutdown, or the session was killed.
+    Exit,
+    /// wait_timeout passed.
+    TimedOut,
+}
+
 /// How [`serve_relocatable`] and [`Parked::resume`] end.
 pub enum Served<H: Handler, S> {
     /// The connection is over (the handler has been told, the stream shut).
@@ -314,6 +351,70 @@ struct Login {
     /// The connection collation asked for (0: none).
     collation: u8,
     connect_attrs: Vec<(String, String)>,
+}
+
+/// Why a handshake response is refused: the ERR packet's parts, and
+/// the error the connection ends with.
+struct Refusal {
+    code: u16,
+    state: Option<&'static str>,
+    message: &'static str,
+    why: ProtocolError,
+}
+
+/// The login a handshake response presents, or why it is refused (not a
+/// 4.1 response, names not UTF-8, a plain connection where TLS is
+/// required). `tls`: the response came over TLS.
+fn login_of(
+    hello: Result<ClientHello<'_>, wire::Malformed>,
+    tls: bool,
+    require_tls: bool,
+) -> Result<Login, Refusal> {
+    let bad = |state, why| Refusal {
+        code: ER_HANDSHAKE_ERROR,
+        state,
+        message: "Bad handshake",
+        why,
+    };
+    let resp = match hello {
+        Ok(ClientHello::Response(r)) => r,
+        Ok(ClientHello::SslRequest) => {
+            let why = ProtocolError::Unsupported("TLS was requested");
+            return Err(bad(Some("08S01"), why));
+        }
+        Ok(ClientHello::Protocol320) => {
+            return Err(bad(None, ProtocolError::Unsupported("pre-4.1 client")));
+        }
+        Err(e) => return Err(bad(Some("08S01"), e.into())),
+    };
+    let (Ok(user), Ok(database)) = (
+        std::str::from_utf8(resp.user),
+        resp.database.map(std::str::from_utf8).transpose(),
+    ) else {
+        let why = wire::Malformed("user or database is not UTF-8").into();
+        return Err(bad(Some("08S01"), why));
+    };
+    if require_tls && !tls {
+        return Err(Refusal {
+            code: ER_SECURE_TRANSPORT_REQUIRED,
+            state: Some("HY000"),
+            message: "Connections using insecure transport are prohibited while --require_secure_transport=ON.",
+            why: ProtocolError::Unsupported("plain connection while TLS is required"),
+        });
+    }
+    Ok(Login {
+        // Owned copies: the read buffer is needed again for an auth switch.
+        user: user.to_owned(),
+        database: database.map(str::to_owned),
+        client_caps: resp.capabilities,
+        collation: resp.collation,
+        auth_response: resp.auth_response.to_vec(),
+        client_plugin: resp
+            .auth_plugin
+            .unwrap_or(native_password::PLUGIN_NAME.as_bytes())
+            .to_vec(),
+        connect_attrs: resp.connect_attrs,
+    })
 }
 
 struct Session<'c, H: Handler> {
@@ -567,10 +668,11 @@ impl<H: Handler> Session<'_, H> {
         // connection touches the wheel once per 100 ms (idle) or once per
         // wait_timeout, not once per command.
         let far = tokio::time::Instant::now() + FAR;
-        let idle_timer = tokio::time::sleep_until(far);
-        let wait_timer = tokio::time::sleep_until(far);
-        tokio::pin!(idle_timer);
-        tokio::pin!(wait_timer);
+        let idle = tokio::time::sleep_until(far);
+        let wait = tokio::time::sleep_until(far);
+        tokio::pin!(idle);
+        tokio::pin!(wait);
+        let mut timers = Timers { idle, wait };
         let kill = self.handler.kill_signal();
         loop {
             // Only between commands, with no read in flight: the reader
@@ -579,76 +681,25 @@ impl<H: Handler> Session<'_, H> {
                 return Ok(Exit::Relocate);
             }
             let mut seq = 0u8;
-            let max = self.config.max_allowed_packet;
-            let idle_after = self.handler.idle_after();
-            let since = tokio::time::Instant::now();
-            let idle_at = idle_after.map(|d| since + d);
-            let wait_at = since
-                + self
-                    .handler
-                    .wait_timeout()
-                    .unwrap_or(self.config.wait_timeout);
-            // Only a deadline that came closer needs the timer moved now.
-            if let Some(at) = idle_at {
-                if idle_timer.deadline() > at {
-                    idle_timer.as_mut().reset(at);
-                }
-            }
-            if wait_timer.deadline() > wait_at {
-                wait_timer.as_mut().reset(wait_at);
-            }
             let stream = &mut Io {
                 inner: &mut *stream,
                 compress: compress.as_deref_mut(),
             };
-            let read = {
-                // The read stays the same future across the idle call, so a
-                // packet half-received when it fires is not lost.
-                let hot = Hot::of(self, reader);
-                let read = reader.read(stream, &mut seq, max);
-                tokio::pin!(read);
-                // Polled again only once the socket woke the connection:
-                // its state is asked for then, ahead of the read.
-                let mut woken = false;
-                let mut read = std::future::poll_fn(|cx| {
-                    if woken {
-                        hot.prefetch();
-                    }
-                    woken = true;
-                    read.as_mut().poll(cx)
-                });
-                let mut idled = idle_at.is_none();
-                loop {
-                    tokio::select! {
-                        biased;
-                        r = &mut read => break Ok(r),
-                        _ = &mut shutdown => return Ok(Exit::Done),
-                        _ = killed(kill.as_deref()) => {
-                            if self.handler.should_close() {
-                                return Ok(Exit::Done);
-                            }
-                        }
-                        _ = &mut wait_timer => {
-                            if tokio::time::Instant::now() >= wait_at {
-                                break Err(());
-                            }
-                            wait_timer.as_mut().reset(wait_at);
-                        }
-                        _ = &mut idle_timer, if !idled => {
-                            let at = idle_at.expect("armed only with a deadline");
-                            if tokio::time::Instant::now() >= at {
-                                idled = true;
-                                self.handler.idle();
-                                idle_timer.as_mut().reset(tokio::time::Instant::now() + FAR);
-                            } else {
-                                idle_timer.as_mut().reset(at);
-                            }
-                        }
-                    }
-                }
-            };
-            let payload = match read {
-                Err(_) => {
+            let waited = self
+                .wait_for_command(
+                    stream,
+                    reader,
+                    &mut seq,
+                    &mut timers,
+                    shutdown.as_mut(),
+                    kill.as_deref(),
+                )
+                .await;
+            let payload = match waited {
+                Waited::Read(Ok(Some(p))) => p,
+                Waited::Read(Ok(None)) | Waited::Exit => return Ok(Exit::Done),
+                Waited::Read(Err(e)) => return self.answer_read_error(stream, seq, e).await,
+                Waited::TimedOut => {
                     self.writer.set_seq(0);
                     self.send_raw_error(
                         ER_CLIENT_INTERACTION_TIMEOUT,
@@ -658,56 +709,17 @@ impl<H: Handler> Session<'_, H> {
                     let _ = self.writer.flush(stream).await;
                     return Err(ProtocolError::Timeout);
                 }
-                Ok(Ok(Some(p))) => p,
-                Ok(Ok(None)) => return Ok(Exit::Done),
-                Ok(Err(e)) => {
-                    self.writer.set_seq(seq);
-                    match &e {
-                        ProtocolError::PacketTooLarge(_) => self.send_error(&Error::new(
-                            Code::NetPacketTooLarge,
-                            "Got a packet bigger than 'max_allowed_packet' bytes",
-                        )),
-                        ProtocolError::OutOfOrder { .. } => self.send_raw_error(
-                            ER_NET_PACKETS_OUT_OF_ORDER,
-                            "08S01",
-                            "Got packets out of order",
-                        ),
-                        ProtocolError::Io(io)
-                            if stream.compress.is_some()
-                                && io.kind() == std::io::ErrorKind::InvalidData =>
-                        {
-                            self.send_raw_error(ER_NET_UNCOMPRESS_ERROR, "08S01", &io.to_string())
-                        }
-                        _ => return Err(e),
-                    }
-                    let _ = self.writer.flush(stream).await;
-                    return Err(e);
-                }
             };
             self.writer.set_seq(seq);
             let received = payload.len() as u64 + 4;
-            // COM_CHANGE_USER reads more packets (an auth exchange).
-            let flow = match payload.split_first() {
-                Some((&command::COM_CHANGE_USER, body)) => {
+            // Commands that read more packets get the reader.
+            let mut flow = match payload.split_first() {
+                Some((&code, body)) if reads_more(code) => {
                     let body = body.to_vec();
-                    self.change_user(stream, reader, &body).await?
-                }
-                // The dump reads the client's replies (semisync) too.
-                Some((
-                    &code @ (command::COM_BINLOG_DUMP_GTID | command::COM_BINLOG_DUMP),
-                    body,
-                )) => {
-                    let body = body.to_vec();
-                    // A dump waits for events and replies at once: its reads
-                    // must not block a dedicated thread (blocking.rs).
-                    if let Transport::Plain(s) = &mut *stream.inner {
-                        s.before_tls()?;
-                    }
-                    self.binlog_dump(stream, reader, code, &body).await?
+                    self.exchange(code, &body, stream, reader).await?
                 }
                 _ => self.dispatch(payload, stream).await?,
             };
-            let mut flow = flow;
             while matches!(flow, Flow::LocalInfile) {
                 flow = self.local_infile(stream, reader).await?;
             }
@@ -718,6 +730,134 @@ impl<H: Handler> Session<'_, H> {
                 return Ok(Exit::Done);
             }
         }
+    }
+
+    /// Waits for the next command's packet while the timers run: `idle`
+    /// tells the handler it went quiet, wait_timeout ends the connection,
+    /// and shutdown or a KILL ends the wait.
+    async fn wait_for_command<'r, S, F>(
+        &mut self,
+        stream: &mut Io<'_, Transport<S>>,
+        reader: &'r mut PacketReader,
+        seq: &mut u8,
+        timers: &mut Timers<'_>,
+        mut shutdown: std::pin::Pin<&mut F>,
+        kill: Option<&tokio::sync::Notify>,
+    ) -> Waited<'r>
+    where
+        S: Stream,
+        F: Future<Output = ()> + Send,
+    {
+        let max = self.config.max_allowed_packet;
+        let since = tokio::time::Instant::now();
+        let idle_at = self.handler.idle_after().map(|d| since + d);
+        let wait_at = since
+            + self
+                .handler
+                .wait_timeout()
+                .unwrap_or(self.config.wait_timeout);
+        timers.arm(idle_at, wait_at);
+        // The read stays the same future across the idle call, so a
+        // packet half-received when it fires is not lost.
+        let hot = Hot::of(self, reader);
+        let read = reader.read(stream, seq, max);
+        tokio::pin!(read);
+        // Polled again only once the socket woke the connection: its
+        // state is asked for then, ahead of the read.
+        let mut woken = false;
+        let mut read = std::future::poll_fn(|cx| {
+            if woken {
+                hot.prefetch();
+            }
+            woken = true;
+            read.as_mut().poll(cx)
+        });
+        let mut idled = idle_at.is_none();
+        loop {
+            tokio::select! {
+                biased;
+                r = &mut read => return Waited::Read(r),
+                _ = &mut shutdown => return Waited::Exit,
+                _ = killed(kill) => {
+                    if self.handler.should_close() {
+                        return Waited::Exit;
+                    }
+                }
+                _ = &mut timers.wait => {
+                    if tokio::time::Instant::now() >= wait_at {
+                        return Waited::TimedOut;
+                    }
+                    timers.wait.as_mut().reset(wait_at);
+                }
+                _ = &mut timers.idle, if !idled => {
+                    let at = idle_at.expect("armed only with a deadline");
+                    if tokio::time::Instant::now() >= at {
+                        idled = true;
+                        self.handler.idle();
+                        timers.idle.as_mut().reset(tokio::time::Instant::now() + FAR);
+                    } else {
+                        timers.idle.as_mut().reset(at);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A command that could not be read: answered when MySQL answers one
+    /// (too large, out of order, not decompressible); the connection ends.
+    async fn answer_read_error<S>(
+        &mut self,
+        stream: &mut Io<'_, Transport<S>>,
+        seq: u8,
+        e: ProtocolError,
+    ) -> Result<Exit, ProtocolError>
+    where
+        S: Stream,
+    {
+        self.writer.set_seq(seq);
+        match &e {
+            ProtocolError::PacketTooLarge(_) => self.send_error(&Error::new(
+                Code::NetPacketTooLarge,
+                "Got a packet bigger than 'max_allowed_packet' bytes",
+            )),
+            ProtocolError::OutOfOrder { .. } => self.send_raw_error(
+                ER_NET_PACKETS_OUT_OF_ORDER,
+                "08S01",
+                "Got packets out of order",
+            ),
+            ProtocolError::Io(io)
+                if stream.compress.is_some() && io.kind() == std::io::ErrorKind::InvalidData =>
+            {
+                self.send_raw_error(ER_NET_UNCOMPRESS_ERROR, "08S01", &io.to_string())
+            }
+            _ => return Err(e),
+        }
+        let _ = self.writer.flush(stream).await;
+        Err(e)
+    }
+
+    /// Runs a command that reads more packets: COM_CHANGE_USER (an auth
+    /// exchange) or a binlog dump (a semisync replica's replies).
+    async fn exchange<S>(
+        &mut self,
+        code: u8,
+        body: &[u8],
+        stream: &mut Io<'_, Transport<S>>,
+        reader: &mut PacketReader,
+    ) -> Result<Flow, ProtocolError>
+    where
+        S: Stream,
+    {
+        debug_assert!(reads_more(code));
+        if code == command::COM_CHANGE_USER {
+            return self.change_user(stream, reader, body).await;
+        }
+        // A dump waits for events and replies at once: its reads must not
+        // block a dedicated thread (blocking.rs).
+        if let Transport::Plain(s) = &mut *stream.inner {
+            s.before_tls()?;
+        }
+        self.binlog_dump(stream, reader, code, body).await
     }
 
     /// Sends the buffered packets and reads the client's next one; the
@@ -784,7 +924,6 @@ impl<H: Handler> Session<'_, H> {
             )
         });
         let mut payload = self.round_trip(stream, reader).await?;
-        let bad = "Bad handshake";
         let mut tls = None;
         if let (Ok(ClientHello::SslRequest), Some(config)) = (
             handshake::parse_handshake_response(payload),
@@ -800,64 +939,16 @@ impl<H: Handler> Session<'_, H> {
                 .ok_or(ProtocolError::UnexpectedEof)?;
             self.writer.set_seq(seq);
         }
-        let resp = match handshake::parse_handshake_response(payload) {
-            Ok(ClientHello::Response(r)) => r,
-            Ok(ClientHello::SslRequest) => {
-                let why = ProtocolError::Unsupported("TLS was requested");
-                return self
-                    .fail(stream, ER_HANDSHAKE_ERROR, Some("08S01"), bad, why)
-                    .await;
-            }
-            Ok(ClientHello::Protocol320) => {
-                let why = ProtocolError::Unsupported("pre-4.1 client");
-                return self.fail(stream, ER_HANDSHAKE_ERROR, None, bad, why).await;
-            }
-            Err(e) => {
-                return self
-                    .fail(stream, ER_HANDSHAKE_ERROR, Some("08S01"), bad, e.into())
-                    .await;
-            }
+        let hello = handshake::parse_handshake_response(payload);
+        let require_tls = self.config.require_secure_transport;
+        let login = match login_of(hello, tls.is_some(), require_tls) {
+            Ok(login) => login,
+            Err(r) => return self.fail(stream, r.code, r.state, r.message, r.why).await,
         };
-        let (Ok(user), Ok(database)) = (
-            std::str::from_utf8(resp.user),
-            resp.database.map(std::str::from_utf8).transpose(),
-        ) else {
-            let why = wire::Malformed("user or database is not UTF-8").into();
-            return self
-                .fail(stream, ER_HANDSHAKE_ERROR, Some("08S01"), bad, why)
-                .await;
-        };
-        if self.config.require_secure_transport && tls.is_none() {
-            let why = ProtocolError::Unsupported("plain connection while TLS is required");
-            let msg = "Connections using insecure transport are prohibited while --require_secure_transport=ON.";
-            return self
-                .fail(
-                    stream,
-                    ER_SECURE_TRANSPORT_REQUIRED,
-                    Some("HY000"),
-                    msg,
-                    why,
-                )
-                .await;
-        }
-        // Owned copies: the read buffer is needed again for an auth switch.
-        let (user, database) = (user.to_owned(), database.map(str::to_owned));
-        self.caps = resp.capabilities & offered;
+        self.caps = login.client_caps & offered;
         self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
         self.scramble = scramble;
         self.tls = tls;
-        let login = Login {
-            user,
-            database,
-            client_caps: resp.capabilities,
-            collation: resp.collation,
-            connect_attrs: resp.connect_attrs,
-            auth_response: resp.auth_response.to_vec(),
-            client_plugin: resp
-                .auth_plugin
-                .unwrap_or(native_password::PLUGIN_NAME.as_bytes())
-                .to_vec(),
-        };
         self.authenticate(stream, reader, login).await
     }
 
@@ -909,38 +1000,16 @@ impl<H: Handler> Session<'_, H> {
         let mut result = self.handler.authenticate(&hs);
         let password;
         if let Ok(Auth::FullAuthRequired) = result {
-            let keys = self.config.rsa_keys.clone();
-            let keys = keys.as_deref().and_then(|k| k.get());
-            let more = [
-                caching_sha2::AUTH_MORE_DATA,
-                caching_sha2::PERFORM_FULL_AUTHENTICATION,
-            ];
-            self.writer.write_packet(&more);
-            let mut packet = self.round_trip(stream, reader).await?.to_vec();
-            let mut step = caching_sha2::full_auth_step(&packet, tls.is_some(), &scramble, keys);
-            if let caching_sha2::FullAuth::SendPublicKey(pem) = step {
-                self.writer.packet(|o| {
-                    o.push(caching_sha2::AUTH_MORE_DATA);
-                    o.extend_from_slice(pem.as_bytes());
-                });
-                packet = self.round_trip(stream, reader).await?.to_vec();
-                step = match caching_sha2::full_auth_step(&packet, false, &scramble, keys) {
-                    caching_sha2::FullAuth::SendPublicKey(_) => {
-                        caching_sha2::FullAuth::Refuse("the public key was requested twice")
-                    }
-                    other => other,
-                };
-            }
+            let step = self.full_authentication(stream, reader).await?;
+            hs.cleartext = true;
             result = match step {
                 caching_sha2::FullAuth::Password(p) => {
                     password = p;
                     hs.auth_response = &password;
-                    hs.cleartext = true;
                     self.handler.authenticate(&hs)
                 }
                 _ => {
                     hs.auth_response = &[];
-                    hs.cleartext = true;
                     // The handler words the access-denied error.
                     self.handler
                         .authenticate(&hs)
@@ -948,6 +1017,60 @@ impl<H: Handler> Session<'_, H> {
                 }
             };
         }
+        self.answer_login(stream, result, &hs).await
+    }
+
+    /// caching_sha2_password's full authentication: the client sends its
+    /// password over TLS, or RSA-encrypted (asking for the public key
+    /// first if it has none).
+    async fn full_authentication<S>(
+        &mut self,
+        stream: &mut S,
+        reader: &mut PacketReader,
+    ) -> Result<caching_sha2::FullAuth, ProtocolError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let scramble = self.scramble;
+        let keys = self.config.rsa_keys.clone();
+        let keys = keys.as_deref().and_then(|k| k.get());
+        let more = [
+            caching_sha2::AUTH_MORE_DATA,
+            caching_sha2::PERFORM_FULL_AUTHENTICATION,
+        ];
+        self.writer.write_packet(&more);
+        let packet = self.round_trip(stream, reader).await?.to_vec();
+        let step = caching_sha2::full_auth_step(&packet, self.tls.is_some(), &scramble, keys);
+        let caching_sha2::FullAuth::SendPublicKey(pem) = step else {
+            return Ok(step);
+        };
+        self.writer.packet(|o| {
+            o.push(caching_sha2::AUTH_MORE_DATA);
+            o.extend_from_slice(pem.as_bytes());
+        });
+        let packet = self.round_trip(stream, reader).await?.to_vec();
+        Ok(
+            match caching_sha2::full_auth_step(&packet, false, &scramble, keys) {
+                caching_sha2::FullAuth::SendPublicKey(_) => {
+                    caching_sha2::FullAuth::Refuse("the public key was requested twice")
+                }
+                other => other,
+            },
+        )
+    }
+
+    /// The end of a login: OK (after caching_sha2's fast-auth marker when
+    /// the scramble was checked), or the error, which ends the connection.
+    async fn answer_login<S>(
+        &mut self,
+        stream: &mut S,
+        result: Result<Auth, Error>,
+        hs: &Handshake<'_>,
+    ) -> Result<(), ProtocolError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let (plugin, user) = (hs.auth_plugin, hs.user);
         match result {
             Ok(Auth::Accepted) => {
                 if plugin == caching_sha2::PLUGIN_NAME
@@ -1060,34 +1183,15 @@ impl<H: Handler> Session<'_, H> {
             Command::Query(body) => {
                 return self.query(stream, body).await;
             }
-            Command::FieldList { table, wildcard } => {
-                let r = utf8(table).and_then(|t| {
-                    let w = utf8(wildcard)?;
-                    self.handler.field_list(t, w)
-                });
-                match r {
-                    Ok(columns) => {
-                        let charset = self.handler.result_charset();
-                        for c in &columns {
-                            self.writer
-                                .packet(|o| resultset::encode_column_def_in(o, c, true, charset));
-                        }
-                        let status = self.status_flags();
-                        self.send_end(status);
-                    }
-                    Err(e) => self.send_error(&e),
-                }
-            }
+            Command::FieldList { table, wildcard } => self.field_list(table, wildcard),
             Command::Statistics => {
                 let s = self.handler.statistics();
                 self.writer.write_packet(s.as_bytes());
             }
             Command::ProcessKill(id) => {
                 let sql = format!("KILL {id}");
-                let results = self.handler.query(&sql, false).await;
-                let first = results.into_iter().next();
-                self.send_results(stream, first.into_iter().collect())
-                    .await?;
+                let first = self.handler.query(&sql, false).await;
+                return self.send_query_results(stream, first).await;
             }
             Command::StmtPrepare(sql) => match self
                 .handler
@@ -1111,35 +1215,12 @@ impl<H: Handler> Session<'_, H> {
             Command::StmtClose(id) => {
                 self.stmts.remove(&id);
             }
-            Command::StmtReset(id) => match self.stmts.get_mut(&id) {
-                Some(stmt) => {
-                    stmt.reset();
-                    self.handler.reset_statement(&mut stmt.handler);
-                    self.send_ok(&OkInfo::default(), 0);
-                }
-                None => self.send_error(&unknown_stmt(id, "mysqld_stmt_reset")),
-            },
-            Command::SetOption(option) => {
-                match option {
-                    command::MULTI_STATEMENTS_ON => self.multi_statements = true,
-                    command::MULTI_STATEMENTS_OFF => self.multi_statements = false,
-                    _ => {
-                        self.send_error(&Error::new(Code::UnknownCom, "Unknown command"));
-                        return Ok(Flow::Continue);
-                    }
-                }
-                let status = self.status_flags();
-                self.send_end(status);
-            }
+            Command::StmtReset(id) => self.stmt_reset(id),
+            Command::SetOption(option) => self.set_option(option),
             Command::StmtFetch { statement_id, rows } => {
                 self.fetch(stream, statement_id, rows).await?
             }
-            Command::ResetConnection => {
-                self.handler.reset_connection();
-                self.stmts.clear();
-                self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
-                self.send_ok(&OkInfo::default(), 0);
-            }
+            Command::ResetConnection => self.reset_connection(),
             // Served by `commands`, which hands the dump its reader.
             Command::BinlogDumpGtid(_) | Command::BinlogDump(_) => {
                 self.send_error(&Error::new(Code::UnknownCom, "Unknown command"))
@@ -1149,6 +1230,59 @@ impl<H: Handler> Session<'_, H> {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    /// COM_FIELD_LIST: the table's column definitions (with the default
+    /// value field), then EOF.
+    fn field_list(&mut self, table: &[u8], wildcard: &[u8]) {
+        let r = utf8(table).and_then(|t| {
+            let w = utf8(wildcard)?;
+            self.handler.field_list(t, w)
+        });
+        match r {
+            Ok(columns) => {
+                let charset = self.handler.result_charset();
+                for c in &columns {
+                    self.writer
+                        .packet(|o| resultset::encode_column_def_in(o, c, true, charset));
+                }
+                let status = self.status_flags();
+                self.send_end(status);
+            }
+            Err(e) => self.send_error(&e),
+        }
+    }
+
+    /// COM_STMT_RESET: the statement's long data and cursor dropped.
+    fn stmt_reset(&mut self, id: u32) {
+        match self.stmts.get_mut(&id) {
+            Some(stmt) => {
+                stmt.reset();
+                self.handler.reset_statement(&mut stmt.handler);
+                self.send_ok(&OkInfo::default(), 0);
+            }
+            None => self.send_error(&unknown_stmt(id, "mysqld_stmt_reset")),
+        }
+    }
+
+    /// COM_SET_OPTION: multi-statements on or off, answered with EOF.
+    fn set_option(&mut self, option: u16) {
+        match option {
+            command::MULTI_STATEMENTS_ON => self.multi_statements = true,
+            command::MULTI_STATEMENTS_OFF => self.multi_statements = false,
+            _ => return self.send_error(&Error::new(Code::UnknownCom, "Unknown command")),
+        }
+        let status = self.status_flags();
+        self.send_end(status);
+    }
+
+    /// COM_RESET_CONNECTION: the session reset, statements dropped, and
+    /// multi-statements back to what the handshake negotiated.
+    fn reset_connection(&mut self) {
+        self.handler.reset_connection();
+        self.stmts.clear();
+        self.multi_statements = self.caps & caps::MULTI_STATEMENTS != 0;
+        self.send_ok(&OkInfo::default(), 0);
     }
 
     /// Streams a binlog dump until it fails or the client goes away; the
@@ -1220,36 +1354,6 @@ impl<H: Handler> Session<'_, H> {
             }
             self.writer.flush(stream).await?;
         }
-    }
-
-    /// Results of COM_QUERY: each but the last flagged "more results
-    /// exist"; an error ends the list.
-    async fn send_results<S>(
-        &mut self,
-        stream: &mut S,
-        results: Vec<Result<Response, Error>>,
-    ) -> Result<(), ProtocolError>
-    where
-        S: AsyncWrite + Unpin + Send,
-    {
-        if results.is_empty() {
-            self.send_ok(&OkInfo::default(), 0);
-            return Ok(());
-        }
-        let n = results.len();
-        for (i, r) in results.into_iter().enumerate() {
-            match r {
-                Ok(resp) => {
-                    self.send_response(stream, &resp, i + 1 < n, false, None)
-                        .await?
-                }
-                Err(e) => {
-                    self.send_error(&e);
-                    break;
-                }
-            }
-        }
-        Ok(())
     }
 
     async fn send_response<S>(

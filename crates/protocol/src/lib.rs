@@ -100,13 +100,26 @@ pub trait Handler: Send {
     /// select the initial database.
     fn authenticate(&mut self, hs: &Handshake<'_>) -> Result<Auth, Error>;
     /// Run a COM_QUERY. `multi` = client set CLIENT_MULTI_STATEMENTS (or
-    /// COM_SET_OPTION on). Returns one result per statement; stops after the
-    /// first error (the error is the last element).
+    /// COM_SET_OPTION on). Runs its first statement only and returns that
+    /// result (None: nothing to answer, or a LOAD DATA LOCAL waits for its
+    /// file, see `local_infile`); the connection sends it, and asks
+    /// `next_result` for the next while `more_results` says one follows,
+    /// so each result reaches the client as its statement ends.
     fn query(
         &mut self,
         sql: &str,
         multi: bool,
-    ) -> impl Future<Output = Vec<Result<Response, Error>>> + Send;
+    ) -> impl Future<Output = Option<Result<Response, Error>>> + Send;
+    /// Whether the COM_QUERY has another result after the one just
+    /// returned (sent with SERVER_MORE_RESULTS_EXISTS). An error ends it.
+    fn more_results(&self) -> bool {
+        false
+    }
+    /// Runs the COM_QUERY's next statement, once the result before it has
+    /// been sent (its streamed rows too): its result, or None as `query`.
+    fn next_result(&mut self) -> impl Future<Output = Option<Result<Response, Error>>> + Send {
+        async { None }
+    }
     /// The text of a COM_QUERY or COM_STMT_PREPARE as the client sent it
     /// (bytes in its character set); default: it must be UTF-8.
     fn statement_text<'a>(&mut self, sql: &'a [u8]) -> Result<std::borrow::Cow<'a, str>, Error> {
@@ -151,19 +164,24 @@ pub trait Handler: Send {
     /// COM_STMT_EXECUTE about to run (empty: none); called before each
     /// one by a client that negotiated them.
     fn query_attributes(&mut self, _attributes: Vec<query_attrs::Attribute>) {}
-    /// Asked after `query`: the file name of a LOAD DATA LOCAL INFILE the
-    /// handler waits for (the results so far came before it). The
-    /// connection sends the request, hands each packet of the file to
-    /// `infile_data`, then calls `infile_end` for the statement's result
-    /// and those of the statements after it.
+    /// Asked when `query` or `next_result` gives None: the file name of a
+    /// LOAD DATA LOCAL INFILE the handler waits for. The connection sends
+    /// the request, hands each packet of the file to `infile_data`, then
+    /// calls `infile_end` for the statement's result (the statements
+    /// after it follow through `next_result`).
     fn local_infile(&mut self) -> Option<Vec<u8>> {
         None
     }
     fn infile_data(&mut self, _data: &[u8]) -> impl Future<Output = ()> + Send {
         async {}
     }
-    fn infile_end(&mut self) -> impl Future<Output = Vec<Result<Response, Error>>> + Send {
-        async { Vec::new() }
+    fn infile_end(&mut self) -> impl Future<Output = Result<Response, Error>> + Send {
+        async {
+            Err(Error::new(
+                lockstep_types::error::Code::UnknownError,
+                "no LOAD DATA is pending",
+            ))
+        }
     }
     /// The next `execute` opens a cursor: its rows are wanted whole.
     fn want_whole_result(&mut self) {}

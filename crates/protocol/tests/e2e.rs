@@ -23,6 +23,10 @@ use tokio::io::{AsyncWriteExt, DuplexStream};
 
 struct Mock {
     in_tx: bool,
+    /// The statements of the COM_QUERY not yet run.
+    batch: std::collections::VecDeque<String>,
+    /// A statement `gated` runs once this is notified.
+    gate: Arc<tokio::sync::Notify>,
     next_stmt: u32,
     disconnected: Arc<AtomicBool>,
     /// How many times `relocate` answers no before it answers yes `moves`
@@ -72,6 +76,8 @@ impl Mock {
     fn new(disconnected: Arc<AtomicBool>) -> Self {
         Mock {
             in_tx: false,
+            batch: Default::default(),
+            gate: Default::default(),
             next_stmt: 1,
             disconnected,
             stays: 0,
@@ -113,7 +119,7 @@ impl Mock {
         } else if lower == "commit" {
             self.in_tx = false;
             Ok(Response::Ok(OkInfo::default()))
-        } else if lower.starts_with("kill") || lower.starts_with("set") {
+        } else if lower.starts_with("kill") || lower.starts_with("set") || lower == "gated" {
             Ok(Response::Ok(OkInfo::default()))
         } else {
             Err(Error::parse(sql.trim()))
@@ -156,22 +162,30 @@ impl Handler for Mock {
         }
     }
 
-    async fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Response, Error>> {
-        let stmts: Vec<&str> = if multi {
-            sql.split(';').filter(|s| !s.trim().is_empty()).collect()
+    async fn query(&mut self, sql: &str, multi: bool) -> Option<Result<Response, Error>> {
+        self.batch = if multi {
+            let stmts = sql.split(';').filter(|s| !s.trim().is_empty());
+            stmts.map(str::to_string).collect()
         } else {
-            vec![sql]
+            [sql.to_string()].into()
         };
-        let mut out = Vec::new();
-        for s in stmts {
-            let r = self.run_one(s);
-            let stop = r.is_err();
-            out.push(r);
-            if stop {
-                break;
-            }
+        self.next_result().await
+    }
+
+    fn more_results(&self) -> bool {
+        !self.batch.is_empty()
+    }
+
+    async fn next_result(&mut self) -> Option<Result<Response, Error>> {
+        let s = self.batch.pop_front()?;
+        if s.trim() == "gated" {
+            self.gate.notified().await;
         }
-        out
+        let r = self.run_one(&s);
+        if r.is_err() {
+            self.batch.clear();
+        }
+        Some(r)
     }
 
     /// The statement's id: these statements keep nothing else.
@@ -313,14 +327,21 @@ fn peer() -> SocketAddr {
 struct Server {
     task: tokio::task::JoinHandle<Result<(), lockstep_protocol::ProtocolError>>,
     disconnected: Arc<AtomicBool>,
+    gate: Arc<tokio::sync::Notify>,
 }
 
 fn start(config: Config) -> (DuplexStream, Server) {
     let (client, server) = tokio::io::duplex(1 << 16);
     let disconnected = Arc::new(AtomicBool::new(false));
     let mock = Mock::new(disconnected.clone());
+    let gate = mock.gate.clone();
     let task = tokio::spawn(async move { serve(server, 7, peer(), mock, &config).await });
-    (client, Server { task, disconnected })
+    let server = Server {
+        task,
+        disconnected,
+        gate,
+    };
+    (client, server)
 }
 
 // ---------------------------------------------------------------- tiny client
@@ -829,6 +850,28 @@ async fn handshake_query_prepare_execute_quit() {
         assert!(end.is_ok(), "{end:?}");
         assert!(server.disconnected.load(Ordering::SeqCst));
     }
+}
+
+/// A multi-statement COM_QUERY: each result reaches the client before
+/// the next statement runs (the second here waits until the client has
+/// read the first), flagged SERVER_MORE_RESULTS_EXISTS but the last.
+#[tokio::test]
+async fn batch_results_go_out_as_each_statement_ends() {
+    let (stream, server) = start(Config::default());
+    let mut c = login(stream, false).await;
+    c.send(b"\x03set a = 1; gated; set b = 2").await;
+    let more = |r: &Reply| match r {
+        Reply::Ok { status, .. } => status & status_flags::MORE_RESULTS_EXISTS != 0,
+        other => panic!("expected OK, got {other:?}"),
+    };
+    let first = tokio::time::timeout(Duration::from_secs(5), c.reply(false))
+        .await
+        .expect("the first result comes while the second statement waits");
+    assert!(more(&first));
+    server.gate.notify_one();
+    assert!(more(&c.reply(false).await));
+    assert!(!more(&c.reply(false).await));
+    assert_eq!(c.query("set c = 3").await.len(), 1);
 }
 
 #[tokio::test]

@@ -236,8 +236,16 @@ impl Handler for Connection {
         Ok(self.session.statement_text(sql))
     }
 
-    async fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Response, Error>> {
-        self.session.query(sql, multi).await
+    async fn query(&mut self, sql: &str, multi: bool) -> Option<Result<Response, Error>> {
+        self.session.start_query(sql, multi).await
+    }
+
+    fn more_results(&self) -> bool {
+        self.session.more_results()
+    }
+
+    async fn next_result(&mut self) -> Option<Result<Response, Error>> {
+        self.session.next_result().await
     }
 
     fn query_attributes(&mut self, attributes: Vec<lockstep_protocol::query_attrs::Attribute>) {
@@ -252,7 +260,7 @@ impl Handler for Connection {
         self.session.infile_data(data).await
     }
 
-    async fn infile_end(&mut self) -> Vec<Result<Response, Error>> {
+    async fn infile_end(&mut self) -> Result<Response, Error> {
         self.session.infile_end().await
     }
 

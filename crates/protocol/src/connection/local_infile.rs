@@ -1,4 +1,5 @@
-//! COM_QUERY with its query attributes, and the LOAD DATA LOCAL INFILE
+//! COM_QUERY with its query attributes, its results sent one statement at
+//! a time, and the LOAD DATA LOCAL INFILE
 //! exchange: after a query whose handler waits for a file, the server
 //! sends 0xFB and the file name, the client sends the file in packets and
 //! an empty one, and the server replies with the statement's result. The
@@ -42,8 +43,8 @@ impl<H: Handler> Session<'_, H> {
         };
         match self.handler.statement_text(sql) {
             Ok(sql) => {
-                let results = self.handler.query(&sql, self.multi_statements).await;
-                self.send_query_results(stream, results).await
+                let first = self.handler.query(&sql, self.multi_statements).await;
+                self.send_query_results(stream, first).await
             }
             Err(e) => {
                 self.send_error(&e);
@@ -61,32 +62,52 @@ impl<H: Handler> Session<'_, H> {
         );
     }
 
-    /// A query's results; if the handler now waits for a local file, the
-    /// results are flagged "more results" and the file request follows.
-    async fn send_query_results<S>(
+    /// A COM_QUERY's results from `first` on, each sent as its statement
+    /// ends: flagged "more results" while another follows, and flushed
+    /// before the handler runs the next statement (a client with a read
+    /// timeout reads every result in time, however long the batch). An
+    /// error ends the list; a LOCAL INFILE request may stand in for the
+    /// next result (None while the handler waits for the file).
+    pub(super) async fn send_query_results<S>(
         &mut self,
         stream: &mut S,
-        results: Vec<Result<Response, Error>>,
+        first: Option<Result<Response, Error>>,
     ) -> Result<Flow, ProtocolError>
     where
         S: AsyncWrite + Unpin + Send,
     {
-        let Some(name) = self.handler.local_infile() else {
-            self.send_results(stream, results).await?;
-            return Ok(Flow::Continue);
-        };
-        for r in results {
-            match r {
-                Ok(resp) => self.send_response(stream, &resp, true, false, None).await?,
-                // The handler stops before a failed statement's successors.
-                Err(e) => self.send_error(&e),
+        let mut next = first;
+        let mut answered = false;
+        while let Some(r) = next {
+            answered = true;
+            let resp = match r {
+                Ok(resp) => resp,
+                Err(e) => {
+                    self.send_error(&e);
+                    return Ok(Flow::Continue);
+                }
+            };
+            let more = self.handler.more_results();
+            self.send_response(stream, &resp, more, false, None).await?;
+            // A result set that failed midway ended the batch too.
+            if !self.handler.more_results() {
+                return Ok(Flow::Continue);
             }
+            self.writer.flush(stream).await?;
+            next = self.handler.next_result().await;
         }
-        self.writer.packet(|o| {
-            o.push(LOCAL_INFILE_REQUEST);
-            o.extend_from_slice(&name);
-        });
-        Ok(Flow::LocalInfile)
+        if let Some(name) = self.handler.local_infile() {
+            self.writer.packet(|o| {
+                o.push(LOCAL_INFILE_REQUEST);
+                o.extend_from_slice(&name);
+            });
+            return Ok(Flow::LocalInfile);
+        }
+        if !answered {
+            // Nothing to run (a batch of comments): MySQL answers OK.
+            self.send_ok(&crate::OkInfo::default(), 0);
+        }
+        Ok(Flow::Continue)
     }
 
     /// Reads the file's packets up to the empty one, feeding each to the
@@ -113,7 +134,7 @@ impl<H: Handler> Session<'_, H> {
             self.handler.infile_data(packet).await;
         }
         self.writer.set_seq(seq);
-        let results = self.handler.infile_end().await;
-        self.send_query_results(stream, results).await
+        let result = self.handler.infile_end().await;
+        self.send_query_results(stream, Some(result)).await
     }
 }

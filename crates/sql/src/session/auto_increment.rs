@@ -35,6 +35,24 @@ const OTHER_ENGINES: &[&str] = &[
     "TokuDB",
 ];
 
+/// MySQL 8's engines besides InnoDB and PERFORMANCE_SCHEMA, with the
+/// comment its SHOW ENGINES gives each (listed there as unavailable).
+pub(super) const MYSQL_ENGINES: &[(&str, &str)] = &[
+    (
+        "MEMORY",
+        "Hash based, stored in memory, useful for temporary tables",
+    ),
+    ("MRG_MYISAM", "Collection of identical MyISAM tables"),
+    ("CSV", "CSV storage engine"),
+    ("FEDERATED", "Federated MySQL storage engine"),
+    ("MyISAM", "MyISAM storage engine"),
+    (
+        "BLACKHOLE",
+        "/dev/null storage engine (anything you write to it disappears)",
+    ),
+    ("ARCHIVE", "Archive storage engine"),
+];
+
 /// Whether tables of `engine` (InnoDB or one of OTHER_ENGINES) keep
 /// foreign keys: InnoDB and NDB do; MySQL parses and ignores the clauses
 /// for the others.

@@ -24,11 +24,11 @@ const BATCH_BYTES: usize = 1 << 20;
 pub struct LoadState {
     /// The client set CLIENT_LOCAL_FILES.
     pub client_local_files: bool,
-    pending: Option<Box<Pending>>,
+    pub(super) pending: Option<Box<Pending>>,
 }
 
 /// A LOAD DATA LOCAL waiting for (or reading) its file.
-struct Pending {
+pub(super) struct Pending {
     load: Box<LoadData>,
     /// The file's field targets (the table's columns if none were named).
     targets: Vec<LoadTarget>,
@@ -44,9 +44,6 @@ struct Pending {
     error: Option<Error>,
     /// Where the statement began: None when it opened its own transaction.
     savepoint: Option<Savepoint>,
-    /// Statements after it in the same COM_QUERY.
-    rest: Vec<Statement>,
-    parse_error: Option<Error>,
 }
 
 impl Session {
@@ -103,8 +100,6 @@ impl Session {
             affected: 0,
             error: None,
             savepoint,
-            rest: Vec::new(),
-            parse_error: None,
         }));
         Ok(ok(0))
     }
@@ -135,17 +130,6 @@ impl Session {
             .visible_columns()
             .map(|(_, c)| LoadTarget::Column(c.name.clone()))
             .collect())
-    }
-
-    /// Called by `query` after each statement: a pending load keeps the
-    /// statements after it, to run once its file is read.
-    pub(super) fn load_pending(&mut self, rest: &[Statement], parse_error: &Option<Error>) -> bool {
-        let Some(p) = self.load_data.pending.as_mut() else {
-            return false;
-        };
-        p.rest = rest.to_vec();
-        p.parse_error = parse_error.clone();
-        true
     }
 
     /// One packet of the file.
@@ -266,28 +250,21 @@ impl Session {
         }
     }
 
-    /// The end of the file: the statement's result, then those of the
-    /// statements after it.
-    pub async fn infile_end(&mut self) -> Vec<R<Response>> {
+    /// The end of the file: the statement's result (the statements after
+    /// it in its COM_QUERY follow through `next_result`).
+    pub async fn infile_end(&mut self) -> R<Response> {
         self.feed_load(&[], true).await;
         let Some(p) = self.load_data.pending.take() else {
-            return vec![Err(Error::new(
-                Code::UnknownError,
-                "no LOAD DATA is pending",
-            ))];
+            return Err(Error::new(Code::UnknownError, "no LOAD DATA is pending"));
         };
-        let p = *p;
         let r = self.finish_load(&p).await;
         let r = self.count_warnings(r);
-        let failed = r.is_err();
-        let mut out = vec![self.to_results_charset(r)];
-        if !failed {
-            self.run_rest(p.rest, p.parse_error, &mut out).await;
+        let r = self.to_results_charset(r);
+        if r.is_err() {
+            self.drop_batch();
         }
-        if self.load_data.pending.is_none() {
-            self.statement_done();
-        }
-        out
+        self.end_batch_if_done();
+        r
     }
 
     /// Commits (own transaction) or keeps the rows; on error undoes them.
@@ -321,36 +298,6 @@ impl Session {
                 p.records
             ),
         }))
-    }
-
-    /// The statements of the COM_QUERY after the load, as `query` runs
-    /// them (another LOAD DATA LOCAL among them pends in turn).
-    async fn run_rest(
-        &mut self,
-        rest: Vec<Statement>,
-        parse_error: Option<Error>,
-        out: &mut Vec<R<Response>>,
-    ) {
-        for (i, stmt) in rest.iter().enumerate() {
-            self.process.counters.question();
-            self.ctx.previous_warnings = self.ctx.warnings.len();
-            self.ctx.warnings.clear();
-            let r = self.run(stmt, &[], None).await;
-            if self.load_pending(&rest[i + 1..], &parse_error) {
-                return;
-            }
-            out.extend(self.call_results.drain(..).map(Ok));
-            let r = self.count_warnings(r);
-            let r = self.to_results_charset(r);
-            let failed = r.is_err();
-            out.push(r);
-            if failed {
-                return;
-            }
-        }
-        if let Some(e) = parse_error {
-            out.push(Err(e));
-        }
     }
 }
 

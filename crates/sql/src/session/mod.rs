@@ -5,6 +5,7 @@
 
 mod alter;
 mod auto_increment;
+mod batch;
 mod binlog_status;
 pub mod charset;
 mod check_table;
@@ -407,6 +408,10 @@ pub struct Session {
     routine_locals: Vec<(String, Value)>,
     /// Result sets of the running CALL, sent before its OK.
     call_results: Vec<Response>,
+    /// The rest of the COM_QUERY being answered (`batch.rs`), and results
+    /// of it produced but not yet given (a CALL's, before its reply).
+    batch: Option<batch::Batch>,
+    queued: std::collections::VecDeque<R<Response>>,
     /// Procedures being called, outermost first (`db.name`).
     routine_stack: Vec<String>,
     /// OUT values a nested CALL gives the calling program's locals.
@@ -414,8 +419,8 @@ pub struct Session {
     /// The session's owner reads streamed results (`more_rows`): large
     /// results of simple SELECTs may then come in batches.
     pub stream_results: bool,
-    /// The next statement `run` starts may send its result in batches (the
-    /// last statement of a COM_QUERY, a COM_STMT_EXECUTE without a cursor).
+    /// The next statement `run` starts may send its result in batches (a
+    /// statement of a COM_QUERY, a COM_STMT_EXECUTE without a cursor).
     stream_next: bool,
     /// The SELECT `run_dml` is about to run may stream.
     stream_this: bool,
@@ -665,6 +670,8 @@ impl Session {
             table_locks: Default::default(),
             routine_locals: Vec::new(),
             call_results: Vec::new(),
+            batch: None,
+            queued: Default::default(),
             routine_stack: Vec::new(),
             call_outs: Vec::new(),
             stream_results: false,
@@ -825,60 +832,6 @@ impl Session {
         Ok(())
     }
 
-    /// Runs one COM_QUERY: one or more statements.
-    pub async fn query(&mut self, sql: &str, multi: bool) -> Vec<R<Response>> {
-        *self.process.command.lock() = "Query";
-        *self.process.info.lock() = Some(sql.chars().take(1024).collect());
-        *self.process.since.lock() = Instant::now();
-        let (statements, parse_error) = parser::parse_batch_with(sql, !self.no_backslash_escapes);
-        if let Some(early) = single_statement_error(sql, &statements, &parse_error, multi) {
-            self.begin_diagnostics();
-            let r = Err(early);
-            self.record_error(&r);
-            return vec![r];
-        }
-        self.drop_stream();
-        let mut out = Vec::with_capacity(statements.len() + 1);
-        for (i, stmt) in statements.iter().enumerate() {
-            self.process.counters.question();
-            if !matches!(stmt, Statement::Show(Show::Diagnostics { .. })) {
-                self.begin_diagnostics();
-            }
-            // Only the last result may stream: the next statement would
-            // otherwise run before its rows are sent.
-            self.stream_next =
-                self.stream_results && i + 1 == statements.len() && parse_error.is_none();
-            let r = self.run(stmt, &[], None).await;
-            if self.load_pending(&statements[i + 1..], &parse_error) {
-                return out;
-            }
-            // A CALL's result sets come before its own reply.
-            out.extend(self.call_results.drain(..).map(Ok));
-            // SHOW WARNINGS lists the warnings; its own reply reports none
-            // (a client that fetches warnings after any reply with some
-            // would otherwise ask again forever).
-            let r = match stmt {
-                Statement::Show(Show::Diagnostics { .. }) => r,
-                _ => self.count_warnings(r),
-            };
-            let r = self.to_results_charset(r);
-            self.record_error(&r);
-            let failed = r.is_err();
-            out.push(r);
-            if failed {
-                break;
-            }
-        }
-        // The statements before a syntax error ran; then the error.
-        if let (Some(e), false) = (parse_error, out.last().is_some_and(|r| r.is_err())) {
-            out.push(Err(e));
-        }
-        if self.stream.is_none() {
-            self.statement_done();
-        }
-        out
-    }
-
     pub fn prepare(&mut self, sql: &str) -> R<(PreparedInfo, Prepared)> {
         let version = self.engine.ddl_version.load(Ordering::SeqCst);
         let database = self.ctx.database.clone();
@@ -930,8 +883,10 @@ impl Session {
         self.next_statement_id = self.next_statement_id.wrapping_add(1).max(1);
         let info = PreparedInfo {
             statement_id: id,
+            // As MySQL describes a parameter before it is bound: a binary
+            // VAR_STRING (charset 63, BINARY flag), nullable.
             params: (0..params)
-                .map(|_| column_meta("?", DataType::VarChar { len: 0 }, true))
+                .map(|_| column_meta("?", DataType::VarBinary { len: 0 }, true))
                 .collect(),
             columns,
         };

@@ -1,6 +1,7 @@
 //! A result set sent in batches (`exec::stream`). The first batch is the
 //! statement's reply; the connection then asks for the rest with
-//! `more_rows` until the last, and only then does the statement end: an
+//! `more_rows` until the last, and only then does the statement end (and
+//! the next of its COM_QUERY run): an
 //! autocommit SELECT keeps its read view and metadata locks until its last
 //! row is produced, as a MySQL server does while it sends a result.
 
@@ -76,7 +77,10 @@ impl Session {
         if !s.in_trx {
             self.commit().await?;
         }
-        self.statement_done();
+        // A statement of a batch with more to run: the COM_QUERY goes on.
+        if self.batch.is_none() {
+            self.statement_done();
+        }
         let n = self.count_warnings(Ok(Response::Rows(ResultSet::default())));
         Ok(Some(match n {
             Ok(Response::Rows(rs)) => rs.warnings,
@@ -94,6 +98,7 @@ impl Session {
     /// Ends a stream the client did not read to its end (the connection
     /// failed, or a new command came first): its statement ends.
     pub(crate) fn drop_stream(&mut self) {
+        self.drop_batch();
         if let Some(s) = self.stream.take() {
             if !s.in_trx {
                 self.engine.rollback(&mut self.txn);
@@ -118,6 +123,8 @@ impl Session {
             self.engine.rollback(&mut self.txn);
             self.apply_next_isolation();
         }
+        // The error ends the COM_QUERY: the statements after it do not run.
+        self.drop_batch();
         self.statement_done();
         e
     }
