@@ -146,79 +146,103 @@ pub async fn load(opts: &Opts, o: &LoadOptions) -> Result<(), String> {
     let start = Instant::now();
     create_schema(opts, opts.database.as_deref().unwrap_or("tpcc")).await?;
     let c_load = NuRandC::random(&mut rand::thread_rng());
-    {
-        let mut c = connect_retry(opts, Duration::from_secs(30)).await?;
-        let sql = format!(
-            "INSERT INTO bmsql_config (cfg_name, cfg_value) VALUES \
-             ('warehouses', '{}'), ('nURandCLast', '{}'), ('nURandCC_ID', '{}'), ('nURandCI_ID', '{}')",
-            o.warehouses, c_load.c_last, c_load.c_id, c_load.ol_i_id
-        );
-        c.query_drop(&sql).await.map_err(|e| e.to_string())?;
-    }
+    write_config(opts, o, &c_load).await?;
 
     let progress = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
-    let total = expected_rows(o.warehouses);
-    let ticker = {
-        let (progress, done) = (progress.clone(), done.clone());
-        tokio::spawn(async move {
-            let mut last = 0;
-            // A bar redrawn in place on a terminal; a line every 5 s in a log.
-            let tty = std::io::stderr().is_terminal();
-            let every = if tty { 1 } else { 5 };
-            while !done.load(Ordering::Relaxed) {
-                tokio::time::sleep(Duration::from_secs(every)).await;
-                let n = progress.load(Ordering::Relaxed);
-                let pct = (n as f64 * 100.0 / total as f64).min(100.0);
-                let bar = "#".repeat((pct / 4.0) as usize);
-                eprint!(
-                    "{}loading [{bar:<25}] {pct:5.1}% {n} rows, {:.0} rows/s, {:.0}s   {}",
-                    if tty { "\r" } else { "" },
-                    (n - last) as f64 / every as f64,
-                    start.elapsed().as_secs_f64(),
-                    if tty { "" } else { "\n" },
-                );
-                last = n;
-            }
-        })
-    };
+    let ticker = spawn_ticker(
+        progress.clone(),
+        done.clone(),
+        expected_rows(o.warehouses),
+        start,
+    );
+    let result = load_parts(opts, o, c_load, &progress).await;
+    done.store(true, Ordering::Relaxed);
+    let _ = ticker.await;
+    eprintln!();
+    result?;
+    let n = progress.load(Ordering::Relaxed);
+    eprintln!(
+        "loaded {} warehouses: {n} rows in {:.1}s ({:.0} rows/s)",
+        o.warehouses,
+        start.elapsed().as_secs_f64(),
+        n as f64 / start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
 
-    // Work is split finer than one task per warehouse so that a small load
-    // still keeps several connections busy: items; and per warehouse its
-    // stock, its warehouse and district rows, and each district's customers
-    // and orders.
+/// Records the load's parameters, which the run reads back (the C constants
+/// of NURand must differ between load and run by the rules of 2.1.6.1).
+async fn write_config(opts: &Opts, o: &LoadOptions, c_load: &NuRandC) -> Result<(), String> {
+    let mut c = connect_retry(opts, Duration::from_secs(30)).await?;
+    let sql = format!(
+        "INSERT INTO bmsql_config (cfg_name, cfg_value) VALUES \
+         ('warehouses', '{}'), ('nURandCLast', '{}'), ('nURandCC_ID', '{}'), ('nURandCI_ID', '{}')",
+        o.warehouses, c_load.c_last, c_load.c_id, c_load.ol_i_id
+    );
+    c.query_drop(&sql).await.map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Reports progress until `done` is set.
+fn spawn_ticker(
+    progress: Arc<AtomicU64>,
+    done: Arc<AtomicBool>,
+    total: u64,
+    start: Instant,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut last = 0;
+        // A bar redrawn in place on a terminal; a line every 5 s in a log.
+        let tty = std::io::stderr().is_terminal();
+        let every = if tty { 1 } else { 5 };
+        while !done.load(Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_secs(every)).await;
+            let n = progress.load(Ordering::Relaxed);
+            let pct = (n as f64 * 100.0 / total as f64).min(100.0);
+            let bar = "#".repeat((pct / 4.0) as usize);
+            eprint!(
+                "{}loading [{bar:<25}] {pct:5.1}% {n} rows, {:.0} rows/s, {:.0}s   {}",
+                if tty { "\r" } else { "" },
+                (n - last) as f64 / every as f64,
+                start.elapsed().as_secs_f64(),
+                if tty { "" } else { "\n" },
+            );
+            last = n;
+        }
+    })
+}
+
+/// Work is split finer than one task per warehouse so that a small load
+/// still keeps several connections busy: items; and per warehouse its
+/// stock, its warehouse and district rows, and each district's customers
+/// and orders.
+fn plan_parts(warehouses: i64) -> Vec<Part> {
     let mut parts = vec![Part::Items];
-    for w in 1..=o.warehouses {
+    for w in 1..=warehouses {
         parts.push(Part::Warehouse(w));
         parts.push(Part::Stock(w));
         parts.extend((1..=DISTRICTS).map(|d| Part::District(w, d)));
     }
+    parts
+}
+
+/// Loads every part on at most `o.workers` connections; the first error wins.
+async fn load_parts(
+    opts: &Opts,
+    o: &LoadOptions,
+    c_load: NuRandC,
+    progress: &Arc<AtomicU64>,
+) -> Result<(), String> {
     let sem = Arc::new(tokio::sync::Semaphore::new(o.workers.max(1)));
     let mut tasks = Vec::new();
-    for part in parts {
+    for part in plan_parts(o.warehouses) {
         let (opts, sem, progress) = (opts.clone(), sem.clone(), progress.clone());
         let batch = o.batch;
         tasks.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await.map_err(|e| e.to_string())?;
             let mut c = connect_retry(&opts, Duration::from_secs(60)).await?;
-            let mut rng = TpccRng::new(c_load);
-            let now = now_literal();
-            let r = match part {
-                Part::Items => load_items(&mut c, &mut rng, batch, &progress).await,
-                Part::Warehouse(w) => load_warehouse(&mut c, &mut rng, w, &progress).await,
-                Part::Stock(w) => load_stock(&mut c, &mut rng, w, batch, &progress).await,
-                Part::District(w, d) => {
-                    let progress = &progress;
-                    let at = District {
-                        w,
-                        d,
-                        batch,
-                        progress,
-                        now: &now,
-                    };
-                    load_district(&mut c, &mut rng, &at).await
-                }
-            };
+            let r = load_part(&mut c, part, c_load, batch, &progress).await;
             let _ = c.close().await;
             r
         }));
@@ -230,20 +254,33 @@ pub async fn load(opts: &Opts, o: &LoadOptions) -> Result<(), String> {
             first_err.get_or_insert(e);
         }
     }
-    done.store(true, Ordering::Relaxed);
-    let _ = ticker.await;
-    eprintln!();
-    if let Some(e) = first_err {
-        return Err(e);
+    first_err.map_or(Ok(()), Err)
+}
+
+async fn load_part(
+    c: &mut Conn,
+    part: Part,
+    c_load: NuRandC,
+    batch: usize,
+    progress: &AtomicU64,
+) -> Result<(), String> {
+    let mut rng = TpccRng::new(c_load);
+    match part {
+        Part::Items => load_items(c, &mut rng, batch, progress).await,
+        Part::Warehouse(w) => load_warehouse(c, &mut rng, w, progress).await,
+        Part::Stock(w) => load_stock(c, &mut rng, w, batch, progress).await,
+        Part::District(w, d) => {
+            let now = now_literal();
+            let at = District {
+                w,
+                d,
+                batch,
+                progress,
+                now: &now,
+            };
+            load_district(c, &mut rng, &at).await
+        }
     }
-    let n = progress.load(Ordering::Relaxed);
-    eprintln!(
-        "loaded {} warehouses: {n} rows in {:.1}s ({:.0} rows/s)",
-        o.warehouses,
-        start.elapsed().as_secs_f64(),
-        n as f64 / start.elapsed().as_secs_f64()
-    );
-    Ok(())
 }
 
 async fn load_items(

@@ -120,102 +120,135 @@ async fn session(opts: &Opts) -> Result<Conn, String> {
         .map_err(|_| "connection setup timed out after 90 s".to_string())?
 }
 
+/// One terminal's loop state: its connection, random stream, statistics
+/// and its share of history ids.
+struct TermLoop {
+    opts: Opts,
+    shared: Arc<Shared>,
+    o: Arc<RunOptions>,
+    conn: Conn,
+    rng: TpccRng,
+    st: TermStats,
+    // This terminal's history ids: next, then every `hist_stride` after it.
+    hist_id: i64,
+    hist_stride: i64,
+}
+
 async fn terminal(
     opts: Opts,
     shared: Arc<Shared>,
     term: Terminal,
     c: NuRandC,
-    // This terminal's history ids: first, then every `stride` after it.
-    (mut hist_id, hist_stride): (i64, i64),
+    (hist_id, hist_stride): (i64, i64),
     o: Arc<RunOptions>,
-    mut conn: Conn,
+    conn: Conn,
 ) {
-    let mut rng = TpccRng::new(c);
-    let mut st = TermStats::default();
-    while !shared.stop.load(Ordering::Relaxed) {
-        let t = TxnType::pick(&mut rng);
+    let mut tl = TermLoop {
+        opts,
+        shared,
+        o,
+        conn,
+        rng: TpccRng::new(c),
+        st: TermStats::default(),
+        hist_id,
+        hist_stride,
+    };
+    while !tl.shared.stop.load(Ordering::Relaxed) {
+        let t = TxnType::pick(&mut tl.rng);
         let mut term = term;
-        if o.random_warehouse {
-            term.w_id = rng.uniform(1, term.warehouses);
-            term.d_id = rng.uniform(1, 10);
+        if tl.o.random_warehouse {
+            term.w_id = tl.rng.uniform(1, term.warehouses);
+            term.d_id = tl.rng.uniform(1, 10);
         }
-        let keying = exp_delay(&mut rng, o.keying);
-        if !keying.is_zero() {
-            tokio::time::sleep(keying).await;
-        }
+        tl.pause(tl.o.keying).await;
         let start = Instant::now();
-        let mut attempt = 0;
-        let result = loop {
-            let mut ctx = Ctx {
-                conn: &mut conn,
-                rng: &mut rng,
-                term,
-                next_hist_id: &mut hist_id,
-                hist_stride,
-            };
-            let r = ctx.run(t).await;
-            let Err(e) = r else { break r };
-            let (key, fatal) = error_key(&e);
-            let measuring = shared.measuring.load(Ordering::Relaxed);
-            if measuring {
-                st.error(key, e.to_string());
-            }
-            shared.live.errors.fetch_add(1, Ordering::Relaxed);
-            if fatal {
-                // Reconnect (the server may be restarting); the transaction
-                // is lost.
-                loop {
-                    if shared.stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    match session(&opts).await {
-                        Ok(c) => {
-                            conn = c;
-                            break;
-                        }
-                        Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
-                    }
-                }
-                break Err(e);
-            }
-            let _ = conn.query_drop("ROLLBACK").await;
-            let retryable =
-                matches!(&e, TxnError::Client(c) if c.is_deadlock() || c.is_lock_timeout());
-            if retryable && attempt < o.max_retries && !shared.stop.load(Ordering::Relaxed) {
-                attempt += 1;
-                if measuring {
-                    st.retries += 1;
-                }
-                continue;
-            }
-            break Err(e);
-        };
-        let elapsed = start.elapsed();
-        let i = t as usize;
-        match result {
-            Ok(outcome) => {
-                shared.live.done[i].fetch_add(1, Ordering::Relaxed);
-                if shared.measuring.load(Ordering::Relaxed) {
-                    st.hist[i].record(elapsed.as_micros() as u64);
-                    if outcome == Outcome::RolledBack {
-                        st.rollbacks += 1;
-                    }
-                }
-            }
-            Err(_) => {
-                if shared.measuring.load(Ordering::Relaxed) {
-                    st.failed[i] += 1;
-                }
-            }
-        }
-        let think = exp_delay(&mut rng, o.think);
-        if !think.is_zero() {
-            tokio::time::sleep(think).await;
+        let result = tl.attempt(t, term).await;
+        tl.record(t, start.elapsed(), result);
+        tl.pause(tl.o.think).await;
+    }
+    let _ = tl.conn.query_drop("ROLLBACK").await;
+    let _ = tl.conn.close().await;
+    tl.shared.stats.lock().merge(&tl.st);
+}
+
+impl TermLoop {
+    /// Keying or think time: exponential around `mean`.
+    async fn pause(&mut self, mean: Duration) {
+        let d = exp_delay(&mut self.rng, mean);
+        if !d.is_zero() {
+            tokio::time::sleep(d).await;
         }
     }
-    let _ = conn.query_drop("ROLLBACK").await;
-    let _ = conn.close().await;
-    shared.stats.lock().merge(&st);
+
+    /// Runs one transaction, retrying deadlocks and lock timeouts up to
+    /// max_retries; a fatal error reconnects and loses the transaction.
+    async fn attempt(&mut self, t: TxnType, term: Terminal) -> Result<Outcome, TxnError> {
+        let mut attempt = 0;
+        loop {
+            let mut ctx = Ctx {
+                conn: &mut self.conn,
+                rng: &mut self.rng,
+                term,
+                next_hist_id: &mut self.hist_id,
+                hist_stride: self.hist_stride,
+            };
+            let r = ctx.run(t).await;
+            let Err(e) = r else { return r };
+            let (key, fatal) = error_key(&e);
+            let measuring = self.shared.measuring.load(Ordering::Relaxed);
+            if measuring {
+                self.st.error(key, e.to_string());
+            }
+            self.shared.live.errors.fetch_add(1, Ordering::Relaxed);
+            if fatal {
+                self.reconnect().await;
+                return Err(e);
+            }
+            let _ = self.conn.query_drop("ROLLBACK").await;
+            let retryable =
+                matches!(&e, TxnError::Client(c) if c.is_deadlock() || c.is_lock_timeout());
+            let stopping = self.shared.stop.load(Ordering::Relaxed);
+            if !retryable || attempt >= self.o.max_retries || stopping {
+                return Err(e);
+            }
+            attempt += 1;
+            if measuring {
+                self.st.retries += 1;
+            }
+        }
+    }
+
+    /// Reconnects until it works or the run stops (the server may be
+    /// restarting).
+    async fn reconnect(&mut self) {
+        while !self.shared.stop.load(Ordering::Relaxed) {
+            match session(&self.opts).await {
+                Ok(c) => {
+                    self.conn = c;
+                    return;
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+            }
+        }
+    }
+
+    fn record(&mut self, t: TxnType, elapsed: Duration, result: Result<Outcome, TxnError>) {
+        let i = t as usize;
+        let measuring = self.shared.measuring.load(Ordering::Relaxed);
+        match result {
+            Ok(outcome) => {
+                self.shared.live.done[i].fetch_add(1, Ordering::Relaxed);
+                if measuring {
+                    self.st.hist[i].record(elapsed.as_micros() as u64);
+                    if outcome == Outcome::RolledBack {
+                        self.st.rollbacks += 1;
+                    }
+                }
+            }
+            Err(_) if measuring => self.st.failed[i] += 1,
+            Err(_) => {}
+        }
+    }
 }
 
 fn ms(us: u64) -> f64 {
@@ -314,6 +347,79 @@ fn report(
     })
 }
 
+/// What every terminal starts from (read_setup's answer).
+struct Start {
+    warehouses: i64,
+    c_run: NuRandC,
+    hist_base: i64,
+}
+
+/// Terminals are spread round robin over the warehouses, and over the
+/// districts within a warehouse (the district is Stock-Level's).
+fn spawn_terminals(
+    opts: &Opts,
+    shared: &Arc<Shared>,
+    o: &Arc<RunOptions>,
+    conns: Vec<Conn>,
+    start: &Start,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let stride = o.terminals as i64;
+    let warehouses = start.warehouses;
+    let mut handles = Vec::with_capacity(o.terminals);
+    for (i, conn) in conns.into_iter().enumerate() {
+        let term = Terminal {
+            w_id: i as i64 % warehouses + 1,
+            d_id: (i as i64 / warehouses) % 10 + 1,
+            warehouses,
+        };
+        handles.push(tokio::spawn(terminal(
+            opts.clone(),
+            shared.clone(),
+            term,
+            start.c_run,
+            (start.hist_base + i as i64, stride),
+            o.clone(),
+            conn,
+        )));
+    }
+    handles
+}
+
+/// The per-interval series: rates since the previous tick.
+#[derive(Default)]
+struct Sampler {
+    series: Vec<Json>,
+    last: [u64; 5],
+    last_err: u64,
+}
+
+impl Sampler {
+    fn sample(&mut self, live: &Live, tick: &clock::Tick, quiet: bool) {
+        let cur: Vec<u64> = live
+            .done
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .collect();
+        let errs = live.errors.load(Ordering::Relaxed);
+        let txns: u64 = cur.iter().zip(&self.last).map(|(a, b)| a - b).sum();
+        let tps = txns as f64 / tick.dt;
+        let tpmc = (cur[0] - self.last[0]) as f64 / tick.dt * 60.0;
+        let t = tick.t;
+        let errors = errs - self.last_err;
+        if !quiet {
+            eprintln!(
+                "[{t:6.1}s] tps {tps:9.1}  tpmC {tpmc:10.0}  errors {errors:5}{}",
+                if tick.warm { "  (warmup)" } else { "" }
+            );
+        }
+        self.series
+            .push(json!({"t": (t * 10.0).round() / 10.0, "tps": tps,
+            "tpmC": tpmc, "errors": errors, "warmup": tick.warm}));
+        self.last.copy_from_slice(&cur);
+        self.last_err = errs;
+    }
+}
+
 pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
     let o = Arc::new(o);
     let (warehouses, c_run, hist_base) = read_setup(opts, &o).await?;
@@ -343,61 +449,20 @@ pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
         );
     }
 
-    let mut handles = Vec::with_capacity(o.terminals);
-    let stride = o.terminals as i64;
-    for (i, conn) in conns.into_iter().enumerate() {
-        // Terminals are spread round robin over the warehouses, and over
-        // the districts within a warehouse (the district is Stock-Level's).
-        let w = i as i64 % warehouses;
-        let term = Terminal {
-            w_id: w + 1,
-            d_id: (i as i64 / warehouses) % 10 + 1,
-            warehouses,
-        };
-        handles.push(tokio::spawn(terminal(
-            opts.clone(),
-            shared.clone(),
-            term,
-            c_run,
-            (hist_base + i as i64, stride),
-            o.clone(),
-            conn,
-        )));
-    }
-
+    let start = Start {
+        warehouses,
+        c_run,
+        hist_base,
+    };
+    let handles = spawn_terminals(opts, &shared, &o, conns, &start);
     let window = clock::Window {
         warmup: o.warmup,
         duration: o.duration,
         interval: o.interval,
     };
-    let mut series = Vec::new();
-    let mut last = [0u64; 5];
-    let mut last_err = 0;
+    let mut sampler = Sampler::default();
     let measured = clock::run(&window, &shared.measuring, &shared.stop, |tick| {
-        let cur: Vec<u64> = shared
-            .live
-            .done
-            .iter()
-            .map(|a| a.load(Ordering::Relaxed))
-            .collect();
-        let errs = shared.live.errors.load(Ordering::Relaxed);
-        let txns: u64 = cur.iter().zip(&last).map(|(a, b)| a - b).sum();
-        let tps = txns as f64 / tick.dt;
-        let tpmc = (cur[0] - last[0]) as f64 / tick.dt * 60.0;
-        let t = tick.t;
-        if !o.quiet {
-            eprintln!(
-                "[{t:6.1}s] tps {tps:9.1}  tpmC {tpmc:10.0}  errors {:5}{}",
-                errs - last_err,
-                if tick.warm { "  (warmup)" } else { "" }
-            );
-        }
-        series.push(
-            json!({"t": (t * 10.0).round() / 10.0, "tps": tps, "tpmC": tpmc,
-                           "errors": errs - last_err, "warmup": tick.warm}),
-        );
-        last.copy_from_slice(&cur);
-        last_err = errs;
+        sampler.sample(&shared.live, &tick, o.quiet)
     })
     .await;
 
@@ -405,7 +470,14 @@ pub async fn run(opts: &Opts, o: RunOptions) -> Result<Json, String> {
     let unfinished = clock::join_within(handles, o.grace).await;
 
     let st = shared.stats.lock();
-    Ok(report(&st, &o, warehouses, measured, unfinished, series))
+    Ok(report(
+        &st,
+        &o,
+        warehouses,
+        measured,
+        unfinished,
+        sampler.series,
+    ))
 }
 
 /// Human-readable summary of a report.

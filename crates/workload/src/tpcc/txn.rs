@@ -355,41 +355,11 @@ impl Ctx<'_> {
         if cu.rows.is_empty() {
             return Err(missing("customer"));
         }
+        let customer = [int(c_w_id), int(c_d_id), int(c_id)];
         let credit = get_bytes(&cu, 0, 10);
-        if credit == b"BC" {
-            // Bad credit: prepend the payment to C_DATA, keep 500 chars (2.5.2.2).
-            let old = self
-                .q(PAY_CUSTOMER_DATA, &[int(c_w_id), int(c_d_id), int(c_id)])
-                .await?;
-            let mut data =
-                format!("{c_id} {c_d_id} {c_w_id} {d_id} {w_id} {amount} | ").into_bytes();
-            data.extend_from_slice(&get_bytes(&old, 0, 0));
-            data.truncate(500);
-            self.q(
-                PAY_CUSTOMER_UPDATE_BC,
-                &[
-                    h_amount.clone(),
-                    h_amount.clone(),
-                    Value::Bytes(data),
-                    int(c_w_id),
-                    int(c_d_id),
-                    int(c_id),
-                ],
-            )
+        let history = format!("{c_id} {c_d_id} {c_w_id} {d_id} {w_id} {amount} | ");
+        self.pay_customer(&credit, &h_amount, &customer, history)
             .await?;
-        } else {
-            self.q(
-                PAY_CUSTOMER_UPDATE_GC,
-                &[
-                    h_amount.clone(),
-                    h_amount.clone(),
-                    int(c_w_id),
-                    int(c_d_id),
-                    int(c_id),
-                ],
-            )
-            .await?;
-        }
         let mut h_data = get_bytes(&wh, 0, 0);
         h_data.extend_from_slice(b"    ");
         h_data.extend_from_slice(&get_bytes(&di, 0, 0));
@@ -412,6 +382,31 @@ impl Ctx<'_> {
         )
         .await?;
         self.commit().await
+    }
+
+    /// Credits the customer; one with bad credit also gets the payment
+    /// prepended to C_DATA, kept to 500 characters (2.5.2.2).
+    async fn pay_customer(
+        &mut self,
+        credit: &[u8],
+        h_amount: &Value,
+        customer: &[Value; 3],
+        history: String,
+    ) -> Result<()> {
+        let mut args = vec![h_amount.clone(), h_amount.clone()];
+        let sql = if credit == b"BC" {
+            let old = self.q(PAY_CUSTOMER_DATA, customer).await?;
+            let mut data = history.into_bytes();
+            data.extend_from_slice(&get_bytes(&old, 0, 0));
+            data.truncate(500);
+            args.push(Value::Bytes(data));
+            PAY_CUSTOMER_UPDATE_BC
+        } else {
+            PAY_CUSTOMER_UPDATE_GC
+        };
+        args.extend_from_slice(customer);
+        self.q(sql, &args).await?;
+        Ok(())
     }
 
     async fn order_status(&mut self) -> Result<Outcome> {
