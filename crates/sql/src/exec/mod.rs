@@ -884,23 +884,7 @@ impl<'a> Exec<'a> {
                 project.distinct = Some(KeySet::default());
             }
         }
-        // Stop scanning early where LIMIT allows it: nothing filters or
-        // reorders the rows after the scan (and no count of them is asked).
-        let early = if !counting
-            && p.aggregate.is_none()
-            && p.having.is_none()
-            && p.window.is_none()
-            && !p.distinct
-            && (p.order.is_empty() || p.ordered_by_index)
-        {
-            match self.limit_count(&p.limit, &p.offset)? {
-                // One row answers EXISTS (unless OFFSET skips it).
-                None if exists_only && p.offset.is_none() => Some(1),
-                early => early,
-            }
-        } else {
-            None
-        };
+        let early = self.early_stop(p, counting, exists_only)?;
         let streams = p.aggregate.is_none()
             && p.having.is_none()
             && p.window.is_none()
@@ -913,30 +897,7 @@ impl<'a> Exec<'a> {
                 self.produce(&p.source, &[], &p.filter, p.lock, &mut project)?;
             }
         } else {
-            // Groups, or rows whose HAVING or projection needs the
-            // executor: projected from a collected set.
-            let rows = match &p.aggregate {
-                Some(agg) => self.aggregate(p, agg)?,
-                None => self.source_rows(&p.source, &p.filter, p.lock, early)?,
-            };
-            // Window functions see the rows HAVING keeps (exec/window.rs).
-            let (rows, having) = match &p.window {
-                Some(w) => (self.windows(w, rows, &p.having)?, &None),
-                None => (rows, &p.having),
-            };
-            for row in rows {
-                if !self.truth(having, &row)? {
-                    continue;
-                }
-                let bytes = match project.add(self, &mut SourceRow::Owned(row)) {
-                    Ok(bytes) => bytes,
-                    Err(e) => return Err(self.pending.take().unwrap_or(e)),
-                };
-                self.charge(bytes)?;
-                if project.distinct_grown > 0 {
-                    self.charge_temp(std::mem::take(&mut project.distinct_grown))?;
-                }
-            }
+            self.project_collected(p, early, &mut project)?;
         }
         if let Some(sort) = project.sorter.take() {
             if sorted_distinct {
@@ -947,17 +908,7 @@ impl<'a> Exec<'a> {
         debug_assert!(sort_limit.is_none(), "sorted rows come from the file sort");
         let mut out = project.out;
         if p.distinct {
-            let mut seen = KeySet::default();
-            let mut kept = Vec::with_capacity(out.len());
-            for (proj, keys) in out {
-                if let (_, Some(grown)) =
-                    seen.insert_with(|key| collation_key(&proj, &p.text_columns, key))
-                {
-                    self.charge_temp(grown)?;
-                    kept.push((proj, keys));
-                }
-            }
-            out = kept;
+            out = self.hashed_distinct(p, out)?;
         }
         let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(p, _)| p).collect();
         if counting {
@@ -965,6 +916,81 @@ impl<'a> Exec<'a> {
         }
         self.apply_limit(&mut rows, &p.limit, &p.offset)?;
         Ok(rows)
+    }
+
+    /// Rows to stop after where LIMIT allows it: nothing filters or
+    /// reorders the rows after the scan (and no count of them is asked).
+    fn early_stop(
+        &mut self,
+        p: &SelectPlan,
+        counting: bool,
+        exists_only: bool,
+    ) -> Result<Option<usize>> {
+        let unchanged = p.aggregate.is_none()
+            && p.having.is_none()
+            && p.window.is_none()
+            && !p.distinct
+            && (p.order.is_empty() || p.ordered_by_index);
+        if counting || !unchanged {
+            return Ok(None);
+        }
+        Ok(match self.limit_count(&p.limit, &p.offset)? {
+            // One row answers EXISTS (unless OFFSET skips it).
+            None if exists_only && p.offset.is_none() => Some(1),
+            early => early,
+        })
+    }
+
+    /// Groups, or rows whose HAVING or projection needs the executor:
+    /// projected from a collected set.
+    fn project_collected(
+        &mut self,
+        p: &SelectPlan,
+        early: Option<usize>,
+        project: &mut Project<'_>,
+    ) -> Result<()> {
+        let rows = match &p.aggregate {
+            Some(agg) => self.aggregate(p, agg)?,
+            None => self.source_rows(&p.source, &p.filter, p.lock, early)?,
+        };
+        // Window functions see the rows HAVING keeps (exec/window.rs).
+        let (rows, having) = match &p.window {
+            Some(w) => (self.windows(w, rows, &p.having)?, &None),
+            None => (rows, &p.having),
+        };
+        for row in rows {
+            if !self.truth(having, &row)? {
+                continue;
+            }
+            let bytes = match project.add(self, &mut SourceRow::Owned(row)) {
+                Ok(bytes) => bytes,
+                Err(e) => return Err(self.pending.take().unwrap_or(e)),
+            };
+            self.charge(bytes)?;
+            if project.distinct_grown > 0 {
+                self.charge_temp(std::mem::take(&mut project.distinct_grown))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// DISTINCT by hashing collation keys, the first of duplicates kept.
+    fn hashed_distinct(
+        &mut self,
+        p: &SelectPlan,
+        out: Vec<ProjectedRow>,
+    ) -> Result<Vec<ProjectedRow>> {
+        let mut seen = KeySet::default();
+        let mut kept = Vec::with_capacity(out.len());
+        for (proj, keys) in out {
+            if let (_, Some(grown)) =
+                seen.insert_with(|key| collation_key(&proj, &p.text_columns, key))
+            {
+                self.charge_temp(grown)?;
+                kept.push((proj, keys));
+            }
+        }
+        Ok(kept)
     }
 
     /// DISTINCT over the rows of a sort that puts duplicates next to each
@@ -1366,18 +1392,9 @@ impl<'a> Exec<'a> {
                 row.decode_into(&mut combined, needed);
                 SourceRow::Owned(combined)
             };
-            for f in range_check
-                .into_iter()
-                .chain(scan.filter.as_ref())
-                .chain(filter)
-            {
-                if eval(f, source.values(), &mut env)
-                    .map_err(EngineError::Sql)?
-                    .truth()
-                    != Some(true)
-                {
-                    return Ok(true);
-                }
+            let filters = range_check.into_iter().chain(scan.filter.as_ref());
+            if !passes(filters.chain(filter), source.values(), &mut env)? {
+                return Ok(true);
             }
             if let Some(seen) = &mut seen {
                 if !seen.insert(pk.to_vec()) {
@@ -1387,49 +1404,11 @@ impl<'a> Exec<'a> {
             more.set(on_row(&mut env, pk, source)?);
             Ok(more.get())
         };
-        for (lo, hi) in bounds {
+        for bound in bounds {
             if !more.get() {
                 break;
             }
-            if full_point {
-                // A whole primary key: one lookup, no range iteration.
-                if let Bound::Included(key) = lo {
-                    let row = match lock {
-                        None => engine.read(txn, &scan.table, key),
-                        Some(mode) => engine.read_locked(txn, &scan.table, key, mode)?,
-                    };
-                    if let Some(row) = row {
-                        visit(key, row)?;
-                    }
-                    continue;
-                }
-            }
-            let lo_ref = as_ref_bound(lo);
-            let hi_ref = as_ref_bound(hi);
-            if access.index == 0 {
-                engine.scan_primary(
-                    txn,
-                    &scan.table,
-                    lo_ref,
-                    hi_ref,
-                    access.reverse,
-                    lock,
-                    &mut visit,
-                )?;
-            } else {
-                let schema = scan.table.schema();
-                engine.scan_secondary(
-                    txn,
-                    &scan.table,
-                    &schema,
-                    access.index,
-                    lo_ref,
-                    hi_ref,
-                    access.reverse,
-                    lock,
-                    &mut visit,
-                )?;
-            }
+            read_range(engine, txn, scan, bound, full_point, lock, &mut visit)?;
         }
         Ok(())
     }
@@ -1648,6 +1627,60 @@ fn check_null(v: Value, c: &lockstep_tables::ColumnDef) -> std::result::Result<V
         ));
     }
     Ok(v)
+}
+
+/// Whether a row passes every filter (NULL fails, as in WHERE).
+fn passes<'f>(
+    filters: impl Iterator<Item = &'f BExpr>,
+    row: &[Value],
+    env: &mut ScanEnv<'_>,
+) -> Result<bool> {
+    for f in filters {
+        if eval(f, row, env).map_err(EngineError::Sql)?.truth() != Some(true) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Feeds the rows of one key range of `scan` to `visit`: a whole primary
+/// key is one lookup, anything else a range iteration.
+fn read_range(
+    engine: &Engine,
+    txn: &mut Txn,
+    scan: &TableScan,
+    (lo, hi): &Bounds,
+    full_point: bool,
+    lock: Option<LockMode>,
+    visit: &mut dyn FnMut(&[u8], Row) -> Result<bool>,
+) -> Result<()> {
+    if let (true, Bound::Included(key)) = (full_point, lo) {
+        let row = match lock {
+            None => engine.read(txn, &scan.table, key),
+            Some(mode) => engine.read_locked(txn, &scan.table, key, mode)?,
+        };
+        if let Some(row) = row {
+            visit(key, row)?;
+        }
+        return Ok(());
+    }
+    let access = &scan.access;
+    let (lo, hi) = (as_ref_bound(lo), as_ref_bound(hi));
+    if access.index == 0 {
+        return engine.scan_primary(txn, &scan.table, lo, hi, access.reverse, lock, visit);
+    }
+    let schema = scan.table.schema();
+    engine.scan_secondary(
+        txn,
+        &scan.table,
+        &schema,
+        access.index,
+        lo,
+        hi,
+        access.reverse,
+        lock,
+        visit,
+    )
 }
 
 fn as_ref_bound(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
@@ -2092,6 +2125,31 @@ enum AggInput {
     Row(Vec<Value>),
 }
 
+impl AggInput {
+    /// The value an aggregate folds, whether a NULL makes it skip the row,
+    /// and a row's values (GROUP_CONCAT and the JSON aggregates need them).
+    fn split(self, call: &AggCall) -> (Value, bool, Option<Vec<Value>>) {
+        match self {
+            AggInput::One(v) => {
+                let n = v.is_null();
+                (v, n, None)
+            }
+            AggInput::Row(vals) => {
+                // A NULL ORDER BY key of GROUP_CONCAT keeps the row.
+                let n = group_concat::values(call, &vals)
+                    .iter()
+                    .any(|x| x.is_null());
+                let concat = Value::Bytes(
+                    vals.iter()
+                        .flat_map(|x| x.to_text().unwrap_or_default())
+                        .collect(),
+                );
+                (concat, n, Some(vals))
+            }
+        }
+    }
+}
+
 #[derive(Default)]
 struct AggState {
     count: u64,
@@ -2115,24 +2173,7 @@ impl AggState {
     /// Adds one input; returns the bytes the state grew by (DISTINCT sets
     /// and GROUP_CONCAT parts grow, everything else is fixed-size).
     fn add(&mut self, call: &AggCall, input: AggInput) -> Result<usize> {
-        let (v, any_null, row_vals): (Value, bool, Option<Vec<Value>>) = match input {
-            AggInput::One(v) => {
-                let n = v.is_null();
-                (v, n, None)
-            }
-            AggInput::Row(vals) => {
-                // A NULL ORDER BY key of GROUP_CONCAT keeps the row.
-                let n = group_concat::values(call, &vals)
-                    .iter()
-                    .any(|x| x.is_null());
-                let concat = Value::Bytes(
-                    vals.iter()
-                        .flat_map(|x| x.to_text().unwrap_or_default())
-                        .collect(),
-                );
-                (concat, n, Some(vals))
-            }
-        };
+        let (v, any_null, row_vals) = input.split(call);
         if call.func == AggFunc::CountStar {
             self.count += 1;
             return Ok(0);
@@ -2151,44 +2192,36 @@ impl AggState {
         let mut grown = 0;
         if call.distinct {
             let vals = row_vals.as_deref().unwrap_or(std::slice::from_ref(&v));
-            // DISTINCT compares the values, not GROUP_CONCAT's keys.
-            let vals = group_concat::values(call, vals);
-            let seen = self.seen.get_or_insert_with(KeySet::default);
-            match seen.insert_with(|key| collation_key(vals, &call.text, key)) {
-                (_, Some(key_bytes)) => grown += key_bytes,
-                (_, None) => return Ok(0),
+            match self.first_sight(call, vals) {
+                Some(key_bytes) => grown += key_bytes,
+                None => return Ok(0),
             }
         }
         self.count += 1;
+        Ok(grown + self.fold(call, v, row_vals)?)
+    }
+
+    /// DISTINCT: the bytes a value not seen before adds to the set, None
+    /// for a repeat. It compares the values, not GROUP_CONCAT's keys.
+    fn first_sight(&mut self, call: &AggCall, vals: &[Value]) -> Option<usize> {
+        let vals = group_concat::values(call, vals);
+        let seen = self.seen.get_or_insert_with(KeySet::default);
+        seen.insert_with(|key| collation_key(vals, &call.text, key))
+            .1
+    }
+
+    /// Folds one non-NULL input into the state; returns the bytes it grew by.
+    fn fold(&mut self, call: &AggCall, v: Value, row_vals: Option<Vec<Value>>) -> Result<usize> {
         match call.func {
-            AggFunc::Sum | AggFunc::Avg => {
-                let int = match v {
-                    Value::Int(i) => Some(i as i128),
-                    Value::UInt(u) => Some(u as i128),
-                    _ => None,
-                };
-                if let Some(t) = int.and_then(|i| self.int_sum.unwrap_or(0).checked_add(i)) {
-                    self.int_sum = Some(t);
-                    return Ok(grown);
-                }
-                let x = sum_term(&v);
-                self.sum = Some(match self.sum.take() {
-                    None => x,
-                    Some(s) => crate::expr::binary(crate::parser::BinaryOp::Plus, s, x)
-                        .map_err(EngineError::Sql)?,
-                });
-            }
+            AggFunc::Sum | AggFunc::Avg => self.add_sum(v)?,
             AggFunc::Min | AggFunc::Max => {
-                let replace = match &self.best {
-                    None => true,
-                    Some(b) => {
-                        // Text compares under its collation, as MySQL does.
-                        let folded = call.text.first() == Some(&true);
-                        let o = crate::expr::collated_sort_cmp(&v, b, folded);
-                        (call.func == AggFunc::Min && o == Ordering::Less)
-                            || (call.func == AggFunc::Max && o == Ordering::Greater)
-                    }
-                };
+                let replace = self.best.as_ref().is_none_or(|b| {
+                    // Text compares under its collation, as MySQL does.
+                    let folded = call.text.first() == Some(&true);
+                    let o = crate::expr::collated_sort_cmp(&v, b, folded);
+                    (call.func == AggFunc::Min && o == Ordering::Less)
+                        || (call.func == AggFunc::Max && o == Ordering::Greater)
+                });
                 if replace {
                     self.best = Some(v);
                 }
@@ -2200,13 +2233,14 @@ impl AggState {
             }
             AggFunc::GroupConcat => {
                 let (part, keys) = group_concat::part(call, &v, row_vals.as_deref());
-                grown += part.len() + std::mem::size_of::<Vec<u8>>();
+                let grown = part.len() + std::mem::size_of::<Vec<u8>>();
                 if call.order.is_empty() {
                     self.parts.push(part);
-                } else {
-                    grown += row_bytes(&keys);
-                    self.keyed.push((keys, part));
+                    return Ok(grown);
                 }
+                let grown = grown + row_bytes(&keys);
+                self.keyed.push((keys, part));
+                return Ok(grown);
             }
             AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => {
                 let x = v.to_i64().unwrap_or(0) as u64;
@@ -2228,7 +2262,28 @@ impl AggState {
             | AggFunc::JsonArrayAgg
             | AggFunc::JsonObjectAgg => {}
         }
-        Ok(grown)
+        Ok(0)
+    }
+
+    /// SUM/AVG: integers add up in an i128 while they fit; the rest (and
+    /// an overflow) in `sum`.
+    fn add_sum(&mut self, v: Value) -> Result<()> {
+        let int = match v {
+            Value::Int(i) => Some(i as i128),
+            Value::UInt(u) => Some(u as i128),
+            _ => None,
+        };
+        if let Some(t) = int.and_then(|i| self.int_sum.unwrap_or(0).checked_add(i)) {
+            self.int_sum = Some(t);
+            return Ok(());
+        }
+        let x = sum_term(&v);
+        self.sum = Some(match self.sum.take() {
+            None => x,
+            Some(s) => crate::expr::binary(crate::parser::BinaryOp::Plus, s, x)
+                .map_err(EngineError::Sql)?,
+        });
+        Ok(())
     }
 
     /// The value of what was added so far, the state left as it is (a

@@ -322,6 +322,25 @@ struct Block<'a, 's> {
     wins: &'a window::Windows,
 }
 
+/// What a SELECT over one table (not a join) settled about its access.
+struct OneTable {
+    /// The WHERE left to check per row.
+    filter: Option<BExpr>,
+    ordered_by_index: bool,
+    first_row_only: bool,
+}
+
+impl OneTable {
+    /// A join: the join planner settled the access paths already.
+    fn joined(filter: Option<BExpr>) -> OneTable {
+        OneTable {
+            filter,
+            ordered_by_index: false,
+            first_row_only: false,
+        }
+    }
+}
+
 /// A query block's bound select list, grouping, HAVING, ORDER BY and
 /// windows.
 struct Clauses {
@@ -782,59 +801,8 @@ impl<'a> Binder<'a> {
 
     fn bind_select_clauses(&mut self, s: &ast::Select, q: &ast::Query) -> Result<QueryPlan> {
         let was_correlated = std::mem::replace(&mut self.correlated, false);
-        self.view_filter = view_filter::pushable_where(s);
-        let from = self.bind_from(s, &mut Placement::default());
-        let (scope, mut source, filter) = match from {
-            Ok(from) => from,
-            Err(e) => {
-                self.view_filter = None;
-                return Err(e);
-            }
-        };
-        // Several tables: order and access paths are chosen now, before
-        // the select list binds against the row layout the order gives
-        // (binding FROM again takes the same pushed conditions).
+        let (scope, mut source, filter) = self.bind_planned_from(s)?;
         let joined = matches!(source, Source::Join { .. });
-        let (scope, filter) = if joined {
-            let planned = self.plan_joins(s, scope, source, filter);
-            self.view_filter = None;
-            let (scope, planned, filter) = planned?;
-            source = planned;
-            (scope, filter)
-        } else {
-            self.view_filter = None;
-            (scope, filter)
-        };
-
-        let items = select_items(s, &scope)?;
-
-        // Window calls are numbered here and bound around (window.rs).
-        window::check_aliases(s, &items)?;
-        let mut wins = window::Windows::default();
-        let shown: Vec<Expr> = items.iter().map(|(e, _, _)| wins.extract(e)).collect();
-        let mut order_exprs = Vec::new();
-        for o in &q.order_by {
-            order_exprs.push(wins.extract(&self.resolve_alias(&o.expr, &items)?));
-        }
-        wins.note_aliases(&items);
-
-        let aggregate_query = !s.group_by.is_empty()
-            || wins.has_aggregate()
-            || items.iter().any(|(e, _, _)| contains_aggregate(e))
-            || s.having.as_ref().is_some_and(contains_aggregate)
-            || q.order_by.iter().any(|o| contains_aggregate(&o.expr));
-
-        let blk = Block {
-            s,
-            q,
-            scope: &scope,
-            items: &items,
-            wins: &wins,
-        };
-        let c = match aggregate_query {
-            true => self.bind_grouped(&blk, (&source, &filter), shown, order_exprs)?,
-            false => self.bind_ungrouped(&blk, shown, order_exprs)?,
-        };
         let Clauses {
             projection,
             columns,
@@ -842,52 +810,28 @@ impl<'a> Binder<'a> {
             having,
             order,
             window,
-        } = c;
-
+        } = self.bind_clauses(s, q, &scope, &source, &filter)?;
         let lock = lock_mode(q.lock);
         let (limit, offset) = self.bind_limit(q)?;
-
-        // One table's access path from the WHERE.
-        let conjuncts = match joined {
-            true => Vec::new(),
-            false => self.one_table_access(&mut source, &filter, &scope),
+        let one = match joined {
+            true => OneTable::joined(filter),
+            false => self.one_table(s, &mut source, filter, &scope, (&agg, &order)),
         };
-        let mut ordered_by_index = false;
-        if agg.is_none() && !s.distinct && !order.is_empty() {
-            if let Source::Table(scan) = &mut source {
-                ordered_by_index = use_index_order(scan, &order, &conjuncts);
-            }
-        }
-        let first_row_only = match (&agg, &mut source) {
-            (Some(a), Source::Table(scan)) => min_max_from_index(a, scan),
-            _ => false,
-        };
-        // One table: the WHERE applies to its rows as the scan meets them.
-        let filter = match &mut source {
-            _ if joined => filter,
-            Source::Table(scan) => {
-                let (filter, check) = take_implied(conjuncts, &scan.def, scan.offset, &scan.access);
-                scan.range_check = check;
-                filter
-            }
-            _ => conjoin(conjuncts),
-        };
-
         let correlated = self.correlated;
         self.correlated = was_correlated || correlated;
-        if correlated && !joined && !ordered_by_index && !first_row_only {
+        if correlated && !joined && !one.ordered_by_index && !one.first_row_only {
             // Looked up by the enclosing row's values, not scanned per row.
-            source = crate::plan::hash_join::correlated_lookup(source, &filter);
+            source = crate::plan::hash_join::correlated_lookup(source, &one.filter);
         }
         let mut select = SelectPlan {
             source,
-            filter,
+            filter: one.filter,
             aggregate: agg,
             having,
             projection,
             order,
-            ordered_by_index,
-            first_row_only,
+            ordered_by_index: one.ordered_by_index,
+            first_row_only: one.first_row_only,
             window,
             distinct: s.distinct,
             text_columns: columns.iter().map(|c| c.data_type.is_string()).collect(),
@@ -906,6 +850,98 @@ impl<'a> Binder<'a> {
         })
     }
 
+    /// FROM and WHERE bound; with several tables, their order and access
+    /// paths are chosen now, before the select list binds against the row
+    /// layout the order gives (binding FROM again takes the same pushed
+    /// conditions).
+    fn bind_planned_from(&mut self, s: &ast::Select) -> Result<(Scope, Source, Option<BExpr>)> {
+        self.view_filter = view_filter::pushable_where(s);
+        let from = self.bind_from(s, &mut Placement::default());
+        let planned = match from {
+            Ok((scope, source @ Source::Join { .. }, filter)) => {
+                self.plan_joins(s, scope, source, filter)
+            }
+            other => other,
+        };
+        self.view_filter = None;
+        planned
+    }
+
+    /// The select list, window calls, HAVING and ORDER BY, grouped or not.
+    fn bind_clauses(
+        &mut self,
+        s: &ast::Select,
+        q: &ast::Query,
+        scope: &Scope,
+        source: &Source,
+        filter: &Option<BExpr>,
+    ) -> Result<Clauses> {
+        let items = select_items(s, scope)?;
+        // Window calls are numbered here and bound around (window.rs).
+        window::check_aliases(s, &items)?;
+        let mut wins = window::Windows::default();
+        let shown: Vec<Expr> = items.iter().map(|(e, _, _)| wins.extract(e)).collect();
+        let mut order_exprs = Vec::new();
+        for o in &q.order_by {
+            order_exprs.push(wins.extract(&self.resolve_alias(&o.expr, &items)?));
+        }
+        wins.note_aliases(&items);
+
+        let aggregate_query = !s.group_by.is_empty()
+            || wins.has_aggregate()
+            || items.iter().any(|(e, _, _)| contains_aggregate(e))
+            || s.having.as_ref().is_some_and(contains_aggregate)
+            || q.order_by.iter().any(|o| contains_aggregate(&o.expr));
+        let blk = Block {
+            s,
+            q,
+            scope,
+            items: &items,
+            wins: &wins,
+        };
+        match aggregate_query {
+            true => self.bind_grouped(&blk, (source, filter), shown, order_exprs),
+            false => self.bind_ungrouped(&blk, shown, order_exprs),
+        }
+    }
+
+    /// One table's access path from the WHERE, whether an index gives the
+    /// ORDER BY or MIN/MAX, and what is left of the WHERE to check per row.
+    fn one_table(
+        &mut self,
+        s: &ast::Select,
+        source: &mut Source,
+        filter: Option<BExpr>,
+        scope: &Scope,
+        (agg, order): (&Option<AggregatePlan>, &[(BExpr, bool)]),
+    ) -> OneTable {
+        let conjuncts = self.one_table_access(source, &filter, scope);
+        let mut ordered_by_index = false;
+        if agg.is_none() && !s.distinct && !order.is_empty() {
+            if let Source::Table(scan) = &mut *source {
+                ordered_by_index = use_index_order(scan, order, &conjuncts);
+            }
+        }
+        let first_row_only = match (agg, &mut *source) {
+            (Some(a), Source::Table(scan)) => min_max_from_index(a, scan),
+            _ => false,
+        };
+        // The WHERE applies to the table's rows as the scan meets them.
+        let filter = match source {
+            Source::Table(scan) => {
+                let (filter, check) = take_implied(conjuncts, &scan.def, scan.offset, &scan.access);
+                scan.range_check = check;
+                filter
+            }
+            _ => conjoin(conjuncts),
+        };
+        OneTable {
+            filter,
+            ordered_by_index,
+            first_row_only,
+        }
+    }
+
     /// The select list, HAVING and ORDER BY of a grouped query (GROUP BY
     /// or aggregates), bound over the group rows.
     fn bind_grouped(
@@ -915,10 +951,67 @@ impl<'a> Binder<'a> {
         mut shown: Vec<Expr>,
         mut order_exprs: Vec<Expr>,
     ) -> Result<Clauses> {
+        let mut ctx = self.bind_group_by(blk)?;
+        if self.full_group_by {
+            let width = blk.scope.types.len();
+            let det = Determined::new(source, filter, &ctx.group_bound, width);
+            ctx.determined = Some(det);
+        }
+        self.clause = "field list";
+        let exprs = &mut [&mut shown, &mut order_exprs];
+        let window =
+            self.windows_over_groups(blk.wins, &blk.s.windows, blk.scope, &mut ctx, exprs)?;
         let mut projection = Vec::new();
-        let mut columns = Vec::new();
+        for (i, e) in shown.iter().enumerate() {
+            ctx.place = ("SELECT list", i + 1);
+            projection.push(self.bind_agg_expr(e, blk.scope, &mut ctx)?);
+        }
+        self.clause = "having clause";
         let mut having = None;
+        if let Some(h) = &blk.s.having {
+            let h = self.substitute_aliases(h, blk.items, &blk.s.group_by);
+            ctx.place = ("HAVING clause", 1);
+            having = Some(self.bind_agg_expr(&h, blk.scope, &mut ctx)?);
+        }
+        self.clause = "order clause";
         let mut order = Vec::new();
+        for (i, (o, e)) in blk.q.order_by.iter().zip(&order_exprs).enumerate() {
+            ctx.place = ("ORDER BY clause", i + 1);
+            order.push((self.bind_agg_expr(e, blk.scope, &mut ctx)?, o.desc));
+        }
+        // Over the group rows: the group keys, then the aggregate results.
+        let mut types = ctx.group_types.clone();
+        types.extend(ctx.call_types.iter().cloned());
+        let projection: Vec<BExpr> = projection
+            .into_iter()
+            .map(|p| collated(p, &types))
+            .collect();
+        let columns = blk
+            .items
+            .iter()
+            .zip(&projection)
+            .map(|((_, name, origin), p)| self.meta(name, p, &types, *origin))
+            .collect();
+        Ok(Clauses {
+            projection,
+            columns,
+            having: having.map(|h| collated(h, &types)),
+            order: order
+                .into_iter()
+                .map(|(e, d)| (group_concat::sort_key(e, &types), d))
+                .collect(),
+            agg: Some(AggregatePlan {
+                group_text: ctx.group_types.iter().map(|t| t.0.is_string()).collect(),
+                group_by: ctx.group_bound,
+                calls: ctx.calls,
+                rollup: ctx.rollup_level,
+            }),
+            window,
+        })
+    }
+
+    /// GROUP BY's expressions, bound; the aggregate context starts from them.
+    fn bind_group_by(&mut self, blk: &Block<'_, '_>) -> Result<AggContext> {
         let mut ctx = AggContext {
             group_ast: Vec::new(),
             group_bound: Vec::new(),
@@ -948,63 +1041,7 @@ impl<'a> Binder<'a> {
         if blk.s.rollup {
             rollup::reserve_level(&mut ctx);
         }
-        if self.full_group_by {
-            let width = blk.scope.types.len();
-            let det = Determined::new(source, filter, &ctx.group_bound, width);
-            ctx.determined = Some(det);
-        }
-        self.clause = "field list";
-        let exprs = &mut [&mut shown, &mut order_exprs];
-        let window =
-            self.windows_over_groups(blk.wins, &blk.s.windows, blk.scope, &mut ctx, exprs)?;
-        for (i, e) in shown.iter().enumerate() {
-            ctx.place = ("SELECT list", i + 1);
-            projection.push(self.bind_agg_expr(e, blk.scope, &mut ctx)?);
-        }
-        self.clause = "having clause";
-        if let Some(h) = &blk.s.having {
-            let h = self.substitute_aliases(h, blk.items, &blk.s.group_by);
-            ctx.place = ("HAVING clause", 1);
-            having = Some(self.bind_agg_expr(&h, blk.scope, &mut ctx)?);
-        }
-        self.clause = "order clause";
-        for (i, (o, e)) in blk.q.order_by.iter().zip(&order_exprs).enumerate() {
-            ctx.place = ("ORDER BY clause", i + 1);
-            order.push((self.bind_agg_expr(e, blk.scope, &mut ctx)?, o.desc));
-        }
-        let mut types = ctx.group_types.clone();
-        types.extend(ctx.call_types.iter().cloned());
-        projection = projection
-            .into_iter()
-            .map(|p| collated(p, &types))
-            .collect();
-        having = having.map(|h| collated(h, &types));
-        order = order
-            .into_iter()
-            .map(|(e, d)| {
-                let text = infer(&e, &types).0.is_string();
-                let e = crate::expr::json::bind::sort_key(e, &types);
-                let e = crate::plan::enumset::sort_key(e, &types);
-                (crate::expr::collate_key(e, text), d)
-            })
-            .collect();
-        for ((_, name, origin), p) in blk.items.iter().zip(&projection) {
-            columns.push(self.meta(name, p, &types, *origin));
-        }
-        let agg = Some(AggregatePlan {
-            group_text: ctx.group_types.iter().map(|t| t.0.is_string()).collect(),
-            group_by: ctx.group_bound,
-            calls: ctx.calls,
-            rollup: ctx.rollup_level,
-        });
-        Ok(Clauses {
-            projection,
-            columns,
-            agg,
-            having,
-            order,
-            window,
-        })
+        Ok(ctx)
     }
 
     /// The select list, HAVING and ORDER BY of a query without grouping.
@@ -1040,10 +1077,7 @@ impl<'a> Binder<'a> {
         self.clause = "order clause";
         for (o, e) in blk.q.order_by.iter().zip(&order_exprs) {
             let b = self.bind_expr(e, blk.scope)?;
-            let text = infer(&b, &types).0.is_string();
-            let b = crate::expr::json::bind::sort_key(b, &types);
-            let b = crate::plan::enumset::sort_key(b, &types);
-            order.push((crate::expr::collate_key(b, text), o.desc));
+            order.push((group_concat::sort_key(b, &types), o.desc));
         }
         Ok(Clauses {
             projection,
@@ -2868,10 +2902,7 @@ impl Binder<'_> {
         let mut order = Vec::new();
         for o in order_by {
             let b = self.bind_expr(&o.expr, scope)?;
-            let text = infer(&b, &scope.types).0.is_string();
-            let b = crate::expr::json::bind::sort_key(b, &scope.types);
-            let b = crate::plan::enumset::sort_key(b, &scope.types);
-            order.push((crate::expr::collate_key(b, text), o.desc));
+            order.push((group_concat::sort_key(b, &scope.types), o.desc));
         }
         let limit = limit
             .as_ref()

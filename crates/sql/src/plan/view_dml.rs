@@ -397,106 +397,17 @@ fn rewrite_insert(
 /// `e` with every column reference `map` knows replaced (subqueries are
 /// left as they are: they name their own tables).
 pub fn map_columns(e: &Expr, map: &ColumnMap) -> Expr {
-    let b = |x: &Expr| Box::new(map_columns(x, map));
-    let v = |xs: &[Expr]| xs.iter().map(|x| map_columns(x, map)).collect::<Vec<_>>();
-    match e {
-        Expr::Column { table, name } => map(table, name).unwrap_or_else(|| e.clone()),
-        Expr::Unary { op, expr } => Expr::Unary {
-            op: *op,
-            expr: b(expr),
-        },
-        Expr::Binary { op, left, right } => Expr::Binary {
-            op: *op,
-            left: b(left),
-            right: b(right),
-        },
-        Expr::IsNull { expr, negated } => Expr::IsNull {
-            expr: b(expr),
-            negated: *negated,
-        },
-        Expr::IsBool {
-            expr,
-            value,
-            negated,
-        } => Expr::IsBool {
-            expr: b(expr),
-            value: *value,
-            negated: *negated,
-        },
-        Expr::InList {
-            expr,
-            list,
-            negated,
-        } => Expr::InList {
-            expr: b(expr),
-            list: v(list),
-            negated: *negated,
-        },
-        Expr::InSubquery {
-            expr,
-            query,
-            negated,
-        } => Expr::InSubquery {
-            expr: b(expr),
-            query: query.clone(),
-            negated: *negated,
-        },
-        Expr::Between {
-            expr,
-            low,
-            high,
-            negated,
-        } => Expr::Between {
-            expr: b(expr),
-            low: b(low),
-            high: b(high),
-            negated: *negated,
-        },
-        Expr::Like {
-            expr,
-            pattern,
-            escape,
-            negated,
-        } => Expr::Like {
-            expr: b(expr),
-            pattern: b(pattern),
-            escape: escape.as_ref().map(|x| b(x)),
-            negated: *negated,
-        },
-        Expr::Function {
-            name,
-            args,
-            distinct,
-            star,
-            database,
-        } => Expr::Function {
-            name: name.clone(),
-            args: v(args),
-            distinct: *distinct,
-            star: *star,
-            database: database.clone(),
-        },
-        Expr::Case {
-            operand,
-            branches,
-            else_result,
-        } => Expr::Case {
-            operand: operand.as_ref().map(|x| b(x)),
-            branches: branches
-                .iter()
-                .map(|(w, t)| (map_columns(w, map), map_columns(t, map)))
-                .collect(),
-            else_result: else_result.as_ref().map(|x| b(x)),
-        },
-        Expr::Cast { expr, to } => Expr::Cast {
-            expr: b(expr),
-            to: *to,
-        },
-        Expr::Interval { value, unit } => Expr::Interval {
-            value: b(value),
-            unit: unit.clone(),
-        },
-        Expr::Row(xs) => Expr::Row(v(xs)),
-        other => other.clone(),
-    }
+    let mut out = e.clone();
+    // A replaced column is not looked into again: its replacement names
+    // the base table's columns already.
+    crate::parser::rewrite_exprs(&mut out, &mut |x| {
+        let Expr::Column { table, name } = x else {
+            return true;
+        };
+        if let Some(m) = map(table, name) {
+            *x = m;
+        }
+        false
+    });
+    out
 }

@@ -467,6 +467,16 @@ fn int_setting(name: &str, v: &Value) -> R<i64> {
     })
 }
 
+/// An isolation level by its name (1231 for another value).
+fn isolation_setting(name: &str, v: &Value) -> R<Isolation> {
+    Isolation::parse(&v.to_string()).ok_or_else(|| {
+        Error::new(
+            Code::WrongValueForVar,
+            format!("Variable '{name}' can't be set to the value of '{v}'"),
+        )
+    })
+}
+
 /// A byte-size setting: an integer (1232 otherwise), not negative (1231).
 fn size_setting(name: &str, v: &Value) -> R<i64> {
     match int_setting(name, v)? {
@@ -2115,18 +2125,7 @@ impl Session {
     /// SET SESSION `name`: checked and applied where the session keeps it.
     async fn set_session_var(&mut self, name: String, value: Value, default: bool) -> R<()> {
         match name.as_str() {
-            "autocommit" => {
-                let on = if default {
-                    true
-                } else {
-                    bool_setting(&name, &value)?
-                };
-                if on && !self.autocommit {
-                    self.commit().await?;
-                }
-                self.autocommit = on;
-                self.ctx.session_vars.insert(name, Value::Int(on as i64));
-            }
+            "autocommit" => self.set_autocommit(name, &value, default).await?,
             "sql_quote_show_create" if !default => {
                 // SHOW CREATE always quotes names: only ON is true.
                 if !bool_setting(&name, &value)? {
@@ -2138,11 +2137,7 @@ impl Session {
                 self.ctx.session_vars.insert(name, Value::Int(1));
             }
             "max_execution_time" => {
-                let source = if default {
-                    self.server.globals.get(&name).unwrap_or(Value::Int(0))
-                } else {
-                    value
-                };
+                let source = self.value_or_global(&name, value, default, Value::Int(0));
                 let ms = size_setting(&name, &source)?.min(u32::MAX as i64);
                 self.max_execution_ms = ms as u64;
                 self.ctx.session_vars.insert(name, Value::Int(ms));
@@ -2164,14 +2159,8 @@ impl Session {
                     .insert(name, Value::Int(self.sql_notes as i64));
             }
             "foreign_key_checks" => {
-                let on = if default {
-                    self.server
-                        .globals
-                        .get(&name)
-                        .is_none_or(|v| v.truth() != Some(false))
-                } else {
-                    bool_setting(&name, &value)?
-                };
+                let source = self.value_or_global(&name, value, default, Value::Int(1));
+                let on = bool_setting(&name, &source)?;
                 self.ctx.session_vars.insert(name, Value::Int(on as i64));
             }
             "sql_safe_updates" => {
@@ -2181,47 +2170,19 @@ impl Session {
                     .insert(name, Value::Int(self.safe_updates as i64));
             }
             "transaction_read_only" | "tx_read_only" => {
-                let ro = if default {
-                    self.server
-                        .globals
-                        .get(&name)
-                        .is_some_and(|v| v.truth() == Some(true))
-                } else {
-                    bool_setting(&name, &value)?
-                };
+                let source = self.value_or_global(&name, value, default, Value::Int(0));
+                let ro = bool_setting(&name, &source)?;
                 self.set_session_read_only(ro);
             }
             "transaction_isolation" | "tx_isolation" => {
-                let iso = if default {
-                    Isolation::RepeatableRead
-                } else {
-                    Isolation::parse(&value.to_string()).ok_or_else(|| {
-                        Error::new(
-                            Code::WrongValueForVar,
-                            format!("Variable '{name}' can't be set to the value of '{value}'"),
-                        )
-                    })?
+                let iso = match default {
+                    true => Isolation::RepeatableRead,
+                    false => isolation_setting(&name, &value)?,
                 };
                 self.set_isolation(iso);
             }
             "wait_timeout" | "innodb_lock_wait_timeout" => {
-                // DEFAULT: the global value, as a new session gets it.
-                let source = if default {
-                    self.server.globals.get(&name).unwrap_or(Value::Null)
-                } else {
-                    value
-                };
-                let (target, max) = if name == "wait_timeout" {
-                    (&mut self.wait_timeout, MAX_WAIT_TIMEOUT)
-                } else {
-                    (&mut self.lock_wait_timeout, MAX_LOCK_WAIT_TIMEOUT)
-                };
-                // Out of range is clamped, as MySQL does.
-                let secs = int_setting(&name, &source)?.clamp(1, max);
-                *target = Duration::from_secs(secs as u64);
-                if !default {
-                    self.ctx.session_vars.insert(name, Value::Int(secs));
-                }
+                self.set_timeout(name, value, default)?
             }
             memory_vars!() => {
                 if !default {
@@ -2251,6 +2212,42 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// SET autocommit: turning it on commits the open transaction.
+    async fn set_autocommit(&mut self, name: String, value: &Value, default: bool) -> R<()> {
+        let on = default || bool_setting(&name, value)?;
+        if on && !self.autocommit {
+            self.commit().await?;
+        }
+        self.autocommit = on;
+        self.ctx.session_vars.insert(name, Value::Int(on as i64));
+        Ok(())
+    }
+
+    /// SET wait_timeout / innodb_lock_wait_timeout, clamped to MySQL's range.
+    fn set_timeout(&mut self, name: String, value: Value, default: bool) -> R<()> {
+        let source = self.value_or_global(&name, value, default, Value::Null);
+        let (target, max) = if name == "wait_timeout" {
+            (&mut self.wait_timeout, MAX_WAIT_TIMEOUT)
+        } else {
+            (&mut self.lock_wait_timeout, MAX_LOCK_WAIT_TIMEOUT)
+        };
+        let secs = int_setting(&name, &source)?.clamp(1, max);
+        *target = Duration::from_secs(secs as u64);
+        if !default {
+            self.ctx.session_vars.insert(name, Value::Int(secs));
+        }
+        Ok(())
+    }
+
+    /// The value SET gives, or for DEFAULT the global one, as a new session
+    /// gets it (`fallback` when the global is unset).
+    fn value_or_global(&self, name: &str, value: Value, default: bool, fallback: Value) -> Value {
+        match default {
+            true => self.server.globals.get(name).unwrap_or(fallback),
+            false => value,
+        }
     }
 
     fn apply_global(&self, name: &str, v: Value) -> R<()> {
@@ -2293,29 +2290,9 @@ impl Session {
                 self.engine.txn_sys.set_throttle_limit(n);
                 self.server.globals.set(name, Value::Int(n as i64))
             }
-            "lockstep_grant_policy" => {
-                let p = match v.to_string().to_ascii_uppercase().as_str() {
-                    "FIFO" => lockstep_engine::GrantPolicy::Fifo,
-                    "CATS" => lockstep_engine::GrantPolicy::Cats,
-                    other => {
-                        return Err(Error::new(
-                            Code::WrongValueForVar,
-                            format!("Variable '{name}' can't be set to the value of '{other}'"),
-                        ))
-                    }
-                };
-                self.engine.lock_sys.set_policy(p);
-                self.server
-                    .globals
-                    .set(name, Value::str(&v.to_string().to_ascii_uppercase()))
-            }
+            "lockstep_grant_policy" => self.set_grant_policy(name, &v),
             "transaction_isolation" | "tx_isolation" => {
-                let iso = Isolation::parse(&v.to_string()).ok_or_else(|| {
-                    Error::new(
-                        Code::WrongValueForVar,
-                        format!("Variable '{name}' can't be set to the value of '{v}'"),
-                    )
-                })?;
+                let iso = isolation_setting(name, &v)?;
                 self.server
                     .globals
                     .set("transaction_isolation", Value::str(iso.name()))?;
@@ -2349,6 +2326,24 @@ impl Session {
             "time_zone" => self.server.globals.set(name, time_zone::canonical(&v)?),
             _ => self.server.globals.set(name, v),
         }
+    }
+
+    /// SET GLOBAL lockstep_grant_policy: FIFO or CATS (chapter 4's lock
+    /// scheduling), applied to the lock table at once.
+    fn set_grant_policy(&self, name: &str, v: &Value) -> R<()> {
+        let policy = v.to_string().to_ascii_uppercase();
+        let p = match policy.as_str() {
+            "FIFO" => lockstep_engine::GrantPolicy::Fifo,
+            "CATS" => lockstep_engine::GrantPolicy::Cats,
+            other => {
+                return Err(Error::new(
+                    Code::WrongValueForVar,
+                    format!("Variable '{name}' can't be set to the value of '{other}'"),
+                ))
+            }
+        };
+        self.engine.lock_sys.set_policy(p);
+        self.server.globals.set(name, Value::str(&policy))
     }
 
     async fn commit(&mut self) -> R<()> {
