@@ -7,23 +7,30 @@
 //! one batch in memory instead of the whole set (and is not limited by
 //! `query_memory_limit`).
 //!
-//! Any other SELECT whose rows are final once projected (a join, several
-//! ranges, or an ORDER BY that needs a sort; no group, DISTINCT, window or
+//! A join whose rows are final once projected and need no sort is
+//! produced the same way, a batch at a time: the join's resumable cursor
+//! (exec/outer.rs, the one block nested loops use for their outer side)
+//! is kept between batches, so its first rows go out before the last are
+//! made, as MySQL sends a join's rows.
+//!
+//! Any other SELECT whose rows are final once projected (several ranges,
+//! or an ORDER BY that needs a sort; no group, DISTINCT, window or
 //! subquery) goes through a file sort on its first batch (exec/filesort.rs:
 //! past sort_buffer_size, runs spill to disk), and its batches are read
 //! from the sort's merge: it holds a sort buffer, not its result.
 
 use super::filesort::Sorted;
+use super::outer::{Batch, Outer};
 use super::{
     row_bytes, Bounds, Exec, KeyRanges, Project, QueryBody, QueryPlan, Result, RowSink, SelectPlan,
-    Source,
+    Source, SourceRow,
 };
 use crate::expr::BExpr;
 use lockstep_types::Value;
 use std::ops::Bound;
 
 /// Where a streamed scan stands between batches.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct ScanCursor {
     /// The key range of the scan, computed by the first batch.
     range: Option<(Bounds, bool, bool)>,
@@ -39,11 +46,23 @@ pub struct ScanCursor {
     pub sent: u64,
     /// A spilled stream: the sorted rows still to send.
     sorted: Option<Sorted>,
+    /// A streamed join: where its production stands.
+    join: Option<Outer>,
 }
 
-/// Whether `plan` can be streamed: by resuming a scan, or from a sort.
+/// Whether `plan` can be streamed: by resuming a scan or a join, or from
+/// a sort.
 pub fn streamable(plan: &QueryPlan) -> bool {
     scans(plan) || spills(plan)
+}
+
+/// Whether `plan` is a join whose rows go out in the order the join makes
+/// them (no sort), each final once projected.
+fn joins(plan: &QueryPlan) -> bool {
+    let QueryBody::Select(p) = &plan.body else {
+        return false;
+    };
+    matches!(p.source, Source::Join { .. }) && final_rows(p) && p.order.is_empty()
 }
 
 /// Whether `plan`'s rows can be streamed from a file sort: a table or a
@@ -106,6 +125,9 @@ impl Exec<'_> {
         let QueryBody::Select(p) = &plan.body else {
             unreachable!("streamable plans are single selects")
         };
+        if joins(plan) {
+            return self.joined_batch(p, cursor, max_bytes);
+        }
         if !scans(plan) {
             return self.spilled_batch(p, cursor, max_bytes);
         }
@@ -160,6 +182,52 @@ impl Exec<'_> {
         cursor.sent += rows.len() as u64;
         cursor.done = !full || cursor.wanted == Some(0);
         cursor.after = (!cursor.done).then_some(last);
+        Ok(rows)
+    }
+
+    /// The next rows of a streamed join: its production resumes where the
+    /// last batch left it, the WHERE is checked on each joined row.
+    fn joined_batch(
+        &mut self,
+        p: &SelectPlan,
+        cursor: &mut ScanCursor,
+        max_bytes: usize,
+    ) -> Result<Vec<Vec<Value>>> {
+        if cursor.join.is_none() {
+            (cursor.skip, cursor.wanted) = self.offset_and_limit(p)?;
+        }
+        let mut state = cursor.join.take().unwrap_or_default();
+        let mut project = Project::new(p);
+        let mut ended = false;
+        while !ended && cursor.wanted != Some(0) && project.bytes < max_bytes {
+            let mut joined = Batch::new(max_bytes);
+            ended = self.fill(&p.source, &[], None, &mut state, &mut joined)?;
+            for row in joined.rows {
+                if cursor.wanted == Some(0) {
+                    break;
+                }
+                if !self.truth(&p.filter, &row)? {
+                    continue;
+                }
+                if cursor.skip > 0 {
+                    cursor.skip -= 1;
+                    continue;
+                }
+                match project.add(self, &mut SourceRow::Owned(row)) {
+                    Ok(bytes) => self.charge(bytes)?,
+                    Err(e) => return Err(self.pending.take().unwrap_or(e)),
+                }
+                if let Some(w) = &mut cursor.wanted {
+                    *w -= 1;
+                }
+            }
+        }
+        let ended = ended || cursor.wanted == Some(0);
+        let rows: Vec<Vec<Value>> = project.out.into_iter().map(|(r, _)| r).collect();
+        cursor.sent += rows.len() as u64;
+        cursor.done = ended;
+        // A join stopped by LIMIT drops its state (and what it holds).
+        cursor.join = (!ended).then_some(state);
         Ok(rows)
     }
 
