@@ -562,8 +562,19 @@ impl<H: Handler> Session<'_, H> {
 
     fn send_ok(&mut self, ok: &OkInfo, extra_status: u16) {
         let status = self.status_flags() | extra_status;
+        let changes = self.state_changes();
         self.writer
-            .packet(|o| resultset::encode_ok(o, 0, ok, status));
+            .packet(|o| resultset::encode_ok_tracked(o, 0, ok, status, &changes));
+    }
+
+    /// The session state changes for the next OK packet: none unless the
+    /// client asked for CLIENT_SESSION_TRACK (they are dropped then).
+    fn state_changes(&mut self) -> Vec<lockstep_types::result::StateChange> {
+        let changes = self.handler.take_state_changes();
+        match self.caps & caps::SESSION_TRACK {
+            0 => Vec::new(),
+            _ => changes,
+        }
     }
 
     fn send_error(&mut self, e: &Error) {
@@ -603,8 +614,9 @@ impl<H: Handler> Session<'_, H> {
                 warnings,
                 ..OkInfo::default()
             };
+            let changes = self.state_changes();
             self.writer
-                .packet(|o| resultset::encode_ok(o, 0xFE, &ok, status));
+                .packet(|o| resultset::encode_ok_tracked(o, 0xFE, &ok, status, &changes));
         } else {
             self.writer
                 .packet(|o| resultset::encode_eof(o, warnings, status));

@@ -37,8 +37,8 @@ pub mod caps {
 }
 
 /// What lockstep offers (SSL is added when TLS is configured). Not offered:
-/// ZSTD_COMPRESSION, SESSION_TRACK, OPTIONAL_RESULTSET_METADATA (each would
-/// change packet formats we do not implement).
+/// ZSTD_COMPRESSION, OPTIONAL_RESULTSET_METADATA (each would change packet
+/// formats we do not implement).
 pub const SERVER_CAPABILITIES: u32 = caps::LONG_PASSWORD
     | caps::COMPRESS
     | caps::FOUND_ROWS
@@ -58,6 +58,7 @@ pub const SERVER_CAPABILITIES: u32 = caps::LONG_PASSWORD
     | caps::CONNECT_ATTRS
     | caps::PLUGIN_AUTH_LENENC_CLIENT_DATA
     | caps::DEPRECATE_EOF
+    | caps::SESSION_TRACK
     | caps::LOCAL_FILES
     | caps::QUERY_ATTRIBUTES;
 

@@ -204,6 +204,12 @@ pub trait Handler: Send {
         self.reset_connection();
     }
     fn status(&self) -> Status;
+    /// What the statements since the last OK packet changed of the
+    /// session (CLIENT_SESSION_TRACK), taken for the next OK: called for
+    /// every OK, so nothing piles up for a client that did not ask.
+    fn take_state_changes(&mut self) -> Vec<lockstep_types::result::StateChange> {
+        Vec::new()
+    }
     /// How text columns are described and names and error messages
     /// encoded (character_set_results); asked before each set of column
     /// definitions.

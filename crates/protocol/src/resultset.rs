@@ -4,6 +4,7 @@
 use crate::charset::ResultCharset;
 use crate::wire::{self, NULL_MARKER};
 use crate::{Column, OkInfo};
+use lockstep_types::result::StateChange;
 use lockstep_types::value::{format_double, format_float};
 use lockstep_types::{DataType, Date, DateTime, Decimal, Time, Value};
 use std::io::Write;
@@ -56,6 +57,8 @@ pub mod status_flags {
     pub const LAST_ROW_SENT: u16 = 128;
     /// sql_mode has NO_BACKSLASH_ESCAPES (drivers escape by doubling quotes).
     pub const NO_BACKSLASH_ESCAPES: u16 = 512;
+    /// The OK packet carries session state changes (CLIENT_SESSION_TRACK).
+    pub const SESSION_STATE_CHANGED: u16 = 1 << 14;
 }
 
 pub const BINARY_COLLATION: u16 = 63;
@@ -199,16 +202,68 @@ pub fn encode_column_def_in(
 /// OK packet; `header` is 0x00, or 0xFE where it replaces an EOF packet
 /// (CLIENT_DEPRECATE_EOF).
 pub fn encode_ok(out: &mut Vec<u8>, header: u8, ok: &OkInfo, status: u16) {
+    encode_ok_tracked(out, header, ok, status, &[]);
+}
+
+/// OK packet with session state changes, for a client that asked for
+/// CLIENT_SESSION_TRACK (`changes` must be empty for any other).
+pub fn encode_ok_tracked(
+    out: &mut Vec<u8>,
+    header: u8,
+    ok: &OkInfo,
+    status: u16,
+    changes: &[StateChange],
+) {
+    let status = match changes.is_empty() {
+        true => status,
+        false => status | status_flags::SESSION_STATE_CHANGED,
+    };
     out.push(header);
     wire::put_lenenc_int(out, ok.affected_rows);
     wire::put_lenenc_int(out, ok.last_insert_id);
     wire::put_u16(out, status);
     wire::put_u16(out, ok.warnings);
     // MySQL's server writes the info as a length-encoded string even
-    // without CLIENT_SESSION_TRACK, and libmariadb reads it that way.
-    if !ok.info.is_empty() {
+    // without CLIENT_SESSION_TRACK, and libmariadb reads it that way; the
+    // state changes follow it (the info then goes even when empty).
+    if !ok.info.is_empty() || !changes.is_empty() {
         wire::put_lenenc_bytes(out, ok.info.as_bytes());
     }
+    if !changes.is_empty() {
+        wire::put_lenenc_bytes(out, &encode_state_changes(changes));
+    }
+}
+
+/// The session state information of an OK packet: per change its type
+/// and its data as a length-encoded string.
+fn encode_state_changes(changes: &[StateChange]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut data = Vec::new();
+    for c in changes {
+        data.clear();
+        let kind = match c {
+            StateChange::SystemVariable { name, value } => {
+                wire::put_lenenc_bytes(&mut data, name.as_bytes());
+                wire::put_lenenc_bytes(&mut data, value.as_bytes());
+                0
+            }
+            StateChange::Schema(db) => {
+                wire::put_lenenc_bytes(&mut data, db.as_bytes());
+                1
+            }
+            StateChange::StateChanged => {
+                wire::put_lenenc_bytes(&mut data, b"1");
+                2
+            }
+            StateChange::TransactionState(state) => {
+                wire::put_lenenc_bytes(&mut data, state.as_bytes());
+                5
+            }
+        };
+        out.push(kind);
+        wire::put_lenenc_bytes(&mut out, &data);
+    }
+    out
 }
 
 pub fn encode_eof(out: &mut Vec<u8>, warnings: u16, status: u16) {

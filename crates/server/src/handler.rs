@@ -334,6 +334,10 @@ impl Handler for Connection {
         self.session.status()
     }
 
+    fn take_state_changes(&mut self) -> Vec<lockstep_types::result::StateChange> {
+        self.session.take_state_changes()
+    }
+
     fn result_charset(&mut self) -> lockstep_protocol::charset::ResultCharset {
         self.session.result_charset()
     }

@@ -75,6 +75,22 @@ impl Column {
     }
 }
 
+/// One change to a session's state, as CLIENT_SESSION_TRACK reports it in
+/// the OK packet that ends the statement (MySQL's session_track_*).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateChange {
+    /// A tracked system variable and its new value, as SHOW VARIABLES
+    /// prints it (session_track_system_variables).
+    SystemVariable { name: String, value: String },
+    /// The default database (session_track_schema).
+    Schema(String),
+    /// Something of the session changed (session_track_state_change).
+    StateChanged,
+    /// The transaction's state, eight flag characters such as `T__R_W__`
+    /// (session_track_transaction_info = STATE).
+    TransactionState(String),
+}
+
 /// What an OK packet reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OkInfo {

@@ -44,6 +44,7 @@ mod sql_mode;
 pub mod status;
 mod stream;
 mod table_locks;
+mod track;
 mod transaction;
 mod user_tables;
 mod wire_charset;
@@ -424,6 +425,8 @@ pub struct Session {
     stream_next: bool,
     /// The SELECT `run_dml` is about to run may stream.
     stream_this: bool,
+    /// Session state changes for CLIENT_SESSION_TRACK (track.rs).
+    track: track::Tracker,
     /// The SELECT `run_dml` is about to run has SQL_CALC_FOUND_ROWS.
     calc_found_this: bool,
     /// The rest of a result set being sent in batches (`stream.rs`).
@@ -595,11 +598,21 @@ fn rows(names: &[&str], rows: Vec<Vec<Value>>) -> Response {
     })
 }
 
+/// A variable's value as SHOW VARIABLES prints it.
+fn variable_text(name: &str, v: &Value) -> String {
+    match v.to_i64() {
+        Some(n) if is_boolean_var(name) => (if n != 0 { "ON" } else { "OFF" }).to_string(),
+        _ => v.to_string(),
+    }
+}
+
 /// Variables SHOW VARIABLES prints as ON/OFF.
 fn is_boolean_var(name: &str) -> bool {
     matches!(
         name,
         "autocommit"
+            | "session_track_schema"
+            | "session_track_state_change"
             | "foreign_key_checks"
             | "unique_checks"
             | "sql_auto_is_null"
@@ -687,6 +700,7 @@ impl Session {
             stream_results: false,
             stream_next: false,
             stream_this: false,
+            track: Default::default(),
             calc_found_this: false,
             stream: None,
             whole_next: false,
@@ -836,6 +850,9 @@ impl Session {
         self.grants.check_use(db)?;
         if !self.engine.catalog.database_exists(db) && !is_system_db(db) {
             return Err(Error::new(Code::BadDb, format!("Unknown database '{db}'")));
+        }
+        if self.ctx.database.as_deref() != Some(db) {
+            self.track_schema(db);
         }
         self.ctx.database = Some(db.to_string());
         *self.process.database.lock() = Some(db.to_string());
@@ -1218,7 +1235,12 @@ impl Session {
         params: &[Value],
         plan: Option<&Bound>,
     ) -> R<Response> {
+        let before = self.track_before(stmt);
         let r = self.dispatch(stmt, params, plan).await;
+        if let Some(before) = before {
+            self.track_after(stmt, before, r.is_ok());
+        }
+        self.track_transaction(&r);
         if self.table_locks.active() && changes_schema(stmt) {
             // DDL under LOCK TABLES: the locks follow what it rebuilt.
             self.follow_locked_tables().await?;
@@ -2198,6 +2220,18 @@ impl Session {
                 }
                 self.refresh_time_zone();
             }
+            "session_track_transaction_info" if !default => {
+                let v = track::check_transaction_info(&name, &value)?;
+                self.ctx.session_vars.insert(name, v);
+            }
+            "session_track_schema" | "session_track_state_change" if !default => {
+                let on = bool_setting(&name, &value)?;
+                self.ctx.session_vars.insert(name, Value::Int(on as i64));
+            }
+            "session_track_gtids" if !default => {
+                let v = track::check_gtids(&value)?;
+                self.ctx.session_vars.insert(name, v);
+            }
             "sql_mode" => {
                 if !default {
                     let mode = sql_mode::canonical(&value)?;
@@ -2256,7 +2290,7 @@ impl Session {
                 self.set_semisync(name, v)
             }
             "mandatory_roles" | "activate_all_roles_on_login" => self.set_role_variable(name, v),
-            "foreign_key_checks" => {
+            "foreign_key_checks" | "session_track_schema" | "session_track_state_change" => {
                 let on = bool_setting(name, &v)?;
                 self.server.globals.set(name, Value::Int(on as i64))
             }
@@ -2322,6 +2356,11 @@ impl Session {
                 let bytes = size_setting(name, &v)?.clamp(1024, max) / 1024 * 1024;
                 self.server.globals.set(name, Value::Int(bytes))
             }
+            "session_track_transaction_info" => {
+                let v = track::check_transaction_info(name, &v)?;
+                self.server.globals.set(name, v)
+            }
+            "session_track_gtids" => self.server.globals.set(name, track::check_gtids(&v)?),
             "sql_mode" => self.server.globals.set(name, sql_mode::canonical(&v)?),
             "time_zone" => self.server.globals.set(name, time_zone::canonical(&v)?),
             _ => self.server.globals.set(name, v),

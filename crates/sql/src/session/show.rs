@@ -334,12 +334,7 @@ impl Session {
                 None => true,
             };
             if keep {
-                let text = match v.to_i64() {
-                    Some(n) if is_boolean_var(&name) => {
-                        (if n != 0 { "ON" } else { "OFF" }).to_string()
-                    }
-                    _ => v.to_string(),
-                };
+                let text = variable_text(&name, &v);
                 r.push(vec![Value::str(&name), Value::str(&text)]);
             }
         }

@@ -20,6 +20,7 @@ impl Session {
         self.engine.commit(&mut self.txn).await?;
         self.table_locks.release_tables();
         self.explicit = true;
+        self.track.began = true;
         self.txn_read_only = read_only
             .or(self.next_read_only)
             .unwrap_or(self.session_read_only);
