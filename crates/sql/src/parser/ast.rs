@@ -1036,6 +1036,9 @@ pub enum Expr {
         /// `db.f(...)`: a stored function of that database (never a
         /// built-in one); None for an unqualified call.
         database: Option<String>,
+        /// An unqualified call's name as written when that is not `name`
+        /// (which is upper-cased): a stored function's 1305 quotes it.
+        spelled: Option<String>,
     },
     Case {
         operand: Option<Box<Expr>>,

@@ -1700,6 +1700,7 @@ impl<'a> Parser<'a> {
                                     distinct: false,
                                     star: false,
                                     database: None,
+                                    spelled: None,
                                 };
                                 if negated {
                                     Expr::Unary {
@@ -2109,6 +2110,7 @@ impl<'a> Parser<'a> {
             distinct: false,
             star: false,
             database: Some(database),
+            spelled: None,
         })
     }
 
@@ -2160,6 +2162,7 @@ impl<'a> Parser<'a> {
                     distinct: false,
                     star: false,
                     database: None,
+                    spelled: None,
                 })
             }
             // Typed literals: DATE '2024-01-01', TIMESTAMP '...', TIME '...'.
@@ -2202,12 +2205,14 @@ impl<'a> Parser<'a> {
             distinct: false,
             star: false,
             database: None,
+            spelled: None,
         }
     }
 
     /// `name(` ... with the word at offset 0 and `(` at offset 1.
     fn parse_special_call(&mut self, up: Vec<u8>) -> Result<Expr> {
         self.enter()?;
+        let written = self.text_at(0);
         self.pos += 2; // name (
         let e = match up.as_slice() {
             b"CAST" => {
@@ -2334,6 +2339,7 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 let name = String::from_utf8_lossy(&up).into_owned();
+                let spelled = (written != name).then(|| written.to_string());
                 let mut distinct = false;
                 let mut star = false;
                 let mut args = Vec::new();
@@ -2357,6 +2363,7 @@ impl<'a> Parser<'a> {
                     distinct,
                     star,
                     database: None,
+                    spelled,
                 })?
             }
         };
@@ -2432,6 +2439,7 @@ impl<'a> Parser<'a> {
                 distinct,
                 star: false,
                 database: None,
+                spelled: None,
             });
         }
         let (name, args) = match sep {
@@ -2449,6 +2457,7 @@ impl<'a> Parser<'a> {
             distinct,
             star: false,
             database: None,
+            spelled: None,
         })
     }
 
@@ -4827,6 +4836,7 @@ fn json_call(name: &str, args: Vec<Expr>) -> Expr {
         distinct: false,
         star: false,
         database: None,
+        spelled: None,
     }
 }
 

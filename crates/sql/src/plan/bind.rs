@@ -416,6 +416,7 @@ pub fn display(e: &Expr) -> String {
             distinct,
             star,
             database,
+            ..
         } => {
             let inner = if *star {
                 "*".to_string()
@@ -1246,6 +1247,7 @@ impl<'a> Binder<'a> {
                 distinct,
                 star,
                 database: None,
+                ..
             } if is_aggregate_name(name) => {
                 self.aggregate_call(name, args, *distinct, *star, scope, ctx)
             }
@@ -1613,7 +1615,12 @@ impl<'a> Binder<'a> {
                     .collect::<Result<Vec<_>>>()?;
                 self.stored_call(db, name, bound)?
             }
-            Expr::Function { name, args, .. } => self.bind_call(name, args, scope)?,
+            Expr::Function {
+                name,
+                args,
+                spelled,
+                ..
+            } => self.bind_call((name, spelled.as_deref()), args, scope)?,
             Expr::Case {
                 operand,
                 branches,
@@ -1871,14 +1878,21 @@ impl<'a> Binder<'a> {
         }
     }
 
-    /// `types` are the types of the row the arguments read.
-    fn function(&self, name: &str, args: Vec<BExpr>, types: &[(DataType, bool)]) -> Result<BExpr> {
+    /// `types` are the types of the row the arguments read; `spelled` the
+    /// name as written when that differs from `name`.
+    fn function(
+        &self,
+        (name, spelled): (&str, Option<&str>),
+        args: Vec<BExpr>,
+        types: &[(DataType, bool)],
+    ) -> Result<BExpr> {
         let Some(f) = Func::lookup(name) else {
-            // MySQL looks for a stored function in the current database.
+            // MySQL looks for a stored function in the current database
+            // (its 1305 names it as written).
             let Some(db) = &self.database else {
                 return Err(Error::no_db());
             };
-            return self.stored_call(db, name, args);
+            return self.stored_call(db, spelled.unwrap_or(name), args);
         };
         let (min, max) = f.arity();
         if args.len() < min || args.len() > max {

@@ -146,7 +146,14 @@ impl Binder<'_> {
 
     /// A function call (not an aggregate: those are bound by the
     /// aggregation pass and reach here only misplaced).
-    pub(super) fn bind_call(&mut self, name: &str, args: &[Expr], scope: &Scope) -> Result<BExpr> {
+    /// A call of `name` (upper-cased; `spelled` as written when that
+    /// differs).
+    pub(super) fn bind_call(
+        &mut self,
+        (name, spelled): (&str, Option<&str>),
+        args: &[Expr],
+        scope: &Scope,
+    ) -> Result<BExpr> {
         if is_aggregate_name(name) {
             return Err(Error::new(
                 Code::WrongArguments,
@@ -183,6 +190,6 @@ impl Binder<'_> {
             return crate::expr::json::bind::call(jf, name, bound, &types);
         }
         let bound = crate::plan::enumset::function_args(name, bound, &types);
-        self.function(name, bound, &types)
+        self.function((name, spelled), bound, &types)
     }
 }

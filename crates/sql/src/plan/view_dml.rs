@@ -469,12 +469,14 @@ pub fn map_columns(e: &Expr, map: &ColumnMap) -> Expr {
             distinct,
             star,
             database,
+            spelled,
         } => Expr::Function {
             name: name.clone(),
             args: v(args),
             distinct: *distinct,
             star: *star,
             database: database.clone(),
+            spelled: spelled.clone(),
         },
         Expr::Case {
             operand,
