@@ -93,6 +93,7 @@ error_codes! {
     LockDeadlock = 1213, "40001";
     SpecificAccessDenied = 1227, "42000";
     IncorrectGlobalLocalVar = 1238, "HY000";
+    LocalVariable = 1228, "HY000";
     GlobalVariable = 1229, "HY000";
     WrongValueForVar = 1231, "42000";
     WrongTypeForVar = 1232, "42000";
