@@ -434,6 +434,10 @@ macro_rules! session_env_methods {
         fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
             self.ctx.warn(w)
         }
+        fn has_warning(&self, w: &Error) -> bool {
+            let same = |c: &Condition| c.code == w.number() && c.message == w.message;
+            self.ctx.warnings.iter().any(same)
+        }
         fn dates(&self) -> crate::expr::zero_date::DateMode {
             self.ctx.dates
         }

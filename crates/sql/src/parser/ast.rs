@@ -946,6 +946,14 @@ pub enum BinaryOp {
     ShiftRight,
 }
 
+impl BinaryOp {
+    /// = <=> <> < <= > >=
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnaryOp {
     Not,

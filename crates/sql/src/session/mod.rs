@@ -2380,8 +2380,8 @@ impl Session {
         // sql_mode is not strict or the statement says IGNORE.
         self.ctx.strict = match &plan.plan {
             Plan::Insert(p) => !p.ignore,
-            Plan::Update(p) => !p.ignore,
-            Plan::Multi(m) => !m.delete && !m.ignore,
+            Plan::Update(p) | Plan::Delete(p) => !p.ignore,
+            Plan::Multi(m) => !m.ignore,
             _ => false,
         } && self.strict_sql_mode;
         // A statement run again after a lock wait warns again.
