@@ -947,6 +947,34 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    /// The operator as SQL writes it (AND, DIV, <=>, ...).
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Or => "OR",
+            And => "AND",
+            Xor => "XOR",
+            Eq => "=",
+            NullSafeEq => "<=>",
+            NotEq => "<>",
+            Lt => "<",
+            LtEq => "<=",
+            Gt => ">",
+            GtEq => ">=",
+            Plus => "+",
+            Minus => "-",
+            Multiply => "*",
+            Divide => "/",
+            IntDivide => "DIV",
+            Modulo => "%",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            ShiftLeft => "<<",
+            ShiftRight => ">>",
+        }
+    }
+
     /// = <=> <> < <= > >=
     pub fn is_comparison(self) -> bool {
         use BinaryOp::*;

@@ -432,7 +432,7 @@ pub fn display(e: &Expr) -> String {
             )
         }
         Expr::Binary { op, left, right } => {
-            format!("{} {} {}", display(left), op_text(*op), display(right))
+            format!("{} {} {}", display(left), op.symbol(), display(right))
         }
         Expr::Unary {
             op: ast::UnaryOp::Minus,
@@ -443,33 +443,6 @@ pub fn display(e: &Expr) -> String {
             expr,
         } => format!("NOT {}", display(expr)),
         _ => "expr".into(),
-    }
-}
-
-fn op_text(op: BinaryOp) -> &'static str {
-    use BinaryOp::*;
-    match op {
-        Or => "OR",
-        And => "AND",
-        Xor => "XOR",
-        Eq => "=",
-        NullSafeEq => "<=>",
-        NotEq => "<>",
-        Lt => "<",
-        LtEq => "<=",
-        Gt => ">",
-        GtEq => ">=",
-        Plus => "+",
-        Minus => "-",
-        Multiply => "*",
-        Divide => "/",
-        IntDivide => "DIV",
-        Modulo => "%",
-        BitAnd => "&",
-        BitOr => "|",
-        BitXor => "^",
-        ShiftLeft => "<<",
-        ShiftRight => ">>",
     }
 }
 

@@ -595,7 +595,7 @@ fn check_rows(
             s("CHECK"),
             s(enforced),
         ]);
-        let clause = s(&format!("({})", c.expr));
+        let clause = s(&super::checks::check_clause(&c.expr));
         rows.checks.push(vec![s("def"), s(db), name, clause]);
     }
 }
