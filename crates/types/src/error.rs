@@ -248,6 +248,8 @@ error_codes! {
     TableFunctionMustHaveAlias = 3667, "42000";
     TableFunctionForbiddenJoin = 3668, "HY000";
     JsonTableValueOutOfRange = 3669, "22003";
+    MissingJsonValue = 3966, "22035";
+    MultipleJsonValues = 3967, "22034";
     BlobCantHaveDefault = 1101, "42000";
     WarnAllowedPacketOverflowed = 1301, "HY000";
     // Foreign keys.

@@ -24,6 +24,8 @@ mod generated;
 mod histogram;
 #[path = "json_bool.rs"]
 mod json_bool;
+#[path = "json_value.rs"]
+mod json_value;
 #[path = "lateral.rs"]
 mod lateral;
 #[path = "load_data.rs"]
@@ -2329,6 +2331,7 @@ impl<'a> Parser<'a> {
                 Self::func("POSITION", vec![needle, hay])
             }
             b"GROUP_CONCAT" => self.parse_group_concat()?,
+            b"JSON_VALUE" => self.parse_json_value()?,
             b"CHAR" => {
                 let args = self.parse_expr_list()?;
                 if self.eat_kw("USING") {

@@ -180,6 +180,9 @@ impl Binder<'_> {
                 scope,
             );
         }
+        if name == "JSON_VALUE" {
+            return self.json_value(args, scope);
+        }
         let bound = args
             .iter()
             .map(|a| self.bind_expr(a, scope))
@@ -191,5 +194,17 @@ impl Binder<'_> {
         }
         let bound = crate::plan::enumset::function_args(name, bound, &types);
         self.function((name, spelled), bound, &types)
+    }
+
+    /// JSON_VALUE as the parser wrote it: its clauses read, doc, path and
+    /// the two defaults bound.
+    fn json_value(&mut self, args: &[Expr], scope: &Scope) -> Result<BExpr> {
+        let (spec, to_bind) = crate::expr::json::value::spec(args)?;
+        let bound = to_bind
+            .iter()
+            .map(|a| self.bind_expr(a, scope))
+            .collect::<Result<Vec<_>>>()?;
+        let types = self.operand_types(scope);
+        crate::expr::json::bind::call(JsonFn::JsonValue(spec), "json_value", bound, &types)
     }
 }

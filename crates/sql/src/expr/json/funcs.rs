@@ -44,6 +44,9 @@ pub enum JsonFn {
     Compare,
     /// ORDER BY a JSON value: bytes that sort in MySQL's JSON order.
     SortKey,
+    /// JSON_VALUE(doc, path, ON EMPTY default, ON ERROR default) with its
+    /// RETURNING type and clauses.
+    JsonValue(super::value::Spec),
     /// A JSON value as an SQL scalar, for a numeric or temporal CAST:
     /// numbers stay numbers, true is 1, a string is its contents.
     Scalar,
@@ -95,6 +98,9 @@ impl JsonFn {
 
     /// The name MySQL's messages use.
     pub fn name(self) -> &'static str {
+        if let JsonFn::JsonValue(_) = self {
+            return "json_value";
+        }
         NAMES
             .iter()
             .find(|(_, f)| *f == self)
@@ -115,6 +121,7 @@ impl JsonFn {
             ContainsPath | Search => (3, ANY),
             Length | Keys => (1, 2),
             Overlaps | MemberOf | Compare => (2, 2),
+            JsonValue(_) => (4, 4),
         }
     }
 
@@ -139,6 +146,7 @@ impl JsonFn {
             Quote | Unquote | Pretty => DataType::Text { max_len: u32::MAX },
             Type => DataType::VarChar { len: 51 },
             Scalar => DataType::Text { max_len: u32::MAX },
+            JsonValue(spec) => spec.ty,
             SortKey => DataType::VarBinary { len: u32::MAX },
             Contains | ContainsPath | Length | Depth | Valid | Overlaps | MemberOf
             | StorageSize | Compare => DataType::BigInt { unsigned: false },
@@ -342,6 +350,7 @@ pub fn eval_json(
         Length | Keys => length_or_keys(&mut a),
         Depth | Type | Pretty | StorageSize | Cast | SortKey | Scalar => about_doc(&mut a),
         Valid => valid(&mut a),
+        JsonValue(spec) => json_value(spec, &mut a),
         Search => search(&mut a),
         Overlaps => match (a.doc(0)?, a.doc(1)?) {
             (Some(x), Some(y)) => Ok(bool_value(ops::overlaps(&x, &y))),
@@ -406,6 +415,28 @@ fn extract(a: &mut Args) -> Result<Value, Error> {
         return Ok(Value::Null);
     }
     a.finish(Json::Array(found))
+}
+
+/// JSON_VALUE: the one value at the path, or what ON EMPTY / ON ERROR
+/// answers (`value.rs`).
+fn json_value(spec: super::value::Spec, a: &mut Args) -> Result<Value, Error> {
+    use super::value::{pick, typed, Answer};
+    let (Some(doc), Some(path)) = (a.doc(0)?, a.exact_path(1)?) else {
+        return Ok(Value::Null);
+    };
+    let miss = match pick(spec, &path.find(&doc)) {
+        Ok(v) => return Ok(v),
+        Err(miss) => miss,
+    };
+    match miss.answer {
+        Answer::Error => return Err(miss.error),
+        _ if miss.warns => a.env.warn(miss.error)?,
+        _ => {}
+    }
+    match (miss.answer, a.raw(miss.default_arg)?.1) {
+        (Answer::Default, v) if !v.is_null() => typed(&super::from_sql(&v), spec.ty, "json_value"),
+        _ => Ok(Value::Null),
+    }
 }
 
 /// JSON_SET, JSON_INSERT, JSON_REPLACE, JSON_ARRAY_APPEND and
