@@ -37,6 +37,9 @@ pub enum JsonFn {
     MemberOf,
     Pretty,
     StorageSize,
+    /// JSON_STORAGE_FREE: the space a partial update freed in a stored
+    /// value. Every update here writes the whole value, so none: 0.
+    StorageFree,
     /// CAST(x AS JSON).
     Cast,
     /// A comparison with a JSON operand: -1, 0 or 1 (the binder compares
@@ -52,7 +55,7 @@ pub enum JsonFn {
     Scalar,
 }
 
-const NAMES: [(&str, JsonFn); 30] = [
+const NAMES: [(&str, JsonFn); 31] = [
     ("json_object", JsonFn::Object),
     ("json_array", JsonFn::Array),
     ("json_quote", JsonFn::Quote),
@@ -79,6 +82,7 @@ const NAMES: [(&str, JsonFn); 30] = [
     ("member of", JsonFn::MemberOf),
     ("json_pretty", JsonFn::Pretty),
     ("json_storage_size", JsonFn::StorageSize),
+    ("json_storage_free", JsonFn::StorageFree),
     ("cast_as_json", JsonFn::Cast),
     ("json_compare", JsonFn::Compare),
     ("json_sort_key", JsonFn::SortKey),
@@ -112,8 +116,8 @@ impl JsonFn {
         const ANY: usize = usize::MAX;
         match self {
             Object | Array => (0, ANY),
-            Quote | Unquote | Depth | Type | Valid | Pretty | StorageSize | Cast | SortKey
-            | Scalar => (1, 1),
+            Quote | Unquote | Depth | Type | Valid | Pretty | StorageSize | StorageFree | Cast
+            | SortKey | Scalar => (1, 1),
             Extract | Remove => (2, ANY),
             Set | Insert | Replace | ArrayAppend | ArrayInsert => (3, ANY),
             MergePatch | MergePreserve => (2, ANY),
@@ -149,7 +153,7 @@ impl JsonFn {
             JsonValue(spec) => spec.ty,
             SortKey => DataType::VarBinary { len: u32::MAX },
             Contains | ContainsPath | Length | Depth | Valid | Overlaps | MemberOf
-            | StorageSize | Compare => DataType::BigInt { unsigned: false },
+            | StorageSize | StorageFree | Compare => DataType::BigInt { unsigned: false },
             _ => DataType::Json,
         }
     }
@@ -348,7 +352,9 @@ pub fn eval_json(
         Contains => contains(&mut a),
         ContainsPath => contains_path(&mut a),
         Length | Keys => length_or_keys(&mut a),
-        Depth | Type | Pretty | StorageSize | Cast | SortKey | Scalar => about_doc(&mut a),
+        Depth | Type | Pretty | StorageSize | StorageFree | Cast | SortKey | Scalar => {
+            about_doc(&mut a)
+        }
         Valid => valid(&mut a),
         JsonValue(spec) => json_value(spec, &mut a),
         Search => search(&mut a),
@@ -610,6 +616,7 @@ fn about_doc(a: &mut Args) -> Result<Value, Error> {
         JsonFn::Type => Ok(Value::str(doc.type_name())),
         JsonFn::Pretty => a.text_result(doc.to_pretty()),
         JsonFn::StorageSize => Ok(Value::Int(super::storage_size(&doc) as i64)),
+        JsonFn::StorageFree => Ok(Value::Int(0)),
         JsonFn::Scalar => Ok(match doc {
             Json::Null => Value::Null,
             Json::Bool(b) => Value::Int(b as i64),
