@@ -27,6 +27,9 @@ pub enum VarScope {
     /// build (MySQL: 1621).
     SessionReadOnly,
     ReadOnly,
+    /// A session has it, the server has none: `timestamp` (1228 for SET
+    /// GLOBAL, 1238 for @@global).
+    Session,
 }
 
 fn s(v: &str) -> Value {
@@ -152,6 +155,13 @@ pub fn defaults() -> Vec<(&'static str, Value, VarScope)> {
             ("sync_binlog", i(1), ReadOnly),
             ("system_time_zone", s("UTC"), ReadOnly),
             ("time_zone", s("SYSTEM"), Both),
+            // The clock NOW() reads, in seconds since the epoch with
+            // microseconds (session/fixed_clock.rs).
+            (
+                "timestamp",
+                Value::Decimal(lockstep_types::Decimal::from_i128_with_scale(0, 6)),
+                Session,
+            ),
             ("tmp_table_size", i(DEFAULT_TEMP_TABLE as i64), Both),
             ("transaction_isolation", s("REPEATABLE-READ"), Both),
             ("transaction_read_only", i(0), Both),

@@ -93,6 +93,7 @@ error_codes! {
     LockDeadlock = 1213, "40001";
     SpecificAccessDenied = 1227, "42000";
     IncorrectGlobalLocalVar = 1238, "HY000";
+    LocalVariable = 1228, "HY000";
     GlobalVariable = 1229, "HY000";
     WrongValueForVar = 1231, "42000";
     WrongTypeForVar = 1232, "42000";
@@ -247,6 +248,8 @@ error_codes! {
     TableFunctionMustHaveAlias = 3667, "42000";
     TableFunctionForbiddenJoin = 3668, "HY000";
     JsonTableValueOutOfRange = 3669, "22003";
+    MissingJsonValue = 3966, "22035";
+    MultipleJsonValues = 3967, "22034";
     BlobCantHaveDefault = 1101, "42000";
     WarnAllowedPacketOverflowed = 1301, "HY000";
     // Foreign keys.

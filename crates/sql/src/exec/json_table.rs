@@ -106,21 +106,7 @@ fn value_at(c: &ValueCol, node: &Json) -> std::result::Result<Value, Error> {
 
 /// `j` as a value of the column's type, as storing it in strict mode.
 fn convert(j: &Json, c: &ValueCol) -> std::result::Result<Value, Error> {
-    let numeric = c.ty.is_integer()
-        || matches!(
-            c.ty,
-            DataType::Decimal { .. } | DataType::Float | DataType::Double
-        );
-    let v = match j {
-        _ if c.ty == DataType::Json => j.clone().into_value(),
-        Json::Bool(b) if numeric => Value::Int(i64::from(*b)),
-        Json::Int(i) => Value::Int(*i),
-        Json::UInt(u) => Value::UInt(*u),
-        Json::Double(d) => Value::Double(*d),
-        Json::Decimal(d) => Value::Decimal(*d),
-        other => Value::Bytes(other.unquoted().into_bytes()),
-    };
-    store_value(v, c.ty, &c.name)
+    crate::expr::json::value::typed(j, c.ty, &c.name)
 }
 
 fn respond(on: &OnAnswer, c: &ValueCol, err: Error) -> std::result::Result<Value, Error> {

@@ -100,6 +100,9 @@ pub struct SessionCtx {
     /// in MySQL (SYSDATE() reads the clock each call). None between
     /// statements.
     pub statement_now: Option<lockstep_types::DateTime>,
+    /// SET timestamp: the clock every statement starts with instead of
+    /// the system's (session/fixed_clock.rs).
+    pub fixed_now: Option<lockstep_types::DateTime>,
     /// Reads a system variable (session or global).
     pub system_var: SystemVarReader,
     pub session_vars: HashMap<String, Value>,
@@ -234,6 +237,7 @@ impl SessionCtx {
     /// The statement's clock, or the clock now outside a statement.
     pub fn clock(&self) -> lockstep_types::DateTime {
         self.statement_now
+            .or(self.fixed_now)
             .unwrap_or_else(lockstep_types::DateTime::now)
     }
 
@@ -429,6 +433,10 @@ macro_rules! session_env_methods {
         }
         fn warn(&mut self, w: Error) -> std::result::Result<(), Error> {
             self.ctx.warn(w)
+        }
+        fn has_warning(&self, w: &Error) -> bool {
+            let same = |c: &Condition| c.code == w.number() && c.message == w.message;
+            self.ctx.warnings.iter().any(same)
         }
         fn dates(&self) -> crate::expr::zero_date::DateMode {
             self.ctx.dates

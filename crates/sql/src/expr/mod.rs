@@ -539,6 +539,10 @@ pub trait Env {
     /// Records a warning for SHOW WARNINGS; an error instead where the
     /// statement is strict (an INSERT or UPDATE in strict mode).
     fn warn(&mut self, w: Error) -> Result<(), Error>;
+    /// Whether the statement has warned `w` already.
+    fn has_warning(&self, _w: &Error) -> bool {
+        false
+    }
     /// The zero-date rules of sql_mode (CAST follows them).
     fn dates(&self) -> zero_date::DateMode {
         zero_date::DateMode::default()
@@ -598,6 +602,9 @@ pub fn eval(e: &BExpr, row: &[Value], env: &mut dyn Env) -> Result<Value, Error>
         }
         BExpr::Binary(op, l, r) => {
             let (a, b) = (eval(l, row, env)?, eval(r, row, env)?);
+            if op.is_comparison() {
+                warn_compared_text([&a, &b], [&**l, &**r], env)?;
+            }
             divide(*op, a, b, env)?
         }
         BExpr::IsNull(x, negated) => bool_value(eval(x, row, env)?.is_null() != *negated),
@@ -863,18 +870,62 @@ enum Num {
 /// does ('abc' + 1 is 1 with "Truncated incorrect DOUBLE value: 'abc'");
 /// surrounding spaces are allowed.
 fn warn_double_operand(v: &Value, env: &mut dyn Env) -> Result<(), Error> {
+    match double_warning(v) {
+        Some(w) => env.warn(w),
+        None => Ok(()),
+    }
+}
+
+/// The 1292 reading `v` as a DOUBLE gives, if any.
+fn double_warning(v: &Value) -> Option<Error> {
     let Value::Bytes(b) = v else {
-        return Ok(());
+        return None;
     };
     if numeric_text(b, false) {
-        return Ok(());
+        return None;
     }
     // MySQL shows at most a few hundred bytes of the value.
     let shown = String::from_utf8_lossy(&b[..b.len().min(255)]);
-    env.warn(Error::new(
+    Some(Error::new(
         Code::TruncatedWrongValue,
         format!("Truncated incorrect DOUBLE value: '{shown}'"),
     ))
+}
+
+/// Text compared with a number is read as a DOUBLE, which warns 1292
+/// when it is not wholly a number (an error in a strict UPDATE or
+/// DELETE), as in MySQL. A literal's warning is given once per
+/// statement: MySQL converts a constant once.
+fn warn_compared_text(
+    vals: [&Value; 2],
+    exprs: [&BExpr; 2],
+    env: &mut dyn Env,
+) -> Result<(), Error> {
+    let number = |v: &Value| {
+        matches!(
+            v,
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_)
+        )
+    };
+    for (i, j) in [(0, 1), (1, 0)] {
+        if !number(vals[j]) || !matches!(vals[i], Value::Bytes(_)) {
+            continue;
+        }
+        return match double_warning(vals[i]) {
+            Some(w) if !(literal_text(exprs[i]) && env.has_warning(&w)) => env.warn(w),
+            _ => Ok(()),
+        };
+    }
+    Ok(())
+}
+
+/// A text literal, bare or case-folded for a comparison.
+fn literal_text(e: &BExpr) -> bool {
+    match e {
+        BExpr::Literal(_) => true,
+        BExpr::Func(Func::FoldCase, args) => args.first().is_some_and(literal_text),
+        _ => false,
+    }
 }
 
 /// `binary`, except that dividing by zero (/, DIV, %, MOD) gives NULL,

@@ -946,6 +946,42 @@ pub enum BinaryOp {
     ShiftRight,
 }
 
+impl BinaryOp {
+    /// The operator as SQL writes it (AND, DIV, <=>, ...).
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Or => "OR",
+            And => "AND",
+            Xor => "XOR",
+            Eq => "=",
+            NullSafeEq => "<=>",
+            NotEq => "<>",
+            Lt => "<",
+            LtEq => "<=",
+            Gt => ">",
+            GtEq => ">=",
+            Plus => "+",
+            Minus => "-",
+            Multiply => "*",
+            Divide => "/",
+            IntDivide => "DIV",
+            Modulo => "%",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            ShiftLeft => "<<",
+            ShiftRight => ">>",
+        }
+    }
+
+    /// = <=> <> < <= > >=
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Eq | NullSafeEq | NotEq | Lt | LtEq | Gt | GtEq)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnaryOp {
     Not,
@@ -1036,6 +1072,9 @@ pub enum Expr {
         /// `db.f(...)`: a stored function of that database (never a
         /// built-in one); None for an unqualified call.
         database: Option<String>,
+        /// An unqualified call's name as written when that is not `name`
+        /// (which is upper-cased): a stored function's 1305 quotes it.
+        spelled: Option<String>,
     },
     Case {
         operand: Option<Box<Expr>>,

@@ -21,6 +21,7 @@ pub mod lateral_ast;
 pub(crate) mod lexer;
 #[allow(clippy::module_inception)]
 mod parser;
+pub mod print;
 pub mod role_ast;
 pub mod routine_ast;
 #[cfg(test)]

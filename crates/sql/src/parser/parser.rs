@@ -24,6 +24,8 @@ mod generated;
 mod histogram;
 #[path = "json_bool.rs"]
 mod json_bool;
+#[path = "json_value.rs"]
+mod json_value;
 #[path = "lateral.rs"]
 mod lateral;
 #[path = "load_data.rs"]
@@ -1700,6 +1702,7 @@ impl<'a> Parser<'a> {
                                     distinct: false,
                                     star: false,
                                     database: None,
+                                    spelled: None,
                                 };
                                 if negated {
                                     Expr::Unary {
@@ -2109,6 +2112,7 @@ impl<'a> Parser<'a> {
             distinct: false,
             star: false,
             database: Some(database),
+            spelled: None,
         })
     }
 
@@ -2160,6 +2164,7 @@ impl<'a> Parser<'a> {
                     distinct: false,
                     star: false,
                     database: None,
+                    spelled: None,
                 })
             }
             // Typed literals: DATE '2024-01-01', TIMESTAMP '...', TIME '...'.
@@ -2202,12 +2207,14 @@ impl<'a> Parser<'a> {
             distinct: false,
             star: false,
             database: None,
+            spelled: None,
         }
     }
 
     /// `name(` ... with the word at offset 0 and `(` at offset 1.
     fn parse_special_call(&mut self, up: Vec<u8>) -> Result<Expr> {
         self.enter()?;
+        let written = self.text_at(0);
         self.pos += 2; // name (
         let e = match up.as_slice() {
             b"CAST" => {
@@ -2324,6 +2331,7 @@ impl<'a> Parser<'a> {
                 Self::func("POSITION", vec![needle, hay])
             }
             b"GROUP_CONCAT" => self.parse_group_concat()?,
+            b"JSON_VALUE" => self.parse_json_value()?,
             b"CHAR" => {
                 let args = self.parse_expr_list()?;
                 if self.eat_kw("USING") {
@@ -2334,6 +2342,7 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 let name = String::from_utf8_lossy(&up).into_owned();
+                let spelled = (written != name).then(|| written.to_string());
                 let mut distinct = false;
                 let mut star = false;
                 let mut args = Vec::new();
@@ -2357,6 +2366,7 @@ impl<'a> Parser<'a> {
                     distinct,
                     star,
                     database: None,
+                    spelled,
                 })?
             }
         };
@@ -2432,6 +2442,7 @@ impl<'a> Parser<'a> {
                 distinct,
                 star: false,
                 database: None,
+                spelled: None,
             });
         }
         let (name, args) = match sep {
@@ -2449,6 +2460,7 @@ impl<'a> Parser<'a> {
             distinct,
             star: false,
             database: None,
+            spelled: None,
         })
     }
 
@@ -4827,6 +4839,7 @@ fn json_call(name: &str, args: Vec<Expr>) -> Expr {
         distinct: false,
         star: false,
         database: None,
+        spelled: None,
     }
 }
 

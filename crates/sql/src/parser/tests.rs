@@ -138,6 +138,7 @@ fn sx(e: &Expr) -> String {
             distinct,
             star,
             database,
+            ..
         } => format!(
             "{}{name}({}{}{})",
             database.as_ref().map_or(String::new(), |d| format!("{d}.")),

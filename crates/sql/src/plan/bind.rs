@@ -435,6 +435,7 @@ pub fn display(e: &Expr) -> String {
             distinct,
             star,
             database,
+            ..
         } => {
             let inner = if *star {
                 "*".to_string()
@@ -450,7 +451,7 @@ pub fn display(e: &Expr) -> String {
             )
         }
         Expr::Binary { op, left, right } => {
-            format!("{} {} {}", display(left), op_text(*op), display(right))
+            format!("{} {} {}", display(left), op.symbol(), display(right))
         }
         Expr::Unary {
             op: ast::UnaryOp::Minus,
@@ -461,33 +462,6 @@ pub fn display(e: &Expr) -> String {
             expr,
         } => format!("NOT {}", display(expr)),
         _ => "expr".into(),
-    }
-}
-
-fn op_text(op: BinaryOp) -> &'static str {
-    use BinaryOp::*;
-    match op {
-        Or => "OR",
-        And => "AND",
-        Xor => "XOR",
-        Eq => "=",
-        NullSafeEq => "<=>",
-        NotEq => "<>",
-        Lt => "<",
-        LtEq => "<=",
-        Gt => ">",
-        GtEq => ">=",
-        Plus => "+",
-        Minus => "-",
-        Multiply => "*",
-        Divide => "/",
-        IntDivide => "DIV",
-        Modulo => "%",
-        BitAnd => "&",
-        BitOr => "|",
-        BitXor => "^",
-        ShiftLeft => "<<",
-        ShiftRight => ">>",
     }
 }
 
@@ -1280,6 +1254,7 @@ impl<'a> Binder<'a> {
                 distinct,
                 star,
                 database: None,
+                ..
             } if is_aggregate_name(name) => {
                 self.aggregate_call(name, args, *distinct, *star, scope, ctx)
             }
@@ -1647,7 +1622,12 @@ impl<'a> Binder<'a> {
                     .collect::<Result<Vec<_>>>()?;
                 self.stored_call(db, name, bound)?
             }
-            Expr::Function { name, args, .. } => self.bind_call(name, args, scope)?,
+            Expr::Function {
+                name,
+                args,
+                spelled,
+                ..
+            } => self.bind_call((name, spelled.as_deref()), args, scope)?,
             Expr::Case {
                 operand,
                 branches,
@@ -1905,14 +1885,21 @@ impl<'a> Binder<'a> {
         }
     }
 
-    /// `types` are the types of the row the arguments read.
-    fn function(&self, name: &str, args: Vec<BExpr>, types: &[(DataType, bool)]) -> Result<BExpr> {
+    /// `types` are the types of the row the arguments read; `spelled` the
+    /// name as written when that differs from `name`.
+    fn function(
+        &self,
+        (name, spelled): (&str, Option<&str>),
+        args: Vec<BExpr>,
+        types: &[(DataType, bool)],
+    ) -> Result<BExpr> {
         let Some(f) = Func::lookup(name) else {
-            // MySQL looks for a stored function in the current database.
+            // MySQL looks for a stored function in the current database
+            // (its 1305 names it as written).
             let Some(db) = &self.database else {
                 return Err(Error::no_db());
             };
-            return self.stored_call(db, name, args);
+            return self.stored_call(db, spelled.unwrap_or(name), args);
         };
         let (min, max) = f.arity();
         if args.len() < min || args.len() > max {

@@ -146,7 +146,14 @@ impl Binder<'_> {
 
     /// A function call (not an aggregate: those are bound by the
     /// aggregation pass and reach here only misplaced).
-    pub(super) fn bind_call(&mut self, name: &str, args: &[Expr], scope: &Scope) -> Result<BExpr> {
+    /// A call of `name` (upper-cased; `spelled` as written when that
+    /// differs).
+    pub(super) fn bind_call(
+        &mut self,
+        (name, spelled): (&str, Option<&str>),
+        args: &[Expr],
+        scope: &Scope,
+    ) -> Result<BExpr> {
         if is_aggregate_name(name) {
             return Err(Error::new(
                 Code::WrongArguments,
@@ -173,6 +180,9 @@ impl Binder<'_> {
                 scope,
             );
         }
+        if name == "JSON_VALUE" {
+            return self.json_value(args, scope);
+        }
         let bound = args
             .iter()
             .map(|a| self.bind_expr(a, scope))
@@ -183,6 +193,18 @@ impl Binder<'_> {
             return crate::expr::json::bind::call(jf, name, bound, &types);
         }
         let bound = crate::plan::enumset::function_args(name, bound, &types);
-        self.function(name, bound, &types)
+        self.function((name, spelled), bound, &types)
+    }
+
+    /// JSON_VALUE as the parser wrote it: its clauses read, doc, path and
+    /// the two defaults bound.
+    fn json_value(&mut self, args: &[Expr], scope: &Scope) -> Result<BExpr> {
+        let (spec, to_bind) = crate::expr::json::value::spec(args)?;
+        let bound = to_bind
+            .iter()
+            .map(|a| self.bind_expr(a, scope))
+            .collect::<Result<Vec<_>>>()?;
+        let types = self.operand_types(scope);
+        crate::expr::json::bind::call(JsonFn::JsonValue(spec), "json_value", bound, &types)
     }
 }

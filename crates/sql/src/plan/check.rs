@@ -207,6 +207,12 @@ pub fn parse(text: &str) -> Result<Expr> {
     Err(Error::internal(format!("stored CHECK expression '{text}'")))
 }
 
+/// A stored CHECK or generated column expression as MySQL prints it
+/// (`(`a` > 0)`), or None where the printer keeps the text as written.
+pub fn printed(text: &str) -> Option<String> {
+    crate::parser::print::mysql_text(&parse(text).ok()?)
+}
+
 /// A CHECK bound over rows of `def`, text compared under the collation.
 pub fn bind(catalog: &Catalog, def: &TableDef, e: &Expr) -> Result<BExpr> {
     let mut b = Binder::new(catalog, Some(def.database.clone()));

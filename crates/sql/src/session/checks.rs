@@ -243,6 +243,12 @@ fn check_columns_kept(
     Ok(())
 }
 
+/// information_schema's CHECK_CLAUSE: the expression as MySQL prints it
+/// (`(`a` > 0)`), SHOW CREATE TABLE wraps it in one more pair.
+pub(crate) fn check_clause(text: &str) -> String {
+    crate::plan::check::printed(text).unwrap_or_else(|| format!("({text})"))
+}
+
 /// SHOW CREATE TABLE's text with the table's CHECKs after the rest.
 pub(crate) fn add_to_create(text: String, checks: &[CheckConstraint]) -> String {
     let Some(at) = text.rfind("\n) ENGINE=").filter(|_| !checks.is_empty()) else {
@@ -256,7 +262,8 @@ pub(crate) fn add_to_create(text: String, checks: &[CheckConstraint]) -> String 
             " /*!80016 NOT ENFORCED */"
         };
         let name = crate::plan::ddl::quote_ident(&c.name);
-        out.push_str(&format!(",\n  CONSTRAINT {name} CHECK (({})){not}", c.expr));
+        let clause = check_clause(&c.expr);
+        out.push_str(&format!(",\n  CONSTRAINT {name} CHECK ({clause}){not}"));
     }
     out.push_str(&text[at..]);
     out

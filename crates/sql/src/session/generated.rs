@@ -64,8 +64,14 @@ pub(super) fn fill_columns_row(row: &mut [Value], list: &[GeneratedColumn], name
         *e = Value::str(extra(list, name).unwrap_or(""));
     }
     if let Some(last) = row.last_mut() {
-        *last = Value::str(&g.expr);
+        *last = Value::str(&crate::plan::check::printed(&g.expr).unwrap_or_else(|| g.expr.clone()));
     }
+}
+
+/// A generated column's expression as MySQL prints it (`(`a` + 1)`,
+/// `concat(`s`,_utf8mb4'x')`), in parentheses where it is kept as written.
+fn printed(text: &str) -> String {
+    crate::plan::check::printed(text).unwrap_or_else(|| format!("({text})"))
 }
 
 /// SHOW CREATE TABLE's text with each generated column's clause after
@@ -102,10 +108,8 @@ fn with_clause(line: &str, def: &TableDef, list: &[GeneratedColumn]) -> Option<S
     let head = format!("  {} {}", quote_ident(&c.name), c.data_type);
     let rest = line[head.len()..].replacen(" DEFAULT NULL", "", 1);
     let kind = if g.stored { "STORED" } else { "VIRTUAL" };
-    Some(format!(
-        "{head} GENERATED ALWAYS AS (({})) {kind}{rest}",
-        g.expr
-    ))
+    let expr = printed(&g.expr);
+    Some(format!("{head} GENERATED ALWAYS AS ({expr}) {kind}{rest}"))
 }
 
 /// Why an ALTER that computes generated columns cannot run online: the

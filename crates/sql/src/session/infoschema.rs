@@ -33,15 +33,7 @@ pub(super) fn table_in(
 ) {
     let mut cols: Vec<ColumnDef> = columns
         .iter()
-        .map(|(n, t)| ColumnDef {
-            name: n.to_string(),
-            data_type: *t,
-            nullable: true,
-            default: None,
-            auto_increment: false,
-            default_now: false,
-            on_update_now: false,
-        })
+        .map(|&(n, t)| ColumnDef::plain(n, t))
         .collect();
     cols.push(crate::plan::ddl::row_id_column());
     let hidden = cols.len() - 1;
@@ -75,7 +67,6 @@ fn build(session: &Session) -> Catalog {
     let (mut tables, columns, stats) = table_rows(session);
     let views = view_rows(session, &mut tables);
     tables_table(&cat, tables);
-    columns_table(&cat, columns);
     statistics_table(&cat, stats);
     processlist(&cat, session);
     views_table(&cat, views);
@@ -92,6 +83,8 @@ fn build(session: &Session) -> Catalog {
     keywords_table(&cat);
     crate::session::innodb_trx::infoschema_table(&cat, session);
     crate::session::histogram::infoschema_table(&cat, session);
+    // Last: it lists the columns of the system tables built above.
+    columns_table(&cat, columns, session);
     cat.add_database_public("information_schema");
     cat.add_database_public("performance_schema");
     cat
@@ -162,36 +155,15 @@ fn table_rows(session: &Session) -> (Rows, Rows, Rows) {
                 } else {
                     ""
                 };
-                columns.push(vec![
-                    s("def"),
-                    s(&db),
-                    s(&def.name),
-                    s(&c.name),
-                    Value::UInt(pos as u64 + 1),
-                    super::time_zone::default_in_zone(c, session.ctx.tz_offset)
-                        .map(|d| s(&d.to_string()))
-                        .unwrap_or(Value::Null),
-                    s(if c.nullable { "YES" } else { "NO" }),
-                    // MySQL's DATA_TYPE is the bare name: `int` for
-                    // `int unsigned`, `decimal` for `decimal(10,2) unsigned`.
-                    s(c.data_type
-                        .to_string()
-                        .split(['(', ' '])
-                        .next()
-                        .unwrap_or("")),
-                    s(&c.data_type.to_string()),
-                    s(key),
-                    s(if c.auto_increment {
-                        "auto_increment"
-                    } else {
-                        ""
-                    }),
-                ]);
-                let row = columns.last_mut().expect("just pushed");
-                row.extend(column_details(c.data_type));
+                let default = super::time_zone::default_in_zone(c, session.ctx.tz_offset)
+                    .map(|d| s(&d.to_string()))
+                    .unwrap_or(Value::Null);
+                let mut row = column_row([&db, &def.name], pos, c, default, key);
                 row[COLUMN_COMMENT] = s(notes.of_column(&c.name));
-                super::generated::fill_columns_row(row, &generated, &c.name);
-                row.extend(super::infoschema_meta::columns_extra(c.data_type));
+                // GENERATION_EXPRESSION follows COLUMN_COMMENT.
+                let through_generated = &mut row[..COLUMN_COMMENT + 2];
+                super::generated::fill_columns_row(through_generated, &generated, &c.name);
+                columns.push(row);
             }
             for (n, ix) in def.indexes.iter().enumerate() {
                 if n == 0 && !def.has_declared_primary_key() {
@@ -217,6 +189,42 @@ fn table_rows(session: &Session) -> (Rows, Rows, Rows) {
         }
     }
     (tables, columns, stats)
+}
+
+/// Column `c`'s row of COLUMNS, at `pos` (from 0) of table `[db, table]`,
+/// without comment or generation expression.
+fn column_row(
+    [db, table]: [&str; 2],
+    pos: usize,
+    c: &ColumnDef,
+    default: Value,
+    key: &str,
+) -> Vec<Value> {
+    let s = Value::str;
+    // MySQL's DATA_TYPE is the bare name: `int` for `int unsigned`,
+    // `decimal` for `decimal(10,2) unsigned`.
+    let type_text = c.data_type.to_string();
+    let bare = type_text.split(['(', ' ']).next().unwrap_or("");
+    let mut row = vec![
+        s("def"),
+        s(db),
+        s(table),
+        s(&c.name),
+        Value::UInt(pos as u64 + 1),
+        default,
+        s(if c.nullable { "YES" } else { "NO" }),
+        s(bare),
+        s(&type_text),
+        s(key),
+        s(if c.auto_increment {
+            "auto_increment"
+        } else {
+            ""
+        }),
+    ];
+    row.extend(column_details(c.data_type));
+    row.extend(super::infoschema_meta::columns_extra(c.data_type));
+    row
 }
 
 /// A table's row of TABLES: its SHOW TABLE STATUS row, whose columns
@@ -265,40 +273,62 @@ fn tables_table(cat: &Catalog, tables: Rows) {
     );
 }
 
-fn columns_table(cat: &Catalog, columns: Rows) {
+/// COLUMNS: the user tables' columns (`columns`), then the system
+/// tables' already in `cat` and its own, as MySQL lists them (tools read
+/// information_schema's columns through it).
+fn columns_table(cat: &Catalog, mut columns: Rows, session: &Session) {
     let vc = DataType::VarChar { len: 64 };
     let big = DataType::BigInt { unsigned: true };
-    table(
-        cat,
-        3,
-        "COLUMNS",
-        &[
-            ("TABLE_CATALOG", vc),
-            ("TABLE_SCHEMA", vc),
-            ("TABLE_NAME", vc),
-            ("COLUMN_NAME", vc),
-            ("ORDINAL_POSITION", big),
-            ("COLUMN_DEFAULT", vc),
-            ("IS_NULLABLE", vc),
-            ("DATA_TYPE", vc),
-            ("COLUMN_TYPE", vc),
-            ("COLUMN_KEY", vc),
-            ("EXTRA", vc),
-            ("CHARACTER_MAXIMUM_LENGTH", big),
-            ("NUMERIC_PRECISION", big),
-            ("NUMERIC_SCALE", big),
-            ("DATETIME_PRECISION", big),
-            ("CHARACTER_SET_NAME", vc),
-            ("COLLATION_NAME", vc),
-            ("PRIVILEGES", vc),
-            ("COLUMN_COMMENT", vc),
-            ("GENERATION_EXPRESSION", vc),
-        ]
-        .into_iter()
-        .chain(super::infoschema_meta::COLUMNS_EXTRA)
-        .collect::<Vec<_>>(),
-        columns,
-    );
+    let own: Vec<(&str, DataType)> = [
+        ("TABLE_CATALOG", vc),
+        ("TABLE_SCHEMA", vc),
+        ("TABLE_NAME", vc),
+        ("COLUMN_NAME", vc),
+        ("ORDINAL_POSITION", big),
+        ("COLUMN_DEFAULT", vc),
+        ("IS_NULLABLE", vc),
+        ("DATA_TYPE", vc),
+        ("COLUMN_TYPE", vc),
+        ("COLUMN_KEY", vc),
+        ("EXTRA", vc),
+        ("CHARACTER_MAXIMUM_LENGTH", big),
+        ("NUMERIC_PRECISION", big),
+        ("NUMERIC_SCALE", big),
+        ("DATETIME_PRECISION", big),
+        ("CHARACTER_SET_NAME", vc),
+        ("COLLATION_NAME", vc),
+        ("PRIVILEGES", vc),
+        ("COLUMN_COMMENT", vc),
+        ("GENERATION_EXPRESSION", vc),
+    ]
+    .into_iter()
+    .chain(super::infoschema_meta::COLUMNS_EXTRA)
+    .collect();
+    columns.extend(system_columns(cat, session));
+    for (pos, &(name, t)) in own.iter().enumerate() {
+        let c = ColumnDef::plain(name, t);
+        let row = column_row(["information_schema", "COLUMNS"], pos, &c, Value::Null, "");
+        columns.push(row);
+    }
+    table(cat, 3, "COLUMNS", &own, columns);
+}
+
+/// The columns of the system tables built in `cat` that the session
+/// sees (information_schema's, everyone).
+fn system_columns(cat: &Catalog, session: &Session) -> Rows {
+    let mut rows = Vec::new();
+    for db in ["information_schema", "mysql", "performance_schema", "sys"] {
+        for t in cat.tables(db) {
+            let def = t.def();
+            if db != "information_schema" && !session.grants.sees_table(db, &def.name) {
+                continue;
+            }
+            for (pos, (_, c)) in def.visible_columns().enumerate() {
+                rows.push(column_row([db, &def.name], pos, c, Value::Null, ""));
+            }
+        }
+    }
+    rows
 }
 
 fn statistics_table(cat: &Catalog, stats: Rows) {
@@ -565,7 +595,7 @@ fn check_rows(
             s("CHECK"),
             s(enforced),
         ]);
-        let clause = s(&format!("({})", c.expr));
+        let clause = s(&super::checks::check_clause(&c.expr));
         rows.checks.push(vec![s("def"), s(db), name, clause]);
     }
 }

@@ -20,6 +20,7 @@ mod definer;
 mod diagnostics;
 use diagnostics::warning_level;
 mod explain_analyze;
+mod fixed_clock;
 mod foreign_keys;
 mod generated;
 pub mod histogram;
@@ -333,6 +334,7 @@ impl SessionCtx {
             division_by_zero: true,
             tz_offset: 0,
             statement_now: None,
+            fixed_now: None,
             system_var: Arc::new(move |ctx: &SessionCtx, global: bool, name: &str| {
                 system_var(&srv, ctx, global, name)
             }),
@@ -1450,7 +1452,7 @@ impl Session {
         // outer statement's clock.
         let own_clock = self.ctx.statement_now.is_none();
         if own_clock {
-            self.ctx.statement_now = Some(lockstep_types::DateTime::now());
+            self.ctx.statement_now = Some(self.ctx.clock());
         }
         self.stream_this = may_stream && matches!(stmt, Statement::Select(_));
         self.calc_found_this = matches!(stmt, Statement::Select(q) if q.calc_found_rows);
@@ -2119,6 +2121,14 @@ impl Session {
             return Err(crate::session::vars::read_only(&name));
         }
         if scope == AstScope::Global {
+            if var_scope == crate::session::vars::VarScope::Session {
+                return Err(Error::new(
+                    Code::LocalVariable,
+                    format!(
+                        "Variable '{name}' is a SESSION variable and can't be used with SET GLOBAL"
+                    ),
+                ));
+            }
             let v = if default {
                 crate::session::vars::Globals::compiled_default(&name).unwrap_or(Value::Null)
             } else {
@@ -2213,6 +2223,7 @@ impl Session {
                 }
                 self.refresh_memory_limits();
             }
+            "timestamp" => fixed_clock::set(&mut self.ctx, &value, default)?,
             "time_zone" => {
                 if !default {
                     let tz = time_zone::canonical(&value)?;
@@ -2403,8 +2414,8 @@ impl Session {
         // sql_mode is not strict or the statement says IGNORE.
         self.ctx.strict = match &plan.plan {
             Plan::Insert(p) => !p.ignore,
-            Plan::Update(p) => !p.ignore,
-            Plan::Multi(m) => !m.delete && !m.ignore,
+            Plan::Update(p) | Plan::Delete(p) => !p.ignore,
+            Plan::Multi(m) => !m.ignore,
             _ => false,
         } && self.strict_sql_mode;
         // A statement run again after a lock wait warns again.
@@ -2830,6 +2841,8 @@ pub fn system_var(server: &Server, ctx: &SessionCtx, global: bool, name: &str) -
         "warning_count" => return Ok(Value::Int(ctx.previous_warnings as i64)),
         "error_count" => return Ok(Value::Int(ctx.previous_errors as i64)),
         "identity" | "last_insert_id" => return Ok(Value::UInt(ctx.last_insert_id)),
+        "timestamp" if global => return Err(crate::session::vars::session_only(&name)),
+        "timestamp" => return Ok(fixed_clock::value(ctx)),
         // All data lives in memory under the server's budget: that budget
         // is what InnoDB's buffer pool size tells a tool.
         "innodb_buffer_pool_size" => {

@@ -323,6 +323,11 @@ impl Session {
     fn show_variables(&self, scope: AstScope, f: &Option<ShowFilter>) -> R<Response> {
         let mut r = Vec::new();
         for (name, global) in self.server.globals.all() {
+            let session_only =
+                self.server.globals.scope(&name) == Some(crate::session::vars::VarScope::Session);
+            if scope == AstScope::Global && session_only {
+                continue;
+            }
             let v = if scope == AstScope::Global {
                 system_var(&self.server, &self.ctx, true, &name).unwrap_or(global)
             } else {

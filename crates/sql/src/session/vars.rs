@@ -88,6 +88,14 @@ pub fn session_read_only(name: &str) -> Error {
     )
 }
 
+/// @@global of a variable only sessions have.
+pub fn session_only(name: &str) -> Error {
+    Error::new(
+        Code::IncorrectGlobalLocalVar,
+        format!("Variable '{name}' is a SESSION variable"),
+    )
+}
+
 pub fn read_only(name: &str) -> Error {
     Error::new(
         Code::IncorrectGlobalLocalVar,

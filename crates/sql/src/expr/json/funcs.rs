@@ -37,6 +37,9 @@ pub enum JsonFn {
     MemberOf,
     Pretty,
     StorageSize,
+    /// JSON_STORAGE_FREE: the space a partial update freed in a stored
+    /// value. Every update here writes the whole value, so none: 0.
+    StorageFree,
     /// CAST(x AS JSON).
     Cast,
     /// A comparison with a JSON operand: -1, 0 or 1 (the binder compares
@@ -44,12 +47,15 @@ pub enum JsonFn {
     Compare,
     /// ORDER BY a JSON value: bytes that sort in MySQL's JSON order.
     SortKey,
+    /// JSON_VALUE(doc, path, ON EMPTY default, ON ERROR default) with its
+    /// RETURNING type and clauses.
+    JsonValue(super::value::Spec),
     /// A JSON value as an SQL scalar, for a numeric or temporal CAST:
     /// numbers stay numbers, true is 1, a string is its contents.
     Scalar,
 }
 
-const NAMES: [(&str, JsonFn); 30] = [
+const NAMES: [(&str, JsonFn); 31] = [
     ("json_object", JsonFn::Object),
     ("json_array", JsonFn::Array),
     ("json_quote", JsonFn::Quote),
@@ -76,6 +82,7 @@ const NAMES: [(&str, JsonFn); 30] = [
     ("member of", JsonFn::MemberOf),
     ("json_pretty", JsonFn::Pretty),
     ("json_storage_size", JsonFn::StorageSize),
+    ("json_storage_free", JsonFn::StorageFree),
     ("cast_as_json", JsonFn::Cast),
     ("json_compare", JsonFn::Compare),
     ("json_sort_key", JsonFn::SortKey),
@@ -95,6 +102,9 @@ impl JsonFn {
 
     /// The name MySQL's messages use.
     pub fn name(self) -> &'static str {
+        if let JsonFn::JsonValue(_) = self {
+            return "json_value";
+        }
         NAMES
             .iter()
             .find(|(_, f)| *f == self)
@@ -106,8 +116,8 @@ impl JsonFn {
         const ANY: usize = usize::MAX;
         match self {
             Object | Array => (0, ANY),
-            Quote | Unquote | Depth | Type | Valid | Pretty | StorageSize | Cast | SortKey
-            | Scalar => (1, 1),
+            Quote | Unquote | Depth | Type | Valid | Pretty | StorageSize | StorageFree | Cast
+            | SortKey | Scalar => (1, 1),
             Extract | Remove => (2, ANY),
             Set | Insert | Replace | ArrayAppend | ArrayInsert => (3, ANY),
             MergePatch | MergePreserve => (2, ANY),
@@ -115,6 +125,7 @@ impl JsonFn {
             ContainsPath | Search => (3, ANY),
             Length | Keys => (1, 2),
             Overlaps | MemberOf | Compare => (2, 2),
+            JsonValue(_) => (4, 4),
         }
     }
 
@@ -139,9 +150,10 @@ impl JsonFn {
             Quote | Unquote | Pretty => DataType::Text { max_len: u32::MAX },
             Type => DataType::VarChar { len: 51 },
             Scalar => DataType::Text { max_len: u32::MAX },
+            JsonValue(spec) => spec.ty,
             SortKey => DataType::VarBinary { len: u32::MAX },
             Contains | ContainsPath | Length | Depth | Valid | Overlaps | MemberOf
-            | StorageSize | Compare => DataType::BigInt { unsigned: false },
+            | StorageSize | StorageFree | Compare => DataType::BigInt { unsigned: false },
             _ => DataType::Json,
         }
     }
@@ -340,8 +352,11 @@ pub fn eval_json(
         Contains => contains(&mut a),
         ContainsPath => contains_path(&mut a),
         Length | Keys => length_or_keys(&mut a),
-        Depth | Type | Pretty | StorageSize | Cast | SortKey | Scalar => about_doc(&mut a),
+        Depth | Type | Pretty | StorageSize | StorageFree | Cast | SortKey | Scalar => {
+            about_doc(&mut a)
+        }
         Valid => valid(&mut a),
+        JsonValue(spec) => json_value(spec, &mut a),
         Search => search(&mut a),
         Overlaps => match (a.doc(0)?, a.doc(1)?) {
             (Some(x), Some(y)) => Ok(bool_value(ops::overlaps(&x, &y))),
@@ -406,6 +421,28 @@ fn extract(a: &mut Args) -> Result<Value, Error> {
         return Ok(Value::Null);
     }
     a.finish(Json::Array(found))
+}
+
+/// JSON_VALUE: the one value at the path, or what ON EMPTY / ON ERROR
+/// answers (`value.rs`).
+fn json_value(spec: super::value::Spec, a: &mut Args) -> Result<Value, Error> {
+    use super::value::{pick, typed, Answer};
+    let (Some(doc), Some(path)) = (a.doc(0)?, a.exact_path(1)?) else {
+        return Ok(Value::Null);
+    };
+    let miss = match pick(spec, &path.find(&doc)) {
+        Ok(v) => return Ok(v),
+        Err(miss) => miss,
+    };
+    match miss.answer {
+        Answer::Error => return Err(miss.error),
+        _ if miss.warns => a.env.warn(miss.error)?,
+        _ => {}
+    }
+    match (miss.answer, a.raw(miss.default_arg)?.1) {
+        (Answer::Default, v) if !v.is_null() => typed(&super::from_sql(&v), spec.ty, "json_value"),
+        _ => Ok(Value::Null),
+    }
 }
 
 /// JSON_SET, JSON_INSERT, JSON_REPLACE, JSON_ARRAY_APPEND and
@@ -579,6 +616,7 @@ fn about_doc(a: &mut Args) -> Result<Value, Error> {
         JsonFn::Type => Ok(Value::str(doc.type_name())),
         JsonFn::Pretty => a.text_result(doc.to_pretty()),
         JsonFn::StorageSize => Ok(Value::Int(super::storage_size(&doc) as i64)),
+        JsonFn::StorageFree => Ok(Value::Int(0)),
         JsonFn::Scalar => Ok(match doc {
             Json::Null => Value::Null,
             Json::Bool(b) => Value::Int(b as i64),

@@ -10,6 +10,7 @@ pub mod funcs;
 pub mod ops;
 pub mod parse;
 pub mod path;
+pub mod value;
 
 use lockstep_types::error::Code;
 use lockstep_types::{DataType, Decimal, Error, Value};
