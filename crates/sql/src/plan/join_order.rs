@@ -53,6 +53,23 @@ pub struct Joins {
     pub conds: Vec<BExpr>,
     /// Equalities they imply, for access paths only.
     pub derived: Vec<BExpr>,
+    /// Per unit: how it could be computed one key at a time (split.rs).
+    splits: Vec<Option<Split>>,
+}
+
+/// A grouped derived table that can be computed for one key at a time,
+/// the key a column of another unit (`plan/bind/split.rs`), with what
+/// each way costs, in rows read.
+#[derive(Clone, Copy, Debug)]
+pub struct Split {
+    /// The other unit's column (row position) the key equals.
+    pub partner: usize,
+    /// Computing one key's group: the index lookup and its rows.
+    pub per_key: f64,
+    /// The groups of the whole table.
+    pub groups: f64,
+    /// Computing it whole: reading its table.
+    pub whole: f64,
 }
 
 /// The row positions a source fills, [start, end).
@@ -214,9 +231,36 @@ impl Joins {
         }
         let p = propagate(conds, types);
         Joins {
+            splits: units.iter().map(|_| None).collect(),
             units,
             conds: p.conjuncts,
             derived: p.derived,
+        }
+    }
+
+    /// The ways to compute units one key at a time, for the search to
+    /// weigh against computing them whole.
+    pub fn offer_splits(&mut self, splits: impl IntoIterator<Item = (usize, Split)>) {
+        for (u, split) in splits {
+            if let Some(slot) = self.splits.get_mut(u) {
+                *slot = Some(split);
+            }
+        }
+    }
+
+    /// Where row position `pos` goes when the units are laid out in
+    /// `order`.
+    pub fn moved(&self, order: &[usize]) -> impl Fn(usize) -> usize {
+        let mut starts = Vec::new();
+        let mut next = 0;
+        for &u in order {
+            let unit = &self.units[u];
+            starts.push((unit.start, unit.end, next));
+            next += unit.end - unit.start;
+        }
+        move |pos| {
+            let at = starts.iter().find(|(s, e, _)| (*s..*e).contains(&pos));
+            at.map_or(pos, |(s, _, n)| n + pos - s)
         }
     }
 
@@ -315,6 +359,28 @@ struct Step {
     rows: f64,
     /// Paid once whatever the rows before it: a hash join's build.
     once: f64,
+    /// Another way, paid per row before it with nothing once (cost,
+    /// rows): a derived table computed by key (`Split`). The cheaper for
+    /// the rows before it is taken.
+    alt: Option<(f64, f64)>,
+}
+
+impl Step {
+    /// The way taken after `rows` rows, and whether it is the other.
+    fn for_rows(self, rows: f64) -> (Step, bool) {
+        match self.alt {
+            Some((cost, out)) if rows * cost < self.once + rows * self.cost => (
+                Step {
+                    cost,
+                    rows: out,
+                    once: 0.0,
+                    alt: None,
+                },
+                true,
+            ),
+            _ => (self, false),
+        }
+    }
 }
 
 /// Rows an access path reads from a table of `n` rows: one for a whole
@@ -375,7 +441,22 @@ const OPAQUE: Step = Step {
     cost: 1000.0,
     rows: 100.0,
     once: 0.0,
+    alt: None,
 };
+
+/// A derived table that can be computed by key (`Split`): whole (once,
+/// then its rows read for each row before it), and, once the unit its key
+/// comes from is placed (`partner`), by key for each row before it, at
+/// most one group per key.
+fn split_step(split: &Split, partner: Option<usize>, placed: u64) -> Step {
+    let keyed = partner.is_some_and(|p| placed & bit(p) != 0);
+    Step {
+        cost: 1.0 + split.groups,
+        rows: if keyed { 1.0 } else { split.groups },
+        once: split.whole,
+        alt: keyed.then_some((split.per_key, 1.0)),
+    }
+}
 
 /// A hash join's build per row read, against a probe's 1: reading the
 /// row and inserting it, and the memory it holds. Weighs the build
@@ -426,10 +507,18 @@ impl Search<'_> {
     fn estimate(&self, u: usize, placed: u64) -> Step {
         let units = &self.joins.units;
         let unit = &units[u];
+        if let Some(split) = &self.joins.splits[u] {
+            return split_step(split, unit_of(units, split.partner), placed);
+        }
         let Source::Table(scan) = &unit.source else {
             // A semi-join nest: before or after the tables it joins.
             let nest = crate::plan::semijoin_nest::step(&unit.source, placed != 0, self.known);
-            return nest.map_or(OPAQUE, |(cost, rows, once)| Step { cost, rows, once });
+            return nest.map_or(OPAQUE, |(cost, rows, once)| Step {
+                cost,
+                rows,
+                once,
+                alt: None,
+            });
         };
         let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
         let access = best_access_by(scan, &self.usable[u], &avail as Avail, self.known);
@@ -458,12 +547,14 @@ impl Search<'_> {
                 cost: 1.0 + rows,
                 rows,
                 once: BUILD_WEIGHT * (1.0 + fetched),
+                alt: None,
             };
         }
         Step {
             cost: 1.0 + fetched,
             rows,
             once: 0.0,
+            alt: None,
         }
     }
 
@@ -501,15 +592,20 @@ impl Search<'_> {
         placed & bit(u) == 0 && self.deps[u] & !placed == 0
     }
 
-    fn cost_of(&mut self, order: &[usize]) -> f64 {
+    /// The cost of `order`, and the units it computes by key.
+    fn cost_of(&mut self, order: &[usize]) -> (f64, Vec<usize>) {
         let (mut placed, mut rows, mut cost) = (0u64, 1.0, 0.0);
+        let mut split = Vec::new();
         for &u in order {
-            let s = self.step(u, placed);
+            let (s, by_key) = self.step(u, placed).for_rows(rows);
+            if by_key {
+                split.push(u);
+            }
             cost += s.once + rows * s.cost;
             rows *= s.rows;
             placed |= bit(u);
         }
-        cost
+        (cost, split)
     }
 
     /// Every order, cut short where its cost already reaches the best's.
@@ -526,7 +622,7 @@ impl Search<'_> {
             if !self.legal(u, placed) {
                 continue;
             }
-            let s = self.step(u, placed);
+            let (s, _) = self.step(u, placed).for_rows(rows);
             order.push(u);
             let cost = cost + s.once + rows * s.cost;
             self.exhaustive(placed | bit(u), rows * s.rows, cost, order);
@@ -544,7 +640,7 @@ impl Search<'_> {
                 if !self.legal(u, placed) {
                     continue;
                 }
-                let s = self.step(u, placed);
+                let (s, _) = self.step(u, placed).for_rows(rows);
                 let key = (s.once + rows * s.cost, rows * s.rows);
                 if pick.is_none_or(|(c, r, _)| key.0 < c || (key.0 == c && key.1 < r)) {
                     pick = Some((key.0, key.1, u));
@@ -562,9 +658,10 @@ impl Search<'_> {
 }
 
 impl Joins {
-    /// The cheapest order of the units, as indexes into `units`; the
-    /// written order unless another costs less.
-    pub fn best_order(&self, known: &Known) -> Vec<usize> {
+    /// The cheapest order of the units, as indexes into `units` (the
+    /// written order unless another costs less, or always when `written`:
+    /// STRAIGHT_JOIN), and the units it computes one key at a time.
+    pub fn best_order(&self, known: &Known, written: bool) -> (Vec<usize>, Vec<usize>) {
         let n = self.units.len();
         let identity: Vec<usize> = (0..n).collect();
         let deps = self
@@ -601,7 +698,10 @@ impl Joins {
                 let conds = if nest { &self.conds } else { conds };
                 let reads = conds.iter().map(|c| refs(c, &self.units).unwrap_or(0));
                 let reads = reads.filter(|r| !nest || r & bit(u) != 0);
-                reads.fold(0, |m, r| m | r) & !bit(u)
+                // A split's estimate depends on whether its key's unit came.
+                let split = self.splits[u].and_then(|s| unit_of(&self.units, s.partner));
+                let split = split.map_or(0, bit);
+                (reads.fold(0, |m, r| m | r) | split) & !bit(u)
             })
             .collect();
         let mut s = Search {
@@ -626,18 +726,24 @@ impl Joins {
             },
             best: (f64::INFINITY, identity.clone()),
         };
-        let written = s.cost_of(&identity);
+        let (cost, split) = s.cost_of(&identity);
+        if written {
+            return (identity, split);
+        }
+        let written = cost;
         s.best = (written, identity);
         if n <= EXHAUSTIVE {
             s.exhaustive(0, 1.0, 0.0, &mut Vec::new());
         } else {
             let order = s.greedy();
-            let cost = s.cost_of(&order);
+            let (cost, _) = s.cost_of(&order);
             if order.len() == n && cost < written * (1.0 - 1e-9) {
                 s.best = (cost, order);
             }
         }
-        s.best.1
+        let order = std::mem::take(&mut s.best.1);
+        let (_, split) = s.cost_of(&order);
+        (order, split)
     }
 
     /// The fraction of rows condition `c` keeps: from the histograms of
@@ -659,6 +765,7 @@ impl Joins {
             units,
             conds,
             derived,
+            ..
         } = self;
         let anti: Vec<bool> = units.iter().map(|u| not_exists(u, &conds)).collect();
         let mut mine: Vec<Vec<BExpr>> = units.iter().map(|_| Vec::new()).collect();
