@@ -1124,8 +1124,16 @@ impl<'a> Binder<'a> {
         let candidates = self.split_candidates(&joins, &scope);
         joins.offer_splits(candidates.iter().map(|c| (c.unit, c.split)));
         let (order, taken) = joins.best_order(&self.known, s.straight_join);
-        if order.iter().enumerate().all(|(i, &u)| i == u) && taken.is_empty() {
-            let (source, filter) = joins.build(&self.known);
+        // Units taken the other way that are tables: hashed anti-joins,
+        // by their position in the order.
+        let hashed: Vec<usize> = order
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| taken.contains(u) && !candidates.iter().any(|c| c.unit == **u))
+            .map(|(at, _)| at)
+            .collect();
+        if order.iter().enumerate().all(|(i, &u)| i == u) && hashed.len() == taken.len() {
+            let (source, filter) = joins.build(&self.known, &hashed);
             return Ok((scope, source, filter));
         }
         let moved = joins.moved(&order);
@@ -1139,7 +1147,7 @@ impl<'a> Binder<'a> {
         let (scope, source, filter) = bound?;
         let mut joins = Joins::new(source, filter, &scope.types);
         joins.reorder(&order);
-        let (source, filter) = joins.build(&self.known);
+        let (source, filter) = joins.build(&self.known, &hashed);
         Ok((scope, source, filter))
     }
 

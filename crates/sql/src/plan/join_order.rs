@@ -359,21 +359,21 @@ struct Step {
     rows: f64,
     /// Paid once whatever the rows before it: a hash join's build.
     once: f64,
-    /// Another way, paid per row before it with nothing once (cost,
-    /// rows): a derived table computed by key (`Split`). The cheaper for
-    /// the rows before it is taken.
-    alt: Option<(f64, f64)>,
+    /// Another way (cost, rows, once): a derived table computed by key
+    /// (`Split`), an anti-join's table hashed once instead of looked up
+    /// per row. The cheaper for the rows before it is taken.
+    alt: Option<(f64, f64, f64)>,
 }
 
 impl Step {
     /// The way taken after `rows` rows, and whether it is the other.
     fn for_rows(self, rows: f64) -> (Step, bool) {
         match self.alt {
-            Some((cost, out)) if rows * cost < self.once + rows * self.cost => (
+            Some((cost, out, once)) if once + rows * cost < self.once + rows * self.cost => (
                 Step {
                     cost,
                     rows: out,
-                    once: 0.0,
+                    once,
                     alt: None,
                 },
                 true,
@@ -381,6 +381,16 @@ impl Step {
             _ => (self, false),
         }
     }
+}
+
+/// Rows an index lookup reads until its first match when each of the
+/// `fetched` rows passes the remaining conditions with chance `pass`: a
+/// semi- or anti-join stops there, and reads all when none passes.
+fn first_match_reads(fetched: f64, pass: f64) -> f64 {
+    if pass <= 0.0 || fetched <= 1.0 {
+        return fetched.max(1.0);
+    }
+    ((1.0 - (1.0 - pass).powf(fetched)) / pass).clamp(1.0, fetched)
 }
 
 /// Rows an access path reads from a table of `n` rows: one for a whole
@@ -454,7 +464,7 @@ fn split_step(split: &Split, partner: Option<usize>, placed: u64) -> Step {
         cost: 1.0 + split.groups,
         rows: if keyed { 1.0 } else { split.groups },
         once: split.whole,
-        alt: keyed.then_some((split.per_key, 1.0)),
+        alt: keyed.then_some((split.per_key, 1.0, 0.0)),
     }
 }
 
@@ -535,12 +545,15 @@ impl Search<'_> {
         // The key serves the most selective conditions (its equalities);
         // the others filter what it fetches.
         kept.sort_by(f64::total_cmp);
-        let unused = kept.iter().skip(key_parts(&access));
-        let mut rows = fetched * unused.product::<f64>();
+        let pass = kept.iter().skip(key_parts(&access)).product::<f64>();
+        let mut rows = fetched * pass;
         if unit.outer.is_some() {
             rows = rows.max(1.0); // a LEFT JOIN keeps every outer row
         }
         let independent = !access_reads_outside(&access, unit.start, unit.end);
+        if !independent && unit.outer.is_some() && not_exists(unit, &self.joins.conds) {
+            return self.anti_step(u, scan, &access, (fetched, pass, rows), placed);
+        }
         if independent && self.equi_joined(u, placed) {
             // Read once into a hash table; each row before it looks up.
             return Step {
@@ -556,6 +569,58 @@ impl Search<'_> {
             once: 0.0,
             alt: None,
         }
+    }
+
+    /// An anti-join's table looked up by the rows before it: each lookup
+    /// stops at its first match (`first_match_reads`), its rows fetched
+    /// through a secondary index cost more than scanned ones; the other
+    /// way reads it once into a hash table, keeping only the rows its own
+    /// conditions pass (`hashed_anti`).
+    fn anti_step(
+        &self,
+        u: usize,
+        scan: &TableScan,
+        access: &Access,
+        (fetched, pass, rows): (f64, f64, f64),
+        placed: u64,
+    ) -> Step {
+        let row_cost = match access.index {
+            0 => 1.0,
+            _ => crate::plan::index_dive::SECONDARY_ROW_COST,
+        };
+        let read = first_match_reads(fetched, pass);
+        let alt = match self.equi_joined(u, placed) {
+            true => self.hashed_anti(u, scan).map(|once| (2.0, rows, once)),
+            false => None,
+        };
+        Step {
+            cost: 1.0 + read * row_cost,
+            rows,
+            once: 0.0,
+            alt,
+        }
+    }
+
+    /// What reading anti-join unit `u` once into a hash table costs: its
+    /// access by its own ON conditions, each row read, and those kept
+    /// inserted.
+    fn hashed_anti(&self, u: usize, scan: &TableScan) -> Option<f64> {
+        let units = &self.joins.units;
+        let own: Vec<BExpr> = self.usable[u]
+            .iter()
+            .filter(|c| refs(c, units) == Some(bit(u)))
+            .cloned()
+            .collect();
+        let access = best_access_by(scan, &own, &|_| false, self.known);
+        let n = scan.table.approximate_rows().max(1) as f64;
+        let fetched = access_rows(scan, self.stats[u].as_deref(), &access, n, self.known);
+        let mut kept: Vec<f64> = own
+            .iter()
+            .map(|c| estimate(c, Some(scan), self.known))
+            .collect();
+        kept.sort_by(f64::total_cmp);
+        let pass = kept.iter().skip(key_parts(&access)).product::<f64>();
+        Some(fetched + BUILD_WEIGHT * (1.0 + fetched * pass))
     }
 
     /// Whether unit `u` has an equality with the units `placed` that a
@@ -760,7 +825,9 @@ impl Joins {
 
     /// The plan of the units in their order (the row layout's): a
     /// left-deep nested loop, and what remains of the statement's filter.
-    pub fn build(self, known: &Known) -> (Source, Option<BExpr>) {
+    /// The units at positions `hashed` are anti-joins read once into a
+    /// hash table (`Search::anti_step`).
+    pub fn build(self, known: &Known, hashed: &[usize]) -> (Source, Option<BExpr>) {
         let Joins {
             units,
             conds,
@@ -777,9 +844,10 @@ impl Joins {
             }
         }
         let mut source: Option<Source> = None;
-        for ((unit, conds), not_exists) in units.into_iter().zip(mine).zip(anti) {
+        let units = units.into_iter().zip(mine).zip(anti).enumerate();
+        for (at, ((unit, conds), not_exists)) in units {
             let outer = unit.outer.is_some();
-            let (right, on) = place(unit, conds, &derived, known);
+            let (right, on) = place(unit, conds, &derived, known, hashed.contains(&at));
             source = Some(match source {
                 None => hash_join::correlated_lookup(right, &on),
                 Some(left) => Source::Join {
@@ -817,6 +885,7 @@ fn place(
     conds: Vec<BExpr>,
     derived: &[BExpr],
     known: &Known,
+    hashed: bool,
 ) -> (Source, Option<BExpr>) {
     let mut source = unit.source;
     match (unit.outer, &mut source) {
@@ -830,7 +899,12 @@ fn place(
         }
         (None, _) => (source, conjoin(conds)),
         (Some(o), Source::Table(scan)) => {
-            let usable = [&o.on[..], &o.derived[..]].concat();
+            let mut usable = [&o.on[..], &o.derived[..]].concat();
+            if hashed {
+                // Keyed by its own conditions only, so it reads once.
+                let (start, end) = (unit.start, unit.end);
+                usable.retain(|c| hash_join::within(c, start, end));
+            }
             scan.access = best_access(scan, &usable, known);
             let (on, check) =
                 take_implied_with(o.on, &o.derived, &scan.def, scan.offset, &scan.access);
