@@ -38,6 +38,8 @@ mod operators;
 mod recursive;
 #[path = "rollup.rs"]
 mod rollup;
+#[path = "split.rs"]
+pub mod split;
 #[path = "view.rs"]
 mod view;
 #[path = "view_filter.rs"]
@@ -245,6 +247,13 @@ pub struct Binder<'a> {
     /// Every reference to an enclosing scope: (its place in `outer`,
     /// column), for the keys of LATERAL derived tables (`lateral.rs`).
     outer_refs: Vec<(usize, usize)>,
+    /// The derived tables and CTEs of the FROM being bound, by alias, as
+    /// bound (`split.rs`).
+    block_derived: Vec<split::DerivedQuery>,
+    /// Derived tables the FROM being bound computes one key at a time.
+    split: Vec<split::SplitAt>,
+    /// The lateral form of the derived table just bound split (`split.rs`).
+    split_bound: Option<lateral::Lateral>,
 }
 
 /// A session's temporary tables by (database, name).
@@ -485,6 +494,9 @@ impl<'a> Binder<'a> {
             database,
             outer: Vec::new(),
             outer_refs: Vec::new(),
+            block_derived: Vec::new(),
+            split: Vec::new(),
+            split_bound: None,
             correlated: false,
             reads: Vec::new(),
             refs: Vec::new(),
@@ -701,7 +713,9 @@ impl<'a> Binder<'a> {
         let pushed = outer
             .as_ref()
             .and_then(|p| view_filter::pushed(q, p, alias, columns));
-        let plan = self.bind_query(pushed.as_ref().unwrap_or(q));
+        let q = pushed.as_ref().unwrap_or(q);
+        self.note_derived(q, alias, columns);
+        let plan = self.bind_derived_query(q, alias);
         self.view_filter = outer;
         plan
     }
@@ -768,7 +782,10 @@ impl<'a> Binder<'a> {
             self.clause = outer_clause;
             return Ok(plan);
         }
+        // The derived tables noted are this block's (split.rs).
+        let derived = std::mem::take(&mut self.block_derived);
         let plan = self.bind_select_clauses(s, q);
+        self.block_derived = derived;
         self.clause = outer_clause;
         plan
     }
@@ -1111,24 +1128,34 @@ impl<'a> Binder<'a> {
         if leaf_count(&source) > MAX_UNITS {
             return Ok(written_order_plan(scope, source, filter, &self.known));
         }
-        let joins = Joins::new(source, filter, &scope.types);
-        let n = joins.units.len();
-        let order: Vec<usize> = match s.straight_join {
-            true => (0..n).collect(),
-            false => joins.best_order(&self.known),
-        };
-        if order.iter().enumerate().all(|(i, &u)| i == u) {
-            let (source, filter) = joins.build(&self.known);
+        let mut joins = Joins::new(source, filter, &scope.types);
+        let candidates = self.split_candidates(&joins, &scope);
+        joins.offer_splits(candidates.iter().map(|c| (c.unit, c.split)));
+        let (order, taken) = joins.best_order(&self.known, s.straight_join);
+        // Units taken the other way that are tables: hashed anti-joins,
+        // by their position in the order.
+        let hashed: Vec<usize> = order
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| taken.contains(u) && !candidates.iter().any(|c| c.unit == **u))
+            .map(|(at, _)| at)
+            .collect();
+        if order.iter().enumerate().all(|(i, &u)| i == u) && hashed.len() == taken.len() {
+            let (source, filter) = joins.build(&self.known, &hashed);
             return Ok((scope, source, filter));
         }
+        let moved = joins.moved(&order);
+        self.take_splits(candidates, &taken, &moved);
         let mut place = Placement {
             offsets: Some(joins.placement(&order)),
             next: 0,
         };
-        let (scope, source, filter) = self.bind_from(s, &mut place)?;
+        let bound = self.bind_from(s, &mut place);
+        self.split.clear();
+        let (scope, source, filter) = bound?;
         let mut joins = Joins::new(source, filter, &scope.types);
         joins.reorder(&order);
-        let (source, filter) = joins.build(&self.known);
+        let (source, filter) = joins.build(&self.known, &hashed);
         Ok((scope, source, filter))
     }
 
@@ -1770,7 +1797,8 @@ impl<'a> Binder<'a> {
         Ok(Source::Derived {
             plan,
             offset,
-            lateral: None,
+            // Computed one key at a time when the join planning chose so.
+            lateral: self.split_bound.take().map(Arc::new),
         })
     }
 

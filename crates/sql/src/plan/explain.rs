@@ -61,6 +61,10 @@ fn reads_columns(e: &BExpr) -> bool {
     found
 }
 
+/// Where a lateral table's steps find the columns of the row before it
+/// among their own.
+const OUTER_SEEN: usize = 1 << 40;
+
 /// Columns of the tables read before a step, by their offset in the
 /// combined row: (first offset, `db.alias.column` names).
 pub type Seen = [(usize, Vec<String>)];
@@ -68,7 +72,13 @@ pub type Seen = [(usize, Vec<String>)];
 /// How EXPLAIN's ref names a key part's value: `const`, the column it
 /// comes from (`db.alias.col`), or `func` for any other expression.
 fn ref_name(e: &BExpr, seen: &Seen) -> String {
-    if let BExpr::Column(i) = e {
+    // A lateral table's reference to the row before it is listed past
+    // OUTER_SEEN (see the Derived step).
+    let outer = match e {
+        BExpr::Outer { depth: 0, index } => Some(BExpr::Column(index + OUTER_SEEN)),
+        _ => None,
+    };
+    if let BExpr::Column(i) = outer.as_ref().unwrap_or(e) {
         let within = |(at, names): &&(usize, Vec<String>)| (*at..at + names.len()).contains(i);
         if let Some((at, names)) = seen.iter().find(within) {
             return names[i - at].clone();
@@ -228,11 +238,20 @@ fn walk(
                 },
                 ..Step::full_scan(this, select_type, alias)
             });
-            // A lateral table runs again for each row before it.
+            // A lateral table runs again for each row before it; one the
+            // planner split by key is MariaDB's LATERAL DERIVED.
             let kind = match (lateral, nest) {
                 (_, Some(_)) => "MATERIALIZED",
+                (Some(l), None) if l.split => "LATERAL DERIVED",
                 (Some(_), None) => "DEPENDENT DERIVED",
                 (None, None) => "DERIVED",
+            };
+            let mut before: Vec<(usize, Vec<String>)> = match lateral {
+                Some(_) => seen
+                    .iter()
+                    .map(|(at, n)| (at + OUTER_SEEN, n.clone()))
+                    .collect(),
+                None => Vec::new(),
             };
             if let QueryBody::Select(s) = &plan.body {
                 let mut inner = Vec::new();
@@ -241,15 +260,7 @@ fn walk(
                     this: id.last,
                     last: id.last,
                 };
-                walk(
-                    &s.source,
-                    &inner,
-                    &mut ids,
-                    kind,
-                    false,
-                    &mut Vec::new(),
-                    sink,
-                );
+                walk(&s.source, &inner, &mut ids, kind, false, &mut before, sink);
                 id.last = ids.last;
             }
         }

@@ -69,7 +69,7 @@ fn extent(e: &BExpr) -> Reads {
 
 /// Whether `e` reads only positions in [start, end) (or none), and
 /// neither a subquery nor an enclosing row.
-fn within(e: &BExpr, start: usize, end: usize) -> bool {
+pub(crate) fn within(e: &BExpr, start: usize, end: usize) -> bool {
     let r = extent(e);
     !r.outer && !r.subquery && (r.hi == 0 || (r.lo >= start && r.hi <= end))
 }

@@ -53,6 +53,23 @@ pub struct Joins {
     pub conds: Vec<BExpr>,
     /// Equalities they imply, for access paths only.
     pub derived: Vec<BExpr>,
+    /// Per unit: how it could be computed one key at a time (split.rs).
+    splits: Vec<Option<Split>>,
+}
+
+/// A grouped derived table that can be computed for one key at a time,
+/// the key a column of another unit (`plan/bind/split.rs`), with what
+/// each way costs, in rows read.
+#[derive(Clone, Copy, Debug)]
+pub struct Split {
+    /// The other unit's column (row position) the key equals.
+    pub partner: usize,
+    /// Computing one key's group: the index lookup and its rows.
+    pub per_key: f64,
+    /// The groups of the whole table.
+    pub groups: f64,
+    /// Computing it whole: reading its table.
+    pub whole: f64,
 }
 
 /// The row positions a source fills, [start, end).
@@ -214,9 +231,36 @@ impl Joins {
         }
         let p = propagate(conds, types);
         Joins {
+            splits: units.iter().map(|_| None).collect(),
             units,
             conds: p.conjuncts,
             derived: p.derived,
+        }
+    }
+
+    /// The ways to compute units one key at a time, for the search to
+    /// weigh against computing them whole.
+    pub fn offer_splits(&mut self, splits: impl IntoIterator<Item = (usize, Split)>) {
+        for (u, split) in splits {
+            if let Some(slot) = self.splits.get_mut(u) {
+                *slot = Some(split);
+            }
+        }
+    }
+
+    /// Where row position `pos` goes when the units are laid out in
+    /// `order`.
+    pub fn moved(&self, order: &[usize]) -> impl Fn(usize) -> usize {
+        let mut starts = Vec::new();
+        let mut next = 0;
+        for &u in order {
+            let unit = &self.units[u];
+            starts.push((unit.start, unit.end, next));
+            next += unit.end - unit.start;
+        }
+        move |pos| {
+            let at = starts.iter().find(|(s, e, _)| (*s..*e).contains(&pos));
+            at.map_or(pos, |(s, _, n)| n + pos - s)
         }
     }
 
@@ -315,6 +359,38 @@ struct Step {
     rows: f64,
     /// Paid once whatever the rows before it: a hash join's build.
     once: f64,
+    /// Another way (cost, rows, once): a derived table computed by key
+    /// (`Split`), an anti-join's table hashed once instead of looked up
+    /// per row. The cheaper for the rows before it is taken.
+    alt: Option<(f64, f64, f64)>,
+}
+
+impl Step {
+    /// The way taken after `rows` rows, and whether it is the other.
+    fn for_rows(self, rows: f64) -> (Step, bool) {
+        match self.alt {
+            Some((cost, out, once)) if once + rows * cost < self.once + rows * self.cost => (
+                Step {
+                    cost,
+                    rows: out,
+                    once,
+                    alt: None,
+                },
+                true,
+            ),
+            _ => (self, false),
+        }
+    }
+}
+
+/// Rows an index lookup reads until its first match when each of the
+/// `fetched` rows passes the remaining conditions with chance `pass`: a
+/// semi- or anti-join stops there, and reads all when none passes.
+fn first_match_reads(fetched: f64, pass: f64) -> f64 {
+    if pass <= 0.0 || fetched <= 1.0 {
+        return fetched.max(1.0);
+    }
+    ((1.0 - (1.0 - pass).powf(fetched)) / pass).clamp(1.0, fetched)
 }
 
 /// Rows an access path reads from a table of `n` rows: one for a whole
@@ -375,7 +451,22 @@ const OPAQUE: Step = Step {
     cost: 1000.0,
     rows: 100.0,
     once: 0.0,
+    alt: None,
 };
+
+/// A derived table that can be computed by key (`Split`): whole (once,
+/// then its rows read for each row before it), and, once the unit its key
+/// comes from is placed (`partner`), by key for each row before it, at
+/// most one group per key.
+fn split_step(split: &Split, partner: Option<usize>, placed: u64) -> Step {
+    let keyed = partner.is_some_and(|p| placed & bit(p) != 0);
+    Step {
+        cost: 1.0 + split.groups,
+        rows: if keyed { 1.0 } else { split.groups },
+        once: split.whole,
+        alt: keyed.then_some((split.per_key, 1.0, 0.0)),
+    }
+}
 
 /// A hash join's build per row read, against a probe's 1: reading the
 /// row and inserting it, and the memory it holds. Weighs the build
@@ -426,10 +517,18 @@ impl Search<'_> {
     fn estimate(&self, u: usize, placed: u64) -> Step {
         let units = &self.joins.units;
         let unit = &units[u];
+        if let Some(split) = &self.joins.splits[u] {
+            return split_step(split, unit_of(units, split.partner), placed);
+        }
         let Source::Table(scan) = &unit.source else {
             // A semi-join nest: before or after the tables it joins.
             let nest = crate::plan::semijoin_nest::step(&unit.source, placed != 0, self.known);
-            return nest.map_or(OPAQUE, |(cost, rows, once)| Step { cost, rows, once });
+            return nest.map_or(OPAQUE, |(cost, rows, once)| Step {
+                cost,
+                rows,
+                once,
+                alt: None,
+            });
         };
         let avail = |i: usize| unit_of(units, i).is_some_and(|x| placed & bit(x) != 0);
         let access = best_access_by(scan, &self.usable[u], &avail as Avail, self.known);
@@ -446,25 +545,82 @@ impl Search<'_> {
         // The key serves the most selective conditions (its equalities);
         // the others filter what it fetches.
         kept.sort_by(f64::total_cmp);
-        let unused = kept.iter().skip(key_parts(&access));
-        let mut rows = fetched * unused.product::<f64>();
+        let pass = kept.iter().skip(key_parts(&access)).product::<f64>();
+        let mut rows = fetched * pass;
         if unit.outer.is_some() {
             rows = rows.max(1.0); // a LEFT JOIN keeps every outer row
         }
         let independent = !access_reads_outside(&access, unit.start, unit.end);
+        if !independent && unit.outer.is_some() && not_exists(unit, &self.joins.conds) {
+            return self.anti_step(u, scan, &access, (fetched, pass, rows), placed);
+        }
         if independent && self.equi_joined(u, placed) {
             // Read once into a hash table; each row before it looks up.
             return Step {
                 cost: 1.0 + rows,
                 rows,
                 once: BUILD_WEIGHT * (1.0 + fetched),
+                alt: None,
             };
         }
         Step {
             cost: 1.0 + fetched,
             rows,
             once: 0.0,
+            alt: None,
         }
+    }
+
+    /// An anti-join's table looked up by the rows before it: each lookup
+    /// stops at its first match (`first_match_reads`), its rows fetched
+    /// through a secondary index cost more than scanned ones; the other
+    /// way reads it once into a hash table, keeping only the rows its own
+    /// conditions pass (`hashed_anti`).
+    fn anti_step(
+        &self,
+        u: usize,
+        scan: &TableScan,
+        access: &Access,
+        (fetched, pass, rows): (f64, f64, f64),
+        placed: u64,
+    ) -> Step {
+        let row_cost = match access.index {
+            0 => 1.0,
+            _ => crate::plan::index_dive::SECONDARY_ROW_COST,
+        };
+        let read = first_match_reads(fetched, pass);
+        let alt = match self.equi_joined(u, placed) {
+            true => self.hashed_anti(u, scan).map(|once| (2.0, rows, once)),
+            false => None,
+        };
+        Step {
+            cost: 1.0 + read * row_cost,
+            rows,
+            once: 0.0,
+            alt,
+        }
+    }
+
+    /// What reading anti-join unit `u` once into a hash table costs: its
+    /// access by its own ON conditions, each row read, and those kept
+    /// inserted.
+    fn hashed_anti(&self, u: usize, scan: &TableScan) -> Option<f64> {
+        let units = &self.joins.units;
+        let own: Vec<BExpr> = self.usable[u]
+            .iter()
+            .filter(|c| refs(c, units) == Some(bit(u)))
+            .cloned()
+            .collect();
+        let access = best_access_by(scan, &own, &|_| false, self.known);
+        let n = scan.table.approximate_rows().max(1) as f64;
+        let fetched = access_rows(scan, self.stats[u].as_deref(), &access, n, self.known);
+        let mut kept: Vec<f64> = own
+            .iter()
+            .map(|c| estimate(c, Some(scan), self.known))
+            .collect();
+        kept.sort_by(f64::total_cmp);
+        let pass = kept.iter().skip(key_parts(&access)).product::<f64>();
+        Some(fetched + BUILD_WEIGHT * (1.0 + fetched * pass))
     }
 
     /// Whether unit `u` has an equality with the units `placed` that a
@@ -501,15 +657,20 @@ impl Search<'_> {
         placed & bit(u) == 0 && self.deps[u] & !placed == 0
     }
 
-    fn cost_of(&mut self, order: &[usize]) -> f64 {
+    /// The cost of `order`, and the units it computes by key.
+    fn cost_of(&mut self, order: &[usize]) -> (f64, Vec<usize>) {
         let (mut placed, mut rows, mut cost) = (0u64, 1.0, 0.0);
+        let mut split = Vec::new();
         for &u in order {
-            let s = self.step(u, placed);
+            let (s, by_key) = self.step(u, placed).for_rows(rows);
+            if by_key {
+                split.push(u);
+            }
             cost += s.once + rows * s.cost;
             rows *= s.rows;
             placed |= bit(u);
         }
-        cost
+        (cost, split)
     }
 
     /// Every order, cut short where its cost already reaches the best's.
@@ -526,7 +687,7 @@ impl Search<'_> {
             if !self.legal(u, placed) {
                 continue;
             }
-            let s = self.step(u, placed);
+            let (s, _) = self.step(u, placed).for_rows(rows);
             order.push(u);
             let cost = cost + s.once + rows * s.cost;
             self.exhaustive(placed | bit(u), rows * s.rows, cost, order);
@@ -544,7 +705,7 @@ impl Search<'_> {
                 if !self.legal(u, placed) {
                     continue;
                 }
-                let s = self.step(u, placed);
+                let (s, _) = self.step(u, placed).for_rows(rows);
                 let key = (s.once + rows * s.cost, rows * s.rows);
                 if pick.is_none_or(|(c, r, _)| key.0 < c || (key.0 == c && key.1 < r)) {
                     pick = Some((key.0, key.1, u));
@@ -562,9 +723,10 @@ impl Search<'_> {
 }
 
 impl Joins {
-    /// The cheapest order of the units, as indexes into `units`; the
-    /// written order unless another costs less.
-    pub fn best_order(&self, known: &Known) -> Vec<usize> {
+    /// The cheapest order of the units, as indexes into `units` (the
+    /// written order unless another costs less, or always when `written`:
+    /// STRAIGHT_JOIN), and the units it computes one key at a time.
+    pub fn best_order(&self, known: &Known, written: bool) -> (Vec<usize>, Vec<usize>) {
         let n = self.units.len();
         let identity: Vec<usize> = (0..n).collect();
         let deps = self
@@ -601,7 +763,10 @@ impl Joins {
                 let conds = if nest { &self.conds } else { conds };
                 let reads = conds.iter().map(|c| refs(c, &self.units).unwrap_or(0));
                 let reads = reads.filter(|r| !nest || r & bit(u) != 0);
-                reads.fold(0, |m, r| m | r) & !bit(u)
+                // A split's estimate depends on whether its key's unit came.
+                let split = self.splits[u].and_then(|s| unit_of(&self.units, s.partner));
+                let split = split.map_or(0, bit);
+                (reads.fold(0, |m, r| m | r) | split) & !bit(u)
             })
             .collect();
         let mut s = Search {
@@ -626,18 +791,24 @@ impl Joins {
             },
             best: (f64::INFINITY, identity.clone()),
         };
-        let written = s.cost_of(&identity);
+        let (cost, split) = s.cost_of(&identity);
+        if written {
+            return (identity, split);
+        }
+        let written = cost;
         s.best = (written, identity);
         if n <= EXHAUSTIVE {
             s.exhaustive(0, 1.0, 0.0, &mut Vec::new());
         } else {
             let order = s.greedy();
-            let cost = s.cost_of(&order);
+            let (cost, _) = s.cost_of(&order);
             if order.len() == n && cost < written * (1.0 - 1e-9) {
                 s.best = (cost, order);
             }
         }
-        s.best.1
+        let order = std::mem::take(&mut s.best.1);
+        let (_, split) = s.cost_of(&order);
+        (order, split)
     }
 
     /// The fraction of rows condition `c` keeps: from the histograms of
@@ -654,11 +825,14 @@ impl Joins {
 
     /// The plan of the units in their order (the row layout's): a
     /// left-deep nested loop, and what remains of the statement's filter.
-    pub fn build(self, known: &Known) -> (Source, Option<BExpr>) {
+    /// The units at positions `hashed` are anti-joins read once into a
+    /// hash table (`Search::anti_step`).
+    pub fn build(self, known: &Known, hashed: &[usize]) -> (Source, Option<BExpr>) {
         let Joins {
             units,
             conds,
             derived,
+            ..
         } = self;
         let anti: Vec<bool> = units.iter().map(|u| not_exists(u, &conds)).collect();
         let mut mine: Vec<Vec<BExpr>> = units.iter().map(|_| Vec::new()).collect();
@@ -670,9 +844,10 @@ impl Joins {
             }
         }
         let mut source: Option<Source> = None;
-        for ((unit, conds), not_exists) in units.into_iter().zip(mine).zip(anti) {
+        let units = units.into_iter().zip(mine).zip(anti).enumerate();
+        for (at, ((unit, conds), not_exists)) in units {
             let outer = unit.outer.is_some();
-            let (right, on) = place(unit, conds, &derived, known);
+            let (right, on) = place(unit, conds, &derived, known, hashed.contains(&at));
             source = Some(match source {
                 None => hash_join::correlated_lookup(right, &on),
                 Some(left) => Source::Join {
@@ -710,6 +885,7 @@ fn place(
     conds: Vec<BExpr>,
     derived: &[BExpr],
     known: &Known,
+    hashed: bool,
 ) -> (Source, Option<BExpr>) {
     let mut source = unit.source;
     match (unit.outer, &mut source) {
@@ -723,7 +899,12 @@ fn place(
         }
         (None, _) => (source, conjoin(conds)),
         (Some(o), Source::Table(scan)) => {
-            let usable = [&o.on[..], &o.derived[..]].concat();
+            let mut usable = [&o.on[..], &o.derived[..]].concat();
+            if hashed {
+                // Keyed by its own conditions only, so it reads once.
+                let (start, end) = (unit.start, unit.end);
+                usable.retain(|c| hash_join::within(c, start, end));
+            }
             scan.access = best_access(scan, &usable, known);
             let (on, check) =
                 take_implied_with(o.on, &o.derived, &scan.def, scan.offset, &scan.access);

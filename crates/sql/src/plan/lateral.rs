@@ -21,6 +21,9 @@ pub struct Lateral {
     /// References further out, to the rows enclosing this FROM's query:
     /// (how many rows above the one before it, column). Part of the key.
     pub outer: Vec<(usize, usize)>,
+    /// Made by the planner from a grouped derived table joined on its
+    /// GROUP BY key (`split.rs`, MariaDB's LATERAL DERIVED), not written.
+    pub split: bool,
 }
 
 impl Binder<'_> {
@@ -50,7 +53,11 @@ impl Binder<'_> {
         // Even without references to its left: it was bound with them as
         // its enclosing row, so it runs with one (`exec/lateral.rs`).
         if let Source::Derived { lateral, .. } = &mut source {
-            *lateral = Some(Arc::new(Lateral { refs, outer }));
+            *lateral = Some(Arc::new(Lateral {
+                refs,
+                outer,
+                split: false,
+            }));
         }
         Ok(source)
     }
@@ -58,7 +65,7 @@ impl Binder<'_> {
     /// The columns of scope `at` read since `mark`; references further out
     /// stay logged (an enclosing lateral table's) and make the query
     /// binding this FROM correlated.
-    fn own_refs(&mut self, mark: usize, at: usize) -> (Vec<usize>, Vec<(usize, usize)>) {
+    pub(super) fn own_refs(&mut self, mark: usize, at: usize) -> (Vec<usize>, Vec<(usize, usize)>) {
         let logged: Vec<(usize, usize)> = self.outer_refs.drain(mark..).collect();
         let (mut refs, mut outer) = (Vec::new(), Vec::new());
         for (place, col) in logged {

@@ -390,11 +390,22 @@ fn explain_into(
                 entry.1 += ", hash join";
             }
         }
-        Source::Derived { plan, offset, .. } => {
+        Source::Derived {
+            plan,
+            offset,
+            lateral,
+        } => {
             let nest = semijoin_nest::nest_name(plan);
             let name = nest.unwrap_or("<derived>").to_string();
             seen.push((name.clone(), *offset, offset + plan.columns.len()));
-            let how = nest.map_or("materialized", |_| semijoin_nest::describe());
+            let split = lateral.as_ref().is_some_and(|l| l.split);
+            let how = match nest {
+                Some(_) => semijoin_nest::describe(),
+                None if split => {
+                    "materialized for each key of the rows before it (lateral derived)"
+                }
+                None => "materialized",
+            };
             out.push((name, how.into()));
             // How the derived table (a view, a CTE) reads its own tables.
             if let QueryBody::Select(s) = &plan.body {

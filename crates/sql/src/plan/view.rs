@@ -104,7 +104,9 @@ impl Binder<'_> {
         let pushed = outer
             .as_ref()
             .and_then(|p| super::view_filter::pushed(&query, p, name, &view.columns));
-        let plan = self.bind_view_query(&view, pushed.as_ref().unwrap_or(&query));
+        let query = pushed.as_ref().unwrap_or(&query);
+        self.note_view(query, name, &view);
+        let plan = self.bind_view_query(&view, query, name);
         self.view_filter = outer;
         let plan = plan.map_err(|e| match e.code {
             Code::NoSuchTable | Code::BadField | Code::ViewInvalid | Code::BadDb => {
@@ -118,10 +120,13 @@ impl Binder<'_> {
 
     /// Binds the view's query in its own database, without the outer
     /// query's CTEs, under its definer when SQL SECURITY DEFINER.
-    fn bind_view_query(
+    /// `alias`: the name the query reads it by, for a split (split.rs);
+    /// empty when none is.
+    pub(super) fn bind_view_query(
         &mut self,
         view: &Arc<ViewDef>,
         query: &ast::Query,
+        alias: &str,
     ) -> Result<super::QueryPlan> {
         let database = self.database.replace(view.database.clone());
         // Nothing of the query naming the view is visible inside it.
@@ -135,7 +140,7 @@ impl Binder<'_> {
         };
         self.view_stack
             .push((view.database.clone(), view.name.clone()));
-        let plan = self.bind_query(query);
+        let plan = self.bind_derived_query(query, alias);
         self.view_stack.pop();
         self.definer_view = definer;
         self.outer = outer;
@@ -152,7 +157,7 @@ impl Binder<'_> {
             Ok(q) => q,
             Err(e) => return Some(e),
         };
-        match self.bind_view_query(view, &query) {
+        match self.bind_view_query(view, &query, "") {
             Err(e) => Some(e),
             Ok(p) if !view.columns.is_empty() && p.columns.len() != view.columns.len() => {
                 Some(view_invalid(&view.database, &view.name))
@@ -168,7 +173,7 @@ impl Binder<'_> {
     ) -> Result<Vec<lockstep_types::result::Column>> {
         let query = view_query(view)?;
         let plan = self
-            .bind_view_query(view, &query)
+            .bind_view_query(view, &query, "")
             .map_err(|_| view_invalid(&view.database, &view.name))?;
         let mut columns: Vec<_> = plan.columns.iter().cloned().collect();
         if !view.columns.is_empty() {

@@ -170,20 +170,44 @@ pub fn pushed(
         taken.extend(rewrite(c, &map));
     }
     let mut query = query.clone();
-    let ast::QueryBody::Select(s) = &mut query.body else {
-        return None;
-    };
     for e in taken {
+        query = with_condition(query, e);
+    }
+    Some(query)
+}
+
+/// `query` with `cond` added to its WHERE (a single SELECT's; a set
+/// operation is returned as is).
+pub fn with_condition(mut query: ast::Query, cond: Expr) -> ast::Query {
+    if let ast::QueryBody::Select(s) = &mut query.body {
         s.selection = Some(match s.selection.take() {
             Some(w) => Expr::Binary {
                 op: BinaryOp::And,
                 left: Box::new(w),
-                right: Box::new(e),
+                right: Box::new(cond),
             },
-            None => e,
+            None => cond,
         });
     }
-    Some(query)
+    query
+}
+
+/// The expression behind output column `name` of the grouped `query`
+/// (read as `alias`, column list `columns`) when it is one of its GROUP
+/// BY columns and the query may take a condition on it: a key by which
+/// its groups can be computed one key at a time (plan/split.rs).
+pub fn group_key(query: &ast::Query, alias: &str, columns: &[String], name: &str) -> Option<Expr> {
+    let ast::QueryBody::Select(s) = &query.body else {
+        return None;
+    };
+    if s.group_by.is_empty() || !takes_conditions(query, s) {
+        return None;
+    }
+    let pos = view_item(s, &Some(alias.to_string()), name, alias, columns)?;
+    let SelectItem::Expr { expr, .. } = &s.projection[pos] else {
+        return None;
+    };
+    groups_by(s, pos).then(|| expr.clone())
 }
 
 /// Whether a derived query's rows may be filtered before it runs: one
