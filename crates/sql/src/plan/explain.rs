@@ -221,48 +221,12 @@ fn walk(
             offset,
             lateral,
         } => {
-            id.last += 1;
-            let inner = id.last;
-            let nest = super::semijoin_nest::nest_name(plan);
-            let alias = nest.map_or_else(|| format!("<derived{inner}>"), str::to_string);
-            let names = plan.columns.iter().map(|c| match nest {
-                // A nest's key columns are named `<subqueryN>.col` already.
-                Some(_) => c.name.clone(),
-                None => format!("{alias}.{}", c.name),
-            });
-            seen.push((*offset, names.collect()));
-            sink.out.push(Step {
-                extra: match hashed {
-                    true => vec!["Using join buffer (hash join)"],
-                    false => Vec::new(),
-                },
-                ..Step::full_scan(this, select_type, alias)
-            });
-            // A lateral table runs again for each row before it; one the
-            // planner split by key is MariaDB's LATERAL DERIVED.
-            let kind = match (lateral, nest) {
-                (_, Some(_)) => "MATERIALIZED",
-                (Some(l), None) if l.split => "LATERAL DERIVED",
-                (Some(_), None) => "DEPENDENT DERIVED",
-                (None, None) => "DERIVED",
+            let derived = Derived {
+                plan,
+                offset: *offset,
+                lateral: lateral.as_deref(),
             };
-            let mut before: Vec<(usize, Vec<String>)> = match lateral {
-                Some(_) => seen
-                    .iter()
-                    .map(|(at, n)| (at + OUTER_SEEN, n.clone()))
-                    .collect(),
-                None => Vec::new(),
-            };
-            if let QueryBody::Select(s) = &plan.body {
-                let mut inner = Vec::new();
-                super::possible_keys::join_conditions(&s.source, &mut inner);
-                let mut ids = Ids {
-                    this: id.last,
-                    last: id.last,
-                };
-                walk(&s.source, &inner, &mut ids, kind, false, &mut before, sink);
-                id.last = ids.last;
-            }
+            walk_derived(&derived, id, (select_type, hashed), seen, sink);
         }
         Source::Dual => sink.out.push(Step {
             id: this,
@@ -278,6 +242,66 @@ fn walk(
             extra: vec!["No tables used"],
             first_match: None,
         }),
+    }
+}
+
+/// A derived table (or semi-join nest) as `walk` meets it.
+struct Derived<'p> {
+    plan: &'p QueryPlan,
+    offset: usize,
+    lateral: Option<&'p super::bind::lateral::Lateral>,
+}
+
+/// A derived table's own step, then its query's steps under the next
+/// select id.
+fn walk_derived(
+    d: &Derived<'_>,
+    id: &mut Ids,
+    (select_type, hashed): (&'static str, bool),
+    seen: &mut Vec<(usize, Vec<String>)>,
+    sink: &mut Sink,
+) {
+    id.last += 1;
+    let inner = id.last;
+    let nest = super::semijoin_nest::nest_name(d.plan);
+    let alias = nest.map_or_else(|| format!("<derived{inner}>"), str::to_string);
+    let names = d.plan.columns.iter().map(|c| match nest {
+        // A nest's key columns are named `<subqueryN>.col` already.
+        Some(_) => c.name.clone(),
+        None => format!("{alias}.{}", c.name),
+    });
+    seen.push((d.offset, names.collect()));
+    sink.out.push(Step {
+        extra: match hashed {
+            true => vec!["Using join buffer (hash join)"],
+            false => Vec::new(),
+        },
+        ..Step::full_scan(id.this, select_type, alias)
+    });
+    // A lateral table runs again for each row before it; one the
+    // planner split by key is MariaDB's LATERAL DERIVED.
+    let kind = match (d.lateral, nest) {
+        (_, Some(_)) => "MATERIALIZED",
+        (Some(l), None) if l.split => "LATERAL DERIVED",
+        (Some(_), None) => "DEPENDENT DERIVED",
+        (None, None) => "DERIVED",
+    };
+    let mut before: Vec<(usize, Vec<String>)> = match d.lateral {
+        Some(_) => seen
+            .iter()
+            .map(|(at, n)| (at + OUTER_SEEN, n.clone()))
+            .collect(),
+        None => Vec::new(),
+    };
+    if let QueryBody::Select(s) = &d.plan.body {
+        let mut inner = Vec::new();
+        super::possible_keys::join_conditions(&s.source, &mut inner);
+        let mut ids = Ids {
+            this: id.last,
+            last: id.last,
+        };
+        walk(&s.source, &inner, &mut ids, kind, false, &mut before, sink);
+        id.last = ids.last;
     }
 }
 
