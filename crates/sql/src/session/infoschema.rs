@@ -41,6 +41,7 @@ pub(super) fn table_in(
             auto_increment: false,
             default_now: false,
             on_update_now: false,
+            collation: 0,
         })
         .collect();
     cols.push(crate::plan::ddl::row_id_column());
@@ -56,6 +57,7 @@ pub(super) fn table_in(
             unique: true,
         }],
         hidden_row_id: Some(hidden),
+        collation: 0,
     };
     let t = catalog.add_table_public(def);
     for (i, mut r) in rows.into_iter().enumerate() {
@@ -188,10 +190,13 @@ fn table_rows(session: &Session) -> (Rows, Rows, Rows) {
                     }),
                 ]);
                 let row = columns.last_mut().expect("just pushed");
-                row.extend(column_details(c.data_type));
+                row.extend(column_details(c.data_type, c.collation));
                 row[COLUMN_COMMENT] = s(notes.of_column(&c.name));
                 super::generated::fill_columns_row(row, &generated, &c.name);
-                row.extend(super::infoschema_meta::columns_extra(c.data_type));
+                row.extend(super::infoschema_meta::columns_extra(
+                    c.data_type,
+                    c.collation,
+                ));
             }
             for (n, ix) in def.indexes.iter().enumerate() {
                 if n == 0 && !def.has_declared_primary_key() {
@@ -457,7 +462,7 @@ fn view_rows(session: &Session, tables: &mut Vec<Vec<Value>>) -> Vec<Vec<Value>>
 /// The COLUMNS fields that follow from a column's type: length, numeric
 /// precision and scale, fractional digits, character set and collation,
 /// then privileges, comment and generation expression.
-fn column_details(t: DataType) -> Vec<Value> {
+fn column_details(t: DataType, collation: u16) -> Vec<Value> {
     let num = |n: Option<u64>| n.map_or(Value::Null, Value::UInt);
     let length = if t.is_string() || t.is_binary() {
         t.max_bytes().map(|b| b as u64)
@@ -469,13 +474,14 @@ fn column_details(t: DataType) -> Vec<Value> {
     let fsp = super::infoschema_meta::datetime_precision(t);
     let text = t.is_string() && !t.is_binary();
     let charset = |v: &str| if text { Value::str(v) } else { Value::Null };
+    let (set, name) = super::charset::of_collation(collation);
     vec![
         num(length),
         num(precision),
         num(scale),
         num(fsp),
-        charset("utf8mb4"),
-        charset("utf8mb4_0900_ai_ci"),
+        charset(set.name),
+        charset(name),
         Value::str("select,insert,update,references"),
         Value::str(""),
         Value::str(""),
