@@ -338,3 +338,56 @@ def test_sleep_lasts_as_long_as_asked(cur):
     cur.execute("SELECT SLEEP(5.5)")
     assert cur.fetchall() == ((0,),)
     assert time.monotonic() - start >= 5.5
+
+
+def test_gbk_column_round_trip(connect):
+    """Connector/Python's BugOra17079344.test_gbk: a gbk table written and
+    read over a gbk connection; gbk EE 5C (頫) ends in a backslash byte,
+    and a hex literal of it is one character of the column's set."""
+    c = connect()
+    c.set_character_set("gbk")
+    data = ["赵孟頫", "赵\\孟\\頫\\", "遜"]
+    with c.cursor() as cur:
+        cur.execute(
+            "CREATE TABLE gbktest (id INT AUTO_INCREMENT PRIMARY KEY, c1 VARCHAR(40))"
+            " CHARACTER SET 'gbk'"
+        )
+        for value in data:
+            cur.execute("INSERT INTO gbktest (c1) VALUES (%s)", (value,))
+        cur.execute("INSERT INTO gbktest (c1) VALUES (0xEE5C)")
+        cur.execute("SELECT id, c1, CHAR_LENGTH(c1) FROM gbktest ORDER BY id")
+        rows = cur.fetchall()
+        assert [r[1] for r in rows] == data + ["頫"]
+        assert rows[-1][2] == 1
+        # Described in character_set_results (gbk_chinese_ci, 28).
+        assert cur._result.fields[1].charsetnr == 28
+
+
+def test_binary_results_send_a_columns_own_charset(connect):
+    """Connector/Python's BugOra19500097.test_binary_charset: under SET
+    NAMES binary a latin1 column comes back as its latin1 bytes (and text
+    written then is binary, read as latin1)."""
+    c = connect(use_unicode=False)
+    with c.cursor() as cur:
+        cur.execute(
+            "CREATE TABLE b19 (id INT AUTO_INCREMENT PRIMARY KEY, col1 VARCHAR(10),"
+            " col2 INT) DEFAULT CHARSET latin1"
+        )
+        sql = "INSERT INTO b19 (col1, col2) VALUES (%s, %s)"
+        cur.execute(sql, ("foo", 1))
+        cur.execute(sql, ("ëëë", 2))
+        cur.execute("SET NAMES binary")
+        cur.execute(sql, ("bar", 3))
+        cur.execute(sql, ("ëëë", 4))
+        cur.execute("SELECT col1, col2 FROM b19 ORDER BY id")
+        assert cur.fetchall() == (
+            (b"foo", 1),
+            (b"\xeb\xeb\xeb", 2),
+            (b"bar", 3),
+            (b"\xc3\xab\xc3\xab\xc3\xab", 4),
+        )
+        # The column's own collation, latin1_swedish_ci (8).
+        assert cur._result.fields[0].charsetnr == 8
+        cur.execute("SET character_set_results = NULL")
+        cur.execute("SELECT col1 FROM b19 WHERE col2 = 2")
+        assert cur.fetchall() == ((b"\xeb\xeb\xeb",),)

@@ -9,7 +9,6 @@ B_PROC = "stored procedures/functions unsupported (CREATE/DROP PROCEDURE, CALL)"
 B_NAMES = ("connection character set other than utf8mb4 ignored (handshake charset, "
            "SET NAMES x [COLLATE y]: character_set_connection/collation_connection stay utf8mb4)")
 
-B_COLUMN_CHARSETS = "column character sets are not kept (every text column holds utf8mb4)"
 
 RULES = [
     ("*", r"", r"Table 'mysql\.(\w+)' doesn't exist", "b", "mysql.user table missing"),
@@ -65,9 +64,6 @@ RULES = [
      "prepared `SELECT ?` executed with a value: its column is flagged NOT NULL (typed from the "
      "bound literal); MySQL 8.0.22+ sends it nullable with no flags"),
     ("connector-python", r"", r"Tuples differ: \('latin", "b", B_NAMES),
-    ("connector-python", r"test_binary_charset", r"", "b", B_COLUMN_CHARSETS +
-     ": a latin1 table read under character_set_results=binary comes back as UTF-8 bytes, "
-     "not the column's latin1 bytes"),
     ("connector-python", r"Bug499362", r"", "b", B_NAMES),
     ("connector-python", r"raise_on_warning|_fetch_warnings|MySQLCursorTests\.test_execute$|"
      r"TestExamples\.test_warnings|test_with_raw", r"", "b",
@@ -85,9 +81,6 @@ RULES = [
      "a cross join's rows are all built before the first packet is sent, so the KILL "
      "(QUERY) of the 1M-row SELECT lands in cursor.execute() rather than in fetchall(), "
      "where the test looks for it; MySQL streams the rows as the join produces them"),
-    ("connector-python", r"BugOra17079344\.test_gbk", r"1366", "b", B_COLUMN_CHARSETS +
-     ": Connector/Python sends GBK text whose bytes hold 0x5C as a 0x... hex literal, "
-     "which MySQL stores as the gbk column's bytes and lockstep checks as UTF-8 (1366)"),
     ("connector-python", r"BugOra36476195", r"", "b",
      "SERVER_STATUS_NO_BACKSLASH_ESCAPES not set in OK packets under sql_mode=NO_BACKSLASH_ESCAPES"),
     ("connector-python", r"test_sql_mode", r"ProgrammingError not raise", "b",

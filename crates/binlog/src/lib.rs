@@ -19,10 +19,13 @@ use lockstep_tables::{
 use lockstep_types::Value;
 use serde::{Deserialize, Serialize};
 
-/// 3: column types may be ENUM/SET with their members (DataType::EnumOf,
+/// 4: column and table definitions carry a collation; 3 and 2 are still
+/// read (`lockstep_tables::layout`). 3: column types may be ENUM/SET with their members (DataType::EnumOf,
 /// SetOf); otherwise as 2, which is still read. 2: DECIMAL values are a
 /// 256-bit mantissa and a scale (65 digits).
-pub const FORMAT_VERSION: u8 = 3;
+pub const FORMAT_VERSION: u8 = 4;
+/// Definitions before 4 have no collations.
+const FIRST_WITH_COLLATIONS: u8 = 4;
 /// The oldest record format still read (its encoding is a subset of 3's).
 pub const OLDEST_FORMAT_VERSION: u8 = 2;
 
@@ -262,7 +265,10 @@ impl TxnRecord {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<TxnRecord, String> {
-        let record: TxnRecord = bincode::deserialize(bytes).map_err(|e| e.to_string())?;
+        let legacy = bytes.first().is_some_and(|&v| v < FIRST_WITH_COLLATIONS);
+        let record: TxnRecord =
+            lockstep_tables::layout::legacy_layout(legacy, || bincode::deserialize(bytes))
+                .map_err(|e| e.to_string())?;
         if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&record.version) {
             return Err(format!("unknown record format {}", record.version));
         }

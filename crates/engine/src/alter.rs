@@ -13,20 +13,21 @@ use lockstep_binlog::{ColumnSource, Event};
 use lockstep_tables::{GeneratedColumn, Row, Table, TableDef};
 use lockstep_types::error::Code;
 use lockstep_types::names::{check_name, NameKind};
-use lockstep_types::{DataType, Error as SqlError, Value};
+use lockstep_types::{Error as SqlError, Value};
 use std::collections::HashSet;
 use std::ops::Bound;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// Converts a value to a column type as a strict-mode INSERT does (the SQL
-/// layer's `store_value`); the engine calls it both live and in recovery,
-/// so an ALTER is redone with the same conversion it was done with.
-pub type ConvertFn = fn(Value, DataType, &str) -> Result<Value, SqlError>;
+/// Converts a value to a column's type and character set as a strict-mode
+/// INSERT does (the SQL layer's `store_in_column`); the engine calls it
+/// both live and in recovery, so an ALTER is redone with the same
+/// conversion it was done with.
+pub type ConvertFn = fn(Value, &lockstep_tables::ColumnDef) -> Result<Value, SqlError>;
 
 /// The conversion of an engine opened without the SQL layer: values are
 /// kept as they are.
-pub fn keep_value(v: Value, _: DataType, _: &str) -> Result<Value, SqlError> {
+pub fn keep_value(v: Value, _: &lockstep_tables::ColumnDef) -> Result<Value, SqlError> {
     Ok(v)
 }
 
@@ -233,12 +234,11 @@ impl Engine {
                     {
                         v = Value::DateTime(dt.shifted(*seconds));
                     }
-                    let from = old_def.columns.get(i).map(|c| c.data_type);
-                    if from == Some(col.data_type) {
+                    let from = old_def.columns.get(i).map(|c| (c.data_type, c.collation));
+                    if from == Some((col.data_type, col.collation)) {
                         v
                     } else {
-                        (self.config.convert)(v, col.data_type, &col.name)
-                            .map_err(|e| at_row(e, &col.name, n))?
+                        (self.config.convert)(v, col).map_err(|e| at_row(e, &col.name, n))?
                     }
                 }
                 ColumnSource::Value(ref v) => v.clone(),

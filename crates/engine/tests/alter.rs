@@ -21,6 +21,7 @@ fn with_w(old: &TableDef) -> (TableDef, Vec<ColumnSource>) {
         auto_increment: false,
         default_now: false,
         on_update_now: false,
+        collation: 0,
     };
     def.columns.insert(0, w);
     def.indexes = vec![

@@ -20,18 +20,25 @@ pub struct ResultCharset {
     pub maxlen: u8,
     /// None: UTF-8 text is sent as is.
     pub encoder: Option<&'static dyn TextEncoder>,
+    /// character_set_results is NULL or binary: each text column is
+    /// described in its own character set, this giving the longest
+    /// character (in bytes) of a collation id.
+    pub own: Option<fn(u16) -> u8>,
 }
 
 impl std::fmt::Debug for ResultCharset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ResultCharset({}, {})", self.collation, self.maxlen)
+        let own = if self.own.is_some() { ", own" } else { "" };
+        write!(f, "ResultCharset({}, {}{own})", self.collation, self.maxlen)
     }
 }
 
 /// The collation names the set, so it decides the encoder too.
 impl PartialEq for ResultCharset {
     fn eq(&self, o: &Self) -> bool {
-        self.collation == o.collation && self.maxlen == o.maxlen
+        self.collation == o.collation
+            && self.maxlen == o.maxlen
+            && self.own.is_some() == o.own.is_some()
     }
 }
 impl Eq for ResultCharset {}
@@ -43,6 +50,7 @@ impl Default for ResultCharset {
             collation: UTF8MB4_COLLATION,
             maxlen: 4,
             encoder: None,
+            own: None,
         }
     }
 }
@@ -56,12 +64,28 @@ impl ResultCharset {
         }
     }
 
-    /// `meta` of a text column (stored as utf8mb4) described in this set;
-    /// binary and numeric columns are left alone.
-    pub fn describe(self, meta: ColumnMeta) -> ColumnMeta {
+    /// `meta` of a text column (stored as utf8mb4) described in this set,
+    /// or in the column's own `collation` (0: utf8mb4_0900_ai_ci) when
+    /// results are sent unconverted; binary and numeric columns are left
+    /// alone.
+    pub fn describe(self, meta: ColumnMeta, collation: u16) -> ColumnMeta {
         if meta.collation == BINARY_COLLATION || self == ResultCharset::default() {
             return meta;
         }
+        let this = match self.own {
+            Some(_) if collation == 0 => return meta,
+            Some(maxlen) => ResultCharset {
+                collation,
+                maxlen: maxlen(collation),
+                encoder: None,
+                own: None,
+            },
+            None => self,
+        };
+        this.describe_in(meta)
+    }
+
+    fn describe_in(self, meta: ColumnMeta) -> ColumnMeta {
         // Lengths at u32::MAX (LONGTEXT) stay so; others are characters
         // times the set's longest character.
         let length = match meta.length {
@@ -88,14 +112,16 @@ mod tests {
             collation: 8,
             maxlen: 1,
             encoder: None,
+            own: None,
         };
         let utf8mb3 = ResultCharset {
             collation: 33,
             maxlen: 3,
             encoder: None,
+            own: None,
         };
         let m = |rc: ResultCharset, dt| {
-            let m = rc.describe(column_meta(dt));
+            let m = rc.describe(column_meta(dt), 0);
             (m.collation, m.length)
         };
         assert_eq!(m(latin1, DataType::VarChar { len: 10 }), (8, 10));
@@ -115,5 +141,16 @@ mod tests {
             m(ResultCharset::default(), DataType::VarChar { len: 10 }),
             (255, 40)
         );
+        // Unconverted results: each column in its own set.
+        let own = ResultCharset {
+            collation: 63,
+            maxlen: 1,
+            encoder: None,
+            own: Some(|c| if c == 28 { 2 } else { 1 }),
+        };
+        let m = own.describe(column_meta(DataType::VarChar { len: 10 }), 28);
+        assert_eq!((m.collation, m.length), (28, 20));
+        let m = own.describe(column_meta(DataType::VarChar { len: 10 }), 0);
+        assert_eq!((m.collation, m.length), (255, 40));
     }
 }

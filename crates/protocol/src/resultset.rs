@@ -175,7 +175,7 @@ pub fn encode_column_def_in(
     field_list: bool,
     charset: ResultCharset,
 ) {
-    let meta = charset.describe(column_meta(col.data_type));
+    let meta = charset.describe(column_meta(col.data_type), col.collation);
     wire::put_lenenc_bytes(out, b"def");
     for name in [
         &col.schema,
@@ -672,6 +672,7 @@ mod tests {
             data_type: DataType::Int { unsigned: false },
             nullable: false,
             flags: PRI_KEY_FLAG | AUTO_INCREMENT_FLAG,
+            collation: 0,
         };
         let mut out = Vec::new();
         encode_column_def(&mut out, &c, false);

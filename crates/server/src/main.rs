@@ -160,7 +160,7 @@ fn engine_config(cfg: &Config) -> Result<EngineConfig, String> {
     ecfg.throttle_limit = cfg.throttle_limit;
     ecfg.log_buffer_size = cfg.log_buffer_size.next_power_of_two();
     ecfg.log_segment_size = cfg.log_segment_size;
-    ecfg.convert = lockstep_sql::expr::store_value;
+    ecfg.convert = lockstep_sql::expr::store_in_column;
     ecfg.generate = lockstep_sql::exec::rebuild_generator;
     ecfg.minimal_row_image = match cfg.binlog_row_image.to_ascii_uppercase().as_str() {
         "FULL" => false,

@@ -3,6 +3,8 @@
 //!
 //! - `parser/`: MySQL-dialect text to a syntax tree (`Statement`).
 //! - `sysvars`: the system variables that exist and their defaults.
+//! - `charset`: character sets and collations: names, ids, conversions
+//!   (connections, results, and columns declared in a set of their own).
 //! - `routine/`: stored programs compiled from the syntax tree and run
 //!   over a `Runner` their caller provides.
 //! - `expr/`: the bound expression language (`BExpr`, `Func`), its types
@@ -20,6 +22,7 @@
 //! `expr::SubqueryRef` carries the plan opaquely, and the planner opens it
 //! (`Deref` in plan/mod.rs), so `expr` needs nothing from `plan`.
 
+pub mod charset;
 pub mod exec;
 pub mod expr;
 pub mod parser;

@@ -117,6 +117,7 @@ mod tests {
             auto_increment: false,
             default_now: false,
             on_update_now: false,
+            collation: 0,
         }
     }
 
@@ -134,6 +135,7 @@ mod tests {
             columns: vec![column("id"), column("u")],
             indexes: vec![index("PRIMARY", 0), index("u", 1)],
             hidden_row_id: None,
+            collation: 0,
         })
     }
 

@@ -14,6 +14,7 @@ pub mod generated;
 pub mod histogram;
 pub mod histogram_json;
 pub mod integrity;
+pub mod layout;
 pub mod placement;
 mod point;
 pub mod row;

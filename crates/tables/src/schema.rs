@@ -3,7 +3,9 @@
 use crate::row::Columns;
 use lockstep_types::{DataType, Value};
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+/// Serialized by `layout` (the stored layout depends on the format).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(from = "crate::layout::StoredColumn")]
 pub struct ColumnDef {
     pub name: String,
     pub data_type: DataType,
@@ -16,6 +18,10 @@ pub struct ColumnDef {
     /// ON UPDATE CURRENT_TIMESTAMP
     #[serde(default)]
     pub on_update_now: bool,
+    /// A text column's collation (MySQL's id; 0: the server default,
+    /// utf8mb4_0900_ai_ci). Values are stored as UTF-8 whatever it is: the
+    /// character set decides the repertoire and the bytes sent.
+    pub collation: u16,
 }
 
 impl ColumnDef {
@@ -30,6 +36,7 @@ impl ColumnDef {
             auto_increment: false,
             default_now: false,
             on_update_now: false,
+            collation: 0,
         }
     }
 }
@@ -45,7 +52,9 @@ pub struct IndexDef {
 /// A table's definition. `indexes[0]` is the clustered (primary) index; a
 /// table declared without a primary key gets a hidden row-id column, as
 /// InnoDB's DB_ROW_ID, so that every row has a unique clustered key.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+/// Serialized by `layout` (the stored layout depends on the format).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(from = "crate::layout::StoredTable")]
 pub struct TableDef {
     pub id: u32,
     pub database: String,
@@ -54,6 +63,9 @@ pub struct TableDef {
     pub indexes: Vec<IndexDef>,
     /// Position of the hidden row-id column, when there is no primary key.
     pub hidden_row_id: Option<usize>,
+    /// The table's default collation (DEFAULT CHARSET / COLLATE), which
+    /// columns added without one take (0: utf8mb4_0900_ai_ci).
+    pub collation: u16,
 }
 
 pub const PRIMARY: usize = 0;
@@ -183,6 +195,7 @@ mod tests {
                 })
                 .collect(),
             hidden_row_id: None,
+            collation: 0,
         };
         let rows = [
             vec![Value::Int(5), Value::str("abc"), Value::Double(0.0)],

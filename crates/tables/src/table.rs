@@ -541,6 +541,7 @@ mod tests {
                 auto_increment: false,
                 default_now: false,
                 on_update_now: false,
+                collation: 0,
             }],
             indexes: vec![IndexDef {
                 name: "PRIMARY".into(),
@@ -548,6 +549,7 @@ mod tests {
                 unique: true,
             }],
             hidden_row_id: None,
+            collation: 0,
         })
     }
 

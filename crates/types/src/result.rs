@@ -39,6 +39,10 @@ pub struct Column {
     /// MULTIPLE_KEY_FLAG, AUTO_INCREMENT_FLAG. NOT_NULL, UNSIGNED, BINARY and
     /// BLOB are derived from `nullable` and `data_type`.
     pub flags: u16,
+    /// A text column's collation id (0: utf8mb4_0900_ai_ci, as stored).
+    /// Values are UTF-8 whatever it is; it says how to describe and encode
+    /// them when character_set_results is NULL or binary.
+    pub collation: u16,
 }
 
 impl Column {
@@ -54,6 +58,7 @@ impl Column {
             data_type,
             nullable: true,
             flags: 0,
+            collation: 0,
         }
     }
 

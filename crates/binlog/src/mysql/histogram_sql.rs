@@ -93,6 +93,7 @@ mod tests {
             columns: vec![col("a"), col("b"), col("c")],
             indexes: Vec::new(),
             hidden_row_id: None,
+            collation: 0,
         }
     }
 

@@ -17,6 +17,7 @@ pub fn id_v_table() -> TableDef {
         auto_increment: false,
         default_now: false,
         on_update_now: false,
+        collation: 0,
     };
     TableDef {
         id: 0,
@@ -36,6 +37,7 @@ pub fn id_v_table() -> TableDef {
             },
         ],
         hidden_row_id: None,
+        collation: 0,
     }
 }
 

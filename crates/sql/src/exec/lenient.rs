@@ -30,6 +30,10 @@ impl Exec<'_> {
                 return Ok(v);
             }
         }
+        let v = match c.collation {
+            0 => v,
+            _ => self.in_column_charset(v, c)?,
+        };
         let given = decimal_given(&v, c.data_type);
         let (stored, warning) = match self.ctx.strict {
             true => (store_value(v, c.data_type, &c.name)?, None),
@@ -46,6 +50,27 @@ impl Exec<'_> {
             _ => {}
         }
         self.stored_form(stored, c)
+    }
+
+    /// Text for a column declared in another character set than utf8mb4
+    /// (`expr::column_charset`): 1366 in strict mode, else a warning and
+    /// '?' for what the set lacks.
+    fn in_column_charset(&mut self, v: Value, c: &ColumnDef) -> Result<Value> {
+        let cs = match (&v, crate::charset::non_utf8(c.collation)) {
+            (Value::Bytes(_), Some(cs)) if c.data_type.is_string() => cs,
+            _ => return Ok(v),
+        };
+        let Value::Bytes(b) = v else {
+            return Ok(v);
+        };
+        match crate::expr::column_charset::store(b, cs, &c.name) {
+            Ok(b) => Ok(Value::Bytes(b)),
+            Err((e, _)) if self.ctx.strict => Err(EngineError::Sql(e)),
+            Err((e, kept)) => {
+                self.push_warning((e.code.number(), e.message));
+                Ok(Value::Bytes(kept))
+            }
+        }
     }
 
     /// A value of column `c`'s type as the row holds it: a TIMESTAMP

@@ -3,6 +3,7 @@
 //! rules for NULL, numeric promotion (integer → DECIMAL → DOUBLE) and
 //! comparison.
 
+pub mod column_charset;
 pub mod datetime;
 pub mod enumset;
 mod gtid_wait;
@@ -1929,6 +1930,20 @@ pub fn timestamp_in_range(utc: &Value) -> bool {
             (1_000_000..MAX_MICROS).contains(&d.to_unix_micros())
         }
         _ => true,
+    }
+}
+
+/// `v` as column `c` holds it in strict mode: of its type, and text in
+/// its character set (`column_charset`). ALTER TABLE converts with it.
+pub fn store_in_column(v: Value, c: &lockstep_tables::ColumnDef) -> Result<Value, Error> {
+    let v = store_value(v, c.data_type, &c.name)?;
+    match (v, crate::charset::non_utf8(c.collation)) {
+        (Value::Bytes(b), Some(cs)) if c.data_type.is_string() => {
+            column_charset::store(b, cs, &c.name)
+                .map(Value::Bytes)
+                .map_err(|(e, _)| e)
+        }
+        (v, _) => Ok(v),
     }
 }
 

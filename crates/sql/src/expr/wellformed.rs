@@ -41,6 +41,18 @@ pub fn incorrect_string(bytes: &[u8], column: &str) -> Error {
     )
 }
 
+/// 1366 for storing text whose character at the start of `rest` (UTF-8)
+/// a column's character set lacks: quoted from there, six bytes at most.
+pub fn lacking(rest: &[u8], column: &str) -> Error {
+    Error::new(
+        Code::TruncatedWrongValueForField,
+        format!(
+            "Incorrect string value: '{}' for column '{column}' at row 1",
+            printable(rest, 6)
+        ),
+    )
+}
+
 /// `bytes` as utf8mb4 text: as they are when valid; otherwise warning
 /// 1300 and '?' for each byte that is not part of a character.
 pub fn to_utf8mb4(bytes: Vec<u8>, env: &mut dyn Env) -> Result<Vec<u8>, Error> {

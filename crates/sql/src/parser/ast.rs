@@ -331,6 +331,12 @@ pub enum AlterAction {
         comment: String,
     },
     DropPrimaryKey,
+    /// [DEFAULT] CHARACTER SET / COLLATE (the table's default, for columns
+    /// added later), or CONVERT TO CHARACTER SET (every text column too).
+    Charset {
+        spec: CharsetSpec,
+        convert: bool,
+    },
     AddForeignKey(ForeignKeySpec),
     DropForeignKey {
         name: String,
@@ -849,6 +855,8 @@ pub struct CreateTable {
     pub auto_increment: Option<u64>,
     /// The table option ENGINE [=] name, as written.
     pub engine: Option<String>,
+    /// [DEFAULT] CHARSET / COLLATE: the table's default character set.
+    pub charset: CharsetSpec,
 }
 
 /// `[CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]`.
@@ -908,6 +916,22 @@ pub struct ColumnSpec {
     pub comment: Option<String>,
     /// `[GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED]`
     pub generated: Option<GeneratedSpec>,
+    /// CHARACTER SET / COLLATE of a text column.
+    pub charset: CharsetSpec,
+}
+
+/// `CHARACTER SET cs` and `COLLATE c` as written (either may be absent):
+/// of a column, or a table's default.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CharsetSpec {
+    pub charset: Option<String>,
+    pub collation: Option<String>,
+}
+
+impl CharsetSpec {
+    pub fn is_empty(&self) -> bool {
+        self.charset.is_none() && self.collation.is_none()
+    }
 }
 
 /// A generated column's expression as written (`plan::generated`).

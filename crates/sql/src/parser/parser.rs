@@ -86,6 +86,8 @@ pub(crate) struct Parser<'a> {
     lock_wait: LockWaitClause,
     /// CHECK constraints of the column definition just parsed.
     column_checks: Vec<CheckSpec>,
+    /// CHARACTER SET / COLLATE of the column definition just parsed.
+    column_charset: CharsetSpec,
     /// false under NO_BACKSLASH_ESCAPES: LIKE then has no escape character
     /// unless ESCAPE names one.
     pub(crate) backslash_escapes: bool,
@@ -378,6 +380,7 @@ impl<'a> Parser<'a> {
             calc_found_rows: false,
             lock_wait: LockWaitClause::Wait,
             column_checks: Vec::new(),
+            column_charset: CharsetSpec::default(),
             backslash_escapes: true,
         }
     }
@@ -2636,30 +2639,43 @@ impl<'a> Parser<'a> {
     }
 
     /// CHARACTER SET x / CHARSET x / COLLATE x / BINARY / ASCII / UNICODE
-    /// after a string type: dropped (everything is utf8mb4 bytes).
-    /// Skips a string type's character set and collation attributes;
-    /// true when they name the binary character set (CHARACTER SET binary,
-    /// or BYTE), which makes CHAR/VARCHAR/TEXT the binary types.
+    /// after a string type, recorded in `column_charset` (BINARY, the
+    /// type's binary collation, and BYTE are not: see below); true when
+    /// they name the binary character set (CHARACTER SET binary, or BYTE),
+    /// which makes CHAR/VARCHAR/TEXT the binary types.
     fn skip_charset_attrs(&mut self) -> Result<bool> {
         let mut binary = false;
         loop {
             if self.is_kw("CHARACTER") && self.kw_at(1, "SET") {
                 self.pos += 2;
-                self.eat_eq();
-                binary = self.name_or_string()?.eq_ignore_ascii_case("binary");
+                binary = self.charset_name()?;
             } else if self.eat_kw("CHARSET") {
-                self.eat_eq();
-                binary = self.name_or_string()?.eq_ignore_ascii_case("binary");
+                binary = self.charset_name()?;
             } else if self.eat_kw("COLLATE") {
                 self.eat_eq();
-                self.name_or_string()?;
+                self.column_charset.collation = Some(self.name_or_string()?);
             } else if self.eat_kw("BYTE") {
                 binary = true;
-            } else if self.eat_kw("BINARY") || self.eat_kw("ASCII") || self.eat_kw("UNICODE") {
+            } else if self.eat_kw("ASCII") {
+                self.column_charset.charset = Some("latin1".into());
+            } else if self.eat_kw("UNICODE") {
+                return Err(self.unsupported("the UNICODE attribute (ucs2)"));
+            } else if self.eat_kw("BINARY") {
             } else {
                 return Ok(binary);
             }
         }
+    }
+
+    /// `[=] name` of CHARACTER SET: recorded unless binary (true).
+    fn charset_name(&mut self) -> Result<bool> {
+        self.eat_eq();
+        let name = self.name_or_string()?;
+        if name.eq_ignore_ascii_case("binary") {
+            return Ok(true);
+        }
+        self.column_charset.charset = Some(name);
+        Ok(false)
     }
 
     /// A text type declared with the binary character set is its binary
@@ -3154,10 +3170,24 @@ impl<'a> Parser<'a> {
                 options.engine = Some(self.ident_any()?);
                 continue;
             }
+            if self.is_kw("CHARACTER") && self.kw_at(1, "SET") {
+                self.pos += 2;
+                self.eat_eq();
+                options.charset.charset = Some(self.name_or_string()?);
+                continue;
+            }
+            if self.eat_kw("CHARSET") {
+                self.eat_eq();
+                options.charset.charset = Some(self.name_or_string()?);
+                continue;
+            }
+            if self.eat_kw("COLLATE") {
+                self.eat_eq();
+                options.charset.collation = Some(self.name_or_string()?);
+                continue;
+            }
             // Two-word option names.
-            if (self.is_kw("CHARACTER") && self.kw_at(1, "SET"))
-                || ((self.is_kw("DATA") || self.is_kw("INDEX")) && self.kw_at(1, "DIRECTORY"))
-            {
+            if (self.is_kw("DATA") || self.is_kw("INDEX")) && self.kw_at(1, "DIRECTORY") {
                 self.pos += 2;
             } else if matches!(self.peek(), Tok::Word) {
                 self.advance();
@@ -3203,6 +3233,7 @@ impl<'a> Parser<'a> {
             primary_comment: None,
             auto_increment: None,
             engine: None,
+            charset: CharsetSpec::default(),
         };
         if self.eat_kw("LIKE") {
             ct.like = Some(self.object_name()?);
@@ -3235,6 +3266,7 @@ impl<'a> Parser<'a> {
         ct.comment = options.comment;
         ct.auto_increment = options.auto_increment;
         ct.engine = options.engine;
+        ct.charset = options.charset;
         let pk_count = ct.columns.iter().filter(|c| c.primary_key).count()
             + usize::from(ct.primary_key.is_some());
         if pk_count > 1 {
@@ -3374,7 +3406,9 @@ impl<'a> Parser<'a> {
             on_update_now: false,
             comment: None,
             generated: None,
+            charset: CharsetSpec::default(),
         };
+        self.column_charset = CharsetSpec::default();
         if self.is_kw("SERIAL") {
             // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
             self.advance();
@@ -3462,6 +3496,7 @@ impl<'a> Parser<'a> {
             }
             self.check_generated_attrs(&col, false)?;
         }
+        col.charset = std::mem::take(&mut self.column_charset);
         Ok(col)
     }
 
@@ -3838,11 +3873,19 @@ impl<'a> Parser<'a> {
             b"CONVERT" => {
                 self.advance();
                 self.expect_kw("TO")?;
-                self.alter_charset()?;
+                let spec = self.alter_charset()?;
+                actions.push(AlterAction::Charset {
+                    spec,
+                    convert: true,
+                });
             }
             b"DEFAULT" | b"CHARACTER" | b"CHARSET" | b"COLLATE" => {
                 self.eat_kw("DEFAULT");
-                self.alter_charset()?;
+                let spec = self.alter_charset()?;
+                actions.push(AlterAction::Charset {
+                    spec,
+                    convert: false,
+                });
             }
             b"COMMENT" => {
                 self.advance();
@@ -3921,29 +3964,24 @@ impl<'a> Parser<'a> {
 
     /// [CHARACTER SET|CHARSET] [=] utf8mb4 [COLLATE [=] x]: only what the
     /// tables already are is accepted.
-    fn alter_charset(&mut self) -> Result<()> {
-        let mut any = false;
+    fn alter_charset(&mut self) -> Result<CharsetSpec> {
+        let mut spec = CharsetSpec::default();
         loop {
             if self.eat_kw("CHARACTER") {
                 self.expect_kw("SET")?;
             } else if !self.eat_kw("CHARSET") {
                 if !self.eat_kw("COLLATE") {
-                    return if any { Ok(()) } else { Err(self.error()) };
+                    return match spec.is_empty() {
+                        true => Err(self.error()),
+                        false => Ok(spec),
+                    };
                 }
                 self.eat_eq();
-                let c = self.ident_any()?;
-                if !c.eq_ignore_ascii_case("utf8mb4_0900_ai_ci") {
-                    return Err(self.unsupported(&format!("COLLATE {c}")));
-                }
-                any = true;
+                spec.collation = Some(self.name_or_string()?);
                 continue;
             }
             self.eat_eq();
-            let cs = self.ident_any()?;
-            if !cs.eq_ignore_ascii_case("utf8mb4") {
-                return Err(self.unsupported(&format!("CHARACTER SET {cs}")));
-            }
-            any = true;
+            spec.charset = Some(self.name_or_string()?);
         }
     }
 
@@ -4869,4 +4907,5 @@ struct TableOptions {
     comment: Option<String>,
     auto_increment: Option<u64>,
     engine: Option<String>,
+    charset: CharsetSpec,
 }

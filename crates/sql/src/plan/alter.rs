@@ -68,6 +68,8 @@ struct Work<'a> {
     primary: Option<Vec<String>>,
     indexes: Vec<Ix>,
     added_keys: Vec<(String, String)>,
+    /// The table's default collation, which added columns take.
+    collation: u16,
 }
 
 pub fn alter_def(
@@ -137,6 +139,7 @@ impl<'a> Work<'a> {
                 })
                 .collect(),
             added_keys: Vec::new(),
+            collation: old.collation,
         }
     }
 
@@ -168,6 +171,7 @@ impl<'a> Work<'a> {
                 Ok(())
             }
             AlterAction::RenameIndex { from, to } => self.rename_index(from, to),
+            AlterAction::Charset { spec, convert } => self.charset(spec, *convert),
             AlterAction::SetDefault { column, default } => self.set_default(column, default),
             AlterAction::RenameTable { to } => {
                 self.rename_table(to, db);
@@ -304,7 +308,7 @@ impl<'a> Work<'a> {
         if self.find(&spec.name).is_some() {
             return Err(duplicate_column(&spec.name));
         }
-        let def = column_def(spec)?;
+        let def = column_def(spec, self.collation)?;
         let source = if def.auto_increment {
             ColumnSource::Counter
         } else if def.default_now {
@@ -319,6 +323,21 @@ impl<'a> Work<'a> {
         let at = self.position(position, self.cols.len())?;
         self.cols.insert(at, Col { def, source });
         self.inline_keys(spec)
+    }
+
+    /// [DEFAULT] CHARACTER SET / COLLATE: the table's default; CONVERT TO
+    /// moves every text column to it too (its rows are checked against the
+    /// new repertoire as they are copied: 1366 for one that does not fit).
+    fn charset(&mut self, spec: &crate::parser::CharsetSpec, convert: bool) -> Result<(), Error> {
+        let (set, collation) = (spec.charset.as_deref(), spec.collation.as_deref());
+        let id = crate::charset::declared_collation(set, collation, self.collation)?;
+        self.collation = id;
+        if convert {
+            for c in self.cols.iter_mut().filter(|c| c.def.data_type.is_string()) {
+                c.def.collation = id;
+            }
+        }
+        Ok(())
     }
 
     fn drop_column(&mut self, name: &str) -> Result<(), Error> {
@@ -348,7 +367,7 @@ impl<'a> Work<'a> {
         if self.find(&spec.name).is_some_and(|c| c != at) {
             return Err(duplicate_column(&spec.name));
         }
-        let def = column_def(spec)?;
+        let def = column_def(spec, self.collation)?;
         let mut col = self.cols.remove(at);
         // A value added by an earlier clause is converted now; a column's
         // stored values are converted by the engine, row by row.
@@ -393,6 +412,7 @@ impl<'a> Work<'a> {
             on_update_now: def.on_update_now,
             comment: None,
             generated: None,
+            charset: Default::default(),
         };
         let (value, now) = literal_default(&spec)?;
         def.default = value;
@@ -501,6 +521,7 @@ impl<'a> Work<'a> {
             columns,
             indexes,
             hidden_row_id,
+            collation: self.collation,
         };
         let identity = sources
             .iter()
@@ -509,7 +530,8 @@ impl<'a> Work<'a> {
         let rename_only = identity
             && def.columns == self.old.columns
             && def.indexes == self.old.indexes
-            && def.hidden_row_id == self.old.hidden_row_id;
+            && def.hidden_row_id == self.old.hidden_row_id
+            && def.collation == self.old.collation;
         Ok(Altered {
             def,
             sources,

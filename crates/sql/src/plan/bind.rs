@@ -60,6 +60,8 @@ pub struct ScopeColumn {
     pub database: String,
     /// Key and AUTO_INCREMENT flags of a base-table column (column_flags).
     pub flags: u16,
+    /// A base-table text column's collation (0: utf8mb4_0900_ai_ci).
+    pub collation: u16,
     /// Merged into its twin by USING or NATURAL: reachable only by its
     /// qualified name and by `t.*`.
     pub merged: bool,
@@ -236,6 +238,9 @@ pub struct Binder<'a> {
     /// A stored program's local variables (and a trigger's `new.col` /
     /// `old.col`): they resolve before columns, as in MySQL.
     pub locals: Vec<(String, Value)>,
+    /// character_set_connection is binary: string literals are binary
+    /// strings (bytes a text column reads in its own character set).
+    pub binary_connection: bool,
     /// The session's user variables, to type `SELECT @v` (user_var_type.rs).
     pub user_vars: Option<&'a std::collections::HashMap<String, Value>>,
     /// The query block (by address) whose WHERE loses its key equalities
@@ -484,6 +489,7 @@ pub fn column_meta(name: &str, ty: DataType, nullable: bool) -> Column {
         data_type: ty,
         nullable,
         flags: 0,
+        collation: 0,
     }
 }
 
@@ -515,6 +521,7 @@ impl<'a> Binder<'a> {
             working: Vec::new(),
             view_filter: None,
             locals: Vec::new(),
+            binary_connection: false,
             user_vars: None,
             strip_for: None,
             flatten_trials: 0,
@@ -1266,6 +1273,7 @@ impl<'a> Binder<'a> {
             c.org_name = o.name.clone();
             c.schema = o.database.clone();
             c.flags = o.flags;
+            c.collation = o.collation;
         }
         c
     }
@@ -1789,6 +1797,7 @@ impl<'a> Binder<'a> {
                 org_table: alias.clone(),
                 database: String::new(),
                 flags: 0,
+                collation: c.collation,
                 merged: false,
                 stored_utc: false,
             });
@@ -2038,6 +2047,7 @@ fn base_columns(def: &TableDef, qualifier: &str, offset: usize, scope: &mut Scop
             org_table: def.name.clone(),
             database: def.database.clone(),
             flags: key_flags(def, i),
+            collation: c.collation,
             merged: false,
             stored_utc: is_timestamp(c.data_type),
         });
@@ -2775,6 +2785,7 @@ impl Binder<'_> {
                     let mut row = Vec::with_capacity(r.len());
                     for (e, t) in r.iter().zip(&targets) {
                         let b = self.bind_expr(e, &empty)?;
+                        let b = self.binary_into_text(b, &def.columns[*t]);
                         let from = infer(&b, &empty.types).0;
                         row.push(text_form::assigned(b, from, def.columns[*t].data_type));
                     }
@@ -2806,6 +2817,31 @@ impl Binder<'_> {
             replace: ins.replace,
             on_duplicate,
         })
+    }
+
+    /// A binary string literal (hex, `_binary`, any string literal under
+    /// SET NAMES binary) for a text column in another character set than
+    /// utf8mb4: its bytes are text in that set, decoded here to the UTF-8
+    /// rows hold (bytes not valid in the set stay, for the store's 1366).
+    fn binary_into_text(&self, b: BExpr, c: &lockstep_tables::ColumnDef) -> BExpr {
+        let Some(cs) = crate::charset::non_utf8(c.collation) else {
+            return b;
+        };
+        let bytes = match &b {
+            BExpr::Cast(x, ast::CastType::Binary) => match &**x {
+                BExpr::Literal(Value::Bytes(bytes)) => bytes,
+                _ => return b,
+            },
+            BExpr::Literal(Value::Bytes(bytes)) if self.binary_connection => bytes,
+            _ => return b,
+        };
+        if !c.data_type.is_string() {
+            return b;
+        }
+        match crate::charset::decode_strict(bytes, cs) {
+            Some(s) => BExpr::Literal(Value::Bytes(s.into_bytes())),
+            None => b,
+        }
     }
 
     /// VALUES(col): in ON DUPLICATE KEY UPDATE the value the row being

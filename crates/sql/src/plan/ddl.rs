@@ -1,6 +1,7 @@
 //! DDL: turns CREATE TABLE and index statements into table definitions,
 //! and renders SHOW CREATE TABLE.
 
+use crate::charset;
 use crate::parser::{ColumnSpec, CreateTable, Expr, IndexSpec};
 use lockstep_tables::{ColumnDef, IndexDef, TableDef};
 use lockstep_types::error::Code;
@@ -60,9 +61,14 @@ pub(crate) fn literal_default(spec: &ColumnSpec) -> Result<(Option<Value>, bool)
     }
 }
 
-/// A column's definition from its CREATE/ALTER TABLE text.
-pub(crate) fn column_def(spec: &ColumnSpec) -> Result<ColumnDef, Error> {
+/// A column's definition from its CREATE/ALTER TABLE text; a text
+/// column without a character set takes the table's (`table_collation`).
+pub(crate) fn column_def(spec: &ColumnSpec, table_collation: u16) -> Result<ColumnDef, Error> {
+    let collation = column_collation(spec, table_collation)?;
     let (default, default_now) = literal_default(spec)?;
+    if let (Some(Value::Bytes(b)), Some(cs)) = (&default, charset::non_utf8(collation)) {
+        check_repertoire(b, cs, &spec.name).map_err(|_| invalid_default(&spec.name))?;
+    }
     Ok(ColumnDef {
         name: spec.name.clone(),
         data_type: spec.data_type,
@@ -71,7 +77,33 @@ pub(crate) fn column_def(spec: &ColumnSpec) -> Result<ColumnDef, Error> {
         auto_increment: spec.auto_increment,
         default_now,
         on_update_now: spec.on_update_now,
+        collation,
     })
+}
+
+/// The stored collation of a column (0 for a type that is not text).
+fn column_collation(spec: &ColumnSpec, table_collation: u16) -> Result<u16, Error> {
+    let (set, collation) = (
+        spec.charset.charset.as_deref(),
+        spec.charset.collation.as_deref(),
+    );
+    let id = charset::declared_collation(set, collation, table_collation)?;
+    Ok(if spec.data_type.is_string() { id } else { 0 })
+}
+
+/// 1067 for a DEFAULT the column cannot hold.
+fn invalid_default(name: &str) -> Error {
+    Error::new(
+        Code::InvalidDefault,
+        format!("Invalid default value for '{name}'"),
+    )
+}
+
+/// 1366 when text holds a character `cs` lacks.
+fn check_repertoire(b: &[u8], cs: &charset::Charset, column: &str) -> Result<(), Error> {
+    crate::expr::column_charset::store(b.to_vec(), cs, column)
+        .map(|_| ())
+        .map_err(|(e, _)| e)
 }
 
 /// Builds a table definition (id assigned by the engine).
@@ -83,7 +115,12 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
     if ct.columns.len() > MAX_COLUMNS {
         return Err(Error::new(Code::TooManyFields, "Too many columns"));
     }
-    let (mut columns, primary, mut indexes) = declared_columns(ct)?;
+    let (set, collation) = (
+        ct.charset.charset.as_deref(),
+        ct.charset.collation.as_deref(),
+    );
+    let table_collation = charset::declared_collation(set, collation, 0)?;
+    let (mut columns, primary, mut indexes) = declared_columns(ct, table_collation)?;
     indexes.extend(ct.indexes.iter().cloned());
     let (primary, hidden_row_id) = primary_index(primary, &mut columns)?;
     let mut defs = vec![primary];
@@ -99,6 +136,7 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
         columns,
         indexes: defs,
         hidden_row_id,
+        collation: table_collation,
     })
 }
 
@@ -107,7 +145,7 @@ pub fn table_def(database: &str, ct: &CreateTable) -> Result<TableDef, Error> {
 /// columns; 1060 for a repeated name, 1068 for a second primary key.
 type Declared = (Vec<ColumnDef>, Option<Vec<String>>, Vec<IndexSpec>);
 
-fn declared_columns(ct: &CreateTable) -> Result<Declared, Error> {
+fn declared_columns(ct: &CreateTable, table_collation: u16) -> Result<Declared, Error> {
     let mut columns = Vec::new();
     let mut primary: Option<Vec<String>> = ct.primary_key.clone();
     let mut indexes: Vec<IndexSpec> = Vec::new();
@@ -135,7 +173,7 @@ fn declared_columns(ct: &CreateTable) -> Result<Declared, Error> {
                 comment: None,
             });
         }
-        columns.push(column_def(spec)?);
+        columns.push(column_def(spec, table_collation)?);
     }
     if ct.primary_key.is_some() && ct.columns.iter().any(|c| c.primary_key) {
         return Err(multiple_primary());
@@ -206,6 +244,7 @@ pub(crate) fn row_id_column() -> ColumnDef {
         auto_increment: false,
         default_now: false,
         on_update_now: false,
+        collation: 0,
     }
 }
 
@@ -273,6 +312,9 @@ pub fn show_create_table(def: &TableDef, auto_increment: u64) -> String {
     let mut lines = Vec::new();
     for (i, c) in def.visible_columns() {
         let mut l = format!("  {} {}", quote_ident(&c.name), c.data_type);
+        if c.data_type.is_string() {
+            l.push_str(&column_charset_clause(c.collation, def.collation));
+        }
         if !c.nullable {
             l.push_str(" NOT NULL");
         }
@@ -319,9 +361,35 @@ pub fn show_create_table(def: &TableDef, auto_increment: u64) -> String {
         String::new()
     };
     format!(
-        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB{} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
+        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB{} {}",
         quote_ident(&def.name),
         lines.join(",\n"),
-        auto
+        auto,
+        table_charset_clause(def.collation)
     )
+}
+
+/// `DEFAULT CHARSET=x [COLLATE=y]`: MySQL 8 names the collation when it is
+/// not the set's default, and always for utf8mb4.
+pub fn table_charset_clause(collation: u16) -> String {
+    let (cs, name) = charset::of_collation(collation);
+    let mut out = format!("DEFAULT CHARSET={}", cs.name);
+    if cs.name == "utf8mb4" || name != cs.default_collation {
+        out.push_str(&format!(" COLLATE={name}"));
+    }
+    out
+}
+
+/// A text column's ` CHARACTER SET x COLLATE y` where it differs from its
+/// table's (only COLLATE when the set is the table's).
+fn column_charset_clause(collation: u16, table: u16) -> String {
+    if collation == table {
+        return String::new();
+    }
+    let (cs, name) = charset::of_collation(collation);
+    let (table_cs, _) = charset::of_collation(table);
+    match cs.name == table_cs.name {
+        true => format!(" COLLATE {name}"),
+        false => format!(" CHARACTER SET {} COLLATE {name}", cs.name),
+    }
 }

@@ -83,6 +83,7 @@ mod tests {
             auto_increment: false,
             default_now: false,
             on_update_now: false,
+            collation: 0,
         }
     }
 

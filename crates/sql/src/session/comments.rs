@@ -333,7 +333,7 @@ pub(super) fn table_status_row(t: &Table, comments: &TableComments) -> Vec<Value
         Value::Null,
         Value::Null,
         Value::Null,
-        Value::str("utf8mb4_0900_ai_ci"),
+        Value::str(super::charset::of_collation(def.collation).1),
         Value::Null,
         Value::str(""),
         Value::str(&comments.table),
@@ -361,6 +361,7 @@ mod tests {
             columns: Vec::new(),
             indexes: Vec::new(),
             hidden_row_id: None,
+            collation: 0,
         };
         for name in ["a", "b"] {
             def.columns.push(lockstep_tables::ColumnDef {
@@ -371,6 +372,7 @@ mod tests {
                 auto_increment: false,
                 default_now: false,
                 on_update_now: false,
+                collation: 0,
             });
         }
         let mut c = TableComments::default();

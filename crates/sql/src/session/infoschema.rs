@@ -48,6 +48,7 @@ pub(super) fn table_in(
             unique: true,
         }],
         hidden_row_id: Some(hidden),
+        collation: 0,
     };
     let t = catalog.add_table_public(def);
     for (i, mut r) in rows.into_iter().enumerate() {
@@ -222,8 +223,8 @@ fn column_row(
             ""
         }),
     ];
-    row.extend(column_details(c.data_type));
-    row.extend(super::infoschema_meta::columns_extra(c.data_type));
+    row.extend(column_details(c.data_type, c.collation));
+    row.extend(super::infoschema_meta::columns_extra(c.data_type, c.collation));
     row
 }
 
@@ -487,7 +488,7 @@ fn view_rows(session: &Session, tables: &mut Vec<Vec<Value>>) -> Vec<Vec<Value>>
 /// The COLUMNS fields that follow from a column's type: length, numeric
 /// precision and scale, fractional digits, character set and collation,
 /// then privileges, comment and generation expression.
-fn column_details(t: DataType) -> Vec<Value> {
+fn column_details(t: DataType, collation: u16) -> Vec<Value> {
     let num = |n: Option<u64>| n.map_or(Value::Null, Value::UInt);
     let length = if t.is_string() || t.is_binary() {
         t.max_bytes().map(|b| b as u64)
@@ -499,13 +500,14 @@ fn column_details(t: DataType) -> Vec<Value> {
     let fsp = super::infoschema_meta::datetime_precision(t);
     let text = t.is_string() && !t.is_binary();
     let charset = |v: &str| if text { Value::str(v) } else { Value::Null };
+    let (set, name) = super::charset::of_collation(collation);
     vec![
         num(length),
         num(precision),
         num(scale),
         num(fsp),
-        charset("utf8mb4"),
-        charset("utf8mb4_0900_ai_ci"),
+        charset(set.name),
+        charset(name),
         Value::str("select,insert,update,references"),
         Value::str(""),
         Value::str(""),

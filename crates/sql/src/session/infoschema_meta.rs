@@ -39,8 +39,17 @@ pub(super) const COLUMNS_EXTRA: [(&str, DataType); 2] = [
     ("SRS_ID", DataType::Int { unsigned: true }),
 ];
 
-pub(super) fn columns_extra(t: DataType) -> [Value; 2] {
-    [octet_length(t), Value::Null]
+/// A column's CHARACTER_OCTET_LENGTH and SRS_ID: characters times the
+/// longest character of its set (`collation`).
+pub(super) fn columns_extra(t: DataType, collation: u16) -> [Value; 2] {
+    let octets = match (t, octet_length(t)) {
+        (DataType::Char { len } | DataType::VarChar { len }, Value::UInt(_)) => {
+            let set = super::charset::of_collation(collation).0;
+            Value::UInt(len as u64 * super::wire_charset::maxlen(set) as u64)
+        }
+        (_, v) => v,
+    };
+    [octets, Value::Null]
 }
 
 const VC: DataType = DataType::VarChar { len: 64 };

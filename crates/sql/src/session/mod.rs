@@ -7,7 +7,7 @@ mod alter;
 mod auto_increment;
 mod batch;
 mod binlog_status;
-pub mod charset;
+pub use crate::charset;
 mod check_table;
 mod checks;
 mod checksum_table;
@@ -1631,6 +1631,7 @@ impl Session {
                 on_update_now: false,
                 comment: None,
                 generated: None,
+                charset: charset::spec_of(c.collation),
             })
             .collect();
         Ok(out)
@@ -1886,6 +1887,10 @@ impl Session {
         b.locals = self.routine_locals.clone();
         b.user_vars = Some(&self.ctx.user_vars);
         b.known.tz_offset = self.ctx.tz_offset;
+        b.binary_connection = matches!(
+            self.ctx.session_vars.get("character_set_connection"),
+            Some(Value::Bytes(cs)) if cs == b"binary"
+        );
         b
     }
 

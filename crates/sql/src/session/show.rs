@@ -192,6 +192,9 @@ impl Session {
             };
             let col = (c.name.as_str(), c.data_type, c.nullable);
             let mut row = column_row(col, key, default, extra, full);
+            if full && c.data_type.is_string() {
+                row[2] = Value::str(super::charset::of_collation(c.collation).1);
+            }
             if full {
                 row.pop();
                 row.push(Value::str(notes.of_column(&c.name)));

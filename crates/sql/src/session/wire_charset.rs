@@ -26,9 +26,16 @@ pub fn result_charset(vars: &HashMap<String, Value>) -> ResultCharset {
     if !vars.contains_key("character_set_results") {
         return ResultCharset::default();
     }
-    let Some(results) = charset::session_charset(vars, "character_set_results") else {
-        return ResultCharset::default();
+    let unconverted = ResultCharset {
+        own: Some(collation_maxlen),
+        ..ResultCharset::default()
     };
+    let Some(results) = charset::session_charset(vars, "character_set_results") else {
+        return unconverted;
+    };
+    if results.enc == Enc::Binary {
+        return unconverted;
+    }
     let same_set = |c: &&str| {
         c.strip_prefix(results.name)
             .is_some_and(|rest| rest.starts_with('_') || rest.is_empty())
@@ -47,7 +54,13 @@ pub fn result_charset(vars: &HashMap<String, Value>) -> ResultCharset {
         collation,
         maxlen: maxlen(results),
         encoder: (!utf8).then_some(results as &'static dyn TextEncoder),
+        own: None,
     }
+}
+
+/// The longest character of a stored collation's set, in bytes.
+fn collation_maxlen(collation: u16) -> u8 {
+    maxlen(charset::of_collation(collation).0)
 }
 
 /// Bytes of a text parameter made UTF-8 from character_set_client.

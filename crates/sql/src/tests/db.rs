@@ -220,7 +220,7 @@ fn config(dir: &std::path::Path) -> EngineConfig {
     let mut cfg = EngineConfig::new(dir);
     cfg.flush_mode = FlushMode::PerSecond;
     cfg.log_buffer_size = 1 << 20;
-    cfg.convert = crate::expr::store_value;
+    cfg.convert = crate::expr::store_in_column;
     cfg.generate = crate::exec::rebuild_generator;
     cfg
 }

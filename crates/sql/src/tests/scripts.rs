@@ -267,6 +267,7 @@ scripts!(
     routines,
     triggers,
     charsets,
+    charset_columns,
     binary_charset,
     string_arith_warnings,
     sql_mode,

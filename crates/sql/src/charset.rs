@@ -369,6 +369,149 @@ pub fn from_collation_id(id: u8) -> Option<(&'static Charset, &'static str)> {
     Some((cs, name))
 }
 
+/// The id of a collation lockstep knows (one byte or wide).
+fn any_collation_id(name: &str) -> Option<u16> {
+    let narrow = COLLATION_IDS.iter().map(|&(i, n)| (u16::from(i), n));
+    let mut all = narrow.chain(WIDE_COLLATION_IDS.iter().copied());
+    all.find(|(_, n)| *n == name).map(|(i, _)| i)
+}
+
+/// The server default collation, utf8mb4_0900_ai_ci, which catalogs store
+/// as 0.
+pub const DEFAULT_COLLATION_ID: u16 = 255;
+
+/// A collation id as catalogs store it (the default as 0).
+fn stored_id(id: u16) -> u16 {
+    if id == DEFAULT_COLLATION_ID {
+        0
+    } else {
+        id
+    }
+}
+
+/// A stored collation id's character set and collation name (0 and ids
+/// lockstep does not know: utf8mb4_0900_ai_ci).
+pub fn of_collation(id: u16) -> (&'static Charset, &'static str) {
+    let narrow = COLLATION_IDS.iter().map(|&(i, n)| (u16::from(i), n));
+    let mut all = narrow.chain(WIDE_COLLATION_IDS.iter().copied());
+    let name = match id {
+        0 => None,
+        id => all.find(|(i, _)| *i == id).map(|(_, n)| n),
+    };
+    match name.and_then(|n| collation_charset(n).ok()) {
+        Some((cs, _)) => (cs, name.unwrap_or(cs.default_collation)),
+        None => (&CHARSETS[0], CHARSETS[0].default_collation),
+    }
+}
+
+/// The stored character set of a text column or a table whose stored
+/// collation is `id`, when it is not utf8mb4 (None: values need no
+/// conversion or check).
+pub fn non_utf8(id: u16) -> Option<&'static Charset> {
+    if id == 0 {
+        return None;
+    }
+    let (cs, _) = of_collation(id);
+    (cs.enc != Enc::Utf8mb4).then_some(cs)
+}
+
+/// The character set a column or table may be declared with: 1115 for a
+/// name MySQL does not know, 1235 for one lockstep does not convert.
+fn declared_charset(name: &str) -> R<&'static Charset> {
+    match connection_charset(name) {
+        Ok(cs) if cs.enc == Enc::Binary => Err(Error::unsupported(
+            "the binary character set as a table default",
+        )),
+        Ok(cs) => Ok(cs),
+        Err(e) if e.code == Code::UnknownCharacterSet => Err(e),
+        Err(_) => Err(Error::unsupported(format!(
+            "character set {name} for a column"
+        ))),
+    }
+}
+
+/// The stored collation id a column or table declares with CHARACTER SET
+/// `charset` and/or COLLATE `collation`; `inherited` without either.
+/// 1115 unknown set, 1273 unknown collation, 1253 a collation of another
+/// set, as MySQL.
+pub fn declared_collation(
+    charset: Option<&str>,
+    collation: Option<&str>,
+    inherited: u16,
+) -> R<u16> {
+    let set = charset.map(declared_charset).transpose()?;
+    let name = match (set, collation) {
+        (None, None) => return Ok(inherited),
+        (Some(cs), None) => cs.default_collation.to_string(),
+        (set, Some(c)) => {
+            let (owner, name) = collation_charset(c)?;
+            if let Some(cs) = set.filter(|cs| cs.name != owner.name) {
+                return Err(Error::new(
+                    Code::CollationCharsetMismatch,
+                    format!(
+                        "COLLATION '{name}' is not valid for CHARACTER SET '{}'",
+                        cs.name
+                    ),
+                ));
+            }
+            name
+        }
+    };
+    let id = any_collation_id(&name).ok_or_else(|| {
+        Error::new(
+            Code::UnknownCollation,
+            format!("Unknown collation: '{name}'"),
+        )
+    })?;
+    Ok(stored_id(id))
+}
+
+/// A stored collation as CREATE TABLE would declare it (CREATE TABLE ...
+/// SELECT gives its columns those of the query's).
+pub fn spec_of(collation: u16) -> crate::parser::CharsetSpec {
+    let name = (collation != 0).then(|| of_collation(collation).1.to_string());
+    crate::parser::CharsetSpec {
+        charset: None,
+        collation: name,
+    }
+}
+
+/// UTF-8 text checked against a column's character set: the first
+/// character it cannot hold, if any.
+pub fn first_unrepresentable(s: &str, cs: &Charset) -> Option<char> {
+    if s.is_ascii() {
+        return None;
+    }
+    match cs.enc {
+        Enc::Utf8mb4 | Enc::Binary => None,
+        Enc::Utf8mb3 => s.chars().find(|&c| (c as u32) >= 0x10000),
+        Enc::Ascii => s.chars().find(|c| !c.is_ascii()),
+        _ => {
+            let mut buf = [0u8; 4];
+            s.chars()
+                .find(|c| !c.is_ascii() && &*encode(c.encode_utf8(&mut buf), cs) == b"?")
+        }
+    }
+}
+
+/// Bytes in a column's character set as the UTF-8 it is stored in; None
+/// when they are not valid in it (MySQL's 1366).
+pub fn decode_strict(b: &[u8], cs: &Charset) -> Option<String> {
+    match cs.enc {
+        Enc::Utf8mb4 | Enc::Binary => String::from_utf8(b.to_vec()).ok(),
+        Enc::Utf8mb3 => String::from_utf8(b.to_vec())
+            .ok()
+            .filter(|s| s.chars().all(|c| (c as u32) < 0x10000)),
+        Enc::Ascii => b
+            .is_ascii()
+            .then(|| String::from_utf8_lossy(b).into_owned()),
+        Enc::Table(enc) => enc
+            .decode_without_bom_handling_and_without_replacement(b)
+            .map(|s| s.into_owned()),
+        Enc::High(_) => Some(decode(b, cs).into_owned()),
+    }
+}
+
 fn text(s: &str) -> Value {
     Value::Bytes(s.as_bytes().to_vec())
 }
@@ -546,26 +689,36 @@ pub fn decode<'a>(b: &'a [u8], cs: &Charset) -> Cow<'a, str> {
     }
 }
 
-/// Result text re-encoded into character_set_results (None: as is).
-pub fn encode_results(r: &mut Response, results: Option<&Charset>) {
-    let Some(cs) = results else { return };
-    if matches!(cs.enc, Enc::Utf8mb4 | Enc::Binary) {
-        return;
-    }
-    if let Response::Rows(rs) = r {
-        encode_rows(rs, cs);
+/// Result text re-encoded into character_set_results; when that is NULL
+/// (None) or binary, each text column in its own character set (as MySQL
+/// sends a latin1 column's latin1 bytes). The columns to convert are found
+/// once per result: utf8mb4 columns under utf8mb4 results cost nothing.
+pub fn encode_results(r: &mut Response, results: Option<&'static Charset>) {
+    let Response::Rows(rs) = r else { return };
+    match results {
+        Some(cs) if !matches!(cs.enc, Enc::Utf8mb4 | Enc::Binary) => {
+            let all = |_: &lockstep_types::result::Column| Some(cs);
+            encode_rows(rs, all)
+        }
+        Some(cs) if cs.enc == Enc::Utf8mb4 => {}
+        _ => encode_rows(rs, |c| non_utf8(c.collation)),
     }
 }
 
-fn encode_rows(rs: &mut ResultSet, cs: &Charset) {
-    let text_cols: Vec<usize> = (0..rs.columns.len())
+/// Text columns' values in the set `target` gives for each (None: as is).
+fn encode_rows(
+    rs: &mut ResultSet,
+    target: impl Fn(&lockstep_types::result::Column) -> Option<&'static Charset>,
+) {
+    let text_cols: Vec<(usize, &Charset)> = (0..rs.columns.len())
         .filter(|&i| rs.columns[i].data_type.is_string())
+        .filter_map(|i| target(&rs.columns[i]).map(|cs| (i, cs)))
         .collect();
     if text_cols.is_empty() {
         return;
     }
     for row in &mut rs.rows {
-        for &i in &text_cols {
+        for &(i, cs) in &text_cols {
             if let Some(Value::Bytes(b)) = row.get_mut(i) {
                 if let Ok(s) = std::str::from_utf8(b) {
                     if let Cow::Owned(v) = encode(s, cs) {
