@@ -224,7 +224,10 @@ fn column_row(
         }),
     ];
     row.extend(column_details(c.data_type, c.collation));
-    row.extend(super::infoschema_meta::columns_extra(c.data_type, c.collation));
+    row.extend(super::infoschema_meta::columns_extra(
+        c.data_type,
+        c.collation,
+    ));
     row
 }
 
