@@ -76,11 +76,6 @@ RULES = [
      "a multi-statement COM_QUERY is answered only when its last statement has run (the "
      "protocol's Handler::query returns every result at once), so SLEEP(1); ... SLEEP(4) "
      "under a 6 s read_timeout times out; MySQL sends each result as its statement ends"),
-    ("connector-python", r"Bug809033\.test_lost_connection|BugOra20653441\.test_kill_query",
-     r"no attribute 'test_error'", "b",
-     "a cross join's rows are all built before the first packet is sent, so the KILL "
-     "(QUERY) of the 1M-row SELECT lands in cursor.execute() rather than in fetchall(), "
-     "where the test looks for it; MySQL streams the rows as the join produces them"),
     ("connector-python", r"BugOra36476195", r"", "b",
      "SERVER_STATUS_NO_BACKSLASH_ESCAPES not set in OK packets under sql_mode=NO_BACKSLASH_ESCAPES"),
     ("connector-python", r"test_sql_mode", r"ProgrammingError not raise", "b",
